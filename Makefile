@@ -1,0 +1,40 @@
+# packlab — the two commands: `make run` and `make test` (each does all set-up itself).
+SHELL := /bin/bash
+PORT ?= 8000
+CARGO ?= cargo
+
+.PHONY: run test setup setup-native setup-web native wasm test-native test-web bench frontier
+
+## make run: set everything up, build the engine + wasm, serve the playground (PORT=... overrides)
+run: setup native wasm
+	bash scripts/serve.sh $(PORT)
+
+## make test: set everything up and run every test (native engine + CLI, wasm bindings, browser end-to-end)
+test: setup test-native test-web
+
+setup: setup-native setup-web
+
+setup-native:
+	bash scripts/setup-native.sh
+
+setup-web:
+	bash scripts/setup-web.sh
+
+native:
+	$(CARGO) build --locked --release
+
+wasm:
+	bash scripts/build-wasm.sh
+
+test-native:
+	$(CARGO) test --locked --release --all-targets
+
+test-web: native wasm
+	bash scripts/test-web.sh
+
+## the default frontier of the bundled trace, natively
+frontier: native
+	./target/release/packlab frontier --trace static/traces/planetlab-20110303.tsv.gz --capacity 1 --rule bf
+
+bench:
+	$(CARGO) bench --locked --bench pack

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Build the engine for the browser: cargo (wasm32, [profile.wasm]) + the pinned wasm-bindgen from .tools/.
+# Settings come from wasm-pack.toml ([build] profile, target, bindgen-target, out-dir, out-name, flags).
+# Prints the raw and gzip size of the .wasm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+eval "$(python3 - <<'PY'
+import shlex, tomllib
+b = tomllib.load(open("wasm-pack.toml", "rb"))["build"]
+print(f"PROFILE={shlex.quote(b.get('profile', 'release'))}")
+print(f"TARGET={shlex.quote(b.get('target', 'wasm32-unknown-unknown'))}")
+print(f"BINDGEN_TARGET={shlex.quote(b.get('bindgen-target', 'web'))}")
+print(f"OUT_DIR={shlex.quote(b.get('out-dir', 'www/pkg'))}")
+print(f"OUT_NAME={shlex.quote(b.get('out-name', 'packlab'))}")
+print("FLAGS=(" + " ".join(shlex.quote(f) for f in b.get("wasm-bindgen-flags", [])) + ")")
+print(f"REMAP={'1' if b.get('remap-path-prefix', False) else ''}")
+PY
+)"
+WASM_BINDGEN=.tools/bin/wasm-bindgen
+[ -x "$WASM_BINDGEN" ] || { echo "build-wasm: $WASM_BINDGEN missing; run scripts/setup-web.sh (make setup-web)" >&2; exit 1; }
+
+RUSTFLAGS_EXTRA=""
+if [ -n "$REMAP" ]; then
+  RUSTFLAGS_EXTRA="--remap-path-prefix=$PWD=packlab --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=cargo"
+fi
+# A separate target dir keeps the wasm RUSTFLAGS from invalidating the native build cache.
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+RUSTFLAGS="${RUSTFLAGS:-} $RUSTFLAGS_EXTRA" \
+  cargo build --locked --lib --profile "$PROFILE" --target "$TARGET" --target-dir "$CARGO_TARGET_DIR"
+PROFILE_DIR="$PROFILE"; [ "$PROFILE" = dev ] && PROFILE_DIR=debug
+WASM="$CARGO_TARGET_DIR/$TARGET/$PROFILE_DIR/packlab.wasm"
+
+mkdir -p "$OUT_DIR"
+"$WASM_BINDGEN" --target "$BINDGEN_TARGET" "${FLAGS[@]}" --out-name "$OUT_NAME" --out-dir "$OUT_DIR" "$WASM"
+OUT_WASM="$OUT_DIR/${OUT_NAME}_bg.wasm"
+RAW=$(stat -c %s "$OUT_WASM"); GZ=$(gzip -9c "$OUT_WASM" | wc -c)
+printf 'build-wasm: %s  %d KiB raw, %d KiB gzip -9\n' "$OUT_WASM" $((RAW / 1024)) $((GZ / 1024))

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Static server for the playground: the site is www/ at "/" and static/ at "/static/" (the same layout a
+static deploy gets by copying static/ into the site). Binds 127.0.0.1 only; port 0 picks a free port.
+Prints "serving http://127.0.0.1:PORT/" once listening (the e2e tests read it)."""
+import http.server
+import os
+import posixpath
+import sys
+import urllib.parse
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+MOUNTS = [("/static/", os.path.join(ROOT, "static")), ("/", os.path.join(ROOT, "www"))]
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm",
+        ".js": "text/javascript",
+        ".mjs": "text/javascript",
+        ".json": "application/json",
+        ".svg": "image/svg+xml",
+        ".gz": "application/gzip",  # served as bytes (no Content-Encoding): the engine gunzips itself
+    }
+
+    def translate_path(self, path):
+        path = urllib.parse.unquote(urllib.parse.urlsplit(path).path)
+        path = posixpath.normpath(path) + ("/" if path.endswith("/") and path != "/" else "")
+        for prefix, base in MOUNTS:
+            if path == prefix.rstrip("/") or path.startswith(prefix):
+                rest = path[len(prefix):] if path.startswith(prefix) else ""
+                parts = [p for p in rest.split("/") if p not in ("", ".", "..")]
+                return os.path.join(base, *parts) + ("/" if rest.endswith("/") else "")
+        return os.path.join(ROOT, "www")
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, fmt, *args):
+        if os.environ.get("PACKLAB_SERVE_QUIET") != "1":
+            super().log_message(fmt, *args)
+
+
+def main():
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 8000
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    print(f"serving http://127.0.0.1:{server.server_address[1]}/", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

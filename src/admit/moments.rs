@@ -1,0 +1,768 @@
+//! Moments of a deployment's future active cores `X_t` (ALGORITHMS.md §2.3–§2.6.3, seed 000 §4).
+//!
+//! * [`AliveTable`]: the dimensionless alive probability `S1(u)` (λ = 1) by S1-VOLTERRA / S1-RESCUE
+//!   (canonical) or S1-HAZARD, and its convolutions `Φ1, Φ2` (ALGORITHMS.md §2.5).
+//! * [`known_moments`]: `E[X_t]`, `Var[X_t]` for known (λ, ν, σ) (§2.4(d)).
+//! * [`posterior_moments`]: posterior-integrated moments for independent Gamma beliefs (§2.6.3), with the
+//!   paper-style factorised approximation and the no-absorption form as ablations ([`MomentMode`]).
+//!
+//! Units: t in hours, λ per hour, ν scale-outs per mean core lifetime (scale-out rate ν·λ per hour, η = 1),
+//! σ extra cores per scale-out (size `1 + Poisson(σ)`), κ mean core lifetimes of maximum deployment lifetime.
+
+use super::special::{beta_reg, expected_harmonic_k, gauss_laguerre_gamma, lambda0};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Offered load above which S1-RESCUE replaces S1-VOLTERRA (ALGORITHMS.md §2.5, `A_rescue`).
+pub const A_RESCUE: f64 = 20.0;
+/// Dimensionless horizon U of the alive tables (mean core lifetimes); an exponential tail is used beyond it.
+pub const U_MAX: f64 = 40.0;
+
+/// How the alive probability S1 is computed (ALGORITHMS.md §2.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum AliveMode {
+    /// S1-VOLTERRA (first-passage renewal equation), S1-RESCUE when the offered load is ≥ 20. Canonical.
+    #[default]
+    Volterra,
+    /// S1-HAZARD closed-form hazard approximation (cheap, biased up to −52% in E at long horizons).
+    Hazard,
+}
+
+/// Which moment formula is used (ALGORITHMS.md §2.6.3, App. A.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum MomentMode {
+    /// Closed form + absorption corrections by Gauss–Laguerre quadrature (canonical).
+    #[default]
+    Canonical,
+    /// Seed 000 Prop. 4.3 / App. C style: separately integrated factors, alive fraction at posterior means.
+    PaperFactorised,
+    /// Ignore absorption at zero cores (un-absorbed closed form only; overestimates E by up to +446%).
+    NoAbsorption,
+}
+
+/// Dimensionless alive table for one `(n0, ν, σ)` at λ = 1: `Φ1, Φ2` on a uniform grid `u_k = k·h` up to
+/// `U = G·h ≥ 40`, plus the exponential tail of S1 beyond U (ALGORITHMS.md §2.5).
+#[derive(Clone, Debug)]
+pub struct AliveTable {
+    h: f64,
+    psi1: Vec<f64>,
+    psi2: Vec<f64>,
+    phi1_end: f64,
+    phi2_end: f64,
+    s_last: f64,
+    gamma: f64,
+    s: Vec<f64>,
+}
+
+impl AliveTable {
+    /// Build the table for `n0 ≥ 1` cores now, normalised scale-out rate `ν ≥ 0`, size parameter `σ ≥ 0`.
+    /// Cost O(G²) with G = 400 for ν ≤ 4 (S1-VOLTERRA), O(G) for S1-RESCUE or S1-HAZARD.
+    pub fn new(n0: u32, nu: f64, sigma: f64, mode: AliveMode) -> AliveTable {
+        let nu = nu.max(0.0);
+        let sigma = sigma.max(0.0);
+        let n0f = n0.max(1) as f64;
+        let a = nu * expected_harmonic_k(sigma);
+        let rescue = mode == AliveMode::Volterra && a >= A_RESCUE;
+        let h = if rescue { 0.1 } else { (0.5 / (1.0 + nu)).min(0.1) };
+        let g_n = (U_MAX / h - 1e-9).ceil() as usize;
+        let mut s = vec![1.0; g_n + 1];
+        if rescue {
+            // probability the initial cohort dies before the first scale-out: Π k/(ν+k)
+            let mut c = 1.0;
+            for k in 1..=n0.max(1) {
+                c *= k as f64 / (nu + k as f64);
+                if c < 1e-300 {
+                    break;
+                }
+            }
+            if c > 1e-15 {
+                for (k, sk) in s.iter_mut().enumerate() {
+                    let x = (-(k as f64) * h).exp();
+                    let ib = beta_reg(nu + 1.0, n0f, x);
+                    *sk = 1.0 - c * (1.0 - if ib.is_finite() { ib } else { 1.0 });
+                }
+            }
+        } else if mode == AliveMode::Volterra {
+            let kern: Vec<f64> = (0..g_n).map(|m| (-nu * lambda0((m as f64 + 0.5) * h, sigma)).exp()).collect();
+            let mut df = vec![0.0; g_n + 1];
+            let mut f: f64 = 0.0;
+            for k in 1..=g_n {
+                let u = k as f64 * h;
+                let gk = (-(-u).exp_m1()).powf(n0f) * (-nu * lambda0(u, sigma)).exp();
+                let mut acc = 0.0;
+                for j in 1..k {
+                    acc += df[j] * kern[k - j];
+                }
+                let d = ((gk - acc) / kern[0]).clamp(0.0, (1.0 - f).max(0.0));
+                df[k] = d;
+                f += d;
+                s[k] = 1.0 - f;
+            }
+        } else {
+            // S1-HAZARD: h(u) = P(Y=1)/(1−P(Y=0)), trapezoid cumulative hazard
+            let haz = |u: f64| -> f64 {
+                let x = (-u).exp();
+                let e0 = (-nu * lambda0(u, sigma)).exp();
+                let omx = 1.0 - x;
+                let p0 = omx.powf(n0f) * e0;
+                let l1 = omx * (-sigma * x).exp();
+                let p1 = e0 * (n0f * x * omx.powf(n0f - 1.0) + omx.powf(n0f) * nu * l1);
+                p1 / (1.0 - p0).max(1e-300)
+            };
+            let mut cum = 0.0;
+            let mut prev = haz(0.0);
+            for (k, sk) in s.iter_mut().enumerate().skip(1) {
+                let cur = haz(k as f64 * h);
+                cum += 0.5 * (prev + cur) * h;
+                prev = cur;
+                *sk = (-cum).exp();
+            }
+        }
+        // clip and running minimum
+        s[0] = 1.0;
+        for k in 1..s.len() {
+            s[k] = s[k].clamp(0.0, 1.0).min(s[k - 1]);
+        }
+        let u_end = g_n as f64 * h;
+        let k10 = (((u_end - 10.0) / h) - 1e-9).ceil().max(0.0) as usize;
+        let gamma = if s[g_n] > 1e-300 && s[k10] > 1e-300 {
+            ((s[k10] / s[g_n]).ln() / (u_end - k10 as f64 * h)).max(1e-12)
+        } else {
+            50.0
+        };
+        let mut phi1 = vec![0.0; g_n + 1];
+        let mut phi2 = vec![0.0; g_n + 1];
+        for (c, phi) in [(1.0f64, &mut phi1), (2.0f64, &mut phi2)] {
+            let cd = c * h;
+            let e = (-cd).exp();
+            let i0 = -(-cd).exp_m1() / c;
+            let i1 = (h - i0) / cd;
+            for k in 1..=g_n {
+                phi[k] = phi[k - 1] * e + s[k - 1] * (i0 - i1) + s[k] * i1;
+            }
+        }
+        let psi1: Vec<f64> = (0..=g_n).map(|k| -(-(k as f64) * h).exp_m1() - phi1[k]).collect();
+        let psi2: Vec<f64> = (0..=g_n).map(|k| -0.5 * (-2.0 * k as f64 * h).exp_m1() - phi2[k]).collect();
+        AliveTable { h, psi1, psi2, phi1_end: phi1[g_n], phi2_end: phi2[g_n], s_last: s[g_n], gamma, s }
+    }
+
+    /// Grid step h of the table (mean core lifetimes).
+    pub fn step(&self) -> f64 {
+        self.h
+    }
+
+    /// End U of the tabulated range (mean core lifetimes).
+    pub fn u_end(&self) -> f64 {
+        (self.psi1.len() - 1) as f64 * self.h
+    }
+
+    /// Alive probability `S1(u)` (linear interpolation; exponential tail beyond U).
+    pub fn s1(&self, u: f64) -> f64 {
+        let u = u.max(0.0);
+        let ue = self.u_end();
+        if u >= ue {
+            return self.s_last * (-self.gamma * (u - ue)).exp();
+        }
+        let x = u / self.h;
+        let i = (x as usize).min(self.s.len() - 2);
+        let f = x - i as f64;
+        self.s[i] * (1.0 - f) + self.s[i + 1] * f
+    }
+
+    /// `(Φ1(u), Φ2(u))` (ALGORITHMS.md §2.4(d)); computed as `(1−e^{−u}) − Ψ1`, `(1−e^{−2u})/2 − Ψ2`.
+    #[inline]
+    pub fn phi(&self, u: f64) -> (f64, f64) {
+        let u = u.max(0.0);
+        let (a, b) = self.psi(u);
+        (-(-u).exp_m1() - a, -0.5 * (-2.0 * u).exp_m1() - b)
+    }
+
+    /// Absorption corrections `(Ψ1(u), Ψ2(u)) = ((1−e^{−u}) − Φ1, (1−e^{−2u})/2 − Φ2)`, both ≥ 0.
+    /// Ψ is tabulated and interpolated linearly in u on [0, U] (Ψ rather than Φ so that the interpolation is
+    /// exact while S1 ≈ 1, i.e. at short horizons); beyond U the exponential tail of S1 gives Φ in closed form.
+    #[inline]
+    pub fn psi(&self, u: f64) -> (f64, f64) {
+        let u = u.max(0.0);
+        let n = self.psi1.len();
+        let ue = (n - 1) as f64 * self.h;
+        if u <= ue {
+            let x = u / self.h;
+            let i = (x as usize).min(n - 2);
+            let f = x - i as f64;
+            (
+                self.psi1[i] + (self.psi1[i + 1] - self.psi1[i]) * f,
+                self.psi2[i] + (self.psi2[i + 1] - self.psi2[i]) * f,
+            )
+        } else {
+            let d = u - ue;
+            let tail = |c: f64| {
+                if (c - self.gamma).abs() < 1e-9 {
+                    self.s_last * d * (-c * d).exp()
+                } else {
+                    self.s_last * ((-self.gamma * d).exp() - (-c * d).exp()) / (c - self.gamma)
+                }
+            };
+            let p1 = self.phi1_end * (-d).exp() + tail(1.0);
+            let p2 = self.phi2_end * (-2.0 * d).exp() + tail(2.0);
+            ((-(-u).exp_m1() - p1).max(0.0), (-0.5 * (-2.0 * u).exp_m1() - p2).max(0.0))
+        }
+    }
+}
+
+/// First two moments of `X_t` at one lead time.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Moment {
+    /// Lead time t (hours).
+    pub t: f64,
+    /// `E[X_t]` (cores).
+    pub mean: f64,
+    /// `Var[X_t]` (cores²).
+    pub var: f64,
+}
+
+/// Known-parameter moments of `X_t` (ALGORITHMS.md §2.4(d), η = 1) at lead times `t` (hours):
+/// `n0` current cores, `lambda` per-core death rate (per hour), `nu` normalised scale-out rate (scale-out rate
+/// `ν·λ` per hour), `sigma` size parameter, `kappa` kill factor (max lifetime `Exp(λ/κ)`).
+/// `mode` = NoAbsorption gives §2.4(b); PaperFactorised is treated as Canonical here (no posterior).
+pub fn known_moments(
+    n0: u32,
+    lambda: f64,
+    nu: f64,
+    sigma: f64,
+    kappa: f64,
+    t: &[f64],
+    alive: AliveMode,
+    mode: MomentMode,
+) -> Vec<Moment> {
+    let n0f = n0 as f64;
+    let m1 = 1.0 + sigma;
+    let m2 = sigma * (2.0 + sigma);
+    let table = if n0 == 0 || mode == MomentMode::NoAbsorption {
+        None
+    } else {
+        Some(AliveTable::new(n0, nu, sigma, alive))
+    };
+    t.iter()
+        .map(|&tt| {
+            let tau = lambda * tt.max(0.0);
+            let p = (-tau).exp();
+            let q = (-tau / kappa).exp();
+            let one_m_p = -(-tau).exp_m1();
+            let (p1, p2) = match &table {
+                Some(tb) => tb.phi(tau),
+                None => {
+                    if n0 == 0 {
+                        (0.0, 0.0)
+                    } else {
+                        (one_m_p, -0.5 * (-2.0 * tau).exp_m1())
+                    }
+                }
+            };
+            let e = q * (n0f * p + nu * m1 * p1);
+            let e2 = q
+                * (n0f * p * one_m_p
+                    + n0f * n0f * p * p
+                    + 2.0 * n0f * p * nu * m1 * one_m_p
+                    + nu * m1 * p1
+                    + nu * m2 * p2
+                    + 2.0 * nu * nu * m1 * m1 * (p1 - p2));
+            Moment { t: tt, mean: e, var: (e2 - e * e).max(0.0) }
+        })
+        .collect()
+}
+
+/// A Gamma distribution, shape `a` and **rate** `b` (mean a/b), ALGORITHMS.md §0.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Gamma {
+    /// Shape a (> 0).
+    pub shape: f64,
+    /// Rate b (> 0).
+    pub rate: f64,
+}
+
+impl Gamma {
+    /// Γ(shape, rate).
+    pub const fn new(shape: f64, rate: f64) -> Gamma {
+        Gamma { shape, rate }
+    }
+    /// Mean a/b.
+    pub fn mean(&self) -> f64 {
+        self.shape / self.rate
+    }
+    /// Second raw moment a(a+1)/b².
+    pub fn second(&self) -> f64 {
+        self.shape * (self.shape + 1.0) / (self.rate * self.rate)
+    }
+    /// True if shape and rate are finite and positive.
+    pub fn is_valid(&self) -> bool {
+        self.shape.is_finite() && self.rate.is_finite() && self.shape > 0.0 && self.rate > 0.0
+    }
+}
+
+/// Belief about one deployment: current cores and independent Gamma posteriors over (λ per hour, ν, σ)
+/// (ALGORITHMS.md §2.6.3 inputs).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Belief {
+    /// Current active cores n0 (0 = dead: all moments 0).
+    pub n0: u32,
+    /// Posterior of the per-core death rate λ (per hour).
+    pub lambda: Gamma,
+    /// Posterior of the normalised scale-out rate ν (scale-outs per mean core lifetime).
+    pub nu: Gamma,
+    /// Posterior of the scale-out size parameter σ (extra cores).
+    pub sigma: Gamma,
+}
+
+/// Quadrature and interpolation settings of §2.6.3. Defaults `(J_τ, J_ν, J_σ) = (16, 8, 4)`, 64 log-spaced
+/// lead times for the absorption corrections.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MomentConfig {
+    /// Moment formula (canonical / paper-style factorised / no absorption).
+    pub mode: MomentMode,
+    /// S1 method.
+    pub alive: AliveMode,
+    /// Gauss–Laguerre nodes over τ = λt.
+    pub j_tau: usize,
+    /// Nodes over ν.
+    pub j_nu: usize,
+    /// Nodes over σ.
+    pub j_sigma: usize,
+    /// Number of log-spaced lead times at which the absorption corrections Δ1, Δ2 are computed when more than
+    /// this many lead times are requested (interpolated linearly in ln t, Δ(0) = 0).
+    pub n_interp: usize,
+}
+
+impl Default for MomentConfig {
+    fn default() -> Self {
+        MomentConfig { mode: MomentMode::Canonical, alive: AliveMode::Volterra, j_tau: 16, j_nu: 8, j_sigma: 4, n_interp: 64 }
+    }
+}
+
+impl MomentConfig {
+    /// The "fast" quadrature preset (8, 4, 2) of §2.6.3 (|rel. error of E| ≤ 4.5%).
+    pub fn fast() -> Self {
+        MomentConfig { j_tau: 8, j_nu: 4, j_sigma: 2, ..Default::default() }
+    }
+}
+
+/// Source of alive tables for given `(n0, ν, σ)`: exact construction or a memoising lattice
+/// ([`TableLattice`]). `psi_sum` returns Σ over the table(s) of weight·Ψ(u).
+pub trait PsiSource {
+    /// Prepare the (possibly blended) table for `(n0, ν, σ)`; returns an opaque handle used by [`PsiSource::psi`].
+    fn prepare(&mut self, n0: u32, nu: f64, sigma: f64, alive: AliveMode) -> usize;
+    /// `(Ψ1(u), Ψ2(u))` of the prepared handle.
+    fn psi(&self, handle: usize, u: f64) -> (f64, f64);
+}
+
+/// Builds exact tables on demand (no memoisation across calls of `prepare` with different inputs).
+#[derive(Default)]
+pub struct ExactTables {
+    tables: Vec<AliveTable>,
+}
+
+impl PsiSource for ExactTables {
+    fn prepare(&mut self, n0: u32, nu: f64, sigma: f64, alive: AliveMode) -> usize {
+        self.tables.push(AliveTable::new(n0, nu, sigma, alive));
+        self.tables.len() - 1
+    }
+    fn psi(&self, handle: usize, u: f64) -> (f64, f64) {
+        self.tables[handle].psi(u)
+    }
+}
+
+/// Memoised alive tables on a lattice (ALGORITHMS.md §2.7 optional speed-up): 64 log-spaced ν in [1e−3, 200],
+/// 24 √-spaced σ in [0, 60], exact n0 ≤ 64 then a geometric ladder (ratio 1.25, nearest rung in ln n0).
+/// Ψ is interpolated bilinearly in (ln ν, σ). Values outside the lattice are clamped to it.
+pub struct TableLattice {
+    map: HashMap<(u32, u16, u16, u8), AliveTable>,
+    blends: Vec<[(u64, f64); 4]>,
+    keys: Vec<(u32, u16, u16, u8)>,
+    /// Number of tables built so far.
+    pub built: usize,
+}
+
+const NU_LO: f64 = 1e-3;
+const NU_HI: f64 = 200.0;
+const N_NU: usize = 64;
+const N_SIG: usize = 24;
+const SIG_HI: f64 = 60.0;
+
+impl Default for TableLattice {
+    fn default() -> Self {
+        TableLattice { map: HashMap::new(), blends: Vec::new(), keys: Vec::new(), built: 0 }
+    }
+}
+
+impl TableLattice {
+    /// Empty lattice.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Clear per-curve handles (keeps the memoised tables). Called automatically by [`posterior_moments_with`].
+    pub fn reset_handles(&mut self) {
+        self.blends.clear();
+        self.keys.clear();
+    }
+    /// Number of memoised tables.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+    /// True if no table has been built.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+    fn nu_value(i: usize) -> f64 {
+        (NU_LO.ln() + (NU_HI / NU_LO).ln() * i as f64 / (N_NU - 1) as f64).exp()
+    }
+    fn sig_value(k: usize) -> f64 {
+        let r = k as f64 / (N_SIG - 1) as f64;
+        SIG_HI * r * r
+    }
+    /// Lattice rung for n0: exact up to 64, then 64·1.25^k rounded.
+    pub fn n0_rung(n0: u32) -> u32 {
+        if n0 <= 64 {
+            return n0;
+        }
+        let k = ((n0 as f64 / 64.0).ln() / 1.25f64.ln()).round();
+        (64.0 * 1.25f64.powf(k)).round() as u32
+    }
+}
+
+fn key_pack(k: (u32, u16, u16, u8)) -> u64 {
+    ((k.0 as u64) << 40) | ((k.1 as u64) << 24) | ((k.2 as u64) << 8) | k.3 as u64
+}
+
+impl PsiSource for TableLattice {
+    fn prepare(&mut self, n0: u32, nu: f64, sigma: f64, alive: AliveMode) -> usize {
+        let n = Self::n0_rung(n0.max(1));
+        let ln_nu = nu.clamp(NU_LO, NU_HI).ln();
+        let xi = (ln_nu - NU_LO.ln()) / (NU_HI / NU_LO).ln() * (N_NU - 1) as f64;
+        let i0 = (xi.floor() as usize).min(N_NU - 2);
+        let fi = (xi - i0 as f64).clamp(0.0, 1.0);
+        let ys = (sigma.clamp(0.0, SIG_HI) / SIG_HI).sqrt() * (N_SIG - 1) as f64;
+        let k0 = (ys.floor() as usize).min(N_SIG - 2);
+        // bilinear in σ (not √σ): weight from σ values
+        let s_lo = Self::sig_value(k0);
+        let s_hi = Self::sig_value(k0 + 1);
+        let fk = ((sigma.clamp(0.0, SIG_HI) - s_lo) / (s_hi - s_lo)).clamp(0.0, 1.0);
+        let am = if alive == AliveMode::Hazard { 1u8 } else { 0u8 };
+        let mut blend = [(0u64, 0.0f64); 4];
+        let mut slot = 0;
+        for (di, wi) in [(0usize, 1.0 - fi), (1, fi)] {
+            for (dk, wk) in [(0usize, 1.0 - fk), (1, fk)] {
+                let key = (n, (i0 + di) as u16, (k0 + dk) as u16, am);
+                if !self.map.contains_key(&key) {
+                    let t = AliveTable::new(n, Self::nu_value(i0 + di), Self::sig_value(k0 + dk), alive);
+                    self.map.insert(key, t);
+                    self.built += 1;
+                }
+                blend[slot] = (key_pack(key), wi * wk);
+                slot += 1;
+            }
+        }
+        self.blends.push(blend);
+        self.keys.push((n, i0 as u16, k0 as u16, am));
+        self.blends.len() - 1
+    }
+    fn psi(&self, handle: usize, u: f64) -> (f64, f64) {
+        let (n, i0, k0, am) = self.keys[handle];
+        let b = &self.blends[handle];
+        let mut out = (0.0, 0.0);
+        let mut slot = 0;
+        for di in 0..2u16 {
+            for dk in 0..2u16 {
+                let w = b[slot].1;
+                slot += 1;
+                if w == 0.0 {
+                    continue;
+                }
+                let t = &self.map[&(n, i0 + di, k0 + dk, am)];
+                let (a, c) = t.psi(u);
+                out.0 += w * a;
+                out.1 += w * c;
+            }
+        }
+        out
+    }
+}
+
+/// Cache of Gauss–Laguerre nodes keyed by (n, shape bits).
+#[derive(Default)]
+pub struct NodeCache {
+    map: HashMap<(usize, u64), (Vec<f64>, Vec<f64>)>,
+}
+
+impl NodeCache {
+    /// Nodes/weights for Γ(shape, 1) with n points (memoised).
+    pub fn get(&mut self, n: usize, shape: f64) -> &(Vec<f64>, Vec<f64>) {
+        self.map.entry((n, shape.to_bits())).or_insert_with(|| gauss_laguerre_gamma(n, shape))
+    }
+}
+
+/// Closed-form un-absorbed posterior part `(E0(t), M2₀(t), L(κ'))` of §2.6.3 at one lead time t (hours).
+#[inline]
+pub fn unabsorbed_posterior(b: &Belief, kappa: f64, t: f64) -> (f64, f64, f64) {
+    let kp = 1.0 / kappa;
+    let a = b.lambda.shape;
+    let r = t.max(0.0) / b.lambda.rate;
+    let l = |c: f64| (-a * (c * r).ln_1p()).exp();
+    let l0 = l(kp);
+    let l1 = l(kp + 1.0);
+    let l2 = l(kp + 2.0);
+    let n0 = b.n0 as f64;
+    let enu = b.nu.mean();
+    let enu2 = b.nu.second();
+    let es = b.sigma.mean();
+    let es2 = b.sigma.second();
+    let em1 = 1.0 + es;
+    let em2 = 2.0 * es + es2;
+    let em1sq = 1.0 + 2.0 * es + es2;
+    let e = n0 * l1 + enu * em1 * (l0 - l1);
+    let m2 = n0 * l1
+        + n0 * (n0 - 1.0) * l2
+        + 2.0 * n0 * enu * em1 * (l1 - l2)
+        + enu * em1 * (l0 - l1)
+        + 0.5 * enu * em2 * (l0 - l2)
+        + enu2 * em1sq * (l0 - 2.0 * l1 + l2);
+    (e, m2, l0)
+}
+
+/// Absorption corrections `(Δ1(t), Δ2(t))` of §2.6.3 at each lead time in `times` (hours), evaluated directly.
+pub fn absorption_corrections(
+    b: &Belief,
+    kappa: f64,
+    times: &[f64],
+    cfg: &MomentConfig,
+    src: &mut dyn PsiSource,
+    nodes: &mut NodeCache,
+) -> Vec<(f64, f64)> {
+    if b.n0 == 0 {
+        return vec![(0.0, 0.0); times.len()];
+    }
+    let kp = 1.0 / kappa;
+    let (xt, wt) = nodes.get(cfg.j_tau.max(1), b.lambda.shape).clone();
+    let (yn, vn) = nodes.get(cfg.j_nu.max(1), b.nu.shape).clone();
+    let (zs, ws) = nodes.get(cfg.j_sigma.max(1), b.sigma.shape).clone();
+    let mut combos = Vec::with_capacity(yn.len() * zs.len());
+    for (y, v) in yn.iter().zip(&vn) {
+        let nu = y / b.nu.rate;
+        for (z, w) in zs.iter().zip(&ws) {
+            let sg = z / b.sigma.rate;
+            let hd = src.prepare(b.n0, nu, sg, cfg.alive);
+            let m1 = 1.0 + sg;
+            let m2 = sg * (2.0 + sg);
+            combos.push((hd, v * w, nu * m1, nu * m2, 2.0 * nu * nu * m1 * m1));
+        }
+    }
+    times
+        .iter()
+        .map(|&t| {
+            if t <= 0.0 {
+                return (0.0, 0.0);
+            }
+            let beta = b.lambda.rate / t + kp;
+            let l0 = (-b.lambda.shape * (kp * t / b.lambda.rate).ln_1p()).exp();
+            let mut d1 = 0.0;
+            let mut d2 = 0.0;
+            for &(hd, w, c1, c2, c3) in &combos {
+                let mut s1 = 0.0;
+                let mut s2 = 0.0;
+                for (x, wi) in xt.iter().zip(&wt) {
+                    let (p1, p2) = src.psi(hd, x / beta);
+                    s1 += wi * p1;
+                    s2 += wi * p2;
+                }
+                d1 += w * c1 * s1;
+                d2 += w * (c1 * s1 + c2 * s2 + c3 * (s1 - s2));
+            }
+            (l0 * d1, l0 * d2)
+        })
+        .collect()
+}
+
+/// Paper-style factorised moments (App. A.2 "factorised", seed 000 Prop. 4.3 / App. C) at lead time t (hours).
+fn factorised_moment(b: &Belief, kappa: f64, t: f64, table: &AliveTable) -> (f64, f64) {
+    let kp = 1.0 / kappa;
+    let a = b.lambda.shape;
+    let l = |c: f64| (-a * (c * t / b.lambda.rate).ln_1p()).exp();
+    let n0 = b.n0 as f64;
+    let enu = b.nu.mean();
+    let enu2 = b.nu.second();
+    let es = b.sigma.mean();
+    let es2 = b.sigma.second();
+    let em1 = 1.0 + es;
+    let em2 = 2.0 * es + es2;
+    let em1sq = 1.0 + 2.0 * es + es2;
+    let lbar = b.lambda.mean();
+    let (p1, _) = table.phi(lbar * t);
+    let denom = -(-lbar * t).exp_m1();
+    let r = if denom > 1e-300 { p1 / denom } else { 1.0 };
+    let ed = l(kp);
+    let ea = n0 * l(1.0);
+    let ea2 = n0 * l(1.0) + n0 * (n0 - 1.0) * l(2.0);
+    let eb = r * enu * em1 * (1.0 - l(1.0));
+    let eb2 = r
+        * (enu * em1 * (1.0 - l(1.0)) + 0.5 * enu * em2 * (1.0 - l(2.0)) + enu2 * em1sq * (1.0 - 2.0 * l(1.0) + l(2.0)));
+    let e = ed * (ea + eb);
+    let e2 = ed * (ea2 + 2.0 * ea * eb + eb2);
+    (e, e2 - e * e)
+}
+
+/// Posterior-integrated moments `E[X_t]`, `Var[X_t]` (ALGORITHMS.md §2.6.3) at lead times `t` (hours, ≥ 0,
+/// any order) for a deployment with belief `b` and kill factor `kappa`, with exact alive tables.
+/// When more than `cfg.n_interp` distinct positive lead times are asked, Δ1, Δ2 are computed at
+/// `cfg.n_interp` log-spaced points between min and max t and interpolated in ln t.
+pub fn posterior_moments(b: &Belief, kappa: f64, t: &[f64], cfg: &MomentConfig) -> Vec<Moment> {
+    let mut src = ExactTables::default();
+    let mut nodes = NodeCache::default();
+    posterior_moments_with(b, kappa, t, cfg, &mut src, &mut nodes)
+}
+
+/// As [`posterior_moments`], with a caller-provided table source (e.g. a [`TableLattice`]) and node cache.
+pub fn posterior_moments_with(
+    b: &Belief,
+    kappa: f64,
+    t: &[f64],
+    cfg: &MomentConfig,
+    src: &mut dyn PsiSource,
+    nodes: &mut NodeCache,
+) -> Vec<Moment> {
+    match cfg.mode {
+        MomentMode::PaperFactorised => {
+            if b.n0 == 0 {
+                return t.iter().map(|&tt| Moment { t: tt, mean: 0.0, var: 0.0 }).collect();
+            }
+            let table = AliveTable::new(b.n0, b.nu.mean(), b.sigma.mean(), cfg.alive);
+            t.iter()
+                .map(|&tt| {
+                    let (e, v) = factorised_moment(b, kappa, tt.max(0.0), &table);
+                    Moment { t: tt, mean: e, var: v.max(0.0) }
+                })
+                .collect()
+        }
+        MomentMode::NoAbsorption | MomentMode::Canonical => {
+            let deltas: Vec<(f64, f64)> = if cfg.mode == MomentMode::NoAbsorption || b.n0 == 0 {
+                vec![(0.0, 0.0); t.len()]
+            } else {
+                let pos: Vec<f64> = t.iter().copied().filter(|&x| x > 0.0).collect();
+                let mut uniq = pos.clone();
+                uniq.sort_by(|a, b| a.total_cmp(b));
+                uniq.dedup();
+                if uniq.len() <= cfg.n_interp.max(2) {
+                    let d = absorption_corrections(b, kappa, &uniq, cfg, src, nodes);
+                    t.iter()
+                        .map(|&x| {
+                            if x <= 0.0 {
+                                (0.0, 0.0)
+                            } else {
+                                let i = uniq.binary_search_by(|p| p.total_cmp(&x)).unwrap_or(0);
+                                d[i]
+                            }
+                        })
+                        .collect()
+                } else {
+                    let lg = LogGrid::new(uniq[0], uniq[uniq.len() - 1], cfg.n_interp);
+                    let d = absorption_corrections(b, kappa, &lg.t, cfg, src, nodes);
+                    t.iter().map(|&x| lg.interp_pair(&d, x)).collect()
+                }
+            };
+            t.iter()
+                .zip(deltas)
+                .map(|(&tt, (d1, d2))| {
+                    let (e0, m20, _) = unabsorbed_posterior(b, kappa, tt);
+                    let e = e0 - d1;
+                    let e2 = m20 - d2;
+                    Moment { t: tt, mean: e.max(0.0), var: (e2 - e * e).max(0.0) }
+                })
+                .collect()
+        }
+    }
+}
+
+/// `n` log-spaced lead times between `lo` and `hi` (hours), with linear interpolation in ln t.
+#[derive(Clone, Debug)]
+pub struct LogGrid {
+    /// The lead times (hours), ascending.
+    pub t: Vec<f64>,
+    ln_lo: f64,
+    step: f64,
+}
+
+impl LogGrid {
+    /// `n ≥ 2` points from `lo > 0` to `hi ≥ lo` (hours).
+    pub fn new(lo: f64, hi: f64, n: usize) -> LogGrid {
+        let n = n.max(2);
+        let ln_lo = lo.ln();
+        let step = if hi > lo { (hi.ln() - ln_lo) / (n - 1) as f64 } else { 1.0 };
+        let t = (0..n).map(|i| if i == n - 1 { hi } else { (ln_lo + step * i as f64).exp() }).collect();
+        LogGrid { t, ln_lo, step }
+    }
+    /// Position of lead time x in index units (fractional); clamped to the grid.
+    #[inline]
+    pub fn locate(&self, x: f64) -> (usize, f64) {
+        let n = self.t.len();
+        let p = ((x.ln() - self.ln_lo) / self.step).clamp(0.0, (n - 1) as f64);
+        let i = (p as usize).min(n - 2);
+        (i, p - i as f64)
+    }
+    /// Interpolate a pair-valued curve given at the grid points; x ≤ 0 gives (0, 0); below the first point
+    /// the value of the first point is used (Δ is tiny there).
+    pub fn interp_pair(&self, d: &[(f64, f64)], x: f64) -> (f64, f64) {
+        if x <= 0.0 {
+            return (0.0, 0.0);
+        }
+        let (i, f) = self.locate(x);
+        (d[i].0 + (d[i + 1].0 - d[i].0) * f, d[i].1 + (d[i + 1].1 - d[i].1) * f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nu_zero_survival_is_cohort_survival() {
+        // ν = 0: S1(u) = 1 − (1 − e^{−u})^{n0}
+        let tb = AliveTable::new(3, 0.0, 1.0, AliveMode::Volterra);
+        for &u in &[0.3, 1.0, 2.5] {
+            let exact = 1.0 - (1.0 - (-u as f64).exp()).powi(3);
+            assert!((tb.s1(u) - exact).abs() < 3e-3, "{u}: {} {}", tb.s1(u), exact);
+        }
+    }
+
+    #[test]
+    fn no_absorption_matches_closed_form() {
+        // §2.4(a)-(b) directly
+        let (n0, lam, nu, sig, kappa) = (4u32, 0.2, 3.0, 2.0, 10.0);
+        let t = 5.0;
+        let m = known_moments(n0, lam, nu, sig, kappa, &[t], AliveMode::Volterra, MomentMode::NoAbsorption)[0];
+        let r = nu * lam;
+        let (m1, m2) = (1.0 + sig, sig * (2.0 + sig));
+        let p = (-lam * t as f64).exp();
+        let q = (-lam * t / kappa as f64).exp();
+        let i1 = (1.0 - p) / lam;
+        let i2 = (1.0 - p * p) / (2.0 * lam);
+        let ey = 4.0 * p + r * m1 * i1;
+        let vy = 4.0 * p * (1.0 - p) + r * (m1 * i1 + m2 * i2);
+        assert!((m.mean - q * ey).abs() < 1e-9);
+        assert!((m.var - (q * vy + q * (1.0 - q) * ey * ey)).abs() < 1e-8);
+    }
+
+    #[test]
+    fn lattice_interpolation_close_to_exact() {
+        let mut lat = TableLattice::new();
+        let mut worst: f64 = 0.0;
+        for &(n0, nu, sg) in &[(1u32, 0.37, 2.3), (3, 1.7, 0.4), (7, 0.05, 11.0), (2, 3.3, 5.5), (20, 0.8, 1.1)] {
+            let ex = AliveTable::new(n0, nu, sg, AliveMode::Volterra);
+            let hd = lat.prepare(n0, nu, sg, AliveMode::Volterra);
+            for &u in &[0.2, 1.0, 3.0, 8.0, 30.0, 60.0] {
+                let (a, b) = ex.psi(u);
+                let (c, d) = lat.psi(hd, u);
+                let scale = (1.0 - (-u as f64).exp()).max(1e-9);
+                worst = worst.max(((a - c) / scale).abs()).max(((b - d) / scale).abs());
+            }
+        }
+        assert!(worst < 0.01, "lattice Ψ error {worst}");
+    }
+}

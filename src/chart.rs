@@ -1,0 +1,715 @@
+//! Charts of the playground, drawn with plotters onto any [`DrawingBackend`]: an HTML canvas in the browser
+//! (`plotters-canvas`, main thread only: plotters measures text through `window.document`) and an SVG string
+//! natively and for the browser's "Export SVG".
+//!
+//! The inputs are small serde structs, independent of the engine's result types, so JavaScript can hand over
+//! the JSON it already has and the CLI can render the same pictures. Every function returns `Result`.
+//!
+//! - [`draw_frontier`]: x = normalized machines m, y = overflow frequency q on a log scale, one series per fit
+//!   family, the Pareto front, the target ρ line. q = 0 cannot sit on a log axis: such points are drawn hollow
+//!   on a dashed floor line one decade below the smallest positive value, labelled "q = 0".
+//! - [`draw_machine`]: the teaching view, one machine's empirical total usage over E against the Gaussian
+//!   the fit test assumed, with the capacity line and both overflow probabilities.
+//! - [`draw_histogram`]: a trace's usage histogram with its empirical CDF.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use serde::{Deserialize, Serialize};
+
+/// One point of a frontier, as the chart needs it (field names match the engine's `FrontierPoint`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ChartPoint {
+    /// Fit family: "gpa", "av", "perc", "cantelli", "max" (any other string gets a grey series).
+    pub family: String,
+    /// Label of the point, e.g. "gpa:0.05".
+    #[serde(default)]
+    pub spec: String,
+    /// Normalized machines.
+    pub m: f64,
+    /// Overflow frequency (0 allowed).
+    pub q: f64,
+    /// On the Pareto front (non-dominated in (m, q)).
+    #[serde(default)]
+    pub pareto: bool,
+}
+
+/// Options of the frontier chart.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FrontierChartOptions {
+    /// Target SLO ρ, drawn as a reference line when set.
+    #[serde(default)]
+    pub target_rho: Option<f64>,
+    /// Spec of the point to ring (the packing shown in the teaching view).
+    #[serde(default)]
+    pub highlight: Option<String>,
+    /// Caption above the plot.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Device pixel ratio: sizes of text, markers and lines are multiplied by it (1 when absent).
+    #[serde(default)]
+    pub scale: Option<f64>,
+}
+
+/// Where each point landed, in backend pixels (same order as the input), so a page can hit-test clicks and
+/// hovers; plus the plotting area.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FrontierLayout {
+    pub points: Vec<(i32, i32)>,
+    pub plot_area: ((i32, i32), (i32, i32)),
+    /// The y value standing for q = 0 (None when no point has q = 0).
+    pub zero_floor: Option<f64>,
+}
+
+/// The teaching view of one machine.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MachineChart {
+    /// Total usage of the machine at each evaluation sample (E).
+    pub totals: Vec<f64>,
+    /// Mean and s.d. of the Gaussian the fit test assumed (sums over the machine's items, from O).
+    pub mean: f64,
+    pub sd: f64,
+    pub capacity: f64,
+    /// Empirical overflow frequency over E and the Gaussian tail probability P(N(mean, sd²) > c).
+    pub p_empirical: f64,
+    pub p_gaussian: f64,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub scale: Option<f64>,
+}
+
+/// A histogram: counts of equal-width bins over [lo, hi].
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct HistogramChart {
+    pub lo: f64,
+    pub hi: f64,
+    pub counts: Vec<u64>,
+    #[serde(default)]
+    pub x_label: Option<String>,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub scale: Option<f64>,
+}
+
+/// Errors of chart drawing (a backend failure or unusable input).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChartError(pub String);
+
+impl std::fmt::Display for ChartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "chart: {}", self.0)
+    }
+}
+
+impl std::error::Error for ChartError {}
+
+fn err<E: std::fmt::Debug>(e: E) -> ChartError {
+    ChartError(format!("{e:?}"))
+}
+
+/// The series of the chart, in legend order, with their colours (colour-blind-safe Okabe–Ito palette).
+pub const FAMILIES: [(&str, &str, RGBColor); 5] = [
+    ("gpa", "GPA ρ", RGBColor(0, 114, 178)),
+    ("av", "av f", RGBColor(230, 159, 0)),
+    ("perc", "perc p", RGBColor(0, 158, 115)),
+    ("cantelli", "Cantelli b", RGBColor(204, 121, 167)),
+    ("max", "max", RGBColor(86, 180, 233)),
+];
+const OTHER: RGBColor = RGBColor(120, 120, 120);
+const INK: RGBColor = RGBColor(33, 37, 41);
+const GRID: RGBColor = RGBColor(225, 228, 232);
+const GRID_LIGHT: RGBColor = RGBColor(242, 244, 246);
+const TARGET: RGBColor = RGBColor(213, 94, 0);
+const FONT: &str = "sans-serif";
+
+/// Colour of a family's series.
+pub fn family_color(family: &str) -> RGBColor {
+    FAMILIES.iter().find(|f| f.0 == family).map(|f| f.2).unwrap_or(OTHER)
+}
+
+/// "10⁻³" for exact powers of ten, "2·10⁻³"-style otherwise, "0.5"/"1" for plain values near 1.
+pub fn fmt_log_tick(v: f64) -> String {
+    if !(v > 0.0) || !v.is_finite() {
+        return String::new();
+    }
+    let e = v.log10().round();
+    if (v.log10() - e).abs() < 1e-9 {
+        return match e as i32 {
+            0 => "1".into(),
+            1 => "10".into(),
+            -1 => "0.1".into(),
+            k => format!("10{}", superscript(k)),
+        };
+    }
+    String::new()
+}
+
+fn superscript(k: i32) -> String {
+    k.to_string()
+        .chars()
+        .map(|c| match c {
+            '-' => '⁻',
+            '0' => '⁰',
+            '1' => '¹',
+            '2' => '²',
+            '3' => '³',
+            '4' => '⁴',
+            '5' => '⁵',
+            '6' => '⁶',
+            '7' => '⁷',
+            '8' => '⁸',
+            _ => '⁹',
+        })
+        .collect()
+}
+
+/// Short number for labels: at most 3 significant digits without trailing zeros, scientific below 1e-3.
+pub fn fmt_num(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if !v.is_finite() {
+        format!("{v}")
+    } else if v.abs() < 1e-3 || v.abs() >= 1e5 {
+        let s = format!("{v:.2e}");
+        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let mant = if mant.contains('.') { mant.trim_end_matches('0').trim_end_matches('.') } else { mant };
+        format!("{mant}e{exp}")
+    } else {
+        let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+        let s = format!("{v:.digits$}");
+        if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+    }
+}
+
+fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    values.filter(|v| v.is_finite()).fold(None, |acc, v| match acc {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+    })
+}
+
+/// Draw a frontier chart into `area` (filled white first). Returns the pixel position of every point.
+pub fn draw_frontier<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    points: &[ChartPoint],
+    opts: &FrontierChartOptions,
+) -> Result<FrontierLayout, ChartError> {
+    let s = opts.scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0);
+    let px = |v: f64| (v * s).round().max(1.0) as u32;
+    let pxi = |v: f64| (v * s).round() as i32;
+    area.fill(&WHITE).map_err(err)?;
+
+    // x range: the points' m, padded; y range: decades around the positive q and the target
+    let (mut x_lo, mut x_hi) = bounds(points.iter().map(|p| p.m)).unwrap_or((1.0, 1.5));
+    if x_hi - x_lo < 1e-9 {
+        x_lo -= 0.05;
+        x_hi += 0.05;
+    }
+    let pad = (x_hi - x_lo) * 0.06;
+    let (x_lo, x_hi) = (x_lo - pad, x_hi + pad);
+    let rho = opts.target_rho.filter(|r| r.is_finite() && *r > 0.0);
+    let positive = points.iter().map(|p| p.q).filter(|q| q.is_finite() && *q > 0.0);
+    let (q_min, q_max) = bounds(positive.chain(rho)).unwrap_or((1e-3, 1e-1));
+    let any_zero = points.iter().any(|p| p.q == 0.0);
+    let lo_exp = q_min.log10().floor();
+    let hi_exp = (q_max.log10() + 0.15).ceil().max(lo_exp + 1.0);
+    let zero_floor = any_zero.then(|| 10f64.powf(lo_exp - 1.0));
+    let y_lo = match zero_floor {
+        Some(f) => f / 10f64.powf(0.35),
+        None => 10f64.powf(lo_exp),
+    };
+    let y_hi = 10f64.powf(hi_exp);
+    let y_of = |q: f64| if q > 0.0 { q } else { zero_floor.unwrap_or(y_lo) };
+
+    let mut builder = ChartBuilder::on(area);
+    builder.margin(pxi(14.0)).x_label_area_size(pxi(46.0)).y_label_area_size(pxi(62.0));
+    if let Some(t) = &opts.title {
+        builder.caption(t, (FONT, px(15.0)).into_font().color(&INK));
+    }
+    let mut chart = builder.build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale()).map_err(err)?;
+
+    let floor_label = zero_floor;
+    let y_fmt = move |v: &f64| match floor_label {
+        Some(f) if (v / f - 1.0).abs() < 1e-9 => "0".to_string(),
+        Some(f) if *v < f * 9.99 => String::new(),
+        _ => fmt_log_tick(*v),
+    };
+    let x_fmt = |v: &f64| format!("{v:.2}");
+    chart
+        .configure_mesh()
+        .x_desc("normalized machines  m = m_abs / m_norm  (fewer is better)")
+        .y_desc("overflow frequency  q  (log scale)")
+        .x_labels(8)
+        .y_labels(((hi_exp - lo_exp) as usize + 2).max(3))
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .label_style((FONT, px(12.0)).into_font().color(&INK))
+        .axis_desc_style((FONT, px(13.0)).into_font().color(&INK))
+        .bold_line_style(GRID.stroke_width(px(1.0)))
+        .light_line_style(GRID_LIGHT.stroke_width(px(1.0)))
+        .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
+        .draw()
+        .map_err(err)?;
+
+    // q = 0 floor line
+    if let Some(f) = zero_floor {
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(x_lo, f), (x_hi, f)],
+                px(4.0),
+                px(4.0),
+                INK.mix(0.45).stroke_width(px(1.0)),
+            ))
+            .map_err(err)?;
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((x_lo, f))
+                    + Text::new(
+                        "q = 0 (no overflow observed)",
+                        (pxi(6.0), -pxi(3.0)),
+                        (FONT, px(11.0)).into_font().color(&INK.mix(0.7)).pos(Pos::new(HPos::Left, VPos::Bottom)),
+                    ),
+            ))
+            .map_err(err)?;
+    }
+
+    // target ρ reference line
+    if let Some(r) = rho {
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(x_lo, r), (x_hi, r)],
+                px(7.0),
+                px(4.0),
+                TARGET.stroke_width(px(1.5)),
+            ))
+            .map_err(err)?
+            .label(format!("target ρ = {}", fmt_num(r)))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + pxi(18.0), y)], TARGET.stroke_width(px(1.5)))
+            });
+    }
+
+    // Pareto front underneath the series: a thick translucent band through the non-dominated points
+    let mut front: Vec<&ChartPoint> = points.iter().filter(|p| p.pareto && p.m.is_finite()).collect();
+    front.sort_by(|a, b| a.m.total_cmp(&b.m).then(b.q.total_cmp(&a.q)));
+    if !front.is_empty() {
+        let band = INK.mix(0.16).stroke_width(px(7.0));
+        chart
+            .draw_series(LineSeries::new(front.iter().map(|p| (p.m, y_of(p.q))), band))
+            .map_err(err)?
+            .label("Pareto front")
+            .legend(move |(x, y)| {
+                Circle::new((x + pxi(9.0), y), px(6.0), INK.stroke_width(px(2.0)))
+            });
+    }
+
+    // one series per family, in the fixed legend order, then any unknown family
+    let mut families: Vec<(String, String, RGBColor)> =
+        FAMILIES.iter().map(|(k, l, c)| (k.to_string(), l.to_string(), *c)).collect();
+    for p in points {
+        if !families.iter().any(|f| f.0 == p.family) {
+            families.push((p.family.clone(), p.family.clone(), OTHER));
+        }
+    }
+    for (key, label, color) in &families {
+        let mut pts: Vec<&ChartPoint> =
+            points.iter().filter(|p| &p.family == key && p.m.is_finite() && p.q.is_finite()).collect();
+        if pts.is_empty() {
+            continue;
+        }
+        pts.sort_by(|a, b| a.m.total_cmp(&b.m));
+        let color = *color;
+        if pts.len() > 1 {
+            chart
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|p| (p.m, y_of(p.q))),
+                    color.mix(0.75).stroke_width(px(1.5)),
+                ))
+                .map_err(err)?;
+        }
+        let r = px(4.0);
+        let sw = px(1.5);
+        chart
+            .draw_series(pts.iter().map(move |p| {
+                let style = if p.q > 0.0 { color.filled() } else { WHITE.filled() };
+                EmptyElement::at((p.m, y_of(p.q)))
+                    + Circle::new((0, 0), r, style)
+                    + Circle::new((0, 0), r, color.stroke_width(sw))
+            }))
+            .map_err(err)?
+            .label(label.as_str())
+            .legend(move |(x, y)| Circle::new((x + pxi(9.0), y), r, color.filled()));
+    }
+
+    // rings on the Pareto points and on the highlighted point
+    chart
+        .draw_series(
+            front.iter().map(|p| Circle::new((p.m, y_of(p.q)), px(7.0), INK.stroke_width(px(1.5)))),
+        )
+        .map_err(err)?;
+    if let Some(h) = &opts.highlight {
+        if let Some(p) = points.iter().find(|p| &p.spec == h && p.m.is_finite()) {
+            let at = (p.m, y_of(p.q));
+            chart
+                .draw_series([
+                    Circle::new(at, px(10.0), TARGET.stroke_width(px(2.5))),
+                ])
+                .map_err(err)?;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!(" {}", p.spec),
+                    at,
+                    (FONT, px(11.0)).into_font().color(&INK).pos(Pos::new(HPos::Left, VPos::Top)),
+                )))
+                .map_err(err)?;
+        }
+    }
+
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .margin(pxi(8.0))
+        .legend_area_size(pxi(24.0))
+        .label_font((FONT, px(12.0)).into_font().color(&INK))
+        .background_style(WHITE.mix(0.92))
+        .border_style(GRID.stroke_width(px(1.0)))
+        .draw()
+        .map_err(err)?;
+
+    let layout = FrontierLayout {
+        points: points.iter().map(|p| chart.backend_coord(&(p.m, y_of(p.q)))).collect(),
+        plot_area: {
+            let (xr, yr) = chart.plotting_area().get_pixel_range();
+            ((xr.start, yr.start), (xr.end, yr.end))
+        },
+        zero_floor,
+    };
+    area.present().map_err(err)?;
+    Ok(layout)
+}
+
+/// Standard normal density.
+fn phi(z: f64) -> f64 {
+    (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt()
+}
+
+/// Draw the teaching view of one machine: density histogram of the totals over E, the Gaussian N(mean, sd²),
+/// the capacity line, the overflow region shaded, both overflow probabilities in the caption.
+pub fn draw_machine<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    m: &MachineChart,
+) -> Result<(), ChartError> {
+    let s = m.scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0);
+    let px = |v: f64| (v * s).round().max(1.0) as u32;
+    let pxi = |v: f64| (v * s).round() as i32;
+    area.fill(&WHITE).map_err(err)?;
+    if !(m.capacity.is_finite() && m.mean.is_finite() && m.sd.is_finite()) {
+        return Err(ChartError("machine view: non-finite mean, sd or capacity".into()));
+    }
+    let (t_lo, t_hi) = bounds(m.totals.iter().copied()).unwrap_or((m.mean, m.mean));
+    let g_lo = m.mean - 4.0 * m.sd;
+    let g_hi = m.mean + 4.0 * m.sd;
+    let mut lo = t_lo.min(g_lo).min(m.capacity).max(0.0);
+    let mut hi = t_hi.max(g_hi).max(m.capacity * 1.04);
+    if hi - lo < 1e-9 {
+        lo -= 0.05;
+        hi += 0.05;
+    }
+    let pad = (hi - lo) * 0.03;
+    lo = (lo - pad).max(0.0);
+    hi += pad;
+
+    // density histogram, 40 bins over the data range
+    let n_bins = 40usize;
+    let (b_lo, b_hi) = if t_hi - t_lo < 1e-12 { (t_lo - 0.005, t_hi + 0.005) } else { (t_lo, t_hi) };
+    let w = (b_hi - b_lo) / n_bins as f64;
+    let mut counts = vec![0u64; n_bins];
+    for &t in m.totals.iter().filter(|t| t.is_finite()) {
+        let i = (((t - b_lo) / w) as usize).min(n_bins - 1);
+        counts[i] += 1;
+    }
+    let n = m.totals.len().max(1) as f64;
+    let dens: Vec<f64> = counts.iter().map(|&c| c as f64 / (n * w)).collect();
+    let gauss_peak = if m.sd > 0.0 { phi(0.0) / m.sd } else { 0.0 };
+    let y_hi = dens.iter().copied().fold(0.0, f64::max).max(gauss_peak).max(1e-9) * 1.12;
+
+    let mut builder = ChartBuilder::on(area);
+    builder.margin(pxi(14.0)).x_label_area_size(pxi(44.0)).y_label_area_size(pxi(56.0));
+    let caption = m.title.clone().unwrap_or_else(|| "one machine: total usage over the evaluation samples E".into());
+    builder.caption(caption, (FONT, px(14.0)).into_font().color(&INK));
+    let mut chart = builder.build_cartesian_2d(lo..hi, 0.0..y_hi).map_err(err)?;
+    let x_fmt = |v: &f64| fmt_num(*v);
+    let y_fmt = |v: &f64| fmt_num(*v);
+    chart
+        .configure_mesh()
+        .x_desc("total usage of the machine (VM units)")
+        .y_desc("density")
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .label_style((FONT, px(12.0)).into_font().color(&INK))
+        .axis_desc_style((FONT, px(13.0)).into_font().color(&INK))
+        .bold_line_style(GRID.stroke_width(px(1.0)))
+        .light_line_style(GRID_LIGHT.stroke_width(px(1.0)))
+        .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
+        .draw()
+        .map_err(err)?;
+
+    let bar = RGBColor(0, 114, 178);
+    let over = TARGET;
+    chart
+        .draw_series(dens.iter().enumerate().filter(|(_, d)| **d > 0.0).map(|(i, d)| {
+            let x0 = b_lo + i as f64 * w;
+            let color = if x0 + w / 2.0 > m.capacity { over } else { bar };
+            Rectangle::new([(x0, 0.0), (x0 + w, *d)], color.mix(0.55).filled())
+        }))
+        .map_err(err)?
+        .label(format!("empirical over E: P(total > c) = {}", fmt_num(m.p_empirical)))
+        .legend(move |(x, y)| Rectangle::new([(x, y - pxi(5.0)), (x + pxi(16.0), y + pxi(5.0))], bar.mix(0.55).filled()));
+
+    if m.sd > 0.0 {
+        let steps = 200;
+        let curve: Vec<(f64, f64)> = (0..=steps)
+            .map(|i| {
+                let x = lo + (hi - lo) * i as f64 / steps as f64;
+                (x, phi((x - m.mean) / m.sd) / m.sd)
+            })
+            .collect();
+        // shade the Gaussian tail beyond c
+        let tail: Vec<(f64, f64)> = curve.iter().copied().filter(|(x, _)| *x >= m.capacity).collect();
+        if tail.len() > 1 {
+            chart
+                .draw_series(AreaSeries::new(tail, 0.0, over.mix(0.18)))
+                .map_err(err)?;
+        }
+        chart
+            .draw_series(LineSeries::new(curve, INK.stroke_width(px(2.0))))
+            .map_err(err)?
+            .label(format!(
+                "Gaussian N({}, {}²): P(> c) = {}",
+                fmt_num(m.mean),
+                fmt_num(m.sd),
+                fmt_num(m.p_gaussian)
+            ))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + pxi(16.0), y)], INK.stroke_width(px(2.0))));
+    }
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(m.capacity, 0.0), (m.capacity, y_hi)],
+            over.stroke_width(px(2.0)),
+        )))
+        .map_err(err)?
+        .label(format!("capacity c = {}", fmt_num(m.capacity)))
+        .legend(move |(x, y)| PathElement::new(vec![(x + pxi(8.0), y - pxi(6.0)), (x + pxi(8.0), y + pxi(6.0))], over.stroke_width(px(2.0))));
+
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .margin(pxi(8.0))
+        .legend_area_size(pxi(22.0))
+        .label_font((FONT, px(12.0)).into_font().color(&INK))
+        .background_style(WHITE.mix(0.92))
+        .border_style(GRID.stroke_width(px(1.0)))
+        .draw()
+        .map_err(err)?;
+    area.present().map_err(err)?;
+    Ok(())
+}
+
+/// Draw a histogram (bars, counts on a log axis so the long tail stays visible) with its empirical CDF
+/// (line, right axis, 0..1).
+pub fn draw_histogram<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    h: &HistogramChart,
+) -> Result<(), ChartError> {
+    let s = h.scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0);
+    let px = |v: f64| (v * s).round().max(1.0) as u32;
+    let pxi = |v: f64| (v * s).round() as i32;
+    area.fill(&WHITE).map_err(err)?;
+    if h.counts.is_empty() || !(h.hi > h.lo) || !h.lo.is_finite() || !h.hi.is_finite() {
+        return Err(ChartError("histogram: no bins".into()));
+    }
+    let total: u64 = h.counts.iter().sum();
+    let w = (h.hi - h.lo) / h.counts.len() as f64;
+    let max_c = h.counts.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .margin(pxi(10.0))
+        .x_label_area_size(pxi(38.0))
+        .y_label_area_size(pxi(50.0))
+        .right_y_label_area_size(pxi(40.0));
+    if let Some(t) = &h.title {
+        builder.caption(t, (FONT, px(13.0)).into_font().color(&INK));
+    }
+    let mut chart = builder
+        .build_cartesian_2d(h.lo..h.hi, (0.8f64..max_c * 1.6).log_scale())
+        .map_err(err)?
+        .set_secondary_coord(h.lo..h.hi, 0.0f64..1.0);
+    let x_fmt = |v: &f64| fmt_num(*v);
+    let y_fmt = |v: &f64| {
+        let l = v.log10();
+        if (l - l.round()).abs() < 1e-9 {
+            format!("{}", v.round() as u64)
+        } else {
+            String::new()
+        }
+    };
+    chart
+        .configure_mesh()
+        .x_desc(h.x_label.clone().unwrap_or_else(|| "usage (VM units)".into()))
+        .y_desc("samples")
+        .x_labels(6)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .label_style((FONT, px(11.0)).into_font().color(&INK))
+        .axis_desc_style((FONT, px(12.0)).into_font().color(&INK))
+        .bold_line_style(GRID.stroke_width(px(1.0)))
+        .light_line_style(GRID_LIGHT.stroke_width(px(1.0)))
+        .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
+        .draw()
+        .map_err(err)?;
+    let pct = |v: &f64| format!("{:.0}%", v * 100.0);
+    chart
+        .configure_secondary_axes()
+        .y_desc("CDF")
+        .y_labels(5)
+        .y_label_formatter(&pct)
+        .label_style((FONT, px(11.0)).into_font().color(&INK))
+        .axis_desc_style((FONT, px(12.0)).into_font().color(&INK))
+        .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
+        .draw()
+        .map_err(err)?;
+    let bar = RGBColor(0, 114, 178);
+    chart
+        .draw_series(h.counts.iter().enumerate().filter(|(_, c)| **c > 0).map(|(i, c)| {
+            let x0 = h.lo + i as f64 * w;
+            Rectangle::new([(x0, 0.8), (x0 + w, *c as f64)], bar.mix(0.5).filled())
+        }))
+        .map_err(err)?;
+    let mut acc = 0u64;
+    let mut cdf = vec![(h.lo, 0.0)];
+    for (i, c) in h.counts.iter().enumerate() {
+        acc += c;
+        cdf.push((h.lo + (i + 1) as f64 * w, acc as f64 / total.max(1) as f64));
+    }
+    chart
+        .draw_secondary_series(LineSeries::new(cdf, TARGET.stroke_width(px(2.0))))
+        .map_err(err)?;
+    area.present().map_err(err)?;
+    Ok(())
+}
+
+/// Render a frontier chart as an SVG document of `width` x `height` pixels.
+pub fn frontier_svg(
+    points: &[ChartPoint],
+    opts: &FrontierChartOptions,
+    width: u32,
+    height: u32,
+) -> Result<String, ChartError> {
+    let mut out = String::new();
+    {
+        let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        draw_frontier(&area, points, opts)?;
+    }
+    Ok(out)
+}
+
+/// Render the teaching view of one machine as an SVG document.
+pub fn machine_svg(m: &MachineChart, width: u32, height: u32) -> Result<String, ChartError> {
+    let mut out = String::new();
+    {
+        let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        draw_machine(&area, m)?;
+    }
+    Ok(out)
+}
+
+/// Render a histogram with its CDF as an SVG document.
+pub fn histogram_svg(h: &HistogramChart, width: u32, height: u32) -> Result<String, ChartError> {
+    let mut out = String::new();
+    {
+        let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        draw_histogram(&area, h)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pt(family: &str, spec: &str, m: f64, q: f64, pareto: bool) -> ChartPoint {
+        ChartPoint { family: family.into(), spec: spec.into(), m, q, pareto }
+    }
+
+    #[test]
+    fn frontier_svg_has_series_zero_floor_and_target() {
+        let pts = vec![
+            pt("gpa", "gpa:0.1", 1.05, 0.08, true),
+            pt("gpa", "gpa:0.01", 1.2, 0.006, true),
+            pt("av", "av:2", 1.5, 0.0, true),
+            pt("max", "max", 2.4, 0.0, false),
+        ];
+        let opts = FrontierChartOptions { target_rho: Some(0.05), highlight: Some("gpa:0.01".into()), ..Default::default() };
+        let svg = frontier_svg(&pts, &opts, 800, 500).unwrap();
+        assert!(svg.starts_with("<svg"));
+        assert!(svg.contains("q = 0"));
+        assert!(svg.contains("target ρ = 0.05"));
+        assert!(svg.contains("Pareto front"));
+        assert!(svg.contains("GPA ρ") && svg.contains("av f") && svg.contains("max"));
+    }
+
+    #[test]
+    fn layout_maps_points_inside_the_plot_and_orders_q() {
+        let pts = vec![pt("gpa", "a", 1.0, 0.1, true), pt("gpa", "b", 1.3, 0.001, true), pt("av", "c", 1.6, 0.0, false)];
+        let mut out = String::new();
+        let layout = {
+            let area = SVGBackend::with_string(&mut out, (640, 400)).into_drawing_area();
+            draw_frontier(&area, &pts, &FrontierChartOptions::default()).unwrap()
+        };
+        let ((x0, y0), (x1, y1)) = layout.plot_area;
+        for &(x, y) in &layout.points {
+            assert!(x >= x0 && x <= x1 && y >= y0 && y <= y1, "{x},{y} outside {:?}", layout.plot_area);
+        }
+        // higher q is higher on screen (smaller y); the zero sits lowest
+        assert!(layout.points[0].1 < layout.points[1].1 && layout.points[1].1 < layout.points[2].1);
+        assert_eq!(layout.zero_floor, Some(1e-4));
+    }
+
+    #[test]
+    fn degenerate_inputs_do_not_panic() {
+        assert!(frontier_svg(&[], &FrontierChartOptions::default(), 300, 200).is_ok());
+        let all_zero = vec![pt("max", "max", 2.0, 0.0, true)];
+        assert!(frontier_svg(&all_zero, &FrontierChartOptions { target_rho: Some(0.05), ..Default::default() }, 300, 200).is_ok());
+        let nan = vec![pt("gpa", "x", f64::NAN, f64::NAN, false)];
+        assert!(frontier_svg(&nan, &FrontierChartOptions::default(), 300, 200).is_ok());
+        let m = MachineChart { totals: vec![0.5; 10], mean: 0.5, sd: 0.0, capacity: 1.0, ..Default::default() };
+        assert!(machine_svg(&m, 400, 300).is_ok());
+        let bad = MachineChart { mean: f64::NAN, ..Default::default() };
+        assert!(machine_svg(&bad, 400, 300).is_err());
+        assert!(histogram_svg(&HistogramChart::default(), 300, 200).is_err());
+    }
+
+    #[test]
+    fn machine_and_histogram_svgs() {
+        let totals: Vec<f64> = (0..500).map(|i| 0.6 + 0.3 * ((i as f64) * 0.7).sin()).collect();
+        let m = MachineChart { totals, mean: 0.6, sd: 0.2, capacity: 0.85, p_empirical: 0.2, p_gaussian: 0.106, ..Default::default() };
+        let svg = machine_svg(&m, 700, 400).unwrap();
+        assert!(svg.contains("capacity c = 0.85"));
+        let h = HistogramChart { lo: 0.0, hi: 1.0, counts: vec![1000, 300, 50, 0, 3], ..Default::default() };
+        assert!(histogram_svg(&h, 400, 220).unwrap().contains("CDF"));
+    }
+
+    #[test]
+    fn tick_formatting() {
+        assert_eq!(fmt_log_tick(1e-3), "10⁻³");
+        assert_eq!(fmt_log_tick(0.1), "0.1");
+        assert_eq!(fmt_log_tick(2e-3), "");
+        assert_eq!(fmt_num(0.05), "0.05");
+        assert_eq!(fmt_num(0.8), "0.8");
+        assert_eq!(fmt_num(1.2345), "1.23");
+        assert_eq!(fmt_num(2e-6), "2e-6");
+        assert_eq!(fmt_num(2.5e-6), "2.5e-6");
+    }
+}

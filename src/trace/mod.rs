@@ -1,0 +1,413 @@
+//! Trace readers: per-VM CPU usage series in several formats, each returning a typed [`UsageTrace`] or a
+//! [`TraceError`] that names the file, line and column (never a panic).
+//!
+//! Formats (see the README's "Trace formats"):
+//! - [`TraceFormat::PlanetLab`]: a PlanetLab/CoMon day folder as shipped with CloudSim: one file per VM, one
+//!   integer CPU % (0–100) per line, 288 lines of 5 minutes each (../shared/data/planetlab-cloudsim/SOURCE.md);
+//!   in the browser also as a `.zip` of that folder.
+//! - [`TraceFormat::LongCsv`]: a generic long CSV with header `item,time,usage` (usage in VM units: 1.0 = one
+//!   VM's full CPU; time in any unit, every item must have the same set of times).
+//! - [`TraceFormat::Wide`]: packlab's compact wide text format, optionally gzip-compressed (the bundled traces).
+//!
+//! Usage is always stored in VM units (CPU % / 100), the unit of the machine capacity `c` (seed 002 §5.1).
+
+mod long_csv;
+mod planetlab;
+mod wide;
+
+pub use long_csv::LongCsvReader;
+pub use planetlab::PlanetLabReader;
+pub use wide::{write_wide, WideReader};
+
+use serde::Serialize;
+use std::fmt;
+
+/// Largest upload accepted, in bytes (after decompression): 256 MiB.
+pub const MAX_UPLOAD_BYTES: usize = 256 << 20;
+/// Largest trace accepted, in usage values (items × samples): 40 million (320 MB of f64).
+pub const MAX_VALUES: usize = 40_000_000;
+
+/// A set of per-VM usage series sampled at common instants (ALGORITHMS.md §4.1: items × realisations).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UsageTrace {
+    /// Trace name (folder, file or bundled id), used in messages and scenarios.
+    pub name: String,
+    /// Item (VM) ids in trace order; packing follows this order (seed 002 §4, ALGORITHMS.md §4.3).
+    pub items: Vec<String>,
+    /// Samples per item (the realisations R; 288 for a PlanetLab day).
+    pub samples: usize,
+    /// Usage in VM units, row-major `items.len() × samples`: `usage[i * samples + t]`.
+    pub usage: Vec<f64>,
+    /// Sampling interval in seconds (300 for PlanetLab); `0` when unknown.
+    pub interval_s: f64,
+}
+
+impl UsageTrace {
+    /// The usage series of item `i` (length [`UsageTrace::samples`], VM units). Panics if `i` is out of range.
+    pub fn series(&self, i: usize) -> &[f64] {
+        &self.usage[i * self.samples..(i + 1) * self.samples]
+    }
+
+    /// Builds a trace from per-item series, checking that all have the same non-zero length and hold finite,
+    /// non-negative values. Errors name the trace and the item.
+    pub fn from_series(name: &str, items: Vec<String>, series: Vec<Vec<f64>>, interval_s: f64) -> Result<Self, TraceError> {
+        if items.is_empty() {
+            return Err(TraceError::new(name, None, None, "the trace holds no items"));
+        }
+        let samples = series[0].len();
+        if samples == 0 {
+            return Err(TraceError::new(name, None, None, format!("item '{}' has no samples", items[0])));
+        }
+        let mut usage = Vec::with_capacity(items.len() * samples);
+        for (item, s) in items.iter().zip(&series) {
+            if s.len() != samples {
+                return Err(TraceError::new(
+                    name,
+                    None,
+                    None,
+                    format!("item '{item}' has {} samples but item '{}' has {samples}; all items need the same number", s.len(), items[0]),
+                ));
+            }
+            if let Some(v) = s.iter().find(|v| !v.is_finite() || **v < 0.0) {
+                return Err(TraceError::new(name, None, None, format!("item '{item}' has the invalid usage {v}")));
+            }
+            usage.extend_from_slice(s);
+        }
+        Ok(UsageTrace { name: name.to_string(), items, samples, usage, interval_s })
+    }
+
+    /// Summary statistics of all usage values (VM units) and a histogram, for the playground's trace panel.
+    pub fn summary(&self) -> TraceSummary {
+        let n = self.usage.len().max(1) as f64;
+        let mean = self.usage.iter().sum::<f64>() / n;
+        let var = self.usage.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+        let min = self.usage.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = self.usage.iter().copied().fold(0.0, f64::max);
+        let total_mean = self.usage.iter().sum::<f64>() / self.samples.max(1) as f64;
+        // 20 equal bins over [0, max(1, max)].
+        let hi = if max > 1.0 { max } else { 1.0 };
+        let bins = 20usize;
+        let width = hi / bins as f64;
+        let mut counts = vec![0u64; bins];
+        for v in &self.usage {
+            let k = ((v / width) as usize).min(bins - 1);
+            counts[k] += 1;
+        }
+        TraceSummary {
+            name: self.name.clone(),
+            vms: self.items.len(),
+            samples: self.samples,
+            interval_s: self.interval_s,
+            mean,
+            sd: var.sqrt(),
+            min: if min.is_finite() { min } else { 0.0 },
+            max,
+            total_mean,
+            histogram: counts
+                .into_iter()
+                .enumerate()
+                .map(|(k, count)| HistogramBin { lo: k as f64 * width, hi: (k + 1) as f64 * width, count })
+                .collect(),
+        }
+    }
+}
+
+/// Summary of a loaded trace (all values in VM units).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TraceSummary {
+    /// Trace name.
+    pub name: String,
+    /// Number of VMs (items).
+    pub vms: usize,
+    /// Samples per VM.
+    pub samples: usize,
+    /// Sampling interval, seconds (0 = unknown).
+    pub interval_s: f64,
+    /// Mean usage over all values, VM units.
+    pub mean: f64,
+    /// Population standard deviation over all values, VM units.
+    pub sd: f64,
+    /// Smallest value, VM units.
+    pub min: f64,
+    /// Largest value, VM units.
+    pub max: f64,
+    /// Mean total usage of all VMs together (sum of per-VM means), VM units.
+    pub total_mean: f64,
+    /// Histogram of all values: 20 equal bins over [0, max(1, max)].
+    pub histogram: Vec<HistogramBin>,
+}
+
+/// One histogram bin `[lo, hi)` (the last bin is closed) with its count.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HistogramBin {
+    /// Lower edge, VM units.
+    pub lo: f64,
+    /// Upper edge, VM units.
+    pub hi: f64,
+    /// Number of values in the bin.
+    pub count: u64,
+}
+
+/// A trace-reading error: file, 1-based line and column where known, and a message.
+/// Displays as `file:line:column: message`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TraceError {
+    /// The file (or trace) the error is in.
+    pub file: String,
+    /// 1-based line, when the error is tied to one.
+    pub line: Option<usize>,
+    /// 1-based column (character position in the line), when known.
+    pub column: Option<usize>,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl TraceError {
+    /// A new error at `file`, `line`, `column` (1-based).
+    pub fn new(file: &str, line: Option<usize>, column: Option<usize>, message: impl Into<String>) -> Self {
+        TraceError { file: file.to_string(), line, column, message: message.into() }
+    }
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+            if let Some(c) = self.column {
+                write!(f, ":{c}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// One input file: its name (a path relative to the upload, e.g. `20110303/vm1`) and its bytes.
+#[derive(Clone, Debug)]
+pub struct InputFile {
+    /// File name or relative path.
+    pub name: String,
+    /// Raw contents (possibly gzip or zip compressed, depending on the format).
+    pub bytes: Vec<u8>,
+}
+
+/// The trace formats packlab reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceFormat {
+    /// PlanetLab/CoMon day folder (one file per VM, CPU % per line), or a `.zip` of one.
+    PlanetLab,
+    /// Generic long CSV `item,time,usage` (usage in VM units).
+    LongCsv,
+    /// packlab's compact wide format (`.tsv` or `.tsv.gz`).
+    Wide,
+}
+
+impl TraceFormat {
+    /// Parses a format name as used by the CLI: `planetlab`, `csv` (or `long-csv`), `wide`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "planetlab" => Ok(TraceFormat::PlanetLab),
+            "csv" | "long-csv" | "longcsv" => Ok(TraceFormat::LongCsv),
+            "wide" | "tsv" => Ok(TraceFormat::Wide),
+            other => Err(format!("unknown trace format '{other}' (expected planetlab, csv or wide)")),
+        }
+    }
+
+    /// Guesses the format from the files: one `.zip` or several files → PlanetLab; one `.csv` → long CSV;
+    /// one `.tsv`/`.tsv.gz`/`.gz` → wide; a single file of plain numbers → PlanetLab (one VM).
+    pub fn detect(files: &[InputFile]) -> TraceFormat {
+        if files.len() == 1 {
+            let n = files[0].name.to_ascii_lowercase();
+            if n.ends_with(".csv") || n.ends_with(".csv.gz") {
+                return TraceFormat::LongCsv;
+            }
+            if n.ends_with(".tsv") || n.ends_with(".tsv.gz") || n.ends_with(".gz") {
+                return TraceFormat::Wide;
+            }
+        }
+        TraceFormat::PlanetLab
+    }
+}
+
+/// A reader of one trace format (shared trait of the trace readers).
+pub trait TraceReader {
+    /// The format this reader handles.
+    fn format(&self) -> TraceFormat;
+    /// Reads `files` into a trace called `name`. Errors name file, line and column.
+    fn read(&self, name: &str, files: &[InputFile]) -> Result<UsageTrace, TraceError>;
+}
+
+/// Reads `files` in the given format (or a detected one when `format` is `None`). `name` names the trace.
+///
+/// This is the single entry point of the CLI and the browser; errors name file, line and column, and the
+/// input sizes are bounded by [`MAX_UPLOAD_BYTES`] and [`MAX_VALUES`].
+pub fn read_trace(name: &str, files: &[InputFile], format: Option<TraceFormat>) -> Result<UsageTrace, TraceError> {
+    if files.is_empty() {
+        return Err(TraceError::new(name, None, None, "no files given"));
+    }
+    let total: usize = files.iter().map(|f| f.bytes.len()).sum();
+    if total > MAX_UPLOAD_BYTES {
+        return Err(TraceError::new(name, None, None, format!("upload of {total} bytes exceeds the limit of {MAX_UPLOAD_BYTES} bytes")));
+    }
+    let format = format.unwrap_or_else(|| TraceFormat::detect(files));
+    let trace = match format {
+        TraceFormat::PlanetLab => PlanetLabReader.read(name, files),
+        TraceFormat::LongCsv => LongCsvReader.read(name, files),
+        TraceFormat::Wide => WideReader.read(name, files),
+    }?;
+    Ok(trace)
+}
+
+/// Convenience for the browser: detects the format and reads; the trace is named after the single file
+/// (or the common folder of several files).
+pub fn read_upload(files: Vec<(String, Vec<u8>)>) -> Result<UsageTrace, TraceError> {
+    let files: Vec<InputFile> = files.into_iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
+    let name = upload_name(&files);
+    read_trace(&name, &files, None)
+}
+
+/// The name of an upload: the single file's name, or the first path component shared by several files.
+pub fn upload_name(files: &[InputFile]) -> String {
+    match files {
+        [] => "upload".into(),
+        [one] => one.name.rsplit('/').next().unwrap_or(&one.name).to_string(),
+        many => {
+            let first = many[0].name.split('/').next().unwrap_or("");
+            if many.iter().all(|f| f.name.contains('/') && f.name.split('/').next() == Some(first)) {
+                first.to_string()
+            } else {
+                "upload".into()
+            }
+        }
+    }
+}
+
+/// Decompresses gzip bytes (detected by the magic number 1f 8b) with a size bound; other bytes pass through.
+pub(crate) fn maybe_gunzip<'a>(file: &str, bytes: &'a [u8]) -> Result<std::borrow::Cow<'a, [u8]>, TraceError> {
+    use std::io::Read;
+    if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
+        let mut out = Vec::new();
+        let mut dec = flate2::read::GzDecoder::new(bytes).take(MAX_UPLOAD_BYTES as u64 + 1);
+        dec.read_to_end(&mut out).map_err(|e| TraceError::new(file, None, None, format!("not a valid gzip stream: {e}")))?;
+        if out.len() > MAX_UPLOAD_BYTES {
+            return Err(TraceError::new(file, None, None, format!("decompresses to more than {MAX_UPLOAD_BYTES} bytes")));
+        }
+        Ok(std::borrow::Cow::Owned(out))
+    } else {
+        Ok(std::borrow::Cow::Borrowed(bytes))
+    }
+}
+
+/// Decodes UTF-8 text, naming the line and column of the first invalid byte.
+pub(crate) fn utf8<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, TraceError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let ok = &bytes[..e.valid_up_to()];
+        let line = ok.iter().filter(|b| **b == b'\n').count() + 1;
+        let col = ok.len() - ok.iter().rposition(|b| *b == b'\n').map(|p| p + 1).unwrap_or(0) + 1;
+        TraceError::new(file, Some(line), Some(col), "not UTF-8 text (is this a binary file?)")
+    })
+}
+
+/// A bundled trace shipped in `static/traces/` (the playground's default inputs).
+#[derive(Clone, Debug, Serialize)]
+pub struct BundledTrace {
+    /// Stable id used in scenarios and share links.
+    pub id: &'static str,
+    /// Path relative to the repository root (the web server serves it at the same path).
+    pub path: &'static str,
+    /// Format of the file.
+    pub format: TraceFormat,
+    /// One-line description.
+    pub title: &'static str,
+    /// Attribution (origin and terms), shown next to the trace.
+    pub attribution: &'static str,
+}
+
+/// The traces bundled with packlab.
+pub const BUNDLED: &[BundledTrace] = &[BundledTrace {
+    id: "planetlab-20110303",
+    path: "static/traces/planetlab-20110303.tsv.gz",
+    format: TraceFormat::Wide,
+    title: "PlanetLab (CoMon) 2011-03-03: 1052 VMs × 288 five-minute CPU samples",
+    attribution: "PlanetLab CoMon data (Park & Pai, ACM SIGOPS OSR 2006), selected by A. Beloglazov & R. Buyya \
+                  (CCPE 24(13), 2012), as shipped with CloudSim (github.com/Cloudslab/cloudsim, \
+                  modules/cloudsim-examples/src/main/resources/workload/planetlab/20110303). Values unchanged.",
+}];
+
+/// Looks up a bundled trace by id.
+pub fn bundled(id: &str) -> Option<&'static BundledTrace> {
+    BUNDLED.iter().find(|b| b.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_display_names_file_line_column() {
+        let e = TraceError::new("day/vm1", Some(3), Some(2), "bad");
+        assert_eq!(e.to_string(), "day/vm1:3:2: bad");
+        assert_eq!(TraceError::new("x", None, None, "m").to_string(), "x: m");
+    }
+
+    #[test]
+    fn utf8_error_position() {
+        let e = utf8("f", b"12\n3\xff4\n").unwrap_err();
+        assert_eq!((e.line, e.column), (Some(2), Some(2)));
+    }
+
+    #[test]
+    fn summary_by_hand() {
+        let t = UsageTrace::from_series("t", vec!["a".into(), "b".into()], vec![vec![0.0, 0.5], vec![1.0, 0.5]], 300.0).unwrap();
+        let s = t.summary();
+        assert_eq!(s.vms, 2);
+        assert_eq!(s.samples, 2);
+        assert_eq!(s.mean, 0.5);
+        assert!((s.sd - (0.125f64).sqrt()).abs() < 1e-15);
+        assert_eq!(s.total_mean, 1.0);
+        assert_eq!(s.histogram.iter().map(|b| b.count).sum::<u64>(), 4);
+        assert_eq!(s.histogram[19].count, 1); // 1.0 lands in the last (closed) bin
+        assert_eq!(s.histogram[10].count, 2);
+    }
+
+    #[test]
+    fn upload_names() {
+        let f = |n: &str| InputFile { name: n.into(), bytes: vec![] };
+        assert_eq!(upload_name(&[f("a/b.csv")]), "b.csv");
+        assert_eq!(upload_name(&[f("day/x"), f("day/y")]), "day");
+        assert_eq!(upload_name(&[f("x"), f("y")]), "upload");
+    }
+}
+
+/// SHA-256 of an upload, lower-case hex, as recorded in scenarios and share links: for one file, the hash
+/// of its bytes; for several files (a folder), the hash of the lines `<sha256 of file> <name>\n` sorted by
+/// name in byte order.
+pub fn upload_sha256(files: &[InputFile]) -> String {
+    use sha2::{Digest, Sha256};
+    let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    if let [one] = files {
+        return hex(&Sha256::digest(&one.bytes));
+    }
+    let mut lines: Vec<(String, String)> = files.iter().map(|f| (f.name.clone(), hex(&Sha256::digest(&f.bytes)))).collect();
+    lines.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut h = Sha256::new();
+    for (name, d) in lines {
+        h.update(format!("{d} {name}\n").as_bytes());
+    }
+    hex(&h.finalize())
+}
+
+#[cfg(test)]
+mod sha_tests {
+    use super::*;
+
+    #[test]
+    fn sha256_known_vector() {
+        // SHA-256("abc"), FIPS 180-2 appendix B.1
+        let f = InputFile { name: "a".into(), bytes: b"abc".to_vec() };
+        assert_eq!(upload_sha256(&[f]), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+}

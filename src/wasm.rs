@@ -1,0 +1,478 @@
+//! The WebAssembly binding layer (wasm32 only): a thin wrapper over the engine's public API for the
+//! browser playground (`www/`).
+//!
+//! Rules of this layer:
+//! - every export returns `Result`; errors cross as plain JS objects `{ kind, message, ... }`
+//!   (`kind`: `"trace"` with `file`, `line`, `column`; `"scenario"` with `field` and/or `errors: [{field,
+//!   message}]`; `"placement"` with `field`; `"chart"`; `"input"`), so no panic is needed anywhere and the page
+//!   can show each message next to its field. `console_error_panic_hook` reports anything unexpected.
+//! - structured values cross with serde-wasm-bindgen in its JSON-compatible mode (maps become plain objects;
+//!   u64 seeds are limited to 2^53 − 1 by [`crate::scenario::MAX_SEED`]).
+//! - computing happens in a Web Worker ([`TraceBuilder`], [`Trace`], [`PlacementRun`]); drawing
+//!   (`draw_*`, `*_svg`) happens on the page's main thread, because plotters measures text through
+//!   `window.document` (../shared/TOOLCHAIN.md trap 2).
+//!
+//! A frontier is computed point by point by [`PlacementRun::step`] so the worker can report progress and
+//! honour Cancel between points; [`PlacementRun::finish`] gives exactly what
+//! [`crate::placement::run_frontier`] (and so `packlab run`) gives for the same scenario.
+
+use crate::chart::{self, ChartPoint, FrontierChartOptions, HistogramChart, MachineChart};
+use crate::placement::{frontier_specs, mark_pareto, FitSpec, FrontierPoint, Instance, PlacementError};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::trace::{self, InputFile, TraceError, UsageTrace};
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+type JsResult<T> = Result<T, JsValue>;
+
+/// Installs the panic hook (runs when the module is instantiated).
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+fn to_js<T: Serialize + ?Sized>(v: &T) -> JsResult<JsValue> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| error_obj("internal", &format!("cannot convert a result for JavaScript: {e}"), None))
+}
+
+/// A plain JS error object `{ kind, message, field? }`.
+fn error_obj(kind: &str, message: &str, field: Option<&str>) -> JsValue {
+    #[derive(Serialize)]
+    struct E<'a> {
+        kind: &'a str,
+        message: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        field: Option<&'a str>,
+    }
+    E { kind, message, field }
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap_or_else(|_| JsValue::from_str(message))
+}
+
+fn trace_error(e: &TraceError) -> JsValue {
+    #[derive(Serialize)]
+    struct E<'a> {
+        kind: &'static str,
+        file: &'a str,
+        line: Option<usize>,
+        column: Option<usize>,
+        message: &'a str,
+        display: String,
+    }
+    to_js(&E { kind: "trace", file: &e.file, line: e.line, column: e.column, message: &e.message, display: e.to_string() })
+        .unwrap_or_else(|v| v)
+}
+
+fn scenario_error(e: &ScenarioError) -> JsValue {
+    error_obj("scenario", &e.message, e.field.as_deref())
+}
+
+fn placement_error(e: &PlacementError) -> JsValue {
+    error_obj("placement", &e.message, e.field.as_deref())
+}
+
+fn chart_error(e: chart::ChartError) -> JsValue {
+    error_obj("chart", &e.0, None)
+}
+
+/// Converts a JS scenario object (full or partial) into a [`Scenario`], merged onto the defaults.
+fn scenario_from_js(v: JsValue) -> JsResult<Scenario> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(Scenario::default());
+    }
+    let json: serde_json::Value = serde_wasm_bindgen::from_value(v)
+        .map_err(|e| error_obj("scenario", &format!("not a scenario object: {e}"), None))?;
+    let text = serde_json::to_string(&json).map_err(|e| error_obj("scenario", &e.to_string(), None))?;
+    Scenario::from_json(&text).map_err(|e| scenario_error(&e))
+}
+
+/// Like [`scenario_from_js`] and also validated: errors list every bad field.
+fn valid_scenario(v: JsValue) -> JsResult<Scenario> {
+    let s = scenario_from_js(v)?;
+    s.validate().map_err(|errs| {
+        #[derive(Serialize)]
+        struct E<'a> {
+            kind: &'static str,
+            message: String,
+            field: &'a str,
+            errors: &'a [crate::placement::FieldError],
+        }
+        let first = &errs[0];
+        to_js(&E { kind: "scenario", message: first.to_string(), field: &first.field, errors: &errs }).unwrap_or_else(|v| v)
+    })?;
+    Ok(s)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// engine facts, scenarios and share links
+
+/// The engine (crate) version.
+#[wasm_bindgen]
+pub fn engine_version() -> String {
+    crate::ENGINE_VERSION.to_string()
+}
+
+/// The bundled traces: `[{ id, path, format, title, attribution }]`.
+#[wasm_bindgen]
+pub fn bundled_traces() -> JsResult<JsValue> {
+    to_js(trace::BUNDLED)
+}
+
+/// The default scenario as a plain object.
+#[wasm_bindgen]
+pub fn default_scenario() -> JsResult<JsValue> {
+    to_js(&Scenario::default())
+}
+
+/// Merges a (partial) scenario onto the defaults and validates it: returns `{ scenario, errors }` where
+/// `errors` is `[{ field, message }]` (empty when valid). Throws only when the object cannot be a scenario
+/// at all (wrong types, unknown fields).
+#[wasm_bindgen]
+pub fn check_scenario(scenario: JsValue) -> JsResult<JsValue> {
+    let s = scenario_from_js(scenario)?;
+    let errors = s.validate().err().unwrap_or_default();
+    #[derive(Serialize)]
+    struct Checked<'a> {
+        scenario: &'a Scenario,
+        errors: Vec<crate::placement::FieldError>,
+    }
+    to_js(&Checked { scenario: &s, errors })
+}
+
+/// The share-link payload `v1.…` of a valid scenario (the fragment is `#s=` + it).
+#[wasm_bindgen]
+pub fn scenario_to_link(scenario: JsValue) -> JsResult<String> {
+    Ok(valid_scenario(scenario)?.to_link())
+}
+
+/// Decodes a share link (payload, `#s=…` or a whole URL) into a validated scenario object.
+#[wasm_bindgen]
+pub fn scenario_from_link(link: &str) -> JsResult<JsValue> {
+    let s = Scenario::from_link(link).map_err(|e| scenario_error(&e))?;
+    to_js(&s)
+}
+
+/// The scenario as pretty JSON, exactly what `packlab run scenario.json` reads.
+#[wasm_bindgen]
+pub fn scenario_json(scenario: JsValue) -> JsResult<String> {
+    let s = valid_scenario(scenario)?;
+    serde_json::to_string_pretty(&s).map_err(|e| error_obj("internal", &e.to_string(), None))
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// traces
+
+/// Collects the files of an upload (or a bundled trace's bytes) one by one, then parses them.
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct TraceBuilder {
+    files: Vec<InputFile>,
+    bytes: usize,
+}
+
+#[wasm_bindgen]
+impl TraceBuilder {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> TraceBuilder {
+        TraceBuilder::default()
+    }
+
+    /// Adds one file: its name (a relative path for folder uploads, e.g. `20110303/vm1`) and bytes.
+    /// Errors when the upload grows past [`trace::MAX_UPLOAD_BYTES`].
+    pub fn add(&mut self, name: String, bytes: Vec<u8>) -> JsResult<()> {
+        self.bytes += bytes.len();
+        if self.bytes > trace::MAX_UPLOAD_BYTES {
+            return Err(trace_error(&TraceError::new(
+                &name,
+                None,
+                None,
+                format!("the upload exceeds the limit of {} MiB", trace::MAX_UPLOAD_BYTES >> 20),
+            )));
+        }
+        self.files.push(InputFile { name, bytes });
+        Ok(())
+    }
+
+    /// Number of files added so far.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no file was added.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Detects the format and parses (see [`trace::read_upload`]); consumes the builder. Errors are
+    /// `{ kind: "trace", file, line, column, message, display }`.
+    pub fn finish(self) -> JsResult<Trace> {
+        let sha256 = trace::upload_sha256(&self.files);
+        let name = trace::upload_name(&self.files);
+        let t = trace::read_trace(&name, &self.files, None).map_err(|e| trace_error(&e))?;
+        Ok(Trace { inner: t, sha256 })
+    }
+}
+
+/// A parsed trace and the SHA-256 of the bytes it came from (what upload share links record).
+#[wasm_bindgen]
+pub struct Trace {
+    inner: UsageTrace,
+    sha256: String,
+}
+
+#[wasm_bindgen]
+impl Trace {
+    /// Trace name (file or folder name).
+    pub fn name(&self) -> String {
+        self.inner.name.clone()
+    }
+
+    /// Lower-case hex SHA-256 of the upload ([`trace::upload_sha256`]).
+    pub fn sha256(&self) -> String {
+        self.sha256.clone()
+    }
+
+    /// Number of VMs.
+    pub fn vms(&self) -> usize {
+        self.inner.items.len()
+    }
+
+    /// Samples per VM.
+    pub fn samples(&self) -> usize {
+        self.inner.samples
+    }
+
+    /// The trace summary (VMs, samples, mean, s.d., min, max, histogram).
+    pub fn summary(&self) -> JsResult<JsValue> {
+        to_js(&self.inner.summary())
+    }
+}
+
+impl Trace {
+    /// The engine's trace (for Rust callers and tests).
+    pub fn usage_trace(&self) -> &UsageTrace {
+        &self.inner
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// the placement model
+
+/// A frontier computation in progress, driven point by point from the worker; it keeps its
+/// [`Instance`] afterwards for the teaching view.
+#[wasm_bindgen]
+pub struct PlacementRun {
+    scenario: Scenario,
+    instance: Instance,
+    item_names: Vec<String>,
+    specs: Vec<FitSpec>,
+    points: Vec<FrontierPoint>,
+}
+
+#[wasm_bindgen]
+impl PlacementRun {
+    /// Validates `scenario` and builds the instance from `trace` (its placement parameters and seed).
+    #[wasm_bindgen(constructor)]
+    pub fn new(trace: &Trace, scenario: JsValue) -> JsResult<PlacementRun> {
+        let scenario = valid_scenario(scenario)?;
+        let instance =
+            Instance::new(&trace.inner, &scenario.placement, scenario.seed).map_err(|e| placement_error(&e))?;
+        let specs = frontier_specs(&scenario.placement);
+        Ok(PlacementRun { scenario, instance, item_names: trace.inner.items.clone(), specs, points: Vec::new() })
+    }
+
+    /// Number of frontier points.
+    pub fn total(&self) -> usize {
+        self.specs.len()
+    }
+
+    /// Points computed so far.
+    pub fn done(&self) -> usize {
+        self.points.len()
+    }
+
+    /// Computes the next point and returns it (pareto not yet marked); errors when all are done.
+    pub fn step(&mut self) -> JsResult<JsValue> {
+        let Some(spec) = self.specs.get(self.points.len()) else {
+            return Err(error_obj("input", "the frontier is complete", None));
+        };
+        let p = &self.scenario.placement;
+        let point = self.instance.frontier_point(spec, p.rule, p.rebalance);
+        let out = to_js(&point)?;
+        self.points.push(point);
+        Ok(out)
+    }
+
+    /// Marks the Pareto front and returns the whole frontier (all points must be done); the same record
+    /// as [`crate::placement::run_frontier`].
+    pub fn finish(&self) -> JsResult<JsValue> {
+        if self.points.len() != self.specs.len() {
+            return Err(error_obj(
+                "input",
+                &format!("the frontier is not complete ({} of {} points)", self.points.len(), self.specs.len()),
+                None,
+            ));
+        }
+        let mut points = self.points.clone();
+        mark_pareto(&mut points);
+        to_js(&self.instance.frontier(&self.scenario.placement, points))
+    }
+
+    /// Runs all remaining points and returns the frontier (for tests and node).
+    pub fn run_all(&mut self) -> JsResult<JsValue> {
+        while self.points.len() < self.specs.len() {
+            self.step()?;
+        }
+        self.finish()
+    }
+
+    /// The teaching view: packs with `fit` (e.g. `"gpa:0.05"`) under the run's rule and rebalancing and
+    /// returns `{ fit, packing: { m_abs, m_norm, m, q, utilization, q_per_machine, items_per_machine },
+    /// view: MachineView }` for machine `machine` (0-based).
+    pub fn machine(&self, fit: &str, machine: usize) -> JsResult<JsValue> {
+        let spec = FitSpec::parse(fit).map_err(|m| error_obj("placement", &m, Some("placement.fit")))?;
+        let p = &self.scenario.placement;
+        let packing = self.instance.pack(&spec, p.rule, p.rebalance);
+        let result = self.instance.evaluate(&spec, &packing);
+        let view = self
+            .instance
+            .machine_view(&packing, machine, &self.item_names)
+            .map_err(|e| placement_error(&e))?;
+        #[derive(Serialize)]
+        struct Out<'a> {
+            fit: String,
+            packing: &'a crate::placement::PackResult,
+            view: &'a crate::placement::MachineView,
+        }
+        to_js(&Out { fit: spec.to_string(), packing: &result, view: &view })
+    }
+}
+
+/// Runs the scenario's whole frontier on `trace` in one call with [`crate::placement::run_frontier`]
+/// (what the CLI runs); used by tests and the node timing script.
+#[wasm_bindgen]
+pub fn run_frontier(trace: &Trace, scenario: JsValue) -> JsResult<JsValue> {
+    let s = valid_scenario(scenario)?;
+    let f = crate::placement::run_frontier(&trace.inner, &s.placement, s.seed, &mut |_, _| true)
+        .map_err(|e| placement_error(&e))?;
+    to_js(&f)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// charts (main thread only)
+
+fn chart_points(points: JsValue) -> JsResult<Vec<ChartPoint>> {
+    serde_wasm_bindgen::from_value(points).map_err(|e| error_obj("chart", &format!("bad chart points: {e}"), None))
+}
+
+fn chart_opts<T: serde::de::DeserializeOwned + Default>(opts: JsValue) -> JsResult<T> {
+    if opts.is_undefined() || opts.is_null() {
+        return Ok(T::default());
+    }
+    serde_wasm_bindgen::from_value(opts).map_err(|e| error_obj("chart", &format!("bad chart options: {e}"), None))
+}
+
+fn canvas_area(canvas: HtmlCanvasElement) -> JsResult<plotters::drawing::DrawingArea<CanvasBackend, plotters::coord::Shift>> {
+    CanvasBackend::with_canvas_object(canvas)
+        .map(|b| b.into_drawing_area())
+        .ok_or_else(|| error_obj("chart", "the canvas has no 2D context", None))
+}
+
+/// Draws a frontier (`points` = the frontier's points) into `canvas`; `opts` = `{ target_rho, highlight,
+/// title, scale }`. Returns the layout `{ points: [[x, y]...], plot_area, zero_floor }` in canvas pixels.
+#[wasm_bindgen]
+pub fn draw_frontier(canvas: HtmlCanvasElement, points: JsValue, opts: JsValue) -> JsResult<JsValue> {
+    let points = chart_points(points)?;
+    let opts: FrontierChartOptions = chart_opts(opts)?;
+    let area = canvas_area(canvas)?;
+    let layout = chart::draw_frontier(&area, &points, &opts).map_err(chart_error)?;
+    to_js(&layout)
+}
+
+/// The frontier chart as an SVG document (`width` × `height` px).
+#[wasm_bindgen]
+pub fn frontier_svg(points: JsValue, opts: JsValue, width: u32, height: u32) -> JsResult<String> {
+    let points = chart_points(points)?;
+    let opts: FrontierChartOptions = chart_opts(opts)?;
+    chart::frontier_svg(&points, &opts, width.clamp(100, 8000), height.clamp(100, 8000)).map_err(chart_error)
+}
+
+fn machine_chart(view: JsValue, scale: f64) -> JsResult<MachineChart> {
+    #[derive(serde::Deserialize)]
+    struct View {
+        machine: usize,
+        totals: Vec<f64>,
+        mean: f64,
+        sd: f64,
+        capacity: f64,
+        empirical_overflow: f64,
+        gaussian_overflow: f64,
+        #[serde(default)]
+        items: Vec<String>,
+    }
+    let v: View =
+        serde_wasm_bindgen::from_value(view).map_err(|e| error_obj("chart", &format!("bad machine view: {e}"), None))?;
+    Ok(MachineChart {
+        totals: v.totals,
+        mean: v.mean,
+        sd: v.sd,
+        capacity: v.capacity,
+        p_empirical: v.empirical_overflow,
+        p_gaussian: v.gaussian_overflow,
+        title: Some(format!("machine {} ({} VMs): total usage over the evaluation samples E", v.machine, v.items.len())),
+        scale: Some(scale),
+    })
+}
+
+/// Draws the teaching view (`view` = a `MachineView`) into `canvas`.
+#[wasm_bindgen]
+pub fn draw_machine(canvas: HtmlCanvasElement, view: JsValue, scale: f64) -> JsResult<()> {
+    let m = machine_chart(view, scale)?;
+    let area = canvas_area(canvas)?;
+    chart::draw_machine(&area, &m).map_err(chart_error)
+}
+
+/// The teaching view as an SVG document.
+#[wasm_bindgen]
+pub fn machine_svg(view: JsValue, width: u32, height: u32) -> JsResult<String> {
+    let m = machine_chart(view, 1.0)?;
+    chart::machine_svg(&m, width.clamp(100, 8000), height.clamp(100, 8000)).map_err(chart_error)
+}
+
+fn histogram_chart(summary: JsValue, scale: f64) -> JsResult<HistogramChart> {
+    #[derive(serde::Deserialize)]
+    struct Bin {
+        lo: f64,
+        hi: f64,
+        count: u64,
+    }
+    #[derive(serde::Deserialize)]
+    struct Summary {
+        histogram: Vec<Bin>,
+    }
+    let s: Summary =
+        serde_wasm_bindgen::from_value(summary).map_err(|e| error_obj("chart", &format!("bad trace summary: {e}"), None))?;
+    let (Some(first), Some(last)) = (s.histogram.first(), s.histogram.last()) else {
+        return Err(error_obj("chart", "the summary has no histogram", None));
+    };
+    Ok(HistogramChart {
+        lo: first.lo,
+        hi: last.hi,
+        counts: s.histogram.iter().map(|b| b.count).collect(),
+        x_label: Some("CPU usage of one VM sample (VM units)".into()),
+        title: None,
+        scale: Some(scale),
+    })
+}
+
+/// Draws a trace summary's histogram with its CDF into `canvas`.
+#[wasm_bindgen]
+pub fn draw_trace_histogram(canvas: HtmlCanvasElement, summary: JsValue, scale: f64) -> JsResult<()> {
+    let h = histogram_chart(summary, scale)?;
+    let area = canvas_area(canvas)?;
+    chart::draw_histogram(&area, &h).map_err(chart_error)
+}

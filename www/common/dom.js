@@ -1,0 +1,81 @@
+// Tiny DOM helpers. Text always goes through textContent / attributes, never innerHTML, so no string a user
+// controls (file names, link contents, trace ids) can become markup.
+
+/**
+ * h('div', { class: 'x', onclick: fn, dataset: { a: 1 } }, 'text', child, [more])
+ * Strings and numbers become text nodes; null/undefined/false children are skipped.
+ */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'style' && typeof v === 'object') Object.assign(el.style, v);
+    else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (v === true) el.setAttribute(k, '');
+    else if (k in el && k !== 'list' && k !== 'form') el[k] = v;
+    else el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else if (c instanceof Node) el.appendChild(c);
+    else el.appendChild(document.createTextNode(String(c)));
+  }
+}
+
+/** Replace all children of `el`. */
+export function setChildren(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+export const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+
+/** Format a number for display: up to 4 significant digits, scientific for tiny values, "0" for zero. */
+export function fmt(v, digits = 4) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a < 1e-3 || a >= 1e6) return v.toExponential(Math.max(0, digits - 2)).replace(/\.?0+e/, 'e');
+  return String(Number(v.toPrecision(digits)));
+}
+
+/** Debounce `fn` by `ms`. */
+export function debounce(fn, ms) {
+  let t = null;
+  return (...args) => {
+    clearTimeout(t);
+    t = setTimeout(() => fn(...args), ms);
+  };
+}
+
+/** A download of `data` (string or Blob) as `filename`. */
+export function download(filename, data, type = 'application/octet-stream') {
+  const blob = data instanceof Blob ? data : new Blob([data], { type });
+  const url = URL.createObjectURL(blob);
+  const a = h('a', { href: url, download: filename, style: { display: 'none' } });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Size a canvas for crisp drawing: CSS size from its box, backing store times devicePixelRatio. */
+export function fitCanvas(canvas, cssHeight) {
+  const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+  const cssWidth = Math.max(200, Math.round(canvas.parentElement.clientWidth));
+  canvas.style.width = `${cssWidth}px`;
+  canvas.style.height = `${cssHeight}px`;
+  canvas.width = Math.round(cssWidth * dpr);
+  canvas.height = Math.round(cssHeight * dpr);
+  return dpr;
+}

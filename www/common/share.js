@@ -1,0 +1,48 @@
+// Reproducible links: the whole scenario in the URL fragment as #s=v1.<base64url(deflate(JSON))> with only
+// non-default values. Encoding and decoding live in the engine (Scenario::to_link / from_link), so links are
+// tested natively and the CLI can replay them; this module only moves them between the URL and the page.
+
+/** The scenario in the current URL: { scenario, error, present }. Falls back to the defaults on any error. */
+export function scenarioFromLocation(wasm, hash = location.hash) {
+  const frag = (hash || '').replace(/^#/, '');
+  const s = new URLSearchParams(frag).get('s');
+  if (!s) return { scenario: wasm.default_scenario(), error: null, present: false };
+  try {
+    return { scenario: wasm.scenario_from_link(s), error: null, present: true };
+  } catch (e) {
+    return { scenario: wasm.default_scenario(), error: e, present: true };
+  }
+}
+
+/** The fragment '#s=v1.…' of a valid scenario (throws the engine's error object otherwise). */
+export function fragmentFor(wasm, scenario) {
+  return `#s=${wasm.scenario_to_link(scenario)}`;
+}
+
+/** Put the scenario's link into the address bar without adding history entries. */
+export function writeLocation(wasm, scenario) {
+  const frag = fragmentFor(wasm, scenario);
+  if (location.hash !== frag) history.replaceState(null, '', frag);
+  return location.href;
+}
+
+/** Copy text to the clipboard; falls back to a hidden textarea + execCommand. Resolves to true on success. */
+export async function copyText(text) {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch { /* fall through */ }
+  const ta = document.createElement('textarea');
+  ta.value = text;
+  ta.setAttribute('readonly', '');
+  ta.style.position = 'fixed';
+  ta.style.opacity = '0';
+  document.body.appendChild(ta);
+  ta.select();
+  let ok = false;
+  try { ok = document.execCommand('copy'); } catch { ok = false; }
+  ta.remove();
+  return ok;
+}

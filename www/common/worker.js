@@ -1,0 +1,159 @@
+// The engine's compute worker (a module Web Worker). It owns the loaded trace and runs every model's
+// computations so the page never freezes. Protocol (see worker-client.js):
+//   main → worker  { id, op, payload }            one request
+//                  { op: 'cancel', target: id }   cooperative cancel of request `id`
+//   worker → main  { id, type: 'progress', ... } | { id, type: 'result', result } | { id, type: 'error', error }
+// Errors are plain objects { kind, message, ... } (kind 'trace' carries file/line/column, 'scenario' carries
+// errors: [{ field, message }], 'cancelled', 'hash', 'internal'). `fatal: true` means the wasm instance died
+// (a trap) and the client must restart the worker.
+//
+// Charts are NOT drawn here: plotters measures text through window.document, which workers lack
+// (../shared/TOOLCHAIN.md trap 2); the page draws with its own main-thread instance.
+
+import init, * as wasm from '../pkg/packlab.js';
+import { placementOps } from '../placement/worker-ops.js';
+
+const state = {
+  /** the loaded trace (a wasm `Trace`), replaced only by a successful load */
+  trace: null,
+  /** ids of requests asked to cancel */
+  cancelled: new Set(),
+  /** per-model caches */
+  models: {},
+};
+
+let ready = null;
+
+const coreOps = {
+  /** Instantiate the engine from a compiled WebAssembly.Module sent by the page (or fetch it). */
+  async init(payload) {
+    if (!ready) {
+      ready = payload && payload.module
+        ? init({ module_or_path: payload.module })
+        : init({ module_or_path: new URL('../pkg/packlab_bg.wasm', import.meta.url) });
+    }
+    await ready;
+    return { version: wasm.engine_version() };
+  },
+
+  /**
+   * Read and parse an upload or a bundled trace: payload { files: [{ name, data: File|Blob|ArrayBuffer|Uint8Array }],
+   * expectSha256?: string }. Progress is reported per byte read, then 'parsing'. The current trace is replaced
+   * only on success.
+   */
+  async 'trace.load'(payload, ctx) {
+    const files = payload.files || [];
+    if (!files.length) throw { kind: 'trace', file: 'upload', line: null, column: null, message: 'no files given' };
+    const total = files.reduce((s, f) => s + byteSize(f.data), 0);
+    const builder = new wasm.TraceBuilder();
+    let consumed = false;
+    try {
+      let done = 0;
+      ctx.progress({ stage: 'reading', done: 0, total });
+      let lastPost = 0;
+      for (const f of files) {
+        if (ctx.isCancelled()) throw { kind: 'cancelled', message: 'cancelled' };
+        const bytes = await toBytes(f.data);
+        builder.add(f.name, bytes);
+        done += bytes.byteLength;
+        const now = performance.now();
+        if (now - lastPost > 50 || done === total) {
+          ctx.progress({ stage: 'reading', done, total });
+          lastPost = now;
+          await ctx.yield();
+        }
+      }
+      ctx.progress({ stage: 'parsing', done: total, total });
+      await ctx.yield();
+      consumed = true;
+      const trace = builder.finish(); // consumes the builder; throws a structured TraceError
+      const sha256 = trace.sha256();
+      if (payload.expectSha256 && payload.expectSha256 !== sha256) {
+        trace.free();
+        throw {
+          kind: 'hash',
+          message: `this is not the trace the link was made with: its SHA-256 is ${sha256}, the link expects ${payload.expectSha256}`,
+          file: trace_name(files),
+        };
+      }
+      const info = { name: trace.name(), sha256, summary: trace.summary() };
+      if (state.trace) state.trace.free();
+      state.trace = trace;
+      state.models = {}; // caches depend on the trace
+      return info;
+    } finally {
+      if (!consumed) builder.free();
+    }
+  },
+};
+
+function trace_name(files) {
+  return files.length === 1 ? files[0].name : `${files.length} files`;
+}
+
+function byteSize(d) {
+  if (!d) return 0;
+  if (typeof d.size === 'number') return d.size; // Blob / File
+  return d.byteLength || 0;
+}
+
+async function toBytes(d) {
+  if (d instanceof Uint8Array) return d;
+  if (d instanceof ArrayBuffer) return new Uint8Array(d);
+  if (d && typeof d.arrayBuffer === 'function') return new Uint8Array(await d.arrayBuffer());
+  throw { kind: 'internal', message: 'unsupported file payload' };
+}
+
+const ops = { ...coreOps, ...placementOps };
+
+/** Yield to the event loop so 'cancel' messages get through between steps. */
+function yieldNow() {
+  return new Promise((resolve) => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => resolve();
+    ch.port2.postMessage(0);
+  });
+}
+
+function normalizeError(e) {
+  if (e && typeof e === 'object' && !(e instanceof Error) && typeof e.kind === 'string') return e;
+  if (e instanceof WebAssembly.RuntimeError) {
+    return { kind: 'internal', fatal: true, message: `the engine stopped (${e.message}); it was restarted` };
+  }
+  if (e instanceof Error) return { kind: 'internal', message: e.message };
+  return { kind: 'internal', message: String(e) };
+}
+
+// Requests run one at a time, in arrival order (a run queued behind a trace load sees the new trace);
+// only 'cancel' bypasses the queue, so it reaches a running request at its next yield.
+let queue = Promise.resolve();
+
+self.onmessage = (ev) => {
+  const msg = ev.data || {};
+  if (msg.op === 'cancel') {
+    state.cancelled.add(msg.target);
+    return;
+  }
+  queue = queue.then(() => handle(msg));
+};
+
+async function handle({ id, op, payload }) {
+  const ctx = {
+    wasm,
+    state,
+    progress: (p) => self.postMessage({ id, type: 'progress', ...p }),
+    isCancelled: () => state.cancelled.has(id),
+    yield: yieldNow,
+  };
+  try {
+    if (!ops[op]) throw { kind: 'internal', message: `unknown operation ${op}` };
+    if (state.cancelled.has(id)) throw { kind: 'cancelled', message: 'cancelled' };
+    if (op !== 'init') await coreOps.init({});
+    const result = await ops[op](payload || {}, ctx);
+    self.postMessage({ id, type: 'result', result });
+  } catch (e) {
+    self.postMessage({ id, type: 'error', error: normalizeError(e) });
+  } finally {
+    state.cancelled.delete(id);
+  }
+}

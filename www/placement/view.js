@@ -1,0 +1,403 @@
+// The placement model's view: controls, the frontier chart (plotters → canvas, drawn on the main thread),
+// the results table, exports and the teaching view. Computation happens in the worker ('placement.*' ops).
+
+import { h, setChildren, fmt, debounce, download, fitCanvas } from '../common/dom.js';
+import { errorText } from '../common/engine.js';
+import { writeLocation, copyText } from '../common/share.js';
+import { createControls } from './controls.js';
+
+const CHART_HEIGHT = 440;
+const MACHINE_HEIGHT = 300;
+
+export const model = {
+  id: 'placement',
+  title: 'Placement',
+  subtitle: 'stochastic bin packing with the Gaussian Percentile Approximation',
+};
+
+/**
+ * @param {object} o
+ * @param {HTMLElement} o.root
+ * @param {object} o.wasm          the page's engine instance
+ * @param {import('../common/worker-client.js').EngineWorker} o.worker
+ * @param {object} o.tracePanel    from ../common/trace-panel.js
+ * @param {object} o.scenario      the initial scenario (defaults or from a link)
+ * @param {(msg: string|null) => void} o.banner
+ */
+export function mount({ root, wasm, worker, tracePanel, scenario: initial, banner }) {
+  let scenario = initial; // the last valid scenario
+  let traceRef = null; // the loaded trace's ref
+  let frontier = null; // the last complete frontier
+  let layout = null; // pixel positions of its points
+  let partial = []; // points of the running frontier
+  let running = null; // { cancel, id }
+  let runCount = 0;
+  let machineIdx = 0;
+  let lastMachine = null;
+  let machineReq = 0;
+
+  const controls = createControls({ onChange: debounce(onControls, 250) });
+  controls.fill(scenario);
+
+  // ---- frontier card
+  const canvas = h('canvas', { id: 'frontier-canvas', role: 'img', 'aria-label': 'frontier chart: normalized machines against overflow frequency' });
+  const tooltip = h('div', { class: 'tooltip', id: 'chart-tooltip', hidden: true });
+  const canvasWrap = h('div', { class: 'canvas-wrap' }, canvas, tooltip);
+  const progress = h('progress', { id: 'run-progress', max: 1, value: 0 });
+  const status = h('span', { class: 'status', id: 'run-status', 'aria-live': 'polite' }, 'Waiting for the trace…');
+  const cancelBtn = h('button', { type: 'button', class: 'btn danger small', id: 'cancel-run', disabled: true, onclick: () => running && running.cancel() }, 'Cancel');
+  const rerunBtn = h('button', { type: 'button', class: 'btn small', id: 'rerun', onclick: () => startRun() }, 'Run again');
+  const exportBtns = h('div', { class: 'row exports' },
+    h('span', { class: 'fine' }, 'Export'),
+    h('button', { type: 'button', class: 'btn small', id: 'export-svg', onclick: exportSvg }, 'SVG'),
+    h('button', { type: 'button', class: 'btn small', id: 'export-png', onclick: exportPng }, 'PNG'),
+    h('button', { type: 'button', class: 'btn small', id: 'export-csv', onclick: exportCsv }, 'CSV'),
+    h('button', { type: 'button', class: 'btn small', id: 'export-json', onclick: exportJson }, 'JSON'),
+    h('button', { type: 'button', class: 'btn small', id: 'export-scenario', onclick: exportScenario, title: 'the scenario for `packlab run scenario.json`' }, 'Scenario'));
+  const subtitle = h('p', { class: 'fine', id: 'frontier-subtitle' });
+  const frontierCard = h('section', { class: 'card chart-card', id: 'frontier-card', 'aria-labelledby': 'frontier-title', dataset: { state: 'idle', runs: '0' } },
+    h('div', { class: 'card-head' },
+      h('h2', { id: 'frontier-title' }, 'Utilization vs. violation frontier'),
+      h('div', { class: 'row run-controls' }, progress, status, cancelBtn, rerunBtn)),
+    subtitle, canvasWrap, exportBtns);
+
+  // ---- table card
+  const tbody = h('tbody', { id: 'frontier-rows' });
+  const table = h('table', { class: 'results', id: 'frontier-table' },
+    h('thead', {}, h('tr', {},
+      h('th', { scope: 'col' }, 'fit'), h('th', { scope: 'col', class: 'num' }, 'm_abs'), h('th', { scope: 'col', class: 'num' }, 'm_norm'),
+      h('th', { scope: 'col', class: 'num' }, 'm'), h('th', { scope: 'col', class: 'num' }, 'q'), h('th', { scope: 'col', class: 'num' }, 'util.'),
+      h('th', { scope: 'col', title: 'on the Pareto front of (m, q)' }, 'Pareto'))),
+    tbody);
+  const tableCard = h('section', { class: 'card table-card', id: 'table-card', 'aria-labelledby': 'table-title' },
+    h('h2', { id: 'table-title' }, 'Points'),
+    h('p', { class: 'fine' }, 'm = machines / lower bound ⌈Σ mean / c⌉; q = overflow frequency over E. Click a row to study its packing.'),
+    h('div', { class: 'table-scroll' }, table));
+
+  // ---- teaching card
+  const mCanvas = h('canvas', { id: 'machine-canvas', role: 'img', 'aria-label': 'one machine: empirical total usage against the Gaussian' });
+  const mInput = h('input', { type: 'number', min: 0, step: 1, value: 0, id: 'machine-index', 'aria-label': 'machine number' });
+  const mInfo = h('div', { class: 'machine-info', id: 'machine-info' });
+  const teachCard = h('section', { class: 'card', id: 'teach-card', 'aria-labelledby': 'teach-title' },
+    h('div', { class: 'card-head' },
+      h('h2', { id: 'teach-title' }, 'Teaching view: one machine'),
+      h('div', { class: 'row' },
+        h('button', { type: 'button', class: 'btn small', 'aria-label': 'previous machine', onclick: () => showMachine(machineIdx - 1) }, '‹'),
+        h('label', { class: 'inline' }, 'machine ', mInput),
+        h('button', { type: 'button', class: 'btn small', 'aria-label': 'next machine', onclick: () => showMachine(machineIdx + 1) }, '›'),
+        h('button', { type: 'button', class: 'btn small', id: 'worst-machine', onclick: worstMachine }, 'Most overflowing'))),
+    h('p', { class: 'fine' }, 'The fit test only sees the Gaussian N(μ′, σ′²) built from the observations O; the bars show what the machine really carried over E.'),
+    h('div', { class: 'canvas-wrap' }, mCanvas), mInfo);
+  mInput.addEventListener('change', () => showMachine(Number(mInput.value)));
+
+  setChildren(root,
+    h('div', { class: 'layout' },
+      h('aside', { class: 'sidebar' }, tracePanel.el, controls.el),
+      h('div', { class: 'content' }, frontierCard, h('div', { class: 'split' }, tableCard, teachCard))));
+
+  // ---- chart interaction: hover tooltip, click selects the packing of the teaching view
+  const hit = (ev) => {
+    if (!layout || !frontier) return -1;
+    const r = canvas.getBoundingClientRect();
+    const sx = canvas.width / r.width;
+    const x = (ev.clientX - r.left) * sx;
+    const y = (ev.clientY - r.top) * sx;
+    let best = -1;
+    let bestD = (12 * sx) ** 2;
+    layout.points.forEach(([px, py], i) => {
+      const d = (px - x) ** 2 + (py - y) ** 2;
+      if (d < bestD) { bestD = d; best = i; }
+    });
+    return best;
+  };
+  canvas.addEventListener('mousemove', (ev) => {
+    const i = hit(ev);
+    if (i < 0) { tooltip.hidden = true; canvas.style.cursor = ''; return; }
+    const p = frontier.points[i];
+    setChildren(tooltip, h('strong', {}, p.spec), h('br'), `m = ${fmt(p.m)} (${p.m_abs} machines)`, h('br'), `q = ${fmt(p.q)}`,
+      p.pareto ? h('span', { class: 'pill' }, 'Pareto') : null);
+    const r = canvas.getBoundingClientRect();
+    tooltip.style.left = `${ev.clientX - r.left + 14}px`;
+    tooltip.style.top = `${ev.clientY - r.top + 10}px`;
+    tooltip.hidden = false;
+    canvas.style.cursor = 'pointer';
+  });
+  canvas.addEventListener('mouseleave', () => { tooltip.hidden = true; });
+  canvas.addEventListener('click', (ev) => {
+    const i = hit(ev);
+    if (i >= 0) selectFit(frontier.points[i].spec);
+  });
+  window.addEventListener('resize', debounce(() => { drawFrontier(); drawMachine(); tracePanel.redraw(); }, 150));
+
+  // ---- scenario edits
+  function onControls() {
+    const { scenario: read, errors } = controls.read(scenario);
+    let all = errors;
+    let checked = null;
+    try {
+      checked = wasm.check_scenario(read);
+      all = errors.concat(checked.errors.filter((e) => !errors.some((j) => j.field === e.field)));
+    } catch (e) {
+      all = errors.concat([{ field: e.field || '', message: errorText(e) }]);
+    }
+    const unplaced = controls.showErrors(all);
+    if (unplaced.length) setStatus('error', `Invalid scenario: ${unplaced.map(errorText).join('; ')}`);
+    if (all.length) {
+      if (!unplaced.length) setStatus('invalid', 'Fix the highlighted fields to run.');
+      return;
+    }
+    const prev = scenario;
+    scenario = checked.scenario;
+    if (onlyFitChanged(prev, scenario)) {
+      updateLink();
+      highlightRow();
+      drawFrontier();
+      requestMachine();
+    } else startRun();
+  }
+
+  function onlyFitChanged(a, b) {
+    const strip = (s) => JSON.stringify({ ...s, placement: { ...s.placement, fit: null } });
+    return a.placement.fit !== b.placement.fit && strip(a) === strip(b);
+  }
+
+  function selectFit(spec) {
+    if (scenario.placement.fit === spec) return;
+    scenario = { ...scenario, placement: { ...scenario.placement, fit: spec } };
+    controls.setFit(spec);
+    controls.showErrors([]);
+    machineIdx = 0;
+    updateLink();
+    highlightRow();
+    drawFrontier();
+    requestMachine();
+  }
+
+  function updateLink() {
+    try {
+      writeLocation(wasm, scenario);
+    } catch (e) {
+      console.warn('link', e);
+    }
+  }
+
+  function setStatus(state, text) {
+    frontierCard.dataset.state = state;
+    status.textContent = text;
+  }
+
+  // ---- runs
+  function startRun() {
+    if (!traceRef) return;
+    if (running) running.cancel();
+    const sc = scenario;
+    partial = [];
+    const started = performance.now();
+    setStatus('running', 'Starting…');
+    progress.value = 0;
+    progress.removeAttribute('hidden');
+    cancelBtn.disabled = false;
+    const r = worker.request('placement.run', { scenario: sc }, {
+      onProgress: (p) => {
+        if (running !== r) return;
+        progress.value = p.total ? p.done / p.total : 0;
+        if (p.point) {
+          partial.push(p.point);
+          drawPartial();
+        }
+        setStatus('running', `Computing point ${Math.min(p.done + 1, p.total)} of ${p.total}…`);
+      },
+    });
+    running = r;
+    r.promise.then(
+      (res) => {
+        if (running !== r) return;
+        running = null;
+        cancelBtn.disabled = true;
+        frontier = res.frontier;
+        runCount += 1;
+        frontierCard.dataset.runs = String(runCount);
+        frontierCard.dataset.ms = String(Math.round(performance.now() - started));
+        progress.value = 1;
+        setStatus('done', `${frontier.points.length} points in ${(res.elapsed_ms / 1000).toFixed(2)} s · ${frontier.items} VMs × ${frontier.realisations} samples`);
+        renderFrontier();
+        updateLink();
+        requestMachine();
+      },
+      (e) => {
+        if (running !== r) return;
+        running = null;
+        cancelBtn.disabled = true;
+        if (e && e.kind === 'cancelled') {
+          setStatus('cancelled', frontier ? 'Cancelled; showing the previous frontier.' : 'Cancelled.');
+          drawFrontier();
+        } else {
+          setStatus('error', `Run failed: ${errorText(e)}`);
+          if (e && e.errors) controls.showErrors(e.errors);
+          else if (e && e.field) controls.showErrors([e]);
+        }
+      });
+  }
+
+  // ---- rendering
+  const chartOpts = (dpr) => ({
+    target_rho: scenario.placement.target_rho,
+    highlight: scenario.placement.fit,
+    scale: dpr,
+  });
+
+  function drawPartial() {
+    const dpr = fitCanvas(canvas, CHART_HEIGHT);
+    try {
+      layout = null;
+      wasm.draw_frontier(canvas, partial, chartOpts(dpr));
+    } catch (e) {
+      console.warn('chart', e);
+    }
+  }
+
+  function drawFrontier() {
+    if (!frontier) return;
+    const dpr = fitCanvas(canvas, CHART_HEIGHT);
+    try {
+      layout = wasm.draw_frontier(canvas, frontier.points, chartOpts(dpr));
+    } catch (e) {
+      setStatus('error', `Chart failed: ${errorText(e)}`);
+    }
+  }
+
+  function renderFrontier() {
+    const f = frontier;
+    subtitle.textContent = `${f.trace}: ${f.items} VMs, R = ${f.realisations} (|O| = ${f.observations}, |E| = ${f.evaluations}), c = ${f.capacity}, ${f.rule === 'bf' ? 'Best Fit' : 'First Fit'}${f.rebalance ? ' + rebalancing' : ''}, seed ${scenario.seed}`;
+    drawFrontier();
+    setChildren(tbody, f.points.map((p) => h('tr', {
+      class: p.pareto ? 'pareto' : '',
+      tabindex: 0,
+      dataset: { spec: p.spec, family: p.family, mAbs: String(p.m_abs), mNorm: String(p.m_norm), m: String(p.m), q: String(p.q), utilization: String(p.utilization), pareto: String(p.pareto) },
+      onclick: () => selectFit(p.spec),
+      onkeydown: (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); selectFit(p.spec); } },
+    },
+    h('td', {}, h('span', { class: `swatch fam-${p.family}`, 'aria-hidden': 'true' }), p.spec),
+    h('td', { class: 'num' }, String(p.m_abs)), h('td', { class: 'num' }, String(p.m_norm)),
+    h('td', { class: 'num' }, p.m.toFixed(4)), h('td', { class: 'num' }, fmt(p.q)),
+    h('td', { class: 'num' }, `${(p.utilization * 100).toFixed(1)}%`),
+    h('td', { class: 'center' }, p.pareto ? '●' : ''))));
+    highlightRow();
+  }
+
+  function highlightRow() {
+    for (const tr of tbody.children) tr.classList.toggle('selected', tr.dataset.spec === scenario.placement.fit);
+  }
+
+  // ---- teaching view
+  function requestMachine() {
+    const id = ++machineReq;
+    const fit = scenario.placement.fit;
+    const r = worker.request('placement.machine', { scenario, fit, machine: Math.max(0, machineIdx) });
+    r.promise.then(
+      (res) => {
+        if (id !== machineReq) return;
+        lastMachine = res;
+        mInput.max = String(res.packing.m_abs - 1);
+        mInput.value = String(res.view.machine);
+        drawMachine();
+      },
+      (e) => {
+        if (id !== machineReq) return;
+        if (e && e.field === 'machine' && machineIdx > 0) {
+          machineIdx = 0;
+          requestMachine();
+          return;
+        }
+        if (e && e.kind !== 'cancelled') setChildren(mInfo, h('div', { class: 'error-box' }, errorText(e)));
+      });
+  }
+
+  function showMachine(j) {
+    if (!lastMachine) return;
+    const n = lastMachine.packing.m_abs;
+    machineIdx = ((Math.round(j) % n) + n) % n || 0;
+    requestMachine();
+  }
+
+  function worstMachine() {
+    if (!lastMachine) return;
+    const q = lastMachine.packing.q_per_machine;
+    let best = 0;
+    q.forEach((v, i) => { if (v > q[best]) best = i; });
+    showMachine(best);
+  }
+
+  function drawMachine() {
+    if (!lastMachine) return;
+    const { view, packing, fit } = lastMachine;
+    const dpr = fitCanvas(mCanvas, MACHINE_HEIGHT);
+    try {
+      wasm.draw_machine(mCanvas, view, dpr);
+    } catch (e) {
+      console.warn('machine chart', e);
+    }
+    const rho = fit.startsWith('gpa:') ? Number(fit.slice(4)) : null;
+    setChildren(mInfo,
+      h('div', {}, h('strong', {}, fit), ` packs ${packing.items_per_machine.reduce((a, b) => a + b, 0)} VMs onto ${packing.m_abs} machines (m = ${fmt(packing.m)}, q = ${fmt(packing.q)}).`),
+      h('div', {}, `Machine ${view.machine} holds ${view.items.length} VMs: μ′ = ${fmt(view.mean)}, σ′ = ${fmt(view.sd)}, c = ${fmt(view.capacity)}.`),
+      h('div', { class: 'probs' },
+        h('span', { class: 'prob emp' }, `empirical P(total > c) over E = ${fmt(view.empirical_overflow)}`),
+        h('span', { class: 'prob gauss' }, `Gaussian P(N(μ′, σ′²) > c) = ${fmt(view.gaussian_overflow)}`),
+        rho ? h('span', { class: 'prob target' }, `SLO ρ = ${fmt(rho)}`) : null));
+  }
+
+  // ---- exports
+  const stem = () => `packlab-${(frontier && frontier.trace || 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`;
+  function requireFrontier() {
+    if (!frontier) { setStatus(frontierCard.dataset.state, 'Nothing to export yet.'); return false; }
+    return true;
+  }
+  function exportSvg() {
+    if (!requireFrontier()) return;
+    try {
+      const svg = wasm.frontier_svg(frontier.points, { ...chartOpts(1), title: subtitle.textContent }, 1000, 600);
+      download(`${stem()}.svg`, svg, 'image/svg+xml');
+    } catch (e) { setStatus('error', `SVG export failed: ${errorText(e)}`); }
+  }
+  function exportPng() {
+    if (!requireFrontier()) return;
+    canvas.toBlob((b) => b && download(`${stem()}.png`, b), 'image/png');
+  }
+  function exportCsv() {
+    if (!requireFrontier()) return;
+    const rows = [['family', 'param', 'spec', 'm_abs', 'm_norm', 'm', 'q', 'utilization', 'pareto']];
+    for (const p of frontier.points) rows.push([p.family, p.param ?? '', p.spec, p.m_abs, p.m_norm, p.m, p.q, p.utilization, p.pareto]);
+    download(`${stem()}.csv`, rows.map((r) => r.join(',')).join('\n') + '\n', 'text/csv');
+  }
+  function exportJson() {
+    if (!requireFrontier()) return;
+    download(`${stem()}.json`, JSON.stringify({ scenario, link: location.href, frontier }, null, 2) + '\n', 'application/json');
+  }
+  function exportScenario() {
+    try {
+      download('scenario.json', wasm.scenario_json(scenario) + '\n', 'application/json');
+    } catch (e) { setStatus('error', errorText(e)); }
+  }
+
+  // ---- public API used by the app shell
+  return {
+    /** A trace finished loading (bundled or upload): record it in the scenario and run. */
+    traceLoaded({ ref }) {
+      traceRef = ref;
+      scenario = { ...scenario, trace: ref };
+      startRun();
+    },
+    /** Replace the scenario (e.g. a pasted link). */
+    setScenario(s) {
+      scenario = s;
+      controls.fill(s);
+    },
+    scenario: () => scenario,
+    copyLink: async () => {
+      updateLink();
+      return copyText(location.href);
+    },
+    banner,
+  };
+}
