@@ -433,7 +433,7 @@ pub fn draw_machine<DB: DrawingBackend>(
     let n = m.totals.len().max(1) as f64;
     let dens: Vec<f64> = counts.iter().map(|&c| c as f64 / (n * w)).collect();
     let gauss_peak = if m.sd > 0.0 { phi(0.0) / m.sd } else { 0.0 };
-    let y_hi = dens.iter().copied().fold(0.0, f64::max).max(gauss_peak).max(1e-9) * 1.12;
+    let y_hi = dens.iter().copied().fold(0.0, f64::max).max(gauss_peak).max(1e-9) * 1.45; // headroom for the legend
 
     let mut builder = ChartBuilder::on(area);
     builder.margin(pxi(14.0)).x_label_area_size(pxi(44.0)).y_label_area_size(pxi(56.0));
@@ -465,7 +465,7 @@ pub fn draw_machine<DB: DrawingBackend>(
             Rectangle::new([(x0, 0.0), (x0 + w, *d)], color.mix(0.55).filled())
         }))
         .map_err(err)?
-        .label(format!("empirical over E: P(total > c) = {}", fmt_num(m.p_empirical)))
+        .label(format!("empirical over E (P > c: {})", fmt_num(m.p_empirical)))
         .legend(move |(x, y)| Rectangle::new([(x, y - pxi(5.0)), (x + pxi(16.0), y + pxi(5.0))], bar.mix(0.55).filled()));
 
     if m.sd > 0.0 {
@@ -486,12 +486,7 @@ pub fn draw_machine<DB: DrawingBackend>(
         chart
             .draw_series(LineSeries::new(curve, INK.stroke_width(px(2.0))))
             .map_err(err)?
-            .label(format!(
-                "Gaussian N({}, {}²): P(> c) = {}",
-                fmt_num(m.mean),
-                fmt_num(m.sd),
-                fmt_num(m.p_gaussian)
-            ))
+            .label(format!("Gaussian from O (P > c: {})", fmt_num(m.p_gaussian)))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + pxi(16.0), y)], INK.stroke_width(px(2.0))));
     }
     chart
@@ -536,9 +531,9 @@ pub fn draw_histogram<DB: DrawingBackend>(
     let mut builder = ChartBuilder::on(area);
     builder
         .margin(pxi(10.0))
-        .x_label_area_size(pxi(38.0))
-        .y_label_area_size(pxi(50.0))
-        .right_y_label_area_size(pxi(40.0));
+        .x_label_area_size(pxi(34.0))
+        .y_label_area_size(pxi(34.0))
+        .right_y_label_area_size(pxi(36.0));
     if let Some(t) = &h.title {
         builder.caption(t, (FONT, px(13.0)).into_font().color(&INK));
     }
@@ -547,23 +542,16 @@ pub fn draw_histogram<DB: DrawingBackend>(
         .map_err(err)?
         .set_secondary_coord(h.lo..h.hi, 0.0f64..1.0);
     let x_fmt = |v: &f64| fmt_num(*v);
-    let y_fmt = |v: &f64| {
-        let l = v.log10();
-        if (l - l.round()).abs() < 1e-9 {
-            format!("{}", v.round() as u64)
-        } else {
-            String::new()
-        }
-    };
+    let y_fmt = |v: &f64| fmt_log_tick(*v);
     chart
         .configure_mesh()
         .x_desc(h.x_label.clone().unwrap_or_else(|| "usage (VM units)".into()))
-        .y_desc("samples")
         .x_labels(6)
+        .y_labels(8)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
         .label_style((FONT, px(11.0)).into_font().color(&INK))
-        .axis_desc_style((FONT, px(12.0)).into_font().color(&INK))
+        .axis_desc_style((FONT, px(11.0)).into_font().color(&INK))
         .bold_line_style(GRID.stroke_width(px(1.0)))
         .light_line_style(GRID_LIGHT.stroke_width(px(1.0)))
         .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
@@ -572,7 +560,6 @@ pub fn draw_histogram<DB: DrawingBackend>(
     let pct = |v: &f64| format!("{:.0}%", v * 100.0);
     chart
         .configure_secondary_axes()
-        .y_desc("CDF")
         .y_labels(5)
         .y_label_formatter(&pct)
         .label_style((FONT, px(11.0)).into_font().color(&INK))
@@ -698,7 +685,7 @@ mod tests {
         let svg = machine_svg(&m, 700, 400).unwrap();
         assert!(svg.contains("capacity c = 0.85"));
         let h = HistogramChart { lo: 0.0, hi: 1.0, counts: vec![1000, 300, 50, 0, 3], ..Default::default() };
-        assert!(histogram_svg(&h, 400, 220).unwrap().contains("CDF"));
+        assert!(histogram_svg(&h, 400, 220).unwrap().contains("100%"));
     }
 
     #[test]

@@ -207,11 +207,12 @@ impl TraceBuilder {
         self.files.is_empty()
     }
 
-    /// Detects the format and parses (see [`trace::read_upload`]); consumes the builder. Errors are
-    /// `{ kind: "trace", file, line, column, message, display }`.
-    pub fn finish(self) -> JsResult<Trace> {
+    /// Detects the format and parses (see [`trace::read_upload`]); consumes the builder. The trace is
+    /// called `name` when given (a bundled trace's id, as the CLI names it), else after the upload
+    /// ([`trace::upload_name`]). Errors are `{ kind: "trace", file, line, column, message, display }`.
+    pub fn finish(self, name: Option<String>) -> JsResult<Trace> {
         let sha256 = trace::upload_sha256(&self.files);
-        let name = trace::upload_name(&self.files);
+        let name = name.filter(|n| !n.is_empty()).unwrap_or_else(|| trace::upload_name(&self.files));
         let t = trace::read_trace(&name, &self.files, None).map_err(|e| trace_error(&e))?;
         Ok(Trace { inner: t, sha256 })
     }
@@ -463,7 +464,7 @@ fn histogram_chart(summary: JsValue, scale: f64) -> JsResult<HistogramChart> {
         lo: first.lo,
         hi: last.hi,
         counts: s.histogram.iter().map(|b| b.count).collect(),
-        x_label: Some("CPU usage of one VM sample (VM units)".into()),
+        x_label: Some("usage per VM sample (VM units)".into()),
         title: None,
         scale: Some(scale),
     })

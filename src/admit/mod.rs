@@ -5,3 +5,8 @@
 
 pub mod moments;
 pub mod special;
+pub mod params;
+pub mod policy;
+pub mod posterior;
+pub mod rng;
+pub mod sim;

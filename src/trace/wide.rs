@@ -35,6 +35,7 @@ impl TraceReader for WideReader {
         if !header.starts_with(MAGIC) {
             return Err(TraceError::new(fname, Some(1), Some(1), format!("missing the header `{MAGIC} unit=percent|vm interval_s=N`")));
         }
+        // divisor: percent values are divided by 100 exactly as the PlanetLab reader does (v * 0.01 differs)
         let mut scale = None;
         let mut interval_s = 0.0;
         let mut col = MAGIC.len() + 1;
@@ -45,7 +46,7 @@ impl TraceReader for WideReader {
             }
             let at = col - kv.len() - 1;
             match kv.split_once('=') {
-                Some(("unit", "percent")) => scale = Some(0.01),
+                Some(("unit", "percent")) => scale = Some(100.0),
                 Some(("unit", "vm")) => scale = Some(1.0),
                 Some(("unit", u)) => return Err(TraceError::new(fname, Some(1), Some(at), format!("unknown unit '{}' (percent or vm)", clip(u)))),
                 Some(("interval_s", v)) => {
@@ -78,10 +79,10 @@ impl TraceReader for WideReader {
             for tok in values.split(',') {
                 let t = tok.trim();
                 let v: f64 = t.parse().map_err(|_| TraceError::new(fname, Some(ln), Some(col), format!("'{}' is not a number", clip(t))))?;
-                if !v.is_finite() || v < 0.0 || (scale == 0.01 && v > 100.0) {
+                if !v.is_finite() || v < 0.0 || (scale == 100.0 && v > 100.0) {
                     return Err(TraceError::new(fname, Some(ln), Some(col), format!("usage '{t}' is out of range")));
                 }
-                s.push(v * scale);
+                s.push(v / scale);
                 col += tok.chars().count() + 1;
             }
             total += s.len();

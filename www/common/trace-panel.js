@@ -72,7 +72,8 @@ export function createTracePanel({ wasm, worker, onLoaded }) {
   const request = h('div', { class: 'request-box', id: 'trace-request', hidden: true });
   const summary = h('dl', { class: 'summary', id: 'trace-summary' });
   const histCanvas = h('canvas', { id: 'trace-histogram', 'aria-label': 'histogram and CDF of the usage samples' });
-  const histWrap = h('div', { class: 'canvas-wrap small' }, histCanvas);
+  const histWrap = h('figure', { class: 'canvas-wrap small' }, histCanvas,
+    h('figcaption', { class: 'fine' }, 'Bars: samples per usage bin (log scale). Line: cumulative share (right axis).'));
   const attribution = h('p', { class: 'fine', id: 'trace-attribution' });
 
   const drop = h('div', { class: 'dropzone', id: 'trace-drop', tabindex: 0 },
@@ -162,9 +163,10 @@ export function createTracePanel({ wasm, worker, onLoaded }) {
     onLoaded(current);
   }
 
-  async function run(files, ref, { expectSha256, label }) {
+  async function run(files, ref, { expectSha256, label, name }) {
     if (busy) busy.cancel();
     const r = worker.loadTrace(files, {
+      name,
       expectSha256,
       onProgress: (p) => {
         if (p.stage === 'parsing') setBusy(`Parsing ${label}…`, undefined);
@@ -229,7 +231,7 @@ export function createTracePanel({ wasm, worker, onLoaded }) {
       return false;
     }
     const name = b.path.split('/').pop();
-    return run([{ name, data: bytes.buffer }], { bundled: id }, { label: b.id });
+    return run([{ name, data: bytes.buffer }], { bundled: id }, { label: b.id, name: b.id });
   }
 
   /** Parse user files (checked against the link's SHA-256 when a link asked for an upload). */

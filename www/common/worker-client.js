@@ -82,16 +82,17 @@ export class EngineWorker {
     this.pending.clear();
     // init and the trace replay are queued first in the new worker, so later requests see the trace
     this.spawn();
-    const replay = this.traceFiles ? this.request('trace.load', { files: this.traceFiles }).promise : this.ready;
+    const replay = this.traceFiles ? this.request('trace.load', { files: this.traceFiles, name: this.traceName }).promise : this.ready;
     this.restarting = replay.then(() => this.onStatus('ready'), (e) => this.onStatus('failed', e));
     return this.restarting;
   }
 
   /** Load a trace; on success remember its files for restarts. Returns { id, promise, cancel }. */
-  loadTrace(files, { expectSha256, onProgress } = {}) {
-    const r = this.request('trace.load', { files, expectSha256 }, { onProgress });
+  loadTrace(files, { name, expectSha256, onProgress } = {}) {
+    const r = this.request('trace.load', { files, name, expectSha256 }, { onProgress });
     r.promise = r.promise.then((info) => {
       this.traceFiles = files;
+      this.traceName = name;
       return info;
     });
     return r;

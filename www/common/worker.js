@@ -38,7 +38,7 @@ const coreOps = {
 
   /**
    * Read and parse an upload or a bundled trace: payload { files: [{ name, data: File|Blob|ArrayBuffer|Uint8Array }],
-   * expectSha256?: string }. Progress is reported per byte read, then 'parsing'. The current trace is replaced
+   * name?: string (a bundled trace's id), expectSha256?: string }. Progress is reported per byte read, then 'parsing'. The current trace is replaced
    * only on success.
    */
   async 'trace.load'(payload, ctx) {
@@ -66,7 +66,7 @@ const coreOps = {
       ctx.progress({ stage: 'parsing', done: total, total });
       await ctx.yield();
       consumed = true;
-      const trace = builder.finish(); // consumes the builder; throws a structured TraceError
+      const trace = builder.finish(payload.name || undefined); // consumes the builder; throws a structured TraceError
       const sha256 = trace.sha256();
       if (payload.expectSha256 && payload.expectSha256 !== sha256) {
         trace.free();

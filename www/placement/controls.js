@@ -44,8 +44,8 @@ export function createControls({ onChange }) {
   const rule = h('select', {}, h('option', { value: 'bf' }, 'Best Fit'), h('option', { value: 'ff' }, 'First Fit'));
   const rebalance = h('input', { type: 'checkbox' });
   const clairvoyance = num({ placeholder: '1' });
-  const mode = h('select', {}, h('option', { value: 'aligned' }, 'aligned (real intervals)'),
-    h('option', { value: 'resampled' }, 'resampled (i.i.d. per VM)'));
+  const mode = h('select', {}, h('option', { value: 'aligned', title: 'column t of every VM is the same real interval' }, 'aligned'),
+    h('option', { value: 'resampled', title: 'R draws per VM from its empirical distribution, seeded' }, 'resampled'));
   const realisations = num({ inputmode: 'numeric', placeholder: '10000' });
   const seed = num({ inputmode: 'numeric', placeholder: '1' });
   const target = num({ placeholder: '0.05' });

@@ -32,7 +32,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   let partial = []; // points of the running frontier
   let running = null; // { cancel, id }
   let runCount = 0;
-  let machineIdx = 0;
+  let machineIdx = null; // null: pick the most overflowing machine of the packing
   let lastMachine = null;
   let machineReq = 0;
 
@@ -65,13 +65,13 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   const tbody = h('tbody', { id: 'frontier-rows' });
   const table = h('table', { class: 'results', id: 'frontier-table' },
     h('thead', {}, h('tr', {},
-      h('th', { scope: 'col' }, 'fit'), h('th', { scope: 'col', class: 'num' }, 'm_abs'), h('th', { scope: 'col', class: 'num' }, 'm_norm'),
+      h('th', { scope: 'col' }, 'fit'), h('th', { scope: 'col', class: 'num', title: 'machines used' }, 'machines'),
       h('th', { scope: 'col', class: 'num' }, 'm'), h('th', { scope: 'col', class: 'num' }, 'q'), h('th', { scope: 'col', class: 'num' }, 'util.'),
       h('th', { scope: 'col', title: 'on the Pareto front of (m, q)' }, 'Pareto'))),
     tbody);
   const tableCard = h('section', { class: 'card table-card', id: 'table-card', 'aria-labelledby': 'table-title' },
     h('h2', { id: 'table-title' }, 'Points'),
-    h('p', { class: 'fine' }, 'm = machines / lower bound ⌈Σ mean / c⌉; q = overflow frequency over E. Click a row to study its packing.'),
+    h('p', { class: 'fine' }, 'm = machines / m_norm (the lower bound ⌈Σ mean / c⌉); q = overflow frequency over E. Click a row to study its packing.'),
     h('div', { class: 'table-scroll' }, table));
 
   // ---- teaching card
@@ -166,7 +166,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     scenario = { ...scenario, placement: { ...scenario.placement, fit: spec } };
     controls.setFit(spec);
     controls.showErrors([]);
-    machineIdx = 0;
+    machineIdx = null;
     updateLink();
     highlightRow();
     drawFrontier();
@@ -222,6 +222,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
         setStatus('done', `${frontier.points.length} points in ${(res.elapsed_ms / 1000).toFixed(2)} s · ${frontier.items} VMs × ${frontier.realisations} samples`);
         renderFrontier();
         updateLink();
+        machineIdx = null;
         requestMachine();
       },
       (e) => {
@@ -268,7 +269,8 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
 
   function renderFrontier() {
     const f = frontier;
-    subtitle.textContent = `${f.trace}: ${f.items} VMs, R = ${f.realisations} (|O| = ${f.observations}, |E| = ${f.evaluations}), c = ${f.capacity}, ${f.rule === 'bf' ? 'Best Fit' : 'First Fit'}${f.rebalance ? ' + rebalancing' : ''}, seed ${scenario.seed}`;
+    const mNorm = f.points.length ? f.points[0].m_norm : '–';
+    subtitle.textContent = `${f.trace}: ${f.items} VMs, R = ${f.realisations} (|O| = ${f.observations}, |E| = ${f.evaluations}), c = ${f.capacity}, m_norm = ${mNorm}, ${f.rule === 'bf' ? 'Best Fit' : 'First Fit'}${f.rebalance ? ' + rebalancing' : ''}, seed ${scenario.seed}`;
     drawFrontier();
     setChildren(tbody, f.points.map((p) => h('tr', {
       class: p.pareto ? 'pareto' : '',
@@ -278,7 +280,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
       onkeydown: (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); selectFit(p.spec); } },
     },
     h('td', {}, h('span', { class: `swatch fam-${p.family}`, 'aria-hidden': 'true' }), p.spec),
-    h('td', { class: 'num' }, String(p.m_abs)), h('td', { class: 'num' }, String(p.m_norm)),
+    h('td', { class: 'num' }, String(p.m_abs)),
     h('td', { class: 'num' }, p.m.toFixed(4)), h('td', { class: 'num' }, fmt(p.q)),
     h('td', { class: 'num' }, `${(p.utilization * 100).toFixed(1)}%`),
     h('td', { class: 'center' }, p.pareto ? '●' : ''))));
@@ -293,10 +295,17 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   function requestMachine() {
     const id = ++machineReq;
     const fit = scenario.placement.fit;
-    const r = worker.request('placement.machine', { scenario, fit, machine: Math.max(0, machineIdx) });
+    const r = worker.request('placement.machine', { scenario, fit, machine: Math.max(0, machineIdx ?? 0) });
     r.promise.then(
       (res) => {
         if (id !== machineReq) return;
+        if (machineIdx === null) {
+          machineIdx = argmax(res.packing.q_per_machine);
+          if (machineIdx !== res.view.machine) {
+            requestMachine();
+            return;
+          }
+        }
         lastMachine = res;
         mInput.max = String(res.packing.m_abs - 1);
         mInput.value = String(res.view.machine);
@@ -304,7 +313,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
       },
       (e) => {
         if (id !== machineReq) return;
-        if (e && e.field === 'machine' && machineIdx > 0) {
+        if (e && e.field === 'machine' && machineIdx) {
           machineIdx = 0;
           requestMachine();
           return;
@@ -320,12 +329,15 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     requestMachine();
   }
 
-  function worstMachine() {
-    if (!lastMachine) return;
-    const q = lastMachine.packing.q_per_machine;
+  function argmax(q) {
     let best = 0;
     q.forEach((v, i) => { if (v > q[best]) best = i; });
-    showMachine(best);
+    return best;
+  }
+
+  function worstMachine() {
+    if (!lastMachine) return;
+    showMachine(argmax(lastMachine.packing.q_per_machine));
   }
 
   function drawMachine() {

@@ -46,13 +46,13 @@ struct TraceArgs {
 #[derive(Args, Debug, Clone)]
 struct ModelArgs {
     /// Machine capacity c in VM units (1.0 = one VM's full CPU; > 0).
-    #[arg(long, value_name = "C", default_value_t = placement::DEFAULT_CAPACITY)]
+    #[arg(long, value_name = "C", default_value_t = placement::DEFAULT_CAPACITY, allow_negative_numbers = true)]
     capacity: f64,
     /// Packing rule: ff (First Fit) or bf (Best Fit).
     #[arg(long, value_name = "RULE", default_value = "bf")]
     rule: String,
     /// Clairvoyance ℓ in (0, 1]: statistics from the first ⌊ℓ·R⌋ samples, evaluation on the rest (1 = all).
-    #[arg(long, value_name = "L", default_value_t = 1.0)]
+    #[arg(long, value_name = "L", default_value_t = 1.0, allow_negative_numbers = true)]
     clairvoyance: f64,
     /// Turn rebalancing off (seed 002 Alg. 1; on by default).
     #[arg(long)]

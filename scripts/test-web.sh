@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Web tests: (1) wasm-bindgen tests of the binding layer in headless Chromium (tests/wasm_bindings.rs);
+# (2) end to end with node's test runner + playwright-core driving Debian's chromium (tests/e2e/), which
+# compare the page and the wasm engine with the native CLI (target/release/packlab, built by `make native`).
+# Expects `make setup-web`, `make native` and `make wasm` to have run (the Makefile's test-web target does).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/.tools/bin:$PATH"
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+[ -x target/release/packlab ] || { echo "test-web: target/release/packlab missing (make native)" >&2; exit 1; }
+[ -f www/pkg/packlab_bg.wasm ] || { echo "test-web: www/pkg missing (make wasm)" >&2; exit 1; }
+mkdir -p test-artifacts
+
+echo "== wasm-bindgen tests (headless Chromium)"
+# no -q: the test runner rejects --quiet (TOOLCHAIN.md trap 3)
+cargo test --locked --target wasm32-unknown-unknown --test wasm_bindings
+
+echo "== end-to-end tests (Chromium via playwright-core)"
+node --test --test-concurrency=1 --test-reporter=spec tests/e2e/
+
+RAW=$(stat -c %s www/pkg/packlab_bg.wasm); GZ=$(gzip -9c www/pkg/packlab_bg.wasm | wc -c)
+node -e '
+const fs = require("fs"); const p = "test-artifacts/metrics.json";
+let m = {}; try { m = JSON.parse(fs.readFileSync(p, "utf8")); } catch {}
+m.wasm_bytes_raw = +process.argv[1]; m.wasm_bytes_gzip = +process.argv[2];
+fs.writeFileSync(p, JSON.stringify(m, null, 2) + "\n"); console.log("metrics:", JSON.stringify(m));
+' "$RAW" "$GZ"

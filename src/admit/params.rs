@@ -1,0 +1,235 @@
+//! Parameters of the admission model and its experiments (ALGORITHMS.md §2.1, §2.7, §2.13). Serde-ready with
+//! `#[serde(default)]` so that a Scenario can embed a partial object.
+
+use super::moments::{MomentConfig, MomentMode};
+use super::posterior::{Priors, UpdateMode};
+use serde::{Deserialize, Serialize};
+
+/// Initial size n0 of an arriving deployment (cores).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum InitialSize {
+    /// `n0 = 1 + Poisson(σ_d)` with the deployment's own σ (ALGORITHMS.md §2.1 default).
+    #[default]
+    OnePlusPoissonSigma,
+    /// Empirical distribution: `sizes[i]` cores with probability ∝ `weights[i]` (e.g. fitted from Azure).
+    Empirical {
+        /// Sizes in cores (≥ 1).
+        sizes: Vec<u32>,
+        /// Non-negative weights (normalised internally).
+        weights: Vec<f64>,
+    },
+}
+
+/// Which admission policy (ALGORITHMS.md §2.7, §2.10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PolicyKind {
+    /// Accept iff `N + n0 < θ0` (seed 000 Def. 4.1). Threshold in cores.
+    Zeroth,
+    /// Accept iff `∀k: E_k < θ1` (seed 000 Def. 4.2). Threshold in cores.
+    First,
+    /// Accept iff `∀k: E_k < C and V_k/(V_k + (C−E_k)²) < θ2` (Cantelli, seed 000 Def. 4.4). Dimensionless.
+    Second,
+    /// Accept if it fits (`N + n0 ≤ C`), the upper bound of §2.10. No threshold.
+    AcceptIfFits,
+}
+
+impl PolicyKind {
+    /// Upper-case name as printed by the CLI.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PolicyKind::Zeroth => "ZEROTH",
+            PolicyKind::First => "FIRST",
+            PolicyKind::Second => "SECOND",
+            PolicyKind::AcceptIfFits => "ACCEPT_IF_FITS",
+        }
+    }
+    /// Parse ZEROTH / FIRST / SECOND / ACCEPT_IF_FITS (case-insensitive; also 0, 1, 2, upper).
+    pub fn parse(s: &str) -> Result<PolicyKind, String> {
+        match s.trim().to_ascii_uppercase().as_str() {
+            "ZEROTH" | "0" => Ok(PolicyKind::Zeroth),
+            "FIRST" | "1" => Ok(PolicyKind::First),
+            "SECOND" | "2" => Ok(PolicyKind::Second),
+            "ACCEPT_IF_FITS" | "UPPER" | "FITS" => Ok(PolicyKind::AcceptIfFits),
+            o => Err(format!("unknown policy '{o}' (expected ZEROTH, FIRST, SECOND or ACCEPT_IF_FITS)")),
+        }
+    }
+    /// True if the policy needs the moment curves of §2.6.3.
+    pub fn needs_curves(&self) -> bool {
+        matches!(self, PolicyKind::First | PolicyKind::Second)
+    }
+}
+
+/// Parametrisation of SECOND (ALGORITHMS.md §2.7).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SecondParam {
+    /// θ2 bounds the Cantelli ratio (canonical).
+    #[default]
+    Ratio,
+    /// θ2 in cores: accept ⇔ `∀k: E_k + sqrt(V_k(1−δ2)/δ2) < θ2`.
+    Cores {
+        /// δ2 (default 0.01).
+        delta: f64,
+    },
+}
+
+/// A policy with its threshold (cores for ZEROTH/FIRST and SECOND-Cores; ratio for SECOND).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PolicySpec {
+    /// Policy.
+    pub kind: PolicyKind,
+    /// Threshold θ0/θ1 (cores) or θ2.
+    pub threshold: f64,
+    /// MARGINAL heuristic (seed 000 Def. 6.1): accept at step k also if `μ_c(t_k) < ε_m`.
+    pub marginal: bool,
+}
+
+/// Labelling mode of §2.11 / E0.4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Labelling {
+    /// No user types: each arrival is drawn from the population (§2.1).
+    #[default]
+    Off,
+    /// Two types per user; the deployment's type is submitted (labelled).
+    Labelled,
+    /// Two types per user; the provider keeps both posteriors and uses the ½/½ mixture.
+    Unlabelled,
+}
+
+/// All parameters of one admission-control configuration (ALGORITHMS.md §2.13 defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AdmitParams {
+    /// Cluster capacity C (cores). Default 20,000.
+    pub capacity: f64,
+    /// Deployment arrival rate ρ_arr (per hour). Default 1.
+    pub arrival_rate: f64,
+    /// Run length T_run (hours). Default 26,280 (3 years).
+    pub horizon_hours: f64,
+    /// Metric month (hours). Default 730.
+    pub month_hours: f64,
+    /// SLA ε on the scale-out failure rate. Default 1e−3.
+    pub sla: f64,
+    /// Population priors and κ (§2.13).
+    pub priors: Priors,
+    /// Initial size distribution.
+    pub initial_size: InitialSize,
+    /// Pseudo-observations m per scaling process (§2.11). Default 0.
+    pub pseudo_obs: u32,
+    /// Labelling mode (§2.11). Default off.
+    pub labelling: Labelling,
+    /// Pseudo-observations per user type in labelling runs (default 1).
+    pub labelling_obs: u32,
+    /// Marginal constant ε_m (cores). Default 0.1.
+    pub marginal_eps: f64,
+    /// Posterior update variant (§2.6.2).
+    pub update: UpdateMode,
+    /// Moment formula and quadrature (§2.6.3).
+    pub moments: MomentConfig,
+    /// Sub-horizons of the look-ahead (hours). Default {26280, 8760, 730, 168, 24}.
+    pub subhorizons: Vec<f64>,
+    /// Steps per sub-horizon. Default 600.
+    pub steps: usize,
+    /// Number of log-spaced lead times at which per-deployment curves are stored (0 = the exact policy grid).
+    /// Policy-grid values are interpolated in ln t. Default 256 (see the accuracy test in tests/admit_sim.rs).
+    pub curve_points: usize,
+    /// Refresh tolerance: relative change of any posterior hyperparameter that triggers a curve recompute
+    /// (any change of n_d always does). 0 = recompute at every arrival. Default 0.01.
+    pub refresh_tol: f64,
+    /// Memoise alive tables on the lattice of §2.7 (default true; false = exact tables, slow).
+    pub lattice: bool,
+    /// Parametrisation of SECOND.
+    pub second_param: SecondParam,
+    /// Binary-search iterations of the tuning (§2.8). Default 14.
+    pub tune_iterations: usize,
+    /// Bootstrap resamples for BCa CIs. Default 10,000.
+    pub bootstrap: usize,
+    /// Sample the time series of one run every this many hours (0 = off).
+    pub series_every_hours: f64,
+}
+
+impl Default for AdmitParams {
+    fn default() -> Self {
+        AdmitParams {
+            capacity: 20_000.0,
+            arrival_rate: 1.0,
+            horizon_hours: 26_280.0,
+            month_hours: 730.0,
+            sla: 1e-3,
+            priors: Priors::default(),
+            initial_size: InitialSize::OnePlusPoissonSigma,
+            pseudo_obs: 0,
+            labelling: Labelling::Off,
+            labelling_obs: 1,
+            marginal_eps: 0.1,
+            update: UpdateMode::Vb,
+            moments: MomentConfig { mode: MomentMode::Canonical, ..MomentConfig::default() },
+            subhorizons: vec![26_280.0, 8_760.0, 730.0, 168.0, 24.0],
+            steps: 600,
+            curve_points: 256,
+            refresh_tol: 0.01,
+            lattice: true,
+            second_param: SecondParam::Ratio,
+            tune_iterations: 14,
+            bootstrap: 10_000,
+            series_every_hours: 0.0,
+        }
+    }
+}
+
+impl AdmitParams {
+    /// Check ranges; the error names the offending field.
+    pub fn validate(&self) -> Result<(), String> {
+        let pos = |v: f64, n: &str| if v.is_finite() && v > 0.0 { Ok(()) } else { Err(format!("{n} must be > 0 (got {v})")) };
+        pos(self.capacity, "capacity")?;
+        pos(self.arrival_rate, "arrival_rate")?;
+        pos(self.horizon_hours, "horizon_hours")?;
+        pos(self.month_hours, "month_hours")?;
+        pos(self.priors.kappa, "priors.kappa")?;
+        if !(self.sla > 0.0 && self.sla < 1.0) {
+            return Err(format!("sla must be in (0, 1) (got {})", self.sla));
+        }
+        for (g, n) in [(self.priors.lambda, "lambda"), (self.priors.nu, "nu"), (self.priors.sigma, "sigma")] {
+            if !g.is_valid() {
+                return Err(format!("priors.{n} must have positive finite shape and rate"));
+            }
+        }
+        if self.subhorizons.is_empty() || self.subhorizons.iter().any(|h| !(h.is_finite() && *h > 0.0)) {
+            return Err("subhorizons must be a non-empty list of positive hours".into());
+        }
+        if self.steps == 0 {
+            return Err("steps must be ≥ 1".into());
+        }
+        if self.moments.j_tau == 0 || self.moments.j_nu == 0 || self.moments.j_sigma == 0 {
+            return Err("quadrature sizes must be ≥ 1".into());
+        }
+        if let InitialSize::Empirical { sizes, weights } = &self.initial_size {
+            if sizes.is_empty() || sizes.len() != weights.len() || sizes.contains(&0) {
+                return Err("initial_size: sizes (≥ 1) and weights must be non-empty and of equal length".into());
+            }
+            if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0)) || weights.iter().sum::<f64>() <= 0.0 {
+                return Err("initial_size: weights must be non-negative with a positive sum".into());
+            }
+        }
+        if !(self.refresh_tol >= 0.0) {
+            return Err("refresh_tol must be ≥ 0".into());
+        }
+        Ok(())
+    }
+
+    /// Search bounds of the threshold of `kind` (ALGORITHMS.md §2.8): θ0, θ1 ∈ [0, C]; θ2 ∈ [1e−8, 0.5]
+    /// (searched in log10); SECOND-Cores ∈ [0, 2C].
+    pub fn threshold_bounds(&self, kind: PolicyKind) -> (f64, f64) {
+        match kind {
+            PolicyKind::Zeroth | PolicyKind::First => (0.0, self.capacity),
+            PolicyKind::Second => match self.second_param {
+                SecondParam::Ratio => (1e-8, 0.5),
+                SecondParam::Cores { .. } => (0.0, 2.0 * self.capacity),
+            },
+            PolicyKind::AcceptIfFits => (0.0, 0.0),
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Admission policies and their look-ahead grid (ALGORITHMS.md §2.7, seed 000 Def. 4.1, 4.2, 4.4, 6.1).
+
+use super::params::{PolicyKind, PolicySpec, SecondParam};
+
+/// The look-ahead: union of sub-horizons `H` with `steps` points each, `t_{H,k} = k·H/steps` (hours), plus the
+/// lead times at which per-deployment curves are stored and the interpolation map between the two.
+#[derive(Clone, Debug)]
+pub struct LeadGrid {
+    /// Policy lead times (hours), `subhorizons.len()·steps` of them, in sub-horizon order.
+    pub policy_t: Vec<f64>,
+    /// Lead times (hours, ascending) at which curves are computed and summed.
+    pub curve_t: Vec<f64>,
+    map: Vec<(u32, f64)>,
+}
+
+impl LeadGrid {
+    /// Build the grid. `curve_points = 0`: curves on the exact (deduplicated) policy grid; otherwise
+    /// `curve_points` log-spaced lead times from the smallest to the largest policy lead time, and policy values
+    /// are interpolated linearly in ln t.
+    pub fn new(subhorizons: &[f64], steps: usize, curve_points: usize) -> LeadGrid {
+        let mut policy_t = Vec::with_capacity(subhorizons.len() * steps);
+        for &h in subhorizons {
+            for k in 1..=steps {
+                policy_t.push(k as f64 * h / steps as f64);
+            }
+        }
+        let mut sorted = policy_t.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        sorted.dedup();
+        if curve_points == 0 || sorted.len() < 2 {
+            let map = policy_t
+                .iter()
+                .map(|x| (sorted.binary_search_by(|p| p.total_cmp(x)).unwrap_or(0) as u32, 0.0))
+                .collect();
+            return LeadGrid { policy_t, curve_t: sorted, map };
+        }
+        let lg = super::moments::LogGrid::new(sorted[0], sorted[sorted.len() - 1], curve_points);
+        let map = policy_t
+            .iter()
+            .map(|&x| {
+                let (i, f) = lg.locate(x);
+                (i as u32, f)
+            })
+            .collect();
+        LeadGrid { policy_t, curve_t: lg.t, map }
+    }
+
+    /// Value of a curve (given on `curve_t`) at policy point k.
+    #[inline]
+    pub fn at(&self, curve: &[f64], k: usize) -> f64 {
+        let (i, f) = self.map[k];
+        let i = i as usize;
+        if f == 0.0 {
+            curve[i]
+        } else {
+            curve[i] + (curve[i + 1] - curve[i]) * f
+        }
+    }
+}
+
+/// Everything a policy sees at an arrival (ALGORITHMS.md §2.7 pseudo-code).
+pub struct DecisionContext<'a> {
+    /// Active cores N now.
+    pub active: f64,
+    /// Capacity C (cores).
+    pub capacity: f64,
+    /// Candidate's initial cores n0.
+    pub n0: u32,
+    /// Lead-time grid.
+    pub grid: &'a LeadGrid,
+    /// Σ_d μ_d on `grid.curve_t` (cores); empty when the policy needs no curves.
+    pub sum_mean: &'a [f64],
+    /// Σ_d v_d on `grid.curve_t` (cores²).
+    pub sum_var: &'a [f64],
+    /// Candidate's μ_c on `grid.curve_t`.
+    pub cand_mean: &'a [f64],
+    /// Candidate's v_c on `grid.curve_t`.
+    pub cand_var: &'a [f64],
+    /// Marginal constant ε_m (cores).
+    pub marginal_eps: f64,
+}
+
+/// An admission policy: accept or reject one arriving deployment. Later models' policies mirror this trait.
+pub trait AdmissionPolicy {
+    /// Display name, e.g. "SECOND+MARGINAL".
+    fn name(&self) -> String;
+    /// True if [`DecisionContext`] must carry the moment curves.
+    fn needs_curves(&self) -> bool;
+    /// The policy's own test (the cluster additionally requires `N + n0 ≤ C`).
+    fn accept(&self, ctx: &DecisionContext) -> bool;
+}
+
+/// The policies of §2.7 as one configurable struct.
+#[derive(Clone, Copy, Debug)]
+pub struct MomentPolicy {
+    /// Policy, threshold and MARGINAL flag.
+    pub spec: PolicySpec,
+    /// Parametrisation of SECOND.
+    pub second: SecondParam,
+}
+
+impl AdmissionPolicy for MomentPolicy {
+    fn name(&self) -> String {
+        let mut s = self.spec.kind.name().to_string();
+        if self.spec.marginal {
+            s.push_str("+MARGINAL");
+        }
+        s
+    }
+    fn needs_curves(&self) -> bool {
+        self.spec.kind.needs_curves()
+    }
+    fn accept(&self, c: &DecisionContext) -> bool {
+        let th = self.spec.threshold;
+        match self.spec.kind {
+            PolicyKind::AcceptIfFits => true,
+            PolicyKind::Zeroth => c.active + (c.n0 as f64) < th,
+            PolicyKind::First | PolicyKind::Second => {
+                let g = c.grid;
+                for k in 0..g.policy_t.len() {
+                    let mc = g.at(c.cand_mean, k);
+                    let e = g.at(c.sum_mean, k) + mc;
+                    let ok = if self.spec.kind == PolicyKind::First {
+                        e < th
+                    } else {
+                        let v = g.at(c.sum_var, k) + g.at(c.cand_var, k);
+                        match self.second {
+                            SecondParam::Ratio => {
+                                let d = c.capacity - e;
+                                e < c.capacity && v / (v + d * d) < th
+                            }
+                            SecondParam::Cores { delta } => e + (v * (1.0 - delta) / delta).sqrt() < th,
+                        }
+                    };
+                    if !(ok || (self.spec.marginal && mc < c.marginal_eps)) {
+                        return false;
+                    }
+                }
+                true
+            }
+        }
+    }
+}

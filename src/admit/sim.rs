@@ -1,0 +1,687 @@
+//! The cluster simulator of ALGORITHMS.md §2.1 on the shared DES kernel (§1.2): Poisson arrivals, exact
+//! continuous-time deployments (Exp core lifetimes, Poisson scale-outs of size 1 + Poisson(σ), Exp kill,
+//! absorption at zero cores), all-or-nothing scale-out grants, metrics of §2.10.
+
+use super::moments::{posterior_moments_with, Belief, ExactTables, NodeCache, PsiSource, TableLattice};
+use super::params::{AdmitParams, InitialSize, Labelling, PolicySpec};
+use super::policy::{AdmissionPolicy, DecisionContext, LeadGrid, MomentPolicy};
+use super::posterior::{update, SuffStats};
+use super::rng::{component as comp, exp, gamma, poisson, stream};
+use crate::des::{Des, TimerKey, World};
+use rand::RngExt;
+use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// True parameters of one deployment type (hidden from the provider).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeploymentType {
+    /// Per-core death rate λ (per hour).
+    pub lambda: f64,
+    /// Normalised scale-out rate ν (scale-out rate ν·λ per hour).
+    pub nu: f64,
+    /// Size parameter σ (scale-out size 1 + Poisson(σ) cores).
+    pub sigma: f64,
+}
+
+/// Pre-drawn content of arrival number `idx` of run `seed` (common random numbers across policies).
+#[derive(Clone, Debug)]
+pub struct ArrivalDraw {
+    /// The deployment's true type.
+    pub theta: DeploymentType,
+    /// The user's two types (labelling runs) — `types[which]` is `theta`.
+    pub types: [DeploymentType; 2],
+    /// Which of the two types this deployment is.
+    pub which: usize,
+    /// Initial cores.
+    pub n0: u32,
+    /// Maximum lifetime M (hours from arrival).
+    pub max_life: f64,
+}
+
+fn draw_type<R: rand::Rng>(r: &mut R, p: &AdmitParams) -> DeploymentType {
+    let pr = &p.priors;
+    DeploymentType {
+        lambda: gamma(r, pr.lambda.shape, pr.lambda.rate),
+        nu: gamma(r, pr.nu.shape, pr.nu.rate),
+        sigma: gamma(r, pr.sigma.shape, pr.sigma.rate),
+    }
+}
+
+/// Draw arrival `idx` of run `seed` from its own stream (ALGORITHMS.md §0).
+pub fn draw_arrival(p: &AdmitParams, seed: u64, idx: u64) -> ArrivalDraw {
+    let mut r = stream(seed, comp::ARRIVAL_TYPE, idx);
+    let a = draw_type(&mut r, p);
+    let b = draw_type(&mut r, p);
+    let which = if r.random::<f64>() < 0.5 { 0 } else { 1 };
+    let theta = if p.labelling == Labelling::Off { a } else { [a, b][which] };
+    let which = if p.labelling == Labelling::Off { 0 } else { which };
+    let u_size = r.random::<f64>();
+    let mut rs = stream(seed, comp::ARRIVAL_TYPE, idx ^ 0x8000_0000_0000_0000);
+    let n0 = match &p.initial_size {
+        InitialSize::OnePlusPoissonSigma => 1 + poisson(&mut rs, theta.sigma) as u32,
+        InitialSize::Empirical { sizes, weights } => {
+            let tot: f64 = weights.iter().sum();
+            let mut acc = 0.0;
+            let mut out = sizes[sizes.len() - 1];
+            for (s, w) in sizes.iter().zip(weights) {
+                acc += w / tot;
+                if u_size < acc {
+                    out = *s;
+                    break;
+                }
+            }
+            out
+        }
+    };
+    let max_life = exp(&mut r, theta.lambda / p.priors.kappa);
+    ArrivalDraw { theta, types: [a, b], which, n0, max_life }
+}
+
+/// Pseudo-observations of one type (ALGORITHMS.md §2.11): m lifetimes, m scale-out gaps, m sizes.
+pub fn pseudo_observations<R: rand::Rng>(r: &mut R, th: &DeploymentType, m: u32) -> SuffStats {
+    let mut s = SuffStats::default();
+    for _ in 0..m {
+        s.deaths += 1.0;
+        s.exposure += exp(r, th.lambda);
+        s.requests += 1.0;
+        s.request_exposure += exp(r, th.nu * th.lambda);
+        s.sizes += 1.0;
+        s.extra_cores += poisson(r, th.sigma) as f64;
+    }
+    s
+}
+
+/// Per-month metrics (ALGORITHMS.md §2.10).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MonthStats {
+    /// ∫ N dt over the month (core-hours).
+    pub core_hours: f64,
+    /// Scale-out requests.
+    pub requests: u64,
+    /// Failed scale-out requests.
+    pub failures: u64,
+}
+
+/// One sample of the time series of a run (for the playground's run view).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    /// Time (hours).
+    pub t: f64,
+    /// Active cores N.
+    pub active: f64,
+    /// Cumulative failed scale-outs.
+    pub failures: u64,
+    /// Cumulative accepted arrivals.
+    pub accepted: u64,
+    /// Cumulative rejected arrivals.
+    pub rejected: u64,
+}
+
+/// Result of one simulated run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Utilization `∫N dt / (C·T_run)`.
+    pub utilization: f64,
+    /// Scale-out requests.
+    pub requests: u64,
+    /// Failed scale-out requests.
+    pub failures: u64,
+    /// Arrivals seen.
+    pub arrivals: u64,
+    /// Arrivals accepted.
+    pub accepted: u64,
+    /// Per-month metrics.
+    pub months: Vec<MonthStats>,
+    /// Optional time series (see `AdmitParams::series_every_hours`).
+    pub series: Vec<SeriesPoint>,
+    /// Curve recomputations (diagnostic).
+    pub curve_refreshes: u64,
+    /// DES events delivered (diagnostic).
+    pub events: u64,
+}
+
+impl RunResult {
+    /// Failed / all scale-out requests of this run (0 if none).
+    pub fn failure_rate(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            self.failures as f64 / self.requests as f64
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Arrival,
+    Next(u32),
+    Kill(u32),
+    Month,
+    Sample,
+}
+
+struct Dep {
+    n: u32,
+    theta: DeploymentType,
+    born: f64,
+    last: f64,
+    stats: SuffStats,
+    pseudo: [SuffStats; 2],
+    n_types: usize,
+    rng: Pcg64Mcg,
+    key_next: TimerKey,
+    key_kill: TimerKey,
+    alive: bool,
+    cached_n: u32,
+    cached_hyper: [[f64; 6]; 2],
+    curve: Option<usize>,
+}
+
+/// Reusable caches (alive-table lattice, quadrature nodes); share across runs to amortise table building.
+#[derive(Default)]
+pub struct SimCache {
+    /// Memoised alive tables.
+    pub lattice: TableLattice,
+    /// Memoised Gauss–Laguerre nodes.
+    pub nodes: NodeCache,
+    cand: HashMap<Vec<u64>, (Vec<f64>, Vec<f64>)>,
+}
+
+impl SimCache {
+    /// Empty caches.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+struct Cluster<'a> {
+    p: &'a AdmitParams,
+    policy: MomentPolicy,
+    seed: u64,
+    grid: &'a LeadGrid,
+    cache: &'a mut SimCache,
+    deps: Vec<Dep>,
+    active: u64,
+    last_change: f64,
+    month: MonthStats,
+    res: RunResult,
+    next_arrival_idx: u64,
+    arr_rng: Pcg64Mcg,
+    // curves
+    curves: Vec<(Vec<f64>, Vec<f64>)>,
+    free_curves: Vec<usize>,
+    sum_e: Vec<f64>,
+    sum_v: Vec<f64>,
+    live: Vec<u32>,
+    arrivals_since_rebuild: u32,
+}
+
+fn hyper(b: &Belief) -> [f64; 6] {
+    [b.lambda.shape, b.lambda.rate, b.nu.shape, b.nu.rate, b.sigma.shape, b.sigma.rate]
+}
+
+fn add_stats(a: &SuffStats, b: &SuffStats) -> SuffStats {
+    SuffStats {
+        deaths: a.deaths + b.deaths,
+        exposure: a.exposure + b.exposure,
+        requests: a.requests + b.requests,
+        request_exposure: a.request_exposure + b.request_exposure,
+        sizes: a.sizes + b.sizes,
+        extra_cores: a.extra_cores + b.extra_cores,
+        age: a.age + b.age,
+    }
+}
+
+impl<'a> Cluster<'a> {
+    fn integrate(&mut self, now: f64) {
+        self.month.core_hours += self.active as f64 * (now - self.last_change);
+        self.last_change = now;
+    }
+
+    fn beliefs(&self, d: &Dep, now: f64, n: u32) -> [Belief; 2] {
+        let mut own = d.stats;
+        own.exposure += d.n as f64 * (now - d.last);
+        own.request_exposure = now - d.born;
+        own.age = now - d.born;
+        let mk = |ps: &SuffStats| {
+            let (l, v, s) = update(&self.p.priors, &add_stats(&own, ps), self.p.update);
+            Belief { n0: n, lambda: l, nu: v, sigma: s }
+        };
+        let b0 = mk(&d.pseudo[0]);
+        let b1 = if d.n_types == 2 { mk(&d.pseudo[1]) } else { b0 };
+        [b0, b1]
+    }
+
+    fn curve_of(&mut self, bs: &[Belief; 2], n_types: usize) -> (Vec<f64>, Vec<f64>) {
+        let kappa = self.p.priors.kappa;
+        let t = &self.grid.curve_t;
+        let cfg = &self.p.moments;
+        let calc = |b: &Belief, cache: &mut SimCache| {
+            if self.p.lattice {
+                cache.lattice.reset_handles();
+                posterior_moments_with(b, kappa, t, cfg, &mut cache.lattice, &mut cache.nodes)
+            } else {
+                let mut ex = ExactTables::default();
+                posterior_moments_with(b, kappa, t, cfg, &mut ex as &mut dyn PsiSource, &mut cache.nodes)
+            }
+        };
+        let ma = calc(&bs[0], self.cache);
+        if n_types == 1 {
+            (ma.iter().map(|m| m.mean).collect(), ma.iter().map(|m| m.var).collect())
+        } else {
+            let mb = calc(&bs[1], self.cache);
+            let e = ma.iter().zip(&mb).map(|(a, b)| 0.5 * (a.mean + b.mean)).collect();
+            let v = ma
+                .iter()
+                .zip(&mb)
+                .map(|(a, b)| 0.5 * (a.var + b.var) + 0.25 * (a.mean - b.mean) * (a.mean - b.mean))
+                .collect();
+            (e, v)
+        }
+    }
+
+    fn drop_curve(&mut self, di: usize) {
+        if let Some(ci) = self.deps[di].curve.take() {
+            let (e, v) = std::mem::take(&mut self.curves[ci]);
+            for k in 0..e.len() {
+                self.sum_e[k] -= e[k];
+                self.sum_v[k] -= v[k];
+            }
+            self.free_curves.push(ci);
+        }
+    }
+
+    fn set_curve(&mut self, di: usize, e: Vec<f64>, v: Vec<f64>) {
+        self.drop_curve(di);
+        for k in 0..e.len() {
+            self.sum_e[k] += e[k];
+            self.sum_v[k] += v[k];
+        }
+        let ci = if let Some(ci) = self.free_curves.pop() {
+            self.curves[ci] = (e, v);
+            ci
+        } else {
+            self.curves.push((e, v));
+            self.curves.len() - 1
+        };
+        self.deps[di].curve = Some(ci);
+    }
+
+    fn refresh_curves(&mut self, now: f64) {
+        let tol = self.p.refresh_tol;
+        self.live.retain(|&i| self.deps[i as usize].alive);
+        let live = self.live.clone();
+        for &i in &live {
+            let di = i as usize;
+            let d = &self.deps[di];
+            let bs = self.beliefs(d, now, d.n);
+            let mut need = d.curve.is_none() || d.cached_n != d.n;
+            if !need {
+                'o: for (ty, b) in bs.iter().enumerate().take(d.n_types) {
+                    let h = hyper(b);
+                    for j in 0..6 {
+                        let old = d.cached_hyper[ty][j];
+                        if (h[j] - old).abs() > tol * old.abs() {
+                            need = true;
+                            break 'o;
+                        }
+                    }
+                }
+            }
+            if need {
+                let nt = d.n_types;
+                let (e, v) = self.curve_of(&bs, nt);
+                self.set_curve(di, e, v);
+                let d = &mut self.deps[di];
+                d.cached_n = d.n;
+                d.cached_hyper = [hyper(&bs[0]), hyper(&bs[1])];
+                self.res.curve_refreshes += 1;
+            }
+        }
+        self.arrivals_since_rebuild += 1;
+        if self.arrivals_since_rebuild >= 1000 {
+            // rebuild the sums from scratch to stop floating-point drift
+            self.arrivals_since_rebuild = 0;
+            self.sum_e.iter_mut().for_each(|x| *x = 0.0);
+            self.sum_v.iter_mut().for_each(|x| *x = 0.0);
+            for &i in &self.live {
+                if let Some(ci) = self.deps[i as usize].curve {
+                    let (e, v) = &self.curves[ci];
+                    for k in 0..e.len() {
+                        self.sum_e[k] += e[k];
+                        self.sum_v[k] += v[k];
+                    }
+                }
+            }
+        }
+    }
+
+    fn schedule_next(&mut self, di: usize, des: &mut Des<Ev>) {
+        let d = &mut self.deps[di];
+        let rate = d.theta.lambda * d.n as f64 + d.theta.nu * d.theta.lambda;
+        let dt = exp(&mut d.rng, rate);
+        if dt.is_finite() {
+            des.schedule_keyed(d.key_next, des.now() + dt, Ev::Next(di as u32));
+        } else {
+            des.cancel(d.key_next);
+        }
+    }
+
+    fn bring_exposure(&mut self, di: usize, now: f64) {
+        let d = &mut self.deps[di];
+        d.stats.exposure += d.n as f64 * (now - d.last);
+        d.last = now;
+    }
+
+    fn die(&mut self, di: usize, des: &mut Des<Ev>) {
+        let (kn, kk) = {
+            let d = &mut self.deps[di];
+            d.alive = false;
+            (d.key_next, d.key_kill)
+        };
+        des.release_key(kn);
+        des.release_key(kk);
+        self.drop_curve(di);
+    }
+
+    fn on_arrival(&mut self, now: f64, des: &mut Des<Ev>) {
+        let idx = self.next_arrival_idx;
+        self.next_arrival_idx += 1;
+        let dt = exp(&mut self.arr_rng, self.p.arrival_rate);
+        des.schedule(now + dt, Ev::Arrival);
+        self.res.arrivals += 1;
+        let a = draw_arrival(self.p, self.seed, idx);
+        // pseudo-observations
+        let mut pr = stream(self.seed, comp::PSEUDO_OBS, idx);
+        let (pseudo, n_types) = match self.p.labelling {
+            Labelling::Off => ([pseudo_observations(&mut pr, &a.theta, self.p.pseudo_obs), SuffStats::default()], 1),
+            Labelling::Labelled | Labelling::Unlabelled => {
+                let m = self.p.labelling_obs;
+                let s0 = pseudo_observations(&mut pr, &a.types[0], m);
+                let s1 = pseudo_observations(&mut pr, &a.types[1], m);
+                if self.p.labelling == Labelling::Labelled {
+                    ([if a.which == 0 { s0 } else { s1 }, SuffStats::default()], 1)
+                } else {
+                    ([s0, s1], 2)
+                }
+            }
+        };
+        let needs = self.policy.needs_curves();
+        let accept = if needs {
+            self.refresh_curves(now);
+            let mk = |ps: &SuffStats| {
+                let (l, v, s) = update(&self.p.priors, ps, self.p.update);
+                Belief { n0: a.n0, lambda: l, nu: v, sigma: s }
+            };
+            let b0 = mk(&pseudo[0]);
+            let b1 = if n_types == 2 { mk(&pseudo[1]) } else { b0 };
+            let mut key: Vec<u64> = vec![a.n0 as u64, n_types as u64];
+            for b in [&b0, &b1].iter().take(n_types) {
+                key.extend(hyper(b).iter().map(|x| x.to_bits()));
+            }
+            let (ce, cv) = match self.cache.cand.get(&key) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = self.curve_of(&[b0, b1], n_types);
+                    if self.cache.cand.len() < 20_000 {
+                        self.cache.cand.insert(key, c.clone());
+                    }
+                    c
+                }
+            };
+            let ctx = DecisionContext {
+                active: self.active as f64,
+                capacity: self.p.capacity,
+                n0: a.n0,
+                grid: self.grid,
+                sum_mean: &self.sum_e,
+                sum_var: &self.sum_v,
+                cand_mean: &ce,
+                cand_var: &cv,
+                marginal_eps: self.p.marginal_eps,
+            };
+            self.policy.accept(&ctx)
+        } else {
+            let ctx = DecisionContext {
+                active: self.active as f64,
+                capacity: self.p.capacity,
+                n0: a.n0,
+                grid: self.grid,
+                sum_mean: &[],
+                sum_var: &[],
+                cand_mean: &[],
+                cand_var: &[],
+                marginal_eps: self.p.marginal_eps,
+            };
+            self.policy.accept(&ctx)
+        };
+        if !(accept && (self.active + a.n0 as u64) as f64 <= self.p.capacity) {
+            return;
+        }
+        self.res.accepted += 1;
+        self.integrate(now);
+        self.active += a.n0 as u64;
+        let di = self.deps.len();
+        let key_next = des.new_key();
+        let key_kill = des.new_key();
+        self.deps.push(Dep {
+            n: a.n0,
+            theta: a.theta,
+            born: now,
+            last: now,
+            stats: SuffStats::default(),
+            pseudo,
+            n_types,
+            rng: stream(self.seed, comp::DEPLOYMENT, idx),
+            key_next,
+            key_kill,
+            alive: true,
+            cached_n: 0,
+            cached_hyper: [[0.0; 6]; 2],
+            curve: None,
+        });
+        self.live.push(di as u32);
+        des.schedule_keyed(key_kill, now + a.max_life, Ev::Kill(di as u32));
+        self.schedule_next(di, des);
+    }
+
+    fn on_next(&mut self, di: usize, now: f64, des: &mut Des<Ev>) {
+        if !self.deps[di].alive {
+            return;
+        }
+        self.bring_exposure(di, now);
+        let (lam_n, r) = {
+            let d = &self.deps[di];
+            (d.theta.lambda * d.n as f64, d.theta.nu * d.theta.lambda)
+        };
+        let u = self.deps[di].rng.random::<f64>() * (lam_n + r);
+        if u < lam_n {
+            // core death
+            self.integrate(now);
+            self.active -= 1;
+            let d = &mut self.deps[di];
+            d.n -= 1;
+            d.stats.deaths += 1.0;
+            if d.n == 0 {
+                self.die(di, des);
+                return;
+            }
+        } else {
+            // scale-out request
+            let k = {
+                let d = &mut self.deps[di];
+                let k = 1 + poisson(&mut d.rng, d.theta.sigma) as u32;
+                d.stats.requests += 1.0;
+                d.stats.sizes += 1.0;
+                d.stats.extra_cores += (k - 1) as f64;
+                k
+            };
+            self.res.requests += 1;
+            self.month.requests += 1;
+            if (self.active + k as u64) as f64 <= self.p.capacity {
+                self.integrate(now);
+                self.active += k as u64;
+                self.deps[di].n += k;
+            } else {
+                self.res.failures += 1;
+                self.month.failures += 1;
+            }
+        }
+        self.schedule_next(di, des);
+    }
+
+    fn on_kill(&mut self, di: usize, now: f64, des: &mut Des<Ev>) {
+        if !self.deps[di].alive {
+            return;
+        }
+        self.integrate(now);
+        self.active -= self.deps[di].n as u64;
+        self.deps[di].n = 0;
+        self.die(di, des);
+    }
+
+    fn close_month(&mut self, now: f64) {
+        self.integrate(now);
+        let m = std::mem::take(&mut self.month);
+        self.res.months.push(m);
+    }
+}
+
+impl<'a> World<Ev> for Cluster<'a> {
+    fn handle(&mut self, now: f64, ev: Ev, des: &mut Des<Ev>) {
+        match ev {
+            Ev::Arrival => self.on_arrival(now, des),
+            Ev::Next(i) => self.on_next(i as usize, now, des),
+            Ev::Kill(i) => self.on_kill(i as usize, now, des),
+            Ev::Month => {
+                self.close_month(now);
+                des.schedule(now + self.p.month_hours, Ev::Month);
+            }
+            Ev::Sample => {
+                self.res.series.push(SeriesPoint {
+                    t: now,
+                    active: self.active as f64,
+                    failures: self.res.failures,
+                    accepted: self.res.accepted,
+                    rejected: self.res.arrivals - self.res.accepted,
+                });
+                des.schedule(now + self.p.series_every_hours, Ev::Sample);
+            }
+        }
+    }
+}
+
+/// Build the look-ahead grid of `p`.
+pub fn lead_grid(p: &AdmitParams) -> LeadGrid {
+    LeadGrid::new(&p.subhorizons, p.steps, p.curve_points)
+}
+
+/// Simulate one run of `p.horizon_hours` with policy `spec` and run seed `seed` (ALGORITHMS.md §2.1).
+/// Deterministic: the same inputs give bit-identical results. `grid` must come from [`lead_grid`] of `p`.
+pub fn simulate_run(p: &AdmitParams, spec: PolicySpec, seed: u64, grid: &LeadGrid, cache: &mut SimCache) -> RunResult {
+    let mut des: Des<Ev> = Des::new();
+    let mut arr_rng = stream(seed, comp::ARRIVAL_TIMES, 0);
+    let first = exp(&mut arr_rng, p.arrival_rate);
+    des.schedule(first, Ev::Arrival);
+    des.schedule(p.month_hours, Ev::Month);
+    if p.series_every_hours > 0.0 {
+        des.schedule(0.0, Ev::Sample);
+    }
+    let k = grid.curve_t.len();
+    let needs = spec.kind.needs_curves();
+    let mut w = Cluster {
+        p,
+        policy: MomentPolicy { spec, second: p.second_param },
+        seed,
+        grid,
+        cache,
+        deps: Vec::new(),
+        active: 0,
+        last_change: 0.0,
+        month: MonthStats::default(),
+        res: RunResult::default(),
+        next_arrival_idx: 0,
+        arr_rng,
+        curves: Vec::new(),
+        free_curves: Vec::new(),
+        sum_e: vec![0.0; if needs { k } else { 0 }],
+        sum_v: vec![0.0; if needs { k } else { 0 }],
+        live: Vec::new(),
+        arrivals_since_rebuild: 0,
+    };
+    des.run_until(p.horizon_hours, &mut w);
+    let t_end = p.horizon_hours;
+    w.integrate(t_end);
+    // last (partial) month
+    let m = std::mem::take(&mut w.month);
+    if m.core_hours > 0.0 || m.requests > 0 || w.res.months.len() < (t_end / p.month_hours).ceil() as usize {
+        w.res.months.push(m);
+    }
+    let total: f64 = w.res.months.iter().map(|m| m.core_hours).sum();
+    w.res.utilization = total / (p.capacity * t_end);
+    w.res.events = des.fired();
+    w.res
+}
+
+/// Simulate `n_paths` isolated deployments with known parameters (no cluster, no capacity) and return, at each
+/// lead time in `times` (hours), the sample mean, variance and their standard errors of X_t. Used to check the
+/// formulas of §2.4 and to estimate oracle variance standard errors. Stream: (seed, DEPLOYMENT, path).
+pub fn simulate_deployment_moments(
+    n0: u32,
+    theta: DeploymentType,
+    kappa: f64,
+    times: &[f64],
+    n_paths: usize,
+    seed: u64,
+) -> Vec<(f64, f64, f64, f64)> {
+    let nt = times.len();
+    let mut s1 = vec![0.0; nt];
+    let mut s2 = vec![0.0; nt];
+    let mut xs: Vec<Vec<f64>> = vec![Vec::with_capacity(n_paths); nt];
+    let mut order: Vec<usize> = (0..nt).collect();
+    order.sort_by(|&a, &b| times[a].total_cmp(&times[b]));
+    for path in 0..n_paths {
+        let mut r = stream(seed, comp::DEPLOYMENT, path as u64);
+        let kill = exp(&mut r, theta.lambda / kappa);
+        let mut n = n0;
+        let mut t = 0.0;
+        let mut ti = 0usize;
+        loop {
+            let rate = theta.lambda * n as f64 + theta.nu * theta.lambda;
+            let dt = exp(&mut r, rate);
+            let tn = if n == 0 || t + dt >= kill { f64::INFINITY } else { t + dt };
+            while ti < nt && times[order[ti]] < tn {
+                let tt = times[order[ti]];
+                xs[order[ti]].push(if tt >= kill { 0.0 } else { n as f64 });
+                ti += 1;
+            }
+            if ti >= nt {
+                break;
+            }
+            t = tn;
+            if r.random::<f64>() * rate < theta.lambda * n as f64 {
+                n -= 1;
+            } else {
+                n += 1 + poisson(&mut r, theta.sigma) as u32;
+            }
+        }
+    }
+    let nf = n_paths as f64;
+    (0..nt)
+        .map(|i| {
+            for &x in &xs[i] {
+                s1[i] += x;
+            }
+            let m = s1[i] / nf;
+            for &x in &xs[i] {
+                s2[i] += (x - m) * (x - m);
+            }
+            let v = s2[i] / (nf - 1.0);
+            let m4: f64 = xs[i].iter().map(|x| (x - m).powi(4)).sum::<f64>() / nf;
+            let se_m = (v / nf).sqrt();
+            let se_v = ((m4 - v * v).max(0.0) / nf).sqrt();
+            (m, v, se_m, se_v)
+        })
+        .collect()
+}

@@ -1,0 +1,127 @@
+// Shared harness of the end-to-end tests: the playground's static server, Debian's chromium driven by
+// playwright-core (no browser download, no network), the native CLI, and page helpers.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { ROOT } from './wasm-node.mjs';
+
+export { ROOT };
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+export const FIXTURES = path.join(ROOT, 'tests/e2e/fixtures');
+export const CLI = path.join(ROOT, 'target/release/packlab');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run', '--disable-quic', '--disable-dev-shm-usage',
+];
+
+/** Start scripts/serve.py on a free port; resolves to { url, stop }. */
+export function startServer() {
+  return new Promise((resolve, reject) => {
+    const proc = spawn('python3', ['-u', path.join(ROOT, 'scripts/serve.py'), '0'], {
+      env: { ...process.env, PACKLAB_SERVE_QUIET: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error('server did not start')), 10_000);
+    proc.stdout.on('data', (d) => {
+      buf += d;
+      const m = buf.match(/serving (http:\/\/127\.0\.0\.1:\d+\/)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], stop: () => proc.kill() });
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+export async function launch() {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** A page that records console errors and page errors into `page.problems`. */
+export async function newPage(browser, { width = 1440, height = 1000 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true });
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
+  return page;
+}
+
+/** Wait until the frontier card has completed more than `after` runs; returns the run count. */
+export async function waitForRun(page, after = 0, timeout = 60_000) {
+  await page.waitForFunction((n) => {
+    const c = document.querySelector('#frontier-card');
+    return c && c.dataset.state === 'done' && Number(c.dataset.runs) > n;
+  }, after, { timeout });
+  return Number(await page.getAttribute('#frontier-card', 'data-runs'));
+}
+
+export async function runCount(page) {
+  return Number(await page.getAttribute('#frontier-card', 'data-runs'));
+}
+
+/** The results table as exact strings (data attributes hold JS's round-trip number formatting). */
+export async function readTable(page) {
+  return page.$$eval('#frontier-rows tr', (rows) => rows.map((r) => ({
+    spec: r.dataset.spec, m_abs: r.dataset.mAbs, m_norm: r.dataset.mNorm, m: r.dataset.m, q: r.dataset.q,
+    utilization: r.dataset.utilization, pareto: r.dataset.pareto,
+  })));
+}
+
+/** The same shape from a frontier JSON (CLI or wasm). */
+export function tableOf(frontier) {
+  return frontier.points.map((p) => ({
+    spec: p.spec, m_abs: String(p.m_abs), m_norm: String(p.m_norm), m: String(p.m), q: String(p.q),
+    utilization: String(p.utilization), pareto: String(p.pareto),
+  }));
+}
+
+/** Number of non-white pixels of a canvas. */
+export async function canvasInk(page, selector) {
+  return page.$eval(selector, (c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && (d[i] < 240 || d[i + 1] < 240 || d[i + 2] < 240)) n++;
+    return n;
+  });
+}
+
+/** Run the native CLI: `packlab run --link <url> [--trace path]`; returns the parsed frontier. */
+export function cliRun({ link, scenarioFile, trace }) {
+  if (!existsSync(CLI)) throw new Error(`${CLI} missing: build it with \`cargo build --release\` (make native)`);
+  const args = ['run'];
+  if (link) args.push('--link', link);
+  if (scenarioFile) args.push(scenarioFile);
+  if (trace) args.push('--trace', trace);
+  return JSON.parse(execFileSync(CLI, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+/** Zip a fixture folder with python's zipfile (entries "<folder>/<file>"); returns the zip path. */
+export function zipFolder(folder, out) {
+  execFileSync('python3', ['-c', `
+import os, sys, zipfile
+src, out = sys.argv[1], sys.argv[2]
+base = os.path.basename(src.rstrip('/'))
+with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
+    for f in sorted(os.listdir(src)):
+        z.write(os.path.join(src, f), f'{base}/{f}')
+`, folder, out]);
+  return out;
+}
+
+export function artifact(name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return path.join(ARTIFACTS, name);
+}
+
+/** Merge `values` into test-artifacts/metrics.json (the measured figures of the report). */
+export function recordMetrics(values) {
+  const p = artifact('metrics.json');
+  let cur = {};
+  try { cur = JSON.parse(readFileSync(p, 'utf8')); } catch { /* first */ }
+  writeFileSync(p, JSON.stringify({ ...cur, ...values }, null, 2) + '\n');
+}

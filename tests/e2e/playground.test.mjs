@@ -1,0 +1,275 @@
+// End to end in real Chromium: the playground page against the native CLI.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  startServer, launch, newPage, waitForRun, runCount, readTable, tableOf, canvasInk, cliRun, zipFolder,
+  artifact, recordMetrics, FIXTURES,
+} from './helpers.mjs';
+import { loadWasm } from './wasm-node.mjs';
+
+const MINI = path.join(FIXTURES, 'planetlab-20110306-mini');
+const TMP = mkdtempSync(path.join(tmpdir(), 'packlab-e2e-'));
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+test('default view: a real frontier is drawn and its table equals the native CLI', async () => {
+  const page = await newPage(browser);
+  const t0 = Date.now();
+  await page.goto(server.url);
+  await waitForRun(page);
+  const firstFrontierMs = Date.now() - t0;
+
+  assert.equal(await page.textContent('#trace-vms'), '1052');
+  assert.ok((await canvasInk(page, '#frontier-canvas')) > 5000, 'frontier canvas is blank');
+  assert.ok((await canvasInk(page, '#trace-histogram')) > 500, 'histogram canvas is blank');
+  const rows = await readTable(page);
+  assert.equal(rows.length, 28);
+  assert.ok(rows.some((r) => r.pareto === 'true'));
+
+  // the page's link, replayed by the CLI, gives bit-identical numbers
+  const url = page.url();
+  assert.match(url, /#s=v1\./);
+  const native = cliRun({ link: url });
+  assert.deepEqual(rows, tableOf(native));
+
+  // teaching view: the most overflowing machine of gpa:0.05
+  await page.waitForFunction(() => (document.querySelector('#machine-info')?.textContent || '').includes('gpa:0.05'));
+  assert.ok((await canvasInk(page, '#machine-canvas')) > 2000, 'machine canvas is blank');
+
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: artifact('playground-default.png'), fullPage: true });
+  const runMs = Number(await page.getAttribute('#frontier-card', 'data-ms'));
+  recordMetrics({ browser_time_to_first_frontier_ms: firstFrontierMs, browser_default_run_ms: runMs });
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('editing re-runs; invalid values show messages next to their fields and do not run', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url);
+  let n = await waitForRun(page);
+  const before = page.url();
+
+  await page.fill('#f-placement-target_rho', '0.01');
+  n = await waitForRun(page, n);
+  assert.notEqual(page.url(), before);
+  const w = await loadWasm();
+  assert.equal(w.scenario_from_link(page.url()).placement.target_rho, 0.01);
+
+  await page.fill('#f-placement-capacity', '2');
+  await page.selectOption('#f-placement-rule', 'ff');
+  n = await waitForRun(page, n);
+  assert.deepEqual(await readTable(page), tableOf(cliRun({ link: page.url() })));
+
+  const invalid = [
+    ['#f-placement-capacity', '-1', /capacity/],
+    ['#f-placement-capacity', 'abc', /not a number/],
+    ['#f-placement-target_rho', '1.5', /\(0, 1\)/],
+    ['#f-placement-clairvoyance', 'NaN', /not a number/],
+    ['#f-seed', '1.5', /whole number/],
+  ];
+  for (const [sel, value, msg] of invalid) {
+    const good = await page.inputValue(sel);
+    await page.fill(sel, value);
+    await page.waitForFunction((s) => document.querySelector(`${s}-error`).textContent !== '', sel);
+    assert.match(await page.textContent(`${sel}-error`), msg);
+    assert.equal(await page.getAttribute(sel, 'aria-invalid'), 'true');
+    assert.equal(await page.getAttribute('#frontier-card', 'data-state'), 'invalid');
+    await page.fill(sel, good);
+    await page.waitForFunction((s) => document.querySelector(`${s}-error`).textContent === '', sel);
+  }
+  const gpaGrid = '#f-placement-families-0--grid';
+  await page.fill(gpaGrid, '0.1, 1.5');
+  await page.waitForFunction((s) => document.querySelector(`${s}-error`).textContent !== '', gpaGrid);
+  assert.match(await page.textContent(`${gpaGrid}-error`), /rho/i);
+  await page.waitForTimeout(400);
+  assert.equal(await runCount(page), n, 'an invalid scenario must not run');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('uploads: a real PlanetLab day as .zip and as a folder; a malformed file keeps the previous trace', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url);
+  let n = await waitForRun(page);
+
+  // zip built on the fly from committed real files
+  const zip = zipFolder(MINI, path.join(TMP, 'planetlab-20110306-mini.zip'));
+  await page.setInputFiles('#trace-files', zip);
+  n = await waitForRun(page, n);
+  assert.equal(await page.textContent('#trace-name'), 'planetlab-20110306-mini.zip');
+  assert.equal(await page.textContent('#trace-vms'), '16');
+  assert.deepEqual(await readTable(page), tableOf(cliRun({ link: page.url(), trace: zip })));
+
+  // a malformed CSV: error with file:line:column, previous trace kept, no re-run
+  await page.setInputFiles('#trace-files', path.join(FIXTURES, 'bad-usage.csv'));
+  await page.waitForSelector('#trace-error:not([hidden])');
+  const err = await page.textContent('#trace-error');
+  assert.match(err, /bad-usage\.csv:3:\d+: /);
+  assert.match(err, /planetlab-20110306-mini\.zip\) is still loaded/);
+  assert.equal(await page.textContent('#trace-name'), 'planetlab-20110306-mini.zip');
+  assert.equal(await runCount(page), n);
+
+  // the same day as a folder (webkitdirectory)
+  await page.setInputFiles('#trace-folder', MINI);
+  n = await waitForRun(page, n);
+  assert.equal(await page.textContent('#trace-name'), 'planetlab-20110306-mini');
+  assert.equal(await page.textContent('#trace-vms'), '16');
+  assert.equal(await page.isHidden('#trace-error'), true);
+  assert.deepEqual(await readTable(page), tableOf(cliRun({ link: page.url(), trace: MINI })));
+
+  // back to the bundled trace
+  await page.selectOption('#trace-select', 'planetlab-20110303');
+  n = await waitForRun(page, n);
+  assert.equal(await page.textContent('#trace-vms'), '1052');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('share links: round trip in a fresh browser, saved links load, bad links fall back', async () => {
+  const a = await newPage(browser);
+  await a.goto(server.url);
+  let n = await waitForRun(a);
+  await a.fill('#f-placement-capacity', '3');
+  await a.fill('#f-seed', '5');
+  await a.uncheck('#f-placement-rebalance');
+  n = await waitForRun(a, n);
+  // Copy link puts the URL on the clipboard (or says to use the address bar)
+  await a.click('#copy-link');
+  await a.waitForFunction(() => /Copied|Copy failed/.test(document.querySelector('#copy-link').textContent));
+  const url = a.url();
+  const rowsA = await readTable(a);
+  await a.context().close();
+
+  const b = await newPage(browser);
+  await b.goto(url);
+  await waitForRun(b);
+  assert.equal(await b.inputValue('#f-placement-capacity'), '3');
+  assert.equal(await b.inputValue('#f-seed'), '5');
+  assert.equal(await b.isChecked('#f-placement-rebalance'), false);
+  assert.deepEqual(await readTable(b), rowsA);
+  assert.deepEqual(rowsA, tableOf(cliRun({ link: url })));
+  assert.equal(b.url(), url, 'opening a link must not change it');
+  assert.deepEqual(b.problems, []);
+  await b.context().close();
+
+  // saved links (tests/links/v1.jsonl) restore their controls
+  const corpus = readFileSync(path.join(path.dirname(FIXTURES), '../links/v1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  for (const entry of corpus.filter((e) => !(e.expect.trace && e.expect.trace.upload))) {
+    const p = await newPage(browser);
+    await p.goto(`${server.url}#s=${entry.link}`);
+    await waitForRun(p);
+    assert.equal(await p.isHidden('#banner'), true, entry.note);
+    const want = entry.expect.placement || {};
+    if (want.capacity !== undefined) assert.equal(await p.inputValue('#f-placement-capacity'), String(want.capacity), entry.note);
+    if (want.fit !== undefined) assert.equal(await p.inputValue('#f-placement-fit'), want.fit, entry.note);
+    if (entry.expect.seed !== undefined) assert.equal(await p.inputValue('#f-seed'), String(entry.expect.seed), entry.note);
+    assert.deepEqual(await readTable(p), tableOf(cliRun({ link: entry.link })), entry.note);
+    assert.deepEqual(p.problems, [], entry.note);
+    await p.context().close();
+  }
+
+  // an uploaded-trace link asks for its file and refuses another one
+  const up = corpus.find((e) => e.expect.trace && e.expect.trace.upload);
+  const u = await newPage(browser);
+  await u.goto(`${server.url}#s=${up.link}`);
+  await u.waitForSelector('#trace-request:not([hidden])');
+  assert.match(await u.textContent('#trace-request'), /planetlab-20110306-mini/);
+  await u.setInputFiles('#trace-files', path.join(FIXTURES, 'bad-usage.csv'));
+  await u.waitForSelector('#trace-error:not([hidden])');
+  assert.match(await u.textContent('#trace-error'), /not the trace the link was made with/);
+  assert.equal(await runCount(u), 0);
+  await u.setInputFiles('#trace-folder', MINI);
+  await waitForRun(u);
+  assert.equal(await u.isHidden('#trace-request'), true);
+  assert.equal(await u.inputValue('#f-placement-capacity'), '1');
+  assert.deepEqual(await readTable(u), tableOf(cliRun({ link: up.link, trace: MINI })));
+  assert.deepEqual(u.problems, []);
+  await u.context().close();
+
+  // malformed and oversized links: a message and the default scenario, never a broken page
+  for (const bad of ['v1.this-is-not-deflate', 'v7.AAAA', `v1.${'A'.repeat(20000)}`]) {
+    const p = await newPage(browser);
+    await p.goto(`${server.url}#s=${bad}`);
+    await p.waitForSelector('#banner:not([hidden])');
+    assert.match(await p.textContent('#banner'), /could not be opened/);
+    await waitForRun(p);
+    assert.equal((await readTable(p)).length, 28);
+    assert.deepEqual(p.problems, []);
+    await p.context().close();
+  }
+});
+
+test('Cancel stops a long run and keeps the previous frontier', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url);
+  let n = await waitForRun(page);
+  const before = await readTable(page);
+  // 4 x 150 grid points in resampled mode with R = 4000: tens of seconds if not cancelled
+  const grid = (lo, hi, k) => Array.from({ length: k }, (_, i) => +(lo + ((hi - lo) * i) / (k - 1)).toPrecision(6)).join(', ');
+  await page.selectOption('#f-placement-mode', 'resampled');
+  await page.fill('#f-placement-realisations', '4000');
+  await page.fill('#f-placement-families-0--grid', grid(0.0005, 0.3, 150));
+  await page.fill('#f-placement-families-1--grid', grid(1, 3, 150));
+  await page.fill('#f-placement-families-2--grid', grid(50, 100, 150));
+  await page.fill('#f-placement-families-3--grid', grid(0.5, 4.4, 150));
+  await page.waitForFunction(() => /Computing point [3-9]/.test(document.querySelector('#run-status').textContent), null, { timeout: 30_000 });
+  const t0 = Date.now();
+  await page.click('#cancel-run');
+  await page.waitForFunction(() => document.querySelector('#frontier-card').dataset.state === 'cancelled', null, { timeout: 5_000 });
+  const cancelMs = Date.now() - t0;
+  assert.match(await page.textContent('#run-status'), /Cancelled; showing the previous frontier/);
+  assert.equal(await runCount(page), n);
+  assert.deepEqual(await readTable(page), before);
+  recordMetrics({ cancel_latency_ms: cancelMs });
+
+  // the engine is still alive: go back to aligned mode and the default grids
+  await page.goto('about:blank');
+  await page.goto(server.url);
+  await waitForRun(page);
+  assert.deepEqual(await readTable(page), before);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('exports: SVG, PNG, CSV, JSON and the scenario file', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url);
+  await waitForRun(page);
+  const grab = async (sel) => {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
+    const p = path.join(TMP, dl.suggestedFilename());
+    await dl.saveAs(p);
+    return { name: dl.suggestedFilename(), bytes: readFileSync(p) };
+  };
+  const svg = await grab('#export-svg');
+  assert.match(svg.name, /\.svg$/);
+  assert.match(svg.bytes.toString('utf8'), /^<svg[\s\S]*Pareto front[\s\S]*<\/svg>\s*$/);
+  const png = await grab('#export-png');
+  assert.deepEqual([...png.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  const csv = (await grab('#export-csv')).bytes.toString('utf8').trim().split('\n');
+  assert.equal(csv[0], 'family,param,spec,m_abs,m_norm,m,q,utilization,pareto');
+  assert.equal(csv.length, 29);
+  const json = JSON.parse((await grab('#export-json')).bytes.toString('utf8'));
+  assert.equal(json.frontier.points.length, 28);
+  const scenarioPath = path.join(TMP, 'scenario.json');
+  const sc = await grab('#export-scenario');
+  assert.equal(sc.name, 'scenario.json');
+  // the exported scenario file reproduces the same numbers natively
+  assert.deepEqual(tableOf(cliRun({ scenarioFile: path.join(TMP, sc.name) })), tableOf(json.frontier));
+  void scenarioPath;
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

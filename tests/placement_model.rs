@@ -1,0 +1,157 @@
+//! Placement model (seed 002) against hand-worked instances and invariants that must hold on any input.
+
+use packlab::placement::{run_frontier, FitSpec, Instance, Mode, PlacementParams, Rule};
+use packlab::trace::UsageTrace;
+use proptest::prelude::*;
+
+fn trace(series: Vec<Vec<f64>>) -> UsageTrace {
+    let items = (0..series.len()).map(|i| format!("vm{i}")).collect();
+    UsageTrace::from_series("hand", items, series, 300.0).unwrap()
+}
+
+fn params(c: f64, fit: FitSpec, rule: Rule, rebalance: bool) -> PlacementParams {
+    PlacementParams { capacity: c, fit, rule, rebalance, ..PlacementParams::default() }
+}
+
+/// Worked by hand (see the comments): c = 1, GPA ρ = 0.3 (z_{0.7} = 0.5244005), four items × 4 realisations.
+///   a = [.2 .4 .2 .4] μ .3 σ² .01 · b = [.5 .5 .5 .5] μ .5 σ² 0 · c = [.1 .3 .3 .1] μ .2 σ² .01
+///   d = [0 .8 0 .8] μ .4 σ² .16
+/// a → bin0. b → bin0: .8 + z·.1 = .852 ≤ 1. c → bin0: 1.0 + z·√.02 = 1.074 > 1 → bin1.
+/// d → bin0: μ' = 1.2 > 1 no; bin1: .6 + z·√.17 = .816 ≤ 1 → bin1. Bins [a b] [c d] (FF and BF alike).
+/// Rebalance: a into bin1: .9 + z·√.18 = 1.122 > 1, five failures, unchanged.
+/// Totals bin0 [.7 .9 .7 .9] no overflow; bin1 [.1 1.1 .3 .9]: one overflow → q = 1/(2·4) = 0.125.
+/// m_norm = ⌈.3+.5+.2+.4⌉ = 2, m = 1; utilization = (3.2 + 2.4)/(2·1·4) = 0.7.
+/// Teaching view of bin1: μ' = .6, σ' = √.17 = 0.412311, Gaussian overflow 1 − Φ(.4/σ') = 0.1659877, empirical .25.
+#[test]
+fn hand_worked_gpa_instance() {
+    let t = trace(vec![vec![0.2, 0.4, 0.2, 0.4], vec![0.5; 4], vec![0.1, 0.3, 0.3, 0.1], vec![0.0, 0.8, 0.0, 0.8]]);
+    for rule in [Rule::FirstFit, Rule::BestFit] {
+        let p = params(1.0, FitSpec::Gpa(0.3), rule, true);
+        let inst = Instance::new(&t, &p, 1).unwrap();
+        let packing = inst.pack(&p.fit, rule, true);
+        assert_eq!(packing.bins, vec![vec![0, 1], vec![2, 3]], "{rule:?}");
+        let r = inst.evaluate(&p.fit, &packing);
+        assert_eq!((r.m_abs, r.m_norm, r.m), (2, 2, 1.0));
+        assert_eq!(r.q, 0.125);
+        assert_eq!(r.q_per_machine, vec![0.0, 0.25]);
+        assert!((r.utilization - 0.7).abs() < 1e-15);
+        let v = inst.machine_view(&packing, 1, &t.items).unwrap();
+        assert_eq!(v.items, vec!["vm2", "vm3"]);
+        assert!((v.mean - 0.6).abs() < 1e-15);
+        assert!((v.sd - 0.17f64.sqrt()).abs() < 1e-15);
+        assert!((v.gaussian_overflow - 0.16598773).abs() < 1e-7, "{}", v.gaussian_overflow);
+        assert_eq!(v.empirical_overflow, 0.25);
+        assert!(inst.machine_view(&packing, 2, &t.items).is_err());
+    }
+    // ρ = 0.05 (z = 1.645): b → bin0 needs .8 + .1645 ≤ 1 (fits); d → bin1 needs .6 + 1.645·.4123 = 1.278 > 1 → bin2.
+    let p = params(1.0, FitSpec::Gpa(0.05), Rule::FirstFit, false);
+    let inst = Instance::new(&t, &p, 1).unwrap();
+    assert_eq!(inst.pack(&p.fit, Rule::FirstFit, false).bins, vec![vec![0, 1], vec![2], vec![3]]);
+}
+
+/// Clairvoyance: ℓ = 0.5 of R = 4 gives O = columns 0..2, E = columns 2..4. With a = [.1 .1 .9 .9] the
+/// statistics from O say μ = .1, σ = 0, so av:1 packs a and b = [.8 .8 .8 .8] together (.9 ≤ 1), and E then
+/// overflows at both columns (1.7 > 1): q = 1.
+#[test]
+fn clairvoyance_splits_observation_and_evaluation() {
+    let t = trace(vec![vec![0.1, 0.1, 0.9, 0.9], vec![0.8; 4]]);
+    let mut p = params(1.0, FitSpec::Av(1.0), Rule::FirstFit, false);
+    p.clairvoyance = 0.5;
+    let inst = Instance::new(&t, &p, 1).unwrap();
+    assert_eq!(inst.split(), (2, 2));
+    let packing = inst.pack(&p.fit, p.rule, false);
+    assert_eq!(packing.bins, vec![vec![0, 1]]);
+    assert_eq!(inst.evaluate(&p.fit, &packing).q, 1.0);
+    // m_norm from the true means over all columns: ⌈.5 + .8⌉ = 2
+    assert_eq!(inst.m_norm(), 2);
+    p.clairvoyance = 0.2; // ⌊0.8⌋ = 0 observations
+    let e = Instance::new(&t, &p, 1).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("placement.clairvoyance"));
+}
+
+#[test]
+fn resampled_mode_is_seeded_and_uses_only_observed_values() {
+    let t = trace(vec![vec![0.0, 0.5, 1.0], vec![0.2, 0.2, 0.4]]);
+    let mut p = PlacementParams { mode: Mode::Resampled, realisations: 5000, capacity: 1.0, ..PlacementParams::default() };
+    let run = |p: &PlacementParams, seed| run_frontier(&t, p, seed, &mut |_, _| true).unwrap();
+    assert_eq!(run(&p, 7), run(&p, 7));
+    assert_ne!(run(&p, 7).points, run(&p, 8).points);
+    p.families.retain(|f| f.family == packlab::placement::Family::Max);
+    let f = run(&p, 3);
+    assert_eq!(f.realisations, 5000);
+    // the max of 5000 draws from {0, .5, 1} and {.2, .4} is 1 and .4: max packs them apart, q = 0
+    assert_eq!(f.points[0].m_abs, 2);
+    assert_eq!(f.points[0].q, 0.0);
+}
+
+#[test]
+fn cancel_stops_a_frontier() {
+    let t = trace(vec![vec![0.1, 0.2]; 10]);
+    let mut calls = 0;
+    let e = run_frontier(&t, &PlacementParams::default(), 1, &mut |done, _| {
+        calls += 1;
+        done < 3
+    })
+    .unwrap_err();
+    assert_eq!(e.message, "cancelled");
+    assert_eq!(calls, 4);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// On any instance: every item in exactly one bin; with a deterministic test no bin's load exceeds c
+    /// unless it holds a single oversized item; `max` with ℓ = 1 never overflows; GPA bins satisfy the
+    /// quantile condition unless singletons.
+    #[test]
+    fn packing_invariants(
+        series in prop::collection::vec(prop::collection::vec(0.0f64..0.7, 12), 1..40),
+        c in 0.3f64..3.0,
+        fam in 0usize..5,
+        knob in 0.0f64..1.0,
+        bf in any::<bool>(),
+        reb in any::<bool>(),
+    ) {
+        let fit = match fam {
+            0 => FitSpec::Gpa(0.001 + 0.4 * knob),
+            1 => FitSpec::Av(0.8 + 2.0 * knob),
+            2 => FitSpec::Perc(100.0 * knob),
+            3 => FitSpec::Cantelli(4.0 * knob),
+            _ => FitSpec::Max,
+        };
+        let rule = if bf { Rule::BestFit } else { Rule::FirstFit };
+        let t = trace(series.clone());
+        let p = params(c, fit, rule, reb);
+        let inst = Instance::new(&t, &p, 1).unwrap();
+        let packing = inst.pack(&fit, rule, reb);
+        let mut seen = vec![0usize; series.len()];
+        for b in &packing.bins {
+            prop_assert!(!b.is_empty());
+            for &i in b { seen[i] += 1; }
+        }
+        prop_assert!(seen.iter().all(|&k| k == 1), "items not in exactly one bin: {seen:?}");
+        let test = fit.test();
+        let stats = inst.item_stats(&*test);
+        for b in &packing.bins {
+            if b.len() == 1 { continue; }
+            let mut load = packlab::placement::BinLoad::default();
+            for &i in b { load.add(&stats[i]); }
+            match fit {
+                FitSpec::Gpa(rho) => {
+                    let z = packlab::stats::normal_quantile(1.0 - rho);
+                    prop_assert!(load.mean + z * load.var.sqrt() <= c + 1e-12);
+                }
+                _ => prop_assert!(load.size <= c + 1e-12, "bin load {} > c {}", load.size, c),
+            }
+        }
+        if fit == FitSpec::Max {
+            // a bin overflows only if it is a singleton whose own maximum exceeds c
+            let r = inst.evaluate(&fit, &packing);
+            for (b, q) in packing.bins.iter().zip(&r.q_per_machine) {
+                if b.len() > 1 || stats[b[0]].size <= c {
+                    prop_assert_eq!(*q, 0.0);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! wasm-bindgen tests of the binding layer (src/wasm.rs), run in headless Chromium:
+//! `cargo test --target wasm32-unknown-unknown --test wasm_bindings` with CHROMEDRIVER=/usr/bin/chromedriver
+//! (scripts/test-web.sh). In a browser because chart text is measured through `window.document`
+//! (../shared/TOOLCHAIN.md trap 2). Natively this file is empty.
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Array, Reflect, JSON};
+use packlab::wasm::*;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(key)).unwrap()
+}
+
+fn json(text: &str) -> JsValue {
+    JSON::parse(text).unwrap()
+}
+
+fn stringify(v: &JsValue) -> String {
+    JSON::stringify(v).unwrap().as_string().unwrap()
+}
+
+/// A small generic long CSV: 6 items × 40 samples, deterministic.
+fn small_csv() -> Vec<u8> {
+    let mut s = String::from("item,time,usage\n");
+    for i in 0..6 {
+        for t in 0..40 {
+            let u = 0.05 + 0.04 * i as f64 + 0.03 * (((t * (i + 3)) % 7) as f64);
+            s.push_str(&format!("vm{i},{t},{u}\n"));
+        }
+    }
+    s.into_bytes()
+}
+
+fn small_trace() -> Trace {
+    let mut b = TraceBuilder::new();
+    b.add("small.csv".into(), small_csv()).unwrap();
+    b.finish(None).map_err(|e| stringify(&e)).unwrap()
+}
+
+fn small_scenario() -> JsValue {
+    json(r#"{"placement":{"capacity":0.6,"target_rho":0.1,"fit":"gpa:0.1"}}"#)
+}
+
+#[wasm_bindgen_test]
+fn engine_facts() {
+    assert!(!engine_version().is_empty());
+    let b = bundled_traces().unwrap();
+    let first = Array::from(&b).get(0);
+    assert_eq!(get(&first, "id").as_string().unwrap(), "planetlab-20110303");
+    let d = default_scenario().unwrap();
+    assert_eq!(get(&d, "model").as_string().unwrap(), "placement");
+    assert_eq!(get(&get(&d, "trace"), "bundled").as_string().unwrap(), "planetlab-20110303");
+}
+
+#[wasm_bindgen_test]
+fn links_round_trip_and_bad_links_are_errors() {
+    let s = json(r#"{"seed":42,"placement":{"capacity":2.5,"rule":"ff","fit":"perc:95"}}"#);
+    let link = scenario_to_link(s).unwrap();
+    assert!(link.starts_with("v1."), "{link}");
+    let back = scenario_from_link(&format!("#s={link}")).unwrap();
+    assert_eq!(get(&back, "seed").as_f64(), Some(42.0));
+    assert_eq!(get(&get(&back, "placement"), "capacity").as_f64(), Some(2.5));
+    assert_eq!(get(&get(&back, "placement"), "fit").as_string().unwrap(), "perc:95");
+    // same link again from the decoded object
+    assert_eq!(scenario_to_link(back).unwrap(), link);
+    for bad in ["", "v1.!!!", "v9.AAAA", "v1.AAAA", "garbage"] {
+        let e = scenario_from_link(bad).unwrap_err();
+        assert_eq!(get(&e, "kind").as_string().unwrap(), "scenario", "{bad}");
+        assert!(get(&e, "message").as_string().is_some());
+    }
+    let long = format!("v1.{}", "A".repeat(100_000));
+    assert!(scenario_from_link(&long).is_err());
+}
+
+#[wasm_bindgen_test]
+fn validation_names_fields_and_wrong_types_do_not_panic() {
+    let c = check_scenario(json(r#"{"placement":{"capacity":-1,"target_rho":1.5}}"#)).unwrap();
+    let fields: Vec<String> =
+        Array::from(&get(&c, "errors")).iter().map(|e| get(&e, "field").as_string().unwrap()).collect();
+    assert_eq!(fields, vec!["placement.capacity", "placement.target_rho"]);
+    let e = check_scenario(json(r#"{"placement":{"capacity":"abc"}}"#)).unwrap_err();
+    assert_eq!(get(&e, "kind").as_string().unwrap(), "scenario");
+    let e = check_scenario(json(r#"{"placement":{"capacty":2}}"#)).unwrap_err();
+    assert!(get(&e, "message").as_string().unwrap().contains("capacty"));
+    let e = scenario_to_link(json(r#"{"placement":{"capacity":0}}"#)).unwrap_err();
+    assert_eq!(get(&e, "field").as_string().unwrap(), "placement.capacity");
+    assert_eq!(Array::from(&get(&e, "errors")).length(), 1);
+    assert!(scenario_json(JsValue::UNDEFINED).unwrap().contains("\"placement\""));
+}
+
+#[wasm_bindgen_test]
+fn malformed_upload_reports_file_line_column() {
+    let mut b = TraceBuilder::new();
+    b.add("bad.csv".into(), b"item,time,usage\nvm1,0,0.5\nvm1,1,zero\n".to_vec()).unwrap();
+    let e = b.finish(None).err().expect("malformed CSV must fail");
+    assert_eq!(get(&e, "kind").as_string().unwrap(), "trace");
+    assert_eq!(get(&e, "file").as_string().unwrap(), "bad.csv");
+    assert_eq!(get(&e, "line").as_f64(), Some(3.0));
+    assert!(get(&e, "column").as_f64().is_some());
+    assert!(get(&e, "display").as_string().unwrap().starts_with("bad.csv:3:"));
+    // no files at all
+    assert!(TraceBuilder::new().finish(None).is_err());
+}
+
+#[wasm_bindgen_test]
+fn stepwise_frontier_equals_run_frontier() {
+    let t = small_trace();
+    assert_eq!(t.vms(), 6);
+    assert_eq!(t.samples(), 40);
+    assert_eq!(t.sha256().len(), 64);
+    let summary = t.summary().unwrap();
+    assert_eq!(get(&summary, "vms").as_f64(), Some(6.0));
+
+    let mut run = PlacementRun::new(&t, small_scenario()).unwrap();
+    let total = run.total();
+    assert!(total > 20);
+    for k in 0..total {
+        let p = run.step().unwrap();
+        assert!(get(&p, "m").as_f64().unwrap() >= 0.0);
+        assert_eq!(run.done(), k + 1);
+    }
+    assert!(run.step().is_err(), "stepping past the end is an error, not a panic");
+    let stepwise = run.finish().unwrap();
+    let whole = run_frontier(&t, small_scenario()).unwrap();
+    assert_eq!(stringify(&stepwise), stringify(&whole));
+    let points = Array::from(&get(&whole, "points"));
+    assert!(points.iter().any(|p| get(&p, "pareto").as_bool() == Some(true)));
+}
+
+#[wasm_bindgen_test]
+fn unfinished_run_and_bad_scenarios_are_errors() {
+    let t = small_trace();
+    let run = PlacementRun::new(&t, small_scenario()).unwrap();
+    assert!(run.finish().is_err());
+    let e = PlacementRun::new(&t, json(r#"{"placement":{"clairvoyance":0.001}}"#)).err().unwrap();
+    assert_eq!(get(&e, "field").as_string().unwrap(), "placement.clairvoyance");
+}
+
+#[wasm_bindgen_test]
+fn teaching_view() {
+    let t = small_trace();
+    let run = PlacementRun::new(&t, small_scenario()).unwrap();
+    let out = run.machine("gpa:0.1", 0).unwrap();
+    let view = get(&out, "view");
+    assert_eq!(get(&view, "machine").as_f64(), Some(0.0));
+    assert_eq!(Array::from(&get(&view, "totals")).length(), 40);
+    let g = get(&view, "gaussian_overflow").as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&g));
+    let m_abs = get(&get(&out, "packing"), "m_abs").as_f64().unwrap() as usize;
+    let e = run.machine("gpa:0.1", m_abs).err().unwrap();
+    assert_eq!(get(&e, "field").as_string().unwrap(), "machine");
+    let e = run.machine("gpa:7", 0).err().unwrap();
+    assert_eq!(get(&e, "field").as_string().unwrap(), "placement.fit");
+    let svg = machine_svg(view, 600, 300).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("capacity c"));
+}
+
+fn canvas(w: u32, h: u32) -> web_sys::HtmlCanvasElement {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let c: web_sys::HtmlCanvasElement = doc.create_element("canvas").unwrap().dyn_into().unwrap();
+    c.set_width(w);
+    c.set_height(h);
+    doc.body().unwrap().append_child(&c).unwrap();
+    c
+}
+
+/// Number of pixels that are neither white nor transparent.
+fn ink(c: &web_sys::HtmlCanvasElement) -> usize {
+    let ctx: web_sys::CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let data = ctx.get_image_data(0.0, 0.0, c.width() as f64, c.height() as f64).unwrap().data();
+    data.chunks(4).filter(|p| p[3] > 0 && (p[0] < 240 || p[1] < 240 || p[2] < 240)).count()
+}
+
+#[wasm_bindgen_test]
+fn charts_draw_on_canvas_and_svg() {
+    let t = small_trace();
+    let f = run_frontier(&t, small_scenario()).unwrap();
+    let points = get(&f, "points");
+    let c = canvas(800, 480);
+    let layout = draw_frontier(c.clone(), points.clone(), json(r#"{"target_rho":0.1,"highlight":"gpa:0.1","scale":1}"#)).unwrap();
+    assert_eq!(Array::from(&get(&layout, "points")).length(), Array::from(&points).length());
+    assert!(ink(&c) > 2000, "the frontier canvas is blank");
+    let svg = frontier_svg(points.clone(), JsValue::NULL, 640, 400).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("target") == false);
+    let h = canvas(400, 200);
+    draw_trace_histogram(h.clone(), t.summary().unwrap(), 1.0).unwrap();
+    assert!(ink(&h) > 500);
+    // bad inputs are errors
+    assert!(draw_frontier(c.clone(), json(r#"[{"family":"gpa"}]"#), JsValue::NULL).is_err());
+    assert!(draw_trace_histogram(h, json("{}"), 1.0).is_err());
+    assert!(draw_machine(c, json(r#"{"machine":0}"#), 1.0).is_err());
+}
+
+/// `expect` ⊆ `got` (objects by key, everything else equal).
+fn contains(got: &serde_json::Value, expect: &serde_json::Value) -> bool {
+    match (got, expect) {
+        (serde_json::Value::Object(g), serde_json::Value::Object(e)) => {
+            e.iter().all(|(k, v)| g.get(k).is_some_and(|gv| contains(gv, v)))
+        }
+        (g, e) => g == e || (g.as_f64().is_some() && g.as_f64() == e.as_f64()),
+    }
+}
+
+#[wasm_bindgen_test]
+fn saved_links_keep_loading() {
+    let corpus = include_str!("links/v1.jsonl");
+    let mut n = 0;
+    for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
+        let entry: serde_json::Value = serde_json::from_str(line).unwrap();
+        let link = entry["link"].as_str().unwrap();
+        let decoded = scenario_from_link(link).map_err(|e| stringify(&e)).unwrap();
+        let got: serde_json::Value = serde_wasm_bindgen::from_value(decoded).unwrap();
+        assert!(contains(&got, &entry["expect"]), "{}: {got} does not contain {}", entry["note"], entry["expect"]);
+        n += 1;
+    }
+    assert!(n >= 5);
+}

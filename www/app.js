@@ -1,0 +1,91 @@
+// The playground shell: loads the engine (compiled once, shared with the compute worker), reads a share
+// link, mounts the model view and the shared trace panel, and wires the header (model tabs, Copy link).
+//
+// Models are views: each lives in www/<model>/ (view.js on the page, worker-ops.js in the worker) and is
+// listed in MODELS. The admission-control model (ALGORITHMS.md §2) will slot in as www/admission/.
+
+import { h, setChildren, $ } from './common/dom.js';
+import { loadEngine, errorText } from './common/engine.js';
+import { EngineWorker } from './common/worker-client.js';
+import { scenarioFromLocation } from './common/share.js';
+import { createTracePanel } from './common/trace-panel.js';
+
+const MODELS = [
+  { id: 'placement', title: 'Placement', hint: 'stochastic bin packing with GPA (seed 002)', load: () => import('./placement/view.js') },
+  { id: 'admission', title: 'Admission control', hint: 'coming next: Bayesian admission control (seed 000)', load: null },
+];
+
+const bannerEl = $('#banner');
+function banner(message, kind = 'warn') {
+  if (!message) {
+    bannerEl.hidden = true;
+    return;
+  }
+  setChildren(bannerEl, h('span', {}, message),
+    h('button', { type: 'button', class: 'link-btn', 'aria-label': 'dismiss', onclick: () => { bannerEl.hidden = true; } }, 'Dismiss'));
+  bannerEl.className = `banner ${kind}`;
+  bannerEl.hidden = false;
+}
+
+async function main() {
+  const t0 = performance.now();
+  const { wasm, module } = await loadEngine();
+  $('#engine-version').textContent = `engine ${wasm.engine_version()}`;
+
+  const worker = new EngineWorker({
+    module,
+    onStatus: (s) => { if (s === 'restarting') banner('The engine was restarted; your trace is being reloaded.', 'info'); else if (s === 'ready') banner(null); },
+  });
+
+  // the scenario: a link (#s=v1.…) or the defaults; a bad link shows a message and falls back
+  const link = scenarioFromLocation(wasm);
+  if (link.error) {
+    banner(`This link could not be opened (${errorText(link.error)}). Showing the default scenario instead.`);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  const model = MODELS.find((m) => m.id === (link.scenario.model || 'placement')) || MODELS[0];
+
+  setChildren($('#model-tabs'), MODELS.map((m) => h('button', {
+    type: 'button',
+    class: `tab${m === model ? ' active' : ''}`,
+    disabled: !m.load,
+    title: m.hint,
+    'aria-current': m === model ? 'page' : false,
+  }, m.title, m.load ? null : h('span', { class: 'soon' }, 'soon'))));
+
+  let view = null;
+  const tracePanel = createTracePanel({ wasm, worker, onLoaded: (t) => view && view.traceLoaded(t) });
+  const { mount } = await model.load();
+  view = mount({ root: $('#view'), wasm, worker, tracePanel, scenario: link.scenario, banner });
+
+  const copyBtn = $('#copy-link');
+  copyBtn.disabled = false;
+  copyBtn.addEventListener('click', async () => {
+    const ok = await view.copyLink();
+    copyBtn.textContent = ok ? 'Copied ✓' : 'Copy failed: use the address bar';
+    setTimeout(() => { copyBtn.textContent = 'Copy link'; }, 1800);
+  });
+
+  // a pasted link in the same tab (hashchange) reloads the scenario
+  window.addEventListener('hashchange', () => {
+    const next = scenarioFromLocation(wasm);
+    if (next.error) {
+      banner(`This link could not be opened (${errorText(next.error)}).`);
+      return;
+    }
+    location.reload();
+  });
+
+  await worker.ready;
+  const tr = link.scenario.trace;
+  if (tr.upload) tracePanel.expectUpload(tr.upload);
+  else await tracePanel.loadBundled(tr.bundled);
+  document.documentElement.dataset.bootMs = String(Math.round(performance.now() - t0));
+}
+
+main().catch((e) => {
+  console.error(e);
+  setChildren($('#view'), h('div', { class: 'card error-box', role: 'alert' },
+    h('strong', {}, 'The playground could not start. '), errorText(e),
+    h('p', { class: 'fine' }, 'It needs a browser with WebAssembly and module workers (recent Chrome, Firefox, Safari).')));
+});
