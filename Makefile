@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PORT ?= 8000
 CARGO ?= cargo
 
-.PHONY: run test setup setup-native setup-web native wasm test-native test-web bench frontier
+.PHONY: run test setup setup-native setup-web native wasm test-native test-web bench frontier findings
 
 ## make run: set everything up, build the engine + wasm, serve the playground (PORT=... overrides)
 run: setup native wasm
@@ -27,7 +27,8 @@ wasm:
 	bash scripts/build-wasm.sh
 
 test-native:
-	$(CARGO) test --locked --release --all-targets
+	$(CARGO) test --locked --release --lib --bins --tests
+	$(CARGO) bench --locked --no-run
 
 test-web: native wasm
 	bash scripts/test-web.sh
@@ -37,4 +38,8 @@ frontier: native
 	./target/release/packlab frontier --trace static/traces/planetlab-20110303.tsv.gz --capacity 1 --rule bf
 
 bench:
-	$(CARGO) bench --locked --bench pack
+	$(CARGO) bench --locked
+
+## seed 002's experiments E2.1-E2.6 on the bundled real day (Markdown tables)
+findings: native
+	python3 scripts/seed002_findings.py

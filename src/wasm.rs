@@ -197,6 +197,12 @@ impl TraceBuilder {
         Ok(())
     }
 
+    /// SHA-256 of the files added so far ([`trace::upload_sha256`]), to check an upload against a link
+    /// before parsing it.
+    pub fn sha256(&self) -> String {
+        trace::upload_sha256(&self.files)
+    }
+
     /// Number of files added so far.
     pub fn len(&self) -> usize {
         self.files.len()

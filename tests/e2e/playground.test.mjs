@@ -90,7 +90,7 @@ test('editing re-runs; invalid values show messages next to their fields and do 
     await page.fill(sel, good);
     await page.waitForFunction((s) => document.querySelector(`${s}-error`).textContent === '', sel);
   }
-  const gpaGrid = '#f-placement-families-0--grid';
+  const gpaGrid = '#f-placement-families-0-grid';
   await page.fill(gpaGrid, '0.1, 1.5');
   await page.waitForFunction((s) => document.querySelector(`${s}-error`).textContent !== '', gpaGrid);
   assert.match(await page.textContent(`${gpaGrid}-error`), /rho/i);
@@ -221,10 +221,10 @@ test('Cancel stops a long run and keeps the previous frontier', async () => {
   const grid = (lo, hi, k) => Array.from({ length: k }, (_, i) => +(lo + ((hi - lo) * i) / (k - 1)).toPrecision(6)).join(', ');
   await page.selectOption('#f-placement-mode', 'resampled');
   await page.fill('#f-placement-realisations', '4000');
-  await page.fill('#f-placement-families-0--grid', grid(0.0005, 0.3, 150));
-  await page.fill('#f-placement-families-1--grid', grid(1, 3, 150));
-  await page.fill('#f-placement-families-2--grid', grid(50, 100, 150));
-  await page.fill('#f-placement-families-3--grid', grid(0.5, 4.4, 150));
+  await page.fill('#f-placement-families-0-grid', grid(0.0005, 0.3, 150));
+  await page.fill('#f-placement-families-1-grid', grid(1, 3, 150));
+  await page.fill('#f-placement-families-2-grid', grid(50, 100, 150));
+  await page.fill('#f-placement-families-3-grid', grid(0.5, 4.4, 150));
   await page.waitForFunction(() => /Computing point [3-9]/.test(document.querySelector('#run-status').textContent), null, { timeout: 30_000 });
   const t0 = Date.now();
   await page.click('#cancel-run');

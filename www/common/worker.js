@@ -63,19 +63,21 @@ const coreOps = {
           await ctx.yield();
         }
       }
+      if (payload.expectSha256) {
+        const sha256 = builder.sha256();
+        if (payload.expectSha256 !== sha256) {
+          throw {
+            kind: 'hash',
+            file: files.length === 1 ? files[0].name : `${files.length} files`,
+            message: `this is not the trace the link was made with: its SHA-256 is ${sha256}, the link expects ${payload.expectSha256}`,
+          };
+        }
+      }
       ctx.progress({ stage: 'parsing', done: total, total });
       await ctx.yield();
       consumed = true;
       const trace = builder.finish(payload.name || undefined); // consumes the builder; throws a structured TraceError
       const sha256 = trace.sha256();
-      if (payload.expectSha256 && payload.expectSha256 !== sha256) {
-        trace.free();
-        throw {
-          kind: 'hash',
-          message: `this is not the trace the link was made with: its SHA-256 is ${sha256}, the link expects ${payload.expectSha256}`,
-          file: trace_name(files),
-        };
-      }
       const info = { name: trace.name(), sha256, summary: trace.summary() };
       if (state.trace) state.trace.free();
       state.trace = trace;
@@ -86,10 +88,6 @@ const coreOps = {
     }
   },
 };
-
-function trace_name(files) {
-  return files.length === 1 ? files[0].name : `${files.length} files`;
-}
 
 function byteSize(d) {
   if (!d) return 0;
