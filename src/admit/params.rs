@@ -136,9 +136,14 @@ pub struct AdmitParams {
     /// Number of log-spaced lead times at which per-deployment curves are stored (0 = the exact policy grid).
     /// Policy-grid values are interpolated in ln t. Default 256 (see the accuracy test in tests/admit_sim.rs).
     pub curve_points: usize,
-    /// Refresh tolerance: relative change of any posterior hyperparameter that triggers a curve recompute
-    /// (any change of n_d always does). 0 = recompute at every arrival. Default 0.01.
+    /// Curve refresh tolerance (ALGORITHMS.md §2.7 caching): a deployment's posterior and absorption
+    /// corrections are recomputed when its age has grown by this fraction since the last recompute (the
+    /// posterior rates then changed by at most about this fraction). 0 = recompute every deployment at every
+    /// arrival (reference). Default 0.25.
     pub refresh_tol: f64,
+    /// Relative change of a deployment's core count (at least 1 core) that triggers recomputing its absorption
+    /// corrections; smaller changes re-evaluate the closed-form part exactly at the new count. Default 0.25.
+    pub delta_n_tol: f64,
     /// Memoise alive tables on the lattice of §2.7 (default true; false = exact tables, slow).
     pub lattice: bool,
     /// Parametrisation of SECOND.
@@ -170,7 +175,8 @@ impl Default for AdmitParams {
             subhorizons: vec![26_280.0, 8_760.0, 730.0, 168.0, 24.0],
             steps: 600,
             curve_points: 256,
-            refresh_tol: 0.01,
+            refresh_tol: 0.25,
+            delta_n_tol: 0.25,
             lattice: true,
             second_param: SecondParam::Ratio,
             tune_iterations: 14,

@@ -2,7 +2,9 @@
 //! continuous-time deployments (Exp core lifetimes, Poisson scale-outs of size 1 + Poisson(σ), Exp kill,
 //! absorption at zero cores), all-or-nothing scale-out grants, metrics of §2.10.
 
-use super::moments::{posterior_moments_with, Belief, ExactTables, NodeCache, PsiSource, TableLattice};
+use super::moments::{Belief, CurveBasis, ExactTables, NodeCache, PsiSource, TableLattice};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use super::params::{AdmitParams, InitialSize, Labelling, PolicySpec};
 use super::policy::{AdmissionPolicy, DecisionContext, LeadGrid, MomentPolicy};
 use super::posterior::{update, SuffStats};
@@ -173,9 +175,11 @@ struct Dep {
     key_next: TimerKey,
     key_kill: TimerKey,
     alive: bool,
-    cached_n: u32,
-    cached_hyper: [[f64; 6]; 2],
+    basis: Vec<CurveBasis>,
     curve: Option<usize>,
+    due: f64,
+    dirty: bool,
+    full: bool,
 }
 
 /// Reusable caches (alive-table lattice, quadrature nodes); share across runs to amortise table building.
@@ -215,6 +219,8 @@ struct Cluster<'a> {
     sum_v: Vec<f64>,
     live: Vec<u32>,
     arrivals_since_rebuild: u32,
+    dirty: Vec<u32>,
+    due_heap: BinaryHeap<Reverse<(u64, u32)>>,
 }
 
 fn hyper(b: &Belief) -> [f64; 6] {
@@ -253,32 +259,40 @@ impl<'a> Cluster<'a> {
         [b0, b1]
     }
 
-    fn curve_of(&mut self, bs: &[Belief; 2], n_types: usize) -> (Vec<f64>, Vec<f64>) {
+    fn bases_of(&mut self, bs: &[Belief; 2], n_types: usize) -> Vec<CurveBasis> {
         let kappa = self.p.priors.kappa;
         let t = &self.grid.curve_t;
         let cfg = &self.p.moments;
-        let calc = |b: &Belief, cache: &mut SimCache| {
-            if self.p.lattice {
-                cache.lattice.reset_handles();
-                posterior_moments_with(b, kappa, t, cfg, &mut cache.lattice, &mut cache.nodes)
+        let mut out = Vec::with_capacity(n_types);
+        for b in bs.iter().take(n_types) {
+            let cb = if self.p.lattice {
+                self.cache.lattice.reset_handles();
+                CurveBasis::new(b, kappa, t, cfg, &mut self.cache.lattice, &mut self.cache.nodes)
             } else {
                 let mut ex = ExactTables::default();
-                posterior_moments_with(b, kappa, t, cfg, &mut ex as &mut dyn PsiSource, &mut cache.nodes)
-            }
-        };
-        let ma = calc(&bs[0], self.cache);
-        if n_types == 1 {
-            (ma.iter().map(|m| m.mean).collect(), ma.iter().map(|m| m.var).collect())
-        } else {
-            let mb = calc(&bs[1], self.cache);
-            let e = ma.iter().zip(&mb).map(|(a, b)| 0.5 * (a.mean + b.mean)).collect();
-            let v = ma
-                .iter()
-                .zip(&mb)
-                .map(|(a, b)| 0.5 * (a.var + b.var) + 0.25 * (a.mean - b.mean) * (a.mean - b.mean))
-                .collect();
-            (e, v)
+                CurveBasis::new(b, kappa, t, cfg, &mut ex as &mut dyn PsiSource, &mut self.cache.nodes)
+            };
+            out.push(cb);
         }
+        out
+    }
+
+    fn eval_bases(&self, bases: &[CurveBasis], n: u32) -> (Vec<f64>, Vec<f64>) {
+        let k = self.grid.curve_t.len();
+        let mut e = vec![0.0; k];
+        let mut v = vec![0.0; k];
+        bases[0].eval(n, &mut e, &mut v);
+        if bases.len() == 2 {
+            let mut e2 = vec![0.0; k];
+            let mut v2 = vec![0.0; k];
+            bases[1].eval(n, &mut e2, &mut v2);
+            for i in 0..k {
+                let d = e[i] - e2[i];
+                e[i] = 0.5 * (e[i] + e2[i]);
+                v[i] = 0.5 * (v[i] + v2[i]) + 0.25 * d * d;
+            }
+        }
+        (e, v)
     }
 
     fn drop_curve(&mut self, di: usize) {
@@ -308,36 +322,64 @@ impl<'a> Cluster<'a> {
         self.deps[di].curve = Some(ci);
     }
 
+    fn mark_dirty(&mut self, di: usize) {
+        let d = &mut self.deps[di];
+        if !d.dirty {
+            d.dirty = true;
+            self.dirty.push(di as u32);
+        }
+    }
+
     fn refresh_curves(&mut self, now: f64) {
-        let tol = self.p.refresh_tol;
         self.live.retain(|&i| self.deps[i as usize].alive);
-        let live = self.live.clone();
-        for &i in &live {
-            let di = i as usize;
-            let d = &self.deps[di];
-            let bs = self.beliefs(d, now, d.n);
-            let mut need = d.curve.is_none() || d.cached_n != d.n;
-            if !need {
-                'o: for (ty, b) in bs.iter().enumerate().take(d.n_types) {
-                    let h = hyper(b);
-                    for j in 0..6 {
-                        let old = d.cached_hyper[ty][j];
-                        if (h[j] - old).abs() > tol * old.abs() {
-                            need = true;
-                            break 'o;
-                        }
-                    }
-                }
+        while let Some(Reverse((due_bits, i))) = self.due_heap.peek().copied() {
+            if f64::from_bits(due_bits) > now {
+                break;
             }
-            if need {
-                let nt = d.n_types;
-                let (e, v) = self.curve_of(&bs, nt);
-                self.set_curve(di, e, v);
+            self.due_heap.pop();
+            let d = &mut self.deps[i as usize];
+            if d.alive && d.due.to_bits() == due_bits {
+                d.full = true;
+                self.mark_dirty(i as usize);
+            }
+        }
+        let dirty = std::mem::take(&mut self.dirty);
+        let ntol = self.p.delta_n_tol;
+        for &i in &dirty {
+            let di = i as usize;
+            self.deps[di].dirty = false;
+            if !self.deps[di].alive {
+                continue;
+            }
+            let n = self.deps[di].n;
+            let full = {
+                let d = &self.deps[di];
+                d.full || d.basis.is_empty() || {
+                    let nd = d.basis[0].n_delta as f64;
+                    (n as f64 - nd).abs() >= (ntol * nd).max(1.0)
+                }
+            };
+            if full {
+                let (bs, nt, age) = {
+                    let d = &self.deps[di];
+                    (self.beliefs(d, now, n), d.n_types, now - d.born)
+                };
+                let bases = self.bases_of(&bs, nt);
+                let due = now + self.p.refresh_tol * age.max(1.0);
                 let d = &mut self.deps[di];
-                d.cached_n = d.n;
-                d.cached_hyper = [hyper(&bs[0]), hyper(&bs[1])];
+                d.basis = bases;
+                d.full = false;
+                d.due = due;
+                self.due_heap.push(Reverse((due.to_bits(), i)));
                 self.res.curve_refreshes += 1;
             }
+            let (e, v) = self.eval_bases(&self.deps[di].basis, n);
+            self.set_curve(di, e, v);
+        }
+        let mut dirty = dirty;
+        dirty.clear();
+        if self.dirty.is_empty() {
+            self.dirty = dirty;
         }
         self.arrivals_since_rebuild += 1;
         if self.arrivals_since_rebuild >= 1000 {
@@ -423,7 +465,8 @@ impl<'a> Cluster<'a> {
             let (ce, cv) = match self.cache.cand.get(&key) {
                 Some(c) => c.clone(),
                 None => {
-                    let c = self.curve_of(&[b0, b1], n_types);
+                    let bases = self.bases_of(&[b0, b1], n_types);
+                    let c = self.eval_bases(&bases, a.n0);
                     if self.cache.cand.len() < 20_000 {
                         self.cache.cand.insert(key, c.clone());
                     }
@@ -477,10 +520,16 @@ impl<'a> Cluster<'a> {
             key_next,
             key_kill,
             alive: true,
-            cached_n: 0,
-            cached_hyper: [[0.0; 6]; 2],
+            basis: Vec::new(),
             curve: None,
+            due: now,
+            dirty: false,
+            full: true,
         });
+        if self.policy.needs_curves() {
+            self.deps[di].dirty = true;
+            self.dirty.push(di as u32);
+        }
         self.live.push(di as u32);
         des.schedule_keyed(key_kill, now + a.max_life, Ev::Kill(di as u32));
         self.schedule_next(di, des);
@@ -507,6 +556,9 @@ impl<'a> Cluster<'a> {
                 self.die(di, des);
                 return;
             }
+            if self.policy.needs_curves() {
+                self.mark_dirty(di);
+            }
         } else {
             // scale-out request
             let k = {
@@ -523,6 +575,9 @@ impl<'a> Cluster<'a> {
                 self.integrate(now);
                 self.active += k as u64;
                 self.deps[di].n += k;
+                if self.policy.needs_curves() {
+                    self.mark_dirty(di);
+                }
             } else {
                 self.res.failures += 1;
                 self.month.failures += 1;
@@ -609,6 +664,8 @@ pub fn simulate_run(p: &AdmitParams, spec: PolicySpec, seed: u64, grid: &LeadGri
         sum_v: vec![0.0; if needs { k } else { 0 }],
         live: Vec::new(),
         arrivals_since_rebuild: 0,
+        dirty: Vec::new(),
+        due_heap: BinaryHeap::new(),
     };
     des.run_until(p.horizon_hours, &mut w);
     let t_end = p.horizon_hours;

@@ -1,8 +1,11 @@
 //! Estimators used by the fit tests (seed 002 §4, ALGORITHMS.md §4.1 and §4.7).
 //!
 //! All functions take a slice of observations (any unit; the result is in the same unit) and are pure.
-
-use statrs::distribution::{ContinuousCDF, Normal};
+//!
+//! The normal distribution functions use the pure-Rust `libm` crate rather than the platform's maths
+//! library: natively `f64::ln`/`exp` call glibc while wasm32 uses a libm port, and the two may differ in the
+//! last bit, which could flip a fit-test decision at the boundary. With `libm` on both targets the CLI and the
+//! browser compute bit-identical z values (checked against statrs in the tests).
 
 /// Arithmetic mean of `xs`. Returns `0.0` for an empty slice.
 pub fn mean(xs: &[f64]) -> f64 {
@@ -44,19 +47,106 @@ pub fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
     sorted[lo] + (sorted[hi] - sorted[lo]) * frac
 }
 
-/// Standard normal quantile `z_p = Φ⁻¹(p)` for `p` in (0, 1) (ALGORITHMS.md §0). Uses statrs.
+/// Standard normal quantile `z_p = Φ⁻¹(p)` for `p` in (0, 1) (ALGORITHMS.md §0); ±∞ at 0 and 1, NaN outside.
+///
+/// Wichura's algorithm AS 241 (PPND16, Applied Statistics 37(3), 1988), relative accuracy about 1e-16,
+/// evaluated with `libm` so that every target gives the same bits.
 pub fn normal_quantile(p: f64) -> f64 {
-    Normal::standard().inverse_cdf(p)
+    if p.is_nan() || !(0.0..=1.0).contains(&p) {
+        return f64::NAN;
+    }
+    if p == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if p == 1.0 {
+        return f64::INFINITY;
+    }
+    let q = p - 0.5;
+    if q.abs() <= 0.425 {
+        let r = 0.180625 - q * q;
+        return q * (((((((2509.0809287301226727 * r + 33430.575583588128105) * r + 67265.770927008700853) * r
+            + 45921.953931549871457)
+            * r
+            + 13731.693765509461125)
+            * r
+            + 1971.5909503065514427)
+            * r
+            + 133.14166789178437745)
+            * r
+            + 3.387132872796366608)
+            / (((((((5226.495278852545925 * r + 28729.085735721942674) * r + 39307.89580009271061) * r
+                + 21213.794301586595867)
+                * r
+                + 5394.1960214247511077)
+                * r
+                + 687.1870074920579083)
+                * r
+                + 42.313330701600911252)
+                * r
+                + 1.0);
+    }
+    let mut r = if q < 0.0 { p } else { 1.0 - p };
+    r = libm::sqrt(-libm::log(r));
+    let val = if r <= 5.0 {
+        r -= 1.6;
+        (((((((7.7454501427834140764e-4 * r + 0.0227238449892691845833) * r + 0.24178072517745061177) * r
+            + 1.27045825245236838258)
+            * r
+            + 3.64784832476320460504)
+            * r
+            + 5.7694972214606914055)
+            * r
+            + 4.6303378461565452959)
+            * r
+            + 1.42343711074968357734)
+            / (((((((1.05075007164441684324e-9 * r + 5.475938084995344946e-4) * r + 0.0151986665636164571966) * r
+                + 0.14810397642748007459)
+                * r
+                + 0.68976733498510000455)
+                * r
+                + 1.6763848301838038494)
+                * r
+                + 2.05319162663775882187)
+                * r
+                + 1.0)
+    } else {
+        r -= 5.0;
+        (((((((2.01033439929228813265e-7 * r + 2.71155556874348757815e-5) * r + 0.0012426609473880784386) * r
+            + 0.026532189526576123093)
+            * r
+            + 0.29656057182850489123)
+            * r
+            + 1.7848265399172913358)
+            * r
+            + 5.4637849111641143699)
+            * r
+            + 6.6579046435011037772)
+            / (((((((2.04426310338993978564e-15 * r + 1.4215117583164458887e-7) * r + 1.8463183175100546818e-5) * r
+                + 7.868691311456132591e-4)
+                * r
+                + 0.0148753612908506148525)
+                * r
+                + 0.13692988092273580531)
+                * r
+                + 0.59983220655588793769)
+                * r
+                + 1.0)
+    };
+    if q < 0.0 {
+        -val
+    } else {
+        val
+    }
 }
 
-/// Standard normal CDF `Φ(z)`.
+/// Standard normal CDF `Φ(z) = erfc(−z/√2)/2`, via `libm`.
 pub fn normal_cdf(z: f64) -> f64 {
-    Normal::standard().cdf(z)
+    0.5 * libm::erfc(-z / std::f64::consts::SQRT_2)
 }
 
-/// Upper tail `1 − Φ(z)`, accurate for large `z`.
+/// Upper tail `1 − Φ(z) = erfc(z/√2)/2`, accurate for large `z`, via `libm`.
 pub fn normal_sf(z: f64) -> f64 {
-    Normal::standard().sf(z)
+    0.5 * libm::erfc(z / std::f64::consts::SQRT_2)
 }
 
 #[cfg(test)]
@@ -94,5 +184,36 @@ mod tests {
         }
         assert!((normal_cdf(1.959963984540054) - 0.975).abs() < 1e-11);
         assert!((normal_sf(3.0) - 0.0013498980316301).abs() < 1e-12);
+        assert_eq!(normal_quantile(0.0), f64::NEG_INFINITY);
+        assert!(normal_quantile(1.5).is_nan());
+    }
+
+    #[test]
+    fn agrees_with_statrs_across_the_range() {
+        use statrs::distribution::{ContinuousCDF, Normal};
+        let n = Normal::standard();
+        for k in 1..2000 {
+            let p = k as f64 / 2000.0;
+            for p in [p, p * 1e-6, 1.0 - p * 1e-9] {
+                let (a, b) = (normal_quantile(p), n.inverse_cdf(p));
+                assert!((a - b).abs() <= 1e-13 * (1.0 + b.abs()), "p {p}: {a} vs {b}");
+            }
+            let z = -8.0 + 16.0 * k as f64 / 2000.0;
+            assert!((normal_cdf(z) - n.cdf(z)).abs() <= 1e-9 * n.cdf(z), "z {z}: {} vs {}", normal_cdf(z), n.cdf(z));
+            assert!((normal_sf(z) - n.sf(z)).abs() <= 1e-9 * n.sf(z), "z {z}: {} vs {}", normal_sf(z), n.sf(z));
+        }
+        // CPython's math.erfc (an independent implementation): 0.5*erfc(-z/sqrt 2) and 0.5*erfc(z/sqrt 2)
+        for (z, cdf, sf) in [
+            (-0.744, 0.22843823755248768, 0.7715617624475123),
+            (1.0, 0.8413447460685429, 0.15865525393145707),
+            (2.5, 0.9937903346742238, 0.006209665325776139),
+            (-5.0, 2.866515718791946e-07, 0.9999997133484281),
+            (8.0, 0.9999999999999993, 6.220960574271819e-16),
+        ] {
+            assert!((normal_cdf(z) - cdf).abs() <= 4.0 * f64::EPSILON * cdf, "cdf {z}");
+            assert!((normal_sf(z) - sf).abs() <= 4.0 * f64::EPSILON * sf, "sf {z}");
+        }
+        // z_{0.95}: the correctly rounded value is 1.6448536269514722
+        assert!((normal_quantile(0.95) - 1.6448536269514722).abs() <= 2.0 * f64::EPSILON * 1.65);
     }
 }

@@ -201,6 +201,8 @@ export function createTracePanel({ wasm, worker, onLoaded }) {
 
   /** Fetch a bundled trace's bytes (download progress), then parse them in the worker. */
   async function loadBundled(id) {
+    expected = null; // choosing a bundled trace abandons a link's uploaded trace
+    request.hidden = true;
     const b = bundled.find((x) => x.id === id);
     if (!b) {
       showError({ kind: 'input', message: `no bundled trace '${id}'` });
@@ -252,7 +254,7 @@ export function createTracePanel({ wasm, worker, onLoaded }) {
       h('strong', {}, 'This link was made with an uploaded trace. '),
       'Choose the same ', h('code', {}, up.name), ' to reproduce it (SHA-256 ',
       h('code', { title: up.sha256 }, `${up.sha256.slice(0, 12)}…`), '). ',
-      h('button', { type: 'button', class: 'link-btn', onclick: () => { expected = null; request.hidden = true; loadBundled(bundled[0].id); } },
+      h('button', { type: 'button', class: 'link-btn', onclick: () => loadBundled(bundled[0].id) },
         'Use the bundled trace instead'));
     request.hidden = false;
   }

@@ -32,6 +32,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   let partial = []; // points of the running frontier
   let running = null; // { cancel, id }
   let runCount = 0;
+  let lastRun = null; // { json, status } of the frontier on display
   let machineIdx = null; // null: pick the most overflowing machine of the packing
   let lastMachine = null;
   let machineReq = 0;
@@ -148,6 +149,17 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     }
     const prev = scenario;
     scenario = checked.scenario;
+    const fitChanged = prev.placement.fit !== scenario.placement.fit;
+    if (frontier && lastRun && !running && withoutFit(scenario) === lastRun.json) {
+      setStatus('done', lastRun.status); // back to the frontier on display: nothing to compute
+      updateLink();
+      if (fitChanged) {
+        highlightRow();
+        drawFrontier();
+        requestMachine();
+      }
+      return;
+    }
     if (onlyFitChanged(prev, scenario)) {
       updateLink();
       highlightRow();
@@ -156,9 +168,12 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     } else startRun();
   }
 
+  function withoutFit(s) {
+    return JSON.stringify({ ...s, placement: { ...s.placement, fit: null } });
+  }
+
   function onlyFitChanged(a, b) {
-    const strip = (s) => JSON.stringify({ ...s, placement: { ...s.placement, fit: null } });
-    return a.placement.fit !== b.placement.fit && strip(a) === strip(b);
+    return a.placement.fit !== b.placement.fit && withoutFit(a) === withoutFit(b);
   }
 
   function selectFit(spec) {
@@ -220,6 +235,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
         frontierCard.dataset.ms = String(Math.round(performance.now() - started));
         progress.value = 1;
         setStatus('done', `${frontier.points.length} points in ${(res.elapsed_ms / 1000).toFixed(2)} s · ${frontier.items} VMs × ${frontier.realisations} samples`);
+        lastRun = { json: withoutFit(sc), status: status.textContent };
         renderFrontier();
         updateLink();
         machineIdx = null;
