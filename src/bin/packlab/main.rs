@@ -3,6 +3,8 @@
 //! Every subcommand prints results on stdout (JSON with `--json`) and, on bad input, one line on stderr
 //! naming the problem and exits non-zero; it never panics on user input.
 
+mod admit;
+
 use clap::{Args, Parser, Subcommand};
 use packlab::placement::{self, FitSpec, Mode, PlacementParams, Rule};
 use packlab::scenario::{Scenario, TraceRef};
@@ -29,6 +31,10 @@ enum Command {
     Summary(TraceArgs),
     /// Convert a trace into packlab's compact wide format (.tsv.gz), as used for the bundled traces.
     Bundle(BundleArgs),
+    /// Cluster admission control (seed 000): run an experiment preset, tuning each policy to the SLA.
+    Admit(admit::AdmitArgs),
+    /// Posterior-integrated moments E[X_t], Var[X_t] of a deployment's cores (seed 000, ALGORITHMS.md §2.4–2.6).
+    AdmitMoments(admit::MomentsArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -163,6 +169,8 @@ fn dispatch(cmd: &Command) -> Result<(), String> {
             Ok(())
         }
         Command::Bundle(a) => cmd_bundle(a),
+        Command::Admit(a) => admit::run_admit(a),
+        Command::AdmitMoments(a) => admit::run_moments(a),
     }
 }
 
