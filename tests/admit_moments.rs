@@ -4,6 +4,7 @@
 //! known-parameter files carry none, so the 3% floor applies there).
 
 use packlab::admit::moments::{known_moments, posterior_moments, AliveMode, Belief, Gamma, MomentConfig, MomentMode};
+use packlab::admit::sim::{simulate_deployment_moments, DeploymentType};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -42,13 +43,18 @@ fn check_known(file: &str, paths: f64, t: &mut Tally) {
             }
             let v_mc = f(&row["V_mc"]);
             let m = known_moments(n0, lam, nu, sig, kappa, &[tau / lam], AliveMode::Volterra, MomentMode::Canonical)[0];
+            // The known-parameter files carry no variance s.e.: estimate the relative s.e. of the sample
+            // variance (from the 4th central moment) with our own exact simulator at 20,000 paths and scale it
+            // to the file's path count.
+            let th = DeploymentType { lambda: lam, nu, sigma: sig };
+            let est = simulate_deployment_moments(n0, th, kappa, &[tau / lam], 20_000, 99)[0];
+            let relse_v = est.3 / est.1 * (20_000.0 / paths).sqrt();
             let re = (m.mean - e_mc) / e_mc;
             let rv = (m.var - v_mc) / v_mc;
-            let _ = paths;
             t.checked += 1;
             t.worst_e = t.worst_e.max(re.abs());
             t.worst_v = t.worst_v.max(rv.abs());
-            if re.abs() > (0.015f64).max(3.0 * relse) || rv.abs() > 0.03 {
+            if re.abs() > (0.015f64).max(3.0 * relse) || rv.abs() > (0.03f64).max(3.0 * relse_v) {
                 t.failures.push(format!("{file} {set} tau={tau}: relE {re:+.4} relVar {rv:+.4} (relse {relse:.4})"));
             }
         }
@@ -92,6 +98,7 @@ fn known_parameter_moments_match_oracles() {
     let mut t = Tally { checked: 0, worst_e: 0.0, worst_v: 0.0, failures: vec![] };
     check_known("known_results_200000.json", 2e5, &mut t);
     check_known("known_extra.json", 2e5, &mut t);
+    // 20,000-path runs: noisier, same rule with their own s.e.
     check_known("known_results_20000.json", 2e4, &mut t);
     eprintln!("known: {} rows, max |relE| {:.4}, max |relVar| {:.4}", t.checked, t.worst_e, t.worst_v);
     assert!(t.checked >= 60, "too few rows checked: {}", t.checked);

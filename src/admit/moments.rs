@@ -376,9 +376,9 @@ impl PsiSource for ExactTables {
 /// in ln n0). Unit-tested against exact tables at ≤ 1% of (1 − e^{−u}).
 /// Ψ is interpolated bilinearly in (ln ν, σ). Values outside the lattice are clamped to it.
 pub struct TableLattice {
-    map: HashMap<(u32, u16, u16, u8), AliveTable>,
-    blends: Vec<[(u64, f64); 4]>,
-    keys: Vec<(u32, u16, u16, u8)>,
+    map: HashMap<(u32, u16, u16, u8), usize>,
+    arena: Vec<AliveTable>,
+    blends: Vec<[(usize, f64); 4]>,
     /// Number of tables built so far.
     pub built: usize,
 }
@@ -392,7 +392,7 @@ const SIG_HI: f64 = 60.0;
 
 impl Default for TableLattice {
     fn default() -> Self {
-        TableLattice { map: HashMap::new(), blends: Vec::new(), keys: Vec::new(), built: 0 }
+        TableLattice { map: HashMap::new(), arena: Vec::new(), blends: Vec::new(), built: 0 }
     }
 }
 
@@ -404,7 +404,6 @@ impl TableLattice {
     /// Clear per-curve handles (keeps the memoised tables). Called automatically by [`posterior_moments_with`].
     pub fn reset_handles(&mut self) {
         self.blends.clear();
-        self.keys.clear();
     }
     /// Number of memoised tables.
     pub fn len(&self) -> usize {
@@ -432,9 +431,6 @@ impl TableLattice {
     }
 }
 
-fn key_pack(k: (u32, u16, u16, u8)) -> u64 {
-    ((k.0 as u64) << 40) | ((k.1 as u64) << 24) | ((k.2 as u64) << 8) | k.3 as u64
-}
 
 impl PsiSource for TableLattice {
     fn prepare(&mut self, n0: u32, nu: f64, sigma: f64, alive: AliveMode) -> usize {
@@ -450,38 +446,34 @@ impl PsiSource for TableLattice {
         let s_hi = Self::sig_value(k0 + 1);
         let fk = ((sigma.clamp(0.0, SIG_HI) - s_lo) / (s_hi - s_lo)).clamp(0.0, 1.0);
         let am = if alive == AliveMode::Hazard { 1u8 } else { 0u8 };
-        let mut blend = [(0u64, 0.0f64); 4];
+        let mut blend = [(0usize, 0.0f64); 4];
         let mut slot = 0;
         for (di, wi) in [(0usize, 1.0 - fi), (1, fi)] {
             for (dk, wk) in [(0usize, 1.0 - fk), (1, fk)] {
                 let key = (n, (i0 + di) as u16, (k0 + dk) as u16, am);
-                if !self.map.contains_key(&key) {
-                    let t = AliveTable::new(n, Self::nu_value(i0 + di), Self::sig_value(k0 + dk), alive);
-                    self.map.insert(key, t);
-                    self.built += 1;
-                }
-                blend[slot] = (key_pack(key), wi * wk);
+                let idx = match self.map.get(&key) {
+                    Some(&ix) => ix,
+                    None => {
+                        let t = AliveTable::new(n, Self::nu_value(i0 + di), Self::sig_value(k0 + dk), alive);
+                        self.arena.push(t);
+                        self.map.insert(key, self.arena.len() - 1);
+                        self.built += 1;
+                        self.arena.len() - 1
+                    }
+                };
+                blend[slot] = (idx, wi * wk);
                 slot += 1;
             }
         }
         self.blends.push(blend);
-        self.keys.push((n, i0 as u16, k0 as u16, am));
         self.blends.len() - 1
     }
+    #[inline]
     fn psi(&self, handle: usize, u: f64) -> (f64, f64) {
-        let (n, i0, k0, am) = self.keys[handle];
-        let b = &self.blends[handle];
         let mut out = (0.0, 0.0);
-        let mut slot = 0;
-        for di in 0..2u16 {
-            for dk in 0..2u16 {
-                let w = b[slot].1;
-                slot += 1;
-                if w == 0.0 {
-                    continue;
-                }
-                let t = &self.map[&(n, i0 + di, k0 + dk, am)];
-                let (a, c) = t.psi(u);
+        for &(ix, w) in &self.blends[handle] {
+            if w != 0.0 {
+                let (a, c) = self.arena[ix].psi(u);
                 out.0 += w * a;
                 out.1 += w * c;
             }

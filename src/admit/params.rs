@@ -127,19 +127,20 @@ pub struct AdmitParams {
     pub marginal_eps: f64,
     /// Posterior update variant (§2.6.2).
     pub update: UpdateMode,
-    /// Moment formula and quadrature (§2.6.3).
+    /// Moment formula and quadrature (§2.6.3) used inside the simulator. Default: canonical formula with the
+    /// "fast" quadrature (8, 4, 2) and Δ at 24 log-spaced lead times (speed; see the accuracy test).
     pub moments: MomentConfig,
     /// Sub-horizons of the look-ahead (hours). Default {26280, 8760, 730, 168, 24}.
     pub subhorizons: Vec<f64>,
     /// Steps per sub-horizon. Default 600.
     pub steps: usize,
     /// Number of log-spaced lead times at which per-deployment curves are stored (0 = the exact policy grid).
-    /// Policy-grid values are interpolated in ln t. Default 256 (see the accuracy test in tests/admit_sim.rs).
+    /// Policy-grid values are interpolated in ln t. Default 128 (see the accuracy test in tests/admit_sim.rs).
     pub curve_points: usize,
     /// Curve refresh tolerance (ALGORITHMS.md §2.7 caching): a deployment's posterior and absorption
     /// corrections are recomputed when its age has grown by this fraction since the last recompute (the
     /// posterior rates then changed by at most about this fraction). 0 = recompute every deployment at every
-    /// arrival (reference). Default 0.25.
+    /// arrival (reference). Default 0.5.
     pub refresh_tol: f64,
     /// Relative change of a deployment's core count (at least 1 core) that triggers recomputing its absorption
     /// corrections; smaller changes re-evaluate the closed-form part exactly at the new count. Default 0.25.
@@ -171,11 +172,11 @@ impl Default for AdmitParams {
             labelling_obs: 1,
             marginal_eps: 0.1,
             update: UpdateMode::Vb,
-            moments: MomentConfig { mode: MomentMode::Canonical, ..MomentConfig::default() },
+            moments: MomentConfig { mode: MomentMode::Canonical, n_interp: 24, ..MomentConfig::fast() },
             subhorizons: vec![26_280.0, 8_760.0, 730.0, 168.0, 24.0],
             steps: 600,
-            curve_points: 256,
-            refresh_tol: 0.25,
+            curve_points: 128,
+            refresh_tol: 0.5,
             delta_n_tol: 0.25,
             lattice: true,
             second_param: SecondParam::Ratio,
