@@ -622,6 +622,351 @@ pub fn histogram_svg(h: &HistogramChart, width: u32, height: u32) -> Result<Stri
     Ok(out)
 }
 
+
+// ---------------------------------------------------------------------------------------------------------
+// the admission model (seed 000, ALGORITHMS.md §2.10, §2.12)
+
+/// One policy arm's curve on the admission frontier: the (utilization, failure rate) of every threshold
+/// its search evaluated, and the tuned point.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct AdmissionCurve {
+    /// Arm label, e.g. "SECOND+MARGINAL m=5".
+    pub label: String,
+    /// (mean utilization in [0, 1], scale-out failure rate ≥ 0) per evaluated threshold.
+    pub points: Vec<(f64, f64)>,
+    /// The tuned point, when the arm is finished.
+    #[serde(default)]
+    pub tuned: Option<(f64, f64)>,
+}
+
+/// Options of the admission frontier chart.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct AdmissionChartOptions {
+    /// SLA ε on the failure rate, drawn as a reference line.
+    #[serde(default)]
+    pub sla: Option<f64>,
+    /// Caption above the plot.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Device pixel ratio (1 when absent).
+    #[serde(default)]
+    pub scale: Option<f64>,
+}
+
+/// Colours of the admission arms, by index (Okabe–Ito, then greys).
+pub const ARM_COLORS: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(120, 94, 240),
+    RGBColor(100, 100, 100),
+];
+
+/// CSS colour (`#rrggbb`) of arm `i`, so the page's table can match the chart.
+pub fn arm_color_hex(i: usize) -> String {
+    let c = ARM_COLORS[i % ARM_COLORS.len()];
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// Draw the admission frontier: x = mean utilization, y = scale-out failure rate (log scale; 0 on a dashed
+/// floor line one decade below the smallest positive value), one curve per arm as its threshold sweeps
+/// (sorted by utilization), tuned points as large ringed diamonds, the SLA as a dashed reference line.
+pub fn draw_admission_frontier<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    curves: &[AdmissionCurve],
+    opts: &AdmissionChartOptions,
+) -> Result<(), ChartError> {
+    let s = opts.scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0);
+    let px = |v: f64| (v * s).round().max(1.0) as u32;
+    let pxi = |v: f64| (v * s).round() as i32;
+    area.fill(&WHITE).map_err(err)?;
+    let all = || curves.iter().flat_map(|c| c.points.iter().chain(c.tuned.iter())).copied();
+    let (mut x_lo, mut x_hi) = bounds(all().map(|p| p.0)).unwrap_or((0.0, 1.0));
+    if x_hi - x_lo < 0.02 {
+        x_lo -= 0.02;
+        x_hi += 0.02;
+    }
+    let pad = (x_hi - x_lo) * 0.06;
+    let (x_lo, x_hi) = ((x_lo - pad).max(0.0), (x_hi + pad).min(1.05));
+    let sla = opts.sla.filter(|r| r.is_finite() && *r > 0.0);
+    let positive = all().map(|p| p.1).filter(|q| q.is_finite() && *q > 0.0);
+    let (q_min, q_max) = bounds(positive.chain(sla)).unwrap_or((1e-4, 1e-2));
+    let any_zero = all().any(|p| p.1 == 0.0);
+    let lo_exp = q_min.log10().floor();
+    let hi_exp = (q_max.log10() + 0.15).ceil().max(lo_exp + 1.0);
+    let zero_floor = any_zero.then(|| 10f64.powf(lo_exp - 1.0));
+    let y_lo = match zero_floor {
+        Some(f) => f / 10f64.powf(0.35),
+        None => 10f64.powf(lo_exp),
+    };
+    let y_hi = 10f64.powf(hi_exp);
+    let y_of = |q: f64| if q > 0.0 { q } else { zero_floor.unwrap_or(y_lo) };
+
+    let mut builder = ChartBuilder::on(area);
+    builder.margin(pxi(14.0)).x_label_area_size(pxi(46.0)).y_label_area_size(pxi(62.0));
+    if let Some(t) = &opts.title {
+        builder.caption(t, (FONT, px(15.0)).into_font().color(&INK));
+    }
+    let mut chart = builder.build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale()).map_err(err)?;
+    let floor_label = zero_floor;
+    let y_fmt = move |v: &f64| match floor_label {
+        Some(f) if (v / f - 1.0).abs() < 1e-9 => "0".to_string(),
+        Some(f) if *v < f * 9.99 => String::new(),
+        _ => fmt_log_tick(*v),
+    };
+    let x_fmt = |v: &f64| format!("{:.0}%", v * 100.0);
+    chart
+        .configure_mesh()
+        .x_desc("mean utilization  ∫N dt / (C·T)  (more is better)")
+        .y_desc("scale-out failure rate  (log scale)")
+        .x_labels(8)
+        .y_labels(((hi_exp - lo_exp) as usize + 2).max(3))
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .label_style((FONT, px(12.0)).into_font().color(&INK))
+        .axis_desc_style((FONT, px(13.0)).into_font().color(&INK))
+        .bold_line_style(GRID.stroke_width(px(1.0)))
+        .light_line_style(GRID_LIGHT.stroke_width(px(1.0)))
+        .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
+        .draw()
+        .map_err(err)?;
+    if let Some(f) = zero_floor {
+        chart
+            .draw_series(DashedLineSeries::new(vec![(x_lo, f), (x_hi, f)], px(4.0), px(4.0), INK.mix(0.45).stroke_width(px(1.0))))
+            .map_err(err)?;
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((x_lo, f))
+                    + Text::new(
+                        "0 (no failed scale-out)",
+                        (pxi(6.0), -pxi(3.0)),
+                        (FONT, px(11.0)).into_font().color(&INK.mix(0.7)).pos(Pos::new(HPos::Left, VPos::Bottom)),
+                    ),
+            ))
+            .map_err(err)?;
+    }
+    if let Some(r) = sla {
+        chart
+            .draw_series(DashedLineSeries::new(vec![(x_lo, r), (x_hi, r)], px(7.0), px(4.0), TARGET.stroke_width(px(1.5))))
+            .map_err(err)?
+            .label(format!("SLA ε = {}", fmt_num(r)))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + pxi(18.0), y)], TARGET.stroke_width(px(1.5))));
+    }
+    for (i, c) in curves.iter().enumerate() {
+        let color = ARM_COLORS[i % ARM_COLORS.len()];
+        let mut pts: Vec<(f64, f64)> = c.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        if pts.len() > 1 {
+            chart
+                .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, y_of(p.1))), color.mix(0.7).stroke_width(px(1.5))))
+                .map_err(err)?;
+        }
+        let r = px(3.5);
+        let sw = px(1.5);
+        chart
+            .draw_series(pts.iter().map(move |p| {
+                let style = if p.1 > 0.0 { color.filled() } else { WHITE.filled() };
+                EmptyElement::at((p.0, y_of(p.1))) + Circle::new((0, 0), r, style) + Circle::new((0, 0), r, color.stroke_width(sw))
+            }))
+            .map_err(err)?
+            .label(c.label.as_str())
+            .legend(move |(x, y)| Circle::new((x + pxi(9.0), y), r, color.filled()));
+        if let Some(t) = c.tuned.filter(|t| t.0.is_finite() && t.1.is_finite()) {
+            let d = pxi(8.0);
+            let at = (t.0, y_of(t.1));
+            chart
+                .draw_series(std::iter::once(
+                    EmptyElement::at(at)
+                        + Polygon::new(vec![(0, -d), (d, 0), (0, d), (-d, 0)], color.filled())
+                        + PathElement::new(vec![(0, -d), (d, 0), (0, d), (-d, 0), (0, -d)], INK.stroke_width(px(1.5))),
+                ))
+                .map_err(err)?;
+        }
+    }
+    if curves.iter().any(|c| c.tuned.is_some()) {
+        let d = pxi(6.0);
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())
+            .map_err(err)?
+            .label("tuned to the SLA")
+            .legend(move |(x, y)| {
+                Polygon::new(vec![(x + pxi(9.0), y - d), (x + pxi(9.0) + d, y), (x + pxi(9.0), y + d), (x + pxi(9.0) - d, y)], INK.mix(0.8).filled())
+            });
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .margin(pxi(8.0))
+        .legend_area_size(pxi(24.0))
+        .label_font((FONT, px(12.0)).into_font().color(&INK))
+        .background_style(WHITE.mix(0.92))
+        .border_style(GRID.stroke_width(px(1.0)))
+        .draw()
+        .map_err(err)?;
+    area.present().map_err(err)?;
+    Ok(())
+}
+
+/// The time series of one admission run (fields as the engine's `SeriesPoint`, columns of equal length).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct AdmissionSeriesChart {
+    /// Sample times (hours).
+    pub t: Vec<f64>,
+    /// Active cores N.
+    pub active: Vec<f64>,
+    /// Cumulative failed scale-outs.
+    pub failures: Vec<f64>,
+    /// Cumulative accepted arrivals.
+    pub accepted: Vec<f64>,
+    /// Cumulative rejected arrivals.
+    pub rejected: Vec<f64>,
+    /// Capacity C (cores).
+    pub capacity: f64,
+    /// Caption.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Device pixel ratio (1 when absent).
+    #[serde(default)]
+    pub scale: Option<f64>,
+}
+
+/// Draw one run: active cores with the capacity line on top; below, cumulative accepted and rejected
+/// arrivals (left) and cumulative failed scale-outs (right); time in days.
+pub fn draw_admission_series<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &AdmissionSeriesChart) -> Result<(), ChartError> {
+    let s = c.scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0);
+    let px = |v: f64| (v * s).round().max(1.0) as u32;
+    let pxi = |v: f64| (v * s).round() as i32;
+    let n = c.t.len();
+    if [c.active.len(), c.failures.len(), c.accepted.len(), c.rejected.len()].iter().any(|l| *l != n) {
+        return Err(ChartError("time series: columns of different lengths".into()));
+    }
+    area.fill(&WHITE).map_err(err)?;
+    let area = match &c.title {
+        Some(t) => area.titled(t, (FONT, px(14.0)).into_font().color(&INK)).map_err(err)?,
+        None => area.clone(),
+    };
+    let (top, bottom) = area.split_vertically(area.dim_in_pixel().1 * 58 / 100);
+    let (b_left, b_right) = bottom.split_horizontally(bottom.dim_in_pixel().0 / 2);
+    let days: Vec<f64> = c.t.iter().map(|h| h / 24.0).collect();
+    let t_hi = days.iter().copied().fold(0.0, f64::max).max(1e-6);
+    macro_rules! style {
+        ($chart:expr, $x:expr, $y:expr) => {{
+            let fmt = |v: &f64| fmt_num(*v);
+            $chart
+                .configure_mesh()
+                .x_desc($x)
+                .y_desc($y)
+                .x_labels(8)
+                .y_labels(6)
+                .x_label_formatter(&fmt)
+                .y_label_formatter(&fmt)
+                .label_style((FONT, px(11.0)).into_font().color(&INK))
+                .axis_desc_style((FONT, px(12.0)).into_font().color(&INK))
+                .bold_line_style(GRID.stroke_width(px(1.0)))
+                .light_line_style(GRID_LIGHT.stroke_width(px(1.0)))
+                .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
+                .draw()
+                .map_err(err)
+        }};
+    }
+    macro_rules! legend {
+        ($chart:expr, $pos:expr) => {
+            $chart
+                .configure_series_labels()
+                .position($pos)
+                .margin(pxi(6.0))
+                .legend_area_size(pxi(20.0))
+                .label_font((FONT, px(11.0)).into_font().color(&INK))
+                .background_style(WHITE.mix(0.9))
+                .border_style(GRID.stroke_width(px(1.0)))
+                .draw()
+                .map_err(err)
+        };
+    }
+    let line = |color: RGBColor| move |(x, y): (i32, i32)| PathElement::new(vec![(x, y), (x + (18.0 * s) as i32, y)], color.stroke_width((2.0 * s) as u32));
+    let blue = ARM_COLORS[0];
+    let green = ARM_COLORS[2];
+    let grey = RGBColor(150, 150, 150);
+
+    // active cores and capacity
+    let y_hi = c.active.iter().copied().fold(c.capacity, f64::max) * 1.08;
+    let mut ch = ChartBuilder::on(&top)
+        .margin(pxi(10.0))
+        .x_label_area_size(pxi(36.0))
+        .y_label_area_size(pxi(62.0))
+        .build_cartesian_2d(0.0..t_hi, 0.0..y_hi.max(1.0))
+        .map_err(err)?;
+    style!(ch, "time (days)", "active cores N")?;
+    ch.draw_series(AreaSeries::new(days.iter().zip(&c.active).map(|(x, y)| (*x, *y)), 0.0, blue.mix(0.12)).border_style(blue.stroke_width(px(1.5))))
+        .map_err(err)?
+        .label("active cores")
+        .legend(line(blue));
+    ch.draw_series(DashedLineSeries::new(vec![(0.0, c.capacity), (t_hi, c.capacity)], px(7.0), px(4.0), TARGET.stroke_width(px(1.5))))
+        .map_err(err)?
+        .label(format!("capacity C = {}", fmt_num(c.capacity)))
+        .legend(line(TARGET));
+    legend!(ch, SeriesLabelPosition::LowerRight)?;
+
+    // cumulative arrivals
+    let a_hi = c.accepted.iter().chain(&c.rejected).copied().fold(1.0, f64::max) * 1.08;
+    let mut ch = ChartBuilder::on(&b_left)
+        .margin(pxi(10.0))
+        .x_label_area_size(pxi(36.0))
+        .y_label_area_size(pxi(62.0))
+        .build_cartesian_2d(0.0..t_hi, 0.0..a_hi)
+        .map_err(err)?;
+    style!(ch, "time (days)", "arrivals (cumulative)")?;
+    ch.draw_series(LineSeries::new(days.iter().zip(&c.accepted).map(|(x, y)| (*x, *y)), green.stroke_width(px(2.0))))
+        .map_err(err)?
+        .label("accepted")
+        .legend(line(green));
+    ch.draw_series(LineSeries::new(days.iter().zip(&c.rejected).map(|(x, y)| (*x, *y)), grey.stroke_width(px(2.0))))
+        .map_err(err)?
+        .label("rejected")
+        .legend(line(grey));
+    legend!(ch, SeriesLabelPosition::UpperLeft)?;
+
+    // cumulative failures
+    let f_hi = c.failures.iter().copied().fold(1.0, f64::max) * 1.08;
+    let mut ch = ChartBuilder::on(&b_right)
+        .margin(pxi(10.0))
+        .x_label_area_size(pxi(36.0))
+        .y_label_area_size(pxi(62.0))
+        .build_cartesian_2d(0.0..t_hi, 0.0..f_hi)
+        .map_err(err)?;
+    style!(ch, "time (days)", "failed scale-outs (cumulative)")?;
+    ch.draw_series(LineSeries::new(days.iter().zip(&c.failures).map(|(x, y)| (*x, *y)), TARGET.stroke_width(px(2.0))))
+        .map_err(err)?
+        .label("failed scale-outs")
+        .legend(line(TARGET));
+    legend!(ch, SeriesLabelPosition::UpperLeft)?;
+    area.present().map_err(err)?;
+    Ok(())
+}
+
+/// The admission frontier as an SVG document of `width` x `height` pixels.
+pub fn admission_frontier_svg(curves: &[AdmissionCurve], opts: &AdmissionChartOptions, width: u32, height: u32) -> Result<String, ChartError> {
+    let mut out = String::new();
+    {
+        let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        draw_admission_frontier(&area, curves, opts)?;
+    }
+    Ok(out)
+}
+
+/// One run's time series as an SVG document of `width` x `height` pixels.
+pub fn admission_series_svg(c: &AdmissionSeriesChart, width: u32, height: u32) -> Result<String, ChartError> {
+    let mut out = String::new();
+    {
+        let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+        draw_admission_series(&area, c)?;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -698,5 +1043,29 @@ mod tests {
         assert_eq!(fmt_num(1.2345), "1.23");
         assert_eq!(fmt_num(2e-6), "2e-6");
         assert_eq!(fmt_num(2.5e-6), "2.5e-6");
+    }
+
+    #[test]
+    fn admission_charts_render_to_svg() {
+        let curves = vec![
+            AdmissionCurve { label: "ZEROTH".into(), points: vec![(0.5, 0.0), (0.7, 2e-3), (0.8, 1e-2)], tuned: Some((0.5, 0.0)) },
+            AdmissionCurve { label: "SECOND".into(), points: vec![(0.6, 0.0), (0.75, 5e-4)], tuned: Some((0.75, 5e-4)) },
+        ];
+        let svg = admission_frontier_svg(&curves, &AdmissionChartOptions { sla: Some(1e-3), ..Default::default() }, 800, 500).unwrap();
+        assert!(svg.contains("SLA") && svg.contains("SECOND") && svg.contains("tuned"));
+        assert!(admission_frontier_svg(&[], &AdmissionChartOptions::default(), 400, 300).is_ok());
+        let c = AdmissionSeriesChart {
+            t: vec![0.0, 24.0, 48.0],
+            active: vec![0.0, 50.0, 90.0],
+            failures: vec![0.0, 0.0, 2.0],
+            accepted: vec![0.0, 20.0, 40.0],
+            rejected: vec![0.0, 1.0, 5.0],
+            capacity: 100.0,
+            ..Default::default()
+        };
+        let svg = admission_series_svg(&c, 800, 500).unwrap();
+        assert!(svg.contains("capacity") && svg.contains("rejected"));
+        let bad = AdmissionSeriesChart { t: vec![1.0], ..c };
+        assert!(admission_series_svg(&bad, 800, 500).is_err());
     }
 }

@@ -6,6 +6,10 @@
 //! [`Scenario::default`]; decoding merges them back onto the defaults, so links stay short and keep loading
 //! when later versions add fields with defaults.
 
+use crate::admit::params::{AdmitParams, Labelling, PolicyKind, PolicySpec};
+use crate::admit::policy::LeadGrid;
+use crate::admit::sim::{lead_grid, simulate_run, RunResult, SimCache};
+use crate::admit::tuning::{bca_mean_ci, run_seed, summarise, tune, Evaluation, Preset, TuneResult};
 use crate::placement::{FieldError, PlacementParams};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -26,6 +30,8 @@ pub enum Model {
     /// Stochastic bin packing with GPA (seed 002).
     #[default]
     Placement,
+    /// Cluster admission control with moment policies (seed 000, ALGORITHMS.md §2).
+    Admission,
 }
 
 /// Where a scenario's trace comes from.
@@ -66,6 +72,8 @@ pub struct Scenario {
     pub seed: u64,
     /// Placement-model parameters (seed 002).
     pub placement: PlacementParams,
+    /// Admission-model experiment (seed 000); ignored by the placement model. Absent in v1 placement links.
+    pub admission: AdmissionScenario,
 }
 
 impl Default for Scenario {
@@ -77,6 +85,7 @@ impl Default for Scenario {
             trace: TraceRef::default(),
             seed: 1,
             placement: PlacementParams::default(),
+            admission: AdmissionScenario::default(),
         }
     }
 }
@@ -128,6 +137,9 @@ impl Scenario {
             _ => {}
         }
         errs.extend(self.placement.validate("placement."));
+        if self.model == Model::Admission {
+            errs.extend(self.admission.validate("admission."));
+        }
         if errs.is_empty() {
             Ok(())
         } else {
@@ -218,6 +230,552 @@ impl Scenario {
         })?;
         Ok(sc)
     }
+}
+
+
+// ---------------------------------------------------------------------------------------------------------
+// the admission model (seed 000, ALGORITHMS.md §2)
+
+/// Where the admission parameters come from (informational for the playground: the values are always in
+/// [`AdmissionScenario::params`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamSource {
+    /// The documented defaults of ALGORITHMS.md §2.13 (priors, κ, rates), at the playground's scale.
+    #[default]
+    Defaults,
+    /// Values edited by the user.
+    Custom,
+    /// Fitted to the Azure 2017 arrivals (arrival rate, initial sizes, core-lifetime prior; seed 000 App. B).
+    Azure,
+}
+
+/// The admission-control experiment of a scenario: an experiment preset (its policy arms), the model
+/// parameters, the runs per threshold and the run shown in the time-series view. The seed is
+/// [`Scenario::seed`]. Defaults are the playground's quick scale (not §2.13's full scale, see
+/// [`AdmissionScenario::default`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AdmissionScenario {
+    /// Experiment preset "E0.1" … "E0.4" (ALGORITHMS.md §2.12): which policy arms are tuned.
+    pub preset: String,
+    /// Where `params` came from.
+    pub source: ParamSource,
+    /// Runs R per threshold (common random numbers across policies and thresholds), 1..=1000.
+    pub runs: usize,
+    /// Labels of the preset's arms to run (e.g. "ZEROTH", "SECOND+MARGINAL m=5"); empty = all arms.
+    pub policies: Vec<String>,
+    /// Arm whose tuned threshold drives the time-series view ("" = the first arm run).
+    pub series_arm: String,
+    /// Run index (0-based, < runs) shown in the time-series view.
+    pub series_run: usize,
+    /// Model and tuning parameters (capacity in cores, rates per hour, horizon in hours, SLA ε, …).
+    pub params: AdmitParams,
+}
+
+/// Largest runs per threshold accepted in a scenario.
+pub const MAX_ADMISSION_RUNS: usize = 1000;
+
+impl Default for AdmissionScenario {
+    /// The playground's quick scale, chosen so a whole E0.1 finishes in well under a minute in a browser:
+    /// C = 1,000 cores, 2 months (1,460 h), R = 2 runs, 6 binary-search iterations, 1,000 bootstrap
+    /// resamples. Every other parameter keeps the §2.13 default of [`AdmitParams::default`].
+    fn default() -> Self {
+        AdmissionScenario {
+            preset: "E0.1".into(),
+            source: ParamSource::Defaults,
+            runs: 2,
+            policies: Vec::new(),
+            series_arm: String::new(),
+            series_run: 0,
+            params: AdmitParams {
+                capacity: 1000.0,
+                horizon_hours: 1460.0,
+                tune_iterations: 6,
+                bootstrap: 1000,
+                ..AdmitParams::default()
+            },
+        }
+    }
+}
+
+/// One arm of an admission experiment as run: label, the arm's parameters, policy and MARGINAL flag.
+#[derive(Clone, Debug)]
+pub struct AdmissionArmSpec {
+    /// Arm label, e.g. "FIRST+MARGINAL m=5".
+    pub label: String,
+    /// The arm's parameters (the base with the arm's pseudo-observations and labelling).
+    pub params: AdmitParams,
+    /// Policy.
+    pub kind: PolicyKind,
+    /// MARGINAL heuristic.
+    pub marginal: bool,
+}
+
+impl AdmissionScenario {
+    /// The experiment preset (errors name the preset string).
+    pub fn preset(&self) -> Result<Preset, String> {
+        Preset::parse(&self.preset)
+    }
+
+    /// The arms to run, in preset order, filtered by [`AdmissionScenario::policies`].
+    /// Errors: unknown preset or a label that is not an arm of the preset.
+    pub fn arms(&self) -> Result<Vec<AdmissionArmSpec>, String> {
+        let preset = self.preset()?;
+        let all = preset.arms(&self.params);
+        for l in &self.policies {
+            if !all.iter().any(|a| &a.0 == l) {
+                let names: Vec<&str> = all.iter().map(|a| a.0.as_str()).collect();
+                return Err(format!("'{l}' is not a policy of {} (one of: {})", preset.name(), names.join(", ")));
+            }
+        }
+        Ok(all
+            .into_iter()
+            .filter(|a| self.policies.is_empty() || self.policies.contains(&a.0))
+            .map(|(label, params, kind, marginal)| AdmissionArmSpec { label, params, kind, marginal })
+            .collect())
+    }
+
+    /// Validates every field with dotted paths under `prefix` (e.g. `admission.params.capacity`).
+    pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let mut e = |f: &str, m: String| errs.push(FieldError { field: format!("{prefix}{f}"), message: m });
+        let p = &self.params;
+        if let Err(m) = self.preset() {
+            e("preset", m);
+        } else if let Err(m) = self.arms() {
+            e("policies", m);
+        } else if self.arms().map(|a| a.is_empty()).unwrap_or(false) {
+            e("policies", "choose at least one policy".into());
+        }
+        if self.source == ParamSource::Azure && !AZURE_FIT_AVAILABLE {
+            e("source", "Azure-fitted parameters are not available in this engine version".into());
+        }
+        if self.runs == 0 || self.runs > MAX_ADMISSION_RUNS {
+            e("runs", format!("runs must be between 1 and {MAX_ADMISSION_RUNS}"));
+        }
+        if self.series_run >= self.runs.max(1) {
+            e("series_run", format!("the run shown must be below runs ({})", self.runs));
+        }
+        let pos = |v: f64| v.is_finite() && v > 0.0;
+        if !(pos(p.capacity) && p.capacity <= 1e7) {
+            e("params.capacity", "capacity must be a number of cores in (0, 10,000,000]".into());
+        }
+        if !(pos(p.arrival_rate) && p.arrival_rate <= 1e4) {
+            e("params.arrival_rate", "arrival rate must be in (0, 10,000] deployments per hour".into());
+        }
+        if !(pos(p.horizon_hours) && p.horizon_hours <= 262_800.0) {
+            e("params.horizon_hours", "horizon must be in (0, 262,800] hours (30 years)".into());
+        }
+        if !(p.sla > 0.0 && p.sla < 1.0) {
+            e("params.sla", "SLA ε must be in (0, 1)".into());
+        }
+        if !(pos(p.priors.kappa) && p.priors.kappa <= 1e6) {
+            e("params.priors.kappa", "kill factor κ must be > 0".into());
+        }
+        if p.tune_iterations == 0 || p.tune_iterations > 60 {
+            e("params.tune_iterations", "search iterations must be between 1 and 60".into());
+        }
+        if p.bootstrap > 1_000_000 {
+            e("params.bootstrap", "at most 1,000,000 bootstrap resamples".into());
+        }
+        if errs.is_empty() {
+            if let Err(m) = p.validate() {
+                errs.push(FieldError { field: format!("{prefix}params"), message: m });
+            }
+        }
+        errs
+    }
+}
+
+/// Whether this engine can fit the admission parameters to the Azure 2017 arrivals (`packlab::admit::fit`).
+pub const AZURE_FIT_AVAILABLE: bool = true;
+
+/// Path of the bundled derived Azure 2017 arrivals, relative to the repository (served at `/static/...`).
+pub const AZURE_ARRIVALS_PATH: &str = "static/traces/azure2017-arrivals.txt.gz";
+
+/// Fits what the Azure 2017 arrivals identify ([`crate::admit::fit::fit_azure_arrivals`]: arrival rate per
+/// hour, the empirical initial-size distribution, the core-lifetime prior λ ~ Γ) from the bundle `bytes`
+/// (the gzip file at [`AZURE_ARRIVALS_PATH`]) and writes the values into `a.params` (scale-out rate and
+/// size and κ keep their values), marking `a.source` as [`ParamSource::Azure`]. The scenario then carries
+/// the fitted values, so links and `packlab run` reproduce them without refitting. Errors: unreadable
+/// bundle (file:line:column) or a failed fit.
+pub fn apply_azure_fit(a: &mut AdmissionScenario, bytes: &[u8]) -> Result<crate::admit::fit::AzureFit, String> {
+    let data = crate::trace::azure::read_arrivals_bundle("azure2017-arrivals.txt.gz", bytes).map_err(|e| e.to_string())?;
+    let fit = crate::admit::fit::fit_azure_arrivals(&data, &crate::admit::fit::FitOptions::default())?;
+    fit.apply(&mut a.params);
+    a.source = ParamSource::Azure;
+    Ok(fit)
+}
+
+/// One evaluated threshold of an arm (a point of the frontier).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// Threshold (cores for ZEROTH/FIRST, Cantelli ratio for SECOND).
+    pub threshold: f64,
+    /// Mean utilization over the runs (fraction of C·T).
+    pub utilization: f64,
+    /// Pooled scale-out failure rate (failed / requested scale-outs).
+    pub failure_rate: f64,
+    /// Upper end of the 95% CI of the failure rate (what the tuning compares with the SLA).
+    pub failure_rate_upper: f64,
+}
+
+/// The result of one arm: tuned threshold, utilization with its 95% BCa CI, failure rate, and every
+/// threshold the search evaluated (ALGORITHMS.md §2.8, §2.10).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AdmissionArm {
+    /// Arm label.
+    pub label: String,
+    /// Policy display name, e.g. "SECOND+MARGINAL".
+    pub policy: String,
+    /// Policy kind.
+    pub kind: PolicyKind,
+    /// MARGINAL heuristic on.
+    pub marginal: bool,
+    /// Pseudo-observations m.
+    pub pseudo_obs: u32,
+    /// Labelling mode.
+    pub labelling: Labelling,
+    /// Tuned threshold.
+    pub threshold: f64,
+    /// Mean utilization at the tuned threshold.
+    pub utilization: f64,
+    /// 95% BCa bootstrap CI of the utilization (lo, hi).
+    pub utilization_ci: (f64, f64),
+    /// Pooled failure rate at the tuned threshold.
+    pub failure_rate: f64,
+    /// Upper end of its 95% CI.
+    pub failure_rate_upper95: f64,
+    /// Mean of the monthly failure rates.
+    pub monthly_failure_rate: f64,
+    /// Fraction of runs with at least one failure.
+    pub runs_with_failure: f64,
+    /// Relative utilization gain over the ZEROTH arm (when ZEROTH was run).
+    pub gain_vs_zeroth: Option<f64>,
+    /// Every threshold evaluated, ascending.
+    pub sweep: Vec<SweepPoint>,
+}
+
+/// The results of an admission scenario: what `packlab run` prints and the playground shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AdmissionReport {
+    /// Always "admission".
+    pub model: String,
+    /// Preset name.
+    pub preset: String,
+    /// Runs per threshold.
+    pub runs: usize,
+    /// Master seed.
+    pub seed: u64,
+    /// Capacity C (cores).
+    pub capacity: f64,
+    /// Run length (hours).
+    pub horizon_hours: f64,
+    /// SLA ε.
+    pub sla: f64,
+    /// One entry per arm run.
+    pub arms: Vec<AdmissionArm>,
+}
+
+fn arm_result(spec: &AdmissionArmSpec, r: &TuneResult) -> AdmissionArm {
+    AdmissionArm {
+        label: spec.label.clone(),
+        policy: r.policy.clone(),
+        kind: r.kind,
+        marginal: r.marginal,
+        pseudo_obs: spec.params.pseudo_obs,
+        labelling: spec.params.labelling,
+        threshold: r.threshold,
+        utilization: r.tuned.utilization,
+        utilization_ci: r.utilization_ci,
+        failure_rate: r.tuned.failure_rate,
+        failure_rate_upper95: r.tuned.failure_rate_upper,
+        monthly_failure_rate: r.tuned.monthly_failure_rate,
+        runs_with_failure: r.tuned.runs_with_failure,
+        gain_vs_zeroth: None,
+        sweep: r
+            .sweep
+            .iter()
+            .map(|e| SweepPoint {
+                threshold: e.threshold,
+                utilization: e.utilization,
+                failure_rate: e.failure_rate,
+                failure_rate_upper: e.failure_rate_upper,
+            })
+            .collect(),
+    }
+}
+
+fn report(sc: &Scenario, mut arms: Vec<AdmissionArm>) -> AdmissionReport {
+    // as tuning::run_preset: gain relative to the ZEROTH arm's utilization
+    if let Some(z) = arms.iter().find(|a| a.kind == PolicyKind::Zeroth).map(|a| a.utilization) {
+        for a in &mut arms {
+            if z > 0.0 {
+                a.gain_vs_zeroth = Some(a.utilization / z - 1.0);
+            }
+        }
+    }
+    let a = &sc.admission;
+    AdmissionReport {
+        model: "admission".into(),
+        preset: a.preset().map(|p| p.name().to_string()).unwrap_or_else(|_| a.preset.clone()),
+        runs: a.runs,
+        seed: sc.seed,
+        capacity: a.params.capacity,
+        horizon_hours: a.params.horizon_hours,
+        sla: a.params.sla,
+        arms,
+    }
+}
+
+/// Runs an admission scenario with the engine's tuning ([`crate::admit::tuning::tune`], one shared
+/// [`SimCache`], as [`crate::admit::tuning::run_preset`] does): what `packlab run` prints. `progress`
+/// sees (runs done, runs planned); returning false cancels. Errors: invalid scenario, "cancelled".
+pub fn run_admission(sc: &Scenario, progress: &mut dyn FnMut(usize, usize) -> bool) -> Result<AdmissionReport, String> {
+    if let Some(e) = sc.admission.validate("admission.").first() {
+        return Err(e.to_string());
+    }
+    let a = &sc.admission;
+    let arms = a.arms()?;
+    let per_arm: Vec<usize> = arms.iter().map(|s| planned_runs(s, a.runs)).collect();
+    let total: usize = per_arm.iter().sum();
+    let mut cache = SimCache::new();
+    let mut offset = 0usize;
+    let mut out = Vec::new();
+    for (i, s) in arms.iter().enumerate() {
+        let off = offset;
+        let mut hook = |d: usize, _t: usize| progress(off + d, total);
+        let r = tune(&s.params, s.kind, s.marginal, a.runs, sc.seed, &mut cache, &mut hook)?;
+        offset += per_arm[i];
+        out.push(arm_result(s, &r));
+    }
+    Ok(report(sc, out))
+}
+
+fn planned_runs(s: &AdmissionArmSpec, runs: usize) -> usize {
+    runs * if s.kind == PolicyKind::AcceptIfFits { 1 } else { s.params.tune_iterations + 1 }
+}
+
+/// State of one arm's binary search in an [`AdmissionRun`] (mirrors `tuning::tune` step by step).
+struct ArmRun {
+    spec: AdmissionArmSpec,
+    grid: LeadGrid,
+    iters: usize,
+    iter: usize,
+    lo: f64,
+    hi: f64,
+    log_space: bool,
+    best: Option<Evaluation>,
+    sweep: Vec<Evaluation>,
+    /// The threshold being evaluated and the runs done at it.
+    current: Option<(f64, Vec<RunResult>)>,
+    result: Option<TuneResult>,
+}
+
+impl ArmRun {
+    fn to_th(&self, x: f64) -> f64 {
+        if self.log_space {
+            10f64.powf(x)
+        } else {
+            x
+        }
+    }
+}
+
+/// What one [`AdmissionRun::step`] did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AdmissionStep {
+    /// Runs done so far (of [`AdmissionRun::total`]).
+    pub done: usize,
+    /// Runs planned.
+    pub total: usize,
+    /// Index of the arm worked on.
+    pub arm: usize,
+    /// Its label.
+    pub label: String,
+    /// A threshold whose runs just completed, if any.
+    pub evaluated: Option<SweepPoint>,
+    /// The arm's result if it just completed.
+    pub finished: Option<AdmissionArm>,
+}
+
+/// An admission experiment driven one simulation run at a time (for the browser's worker, which checks
+/// Cancel and reports progress between steps). Gives exactly what [`run_admission`] gives (tested).
+pub struct AdmissionRun {
+    scenario: Scenario,
+    arms: Vec<ArmRun>,
+    seeds: Vec<u64>,
+    cache: SimCache,
+    done: usize,
+    total: usize,
+}
+
+impl AdmissionRun {
+    /// Validates the scenario's admission section and plans the runs. Errors: the first invalid field.
+    pub fn new(sc: &Scenario) -> Result<AdmissionRun, FieldError> {
+        if let Some(e) = sc.admission.validate("admission.").into_iter().next() {
+            return Err(e);
+        }
+        let a = &sc.admission;
+        let arms = a.arms().map_err(|m| FieldError { field: "admission.policies".into(), message: m })?;
+        let total = arms.iter().map(|s| planned_runs(s, a.runs)).sum();
+        let arms = arms
+            .into_iter()
+            .map(|spec| {
+                let (mut lo, mut hi) = spec.params.threshold_bounds(spec.kind);
+                let log_space = spec.kind == PolicyKind::Second
+                    && matches!(spec.params.second_param, crate::admit::params::SecondParam::Ratio);
+                if log_space {
+                    lo = lo.log10();
+                    hi = hi.log10();
+                }
+                let iters = if spec.kind == PolicyKind::AcceptIfFits { 0 } else { spec.params.tune_iterations };
+                ArmRun {
+                    grid: lead_grid(&spec.params),
+                    spec,
+                    iters,
+                    iter: 0,
+                    lo,
+                    hi,
+                    log_space,
+                    best: None,
+                    sweep: Vec::new(),
+                    current: None,
+                    result: None,
+                }
+            })
+            .collect();
+        Ok(AdmissionRun {
+            seeds: (0..a.runs).map(|r| run_seed(sc.seed, r)).collect(),
+            scenario: sc.clone(),
+            arms,
+            cache: SimCache::new(),
+            done: 0,
+            total,
+        })
+    }
+
+    /// Runs planned (simulation runs over all arms and thresholds).
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
+    /// Runs done (or skipped because the tuned threshold was already evaluated).
+    pub fn done(&self) -> usize {
+        self.done
+    }
+
+    /// True when every arm is tuned.
+    pub fn is_finished(&self) -> bool {
+        self.arms.iter().all(|a| a.result.is_some())
+    }
+
+    /// Simulates the next run (or finalises an arm whose tuned threshold was already evaluated) and says
+    /// what happened; `None` when everything is done.
+    pub fn step(&mut self) -> Option<AdmissionStep> {
+        let seed = self.scenario.seed;
+        let runs = self.seeds.len();
+        let i = self.arms.iter().position(|a| a.result.is_none())?;
+        let arm = &mut self.arms[i];
+        let mut evaluated = None;
+        let mut finished_eval: Option<Evaluation> = None;
+        if arm.current.is_none() {
+            if arm.iter < arm.iters {
+                let th = arm.to_th(0.5 * (arm.lo + arm.hi));
+                arm.current = Some((th, Vec::with_capacity(runs)));
+            } else {
+                let th = arm.to_th(arm.lo);
+                match &arm.best {
+                    Some(b) if b.threshold == th => {
+                        self.done += runs;
+                        finished_eval = Some(b.clone());
+                    }
+                    _ => arm.current = Some((th, Vec::with_capacity(runs))),
+                }
+            }
+        }
+        if finished_eval.is_none() {
+            let (th, done_runs) = arm.current.as_mut().expect("a threshold is being evaluated");
+            let spec = PolicySpec { kind: arm.spec.kind, threshold: *th, marginal: arm.spec.marginal };
+            let r = simulate_run(&arm.spec.params, spec, self.seeds[done_runs.len()], &arm.grid, &mut self.cache);
+            done_runs.push(r);
+            self.done += 1;
+            if done_runs.len() == runs {
+                let (th, done_runs) = arm.current.take().expect("current");
+                let ev = summarise(th, &done_runs);
+                evaluated = Some(SweepPoint {
+                    threshold: ev.threshold,
+                    utilization: ev.utilization,
+                    failure_rate: ev.failure_rate,
+                    failure_rate_upper: ev.failure_rate_upper,
+                });
+                if arm.iter < arm.iters {
+                    let mid = 0.5 * (arm.lo + arm.hi);
+                    if ev.failure_rate_upper <= arm.spec.params.sla {
+                        arm.lo = mid;
+                        arm.best = Some(ev.clone());
+                    } else {
+                        arm.hi = mid;
+                    }
+                    arm.sweep.push(ev);
+                    arm.iter += 1;
+                } else {
+                    arm.sweep.push(ev.clone());
+                    finished_eval = Some(ev);
+                }
+            }
+        }
+        let mut finished = None;
+        if let Some(tuned) = finished_eval {
+            let ci = bca_mean_ci(&tuned.run_utilization, arm.spec.params.bootstrap, 0.95, seed);
+            let mut name = arm.spec.kind.name().to_string();
+            if arm.spec.marginal {
+                name.push_str("+MARGINAL");
+            }
+            let mut sweep = std::mem::take(&mut arm.sweep);
+            sweep.sort_by(|a, b| a.threshold.total_cmp(&b.threshold));
+            let r = TuneResult {
+                policy: name,
+                kind: arm.spec.kind,
+                marginal: arm.spec.marginal,
+                threshold: arm.to_th(arm.lo),
+                tuned,
+                utilization_ci: ci,
+                sweep,
+            };
+            finished = Some(arm_result(&arm.spec, &r));
+            arm.result = Some(r);
+        }
+        Some(AdmissionStep { done: self.done, total: self.total, arm: i, label: arm.spec.label.clone(), evaluated, finished })
+    }
+
+    /// The report once every arm is tuned (identical to [`run_admission`]); `None` before.
+    pub fn report(&self) -> Option<AdmissionReport> {
+        let arms: Option<Vec<AdmissionArm>> =
+            self.arms.iter().map(|a| a.result.as_ref().map(|r| arm_result(&a.spec, r))).collect();
+        Some(report(&self.scenario, arms?))
+    }
+}
+
+/// One simulated run with its time series, for the playground's run view: arm `label` of the scenario
+/// (or its first arm when empty) at `threshold`, run index `run` (the experiment's run seed, so the run is
+/// one of those the tuning used), sampled `points` times over the horizon (2..=5000). Errors: unknown arm,
+/// invalid scenario.
+pub fn admission_series(sc: &Scenario, label: &str, threshold: f64, run: usize, points: usize) -> Result<RunResult, String> {
+    if let Some(e) = sc.admission.validate("admission.").first() {
+        return Err(e.to_string());
+    }
+    let arms = sc.admission.preset()?.arms(&sc.admission.params);
+    let arm = if label.is_empty() { arms.first() } else { arms.iter().find(|a| a.0 == label) }
+        .ok_or_else(|| format!("'{label}' is not a policy of {}", sc.admission.preset))?;
+    if !threshold.is_finite() {
+        return Err("the threshold must be a finite number".into());
+    }
+    let mut p = arm.1.clone();
+    p.series_every_hours = p.horizon_hours / points.clamp(2, 5000) as f64;
+    let spec = PolicySpec { kind: arm.2, threshold, marginal: arm.3 };
+    Ok(simulate_run(&p, spec, run_seed(sc.seed, run), &lead_grid(&p), &mut SimCache::new()))
 }
 
 /// Deep-merges `patch` into `base` (objects recursively; anything else replaces).
@@ -325,5 +883,98 @@ mod tests {
         enc.write_all(&zeros).unwrap();
         let link = format!("v1.{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(enc.finish().unwrap()));
         assert!(Scenario::from_link(&link).unwrap_err().message.contains("too much"));
+    }
+
+    fn tiny_admission() -> Scenario {
+        let mut s = Scenario { model: Model::Admission, seed: 3, ..Scenario::default() };
+        s.admission.runs = 2;
+        s.admission.params.capacity = 200.0;
+        s.admission.params.horizon_hours = 240.0;
+        s.admission.params.tune_iterations = 3;
+        s.admission.params.bootstrap = 200;
+        s.admission.params.subhorizons = vec![240.0, 24.0];
+        s.admission.params.steps = 20;
+        s
+    }
+
+    #[test]
+    fn admission_stepper_equals_engine_tuning_and_run_preset() {
+        let s = tiny_admission();
+        let native = run_admission(&s, &mut |_, _| true).unwrap();
+        let mut run = AdmissionRun::new(&s).unwrap();
+        let mut last = 0;
+        while let Some(st) = run.step() {
+            assert!(st.done > last && st.done <= st.total);
+            last = st.done;
+        }
+        assert_eq!(last, run.total());
+        assert_eq!(run.report().unwrap(), native);
+        let a = &s.admission;
+        let pre = crate::admit::tuning::run_preset(a.preset().unwrap(), &a.params, a.runs, s.seed, &mut |_, _| true).unwrap();
+        assert_eq!(pre.arms.len(), native.arms.len());
+        for (x, y) in pre.arms.iter().zip(&native.arms) {
+            assert_eq!(x.label, y.label);
+            assert_eq!(x.result.threshold, y.threshold);
+            assert_eq!(x.result.tuned.utilization, y.utilization);
+            assert_eq!(x.result.utilization_ci, y.utilization_ci);
+            assert_eq!(x.result.tuned.failure_rate, y.failure_rate);
+            assert_eq!(x.gain_vs_zeroth, y.gain_vs_zeroth);
+            assert_eq!(x.result.sweep.len(), y.sweep.len());
+        }
+        // a subset of arms, and the time series of one run
+        let mut sub = s.clone();
+        sub.admission.policies = vec!["SECOND".into()];
+        let r = run_admission(&sub, &mut |_, _| true).unwrap();
+        assert_eq!(r.arms.len(), 1);
+        assert_eq!(r.arms[0], native.arms[2].clone().with_gain(None));
+        let ts = admission_series(&s, "SECOND", native.arms[2].threshold, 1, 50).unwrap();
+        assert!(ts.series.len() >= 40 && ts.series.len() <= 51, "{}", ts.series.len());
+    }
+
+    impl AdmissionArm {
+        fn with_gain(mut self, g: Option<f64>) -> Self {
+            self.gain_vs_zeroth = g;
+            self
+        }
+    }
+
+    #[test]
+    fn admission_links_round_trip_and_validate() {
+        let mut s = tiny_admission();
+        s.admission.preset = "E0.3".into();
+        s.admission.policies = vec!["SECOND m=5".into()];
+        let link = s.to_link();
+        assert_eq!(Scenario::from_link(&link).unwrap(), s);
+        let d = s.diff_json();
+        assert_eq!(d["model"], "admission");
+        assert!(d["admission"]["params"].get("sla").is_none());
+        let mut bad = s.clone();
+        bad.admission.params.sla = 2.0;
+        assert_eq!(Scenario::from_link(&bad.to_link()).unwrap_err().field.as_deref(), Some("admission.params.sla"));
+        bad = s.clone();
+        bad.admission.policies = vec!["NOPE".into()];
+        assert_eq!(bad.validate().unwrap_err()[0].field, "admission.policies");
+        bad = s.clone();
+        bad.admission.source = ParamSource::Azure;
+        assert_eq!(bad.validate().is_err(), !AZURE_FIT_AVAILABLE);
+        // placement scenarios ignore the admission section
+        let mut p = Scenario::default();
+        p.admission.runs = 0;
+        assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn azure_fit_writes_the_identified_parameters() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(AZURE_ARRIVALS_PATH);
+        let Ok(bytes) = std::fs::read(&path) else { return };
+        let mut a = AdmissionScenario::default();
+        let fit = apply_azure_fit(&mut a, &bytes).unwrap();
+        assert_eq!(a.source, ParamSource::Azure);
+        assert_eq!(a.params.arrival_rate, fit.arrival_rate.value);
+        assert!(matches!(a.params.initial_size, crate::admit::params::InitialSize::Empirical { .. }));
+        assert_eq!(a.params.priors.kappa, AdmitParams::default().priors.kappa);
+        let s = Scenario { model: Model::Admission, admission: a, ..Scenario::default() };
+        assert!(s.validate().is_ok(), "{:?}", s.validate());
+        assert_eq!(Scenario::from_link(&s.to_link()).unwrap(), s);
     }
 }

@@ -12,6 +12,10 @@
 //!   (`draw_*`, `*_svg`) happens on the page's main thread, because plotters measures text through
 //!   `window.document` (../shared/TOOLCHAIN.md trap 2).
 //!
+//! An admission experiment (seed 000) is computed one simulation run at a time by [`AdmissionRun::step`]
+//! (the worker reports progress and honours Cancel between runs); [`AdmissionRun::report`] equals
+//! [`crate::scenario::run_admission`] (and so `packlab run`) for the same scenario.
+//!
 //! A frontier is computed point by point by [`PlacementRun::step`] so the worker can report progress and
 //! honour Cancel between points; [`PlacementRun::finish`] gives exactly what
 //! [`crate::placement::run_frontier`] (and so `packlab run`) gives for the same scenario.
@@ -482,4 +486,206 @@ pub fn draw_trace_histogram(canvas: HtmlCanvasElement, summary: JsValue, scale: 
     let h = histogram_chart(summary, scale)?;
     let area = canvas_area(canvas)?;
     chart::draw_histogram(&area, &h).map_err(chart_error)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// the admission model (seed 000)
+
+/// Whether the Azure-fitted admission parameters are available in this engine.
+#[wasm_bindgen]
+pub fn azure_fit_available() -> bool {
+    crate::scenario::AZURE_FIT_AVAILABLE
+}
+
+/// Fits the Azure 2017 arrivals (`bytes` = the bundled `static/traces/azure2017-arrivals.txt.gz`) and writes
+/// the identified parameters into the scenario ([`crate::scenario::apply_azure_fit`]): returns `{ scenario,
+/// fit }` with `fit` = the engine's `AzureFit` report (estimates with standard errors, defaults kept, notes).
+#[wasm_bindgen]
+pub fn admission_azure_fit(bytes: Vec<u8>, scenario: JsValue) -> JsResult<JsValue> {
+    let mut s = scenario_from_js(scenario)?;
+    let fit = crate::scenario::apply_azure_fit(&mut s.admission, &bytes)
+        .map_err(|m| error_obj("input", &m, Some("admission.source")))?;
+    #[derive(Serialize)]
+    struct Out<'a> {
+        scenario: &'a Scenario,
+        fit: &'a crate::admit::fit::AzureFit,
+    }
+    to_js(&Out { scenario: &s, fit: &fit })
+}
+
+/// The arms of a scenario's admission preset (all of them, ignoring `admission.policies`):
+/// `[{ label, kind, marginal, pseudo_obs, labelling }]`. Errors: unknown preset.
+#[wasm_bindgen]
+pub fn admission_arms(scenario: JsValue) -> JsResult<JsValue> {
+    let mut s = scenario_from_js(scenario)?;
+    s.admission.policies.clear();
+    let arms = s.admission.arms().map_err(|m| error_obj("scenario", &m, Some("admission.preset")))?;
+    #[derive(Serialize)]
+    struct Arm<'a> {
+        label: &'a str,
+        kind: crate::admit::params::PolicyKind,
+        marginal: bool,
+        pseudo_obs: u32,
+        labelling: crate::admit::params::Labelling,
+    }
+    let out: Vec<Arm> = arms
+        .iter()
+        .map(|a| Arm { label: &a.label, kind: a.kind, marginal: a.marginal, pseudo_obs: a.params.pseudo_obs, labelling: a.params.labelling })
+        .collect();
+    to_js(&out)
+}
+
+/// An admission experiment in progress, driven one simulation run per [`AdmissionRun::step`] from the
+/// worker (wraps [`crate::scenario::AdmissionRun`]).
+#[wasm_bindgen]
+pub struct AdmissionRun {
+    inner: crate::scenario::AdmissionRun,
+}
+
+#[wasm_bindgen]
+impl AdmissionRun {
+    /// Validates the scenario (model must be "admission") and plans the runs. Errors:
+    /// `{ kind: "scenario", field, message, errors? }`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario: JsValue) -> JsResult<AdmissionRun> {
+        let s = valid_scenario(scenario)?;
+        if s.model != crate::scenario::Model::Admission {
+            return Err(error_obj("scenario", "the scenario's model is not \"admission\"", Some("model")));
+        }
+        let inner = crate::scenario::AdmissionRun::new(&s).map_err(|e| error_obj("scenario", &e.message, Some(&e.field)))?;
+        Ok(AdmissionRun { inner })
+    }
+
+    /// Simulation runs planned over all arms and thresholds.
+    pub fn total(&self) -> usize {
+        self.inner.total()
+    }
+
+    /// Runs done so far.
+    pub fn done(&self) -> usize {
+        self.inner.done()
+    }
+
+    /// Simulates the next run; returns `{ done, total, arm, label, evaluated: SweepPoint | null,
+    /// finished: AdmissionArm | null }`, or `null` when everything is done.
+    pub fn step(&mut self) -> JsResult<JsValue> {
+        match self.inner.step() {
+            Some(st) => to_js(&st),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// The whole report (`AdmissionReport`, as `packlab run` prints it); errors before the last step.
+    pub fn report(&self) -> JsResult<JsValue> {
+        match self.inner.report() {
+            Some(r) => to_js(&r),
+            None => Err(error_obj("input", &format!("the experiment is not complete ({} of {} runs)", self.inner.done(), self.inner.total()), None)),
+        }
+    }
+
+    /// Runs every remaining step and returns the report (for tests and timing).
+    pub fn run_all(&mut self) -> JsResult<JsValue> {
+        while self.inner.step().is_some() {}
+        self.report()
+    }
+}
+
+/// Columns of one run's time series and its totals (what the run view shows).
+#[derive(Serialize)]
+struct SeriesOut {
+    t: Vec<f64>,
+    active: Vec<f64>,
+    failures: Vec<f64>,
+    accepted: Vec<f64>,
+    rejected: Vec<f64>,
+    capacity: f64,
+    utilization: f64,
+    failure_rate: f64,
+    requests: u64,
+    failed: u64,
+    arrivals: u64,
+    admitted: u64,
+}
+
+/// Simulates run `run` of the scenario's arm `label` ("" = first arm) at `threshold` with `points` samples
+/// of the time series ([`crate::scenario::admission_series`]): `{ t (hours), active (cores), failures,
+/// accepted, rejected (cumulative counts), capacity, utilization, failure_rate, requests, failed, arrivals,
+/// admitted }`.
+#[wasm_bindgen]
+pub fn admission_series(scenario: JsValue, label: &str, threshold: f64, run: usize, points: usize) -> JsResult<JsValue> {
+    let s = valid_scenario(scenario)?;
+    let r = crate::scenario::admission_series(&s, label, threshold, run, points)
+        .map_err(|m| error_obj("scenario", &m, Some("admission.series_arm")))?;
+    let out = SeriesOut {
+        t: r.series.iter().map(|p| p.t).collect(),
+        active: r.series.iter().map(|p| p.active).collect(),
+        failures: r.series.iter().map(|p| p.failures as f64).collect(),
+        accepted: r.series.iter().map(|p| p.accepted as f64).collect(),
+        rejected: r.series.iter().map(|p| p.rejected as f64).collect(),
+        capacity: s.admission.params.capacity,
+        utilization: r.utilization,
+        failure_rate: r.failure_rate(),
+        requests: r.requests,
+        failed: r.failures,
+        arrivals: r.arrivals,
+        admitted: r.accepted,
+    };
+    to_js(&out)
+}
+
+/// Runs a whole admission scenario with the engine's tuning in one call
+/// ([`crate::scenario::run_admission`], what the CLI runs); for tests and timing.
+#[wasm_bindgen]
+pub fn run_admission(scenario: JsValue) -> JsResult<JsValue> {
+    let s = valid_scenario(scenario)?;
+    let r = crate::scenario::run_admission(&s, &mut |_, _| true).map_err(|m| error_obj("scenario", &m, None))?;
+    to_js(&r)
+}
+
+/// CSS colour of admission arm `i` (matches the charts).
+#[wasm_bindgen]
+pub fn arm_color(i: usize) -> String {
+    chart::arm_color_hex(i)
+}
+
+fn admission_curves(curves: JsValue) -> JsResult<Vec<chart::AdmissionCurve>> {
+    serde_wasm_bindgen::from_value(curves).map_err(|e| error_obj("chart", &format!("bad admission curves: {e}"), None))
+}
+
+fn series_chart(series: JsValue) -> JsResult<chart::AdmissionSeriesChart> {
+    serde_wasm_bindgen::from_value(series).map_err(|e| error_obj("chart", &format!("bad time series: {e}"), None))
+}
+
+/// Draws the admission frontier into `canvas`: `curves` = `[{ label, points: [[utilization, failure_rate]...],
+/// tuned: [u, f] | null }]`, `opts` = `{ sla, title, scale }`.
+#[wasm_bindgen]
+pub fn draw_admission_frontier(canvas: HtmlCanvasElement, curves: JsValue, opts: JsValue) -> JsResult<()> {
+    let curves = admission_curves(curves)?;
+    let opts: chart::AdmissionChartOptions = chart_opts(opts)?;
+    let area = canvas_area(canvas)?;
+    chart::draw_admission_frontier(&area, &curves, &opts).map_err(chart_error)
+}
+
+/// The admission frontier as an SVG document.
+#[wasm_bindgen]
+pub fn admission_frontier_svg(curves: JsValue, opts: JsValue, width: u32, height: u32) -> JsResult<String> {
+    let curves = admission_curves(curves)?;
+    let opts: chart::AdmissionChartOptions = chart_opts(opts)?;
+    chart::admission_frontier_svg(&curves, &opts, width.clamp(100, 8000), height.clamp(100, 8000)).map_err(chart_error)
+}
+
+/// Draws one run's time series (`series` = `{ t, active, failures, accepted, rejected, capacity, title?,
+/// scale? }`) into `canvas`.
+#[wasm_bindgen]
+pub fn draw_admission_series(canvas: HtmlCanvasElement, series: JsValue) -> JsResult<()> {
+    let c = series_chart(series)?;
+    let area = canvas_area(canvas)?;
+    chart::draw_admission_series(&area, &c).map_err(chart_error)
+}
+
+/// One run's time series as an SVG document.
+#[wasm_bindgen]
+pub fn admission_series_svg(series: JsValue, width: u32, height: u32) -> JsResult<String> {
+    let c = series_chart(series)?;
+    chart::admission_series_svg(&c, width.clamp(100, 8000), height.clamp(100, 8000)).map_err(chart_error)
 }

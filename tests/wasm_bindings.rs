@@ -219,3 +219,87 @@ fn saved_links_keep_loading() {
     }
     assert!(n >= 5);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// the admission model (seed 000)
+
+/// A tiny admission scenario (C = 150 cores, 120 h, 2 runs, 2 search steps, a short look-ahead).
+fn tiny_admission() -> JsValue {
+    json(
+        r#"{"model":"admission","seed":4,"admission":{"runs":2,"policies":["ZEROTH","SECOND"],
+            "params":{"capacity":150,"horizon_hours":120,"tune_iterations":2,"bootstrap":100,"subhorizons":[120,24],"steps":10}}}"#,
+    )
+}
+
+#[wasm_bindgen_test]
+fn admission_arms_list_the_preset() {
+    let arms = admission_arms(json(r#"{"model":"admission"}"#)).unwrap();
+    let labels: Vec<String> = Array::from(&arms).iter().map(|a| get(&a, "label").as_string().unwrap()).collect();
+    assert_eq!(labels, ["ZEROTH", "FIRST", "SECOND", "UPPER_BOUND"]);
+    let e3 = admission_arms(json(r#"{"model":"admission","admission":{"preset":"E0.3"}}"#)).unwrap();
+    assert_eq!(Array::from(&e3).length(), 6);
+    let e = admission_arms(json(r#"{"model":"admission","admission":{"preset":"E9"}}"#)).unwrap_err();
+    assert_eq!(get(&e, "field").as_string().as_deref(), Some("admission.preset"));
+    assert_eq!(arm_color(0), "#0072b2");
+    assert!(!azure_fit_available() || azure_fit_available());
+}
+
+#[wasm_bindgen_test]
+fn admission_run_steps_equal_the_one_call_run() {
+    let mut run = AdmissionRun::new(tiny_admission()).unwrap();
+    let total = run.total();
+    assert!(total > 0 && run.done() == 0);
+    assert!(run.report().is_err(), "no report before the end");
+    let mut steps = 0;
+    loop {
+        let st = run.step().unwrap();
+        if st.is_null() {
+            break;
+        }
+        steps += 1;
+        assert!(get(&st, "done").as_f64().unwrap() as usize <= total);
+    }
+    assert!(steps > 0 && run.done() == total);
+    let stepped = stringify(&run.report().unwrap());
+    let whole = stringify(&run_admission(tiny_admission()).unwrap());
+    assert_eq!(stepped, whole);
+    let rep = json(&whole);
+    assert_eq!(get(&rep, "model").as_string().as_deref(), Some("admission"));
+    assert_eq!(Array::from(&get(&rep, "arms")).length(), 2);
+}
+
+#[wasm_bindgen_test]
+fn admission_errors_name_the_field() {
+    let e = AdmissionRun::new(json(r#"{"model":"admission","admission":{"params":{"sla":1.5}}}"#)).err().unwrap();
+    assert_eq!(get(&e, "field").as_string().as_deref(), Some("admission.params.sla"));
+    let e = AdmissionRun::new(json(r#"{"model":"admission","admission":{"runs":0}}"#)).err().unwrap();
+    assert_eq!(get(&e, "field").as_string().as_deref(), Some("admission.runs"));
+    let e = AdmissionRun::new(json(r#"{"model":"placement"}"#)).err().unwrap();
+    assert_eq!(get(&e, "field").as_string().as_deref(), Some("model"));
+    assert!(AdmissionRun::new(json(r#"{"model":"admission","admission":{"nope":1}}"#)).is_err());
+    assert!(admission_series(tiny_admission(), "NOPE", 10.0, 0, 50).is_err());
+}
+
+#[wasm_bindgen_test]
+fn admission_charts_and_series_draw() {
+    let s = admission_series(tiny_admission(), "ZEROTH", 100.0, 1, 60).unwrap();
+    let n = Array::from(&get(&s, "t")).length();
+    assert!(n >= 50, "{n} samples");
+    for k in ["active", "failures", "accepted", "rejected"] {
+        assert_eq!(Array::from(&get(&s, k)).length(), n, "{k}");
+    }
+    assert_eq!(get(&s, "capacity").as_f64(), Some(150.0));
+    let c = canvas(800, 400);
+    draw_admission_series(c.clone(), s.clone()).unwrap();
+    assert!(ink(&c) > 2000, "the series canvas is blank");
+    assert!(admission_series_svg(s, 600, 400).unwrap().starts_with("<svg"));
+
+    let curves = json(r#"[{"label":"ZEROTH","points":[[0.4,0],[0.6,0.002],[0.7,0.01]],"tuned":[0.4,0]},
+                         {"label":"SECOND","points":[[0.5,0],[0.65,0.0005]],"tuned":[0.65,0.0005]}]"#);
+    let f = canvas(800, 440);
+    draw_admission_frontier(f.clone(), curves.clone(), json(r#"{"sla":0.001,"scale":1}"#)).unwrap();
+    assert!(ink(&f) > 3000, "the admission frontier canvas is blank");
+    let svg = admission_frontier_svg(curves, JsValue::NULL, 640, 400).unwrap();
+    assert!(svg.contains("SECOND") && svg.contains("tuned"));
+    assert!(draw_admission_frontier(f, json(r#"[{"points":"x"}]"#), JsValue::NULL).is_err());
+}

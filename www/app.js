@@ -2,7 +2,7 @@
 // link, mounts the model view and the shared trace panel, and wires the header (model tabs, Copy link).
 //
 // Models are views: each lives in www/<model>/ (view.js on the page, worker-ops.js in the worker) and is
-// listed in MODELS. The admission-control model (ALGORITHMS.md §2) will slot in as www/admission/.
+// listed in MODELS. A tab switches model by opening that model's default scenario as a link (#s=v1.…).
 
 import { h, setChildren, $ } from './common/dom.js';
 import { loadEngine, errorText } from './common/engine.js';
@@ -11,8 +11,8 @@ import { scenarioFromLocation } from './common/share.js';
 import { createTracePanel } from './common/trace-panel.js';
 
 const MODELS = [
-  { id: 'placement', title: 'Placement', hint: 'stochastic bin packing with GPA (seed 002)', load: () => import('./placement/view.js') },
-  { id: 'admission', title: 'Admission control', hint: 'coming next: Bayesian admission control (seed 000)', load: null },
+  { id: 'placement', title: 'Placement', hint: 'stochastic bin packing with GPA (seed 002)', usesTrace: true, load: () => import('./placement/view.js') },
+  { id: 'admission', title: 'Admission control', hint: 'Bayesian admission control with a scale-out SLA (seed 000)', usesTrace: false, load: () => import('./admission/view.js') },
 ];
 
 const bannerEl = $('#banner');
@@ -47,7 +47,13 @@ async function main() {
 
   setChildren($('#model-tabs'), MODELS.map((m) => h('button', {
     type: 'button',
+    id: `tab-${m.id}`,
     class: `tab${m === model ? ' active' : ''}`,
+    onclick: () => {
+      if (m === model || !m.load) return;
+      // the other model's default scenario, as a link: the hashchange handler reloads into it
+      location.hash = `s=${wasm.scenario_to_link({ ...wasm.default_scenario(), model: m.id })}`;
+    },
     disabled: !m.load,
     title: m.hint,
     'aria-current': m === model ? 'page' : false,
@@ -77,6 +83,10 @@ async function main() {
   });
 
   await worker.ready;
+  if (!model.usesTrace) {
+    document.documentElement.dataset.bootMs = String(Math.round(performance.now() - t0));
+    return;
+  }
   const tr = link.scenario.trace;
   if (tr.upload) tracePanel.expectUpload(tr.upload);
   else await tracePanel.loadBundled(tr.bundled);

@@ -12,6 +12,7 @@
 //! * [`params`]: the serde parameter struct with the §2.13 defaults.
 //! * [`rng`]: per-(seed, component) random streams (§0).
 
+pub mod fit;
 pub mod moments;
 pub mod params;
 pub mod policy;

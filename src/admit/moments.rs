@@ -9,7 +9,7 @@
 //! Units: t in hours, λ per hour, ν scale-outs per mean core lifetime (scale-out rate ν·λ per hour, η = 1),
 //! σ extra cores per scale-out (size `1 + Poisson(σ)`), κ mean core lifetimes of maximum deployment lifetime.
 
-use super::special::{beta_reg, expected_harmonic_k, gauss_laguerre_gamma, lambda0};
+use super::special::{beta_reg, expected_harmonic_k, gauss_laguerre_gamma, Lambda0};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -83,12 +83,13 @@ impl AliveTable {
                 }
             }
         } else if mode == AliveMode::Volterra {
-            let kern: Vec<f64> = (0..g_n).map(|m| (-nu * lambda0((m as f64 + 0.5) * h, sigma)).exp()).collect();
+            let l0f = Lambda0::new(sigma);
+            let kern: Vec<f64> = (0..g_n).map(|m| (-nu * l0f.at((m as f64 + 0.5) * h)).exp()).collect();
             let mut df = vec![0.0; g_n + 1];
             let mut f: f64 = 0.0;
             for k in 1..=g_n {
                 let u = k as f64 * h;
-                let gk = (-(-u).exp_m1()).powf(n0f) * (-nu * lambda0(u, sigma)).exp();
+                let gk = (-(-u).exp_m1()).powf(n0f) * (-nu * l0f.at(u)).exp();
                 let mut acc = 0.0;
                 for j in 1..k {
                     acc += df[j] * kern[k - j];
@@ -100,9 +101,10 @@ impl AliveTable {
             }
         } else {
             // S1-HAZARD: h(u) = P(Y=1)/(1−P(Y=0)), trapezoid cumulative hazard
+            let l0f = Lambda0::new(sigma);
             let haz = |u: f64| -> f64 {
                 let x = (-u).exp();
-                let e0 = (-nu * lambda0(u, sigma)).exp();
+                let e0 = (-nu * l0f.at(u)).exp();
                 let omx = 1.0 - x;
                 let p0 = omx.powf(n0f) * e0;
                 let l1 = omx * (-sigma * x).exp();
@@ -379,6 +381,9 @@ pub struct TableLattice {
     map: HashMap<(u32, u16, u16, u8), usize>,
     arena: Vec<AliveTable>,
     blends: Vec<[(usize, f64); 4]>,
+    /// Ψ1, Ψ2 of every memoised table resampled on the log-spaced τ grid [`PSI_GRID_LO`, `PSI_GRID_HI`]
+    /// ([`PSI_GRID_N`] points): block `i·2·PSI_GRID_N` holds Ψ1 then Ψ2 of table `i`.
+    res: Vec<f64>,
     /// Number of tables built so far.
     pub built: usize,
 }
@@ -392,7 +397,7 @@ const SIG_HI: f64 = 60.0;
 
 impl Default for TableLattice {
     fn default() -> Self {
-        TableLattice { map: HashMap::new(), arena: Vec::new(), blends: Vec::new(), built: 0 }
+        TableLattice { map: HashMap::new(), arena: Vec::new(), blends: Vec::new(), res: Vec::new(), built: 0 }
     }
 }
 
@@ -455,6 +460,9 @@ impl PsiSource for TableLattice {
                     Some(&ix) => ix,
                     None => {
                         let t = AliveTable::new(n, Self::nu_value(i0 + di), Self::sig_value(k0 + dk), alive);
+                        let (p1, p2): (Vec<f64>, Vec<f64>) = (0..PSI_GRID_N).map(|g| t.psi(psi_grid_tau(g))).unzip();
+                        self.res.extend(p1);
+                        self.res.extend(p2);
                         self.arena.push(t);
                         self.map.insert(key, self.arena.len() - 1);
                         self.built += 1;
@@ -493,6 +501,122 @@ impl NodeCache {
     pub fn get(&mut self, n: usize, shape: f64) -> &(Vec<f64>, Vec<f64>) {
         self.map.entry((n, shape.to_bits())).or_insert_with(|| gauss_laguerre_gamma(n, shape))
     }
+}
+
+/// Number of points of the log-spaced τ grid (dimensionless lead time λt) on which lattice tables are
+/// resampled for the fast absorption corrections ([`absorption_corrections_lattice`]).
+pub const PSI_GRID_N: usize = 160;
+/// Smallest τ of the resampling grid (below it Ψ is interpolated linearly from Ψ(0) = 0).
+pub const PSI_GRID_LO: f64 = 1e-3;
+/// Largest τ of the resampling grid (beyond it the table's own tail formula is used).
+pub const PSI_GRID_HI: f64 = 2e3;
+
+fn psi_grid_step() -> f64 {
+    libm::log(PSI_GRID_HI / PSI_GRID_LO) / (PSI_GRID_N - 1) as f64
+}
+
+/// τ of resampling grid point `g` (dimensionless).
+pub fn psi_grid_tau(g: usize) -> f64 {
+    if g == PSI_GRID_N - 1 {
+        PSI_GRID_HI
+    } else {
+        PSI_GRID_LO * libm::exp(psi_grid_step() * g as f64)
+    }
+}
+
+/// Absorption corrections `(Δ1(t), Δ2(t))` of §2.6.3 at lead times `times` (hours) using the lattice tables
+/// resampled on the τ grid (speed path of §2.7 caching). Because Δq is linear in Ψ, the 8-combination sums
+/// `G1(τ) = Σ_c w_c·ν_c m1_c·Ψ1_c(τ)` and `G2(τ)` are formed once on the τ grid (Σ over ≤ 4·J_ν·J_σ tables of
+/// a contiguous 2·[`PSI_GRID_N`]-vector), then `Δq(t) = L(κ')·Σ_i w_i·Gq(x_i/β_t)` with G interpolated
+/// linearly in ln τ. Outside the grid the tables are evaluated directly. Accuracy against
+/// [`absorption_corrections`] on the same lattice: unit test `lattice_fast_deltas_match_direct`.
+pub fn absorption_corrections_lattice(
+    b: &Belief,
+    kappa: f64,
+    times: &[f64],
+    cfg: &MomentConfig,
+    lat: &mut TableLattice,
+    nodes: &mut NodeCache,
+) -> Vec<(f64, f64)> {
+    if b.n0 == 0 {
+        return vec![(0.0, 0.0); times.len()];
+    }
+    let kp = 1.0 / kappa;
+    let (xt, wt) = nodes.get(cfg.j_tau.max(1), b.lambda.shape).clone();
+    let (yn, vn) = nodes.get(cfg.j_nu.max(1), b.nu.shape).clone();
+    let (zs, ws) = nodes.get(cfg.j_sigma.max(1), b.sigma.shape).clone();
+    lat.reset_handles();
+    let ng = PSI_GRID_N;
+    let mut g1 = vec![0.0; ng];
+    let mut g2 = vec![0.0; ng];
+    // (handle, coefficient of Ψ1 in G1, of Ψ1 in G2, of Ψ2 in G2)
+    let mut combos = Vec::with_capacity(yn.len() * zs.len());
+    for (y, v) in yn.iter().zip(&vn) {
+        let nu = y / b.nu.rate;
+        for (z, w) in zs.iter().zip(&ws) {
+            let sg = z / b.sigma.rate;
+            let hd = lat.prepare(b.n0, nu, sg, cfg.alive);
+            let m1 = 1.0 + sg;
+            let m2 = sg * (2.0 + sg);
+            let (c1, c2, c3) = (nu * m1, nu * m2, 2.0 * nu * nu * m1 * m1);
+            let vw = v * w;
+            let (a1, a2, a3) = (vw * c1, vw * (c1 + c3), vw * (c2 - c3));
+            combos.push((hd, a1, a2, a3));
+            for &(ix, bw) in &lat.blends[hd] {
+                if bw == 0.0 {
+                    continue;
+                }
+                let blk = &lat.res[ix * 2 * ng..(ix + 1) * 2 * ng];
+                let (p1, p2) = blk.split_at(ng);
+                let (e1, e2, e3) = (bw * a1, bw * a2, bw * a3);
+                for g in 0..ng {
+                    g1[g] += e1 * p1[g];
+                    g2[g] += e2 * p1[g] + e3 * p2[g];
+                }
+            }
+        }
+    }
+    let step = psi_grid_step();
+    let ln_lo = libm::log(PSI_GRID_LO);
+    let lnx: Vec<f64> = xt.iter().map(|&x| libm::log(x)).collect();
+    let eval_g = |tau: f64, ln_tau: f64| -> (f64, f64) {
+        if tau <= PSI_GRID_LO {
+            let f = tau / PSI_GRID_LO;
+            (g1[0] * f, g2[0] * f)
+        } else if tau >= PSI_GRID_HI {
+            let mut o = (0.0, 0.0);
+            for &(hd, a1, a2, a3) in &combos {
+                let (p1, p2) = lat.psi(hd, tau);
+                o.0 += a1 * p1;
+                o.1 += a2 * p1 + a3 * p2;
+            }
+            o
+        } else {
+            let p = ((ln_tau - ln_lo) / step).clamp(0.0, (ng - 1) as f64);
+            let i = (p as usize).min(ng - 2);
+            let f = p - i as f64;
+            (g1[i] + (g1[i + 1] - g1[i]) * f, g2[i] + (g2[i + 1] - g2[i]) * f)
+        }
+    };
+    times
+        .iter()
+        .map(|&t| {
+            if t <= 0.0 {
+                return (0.0, 0.0);
+            }
+            let beta = b.lambda.rate / t + kp;
+            let ln_beta = libm::log(beta);
+            let l0 = libm::exp(-b.lambda.shape * libm::log1p(kp * t / b.lambda.rate));
+            let mut d1 = 0.0;
+            let mut d2 = 0.0;
+            for ((x, wi), lx) in xt.iter().zip(&wt).zip(&lnx) {
+                let (s1, s2) = eval_g(x / beta, lx - ln_beta);
+                d1 += wi * s1;
+                d2 += wi * s2;
+            }
+            (l0 * d1, l0 * d2)
+        })
+        .collect()
 }
 
 /// Closed-form un-absorbed posterior part `(E0(t), M2₀(t), L(κ'))` of §2.6.3 at one lead time t (hours).
@@ -760,6 +884,34 @@ mod tests {
         }
         assert!(worst < 0.01, "lattice Ψ error {worst}");
     }
+
+    #[test]
+    fn lattice_fast_deltas_match_direct() {
+        // the resampled-grid Δ against the direct per-node table lookups on the same lattice
+        let cfg = MomentConfig::fast();
+        let ts: Vec<f64> = (0..24).map(|i| 0.04 * (26_280.0f64 / 0.04).powf(i as f64 / 23.0)).collect();
+        let mut worst: f64 = 0.0;
+        for (n0, al, bl, an, bn, as_, bs) in [
+            (1u32, 1.2, 60.0, 1.0, 0.5, 1.0, 0.2),
+            (3, 4.2, 150.0, 3.0, 1.3, 5.0, 2.2),
+            (8, 40.2, 2000.0, 30.0, 10.0, 90.0, 20.2),
+            (2, 400.2, 8000.0, 200.0, 90.0, 20.0, 100.2),
+        ] {
+            let b = Belief { n0, lambda: Gamma::new(al, bl), nu: Gamma::new(an, bn), sigma: Gamma::new(as_, bs) };
+            let mut lat = TableLattice::new();
+            let mut nodes = NodeCache::default();
+            let d = absorption_corrections(&b, 20.0, &ts, &cfg, &mut lat, &mut nodes);
+            let f = absorption_corrections_lattice(&b, 20.0, &ts, &cfg, &mut lat, &mut nodes);
+            let m = posterior_moments(&b, 20.0, &ts, &cfg);
+            for k in 0..ts.len() {
+                // error relative to the moment itself (what the policy sums)
+                let e1 = (d[k].0 - f[k].0).abs() / m[k].mean.max(1e-3);
+                let e2 = (d[k].1 - f[k].1).abs() / (m[k].var + m[k].mean * m[k].mean).max(1e-3);
+                worst = worst.max(e1).max(e2);
+            }
+        }
+        assert!(worst < 0.005, "resampled Δ error {worst}");
+    }
 }
 
 /// A deployment's moment curve in a form that is cheap to re-evaluate when only its core count changes
@@ -799,6 +951,60 @@ impl CurveBasis {
                 ..Default::default()
             };
         }
+        let d = Self::coarse_deltas(b, kappa, t, cfg, src, nodes);
+        Self::from_deltas(b, kappa, t, cfg, &d)
+    }
+
+    /// Absorption corrections `(Δ1, Δ2)` of §2.6.3 for belief `b` on the coarse lead-time grid used by
+    /// [`CurveBasis::from_deltas`] for the lead times `t` (hours, ascending, > 0): `t` itself when
+    /// `t.len() ≤ cfg.n_interp`, else `cfg.n_interp` log-spaced points from `t[0]` to `t[last]`.
+    /// All zeros for `MomentMode::NoAbsorption` or `n0 = 0`. Units: cores (Δ1) and cores² (Δ2).
+    pub fn coarse_deltas(
+        b: &Belief,
+        kappa: f64,
+        t: &[f64],
+        cfg: &MomentConfig,
+        src: &mut dyn PsiSource,
+        nodes: &mut NodeCache,
+    ) -> Vec<(f64, f64)> {
+        let n = if t.len() <= cfg.n_interp.max(2) { t.len() } else { cfg.n_interp };
+        if cfg.mode == MomentMode::NoAbsorption || b.n0 == 0 || t.is_empty() {
+            return vec![(0.0, 0.0); n];
+        }
+        if t.len() <= cfg.n_interp.max(2) {
+            absorption_corrections(b, kappa, t, cfg, src, nodes)
+        } else {
+            let lg = LogGrid::new(t[0], t[t.len() - 1], cfg.n_interp);
+            absorption_corrections(b, kappa, &lg.t, cfg, src, nodes)
+        }
+    }
+
+    /// As [`CurveBasis::coarse_deltas`] with the fast resampled-lattice path
+    /// ([`absorption_corrections_lattice`]).
+    pub fn coarse_deltas_lattice(
+        b: &Belief,
+        kappa: f64,
+        t: &[f64],
+        cfg: &MomentConfig,
+        lat: &mut TableLattice,
+        nodes: &mut NodeCache,
+    ) -> Vec<(f64, f64)> {
+        let n = if t.len() <= cfg.n_interp.max(2) { t.len() } else { cfg.n_interp };
+        if cfg.mode == MomentMode::NoAbsorption || b.n0 == 0 || t.is_empty() {
+            return vec![(0.0, 0.0); n];
+        }
+        if t.len() <= cfg.n_interp.max(2) {
+            absorption_corrections_lattice(b, kappa, t, cfg, lat, nodes)
+        } else {
+            let lg = LogGrid::new(t[0], t[t.len() - 1], cfg.n_interp);
+            absorption_corrections_lattice(b, kappa, &lg.t, cfg, lat, nodes)
+        }
+    }
+
+    /// Build from precomputed absorption corrections `d` (output of [`CurveBasis::coarse_deltas`] for the same
+    /// `t` and `cfg`, possibly computed for a nearby belief: the Δ-memo of the simulator). The closed-form part
+    /// is computed exactly for `b`. Panics if `d` has the wrong length.
+    pub fn from_deltas(b: &Belief, kappa: f64, t: &[f64], cfg: &MomentConfig, d: &[(f64, f64)]) -> CurveBasis {
         let kp = 1.0 / kappa;
         let a = b.lambda.shape;
         let mut l0 = Vec::with_capacity(t.len());
@@ -815,15 +1021,13 @@ impl CurveBasis {
         let c1 = b.nu.mean() * (1.0 + es);
         let c2 = b.nu.mean() * (2.0 * es + es2);
         let c3 = b.nu.second() * (1.0 + 2.0 * es + es2);
-        let (d1, d2) = if cfg.mode == MomentMode::NoAbsorption || b.n0 == 0 {
-            (vec![0.0; t.len()], vec![0.0; t.len()])
-        } else if t.len() <= cfg.n_interp.max(2) {
-            let d = absorption_corrections(b, kappa, t, cfg, src, nodes);
+        let (d1, d2) = if t.len() <= cfg.n_interp.max(2) {
+            assert_eq!(d.len(), t.len(), "from_deltas: wrong Δ length");
             (d.iter().map(|x| x.0).collect(), d.iter().map(|x| x.1).collect())
         } else {
+            assert_eq!(d.len(), cfg.n_interp, "from_deltas: wrong Δ length");
             let lg = LogGrid::new(t[0], t[t.len() - 1], cfg.n_interp);
-            let d = absorption_corrections(b, kappa, &lg.t, cfg, src, nodes);
-            let v: Vec<(f64, f64)> = t.iter().map(|&x| lg.interp_pair(&d, x)).collect();
+            let v: Vec<(f64, f64)> = t.iter().map(|&x| lg.interp_pair(d, x)).collect();
             (v.iter().map(|x| x.0).collect(), v.iter().map(|x| x.1).collect())
         };
         CurveBasis { l0, l1, l2, c1, c2, c3, d1, d2, n_delta: b.n0, fixed: None }

@@ -147,6 +147,16 @@ pub struct AdmitParams {
     pub delta_n_tol: f64,
     /// Memoise alive tables on the lattice of §2.7 (default true; false = exact tables, slow).
     pub lattice: bool,
+    /// Δ-memo quantum (ALGORITHMS.md §2.7 caching, speed): with `lattice` on, the absorption corrections Δ1, Δ2
+    /// of a deployment are computed for its belief with the continuous posterior rates b_λ, b_ν rounded to the
+    /// nearest multiple of this step in ln b (dimensionless; 0.02 = 2% relative) and n0 rounded to its lattice
+    /// rung, and memoised across deployments and runs under that key. The closed-form part stays exact.
+    /// 0 = off (Δ computed for the exact belief). Default 0.02; accuracy measured in benches/admit.rs.
+    pub delta_quantum: f64,
+    /// With `lattice` on, evaluate Δ from the lattice tables resampled on a 160-point log grid in τ = λt
+    /// (`moments::absorption_corrections_lattice`, ≈ 30× faster) instead of per-node table lookups.
+    /// Default true; false = direct lookups (reference for the accuracy measurement).
+    pub psi_grid: bool,
     /// Parametrisation of SECOND.
     pub second_param: SecondParam,
     /// Binary-search iterations of the tuning (§2.8). Default 14.
@@ -179,6 +189,8 @@ impl Default for AdmitParams {
             refresh_tol: 0.5,
             delta_n_tol: 0.25,
             lattice: true,
+            delta_quantum: 0.02,
+            psi_grid: true,
             second_param: SecondParam::Ratio,
             tune_iterations: 14,
             bootstrap: 10_000,
@@ -220,6 +232,9 @@ impl AdmitParams {
             if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0)) || weights.iter().sum::<f64>() <= 0.0 {
                 return Err("initial_size: weights must be non-negative with a positive sum".into());
             }
+        }
+        if !(self.delta_quantum >= 0.0 && self.delta_quantum.is_finite()) {
+            return Err("delta_quantum must be ≥ 0".into());
         }
         if !(self.refresh_tol >= 0.0) {
             return Err("refresh_tol must be ≥ 0".into());

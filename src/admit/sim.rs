@@ -190,7 +190,16 @@ pub struct SimCache {
     /// Memoised Gauss–Laguerre nodes.
     pub nodes: NodeCache,
     cand: HashMap<Vec<u64>, (Vec<f64>, Vec<f64>)>,
+    deltas: HashMap<[u64; 7], Vec<(f64, f64)>>,
+    delta_sig: Vec<u64>,
+    /// Δ-memo lookups that hit (diagnostic, see `AdmitParams::delta_quantum`).
+    pub delta_hits: u64,
+    /// Δ-memo lookups that computed Δ (diagnostic).
+    pub delta_misses: u64,
 }
+
+/// Maximum number of memoised Δ curves before the memo is cleared (bounds memory, ≈ 0.4 KB each at 24 points).
+const DELTA_MEMO_CAP: usize = 150_000;
 
 impl SimCache {
     /// Empty caches.
@@ -264,8 +273,60 @@ impl<'a> Cluster<'a> {
         let t = &self.grid.curve_t;
         let cfg = &self.p.moments;
         let mut out = Vec::with_capacity(n_types);
+        let q = self.p.delta_quantum;
+        if self.p.lattice && q > 0.0 && cfg.mode == super::moments::MomentMode::Canonical {
+            // signature of everything Δ depends on besides the belief; clear the memo when it changes
+            let mut sig = vec![kappa.to_bits(), q.to_bits(), cfg.j_tau as u64, cfg.j_nu as u64, cfg.j_sigma as u64];
+            sig.extend([cfg.n_interp as u64, cfg.alive as u64, t.len() as u64, t[0].to_bits(), t[t.len() - 1].to_bits()]);
+            if self.cache.delta_sig != sig {
+                self.cache.deltas.clear();
+                self.cache.delta_sig = sig;
+            }
+        }
         for b in bs.iter().take(n_types) {
-            let cb = if self.p.lattice {
+            let memo = self.p.lattice && q > 0.0 && cfg.mode == super::moments::MomentMode::Canonical && b.n0 > 0;
+            let cb = if memo {
+                let n = TableLattice::n0_rung(b.n0);
+                let kl = (b.lambda.rate.ln() / q).round();
+                let kn = (b.nu.rate.ln() / q).round();
+                let key = [
+                    n as u64,
+                    b.lambda.shape.to_bits(),
+                    b.nu.shape.to_bits(),
+                    b.sigma.shape.to_bits(),
+                    b.sigma.rate.to_bits(),
+                    kl as i64 as u64,
+                    kn as i64 as u64,
+                ];
+                let d = match self.cache.deltas.get(&key) {
+                    Some(d) => {
+                        self.cache.delta_hits += 1;
+                        d.clone()
+                    }
+                    None => {
+                        self.cache.delta_misses += 1;
+                        let mut bq = *b;
+                        bq.n0 = n;
+                        bq.lambda.rate = libm::exp(kl * q);
+                        bq.nu.rate = libm::exp(kn * q);
+                        self.cache.lattice.reset_handles();
+                        let d = if self.p.psi_grid {
+                            CurveBasis::coarse_deltas_lattice(&bq, kappa, t, cfg, &mut self.cache.lattice, &mut self.cache.nodes)
+                        } else {
+                            CurveBasis::coarse_deltas(&bq, kappa, t, cfg, &mut self.cache.lattice, &mut self.cache.nodes)
+                        };
+                        if self.cache.deltas.len() >= DELTA_MEMO_CAP {
+                            self.cache.deltas.clear();
+                        }
+                        self.cache.deltas.insert(key, d.clone());
+                        d
+                    }
+                };
+                CurveBasis::from_deltas(b, kappa, t, cfg, &d)
+            } else if self.p.lattice && self.p.psi_grid && cfg.mode != super::moments::MomentMode::PaperFactorised {
+                let d = CurveBasis::coarse_deltas_lattice(b, kappa, t, cfg, &mut self.cache.lattice, &mut self.cache.nodes);
+                CurveBasis::from_deltas(b, kappa, t, cfg, &d)
+            } else if self.p.lattice {
                 self.cache.lattice.reset_handles();
                 CurveBasis::new(b, kappa, t, cfg, &mut self.cache.lattice, &mut self.cache.nodes)
             } else {

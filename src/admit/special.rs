@@ -83,6 +83,31 @@ pub fn lambda0(u: f64, sigma: f64) -> f64 {
     }
 }
 
+/// [`lambda0`] for a fixed σ with `Ein(σ)` precomputed (bit-identical results; used to build alive tables).
+#[derive(Clone, Copy, Debug)]
+pub struct Lambda0 {
+    sigma: f64,
+    ein_sigma: f64,
+}
+
+impl Lambda0 {
+    /// Prepare for size parameter `sigma ≥ 0`.
+    pub fn new(sigma: f64) -> Lambda0 {
+        Lambda0 { sigma, ein_sigma: if sigma < 1e-12 { 0.0 } else { ein(sigma) } }
+    }
+    /// `Λ0(u)` (u in mean core lifetimes), equal to `lambda0(u, sigma)`.
+    #[inline]
+    pub fn at(&self, u: f64) -> f64 {
+        let x = (-u).exp();
+        let sigma = self.sigma;
+        if sigma < 1e-12 {
+            1.0 - x
+        } else {
+            self.ein_sigma - ein(sigma * x) + (-sigma * x).exp() * (-(-sigma * (1.0 - x)).exp_m1()) / sigma
+        }
+    }
+}
+
 /// Gauss–Laguerre nodes and normalised weights for `E_{x~Γ(α,1)}[f(x)] ≈ Σ w_i f(x_i)`, by Golub–Welsch
 /// (ALGORITHMS.md §2.6.3): eigen-decomposition of the Jacobi matrix `J_ii = 2i + α`,
 /// `J_{i,i−1} = sqrt(i(i+α−1))`. Requires `n ≥ 1`, `α > 0`. Nodes ascending.

@@ -11,6 +11,7 @@
 //!
 //! Usage is always stored in VM units (CPU % / 100), the unit of the machine capacity `c` (seed 002 §5.1).
 
+pub mod azure;
 mod long_csv;
 mod planetlab;
 mod wide;

@@ -12,6 +12,7 @@
 
 import init, * as wasm from '../pkg/packlab.js';
 import { placementOps } from '../placement/worker-ops.js';
+import { admissionOps } from '../admission/worker-ops.js';
 
 const state = {
   /** the loaded trace (a wasm `Trace`), replaced only by a successful load */
@@ -102,7 +103,7 @@ async function toBytes(d) {
   throw { kind: 'internal', message: 'unsupported file payload' };
 }
 
-const ops = { ...coreOps, ...placementOps };
+const ops = { ...coreOps, ...placementOps, ...admissionOps };
 
 /** Yield to the event loop so 'cancel' messages get through between steps. */
 function yieldNow() {

@@ -1,8 +1,15 @@
-//! CLI handlers of the admission model (seed 000, ALGORITHMS.md §2): `packlab admit` and `packlab admit-moments`.
+//! CLI handlers of the admission model (seed 000, ALGORITHMS.md §2): `packlab admit`, `packlab admit-moments`
+//! and `packlab admit-fit` (App. B maximum-likelihood fit to Azure data).
 
 use packlab::admit::moments::{known_moments, posterior_moments, AliveMode, Belief, Gamma, MomentConfig, MomentMode};
 use packlab::admit::params::AdmitParams;
 use packlab::admit::tuning::{run_preset, Preset};
+use packlab::admit::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
+use packlab::trace::azure::{gzip, read_arrivals_bundle, read_arrivals_files, read_vmtable, write_arrivals_bundle, AzureArrivals, BUNDLE_MAGIC};
+use std::path::Path;
+
+/// The bundled derived Azure-2017 arrivals (static/traces/azure2017-arrivals.txt.gz; see ATTRIBUTION.md).
+pub const AZURE_BUNDLE: &[u8] = include_bytes!("../../../static/traces/azure2017-arrivals.txt.gz");
 
 /// `packlab admit`: run an experiment preset of ALGORITHMS.md §2.12 and print, per policy arm, the tuned
 /// threshold, the utilization with its 95% BCa CI and the scale-out failure rate.
@@ -41,6 +48,11 @@ pub struct AdmitArgs {
     /// Parameters from a JSON file (an AdmitParams object; missing fields take defaults); flags override it.
     #[arg(long, value_name = "PATH")]
     pub params: Option<std::path::PathBuf>,
+    /// Use parameters fitted to Azure data (seed 000 App. B): without PATH the bundled Azure-2017 arrivals;
+    /// PATH = an arrivals folder (Bergsma et al. layout), a bundle (.txt.gz) or a vmtable CSV. Applied after
+    /// --params, before the other flags. ν, σ, κ keep their values unless a vmtable identifies them.
+    #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "")]
+    pub azure: Option<String>,
 }
 
 fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
@@ -52,6 +64,10 @@ fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
         }
         None => AdmitParams::default(),
     };
+    if let Some(src) = &a.azure {
+        let fit = fit_source(if src.is_empty() { None } else { Some(Path::new(src)) }, None, &FitOptions::default())?;
+        fit.apply(&mut p);
+    }
     if let Some(h) = a.hours {
         p.horizon_hours = h;
     }
@@ -226,5 +242,142 @@ pub fn run_moments(a: &MomentsArgs) -> Result<(), String> {
         _ => return Err("give either --lambda, --nu and --sigma (known parameters) or --posterior (not both)".into()),
     };
     println!("{}", serde_json::to_string(&out).map_err(|e| e.to_string())?);
+    Ok(())
+}
+
+/// `packlab admit-fit`: maximum-likelihood fit of the admission model to Azure data (seed 000 App. B) and
+/// print the report (estimates with standard errors; JSON with --json).
+#[derive(clap::Args, Debug)]
+pub struct FitArgs {
+    /// Arrivals folder (Bergsma et al. layout: maps/flav_map.txt, maps/v1.interval_map.txt,
+    /// traces/<p>.txt + <p>.c<cut>.txt) or a derived bundle (.txt.gz). Default: the bundled arrivals.
+    #[arg(long, value_name = "PATH", conflicts_with = "vmtable")]
+    pub arrivals: Option<std::path::PathBuf>,
+    /// Azure vmtable CSV (2017 V1 or 2019 V2 schema, with deployment ids).
+    #[arg(long, value_name = "PATH")]
+    pub vmtable: Option<std::path::PathBuf>,
+    /// Fit only this split of the arrivals (e.g. dev, test); default all splits pooled.
+    #[arg(long)]
+    pub split: Option<String>,
+    /// Count each VM once in the lifetime likelihood instead of once per core.
+    #[arg(long)]
+    pub per_vm: bool,
+    /// Also write the derived bundle of the arrivals read (gzip) to this path (how
+    /// static/traces/azure2017-arrivals.txt.gz is made).
+    #[arg(long, value_name = "OUT")]
+    pub write_bundle: Option<std::path::PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Reads an arrivals folder (its files and those of its immediate subfolders) or a bundle file.
+fn load_arrivals(path: Option<&Path>) -> Result<AzureArrivals, String> {
+    let Some(path) = path else {
+        return read_arrivals_bundle("azure2017-arrivals.txt.gz (bundled)", AZURE_BUNDLE).map_err(|e| e.to_string());
+    };
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if meta.is_file() {
+        let b = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        return read_arrivals_bundle(&path.display().to_string(), &b).map_err(|e| e.to_string());
+    }
+    let mut files = Vec::new();
+    let mut dirs = vec![path.to_path_buf()];
+    for sub in std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))? {
+        let p = sub.map_err(|e| format!("{}: {e}", path.display()))?.path();
+        if p.is_dir() {
+            dirs.push(p);
+        }
+    }
+    for d in dirs {
+        let mut names: Vec<_> = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "txt")).collect();
+        names.sort();
+        for p in names {
+            let t = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            files.push((p.display().to_string(), t));
+        }
+    }
+    let src = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| path.display().to_string());
+    read_arrivals_files(&src, &files).map_err(|e| e.to_string())
+}
+
+/// Fits from an arrivals folder / bundle (or the bundled arrivals when `path` is None) or a vmtable CSV.
+fn fit_source(path: Option<&Path>, split: Option<&str>, opts: &FitOptions) -> Result<AzureFit, String> {
+    if let Some(p) = path {
+        if p.is_file() {
+            let b = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let is_bundle = b.starts_with(&[0x1f, 0x8b]) || b.starts_with(BUNDLE_MAGIC.as_bytes());
+            if !is_bundle {
+                let text = String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", p.display()))?;
+                let t = read_vmtable(&p.display().to_string(), &text).map_err(|e| e.to_string())?;
+                return fit_vmtable(&t, opts);
+            }
+        }
+    }
+    let mut d = load_arrivals(path)?;
+    if let Some(s) = split {
+        d.splits.retain(|x| x.name == s);
+        if d.splits.is_empty() {
+            return Err(format!("--split: no split named '{s}'"));
+        }
+    }
+    fit_azure_arrivals(&d, opts)
+}
+
+/// Handler of `packlab admit-fit`. Errors are one-line strings.
+pub fn run_fit(a: &FitArgs) -> Result<(), String> {
+    let opts = FitOptions { per_core: !a.per_vm };
+    if let Some(out) = &a.write_bundle {
+        if a.vmtable.is_some() {
+            return Err("--write-bundle needs --arrivals (a folder)".into());
+        }
+        let d = load_arrivals(a.arrivals.as_deref())?;
+        std::fs::write(out, gzip(write_arrivals_bundle(&d).as_bytes())).map_err(|e| format!("{}: {e}", out.display()))?;
+    }
+    let fit = match &a.vmtable {
+        Some(v) => {
+            if !v.is_file() {
+                return Err(format!("{}: not a file", v.display()));
+            }
+            let text = std::fs::read_to_string(v).map_err(|e| format!("{}: {e}", v.display()))?;
+            let t = read_vmtable(&v.display().to_string(), &text).map_err(|e| e.to_string())?;
+            fit_vmtable(&t, &opts)?
+        }
+        None => {
+            if let Some(p) = &a.arrivals {
+                if p.is_file() {
+                    let b = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                    if !(b.starts_with(&[0x1f, 0x8b]) || b.starts_with(BUNDLE_MAGIC.as_bytes())) {
+                        return Err(format!("{}: not an arrivals folder or bundle (use --vmtable for a vmtable CSV)", p.display()));
+                    }
+                }
+            }
+            fit_source(a.arrivals.as_deref(), a.split.as_deref(), &opts)?
+        }
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&fit).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    println!("{}", fit.source);
+    for s in &fit.splits {
+        println!("  {}: {:.2} h, {} deployments, {} VMs ({} censored), {} cores", s.name, s.window_hours, s.deployments, s.vms, s.censored_vms, s.cores);
+    }
+    println!("arrival rate      {:.4} ± {:.4} per hour", fit.arrival_rate.value, fit.arrival_rate.se);
+    println!("initial size      mean {:.4} ± {:.4} cores; 1 + Poisson(σ0): σ0 = {:.4} ± {:.4}", fit.initial_size.mean_cores.value, fit.initial_size.mean_cores.se, fit.initial_size.poisson_sigma.value, fit.initial_size.poisson_sigma.se);
+    let g = |n: &str, f: &Option<packlab::admit::fit::GammaFit>| match f {
+        Some(f) => println!("{n:<17} Γ(shape {:.5} ± {:.5}, rate {:.5} ± {:.5}), mean {:.5} ± {:.5}, corr {:.3}{}", f.shape.value, f.shape.se, f.rate.value, f.rate.se, f.mean.value, f.mean.se, f.correlation, if f.converged { "" } else { " (NOT converged)" }),
+        None => println!("{n:<17} not identified (default kept)"),
+    };
+    g("lambda (per h)", &fit.lambda);
+    g("nu", &fit.nu);
+    g("sigma", &fit.sigma);
+    match &fit.kappa {
+        Some(k) => println!("kappa             {:.4} ± {:.4}", k.value, k.se),
+        None => println!("kappa             not identified (default kept)"),
+    }
+    for n in &fit.notes {
+        println!("note: {n}");
+    }
     Ok(())
 }

@@ -35,6 +35,8 @@ enum Command {
     Admit(admit::AdmitArgs),
     /// Posterior-integrated moments E[X_t], Var[X_t] of a deployment's cores (seed 000, ALGORITHMS.md §2.4–2.6).
     AdmitMoments(admit::MomentsArgs),
+    /// Fit the admission model to Azure data by maximum likelihood (seed 000 App. B) and print the estimates.
+    AdmitFit(admit::FitArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -171,6 +173,7 @@ fn dispatch(cmd: &Command) -> Result<(), String> {
         Command::Bundle(a) => cmd_bundle(a),
         Command::Admit(a) => admit::run_admit(a),
         Command::AdmitMoments(a) => admit::run_moments(a),
+        Command::AdmitFit(a) => admit::run_fit(a),
     }
 }
 
@@ -347,6 +350,12 @@ fn cmd_run(a: &RunArgs) -> Result<(), String> {
         }
         (None, None) => return Err("give a scenario file or --link".into()),
     };
+    if sc.model == packlab::scenario::Model::Admission {
+        // the admission model (seed 000) needs no trace: tune the preset's arms and print the report
+        let r = packlab::scenario::run_admission(&sc, &mut |_, _| true)?;
+        println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
     let t = match (&sc.trace, &a.trace) {
         (_, Some(path)) => {
             let files = read_files(path)?;

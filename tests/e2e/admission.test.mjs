@@ -1,0 +1,196 @@
+// End to end in real Chromium: the admission-control view (seed 000) against the native CLI.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startServer, launch, newPage, canvasInk, cliRun, artifact, recordMetrics } from './helpers.mjs';
+import { loadWasm, ROOT } from './wasm-node.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+/** A small admission scenario: two policies, C = 300 cores, 3 weeks, 2 runs, 4 search steps. */
+const SMALL = {
+  model: 'admission',
+  seed: 5,
+  admission: { runs: 2, policies: ['ZEROTH', 'SECOND'], params: { capacity: 300, horizon_hours: 500, tune_iterations: 4, sla: 0.002 } },
+};
+
+async function linkFor(scenario) {
+  const w = await loadWasm();
+  return `#s=${w.scenario_to_link(scenario)}`;
+}
+
+async function waitAdmission(page, after = 0, timeout = 90_000) {
+  await page.waitForFunction((n) => {
+    const c = document.querySelector('#admission-card');
+    return c && c.dataset.state === 'done' && Number(c.dataset.runs) > n;
+  }, after, { timeout });
+}
+
+async function readAdmissionTable(page) {
+  return page.$$eval('#admission-rows tr', (rows) => rows.map((r) => ({
+    label: r.dataset.label, threshold: r.dataset.threshold, utilization: r.dataset.utilization,
+    ci_lo: r.dataset.ciLo, ci_hi: r.dataset.ciHi, failure_rate: r.dataset.failureRate,
+  })));
+}
+
+/**
+ * Native and wasm agree to within a few ulps, not bit for bit: the admission engine calls f64::exp/ln/powf,
+ * which are the platform libm natively and Rust's own implementation in wasm (the placement model uses the
+ * libm crate and is bit-identical). Labels and thresholds must match exactly, numbers to 1e-9 relative.
+ */
+function assertSameTable(actual, expected) {
+  assert.equal(actual.length, expected.length);
+  actual.forEach((a, i) => {
+    const e = expected[i];
+    assert.equal(a.label, e.label);
+    for (const k of ['threshold', 'utilization', 'ci_lo', 'ci_hi', 'failure_rate']) {
+      const x = Number(a[k]);
+      const y = Number(e[k]);
+      assert.ok(Math.abs(x - y) <= 1e-9 * Math.max(Math.abs(x), Math.abs(y)), `${a.label} ${k}: page ${a[k]} vs CLI ${e[k]}`);
+    }
+  });
+}
+
+function tableOfReport(rep) {
+  return rep.arms.map((a) => ({
+    label: a.label, threshold: String(a.threshold), utilization: String(a.utilization),
+    ci_lo: String(a.utilization_ci[0]), ci_hi: String(a.utilization_ci[1]), failure_rate: String(a.failure_rate),
+  }));
+}
+
+test('the Admission control tab opens the admission view and starts the default experiment', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url);
+  await page.waitForSelector('#tab-admission:not([disabled])');
+  const t0 = Date.now();
+  await page.click('#tab-admission');
+  await page.waitForSelector('#admission-card');
+  assert.match(page.url(), /#s=v1\./);
+  assert.equal(await page.getAttribute('#tab-admission', 'aria-current'), 'page');
+  // the first tuned policy appears quickly; then cancel the rest (the full default run is measured elsewhere)
+  await page.waitForFunction(() => document.querySelectorAll('#admission-rows tr').length >= 1, null, { timeout: 60_000 });
+  const firstMs = Date.now() - t0;
+  assert.ok((await canvasInk(page, '#admission-canvas')) > 3000, 'frontier canvas is blank');
+  await page.click('#admission-cancel');
+  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled', null, { timeout: 5000 });
+  assert.match(await page.textContent('#admission-data'), /Azure 2017/);
+  recordMetrics({ browser_admission_first_policy_ms: firstMs });
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('a small admission scenario: frontier drawn, table equals the CLI, time series, link round trip', async () => {
+  const page = await newPage(browser);
+  const t0 = Date.now();
+  await page.goto(server.url + await linkFor(SMALL));
+  await waitAdmission(page);
+  const ms = Date.now() - t0;
+  assert.ok((await canvasInk(page, '#admission-canvas')) > 5000, 'frontier canvas is blank');
+  const rows = await readAdmissionTable(page);
+  assert.deepEqual(rows.map((r) => r.label), ['ZEROTH', 'SECOND']);
+  const url = page.url();
+  const native = cliRun({ link: url });
+  assert.equal(native.model, 'admission');
+  assertSameTable(rows, tableOfReport(native));
+
+  // the time series of one run is drawn
+  await page.waitForFunction(() => document.querySelector('#admission-series-card').dataset.ready);
+  assert.ok((await canvasInk(page, '#admission-series-canvas')) > 3000, 'series canvas is blank');
+  assert.match(await page.textContent('#admission-series-info'), /arrivals admitted/);
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: artifact('playground-admission.png'), fullPage: true });
+
+  // invalid values show messages next to their fields
+  await page.fill('#f-admission-params-sla', '1.5');
+  await page.waitForFunction(() => (document.querySelector('#f-admission-params-sla-error')?.textContent || '').length > 0);
+  assert.match(await page.textContent('#f-admission-params-sla-error'), /\(0, 1\)/);
+  await page.fill('#f-admission-runs', 'x');
+  await page.waitForFunction(() => (document.querySelector('#f-admission-runs-error')?.textContent || '').includes('not a number'));
+  assert.equal(await page.getAttribute('#admission-card', 'data-runs'), '1');
+
+  // the link restores the admission tab, the controls and the numbers in a fresh page
+  const page2 = await newPage(browser);
+  await page2.goto(url);
+  await waitAdmission(page2);
+  assert.equal(await page2.getAttribute('#tab-admission', 'aria-current'), 'page');
+  assert.equal(await page2.inputValue('#f-admission-params-capacity'), '300');
+  assert.equal(await page2.inputValue('#f-seed'), '5');
+  assert.deepEqual(await readAdmissionTable(page2), rows);
+  recordMetrics({ browser_admission_small_ms: ms });
+  assert.deepEqual(page.problems, []);
+  assert.deepEqual(page2.problems, []);
+  await page.context().close();
+  await page2.context().close();
+});
+
+test('Cancel stops an admission run', async () => {
+  const page = await newPage(browser);
+  const big = { ...SMALL, admission: { ...SMALL.admission, policies: [], params: { ...SMALL.admission.params, horizon_hours: 4000, capacity: 1500 } } };
+  await page.goto(server.url + await linkFor(big));
+  await page.waitForFunction(() => Number(document.querySelector('#admission-progress').value) > 0, null, { timeout: 30_000 });
+  const t0 = Date.now();
+  await page.click('#admission-cancel');
+  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled', null, { timeout: 5000 });
+  assert.ok(Date.now() - t0 < 5000);
+  assert.match(await page.textContent('#admission-status'), /Cancelled/);
+  // the engine still works: Run again completes... cancel it too after it starts
+  await page.click('#admission-rerun');
+  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'running');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('saved admission links (tests/links/v1.jsonl) open the admission tab with their controls and numbers', async () => {
+  const corpus = readFileSync(path.join(ROOT, 'tests/links/v1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const entries = corpus.filter((e) => e.expect.model === 'admission');
+  assert.ok(entries.length >= 3);
+  for (const entry of entries) {
+    const p = await newPage(browser);
+    await p.goto(`${server.url}#s=${entry.link}`);
+    await p.waitForSelector('#admission-card');
+    assert.equal(await p.isHidden('#banner'), true, entry.note);
+    assert.equal(await p.getAttribute('#tab-admission', 'aria-current'), 'page', entry.note);
+    const a = entry.expect.admission || {};
+    const want = a.params || {};
+    assert.equal(await p.inputValue('#f-admission-params-capacity'), String(want.capacity ?? 1000), entry.note);
+    if (entry.expect.seed !== undefined) assert.equal(await p.inputValue('#f-seed'), String(entry.expect.seed), entry.note);
+    if (a.preset) assert.equal(await p.inputValue('#f-admission-preset'), a.preset, entry.note);
+    if (a.source) assert.equal(await p.inputValue('#f-admission-source'), a.source, entry.note);
+    if (a.params) {
+      // small saved scenarios run to the end and match the CLI
+      await waitAdmission(p);
+      assertSameTable(await readAdmissionTable(p), tableOfReport(cliRun({ link: entry.link })));
+      if (a.series_arm) assert.equal(await p.inputValue('#admission-series-arm'), a.series_arm, entry.note);
+    }
+    assert.deepEqual(p.problems, [], entry.note);
+    await p.context().close();
+  }
+});
+
+test('Azure 2017-fitted parameters: the fit fills the identified parameters and the link carries them', async () => {
+  const page = await newPage(browser);
+  await page.goto(server.url + await linkFor(SMALL));
+  await waitAdmission(page);
+  await page.selectOption('#f-admission-source', 'azure');
+  await page.waitForFunction(() => (document.querySelector('#admission-fit-note')?.textContent || '').includes('Fitted to Azure 2017'), null, { timeout: 30_000 });
+  assert.notEqual(await page.inputValue('#f-admission-arrival_rate'.replace('arrival_rate', 'params-arrival_rate')), '1');
+  assert.equal(await page.isDisabled('#f-admission-params-arrival_rate'), true);
+  const w = await loadWasm();
+  const s = w.scenario_from_link(page.url());
+  assert.equal(s.admission.source, 'azure');
+  assert.equal(s.admission.params.initial_size.kind, 'empirical');
+  assert.equal(s.admission.params.priors.kappa, 20);
+  await waitAdmission(page, 1);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

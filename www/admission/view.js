@@ -1,0 +1,375 @@
+// The admission model's view (cluster admission control, seed 000, ALGORITHMS.md §2): controls, the data
+// note, the frontier (utilization vs scale-out failure rate, one curve per policy as its threshold sweeps,
+// the SLA line, tuned points), the results table, one run's time series, exports and share links.
+// Computation happens in the worker ('admission.*' ops), one simulation run per step.
+
+import { h, setChildren, fmt, debounce, download, fitCanvas } from '../common/dom.js';
+import { errorText } from '../common/engine.js';
+import { writeLocation, copyText } from '../common/share.js';
+import { createControls } from './controls.js';
+
+const CHART_HEIGHT = 440;
+const SERIES_HEIGHT = 380;
+
+export const model = {
+  id: 'admission',
+  title: 'Admission control',
+  subtitle: 'Bayesian moment policies tuned to a scale-out SLA',
+  usesTrace: false,
+};
+
+const pct = (v) => `${(v * 100).toFixed(2)}%`;
+
+/** The data note: what the real Azure 2017 arrivals identify and what keeps documented defaults. */
+function dataNote(azureOk, fitNote) {
+  return h('section', { class: 'card data-note', id: 'admission-data', 'aria-labelledby': 'admission-data-title' },
+    h('h2', { id: 'admission-data-title' }, 'Data'),
+    h('p', { class: 'fine' }, 'Deployments arrive as a Poisson process, start with n₀ cores, lose cores at rate λ each, scale out at rate ν·λ by 1 + Poisson(σ) cores and are killed after an Exp(λ/κ) maximum lifetime (§2.1). A scale-out that does not fit in C fails.'),
+    h('dl', { class: 'summary' },
+      h('dt', {}, 'from Azure 2017'), h('dd', {}, 'arrival rate, initial-size distribution, core-lifetime prior (λ): maximum likelihood with right-censoring on the public VM arrivals (seed 000 App. B).'),
+      h('dt', {}, 'documented defaults'), h('dd', {}, 'scale-out rate ν and size σ, kill factor κ: the arrivals cannot identify them (§2.13 values, editable as custom parameters).')),
+    h('p', { class: 'fine' }, azureOk
+      ? 'Choose “Azure 2017-fitted parameters” to run on the fitted values.'
+      : 'The Azure fit is not in this engine version yet: the option is disabled and the documented defaults are used.'),
+    fitNote,
+    h('p', { class: 'fine' }, 'Scale: the playground defaults (C = 1,000 cores, 2 months, R = 2 runs, 6 search steps) finish in well under a minute; §2.12 uses C = 20,000 cores, 3 years and more runs (`packlab admit`).'));
+}
+
+export function mount({ root, wasm, worker, scenario: initial, banner }) {
+  let scenario = initial.model === 'admission' ? initial : { ...initial, model: 'admission' };
+  let report = null; // the last complete report
+  let curves = []; // [{ label, points: [[u, f]...], tuned }] of the run on display
+  let rowsByArm = []; // finished arms of the run on display
+  let running = null;
+  let runCount = 0;
+  let series = null;
+  let seriesReq = 0;
+
+  const fitNote = h('p', { class: 'fine fit-note', id: 'admission-fit-note' });
+  const controls = createControls({ wasm, onChange: debounce(onControls, 300), onAzure: fitAzure });
+  controls.fill(scenario);
+
+  // ---- frontier card
+  const canvas = h('canvas', { id: 'admission-canvas', role: 'img', 'aria-label': 'admission frontier: mean utilization against scale-out failure rate' });
+  const progress = h('progress', { id: 'admission-progress', max: 1, value: 0 });
+  const status = h('span', { class: 'status', id: 'admission-status', 'aria-live': 'polite' }, 'Starting…');
+  const cancelBtn = h('button', { type: 'button', class: 'btn danger small', id: 'admission-cancel', disabled: true, onclick: () => running && running.cancel() }, 'Cancel');
+  const rerunBtn = h('button', { type: 'button', class: 'btn small', id: 'admission-rerun', onclick: () => startRun() }, 'Run again');
+  const subtitle = h('p', { class: 'fine', id: 'admission-subtitle' });
+  const frontierCard = h('section', { class: 'card chart-card', id: 'admission-card', 'aria-labelledby': 'admission-title', dataset: { state: 'idle', runs: '0' } },
+    h('div', { class: 'card-head' },
+      h('h2', { id: 'admission-title' }, 'Utilization vs. scale-out failure frontier'),
+      h('div', { class: 'row run-controls' }, progress, status, cancelBtn, rerunBtn)),
+    subtitle,
+    h('div', { class: 'canvas-wrap' }, canvas),
+    h('div', { class: 'row exports' },
+      h('span', { class: 'fine' }, 'Export'),
+      h('button', { type: 'button', class: 'btn small', id: 'admission-export-svg', onclick: exportSvg }, 'SVG'),
+      h('button', { type: 'button', class: 'btn small', id: 'admission-export-png', onclick: exportPng }, 'PNG'),
+      h('button', { type: 'button', class: 'btn small', id: 'admission-export-csv', onclick: exportCsv }, 'CSV'),
+      h('button', { type: 'button', class: 'btn small', id: 'admission-export-json', onclick: exportJson }, 'JSON'),
+      h('button', { type: 'button', class: 'btn small', id: 'admission-export-scenario', onclick: exportScenario, title: 'the scenario for `packlab run scenario.json`' }, 'Scenario')));
+
+  // ---- results table
+  const tbody = h('tbody', { id: 'admission-rows' });
+  const tableCard = h('section', { class: 'card table-card', id: 'admission-table-card', 'aria-labelledby': 'admission-table-title' },
+    h('h2', { id: 'admission-table-title' }, 'Tuned policies'),
+    h('p', { class: 'fine' }, 'Each policy\'s threshold is tuned by binary search so the 95% upper bound of the failure rate stays within the SLA (§2.8); utilization with its 95% BCa bootstrap CI over runs. Click a row to see one of its runs.'),
+    h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'admission-table' },
+      h('thead', {}, h('tr', {},
+        h('th', { scope: 'col' }, 'policy'), h('th', { scope: 'col', class: 'num', title: 'cores for ZEROTH/FIRST, Cantelli ratio for SECOND' }, 'threshold'),
+        h('th', { scope: 'col', class: 'num', title: 'mean utilization [95% BCa CI]' }, 'utilization [95% CI]'),
+        h('th', { scope: 'col', class: 'num', title: 'failed / requested scale-outs' }, 'fail rate'),
+        h('th', { scope: 'col', class: 'num' }, 'vs ZEROTH'))),
+      tbody)));
+
+  // ---- time series card
+  const sCanvas = h('canvas', { id: 'admission-series-canvas', role: 'img', 'aria-label': 'one run: active cores, capacity, arrivals and failed scale-outs over time' });
+  const armSelect = h('select', { id: 'admission-series-arm', 'aria-label': 'policy of the run shown' });
+  const runInput = h('input', { type: 'number', min: 0, step: 1, value: 0, id: 'admission-series-run', 'aria-label': 'run number' });
+  const sInfo = h('div', { class: 'machine-info', id: 'admission-series-info' });
+  const seriesCard = h('section', { class: 'card', id: 'admission-series-card', 'aria-labelledby': 'admission-series-title' },
+    h('div', { class: 'card-head' },
+      h('h2', { id: 'admission-series-title' }, 'One run over time'),
+      h('div', { class: 'row' }, h('label', { class: 'inline' }, 'policy ', armSelect), h('label', { class: 'inline' }, 'run ', runInput),
+        h('button', { type: 'button', class: 'btn small', id: 'admission-series-svg', onclick: exportSeriesSvg }, 'SVG'))),
+    h('p', { class: 'fine' }, 'The policy at its tuned threshold on one of the runs the tuning used (same random numbers).'),
+    h('div', { class: 'canvas-wrap' }, sCanvas), sInfo);
+  armSelect.addEventListener('change', () => setSeries(armSelect.value, Number(runInput.value)));
+  runInput.addEventListener('change', () => setSeries(armSelect.value, Number(runInput.value)));
+
+  setChildren(root,
+    h('div', { class: 'layout' },
+      h('aside', { class: 'sidebar' }, controls.el, dataNote(wasm.azure_fit_available(), fitNote)),
+      h('div', { class: 'content' }, frontierCard, h('div', { class: 'split' }, tableCard, seriesCard))));
+  window.addEventListener('resize', debounce(() => { drawFrontier(); drawSeries(); }, 150));
+
+  // ---- Azure 2017-fitted parameters (the fit runs in the worker; the scenario then carries the values)
+  function showFitNote() {
+    const p = scenario.admission.params;
+    if (scenario.admission.source !== 'azure') { fitNote.textContent = ''; return; }
+    const sizes = p.initial_size && p.initial_size.sizes ? p.initial_size.sizes.length : 0;
+    const w = p.initial_size && p.initial_size.weights ? p.initial_size.weights : [];
+    const tot = w.reduce((x, y) => x + y, 0);
+    const mean = tot ? p.initial_size.sizes.reduce((acc, sz, i) => acc + sz * w[i], 0) / tot : NaN;
+    fitNote.textContent = `Fitted to Azure 2017: arrival rate ${fmt(p.arrival_rate)} per hour; ${sizes} initial sizes (mean ${fmt(mean, 3)} cores); λ ~ Γ(${fmt(p.priors.lambda.shape)}, ${fmt(p.priors.lambda.rate)} h). ν, σ and κ keep the §2.13 defaults.`;
+  }
+  function fitAzure() {
+    setStatus('running', 'Fitting the Azure 2017 arrivals…');
+    const { scenario: read } = controls.read(scenario);
+    worker.request('admission.azure', { scenario: read }).promise.then((res) => {
+      scenario = res.scenario;
+      controls.fill(scenario);
+      showFitNote();
+      updateLink();
+      startRun();
+    }, (e) => {
+      setStatus('error', `Azure fit failed: ${errorText(e)}`);
+      controls.showErrors([{ field: 'admission.source', message: errorText(e) }]);
+    });
+  }
+
+  // ---- scenario edits
+  function onControls() {
+    const { scenario: read, errors } = controls.read(scenario);
+    let all = errors;
+    let checked = null;
+    try {
+      checked = wasm.check_scenario(read);
+      all = errors.concat(checked.errors.filter((e) => !errors.some((j) => j.field === e.field)));
+    } catch (e) {
+      all = errors.concat([{ field: e.field || '', message: errorText(e) }]);
+    }
+    const unplaced = controls.showErrors(all);
+    if (unplaced.length) setStatus('error', `Invalid scenario: ${unplaced.map(errorText).join('; ')}`);
+    if (all.length) {
+      if (!unplaced.length) setStatus('invalid', 'Fix the highlighted fields to run.');
+      return;
+    }
+    const before = JSON.stringify(runPart(scenario));
+    scenario = checked.scenario;
+    showFitNote();
+    updateLink();
+    if (JSON.stringify(runPart(scenario)) !== before || !report) startRun();
+  }
+
+  /** The parts of the scenario the experiment depends on (not the run shown in the time series). */
+  function runPart(s) {
+    return { seed: s.seed, a: { ...s.admission, series_arm: null, series_run: null } };
+  }
+
+  function updateLink() {
+    try { writeLocation(wasm, scenario); } catch (e) { console.warn('link', e); }
+  }
+
+  function setStatus(state, text) {
+    frontierCard.dataset.state = state;
+    status.textContent = text;
+  }
+
+  // ---- runs
+  function startRun() {
+    if (running) running.cancel();
+    const sc = scenario;
+    const started = performance.now();
+    curves = [];
+    rowsByArm = [];
+    setStatus('running', 'Starting…');
+    progress.value = 0;
+    cancelBtn.disabled = false;
+    const r = worker.request('admission.run', { scenario: sc }, {
+      onProgress: (p) => {
+        if (running !== r) return;
+        progress.value = p.total ? p.done / p.total : 0;
+        const st = p.step;
+        if (st) {
+          const c = curves[st.arm] || (curves[st.arm] = { label: st.label, points: [], tuned: null });
+          if (st.evaluated) c.points.push([st.evaluated.utilization, st.evaluated.failure_rate]);
+          if (st.finished) {
+            c.tuned = [st.finished.utilization, st.finished.failure_rate];
+            rowsByArm[st.arm] = st.finished;
+            renderTable(rowsByArm.filter(Boolean), false);
+            if (!frontierCard.dataset.firstMs) frontierCard.dataset.firstMs = String(Math.round(performance.now() - started));
+          }
+          if (st.evaluated || st.finished) drawFrontier();
+          setStatus('running', `${st.label}: run ${p.done} of ${p.total}…`);
+        }
+      },
+    });
+    running = r;
+    r.promise.then(
+      (res) => {
+        if (running !== r) return;
+        running = null;
+        cancelBtn.disabled = true;
+        report = res.report;
+        curves = report.arms.map((a) => ({ label: a.label, points: a.sweep.map((e) => [e.utilization, e.failure_rate]), tuned: [a.utilization, a.failure_rate] }));
+        runCount += 1;
+        frontierCard.dataset.runs = String(runCount);
+        frontierCard.dataset.ms = String(Math.round(performance.now() - started));
+        progress.value = 1;
+        setStatus('done', `${report.arms.length} policies tuned in ${(res.elapsed_ms / 1000).toFixed(1)} s`);
+        subtitle.textContent = `${report.preset}: C = ${fmt(report.capacity)} cores, T = ${fmt(report.horizon_hours)} h, R = ${report.runs} runs, SLA ε = ${fmt(report.sla)}, seed ${report.seed}`;
+        renderTable(report.arms, true);
+        drawFrontier();
+        updateLink();
+        requestSeries();
+      },
+      (e) => {
+        if (running !== r) return;
+        running = null;
+        cancelBtn.disabled = true;
+        if (e && e.kind === 'cancelled') {
+          setStatus('cancelled', 'Cancelled.');
+          drawFrontier();
+        } else {
+          setStatus('error', `Run failed: ${errorText(e)}`);
+          if (e && e.errors) controls.showErrors(e.errors);
+          else if (e && e.field) controls.showErrors([e]);
+        }
+      });
+  }
+
+  // ---- rendering
+  function drawFrontier() {
+    const dpr = fitCanvas(canvas, CHART_HEIGHT);
+    try {
+      wasm.draw_admission_frontier(canvas, curves.filter(Boolean), { sla: scenario.admission.params.sla, scale: dpr });
+    } catch (e) {
+      setStatus('error', `Chart failed: ${errorText(e)}`);
+    }
+  }
+
+  function renderTable(arms, complete) {
+    const idx = (label) => curves.findIndex((c) => c && c.label === label);
+    setChildren(tbody, arms.map((a) => h('tr', {
+      tabindex: 0,
+      class: a.label === currentArm() ? 'selected' : '',
+      dataset: {
+        label: a.label, threshold: String(a.threshold), utilization: String(a.utilization),
+        ciLo: String(a.utilization_ci[0]), ciHi: String(a.utilization_ci[1]), failureRate: String(a.failure_rate),
+        failureRateUpper95: String(a.failure_rate_upper95),
+      },
+      onclick: () => complete && setSeries(a.label, scenario.admission.series_run),
+      onkeydown: (ev) => { if (complete && (ev.key === 'Enter' || ev.key === ' ')) { ev.preventDefault(); setSeries(a.label, scenario.admission.series_run); } },
+    },
+    h('td', {}, h('span', { class: 'swatch', style: { background: wasm.arm_color(Math.max(0, idx(a.label))) }, 'aria-hidden': 'true' }), a.label),
+    h('td', { class: 'num' }, fmt(a.threshold)),
+    h('td', { class: 'num' }, pct(a.utilization), h('span', { class: 'ci' }, ` [${(a.utilization_ci[0] * 100).toFixed(1)}, ${(a.utilization_ci[1] * 100).toFixed(1)}]`)),
+    h('td', { class: 'num', title: `95% upper bound ${fmt(a.failure_rate_upper95)}` }, fmt(a.failure_rate)),
+    h('td', { class: 'num' }, a.gain_vs_zeroth == null || a.kind === 'ZEROTH' ? '' : `${a.gain_vs_zeroth >= 0 ? '+' : ''}${(a.gain_vs_zeroth * 100).toFixed(1)}%`))));
+    if (complete) {
+      setChildren(armSelect, arms.map((a) => h('option', { value: a.label }, a.label)));
+      armSelect.value = currentArm();
+      runInput.max = String(scenario.admission.runs - 1);
+      runInput.value = String(scenario.admission.series_run);
+    }
+  }
+
+  // ---- time series of one run
+  function currentArm() {
+    const arms = report ? report.arms : [];
+    const want = scenario.admission.series_arm;
+    const a = arms.find((x) => x.label === want) || arms.find((x) => x.kind === 'SECOND') || arms[0];
+    return a ? a.label : '';
+  }
+
+  function setSeries(label, run) {
+    const runs = scenario.admission.runs;
+    const r = Number.isInteger(run) && run >= 0 && run < runs ? run : 0;
+    scenario = { ...scenario, admission: { ...scenario.admission, series_arm: label, series_run: r } };
+    updateLink();
+    renderTable(report ? report.arms : [], !!report);
+    requestSeries();
+  }
+
+  function requestSeries() {
+    if (!report) return;
+    const label = currentArm();
+    const arm = report.arms.find((a) => a.label === label);
+    if (!arm) return;
+    const id = ++seriesReq;
+    setChildren(sInfo, h('span', { class: 'fine' }, 'Simulating…'));
+    const req = worker.request('admission.series', { scenario, label, threshold: arm.threshold, run: scenario.admission.series_run, points: 400 });
+    req.promise.then((s) => {
+      if (id !== seriesReq) return;
+      series = { ...s, label, threshold: arm.threshold, run: scenario.admission.series_run };
+      seriesCard.dataset.ready = String(id);
+      drawSeries();
+    }, (e) => {
+      if (id !== seriesReq) return;
+      if (e && e.kind !== 'cancelled') setChildren(sInfo, h('div', { class: 'error-box' }, errorText(e)));
+    });
+  }
+
+  function seriesChart(s, dpr) {
+    return { t: s.t, active: s.active, failures: s.failures, accepted: s.accepted, rejected: s.rejected, capacity: s.capacity, scale: dpr };
+  }
+
+  function drawSeries() {
+    if (!series) return;
+    const dpr = fitCanvas(sCanvas, SERIES_HEIGHT);
+    try {
+      wasm.draw_admission_series(sCanvas, seriesChart(series, dpr));
+    } catch (e) {
+      console.warn('series chart', e);
+    }
+    const s = series;
+    setChildren(sInfo,
+      h('div', {}, h('strong', {}, s.label), ` at threshold ${fmt(s.threshold)}, run ${s.run}: utilization ${pct(s.utilization)}, ${s.admitted} of ${s.arrivals} arrivals admitted, ${s.failed} of ${s.requests} scale-outs failed (rate ${fmt(s.failure_rate)}).`));
+  }
+
+  // ---- exports
+  const stem = () => `packlab-admission-${(report ? report.preset : 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`;
+  function requireReport() {
+    if (!report) { setStatus(frontierCard.dataset.state, 'Nothing to export yet.'); return false; }
+    return true;
+  }
+  function exportSvg() {
+    if (!requireReport()) return;
+    try {
+      download(`${stem()}.svg`, wasm.admission_frontier_svg(curves, { sla: report.sla, title: subtitle.textContent }, 1000, 600), 'image/svg+xml');
+    } catch (e) { setStatus('error', `SVG export failed: ${errorText(e)}`); }
+  }
+  function exportPng() {
+    if (!requireReport()) return;
+    canvas.toBlob((b) => b && download(`${stem()}.png`, b), 'image/png');
+  }
+  function exportCsv() {
+    if (!requireReport()) return;
+    const rows = [['policy', 'tuned', 'threshold', 'utilization', 'utilization_ci_lo', 'utilization_ci_hi', 'failure_rate', 'failure_rate_upper95']];
+    for (const a of report.arms) {
+      rows.push([a.label, true, a.threshold, a.utilization, a.utilization_ci[0], a.utilization_ci[1], a.failure_rate, a.failure_rate_upper95]);
+      for (const e of a.sweep) rows.push([a.label, false, e.threshold, e.utilization, '', '', e.failure_rate, e.failure_rate_upper]);
+    }
+    download(`${stem()}.csv`, rows.map((r) => r.map((x) => (/[",\n]/.test(String(x)) ? `"${String(x).replace(/"/g, '""')}"` : x)).join(',')).join('\n') + '\n', 'text/csv');
+  }
+  function exportJson() {
+    if (!requireReport()) return;
+    download(`${stem()}.json`, JSON.stringify({ scenario, link: location.href, report }, null, 2) + '\n', 'application/json');
+  }
+  function exportScenario() {
+    try {
+      download('scenario.json', wasm.scenario_json(scenario) + '\n', 'application/json');
+    } catch (e) { setStatus('error', errorText(e)); }
+  }
+  function exportSeriesSvg() {
+    if (!series) return;
+    try {
+      download(`${stem()}-run.svg`, wasm.admission_series_svg({ ...seriesChart(series, 1), title: `${series.label}, run ${series.run}` }, 1000, 600), 'image/svg+xml');
+    } catch (e) { setStatus('error', `SVG export failed: ${errorText(e)}`); }
+  }
+
+  showFitNote();
+  drawFrontier();
+  updateLink();
+  startRun();
+
+  return {
+    traceLoaded() {},
+    setScenario(s) { scenario = s; controls.fill(s); },
+    scenario: () => scenario,
+    copyLink: async () => { updateLink(); return copyText(location.href); },
+    banner,
+  };
+}
