@@ -895,7 +895,7 @@ pub fn draw_admission_series<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, 
     let y_hi = c.active.iter().copied().fold(c.capacity, f64::max) * 1.08;
     let mut ch = ChartBuilder::on(&top)
         .margin(pxi(10.0))
-        .x_label_area_size(pxi(36.0))
+        .x_label_area_size(pxi(44.0))
         .y_label_area_size(pxi(62.0))
         .build_cartesian_2d(0.0..t_hi, 0.0..y_hi.max(1.0))
         .map_err(err)?;
@@ -914,7 +914,7 @@ pub fn draw_admission_series<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, 
     let a_hi = c.accepted.iter().chain(&c.rejected).copied().fold(1.0, f64::max) * 1.08;
     let mut ch = ChartBuilder::on(&b_left)
         .margin(pxi(10.0))
-        .x_label_area_size(pxi(36.0))
+        .x_label_area_size(pxi(44.0))
         .y_label_area_size(pxi(62.0))
         .build_cartesian_2d(0.0..t_hi, 0.0..a_hi)
         .map_err(err)?;
@@ -933,11 +933,11 @@ pub fn draw_admission_series<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, 
     let f_hi = c.failures.iter().copied().fold(1.0, f64::max) * 1.08;
     let mut ch = ChartBuilder::on(&b_right)
         .margin(pxi(10.0))
-        .x_label_area_size(pxi(36.0))
+        .x_label_area_size(pxi(44.0))
         .y_label_area_size(pxi(62.0))
         .build_cartesian_2d(0.0..t_hi, 0.0..f_hi)
         .map_err(err)?;
-    style!(ch, "time (days)", "failed scale-outs (cumulative)")?;
+    style!(ch, "time (days)", "failures (cumulative)")?;
     ch.draw_series(LineSeries::new(days.iter().zip(&c.failures).map(|(x, y)| (*x, *y)), TARGET.stroke_width(px(2.0))))
         .map_err(err)?
         .label("failed scale-outs")

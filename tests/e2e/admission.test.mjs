@@ -85,6 +85,10 @@ test('the Admission control tab opens the admission view and starts the default 
   await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled', null, { timeout: 5000 });
   assert.match(await page.textContent('#admission-data'), /Azure 2017/);
   recordMetrics({ browser_admission_first_policy_ms: firstMs });
+  // and the Placement tab goes back to the placement view
+  await page.click('#tab-placement');
+  await page.waitForSelector('#frontier-card');
+  assert.equal(await page.getAttribute('#tab-placement', 'aria-current'), 'page');
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
@@ -137,7 +141,7 @@ test('Cancel stops an admission run', async () => {
   const page = await newPage(browser);
   const big = { ...SMALL, admission: { ...SMALL.admission, policies: [], params: { ...SMALL.admission.params, horizon_hours: 4000, capacity: 1500 } } };
   await page.goto(server.url + await linkFor(big));
-  await page.waitForFunction(() => Number(document.querySelector('#admission-progress').value) > 0, null, { timeout: 30_000 });
+  await page.waitForFunction(() => Number(document.querySelector('#admission-progress')?.value || 0) > 0, null, { timeout: 30_000 });
   const t0 = Date.now();
   await page.click('#admission-cancel');
   await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled', null, { timeout: 5000 });
@@ -183,14 +187,17 @@ test('Azure 2017-fitted parameters: the fit fills the identified parameters and 
   await waitAdmission(page);
   await page.selectOption('#f-admission-source', 'azure');
   await page.waitForFunction(() => (document.querySelector('#admission-fit-note')?.textContent || '').includes('Fitted to Azure 2017'), null, { timeout: 30_000 });
-  assert.notEqual(await page.inputValue('#f-admission-arrival_rate'.replace('arrival_rate', 'params-arrival_rate')), '1');
+  assert.notEqual(await page.inputValue('#f-admission-params-arrival_rate'), '1');
   assert.equal(await page.isDisabled('#f-admission-params-arrival_rate'), true);
   const w = await loadWasm();
   const s = w.scenario_from_link(page.url());
   assert.equal(s.admission.source, 'azure');
   assert.equal(s.admission.params.initial_size.kind, 'empirical');
   assert.equal(s.admission.params.priors.kappa, 20);
-  await waitAdmission(page, 1);
+  // the fitted scenario runs (cancelled here: the fitted arrival rate makes it longer than the small one)
+  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'running');
+  await page.click('#admission-cancel');
+  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled', null, { timeout: 5000 });
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

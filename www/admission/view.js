@@ -32,7 +32,7 @@ function dataNote(azureOk, fitNote) {
       ? 'Choose “Azure 2017-fitted parameters” to run on the fitted values.'
       : 'The Azure fit is not in this engine version yet: the option is disabled and the documented defaults are used.'),
     fitNote,
-    h('p', { class: 'fine' }, 'Scale: the playground defaults (C = 1,000 cores, 2 months, R = 2 runs, 6 search steps) finish in well under a minute; §2.12 uses C = 20,000 cores, 3 years and more runs (`packlab admit`).'));
+    h('p', { class: 'fine' }, 'Scale: the playground defaults (C = 1,000 cores, 2 months, R = 2 runs, 6 search steps) finish in about 10 s in a browser; §2.12 uses C = 20,000 cores, 3 years and more runs (`packlab admit`).'));
 }
 
 export function mount({ root, wasm, worker, scenario: initial, banner }) {
