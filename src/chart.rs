@@ -594,32 +594,31 @@ pub fn frontier_svg(
     width: u32,
     height: u32,
 ) -> Result<String, ChartError> {
+    render_svg(width, height, |area| draw_frontier(area, points, opts))
+}
+
+/// Renders one chart into an SVG document of `width` × `height` pixels with the given drawing function.
+fn render_svg<T>(
+    width: u32,
+    height: u32,
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<T, ChartError>,
+) -> Result<String, ChartError> {
     let mut out = String::new();
     {
         let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
-        draw_frontier(&area, points, opts)?;
+        draw(&area)?;
     }
     Ok(out)
 }
 
 /// Render the teaching view of one machine as an SVG document.
 pub fn machine_svg(m: &MachineChart, width: u32, height: u32) -> Result<String, ChartError> {
-    let mut out = String::new();
-    {
-        let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
-        draw_machine(&area, m)?;
-    }
-    Ok(out)
+    render_svg(width, height, |area| draw_machine(area, m))
 }
 
 /// Render a histogram with its CDF as an SVG document.
 pub fn histogram_svg(h: &HistogramChart, width: u32, height: u32) -> Result<String, ChartError> {
-    let mut out = String::new();
-    {
-        let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
-        draw_histogram(&area, h)?;
-    }
-    Ok(out)
+    render_svg(width, height, |area| draw_histogram(area, h))
 }
 
 
@@ -949,22 +948,12 @@ pub fn draw_admission_series<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, 
 
 /// The admission frontier as an SVG document of `width` x `height` pixels.
 pub fn admission_frontier_svg(curves: &[AdmissionCurve], opts: &AdmissionChartOptions, width: u32, height: u32) -> Result<String, ChartError> {
-    let mut out = String::new();
-    {
-        let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
-        draw_admission_frontier(&area, curves, opts)?;
-    }
-    Ok(out)
+    render_svg(width, height, |area| draw_admission_frontier(area, curves, opts))
 }
 
 /// One run's time series as an SVG document of `width` x `height` pixels.
 pub fn admission_series_svg(c: &AdmissionSeriesChart, width: u32, height: u32) -> Result<String, ChartError> {
-    let mut out = String::new();
-    {
-        let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
-        draw_admission_series(&area, c)?;
-    }
-    Ok(out)
+    render_svg(width, height, |area| draw_admission_series(area, c))
 }
 
 #[cfg(test)]
