@@ -20,7 +20,10 @@ use packlab::admit::sim::{lead_grid, simulate_run, RunResult, SimCache};
 use std::time::Instant;
 
 fn env_f(name: &str) -> Option<f64> {
-    std::env::var(name).ok().map(|v| v.parse().unwrap_or_else(|_| panic!("{name} must be a number")))
+    std::env::var(name).ok().map(|v| {
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name} must be a number"))
+    })
 }
 
 fn apply(p: &mut AdmitParams, prefix: &str) {
@@ -46,7 +49,10 @@ fn apply(p: &mut AdmitParams, prefix: &str) {
         p.lattice = v != 0.0;
     }
     if let Ok(q) = std::env::var(format!("{prefix}QUAD")) {
-        let v: Vec<usize> = q.split(',').map(|x| x.trim().parse().expect("QUAD: three integers")).collect();
+        let v: Vec<usize> = q
+            .split(',')
+            .map(|x| x.trim().parse().expect("QUAD: three integers"))
+            .collect();
         p.moments.j_tau = v[0];
         p.moments.j_nu = v[1];
         p.moments.j_sigma = v[2];
@@ -75,7 +81,11 @@ fn main() {
     let seed = env_f("ADMIT_BENCH_SEED").unwrap_or(1.0) as u64;
     let n_seeds = env_f("ADMIT_BENCH_SEEDS").unwrap_or(1.0) as u64;
     let th = env_f("ADMIT_BENCH_THRESHOLD").unwrap_or(0.01);
-    let spec = PolicySpec { kind: PolicyKind::Second, threshold: th, marginal: false };
+    let spec = PolicySpec {
+        kind: PolicyKind::Second,
+        threshold: th,
+        marginal: false,
+    };
     let mut fast = p.clone();
     apply(&mut fast, "ADMIT_BENCH_");
     let (r, dt, cache) = run(&fast, spec, seed);
@@ -101,7 +111,12 @@ fn main() {
         let mut cache = cache;
         let t0 = Instant::now();
         let r2 = simulate_run(&fast, spec, seed + 1, &grid, &mut cache);
-        println!("warm-cache run (seed {}): {:.2} s, utilization {:.5}", seed + 1, t0.elapsed().as_secs_f64(), r2.utilization);
+        println!(
+            "warm-cache run (seed {}): {:.2} s, utilization {:.5}",
+            seed + 1,
+            t0.elapsed().as_secs_f64(),
+            r2.utilization
+        );
     }
     if std::env::var("ADMIT_BENCH_COMPARE").is_ok() {
         let mut rp = p.clone();
@@ -111,10 +126,15 @@ fn main() {
         rp.curve_points = 0;
         rp.psi_grid = false;
         apply(&mut rp, "ADMIT_BENCH_REF_");
-        let (mut su, mut sa, mut sf, mut sr, mut du, mut agree) = (0.0, 0i64, 0i64, 0i64, 0.0f64, 0u64);
+        let (mut su, mut sa, mut sf, mut sr, mut du, mut agree) =
+            (0.0, 0i64, 0i64, 0i64, 0.0f64, 0u64);
         let (mut ta, mut tb) = (0.0, 0.0);
         for s in seed..seed + n_seeds {
-            let (a, da, _) = if s == seed { (r.clone(), dt, SimCache::new()) } else { run(&fast, spec, s) };
+            let (a, da, _) = if s == seed {
+                (r.clone(), dt, SimCache::new())
+            } else {
+                run(&fast, spec, s)
+            };
             let (b, db, _) = run(&rp, spec, s);
             ta += da;
             tb += db;

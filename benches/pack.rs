@@ -8,15 +8,29 @@ use packlab::trace::{read_trace, InputFile};
 use std::hint::black_box;
 
 fn day() -> packlab::trace::UsageTrace {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/static/traces/planetlab-20110303.tsv.gz");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/static/traces/planetlab-20110303.tsv.gz"
+    );
     let bytes = std::fs::read(path).expect("bundled trace");
-    read_trace("planetlab-20110303", &[InputFile { name: "planetlab-20110303.tsv.gz".into(), bytes }], None).expect("reads")
+    read_trace(
+        "planetlab-20110303",
+        &[InputFile {
+            name: "planetlab-20110303.tsv.gz".into(),
+            bytes,
+        }],
+        None,
+    )
+    .expect("reads")
 }
 
 fn bench(c: &mut Criterion) {
     let t = day();
     for cap in [1.0, 4.0] {
-        let p = PlacementParams { capacity: cap, ..PlacementParams::default() };
+        let p = PlacementParams {
+            capacity: cap,
+            ..PlacementParams::default()
+        };
         let inst = Instance::new(&t, &p, 1).unwrap();
         c.bench_function(&format!("pack+evaluate gpa:0.05 bf c={cap}"), |b| {
             b.iter(|| {
@@ -26,10 +40,29 @@ fn bench(c: &mut Criterion) {
         });
     }
     let p = PlacementParams::default();
-    c.bench_function("frontier default (28 points) c=4, incl. instance build", |b| b.iter(|| black_box(run_frontier(&t, &p, 1, &mut |_, _| true).unwrap())));
+    c.bench_function(
+        "frontier default (28 points) c=4, incl. instance build",
+        |b| b.iter(|| black_box(run_frontier(&t, &p, 1, &mut |_, _| true).unwrap())),
+    );
     c.bench_function("read bundled day (gunzip + parse)", |b| {
-        let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/static/traces/planetlab-20110303.tsv.gz")).unwrap();
-        b.iter(|| black_box(read_trace("d", &[InputFile { name: "d.tsv.gz".into(), bytes: bytes.clone() }], None).unwrap()))
+        let bytes = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/static/traces/planetlab-20110303.tsv.gz"
+        ))
+        .unwrap();
+        b.iter(|| {
+            black_box(
+                read_trace(
+                    "d",
+                    &[InputFile {
+                        name: "d.tsv.gz".into(),
+                        bytes: bytes.clone(),
+                    }],
+                    None,
+                )
+                .unwrap(),
+            )
+        })
     });
 }
 

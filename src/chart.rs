@@ -126,7 +126,11 @@ const FONT: &str = "sans-serif";
 
 /// Colour of a family's series.
 pub fn family_color(family: &str) -> RGBColor {
-    FAMILIES.iter().find(|f| f.0 == family).map(|f| f.2).unwrap_or(OTHER)
+    FAMILIES
+        .iter()
+        .find(|f| f.0 == family)
+        .map(|f| f.2)
+        .unwrap_or(OTHER)
 }
 
 /// "10⁻³" for exact powers of ten, "2·10⁻³"-style otherwise, "0.5"/"1" for plain values near 1.
@@ -174,20 +178,30 @@ pub fn fmt_num(v: f64) -> String {
     } else if v.abs() < 1e-3 || v.abs() >= 1e5 {
         let s = format!("{v:.2e}");
         let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-        let mant = if mant.contains('.') { mant.trim_end_matches('0').trim_end_matches('.') } else { mant };
+        let mant = if mant.contains('.') {
+            mant.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            mant
+        };
         format!("{mant}e{exp}")
     } else {
         let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
         let s = format!("{v:.digits$}");
-        if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
     }
 }
 
 fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
-    values.filter(|v| v.is_finite()).fold(None, |acc, v| match acc {
-        None => Some((v, v)),
-        Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
-    })
+    values
+        .filter(|v| v.is_finite())
+        .fold(None, |acc, v| match acc {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+        })
 }
 
 /// Draw a frontier chart into `area` (filled white first). Returns the pixel position of every point.
@@ -196,7 +210,10 @@ pub fn draw_frontier<DB: DrawingBackend>(
     points: &[ChartPoint],
     opts: &FrontierChartOptions,
 ) -> Result<FrontierLayout, ChartError> {
-    let s = opts.scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0);
+    let s = opts
+        .scale
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .unwrap_or(1.0);
     let px = |v: f64| (v * s).round().max(1.0) as u32;
     let pxi = |v: f64| (v * s).round() as i32;
     area.fill(&WHITE).map_err(err)?;
@@ -210,7 +227,10 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let pad = (x_hi - x_lo) * 0.06;
     let (x_lo, x_hi) = (x_lo - pad, x_hi + pad);
     let rho = opts.target_rho.filter(|r| r.is_finite() && *r > 0.0);
-    let positive = points.iter().map(|p| p.q).filter(|q| q.is_finite() && *q > 0.0);
+    let positive = points
+        .iter()
+        .map(|p| p.q)
+        .filter(|q| q.is_finite() && *q > 0.0);
     let (q_min, q_max) = bounds(positive.chain(rho)).unwrap_or((1e-3, 1e-1));
     let any_zero = points.iter().any(|p| p.q == 0.0);
     let lo_exp = q_min.log10().floor();
@@ -221,14 +241,25 @@ pub fn draw_frontier<DB: DrawingBackend>(
         None => 10f64.powf(lo_exp),
     };
     let y_hi = 10f64.powf(hi_exp);
-    let y_of = |q: f64| if q > 0.0 { q } else { zero_floor.unwrap_or(y_lo) };
+    let y_of = |q: f64| {
+        if q > 0.0 {
+            q
+        } else {
+            zero_floor.unwrap_or(y_lo)
+        }
+    };
 
     let mut builder = ChartBuilder::on(area);
-    builder.margin(pxi(14.0)).x_label_area_size(pxi(46.0)).y_label_area_size(pxi(62.0));
+    builder
+        .margin(pxi(14.0))
+        .x_label_area_size(pxi(46.0))
+        .y_label_area_size(pxi(62.0));
     if let Some(t) = &opts.title {
         builder.caption(t, (FONT, px(15.0)).into_font().color(&INK));
     }
-    let mut chart = builder.build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale()).map_err(err)?;
+    let mut chart = builder
+        .build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale())
+        .map_err(err)?;
 
     let floor_label = zero_floor;
     let y_fmt = move |v: &f64| match floor_label {
@@ -269,7 +300,10 @@ pub fn draw_frontier<DB: DrawingBackend>(
                     + Text::new(
                         "q = 0 (no overflow observed)",
                         (pxi(6.0), -pxi(3.0)),
-                        (FONT, px(11.0)).into_font().color(&INK.mix(0.7)).pos(Pos::new(HPos::Left, VPos::Bottom)),
+                        (FONT, px(11.0))
+                            .into_font()
+                            .color(&INK.mix(0.7))
+                            .pos(Pos::new(HPos::Left, VPos::Bottom)),
                     ),
             ))
             .map_err(err)?;
@@ -287,17 +321,26 @@ pub fn draw_frontier<DB: DrawingBackend>(
             .map_err(err)?
             .label(format!("target ρ = {}", fmt_num(r)))
             .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + pxi(18.0), y)], TARGET.stroke_width(px(1.5)))
+                PathElement::new(
+                    vec![(x, y), (x + pxi(18.0), y)],
+                    TARGET.stroke_width(px(1.5)),
+                )
             });
     }
 
     // Pareto front underneath the series: a thick translucent band through the non-dominated points
-    let mut front: Vec<&ChartPoint> = points.iter().filter(|p| p.pareto && p.m.is_finite()).collect();
+    let mut front: Vec<&ChartPoint> = points
+        .iter()
+        .filter(|p| p.pareto && p.m.is_finite())
+        .collect();
     front.sort_by(|a, b| a.m.total_cmp(&b.m).then(b.q.total_cmp(&a.q)));
     if !front.is_empty() {
         let band = INK.mix(0.16).stroke_width(px(7.0));
         chart
-            .draw_series(LineSeries::new(front.iter().map(|p| (p.m, y_of(p.q))), band))
+            .draw_series(LineSeries::new(
+                front.iter().map(|p| (p.m, y_of(p.q))),
+                band,
+            ))
             .map_err(err)?
             .label("Pareto front")
             .legend(move |(x, y)| {
@@ -306,16 +349,20 @@ pub fn draw_frontier<DB: DrawingBackend>(
     }
 
     // one series per family, in the fixed legend order, then any unknown family
-    let mut families: Vec<(String, String, RGBColor)> =
-        FAMILIES.iter().map(|(k, l, c)| (k.to_string(), l.to_string(), *c)).collect();
+    let mut families: Vec<(String, String, RGBColor)> = FAMILIES
+        .iter()
+        .map(|(k, l, c)| (k.to_string(), l.to_string(), *c))
+        .collect();
     for p in points {
         if !families.iter().any(|f| f.0 == p.family) {
             families.push((p.family.clone(), p.family.clone(), OTHER));
         }
     }
     for (key, label, color) in &families {
-        let mut pts: Vec<&ChartPoint> =
-            points.iter().filter(|p| &p.family == key && p.m.is_finite() && p.q.is_finite()).collect();
+        let mut pts: Vec<&ChartPoint> = points
+            .iter()
+            .filter(|p| &p.family == key && p.m.is_finite() && p.q.is_finite())
+            .collect();
         if pts.is_empty() {
             continue;
         }
@@ -333,7 +380,11 @@ pub fn draw_frontier<DB: DrawingBackend>(
         let sw = px(1.5);
         chart
             .draw_series(pts.iter().map(move |p| {
-                let style = if p.q > 0.0 { color.filled() } else { WHITE.filled() };
+                let style = if p.q > 0.0 {
+                    color.filled()
+                } else {
+                    WHITE.filled()
+                };
                 EmptyElement::at((p.m, y_of(p.q)))
                     + Circle::new((0, 0), r, style)
                     + Circle::new((0, 0), r, color.stroke_width(sw))
@@ -346,22 +397,25 @@ pub fn draw_frontier<DB: DrawingBackend>(
     // rings on the Pareto points and on the highlighted point
     chart
         .draw_series(
-            front.iter().map(|p| Circle::new((p.m, y_of(p.q)), px(7.0), INK.stroke_width(px(1.5)))),
+            front
+                .iter()
+                .map(|p| Circle::new((p.m, y_of(p.q)), px(7.0), INK.stroke_width(px(1.5)))),
         )
         .map_err(err)?;
     if let Some(h) = &opts.highlight {
         if let Some(p) = points.iter().find(|p| &p.spec == h && p.m.is_finite()) {
             let at = (p.m, y_of(p.q));
             chart
-                .draw_series([
-                    Circle::new(at, px(10.0), TARGET.stroke_width(px(2.5))),
-                ])
+                .draw_series([Circle::new(at, px(10.0), TARGET.stroke_width(px(2.5)))])
                 .map_err(err)?;
             chart
                 .draw_series(std::iter::once(Text::new(
                     format!(" {}", p.spec),
                     at,
-                    (FONT, px(11.0)).into_font().color(&INK).pos(Pos::new(HPos::Left, VPos::Top)),
+                    (FONT, px(11.0))
+                        .into_font()
+                        .color(&INK)
+                        .pos(Pos::new(HPos::Left, VPos::Top)),
                 )))
                 .map_err(err)?;
         }
@@ -379,7 +433,10 @@ pub fn draw_frontier<DB: DrawingBackend>(
         .map_err(err)?;
 
     let layout = FrontierLayout {
-        points: points.iter().map(|p| chart.backend_coord(&(p.m, y_of(p.q)))).collect(),
+        points: points
+            .iter()
+            .map(|p| chart.backend_coord(&(p.m, y_of(p.q))))
+            .collect(),
         plot_area: {
             let (xr, yr) = chart.plotting_area().get_pixel_range();
             ((xr.start, yr.start), (xr.end, yr.end))
@@ -406,7 +463,9 @@ pub fn draw_machine<DB: DrawingBackend>(
     let pxi = |v: f64| (v * s).round() as i32;
     area.fill(&WHITE).map_err(err)?;
     if !(m.capacity.is_finite() && m.mean.is_finite() && m.sd.is_finite()) {
-        return Err(ChartError("machine view: non-finite mean, sd or capacity".into()));
+        return Err(ChartError(
+            "machine view: non-finite mean, sd or capacity".into(),
+        ));
     }
     let (t_lo, t_hi) = bounds(m.totals.iter().copied()).unwrap_or((m.mean, m.mean));
     let g_lo = m.mean - 4.0 * m.sd;
@@ -423,7 +482,11 @@ pub fn draw_machine<DB: DrawingBackend>(
 
     // density histogram, 40 bins over the data range
     let n_bins = 40usize;
-    let (b_lo, b_hi) = if t_hi - t_lo < 1e-12 { (t_lo - 0.005, t_hi + 0.005) } else { (t_lo, t_hi) };
+    let (b_lo, b_hi) = if t_hi - t_lo < 1e-12 {
+        (t_lo - 0.005, t_hi + 0.005)
+    } else {
+        (t_lo, t_hi)
+    };
     let w = (b_hi - b_lo) / n_bins as f64;
     let mut counts = vec![0u64; n_bins];
     for &t in m.totals.iter().filter(|t| t.is_finite()) {
@@ -433,11 +496,23 @@ pub fn draw_machine<DB: DrawingBackend>(
     let n = m.totals.len().max(1) as f64;
     let dens: Vec<f64> = counts.iter().map(|&c| c as f64 / (n * w)).collect();
     let gauss_peak = if m.sd > 0.0 { phi(0.0) / m.sd } else { 0.0 };
-    let y_hi = dens.iter().copied().fold(0.0, f64::max).max(gauss_peak).max(1e-9) * 1.45; // headroom for the legend
+    let y_hi = dens
+        .iter()
+        .copied()
+        .fold(0.0, f64::max)
+        .max(gauss_peak)
+        .max(1e-9)
+        * 1.45; // headroom for the legend
 
     let mut builder = ChartBuilder::on(area);
-    builder.margin(pxi(14.0)).x_label_area_size(pxi(44.0)).y_label_area_size(pxi(56.0));
-    let caption = m.title.clone().unwrap_or_else(|| "one machine: total usage over the evaluation samples E".into());
+    builder
+        .margin(pxi(14.0))
+        .x_label_area_size(pxi(44.0))
+        .y_label_area_size(pxi(56.0));
+    let caption = m
+        .title
+        .clone()
+        .unwrap_or_else(|| "one machine: total usage over the evaluation samples E".into());
     builder.caption(caption, (FONT, px(14.0)).into_font().color(&INK));
     let mut chart = builder.build_cartesian_2d(lo..hi, 0.0..y_hi).map_err(err)?;
     let x_fmt = |v: &f64| fmt_num(*v);
@@ -459,14 +534,27 @@ pub fn draw_machine<DB: DrawingBackend>(
     let bar = RGBColor(0, 114, 178);
     let over = TARGET;
     chart
-        .draw_series(dens.iter().enumerate().filter(|(_, d)| **d > 0.0).map(|(i, d)| {
-            let x0 = b_lo + i as f64 * w;
-            let color = if x0 + w / 2.0 > m.capacity { over } else { bar };
-            Rectangle::new([(x0, 0.0), (x0 + w, *d)], color.mix(0.55).filled())
-        }))
+        .draw_series(
+            dens.iter()
+                .enumerate()
+                .filter(|(_, d)| **d > 0.0)
+                .map(|(i, d)| {
+                    let x0 = b_lo + i as f64 * w;
+                    let color = if x0 + w / 2.0 > m.capacity { over } else { bar };
+                    Rectangle::new([(x0, 0.0), (x0 + w, *d)], color.mix(0.55).filled())
+                }),
+        )
         .map_err(err)?
-        .label(format!("empirical over E (P > c: {})", fmt_num(m.p_empirical)))
-        .legend(move |(x, y)| Rectangle::new([(x, y - pxi(5.0)), (x + pxi(16.0), y + pxi(5.0))], bar.mix(0.55).filled()));
+        .label(format!(
+            "empirical over E (P > c: {})",
+            fmt_num(m.p_empirical)
+        ))
+        .legend(move |(x, y)| {
+            Rectangle::new(
+                [(x, y - pxi(5.0)), (x + pxi(16.0), y + pxi(5.0))],
+                bar.mix(0.55).filled(),
+            )
+        });
 
     if m.sd > 0.0 {
         let steps = 200;
@@ -477,7 +565,11 @@ pub fn draw_machine<DB: DrawingBackend>(
             })
             .collect();
         // shade the Gaussian tail beyond c
-        let tail: Vec<(f64, f64)> = curve.iter().copied().filter(|(x, _)| *x >= m.capacity).collect();
+        let tail: Vec<(f64, f64)> = curve
+            .iter()
+            .copied()
+            .filter(|(x, _)| *x >= m.capacity)
+            .collect();
         if tail.len() > 1 {
             chart
                 .draw_series(AreaSeries::new(tail, 0.0, over.mix(0.18)))
@@ -486,8 +578,13 @@ pub fn draw_machine<DB: DrawingBackend>(
         chart
             .draw_series(LineSeries::new(curve, INK.stroke_width(px(2.0))))
             .map_err(err)?
-            .label(format!("Gaussian from O (P > c: {})", fmt_num(m.p_gaussian)))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + pxi(16.0), y)], INK.stroke_width(px(2.0))));
+            .label(format!(
+                "Gaussian from O (P > c: {})",
+                fmt_num(m.p_gaussian)
+            ))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + pxi(16.0), y)], INK.stroke_width(px(2.0)))
+            });
     }
     chart
         .draw_series(std::iter::once(PathElement::new(
@@ -496,7 +593,12 @@ pub fn draw_machine<DB: DrawingBackend>(
         )))
         .map_err(err)?
         .label(format!("capacity c = {}", fmt_num(m.capacity)))
-        .legend(move |(x, y)| PathElement::new(vec![(x + pxi(8.0), y - pxi(6.0)), (x + pxi(8.0), y + pxi(6.0))], over.stroke_width(px(2.0))));
+        .legend(move |(x, y)| {
+            PathElement::new(
+                vec![(x + pxi(8.0), y - pxi(6.0)), (x + pxi(8.0), y + pxi(6.0))],
+                over.stroke_width(px(2.0)),
+            )
+        });
 
     chart
         .configure_series_labels()
@@ -545,7 +647,11 @@ pub fn draw_histogram<DB: DrawingBackend>(
     let y_fmt = |v: &f64| fmt_log_tick(*v);
     chart
         .configure_mesh()
-        .x_desc(h.x_label.clone().unwrap_or_else(|| "usage (VM units)".into()))
+        .x_desc(
+            h.x_label
+                .clone()
+                .unwrap_or_else(|| "usage (VM units)".into()),
+        )
         .x_labels(6)
         .y_labels(8)
         .x_label_formatter(&x_fmt)
@@ -569,10 +675,16 @@ pub fn draw_histogram<DB: DrawingBackend>(
         .map_err(err)?;
     let bar = RGBColor(0, 114, 178);
     chart
-        .draw_series(h.counts.iter().enumerate().filter(|(_, c)| **c > 0).map(|(i, c)| {
-            let x0 = h.lo + i as f64 * w;
-            Rectangle::new([(x0, 0.8), (x0 + w, *c as f64)], bar.mix(0.5).filled())
-        }))
+        .draw_series(
+            h.counts
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c > 0)
+                .map(|(i, c)| {
+                    let x0 = h.lo + i as f64 * w;
+                    Rectangle::new([(x0, 0.8), (x0 + w, *c as f64)], bar.mix(0.5).filled())
+                }),
+        )
         .map_err(err)?;
     let mut acc = 0u64;
     let mut cdf = vec![(h.lo, 0.0)];
@@ -620,7 +732,6 @@ pub fn machine_svg(m: &MachineChart, width: u32, height: u32) -> Result<String, 
 pub fn histogram_svg(h: &HistogramChart, width: u32, height: u32) -> Result<String, ChartError> {
     render_svg(width, height, |area| draw_histogram(area, h))
 }
-
 
 // ---------------------------------------------------------------------------------------------------------
 // the admission model (seed 000, ALGORITHMS.md §2.10, §2.12)
@@ -678,11 +789,19 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
     curves: &[AdmissionCurve],
     opts: &AdmissionChartOptions,
 ) -> Result<(), ChartError> {
-    let s = opts.scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0);
+    let s = opts
+        .scale
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .unwrap_or(1.0);
     let px = |v: f64| (v * s).round().max(1.0) as u32;
     let pxi = |v: f64| (v * s).round() as i32;
     area.fill(&WHITE).map_err(err)?;
-    let all = || curves.iter().flat_map(|c| c.points.iter().chain(c.tuned.iter())).copied();
+    let all = || {
+        curves
+            .iter()
+            .flat_map(|c| c.points.iter().chain(c.tuned.iter()))
+            .copied()
+    };
     let (mut x_lo, mut x_hi) = bounds(all().map(|p| p.0)).unwrap_or((0.0, 1.0));
     if x_hi - x_lo < 0.02 {
         x_lo -= 0.02;
@@ -702,14 +821,25 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
         None => 10f64.powf(lo_exp),
     };
     let y_hi = 10f64.powf(hi_exp);
-    let y_of = |q: f64| if q > 0.0 { q } else { zero_floor.unwrap_or(y_lo) };
+    let y_of = |q: f64| {
+        if q > 0.0 {
+            q
+        } else {
+            zero_floor.unwrap_or(y_lo)
+        }
+    };
 
     let mut builder = ChartBuilder::on(area);
-    builder.margin(pxi(14.0)).x_label_area_size(pxi(46.0)).y_label_area_size(pxi(62.0));
+    builder
+        .margin(pxi(14.0))
+        .x_label_area_size(pxi(46.0))
+        .y_label_area_size(pxi(62.0));
     if let Some(t) = &opts.title {
         builder.caption(t, (FONT, px(15.0)).into_font().color(&INK));
     }
-    let mut chart = builder.build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale()).map_err(err)?;
+    let mut chart = builder
+        .build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale())
+        .map_err(err)?;
     let floor_label = zero_floor;
     let y_fmt = move |v: &f64| match floor_label {
         Some(f) if (v / f - 1.0).abs() < 1e-9 => "0".to_string(),
@@ -734,7 +864,12 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
         .map_err(err)?;
     if let Some(f) = zero_floor {
         chart
-            .draw_series(DashedLineSeries::new(vec![(x_lo, f), (x_hi, f)], px(4.0), px(4.0), INK.mix(0.45).stroke_width(px(1.0))))
+            .draw_series(DashedLineSeries::new(
+                vec![(x_lo, f), (x_hi, f)],
+                px(4.0),
+                px(4.0),
+                INK.mix(0.45).stroke_width(px(1.0)),
+            ))
             .map_err(err)?;
         chart
             .draw_series(std::iter::once(
@@ -742,33 +877,60 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
                     + Text::new(
                         "0 (no failed scale-out)",
                         (pxi(6.0), -pxi(3.0)),
-                        (FONT, px(11.0)).into_font().color(&INK.mix(0.7)).pos(Pos::new(HPos::Left, VPos::Bottom)),
+                        (FONT, px(11.0))
+                            .into_font()
+                            .color(&INK.mix(0.7))
+                            .pos(Pos::new(HPos::Left, VPos::Bottom)),
                     ),
             ))
             .map_err(err)?;
     }
     if let Some(r) = sla {
         chart
-            .draw_series(DashedLineSeries::new(vec![(x_lo, r), (x_hi, r)], px(7.0), px(4.0), TARGET.stroke_width(px(1.5))))
+            .draw_series(DashedLineSeries::new(
+                vec![(x_lo, r), (x_hi, r)],
+                px(7.0),
+                px(4.0),
+                TARGET.stroke_width(px(1.5)),
+            ))
             .map_err(err)?
             .label(format!("SLA ε = {}", fmt_num(r)))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + pxi(18.0), y)], TARGET.stroke_width(px(1.5))));
+            .legend(move |(x, y)| {
+                PathElement::new(
+                    vec![(x, y), (x + pxi(18.0), y)],
+                    TARGET.stroke_width(px(1.5)),
+                )
+            });
     }
     for (i, c) in curves.iter().enumerate() {
         let color = ARM_COLORS[i % ARM_COLORS.len()];
-        let mut pts: Vec<(f64, f64)> = c.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
+        let mut pts: Vec<(f64, f64)> = c
+            .points
+            .iter()
+            .copied()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
         if pts.len() > 1 {
             chart
-                .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, y_of(p.1))), color.mix(0.7).stroke_width(px(1.5))))
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|p| (p.0, y_of(p.1))),
+                    color.mix(0.7).stroke_width(px(1.5)),
+                ))
                 .map_err(err)?;
         }
         let r = px(3.5);
         let sw = px(1.5);
         chart
             .draw_series(pts.iter().map(move |p| {
-                let style = if p.1 > 0.0 { color.filled() } else { WHITE.filled() };
-                EmptyElement::at((p.0, y_of(p.1))) + Circle::new((0, 0), r, style) + Circle::new((0, 0), r, color.stroke_width(sw))
+                let style = if p.1 > 0.0 {
+                    color.filled()
+                } else {
+                    WHITE.filled()
+                };
+                EmptyElement::at((p.0, y_of(p.1)))
+                    + Circle::new((0, 0), r, style)
+                    + Circle::new((0, 0), r, color.stroke_width(sw))
             }))
             .map_err(err)?
             .label(c.label.as_str())
@@ -780,7 +942,10 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
                 .draw_series(std::iter::once(
                     EmptyElement::at(at)
                         + Polygon::new(vec![(0, -d), (d, 0), (0, d), (-d, 0)], color.filled())
-                        + PathElement::new(vec![(0, -d), (d, 0), (0, d), (-d, 0), (0, -d)], INK.stroke_width(px(1.5))),
+                        + PathElement::new(
+                            vec![(0, -d), (d, 0), (0, d), (-d, 0), (0, -d)],
+                            INK.stroke_width(px(1.5)),
+                        ),
                 ))
                 .map_err(err)?;
         }
@@ -792,7 +957,15 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
             .map_err(err)?
             .label("tuned to the SLA")
             .legend(move |(x, y)| {
-                Polygon::new(vec![(x + pxi(9.0), y - d), (x + pxi(9.0) + d, y), (x + pxi(9.0), y + d), (x + pxi(9.0) - d, y)], INK.mix(0.8).filled())
+                Polygon::new(
+                    vec![
+                        (x + pxi(9.0), y - d),
+                        (x + pxi(9.0) + d, y),
+                        (x + pxi(9.0), y + d),
+                        (x + pxi(9.0) - d, y),
+                    ],
+                    INK.mix(0.8).filled(),
+                )
             });
     }
     chart
@@ -834,17 +1007,32 @@ pub struct AdmissionSeriesChart {
 
 /// Draw one run: active cores with the capacity line on top; below, cumulative accepted and rejected
 /// arrivals (left) and cumulative failed scale-outs (right); time in days.
-pub fn draw_admission_series<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &AdmissionSeriesChart) -> Result<(), ChartError> {
+pub fn draw_admission_series<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    c: &AdmissionSeriesChart,
+) -> Result<(), ChartError> {
     let s = c.scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0);
     let px = |v: f64| (v * s).round().max(1.0) as u32;
     let pxi = |v: f64| (v * s).round() as i32;
     let n = c.t.len();
-    if [c.active.len(), c.failures.len(), c.accepted.len(), c.rejected.len()].iter().any(|l| *l != n) {
-        return Err(ChartError("time series: columns of different lengths".into()));
+    if [
+        c.active.len(),
+        c.failures.len(),
+        c.accepted.len(),
+        c.rejected.len(),
+    ]
+    .iter()
+    .any(|l| *l != n)
+    {
+        return Err(ChartError(
+            "time series: columns of different lengths".into(),
+        ));
     }
     area.fill(&WHITE).map_err(err)?;
     let area = match &c.title {
-        Some(t) => area.titled(t, (FONT, px(14.0)).into_font().color(&INK)).map_err(err)?,
+        Some(t) => area
+            .titled(t, (FONT, px(14.0)).into_font().color(&INK))
+            .map_err(err)?,
         None => area.clone(),
     };
     let (top, bottom) = area.split_vertically(area.dim_in_pixel().1 * 58 / 100);
@@ -885,7 +1073,14 @@ pub fn draw_admission_series<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, 
                 .map_err(err)
         };
     }
-    let line = |color: RGBColor| move |(x, y): (i32, i32)| PathElement::new(vec![(x, y), (x + (18.0 * s) as i32, y)], color.stroke_width((2.0 * s) as u32));
+    let line = |color: RGBColor| {
+        move |(x, y): (i32, i32)| {
+            PathElement::new(
+                vec![(x, y), (x + (18.0 * s) as i32, y)],
+                color.stroke_width((2.0 * s) as u32),
+            )
+        }
+    };
     let blue = ARM_COLORS[0];
     let green = ARM_COLORS[2];
     let grey = RGBColor(150, 150, 150);
@@ -899,18 +1094,36 @@ pub fn draw_admission_series<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, 
         .build_cartesian_2d(0.0..t_hi, 0.0..y_hi.max(1.0))
         .map_err(err)?;
     style!(ch, "time (days)", "active cores N")?;
-    ch.draw_series(AreaSeries::new(days.iter().zip(&c.active).map(|(x, y)| (*x, *y)), 0.0, blue.mix(0.12)).border_style(blue.stroke_width(px(1.5))))
-        .map_err(err)?
-        .label("active cores")
-        .legend(line(blue));
-    ch.draw_series(DashedLineSeries::new(vec![(0.0, c.capacity), (t_hi, c.capacity)], px(7.0), px(4.0), TARGET.stroke_width(px(1.5))))
-        .map_err(err)?
-        .label(format!("capacity C = {}", fmt_num(c.capacity)))
-        .legend(line(TARGET));
+    ch.draw_series(
+        AreaSeries::new(
+            days.iter().zip(&c.active).map(|(x, y)| (*x, *y)),
+            0.0,
+            blue.mix(0.12),
+        )
+        .border_style(blue.stroke_width(px(1.5))),
+    )
+    .map_err(err)?
+    .label("active cores")
+    .legend(line(blue));
+    ch.draw_series(DashedLineSeries::new(
+        vec![(0.0, c.capacity), (t_hi, c.capacity)],
+        px(7.0),
+        px(4.0),
+        TARGET.stroke_width(px(1.5)),
+    ))
+    .map_err(err)?
+    .label(format!("capacity C = {}", fmt_num(c.capacity)))
+    .legend(line(TARGET));
     legend!(ch, SeriesLabelPosition::LowerRight)?;
 
     // cumulative arrivals
-    let a_hi = c.accepted.iter().chain(&c.rejected).copied().fold(1.0, f64::max) * 1.08;
+    let a_hi = c
+        .accepted
+        .iter()
+        .chain(&c.rejected)
+        .copied()
+        .fold(1.0, f64::max)
+        * 1.08;
     let mut ch = ChartBuilder::on(&b_left)
         .margin(pxi(10.0))
         .x_label_area_size(pxi(44.0))
@@ -918,14 +1131,20 @@ pub fn draw_admission_series<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, 
         .build_cartesian_2d(0.0..t_hi, 0.0..a_hi)
         .map_err(err)?;
     style!(ch, "time (days)", "arrivals (cumulative)")?;
-    ch.draw_series(LineSeries::new(days.iter().zip(&c.accepted).map(|(x, y)| (*x, *y)), green.stroke_width(px(2.0))))
-        .map_err(err)?
-        .label("accepted")
-        .legend(line(green));
-    ch.draw_series(LineSeries::new(days.iter().zip(&c.rejected).map(|(x, y)| (*x, *y)), grey.stroke_width(px(2.0))))
-        .map_err(err)?
-        .label("rejected")
-        .legend(line(grey));
+    ch.draw_series(LineSeries::new(
+        days.iter().zip(&c.accepted).map(|(x, y)| (*x, *y)),
+        green.stroke_width(px(2.0)),
+    ))
+    .map_err(err)?
+    .label("accepted")
+    .legend(line(green));
+    ch.draw_series(LineSeries::new(
+        days.iter().zip(&c.rejected).map(|(x, y)| (*x, *y)),
+        grey.stroke_width(px(2.0)),
+    ))
+    .map_err(err)?
+    .label("rejected")
+    .legend(line(grey));
     legend!(ch, SeriesLabelPosition::UpperLeft)?;
 
     // cumulative failures
@@ -937,22 +1156,36 @@ pub fn draw_admission_series<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, 
         .build_cartesian_2d(0.0..t_hi, 0.0..f_hi)
         .map_err(err)?;
     style!(ch, "time (days)", "failures (cumulative)")?;
-    ch.draw_series(LineSeries::new(days.iter().zip(&c.failures).map(|(x, y)| (*x, *y)), TARGET.stroke_width(px(2.0))))
-        .map_err(err)?
-        .label("failed scale-outs")
-        .legend(line(TARGET));
+    ch.draw_series(LineSeries::new(
+        days.iter().zip(&c.failures).map(|(x, y)| (*x, *y)),
+        TARGET.stroke_width(px(2.0)),
+    ))
+    .map_err(err)?
+    .label("failed scale-outs")
+    .legend(line(TARGET));
     legend!(ch, SeriesLabelPosition::UpperLeft)?;
     area.present().map_err(err)?;
     Ok(())
 }
 
 /// The admission frontier as an SVG document of `width` x `height` pixels.
-pub fn admission_frontier_svg(curves: &[AdmissionCurve], opts: &AdmissionChartOptions, width: u32, height: u32) -> Result<String, ChartError> {
-    render_svg(width, height, |area| draw_admission_frontier(area, curves, opts))
+pub fn admission_frontier_svg(
+    curves: &[AdmissionCurve],
+    opts: &AdmissionChartOptions,
+    width: u32,
+    height: u32,
+) -> Result<String, ChartError> {
+    render_svg(width, height, |area| {
+        draw_admission_frontier(area, curves, opts)
+    })
 }
 
 /// One run's time series as an SVG document of `width` x `height` pixels.
-pub fn admission_series_svg(c: &AdmissionSeriesChart, width: u32, height: u32) -> Result<String, ChartError> {
+pub fn admission_series_svg(
+    c: &AdmissionSeriesChart,
+    width: u32,
+    height: u32,
+) -> Result<String, ChartError> {
     render_svg(width, height, |area| draw_admission_series(area, c))
 }
 
@@ -961,7 +1194,13 @@ mod tests {
     use super::*;
 
     fn pt(family: &str, spec: &str, m: f64, q: f64, pareto: bool) -> ChartPoint {
-        ChartPoint { family: family.into(), spec: spec.into(), m, q, pareto }
+        ChartPoint {
+            family: family.into(),
+            spec: spec.into(),
+            m,
+            q,
+            pareto,
+        }
     }
 
     #[test]
@@ -972,7 +1211,11 @@ mod tests {
             pt("av", "av:2", 1.5, 0.0, true),
             pt("max", "max", 2.4, 0.0, false),
         ];
-        let opts = FrontierChartOptions { target_rho: Some(0.05), highlight: Some("gpa:0.01".into()), ..Default::default() };
+        let opts = FrontierChartOptions {
+            target_rho: Some(0.05),
+            highlight: Some("gpa:0.01".into()),
+            ..Default::default()
+        };
         let svg = frontier_svg(&pts, &opts, 800, 500).unwrap();
         assert!(svg.starts_with("<svg"));
         assert!(svg.contains("q = 0"));
@@ -983,7 +1226,11 @@ mod tests {
 
     #[test]
     fn layout_maps_points_inside_the_plot_and_orders_q() {
-        let pts = vec![pt("gpa", "a", 1.0, 0.1, true), pt("gpa", "b", 1.3, 0.001, true), pt("av", "c", 1.6, 0.0, false)];
+        let pts = vec![
+            pt("gpa", "a", 1.0, 0.1, true),
+            pt("gpa", "b", 1.3, 0.001, true),
+            pt("av", "c", 1.6, 0.0, false),
+        ];
         let mut out = String::new();
         let layout = {
             let area = SVGBackend::with_string(&mut out, (640, 400)).into_drawing_area();
@@ -991,7 +1238,11 @@ mod tests {
         };
         let ((x0, y0), (x1, y1)) = layout.plot_area;
         for &(x, y) in &layout.points {
-            assert!(x >= x0 && x <= x1 && y >= y0 && y <= y1, "{x},{y} outside {:?}", layout.plot_area);
+            assert!(
+                x >= x0 && x <= x1 && y >= y0 && y <= y1,
+                "{x},{y} outside {:?}",
+                layout.plot_area
+            );
         }
         // higher q is higher on screen (smaller y); the zero sits lowest
         assert!(layout.points[0].1 < layout.points[1].1 && layout.points[1].1 < layout.points[2].1);
@@ -1002,23 +1253,56 @@ mod tests {
     fn degenerate_inputs_do_not_panic() {
         assert!(frontier_svg(&[], &FrontierChartOptions::default(), 300, 200).is_ok());
         let all_zero = vec![pt("max", "max", 2.0, 0.0, true)];
-        assert!(frontier_svg(&all_zero, &FrontierChartOptions { target_rho: Some(0.05), ..Default::default() }, 300, 200).is_ok());
+        assert!(frontier_svg(
+            &all_zero,
+            &FrontierChartOptions {
+                target_rho: Some(0.05),
+                ..Default::default()
+            },
+            300,
+            200
+        )
+        .is_ok());
         let nan = vec![pt("gpa", "x", f64::NAN, f64::NAN, false)];
         assert!(frontier_svg(&nan, &FrontierChartOptions::default(), 300, 200).is_ok());
-        let m = MachineChart { totals: vec![0.5; 10], mean: 0.5, sd: 0.0, capacity: 1.0, ..Default::default() };
+        let m = MachineChart {
+            totals: vec![0.5; 10],
+            mean: 0.5,
+            sd: 0.0,
+            capacity: 1.0,
+            ..Default::default()
+        };
         assert!(machine_svg(&m, 400, 300).is_ok());
-        let bad = MachineChart { mean: f64::NAN, ..Default::default() };
+        let bad = MachineChart {
+            mean: f64::NAN,
+            ..Default::default()
+        };
         assert!(machine_svg(&bad, 400, 300).is_err());
         assert!(histogram_svg(&HistogramChart::default(), 300, 200).is_err());
     }
 
     #[test]
     fn machine_and_histogram_svgs() {
-        let totals: Vec<f64> = (0..500).map(|i| 0.6 + 0.3 * ((i as f64) * 0.7).sin()).collect();
-        let m = MachineChart { totals, mean: 0.6, sd: 0.2, capacity: 0.85, p_empirical: 0.2, p_gaussian: 0.106, ..Default::default() };
+        let totals: Vec<f64> = (0..500)
+            .map(|i| 0.6 + 0.3 * ((i as f64) * 0.7).sin())
+            .collect();
+        let m = MachineChart {
+            totals,
+            mean: 0.6,
+            sd: 0.2,
+            capacity: 0.85,
+            p_empirical: 0.2,
+            p_gaussian: 0.106,
+            ..Default::default()
+        };
         let svg = machine_svg(&m, 700, 400).unwrap();
         assert!(svg.contains("capacity c = 0.85"));
-        let h = HistogramChart { lo: 0.0, hi: 1.0, counts: vec![1000, 300, 50, 0, 3], ..Default::default() };
+        let h = HistogramChart {
+            lo: 0.0,
+            hi: 1.0,
+            counts: vec![1000, 300, 50, 0, 3],
+            ..Default::default()
+        };
         assert!(histogram_svg(&h, 400, 220).unwrap().contains("100%"));
     }
 
@@ -1037,10 +1321,27 @@ mod tests {
     #[test]
     fn admission_charts_render_to_svg() {
         let curves = vec![
-            AdmissionCurve { label: "ZEROTH".into(), points: vec![(0.5, 0.0), (0.7, 2e-3), (0.8, 1e-2)], tuned: Some((0.5, 0.0)) },
-            AdmissionCurve { label: "SECOND".into(), points: vec![(0.6, 0.0), (0.75, 5e-4)], tuned: Some((0.75, 5e-4)) },
+            AdmissionCurve {
+                label: "ZEROTH".into(),
+                points: vec![(0.5, 0.0), (0.7, 2e-3), (0.8, 1e-2)],
+                tuned: Some((0.5, 0.0)),
+            },
+            AdmissionCurve {
+                label: "SECOND".into(),
+                points: vec![(0.6, 0.0), (0.75, 5e-4)],
+                tuned: Some((0.75, 5e-4)),
+            },
         ];
-        let svg = admission_frontier_svg(&curves, &AdmissionChartOptions { sla: Some(1e-3), ..Default::default() }, 800, 500).unwrap();
+        let svg = admission_frontier_svg(
+            &curves,
+            &AdmissionChartOptions {
+                sla: Some(1e-3),
+                ..Default::default()
+            },
+            800,
+            500,
+        )
+        .unwrap();
         assert!(svg.contains("SLA") && svg.contains("SECOND") && svg.contains("tuned"));
         assert!(admission_frontier_svg(&[], &AdmissionChartOptions::default(), 400, 300).is_ok());
         let c = AdmissionSeriesChart {

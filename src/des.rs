@@ -70,7 +70,14 @@ impl<E> Default for Des<E> {
 impl<E> Des<E> {
     /// An empty kernel with the clock at 0 h.
     pub fn new() -> Self {
-        Des { heap: BinaryHeap::new(), now: 0.0, seq: 0, gens: Vec::new(), free: Vec::new(), fired: 0 }
+        Des {
+            heap: BinaryHeap::new(),
+            now: 0.0,
+            seq: 0,
+            gens: Vec::new(),
+            free: Vec::new(),
+            fired: 0,
+        }
     }
 
     /// Current simulation time (hours).
@@ -125,10 +132,20 @@ impl<E> Des<E> {
     }
 
     fn push(&mut self, time: f64, key: u32, gen: u32, event: E) {
-        let time = if time.is_nan() || time < self.now { self.now } else { time };
+        let time = if time.is_nan() || time < self.now {
+            self.now
+        } else {
+            time
+        };
         let seq = self.seq;
         self.seq += 1;
-        self.heap.push(Entry { time, seq, key, gen, event });
+        self.heap.push(Entry {
+            time,
+            seq,
+            key,
+            gen,
+            event,
+        });
     }
 
     fn live(&self, e: &Entry<E>) -> bool {

@@ -9,7 +9,9 @@
 use crate::admit::params::{AdmitParams, Labelling, PolicyKind, PolicySpec};
 use crate::admit::policy::LeadGrid;
 use crate::admit::sim::{lead_grid, simulate_run, RunResult, SimCache};
-use crate::admit::tuning::{bca_mean_ci, run_seed, summarise, tune, Evaluation, Preset, TuneResult};
+use crate::admit::tuning::{
+    bca_mean_ci, run_seed, summarise, tune, Evaluation, Preset, TuneResult,
+};
 use crate::placement::{FieldError, PlacementParams};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -114,7 +116,10 @@ impl std::fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 fn err(message: impl Into<String>) -> ScenarioError {
-    ScenarioError { field: None, message: message.into() }
+    ScenarioError {
+        field: None,
+        message: message.into(),
+    }
 }
 
 impl Scenario {
@@ -125,14 +130,23 @@ impl Scenario {
             errs.push(FieldError { field: "v".into(), message: format!("scenario version {} is not supported (this engine reads 1..={SCENARIO_VERSION})", self.v) });
         }
         if self.seed > MAX_SEED {
-            errs.push(FieldError { field: "seed".into(), message: format!("seed must be at most {MAX_SEED}") });
+            errs.push(FieldError {
+                field: "seed".into(),
+                message: format!("seed must be at most {MAX_SEED}"),
+            });
         }
         match &self.trace {
-            TraceRef::Bundled(id) if crate::trace::bundled(id).is_none() => {
-                errs.push(FieldError { field: "trace.bundled".into(), message: format!("no bundled trace '{id}'") })
-            }
-            TraceRef::Upload { sha256, .. } if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) => {
-                errs.push(FieldError { field: "trace.upload.sha256".into(), message: "must be 64 hex digits".into() })
+            TraceRef::Bundled(id) if crate::trace::bundled(id).is_none() => errs.push(FieldError {
+                field: "trace.bundled".into(),
+                message: format!("no bundled trace '{id}'"),
+            }),
+            TraceRef::Upload { sha256, .. }
+                if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) =>
+            {
+                errs.push(FieldError {
+                    field: "trace.upload.sha256".into(),
+                    message: "must be 64 hex digits".into(),
+                })
             }
             _ => {}
         }
@@ -151,9 +165,12 @@ impl Scenario {
     /// name the field. Does not validate ranges (call [`Scenario::validate`]).
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
         if text.len() > MAX_SCENARIO_BYTES {
-            return Err(err(format!("scenario JSON is larger than {MAX_SCENARIO_BYTES} bytes")));
+            return Err(err(format!(
+                "scenario JSON is larger than {MAX_SCENARIO_BYTES} bytes"
+            )));
         }
-        let v: Value = serde_json::from_str(text).map_err(|e| err(format!("not valid JSON: {e}")))?;
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| err(format!("not valid JSON: {e}")))?;
         Self::from_value(v)
     }
 
@@ -161,7 +178,8 @@ impl Scenario {
         if !v.is_object() {
             return Err(err("a scenario must be a JSON object"));
         }
-        let mut base = serde_json::to_value(Scenario::default()).expect("default scenario serializes");
+        let mut base =
+            serde_json::to_value(Scenario::default()).expect("default scenario serializes");
         merge(&mut base, v);
         serde_json::from_value(base).map_err(|e| err(format!("invalid scenario: {e}")))
     }
@@ -185,7 +203,10 @@ impl Scenario {
         let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
         enc.write_all(&json).expect("in-memory write");
         let bytes = enc.finish().expect("in-memory write");
-        format!("v{SCENARIO_VERSION}.{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+        format!(
+            "v{SCENARIO_VERSION}.{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+        )
     }
 
     /// Decodes a share link: accepts the payload, `s=<payload>`, `#s=<payload>` or a whole URL with that
@@ -202,14 +223,22 @@ impl Scenario {
             }
         }
         if s.len() > MAX_LINK_CHARS {
-            return Err(err(format!("link is too long ({} characters; at most {MAX_LINK_CHARS})", s.len())));
+            return Err(err(format!(
+                "link is too long ({} characters; at most {MAX_LINK_CHARS})",
+                s.len()
+            )));
         }
         let Some((ver, payload)) = s.split_once('.') else {
             return Err(err("not a packlab link (expected s=v1.<data>)"));
         };
-        let ver: u32 = ver.strip_prefix('v').and_then(|x| x.parse().ok()).ok_or_else(|| err(format!("unknown link version '{ver}'")))?;
+        let ver: u32 = ver
+            .strip_prefix('v')
+            .and_then(|x| x.parse().ok())
+            .ok_or_else(|| err(format!("unknown link version '{ver}'")))?;
         if ver == 0 || ver > SCENARIO_VERSION {
-            return Err(err(format!("link version v{ver} is newer than this engine (reads up to v{SCENARIO_VERSION})")));
+            return Err(err(format!(
+                "link version v{ver} is newer than this engine (reads up to v{SCENARIO_VERSION})"
+            )));
         }
         let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(payload.trim_end_matches('='))
@@ -226,12 +255,14 @@ impl Scenario {
         let sc = Self::from_json(text)?;
         sc.validate().map_err(|e| {
             let first = &e[0];
-            ScenarioError { field: Some(first.field.clone()), message: first.message.clone() }
+            ScenarioError {
+                field: Some(first.field.clone()),
+                message: first.message.clone(),
+            }
         })?;
         Ok(sc)
     }
 }
-
 
 // ---------------------------------------------------------------------------------------------------------
 // the admission model (seed 000, ALGORITHMS.md §2)
@@ -326,20 +357,34 @@ impl AdmissionScenario {
         for l in &self.policies {
             if !all.iter().any(|a| &a.0 == l) {
                 let names: Vec<&str> = all.iter().map(|a| a.0.as_str()).collect();
-                return Err(format!("'{l}' is not a policy of {} (one of: {})", preset.name(), names.join(", ")));
+                return Err(format!(
+                    "'{l}' is not a policy of {} (one of: {})",
+                    preset.name(),
+                    names.join(", ")
+                ));
             }
         }
         Ok(all
             .into_iter()
             .filter(|a| self.policies.is_empty() || self.policies.contains(&a.0))
-            .map(|(label, params, kind, marginal)| AdmissionArmSpec { label, params, kind, marginal })
+            .map(|(label, params, kind, marginal)| AdmissionArmSpec {
+                label,
+                params,
+                kind,
+                marginal,
+            })
             .collect())
     }
 
     /// Validates every field with dotted paths under `prefix` (e.g. `admission.params.capacity`).
     pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
         let mut errs = Vec::new();
-        let mut e = |f: &str, m: String| errs.push(FieldError { field: format!("{prefix}{f}"), message: m });
+        let mut e = |f: &str, m: String| {
+            errs.push(FieldError {
+                field: format!("{prefix}{f}"),
+                message: m,
+            })
+        };
         let p = &self.params;
         if let Err(m) = self.preset() {
             e("preset", m);
@@ -349,23 +394,41 @@ impl AdmissionScenario {
             e("policies", "choose at least one policy".into());
         }
         if self.source == ParamSource::Azure && !AZURE_FIT_AVAILABLE {
-            e("source", "Azure-fitted parameters are not available in this engine version".into());
+            e(
+                "source",
+                "Azure-fitted parameters are not available in this engine version".into(),
+            );
         }
         if self.runs == 0 || self.runs > MAX_ADMISSION_RUNS {
-            e("runs", format!("runs must be between 1 and {MAX_ADMISSION_RUNS}"));
+            e(
+                "runs",
+                format!("runs must be between 1 and {MAX_ADMISSION_RUNS}"),
+            );
         }
         if self.series_run >= self.runs.max(1) {
-            e("series_run", format!("the run shown must be below runs ({})", self.runs));
+            e(
+                "series_run",
+                format!("the run shown must be below runs ({})", self.runs),
+            );
         }
         let pos = |v: f64| v.is_finite() && v > 0.0;
         if !(pos(p.capacity) && p.capacity <= 1e7) {
-            e("params.capacity", "capacity must be a number of cores in (0, 10,000,000]".into());
+            e(
+                "params.capacity",
+                "capacity must be a number of cores in (0, 10,000,000]".into(),
+            );
         }
         if !(pos(p.arrival_rate) && p.arrival_rate <= 1e4) {
-            e("params.arrival_rate", "arrival rate must be in (0, 10,000] deployments per hour".into());
+            e(
+                "params.arrival_rate",
+                "arrival rate must be in (0, 10,000] deployments per hour".into(),
+            );
         }
         if !(pos(p.horizon_hours) && p.horizon_hours <= 262_800.0) {
-            e("params.horizon_hours", "horizon must be in (0, 262,800] hours (30 years)".into());
+            e(
+                "params.horizon_hours",
+                "horizon must be in (0, 262,800] hours (30 years)".into(),
+            );
         }
         if !(p.sla > 0.0 && p.sla < 1.0) {
             e("params.sla", "SLA ε must be in (0, 1)".into());
@@ -374,14 +437,23 @@ impl AdmissionScenario {
             e("params.priors.kappa", "kill factor κ must be > 0".into());
         }
         if p.tune_iterations == 0 || p.tune_iterations > 60 {
-            e("params.tune_iterations", "search iterations must be between 1 and 60".into());
+            e(
+                "params.tune_iterations",
+                "search iterations must be between 1 and 60".into(),
+            );
         }
         if p.bootstrap > 1_000_000 {
-            e("params.bootstrap", "at most 1,000,000 bootstrap resamples".into());
+            e(
+                "params.bootstrap",
+                "at most 1,000,000 bootstrap resamples".into(),
+            );
         }
         if errs.is_empty() {
             if let Err(m) = p.validate() {
-                errs.push(FieldError { field: format!("{prefix}params"), message: m });
+                errs.push(FieldError {
+                    field: format!("{prefix}params"),
+                    message: m,
+                });
             }
         }
         errs
@@ -400,9 +472,14 @@ pub const AZURE_ARRIVALS_PATH: &str = "static/traces/azure2017-arrivals.txt.gz";
 /// size and κ keep their values), marking `a.source` as [`ParamSource::Azure`]. The scenario then carries
 /// the fitted values, so links and `packlab run` reproduce them without refitting. Errors: unreadable
 /// bundle (file:line:column) or a failed fit.
-pub fn apply_azure_fit(a: &mut AdmissionScenario, bytes: &[u8]) -> Result<crate::admit::fit::AzureFit, String> {
-    let data = crate::trace::azure::read_arrivals_bundle("azure2017-arrivals.txt.gz", bytes).map_err(|e| e.to_string())?;
-    let fit = crate::admit::fit::fit_azure_arrivals(&data, &crate::admit::fit::FitOptions::default())?;
+pub fn apply_azure_fit(
+    a: &mut AdmissionScenario,
+    bytes: &[u8],
+) -> Result<crate::admit::fit::AzureFit, String> {
+    let data = crate::trace::azure::read_arrivals_bundle("azure2017-arrivals.txt.gz", bytes)
+        .map_err(|e| e.to_string())?;
+    let fit =
+        crate::admit::fit::fit_azure_arrivals(&data, &crate::admit::fit::FitOptions::default())?;
     fit.apply(&mut a.params);
     a.source = ParamSource::Azure;
     Ok(fit)
@@ -509,7 +586,11 @@ fn arm_result(spec: &AdmissionArmSpec, r: &TuneResult) -> AdmissionArm {
 
 fn report(sc: &Scenario, mut arms: Vec<AdmissionArm>) -> AdmissionReport {
     // as tuning::run_preset: gain relative to the ZEROTH arm's utilization
-    if let Some(z) = arms.iter().find(|a| a.kind == PolicyKind::Zeroth).map(|a| a.utilization) {
+    if let Some(z) = arms
+        .iter()
+        .find(|a| a.kind == PolicyKind::Zeroth)
+        .map(|a| a.utilization)
+    {
         for a in &mut arms {
             if z > 0.0 {
                 a.gain_vs_zeroth = Some(a.utilization / z - 1.0);
@@ -519,7 +600,10 @@ fn report(sc: &Scenario, mut arms: Vec<AdmissionArm>) -> AdmissionReport {
     let a = &sc.admission;
     AdmissionReport {
         model: "admission".into(),
-        preset: a.preset().map(|p| p.name().to_string()).unwrap_or_else(|_| a.preset.clone()),
+        preset: a
+            .preset()
+            .map(|p| p.name().to_string())
+            .unwrap_or_else(|_| a.preset.clone()),
         runs: a.runs,
         seed: sc.seed,
         capacity: a.params.capacity,
@@ -532,7 +616,10 @@ fn report(sc: &Scenario, mut arms: Vec<AdmissionArm>) -> AdmissionReport {
 /// Runs an admission scenario with the engine's tuning ([`crate::admit::tuning::tune`], one shared
 /// [`SimCache`], as [`crate::admit::tuning::run_preset`] does): what `packlab run` prints. `progress`
 /// sees (runs done, runs planned); returning false cancels. Errors: invalid scenario, "cancelled".
-pub fn run_admission(sc: &Scenario, progress: &mut dyn FnMut(usize, usize) -> bool) -> Result<AdmissionReport, String> {
+pub fn run_admission(
+    sc: &Scenario,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<AdmissionReport, String> {
     if let Some(e) = sc.admission.validate("admission.").first() {
         return Err(e.to_string());
     }
@@ -546,7 +633,9 @@ pub fn run_admission(sc: &Scenario, progress: &mut dyn FnMut(usize, usize) -> bo
     for (i, s) in arms.iter().enumerate() {
         let off = offset;
         let mut hook = |d: usize, _t: usize| progress(off + d, total);
-        let r = tune(&s.params, s.kind, s.marginal, a.runs, sc.seed, &mut cache, &mut hook)?;
+        let r = tune(
+            &s.params, s.kind, s.marginal, a.runs, sc.seed, &mut cache, &mut hook,
+        )?;
         offset += per_arm[i];
         out.push(arm_result(s, &r));
     }
@@ -554,7 +643,11 @@ pub fn run_admission(sc: &Scenario, progress: &mut dyn FnMut(usize, usize) -> bo
 }
 
 fn planned_runs(s: &AdmissionArmSpec, runs: usize) -> usize {
-    runs * if s.kind == PolicyKind::AcceptIfFits { 1 } else { s.params.tune_iterations + 1 }
+    runs * if s.kind == PolicyKind::AcceptIfFits {
+        1
+    } else {
+        s.params.tune_iterations + 1
+    }
 }
 
 /// State of one arm's binary search in an [`AdmissionRun`] (mirrors `tuning::tune` step by step).
@@ -618,19 +711,29 @@ impl AdmissionRun {
             return Err(e);
         }
         let a = &sc.admission;
-        let arms = a.arms().map_err(|m| FieldError { field: "admission.policies".into(), message: m })?;
+        let arms = a.arms().map_err(|m| FieldError {
+            field: "admission.policies".into(),
+            message: m,
+        })?;
         let total = arms.iter().map(|s| planned_runs(s, a.runs)).sum();
         let arms = arms
             .into_iter()
             .map(|spec| {
                 let (mut lo, mut hi) = spec.params.threshold_bounds(spec.kind);
                 let log_space = spec.kind == PolicyKind::Second
-                    && matches!(spec.params.second_param, crate::admit::params::SecondParam::Ratio);
+                    && matches!(
+                        spec.params.second_param,
+                        crate::admit::params::SecondParam::Ratio
+                    );
                 if log_space {
                     lo = lo.log10();
                     hi = hi.log10();
                 }
-                let iters = if spec.kind == PolicyKind::AcceptIfFits { 0 } else { spec.params.tune_iterations };
+                let iters = if spec.kind == PolicyKind::AcceptIfFits {
+                    0
+                } else {
+                    spec.params.tune_iterations
+                };
                 ArmRun {
                     grid: lead_grid(&spec.params),
                     spec,
@@ -696,9 +799,22 @@ impl AdmissionRun {
             }
         }
         if finished_eval.is_none() {
-            let (th, done_runs) = arm.current.as_mut().expect("a threshold is being evaluated");
-            let spec = PolicySpec { kind: arm.spec.kind, threshold: *th, marginal: arm.spec.marginal };
-            let r = simulate_run(&arm.spec.params, spec, self.seeds[done_runs.len()], &arm.grid, &mut self.cache);
+            let (th, done_runs) = arm
+                .current
+                .as_mut()
+                .expect("a threshold is being evaluated");
+            let spec = PolicySpec {
+                kind: arm.spec.kind,
+                threshold: *th,
+                marginal: arm.spec.marginal,
+            };
+            let r = simulate_run(
+                &arm.spec.params,
+                spec,
+                self.seeds[done_runs.len()],
+                &arm.grid,
+                &mut self.cache,
+            );
             done_runs.push(r);
             self.done += 1;
             if done_runs.len() == runs {
@@ -728,7 +844,12 @@ impl AdmissionRun {
         }
         let mut finished = None;
         if let Some(tuned) = finished_eval {
-            let ci = bca_mean_ci(&tuned.run_utilization, arm.spec.params.bootstrap, 0.95, seed);
+            let ci = bca_mean_ci(
+                &tuned.run_utilization,
+                arm.spec.params.bootstrap,
+                0.95,
+                seed,
+            );
             let mut name = arm.spec.kind.name().to_string();
             if arm.spec.marginal {
                 name.push_str("+MARGINAL");
@@ -747,13 +868,23 @@ impl AdmissionRun {
             finished = Some(arm_result(&arm.spec, &r));
             arm.result = Some(r);
         }
-        Some(AdmissionStep { done: self.done, total: self.total, arm: i, label: arm.spec.label.clone(), evaluated, finished })
+        Some(AdmissionStep {
+            done: self.done,
+            total: self.total,
+            arm: i,
+            label: arm.spec.label.clone(),
+            evaluated,
+            finished,
+        })
     }
 
     /// The report once every arm is tuned (identical to [`run_admission`]); `None` before.
     pub fn report(&self) -> Option<AdmissionReport> {
-        let arms: Option<Vec<AdmissionArm>> =
-            self.arms.iter().map(|a| a.result.as_ref().map(|r| arm_result(&a.spec, r))).collect();
+        let arms: Option<Vec<AdmissionArm>> = self
+            .arms
+            .iter()
+            .map(|a| a.result.as_ref().map(|r| arm_result(&a.spec, r)))
+            .collect();
         Some(report(&self.scenario, arms?))
     }
 }
@@ -762,20 +893,40 @@ impl AdmissionRun {
 /// (or its first arm when empty) at `threshold`, run index `run` (the experiment's run seed, so the run is
 /// one of those the tuning used), sampled `points` times over the horizon (2..=5000). Errors: unknown arm,
 /// invalid scenario.
-pub fn admission_series(sc: &Scenario, label: &str, threshold: f64, run: usize, points: usize) -> Result<RunResult, String> {
+pub fn admission_series(
+    sc: &Scenario,
+    label: &str,
+    threshold: f64,
+    run: usize,
+    points: usize,
+) -> Result<RunResult, String> {
     if let Some(e) = sc.admission.validate("admission.").first() {
         return Err(e.to_string());
     }
     let arms = sc.admission.preset()?.arms(&sc.admission.params);
-    let arm = if label.is_empty() { arms.first() } else { arms.iter().find(|a| a.0 == label) }
-        .ok_or_else(|| format!("'{label}' is not a policy of {}", sc.admission.preset))?;
+    let arm = if label.is_empty() {
+        arms.first()
+    } else {
+        arms.iter().find(|a| a.0 == label)
+    }
+    .ok_or_else(|| format!("'{label}' is not a policy of {}", sc.admission.preset))?;
     if !threshold.is_finite() {
         return Err("the threshold must be a finite number".into());
     }
     let mut p = arm.1.clone();
     p.series_every_hours = p.horizon_hours / points.clamp(2, 5000) as f64;
-    let spec = PolicySpec { kind: arm.2, threshold, marginal: arm.3 };
-    Ok(simulate_run(&p, spec, run_seed(sc.seed, run), &lead_grid(&p), &mut SimCache::new()))
+    let spec = PolicySpec {
+        kind: arm.2,
+        threshold,
+        marginal: arm.3,
+    };
+    Ok(simulate_run(
+        &p,
+        spec,
+        run_seed(sc.seed, run),
+        &lead_grid(&p),
+        &mut SimCache::new(),
+    ))
 }
 
 /// Deep-merges `patch` into `base` (objects recursively; anything else replaces).
@@ -785,7 +936,9 @@ fn merge(base: &mut Value, patch: Value) {
             for (k, v) in p {
                 match b.get_mut(&k) {
                     // `trace` is an externally tagged enum: a patch replaces it whole
-                    Some(slot) if k != "trace" && slot.is_object() && v.is_object() => merge(slot, v),
+                    Some(slot) if k != "trace" && slot.is_object() && v.is_object() => {
+                        merge(slot, v)
+                    }
                     _ => {
                         b.insert(k, v);
                     }
@@ -799,7 +952,9 @@ fn merge(base: &mut Value, patch: Value) {
 /// The parts of `a` that differ from `b` (objects recursively; arrays and scalars whole), or None if equal.
 fn diff(a: &Value, b: &Value) -> Option<Value> {
     match (a, b) {
-        (Value::Object(x), Value::Object(y)) if !(x.contains_key("bundled") || x.contains_key("upload")) => {
+        (Value::Object(x), Value::Object(y))
+            if !(x.contains_key("bundled") || x.contains_key("upload")) =>
+        {
             let mut out = serde_json::Map::new();
             for (k, v) in x {
                 match y.get(k) {
@@ -835,7 +990,10 @@ mod tests {
         let link = s.to_link();
         assert!(link.starts_with("v1.") && link.len() < 80, "{link}");
         assert_eq!(Scenario::from_link(&link).unwrap(), s);
-        assert_eq!(Scenario::from_link(&format!("https://x/y/#s={link}")).unwrap(), s);
+        assert_eq!(
+            Scenario::from_link(&format!("https://x/y/#s={link}")).unwrap(),
+            s
+        );
     }
 
     #[test]
@@ -847,7 +1005,10 @@ mod tests {
         s.placement.fit = FitSpec::Perc(95.0);
         s.placement.families[0].grid = vec![0.1, 0.01];
         s.placement.families[3].enabled = false;
-        s.trace = TraceRef::Upload { name: "my day.zip".into(), sha256: "ab".repeat(32) };
+        s.trace = TraceRef::Upload {
+            name: "my day.zip".into(),
+            sha256: "ab".repeat(32),
+        };
         let d = s.diff_json();
         assert_eq!(d["placement"]["capacity"], 1.0);
         assert!(d["placement"].get("rebalance").is_none());
@@ -881,12 +1042,22 @@ mod tests {
         let zeros = vec![b' '; MAX_SCENARIO_BYTES * 4];
         let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
         enc.write_all(&zeros).unwrap();
-        let link = format!("v1.{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(enc.finish().unwrap()));
-        assert!(Scenario::from_link(&link).unwrap_err().message.contains("too much"));
+        let link = format!(
+            "v1.{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(enc.finish().unwrap())
+        );
+        assert!(Scenario::from_link(&link)
+            .unwrap_err()
+            .message
+            .contains("too much"));
     }
 
     fn tiny_admission() -> Scenario {
-        let mut s = Scenario { model: Model::Admission, seed: 3, ..Scenario::default() };
+        let mut s = Scenario {
+            model: Model::Admission,
+            seed: 3,
+            ..Scenario::default()
+        };
         s.admission.runs = 2;
         s.admission.params.capacity = 200.0;
         s.admission.params.horizon_hours = 240.0;
@@ -910,7 +1081,14 @@ mod tests {
         assert_eq!(last, run.total());
         assert_eq!(run.report().unwrap(), native);
         let a = &s.admission;
-        let pre = crate::admit::tuning::run_preset(a.preset().unwrap(), &a.params, a.runs, s.seed, &mut |_, _| true).unwrap();
+        let pre = crate::admit::tuning::run_preset(
+            a.preset().unwrap(),
+            &a.params,
+            a.runs,
+            s.seed,
+            &mut |_, _| true,
+        )
+        .unwrap();
         assert_eq!(pre.arms.len(), native.arms.len());
         for (x, y) in pre.arms.iter().zip(&native.arms) {
             assert_eq!(x.label, y.label);
@@ -928,7 +1106,11 @@ mod tests {
         assert_eq!(r.arms.len(), 1);
         assert_eq!(r.arms[0], native.arms[2].clone().with_gain(None));
         let ts = admission_series(&s, "SECOND", native.arms[2].threshold, 1, 50).unwrap();
-        assert!(ts.series.len() >= 40 && ts.series.len() <= 51, "{}", ts.series.len());
+        assert!(
+            ts.series.len() >= 40 && ts.series.len() <= 51,
+            "{}",
+            ts.series.len()
+        );
     }
 
     impl AdmissionArm {
@@ -950,7 +1132,13 @@ mod tests {
         assert!(d["admission"]["params"].get("sla").is_none());
         let mut bad = s.clone();
         bad.admission.params.sla = 2.0;
-        assert_eq!(Scenario::from_link(&bad.to_link()).unwrap_err().field.as_deref(), Some("admission.params.sla"));
+        assert_eq!(
+            Scenario::from_link(&bad.to_link())
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("admission.params.sla")
+        );
         bad = s.clone();
         bad.admission.policies = vec!["NOPE".into()];
         assert_eq!(bad.validate().unwrap_err()[0].field, "admission.policies");
@@ -966,14 +1154,23 @@ mod tests {
     #[test]
     fn azure_fit_writes_the_identified_parameters() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(AZURE_ARRIVALS_PATH);
-        let Ok(bytes) = std::fs::read(&path) else { return };
+        let Ok(bytes) = std::fs::read(&path) else {
+            return;
+        };
         let mut a = AdmissionScenario::default();
         let fit = apply_azure_fit(&mut a, &bytes).unwrap();
         assert_eq!(a.source, ParamSource::Azure);
         assert_eq!(a.params.arrival_rate, fit.arrival_rate.value);
-        assert!(matches!(a.params.initial_size, crate::admit::params::InitialSize::Empirical { .. }));
+        assert!(matches!(
+            a.params.initial_size,
+            crate::admit::params::InitialSize::Empirical { .. }
+        ));
         assert_eq!(a.params.priors.kappa, AdmitParams::default().priors.kappa);
-        let s = Scenario { model: Model::Admission, admission: a, ..Scenario::default() };
+        let s = Scenario {
+            model: Model::Admission,
+            admission: a,
+            ..Scenario::default()
+        };
         assert!(s.validate().is_ok(), "{:?}", s.validate());
         assert_eq!(Scenario::from_link(&s.to_link()).unwrap(), s);
     }

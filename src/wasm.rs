@@ -21,7 +21,9 @@
 //! [`crate::placement::run_frontier`] (and so `packlab run`) gives for the same scenario.
 
 use crate::chart::{self, ChartPoint, FrontierChartOptions, HistogramChart, MachineChart};
-use crate::placement::{frontier_specs, mark_pareto, FitSpec, FrontierPoint, Instance, PlacementError};
+use crate::placement::{
+    frontier_specs, mark_pareto, FitSpec, FrontierPoint, Instance, PlacementError,
+};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::trace::{self, InputFile, TraceError, UsageTrace};
 use plotters::prelude::IntoDrawingArea;
@@ -40,7 +42,13 @@ pub fn start() {
 
 fn to_js<T: Serialize + ?Sized>(v: &T) -> JsResult<JsValue> {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| error_obj("internal", &format!("cannot convert a result for JavaScript: {e}"), None))
+        .map_err(|e| {
+            error_obj(
+                "internal",
+                &format!("cannot convert a result for JavaScript: {e}"),
+                None,
+            )
+        })
 }
 
 /// A plain JS error object `{ kind, message, field? }`.
@@ -52,9 +60,13 @@ fn error_obj(kind: &str, message: &str, field: Option<&str>) -> JsValue {
         #[serde(skip_serializing_if = "Option::is_none")]
         field: Option<&'a str>,
     }
-    E { kind, message, field }
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .unwrap_or_else(|_| JsValue::from_str(message))
+    E {
+        kind,
+        message,
+        field,
+    }
+    .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+    .unwrap_or_else(|_| JsValue::from_str(message))
 }
 
 fn trace_error(e: &TraceError) -> JsValue {
@@ -67,8 +79,15 @@ fn trace_error(e: &TraceError) -> JsValue {
         message: &'a str,
         display: String,
     }
-    to_js(&E { kind: "trace", file: &e.file, line: e.line, column: e.column, message: &e.message, display: e.to_string() })
-        .unwrap_or_else(|v| v)
+    to_js(&E {
+        kind: "trace",
+        file: &e.file,
+        line: e.line,
+        column: e.column,
+        message: &e.message,
+        display: e.to_string(),
+    })
+    .unwrap_or_else(|v| v)
 }
 
 fn scenario_error(e: &ScenarioError) -> JsValue {
@@ -90,7 +109,8 @@ fn scenario_from_js(v: JsValue) -> JsResult<Scenario> {
     }
     let json: serde_json::Value = serde_wasm_bindgen::from_value(v)
         .map_err(|e| error_obj("scenario", &format!("not a scenario object: {e}"), None))?;
-    let text = serde_json::to_string(&json).map_err(|e| error_obj("scenario", &e.to_string(), None))?;
+    let text =
+        serde_json::to_string(&json).map_err(|e| error_obj("scenario", &e.to_string(), None))?;
     Scenario::from_json(&text).map_err(|e| scenario_error(&e))
 }
 
@@ -106,7 +126,13 @@ fn valid_scenario(v: JsValue) -> JsResult<Scenario> {
             errors: &'a [crate::placement::FieldError],
         }
         let first = &errs[0];
-        to_js(&E { kind: "scenario", message: first.to_string(), field: &first.field, errors: &errs }).unwrap_or_else(|v| v)
+        to_js(&E {
+            kind: "scenario",
+            message: first.to_string(),
+            field: &first.field,
+            errors: &errs,
+        })
+        .unwrap_or_else(|v| v)
     })?;
     Ok(s)
 }
@@ -144,7 +170,10 @@ pub fn check_scenario(scenario: JsValue) -> JsResult<JsValue> {
         scenario: &'a Scenario,
         errors: Vec<crate::placement::FieldError>,
     }
-    to_js(&Checked { scenario: &s, errors })
+    to_js(&Checked {
+        scenario: &s,
+        errors,
+    })
 }
 
 /// The share-link payload `v1.…` of a valid scenario (the fragment is `#s=` + it).
@@ -194,7 +223,10 @@ impl TraceBuilder {
                 &name,
                 None,
                 None,
-                format!("the upload exceeds the limit of {} MiB", trace::MAX_UPLOAD_BYTES >> 20),
+                format!(
+                    "the upload exceeds the limit of {} MiB",
+                    trace::MAX_UPLOAD_BYTES >> 20
+                ),
             )));
         }
         self.files.push(InputFile { name, bytes });
@@ -222,7 +254,9 @@ impl TraceBuilder {
     /// ([`trace::upload_name`]). Errors are `{ kind: "trace", file, line, column, message, display }`.
     pub fn finish(self, name: Option<String>) -> JsResult<Trace> {
         let sha256 = trace::upload_sha256(&self.files);
-        let name = name.filter(|n| !n.is_empty()).unwrap_or_else(|| trace::upload_name(&self.files));
+        let name = name
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| trace::upload_name(&self.files));
         let t = trace::read_trace(&name, &self.files, None).map_err(|e| trace_error(&e))?;
         Ok(Trace { inner: t, sha256 })
     }
@@ -290,10 +324,16 @@ impl PlacementRun {
     #[wasm_bindgen(constructor)]
     pub fn new(trace: &Trace, scenario: JsValue) -> JsResult<PlacementRun> {
         let scenario = valid_scenario(scenario)?;
-        let instance =
-            Instance::new(&trace.inner, &scenario.placement, scenario.seed).map_err(|e| placement_error(&e))?;
+        let instance = Instance::new(&trace.inner, &scenario.placement, scenario.seed)
+            .map_err(|e| placement_error(&e))?;
         let specs = frontier_specs(&scenario.placement);
-        Ok(PlacementRun { scenario, instance, item_names: trace.inner.items.clone(), specs, points: Vec::new() })
+        Ok(PlacementRun {
+            scenario,
+            instance,
+            item_names: trace.inner.items.clone(),
+            specs,
+            points: Vec::new(),
+        })
     }
 
     /// Number of frontier points.
@@ -324,7 +364,11 @@ impl PlacementRun {
         if self.points.len() != self.specs.len() {
             return Err(error_obj(
                 "input",
-                &format!("the frontier is not complete ({} of {} points)", self.points.len(), self.specs.len()),
+                &format!(
+                    "the frontier is not complete ({} of {} points)",
+                    self.points.len(),
+                    self.specs.len()
+                ),
                 None,
             ));
         }
@@ -345,7 +389,8 @@ impl PlacementRun {
     /// returns `{ fit, packing: { m_abs, m_norm, m, q, utilization, q_per_machine, items_per_machine },
     /// view: MachineView }` for machine `machine` (0-based).
     pub fn machine(&self, fit: &str, machine: usize) -> JsResult<JsValue> {
-        let spec = FitSpec::parse(fit).map_err(|m| error_obj("placement", &m, Some("placement.fit")))?;
+        let spec =
+            FitSpec::parse(fit).map_err(|m| error_obj("placement", &m, Some("placement.fit")))?;
         let p = &self.scenario.placement;
         let packing = self.instance.pack(&spec, p.rule, p.rebalance);
         let result = self.instance.evaluate(&spec, &packing);
@@ -359,7 +404,11 @@ impl PlacementRun {
             packing: &'a crate::placement::PackResult,
             view: &'a crate::placement::MachineView,
         }
-        to_js(&Out { fit: spec.to_string(), packing: &result, view: &view })
+        to_js(&Out {
+            fit: spec.to_string(),
+            packing: &result,
+            view: &view,
+        })
     }
 }
 
@@ -377,17 +426,21 @@ pub fn run_frontier(trace: &Trace, scenario: JsValue) -> JsResult<JsValue> {
 // charts (main thread only)
 
 fn chart_points(points: JsValue) -> JsResult<Vec<ChartPoint>> {
-    serde_wasm_bindgen::from_value(points).map_err(|e| error_obj("chart", &format!("bad chart points: {e}"), None))
+    serde_wasm_bindgen::from_value(points)
+        .map_err(|e| error_obj("chart", &format!("bad chart points: {e}"), None))
 }
 
 fn chart_opts<T: serde::de::DeserializeOwned + Default>(opts: JsValue) -> JsResult<T> {
     if opts.is_undefined() || opts.is_null() {
         return Ok(T::default());
     }
-    serde_wasm_bindgen::from_value(opts).map_err(|e| error_obj("chart", &format!("bad chart options: {e}"), None))
+    serde_wasm_bindgen::from_value(opts)
+        .map_err(|e| error_obj("chart", &format!("bad chart options: {e}"), None))
 }
 
-fn canvas_area(canvas: HtmlCanvasElement) -> JsResult<plotters::drawing::DrawingArea<CanvasBackend, plotters::coord::Shift>> {
+fn canvas_area(
+    canvas: HtmlCanvasElement,
+) -> JsResult<plotters::drawing::DrawingArea<CanvasBackend, plotters::coord::Shift>> {
     CanvasBackend::with_canvas_object(canvas)
         .map(|b| b.into_drawing_area())
         .ok_or_else(|| error_obj("chart", "the canvas has no 2D context", None))
@@ -396,7 +449,11 @@ fn canvas_area(canvas: HtmlCanvasElement) -> JsResult<plotters::drawing::Drawing
 /// Draws a frontier (`points` = the frontier's points) into `canvas`; `opts` = `{ target_rho, highlight,
 /// title, scale }`. Returns the layout `{ points: [[x, y]...], plot_area, zero_floor }` in canvas pixels.
 #[wasm_bindgen]
-pub fn draw_frontier(canvas: HtmlCanvasElement, points: JsValue, opts: JsValue) -> JsResult<JsValue> {
+pub fn draw_frontier(
+    canvas: HtmlCanvasElement,
+    points: JsValue,
+    opts: JsValue,
+) -> JsResult<JsValue> {
     let points = chart_points(points)?;
     let opts: FrontierChartOptions = chart_opts(opts)?;
     let area = canvas_area(canvas)?;
@@ -409,7 +466,13 @@ pub fn draw_frontier(canvas: HtmlCanvasElement, points: JsValue, opts: JsValue) 
 pub fn frontier_svg(points: JsValue, opts: JsValue, width: u32, height: u32) -> JsResult<String> {
     let points = chart_points(points)?;
     let opts: FrontierChartOptions = chart_opts(opts)?;
-    chart::frontier_svg(&points, &opts, width.clamp(100, 8000), height.clamp(100, 8000)).map_err(chart_error)
+    chart::frontier_svg(
+        &points,
+        &opts,
+        width.clamp(100, 8000),
+        height.clamp(100, 8000),
+    )
+    .map_err(chart_error)
 }
 
 fn machine_chart(view: JsValue, scale: f64) -> JsResult<MachineChart> {
@@ -425,8 +488,8 @@ fn machine_chart(view: JsValue, scale: f64) -> JsResult<MachineChart> {
         #[serde(default)]
         items: Vec<String>,
     }
-    let v: View =
-        serde_wasm_bindgen::from_value(view).map_err(|e| error_obj("chart", &format!("bad machine view: {e}"), None))?;
+    let v: View = serde_wasm_bindgen::from_value(view)
+        .map_err(|e| error_obj("chart", &format!("bad machine view: {e}"), None))?;
     Ok(MachineChart {
         totals: v.totals,
         mean: v.mean,
@@ -434,7 +497,11 @@ fn machine_chart(view: JsValue, scale: f64) -> JsResult<MachineChart> {
         capacity: v.capacity,
         p_empirical: v.empirical_overflow,
         p_gaussian: v.gaussian_overflow,
-        title: Some(format!("machine {} ({} VMs): total usage over the evaluation samples E", v.machine, v.items.len())),
+        title: Some(format!(
+            "machine {} ({} VMs): total usage over the evaluation samples E",
+            v.machine,
+            v.items.len()
+        )),
         scale: Some(scale),
     })
 }
@@ -465,8 +532,8 @@ fn histogram_chart(summary: JsValue, scale: f64) -> JsResult<HistogramChart> {
     struct Summary {
         histogram: Vec<Bin>,
     }
-    let s: Summary =
-        serde_wasm_bindgen::from_value(summary).map_err(|e| error_obj("chart", &format!("bad trace summary: {e}"), None))?;
+    let s: Summary = serde_wasm_bindgen::from_value(summary)
+        .map_err(|e| error_obj("chart", &format!("bad trace summary: {e}"), None))?;
     let (Some(first), Some(last)) = (s.histogram.first(), s.histogram.last()) else {
         return Err(error_obj("chart", "the summary has no histogram", None));
     };
@@ -482,7 +549,11 @@ fn histogram_chart(summary: JsValue, scale: f64) -> JsResult<HistogramChart> {
 
 /// Draws a trace summary's histogram with its CDF into `canvas`.
 #[wasm_bindgen]
-pub fn draw_trace_histogram(canvas: HtmlCanvasElement, summary: JsValue, scale: f64) -> JsResult<()> {
+pub fn draw_trace_histogram(
+    canvas: HtmlCanvasElement,
+    summary: JsValue,
+    scale: f64,
+) -> JsResult<()> {
     let h = histogram_chart(summary, scale)?;
     let area = canvas_area(canvas)?;
     chart::draw_histogram(&area, &h).map_err(chart_error)
@@ -510,7 +581,10 @@ pub fn admission_azure_fit(bytes: Vec<u8>, scenario: JsValue) -> JsResult<JsValu
         scenario: &'a Scenario,
         fit: &'a crate::admit::fit::AzureFit,
     }
-    to_js(&Out { scenario: &s, fit: &fit })
+    to_js(&Out {
+        scenario: &s,
+        fit: &fit,
+    })
 }
 
 /// The arms of a scenario's admission preset (all of them, ignoring `admission.policies`):
@@ -519,7 +593,10 @@ pub fn admission_azure_fit(bytes: Vec<u8>, scenario: JsValue) -> JsResult<JsValu
 pub fn admission_arms(scenario: JsValue) -> JsResult<JsValue> {
     let mut s = scenario_from_js(scenario)?;
     s.admission.policies.clear();
-    let arms = s.admission.arms().map_err(|m| error_obj("scenario", &m, Some("admission.preset")))?;
+    let arms = s
+        .admission
+        .arms()
+        .map_err(|m| error_obj("scenario", &m, Some("admission.preset")))?;
     #[derive(Serialize)]
     struct Arm<'a> {
         label: &'a str,
@@ -530,7 +607,13 @@ pub fn admission_arms(scenario: JsValue) -> JsResult<JsValue> {
     }
     let out: Vec<Arm> = arms
         .iter()
-        .map(|a| Arm { label: &a.label, kind: a.kind, marginal: a.marginal, pseudo_obs: a.params.pseudo_obs, labelling: a.params.labelling })
+        .map(|a| Arm {
+            label: &a.label,
+            kind: a.kind,
+            marginal: a.marginal,
+            pseudo_obs: a.params.pseudo_obs,
+            labelling: a.params.labelling,
+        })
         .collect();
     to_js(&out)
 }
@@ -550,9 +633,14 @@ impl AdmissionRun {
     pub fn new(scenario: JsValue) -> JsResult<AdmissionRun> {
         let s = valid_scenario(scenario)?;
         if s.model != crate::scenario::Model::Admission {
-            return Err(error_obj("scenario", "the scenario's model is not \"admission\"", Some("model")));
+            return Err(error_obj(
+                "scenario",
+                "the scenario's model is not \"admission\"",
+                Some("model"),
+            ));
         }
-        let inner = crate::scenario::AdmissionRun::new(&s).map_err(|e| error_obj("scenario", &e.message, Some(&e.field)))?;
+        let inner = crate::scenario::AdmissionRun::new(&s)
+            .map_err(|e| error_obj("scenario", &e.message, Some(&e.field)))?;
         Ok(AdmissionRun { inner })
     }
 
@@ -579,7 +667,15 @@ impl AdmissionRun {
     pub fn report(&self) -> JsResult<JsValue> {
         match self.inner.report() {
             Some(r) => to_js(&r),
-            None => Err(error_obj("input", &format!("the experiment is not complete ({} of {} runs)", self.inner.done(), self.inner.total()), None)),
+            None => Err(error_obj(
+                "input",
+                &format!(
+                    "the experiment is not complete ({} of {} runs)",
+                    self.inner.done(),
+                    self.inner.total()
+                ),
+                None,
+            )),
         }
     }
 
@@ -612,7 +708,13 @@ struct SeriesOut {
 /// accepted, rejected (cumulative counts), capacity, utilization, failure_rate, requests, failed, arrivals,
 /// admitted }`.
 #[wasm_bindgen]
-pub fn admission_series(scenario: JsValue, label: &str, threshold: f64, run: usize, points: usize) -> JsResult<JsValue> {
+pub fn admission_series(
+    scenario: JsValue,
+    label: &str,
+    threshold: f64,
+    run: usize,
+    points: usize,
+) -> JsResult<JsValue> {
     let s = valid_scenario(scenario)?;
     let r = crate::scenario::admission_series(&s, label, threshold, run, points)
         .map_err(|m| error_obj("scenario", &m, Some("admission.series_arm")))?;
@@ -638,7 +740,8 @@ pub fn admission_series(scenario: JsValue, label: &str, threshold: f64, run: usi
 #[wasm_bindgen]
 pub fn run_admission(scenario: JsValue) -> JsResult<JsValue> {
     let s = valid_scenario(scenario)?;
-    let r = crate::scenario::run_admission(&s, &mut |_, _| true).map_err(|m| error_obj("scenario", &m, None))?;
+    let r = crate::scenario::run_admission(&s, &mut |_, _| true)
+        .map_err(|m| error_obj("scenario", &m, None))?;
     to_js(&r)
 }
 
@@ -649,17 +752,23 @@ pub fn arm_color(i: usize) -> String {
 }
 
 fn admission_curves(curves: JsValue) -> JsResult<Vec<chart::AdmissionCurve>> {
-    serde_wasm_bindgen::from_value(curves).map_err(|e| error_obj("chart", &format!("bad admission curves: {e}"), None))
+    serde_wasm_bindgen::from_value(curves)
+        .map_err(|e| error_obj("chart", &format!("bad admission curves: {e}"), None))
 }
 
 fn series_chart(series: JsValue) -> JsResult<chart::AdmissionSeriesChart> {
-    serde_wasm_bindgen::from_value(series).map_err(|e| error_obj("chart", &format!("bad time series: {e}"), None))
+    serde_wasm_bindgen::from_value(series)
+        .map_err(|e| error_obj("chart", &format!("bad time series: {e}"), None))
 }
 
 /// Draws the admission frontier into `canvas`: `curves` = `[{ label, points: [[utilization, failure_rate]...],
 /// tuned: [u, f] | null }]`, `opts` = `{ sla, title, scale }`.
 #[wasm_bindgen]
-pub fn draw_admission_frontier(canvas: HtmlCanvasElement, curves: JsValue, opts: JsValue) -> JsResult<()> {
+pub fn draw_admission_frontier(
+    canvas: HtmlCanvasElement,
+    curves: JsValue,
+    opts: JsValue,
+) -> JsResult<()> {
     let curves = admission_curves(curves)?;
     let opts: chart::AdmissionChartOptions = chart_opts(opts)?;
     let area = canvas_area(canvas)?;
@@ -668,10 +777,21 @@ pub fn draw_admission_frontier(canvas: HtmlCanvasElement, curves: JsValue, opts:
 
 /// The admission frontier as an SVG document.
 #[wasm_bindgen]
-pub fn admission_frontier_svg(curves: JsValue, opts: JsValue, width: u32, height: u32) -> JsResult<String> {
+pub fn admission_frontier_svg(
+    curves: JsValue,
+    opts: JsValue,
+    width: u32,
+    height: u32,
+) -> JsResult<String> {
     let curves = admission_curves(curves)?;
     let opts: chart::AdmissionChartOptions = chart_opts(opts)?;
-    chart::admission_frontier_svg(&curves, &opts, width.clamp(100, 8000), height.clamp(100, 8000)).map_err(chart_error)
+    chart::admission_frontier_svg(
+        &curves,
+        &opts,
+        width.clamp(100, 8000),
+        height.clamp(100, 8000),
+    )
+    .map_err(chart_error)
 }
 
 /// Draws one run's time series (`series` = `{ t, active, failures, accepted, rejected, capacity, title?,
@@ -687,5 +807,6 @@ pub fn draw_admission_series(canvas: HtmlCanvasElement, series: JsValue) -> JsRe
 #[wasm_bindgen]
 pub fn admission_series_svg(series: JsValue, width: u32, height: u32) -> JsResult<String> {
     let c = series_chart(series)?;
-    chart::admission_series_svg(&c, width.clamp(100, 8000), height.clamp(100, 8000)).map_err(chart_error)
+    chart::admission_series_svg(&c, width.clamp(100, 8000), height.clamp(100, 8000))
+        .map_err(chart_error)
 }

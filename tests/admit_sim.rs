@@ -3,13 +3,20 @@
 use packlab::admit::moments::{known_moments, AliveMode, Gamma, MomentMode};
 use packlab::admit::params::{AdmitParams, PolicyKind, PolicySpec};
 use packlab::admit::posterior::{update, Priors, SuffStats, UpdateMode};
-use packlab::admit::sim::{lead_grid, simulate_deployment_moments, simulate_run, DeploymentType, SimCache};
+use packlab::admit::sim::{
+    lead_grid, simulate_deployment_moments, simulate_run, DeploymentType, SimCache,
+};
 use packlab::admit::tuning::{bca_mean_ci, tune};
 
 /// Tight priors make every deployment have (almost) the same known θ.
 fn tight(p: &mut AdmitParams, lam: f64, nu: f64, sig: f64, kappa: f64) {
     let s = 1e7;
-    p.priors = Priors { lambda: Gamma::new(s, s / lam), nu: Gamma::new(s, s / nu), sigma: Gamma::new(s, s / sig), kappa };
+    p.priors = Priors {
+        lambda: Gamma::new(s, s / lam),
+        nu: Gamma::new(s, s / nu),
+        sigma: Gamma::new(s, s / sig),
+        kappa,
+    };
 }
 
 #[test]
@@ -25,7 +32,11 @@ fn no_admission_control_mean_active_cores_matches_formula() {
     p.month_hours = 730.0;
     let grid = lead_grid(&p);
     let mut cache = SimCache::new();
-    let spec = PolicySpec { kind: PolicyKind::AcceptIfFits, threshold: 0.0, marginal: false };
+    let spec = PolicySpec {
+        kind: PolicyKind::AcceptIfFits,
+        threshold: 0.0,
+        marginal: false,
+    };
     let mut util = 0.0;
     let reps = 6;
     for r in 0..reps {
@@ -35,7 +46,9 @@ fn no_admission_control_mean_active_cores_matches_formula() {
     }
     // formula
     let ds = 0.5;
-    let ss: Vec<f64> = (0..((t_run / ds) as usize)).map(|i| (i as f64 + 0.5) * ds).collect();
+    let ss: Vec<f64> = (0..((t_run / ds) as usize))
+        .map(|i| (i as f64 + 0.5) * ds)
+        .collect();
     let mut ex = vec![0.0; ss.len()];
     let mut w = (-sig as f64).exp();
     for n0 in 1..40u32 {
@@ -43,12 +56,27 @@ fn no_admission_control_mean_active_cores_matches_formula() {
         if n0 > 1 {
             w *= sig / (n0 - 1) as f64;
         }
-        let m = known_moments(n0, lam, nu, sig, kappa, &ss, AliveMode::Volterra, MomentMode::Canonical);
+        let m = known_moments(
+            n0,
+            lam,
+            nu,
+            sig,
+            kappa,
+            &ss,
+            AliveMode::Volterra,
+            MomentMode::Canonical,
+        );
         for (e, mm) in ex.iter_mut().zip(&m) {
             *e += w * mm.mean;
         }
     }
-    let avg: f64 = ss.iter().zip(&ex).map(|(s, e)| (t_run - s) * e * ds).sum::<f64>() * rho / t_run;
+    let avg: f64 = ss
+        .iter()
+        .zip(&ex)
+        .map(|(s, e)| (t_run - s) * e * ds)
+        .sum::<f64>()
+        * rho
+        / t_run;
     let rel = (util - avg) / avg;
     eprintln!("simulated mean active cores {util:.3}, formula {avg:.3}, rel {rel:+.4}");
     assert!(rel.abs() < 0.03, "simulated {util} vs formula {avg}");
@@ -56,21 +84,59 @@ fn no_admission_control_mean_active_cores_matches_formula() {
 
 #[test]
 fn deployment_simulator_matches_known_moments() {
-    let th = DeploymentType { lambda: 0.2, nu: 3.0, sigma: 2.0 };
+    let th = DeploymentType {
+        lambda: 0.2,
+        nu: 3.0,
+        sigma: 2.0,
+    };
     let ts = [2.5, 10.0, 25.0];
     let sim = simulate_deployment_moments(4, th, 10.0, &ts, 40_000, 5);
-    let f = known_moments(4, 0.2, 3.0, 2.0, 10.0, &ts, AliveMode::Volterra, MomentMode::Canonical);
+    let f = known_moments(
+        4,
+        0.2,
+        3.0,
+        2.0,
+        10.0,
+        &ts,
+        AliveMode::Volterra,
+        MomentMode::Canonical,
+    );
     for (s, m) in sim.iter().zip(&f) {
-        assert!((m.mean - s.0).abs() < 4.0 * s.2 + 0.01 * s.0, "mean {} vs sim {} ± {}", m.mean, s.0, s.2);
-        assert!((m.var - s.1).abs() < 4.0 * s.3 + 0.03 * s.1, "var {} vs sim {} ± {}", m.var, s.1, s.3);
+        assert!(
+            (m.mean - s.0).abs() < 4.0 * s.2 + 0.01 * s.0,
+            "mean {} vs sim {} ± {}",
+            m.mean,
+            s.0,
+            s.2
+        );
+        assert!(
+            (m.var - s.1).abs() < 4.0 * s.3 + 0.03 * s.1,
+            "var {} vs sim {} ± {}",
+            m.var,
+            s.1,
+            s.3
+        );
     }
 }
 
 #[test]
 fn vb_update_hand_values() {
     // prior λ ~ Γ(2, 20), ν ~ Γ(1.5, 1), σ ~ Γ(1, 0.2), κ = 10; D = 2, E = 90.9, N_r = 4, T_r = τ_a = 24
-    let pr = Priors { lambda: Gamma::new(2.0, 20.0), nu: Gamma::new(1.5, 1.0), sigma: Gamma::new(1.0, 0.2), kappa: 10.0 };
-    let s = SuffStats { deaths: 2.0, exposure: 90.9, requests: 4.0, request_exposure: 24.0, sizes: 4.0, extra_cores: 6.0, age: 24.0 };
+    let pr = Priors {
+        lambda: Gamma::new(2.0, 20.0),
+        nu: Gamma::new(1.5, 1.0),
+        sigma: Gamma::new(1.0, 0.2),
+        kappa: 10.0,
+    };
+    let s = SuffStats {
+        deaths: 2.0,
+        exposure: 90.9,
+        requests: 4.0,
+        request_exposure: 24.0,
+        sizes: 4.0,
+        extra_cores: 6.0,
+        age: 24.0,
+    };
     let (l, n, g) = update(&pr, &s, UpdateMode::Vb);
     // fixed point solved by hand: a_λ = 8, a_ν = 5.5; b_λ = 20 + 90.9 + 2.4 + ν̄·24, b_ν = 1 + λ̄·24
     assert_eq!(l.shape, 8.0);
@@ -94,17 +160,37 @@ fn runs_are_deterministic_and_zeroth_respects_threshold() {
     p.arrival_rate = 0.2;
     let grid = lead_grid(&p);
     let mut c = SimCache::new();
-    let spec = PolicySpec { kind: PolicyKind::Zeroth, threshold: 300.0, marginal: false };
+    let spec = PolicySpec {
+        kind: PolicyKind::Zeroth,
+        threshold: 300.0,
+        marginal: false,
+    };
     let a = simulate_run(&p, spec, 7, &grid, &mut c);
     let b = simulate_run(&p, spec, 7, &grid, &mut c);
     assert_eq!(a, b);
-    let loose = simulate_run(&p, PolicySpec { threshold: 400.0, ..spec }, 7, &grid, &mut c);
+    let loose = simulate_run(
+        &p,
+        PolicySpec {
+            threshold: 400.0,
+            ..spec
+        },
+        7,
+        &grid,
+        &mut c,
+    );
     assert!(loose.accepted >= a.accepted);
-    let second = PolicySpec { kind: PolicyKind::Second, threshold: 0.01, marginal: false };
+    let second = PolicySpec {
+        kind: PolicyKind::Second,
+        threshold: 0.01,
+        marginal: false,
+    };
     let s1 = simulate_run(&p, second, 7, &grid, &mut c);
     let s2 = simulate_run(&p, second, 7, &grid, &mut SimCache::new());
     assert_eq!(s1.utilization.to_bits(), s2.utilization.to_bits());
-    assert!(s1.arrivals == a.arrivals, "common random numbers: same arrival stream");
+    assert!(
+        s1.arrivals == a.arrivals,
+        "common random numbers: same arrival stream"
+    );
 }
 
 #[test]
@@ -117,20 +203,31 @@ fn tuning_finds_feasible_threshold_and_cancels() {
     p.tune_iterations = 8;
     p.bootstrap = 500;
     let mut c = SimCache::new();
-    let r = tune(&p, PolicyKind::Zeroth, false, 4, 3, &mut c, &mut |_, _| true).unwrap();
+    let r = tune(&p, PolicyKind::Zeroth, false, 4, 3, &mut c, &mut |_, _| {
+        true
+    })
+    .unwrap();
     assert!(r.tuned.failure_rate_upper <= p.sla, "{:?}", r.tuned);
     assert!(r.threshold > 0.0 && r.threshold < 300.0);
     assert!(r.utilization_ci.0 <= r.tuned.utilization && r.tuned.utilization <= r.utilization_ci.1);
-    let e = tune(&p, PolicyKind::Zeroth, false, 4, 3, &mut c, &mut |d, _| d < 3).unwrap_err();
+    let e = tune(&p, PolicyKind::Zeroth, false, 4, 3, &mut c, &mut |d, _| {
+        d < 3
+    })
+    .unwrap_err();
     assert_eq!(e, "cancelled");
 }
 
 #[test]
 fn bca_interval_covers_known_mean() {
     // symmetric sample: BCa ≈ percentile ≈ mean ± 1.96 s.e.
-    let x: Vec<f64> = (0..200).map(|i| (i as f64 * 0.618_033_988_7).fract()).collect();
+    let x: Vec<f64> = (0..200)
+        .map(|i| (i as f64 * 0.618_033_988_7).fract())
+        .collect();
     let m = x.iter().sum::<f64>() / 200.0;
     let se = (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / 199.0 / 200.0).sqrt();
     let (lo, hi) = bca_mean_ci(&x, 4000, 0.95, 1);
-    assert!((lo - (m - 1.96 * se)).abs() < 0.25 * se && (hi - (m + 1.96 * se)).abs() < 0.25 * se, "{lo} {hi} {m} {se}");
+    assert!(
+        (lo - (m - 1.96 * se)).abs() < 0.25 * se && (hi - (m + 1.96 * se)).abs() < 0.25 * se,
+        "{lo} {hi} {m} {se}"
+    );
 }

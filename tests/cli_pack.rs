@@ -7,30 +7,143 @@ use std::path::Path;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_packlab");
-const BUNDLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/static/traces/planetlab-20110303.tsv.gz");
-const RAW_DAY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/planetlab-cloudsim/20110303");
+const BUNDLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/static/traces/planetlab-20110303.tsv.gz"
+);
+const RAW_DAY: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/data/planetlab-cloudsim/20110303"
+);
 
 /// (fit, rule, capacity, rebalance, clairvoyance, m_abs, m_norm, q, utilization) from gpa_reference.py.
 const REFERENCE: &[(&str, &str, f64, bool, f64, usize, usize, f64, f64)] = &[
-    ("gpa:0.05", "bf", 4.0, true, 1.0, 40, 33, 0.054947916666666666, 0.8096742621527768),
-    ("gpa:0.001", "ff", 4.0, true, 1.0, 47, 33, 0.005097517730496454, 0.6890844784278927),
-    ("gpa:0.05", "bf", 1.0, false, 1.0, 191, 130, 0.0516652123327516, 0.6782611620127913),
-    ("av:1.25", "ff", 1.0, false, 1.0, 163, 130, 0.13349948875255624, 0.7947722818677637),
-    ("av:2", "bf", 4.0, true, 1.0, 65, 33, 0.0, 0.4982610844017077),
-    ("perc:95", "bf", 4.0, true, 1.0, 61, 33, 5.692167577413479e-05, 0.5309339423952646),
-    ("cantelli:1.7", "ff", 2.0, true, 1.0, 126, 65, 0.0015432098765432098, 0.5140788966049332),
-    ("max", "bf", 1.0, true, 1.0, 513, 130, 0.0, 0.2525299842971916),
-    ("gpa:0.01", "bf", 4.0, true, 0.5, 43, 33, 0.021640826873385012, 0.7481742571059417),
+    (
+        "gpa:0.05",
+        "bf",
+        4.0,
+        true,
+        1.0,
+        40,
+        33,
+        0.054947916666666666,
+        0.8096742621527768,
+    ),
+    (
+        "gpa:0.001",
+        "ff",
+        4.0,
+        true,
+        1.0,
+        47,
+        33,
+        0.005097517730496454,
+        0.6890844784278927,
+    ),
+    (
+        "gpa:0.05",
+        "bf",
+        1.0,
+        false,
+        1.0,
+        191,
+        130,
+        0.0516652123327516,
+        0.6782611620127913,
+    ),
+    (
+        "av:1.25",
+        "ff",
+        1.0,
+        false,
+        1.0,
+        163,
+        130,
+        0.13349948875255624,
+        0.7947722818677637,
+    ),
+    (
+        "av:2",
+        "bf",
+        4.0,
+        true,
+        1.0,
+        65,
+        33,
+        0.0,
+        0.4982610844017077,
+    ),
+    (
+        "perc:95",
+        "bf",
+        4.0,
+        true,
+        1.0,
+        61,
+        33,
+        5.692167577413479e-05,
+        0.5309339423952646,
+    ),
+    (
+        "cantelli:1.7",
+        "ff",
+        2.0,
+        true,
+        1.0,
+        126,
+        65,
+        0.0015432098765432098,
+        0.5140788966049332,
+    ),
+    (
+        "max",
+        "bf",
+        1.0,
+        true,
+        1.0,
+        513,
+        130,
+        0.0,
+        0.2525299842971916,
+    ),
+    (
+        "gpa:0.01",
+        "bf",
+        4.0,
+        true,
+        0.5,
+        43,
+        33,
+        0.021640826873385012,
+        0.7481742571059417,
+    ),
 ];
 
 fn packlab(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(BIN).args(args).output().expect("run packlab");
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn pack_json(trace: &str, fit: &str, rule: &str, c: f64, reb: bool, ell: f64) -> serde_json::Value {
     let (c, ell) = (c.to_string(), ell.to_string());
-    let mut args = vec!["pack", "--trace", trace, "--capacity", &c, "--fit", fit, "--rule", rule, "--clairvoyance", &ell, "--json"];
+    let mut args = vec![
+        "pack",
+        "--trace",
+        trace,
+        "--capacity",
+        &c,
+        "--fit",
+        fit,
+        "--rule",
+        rule,
+        "--clairvoyance",
+        &ell,
+        "--json",
+    ];
     if !reb {
         args.push("--no-rebalance");
     }
@@ -46,10 +159,17 @@ fn pack_matches_independent_reference_on_the_bundled_day() {
         let ctx = format!("{fit} {rule} c={c} rebalance={reb} l={ell}");
         assert_eq!(j["m_abs"].as_u64().unwrap() as usize, m_abs, "{ctx}");
         assert_eq!(j["m_norm"].as_u64().unwrap() as usize, m_norm, "{ctx}");
-        assert_eq!(j["m"].as_f64().unwrap(), m_abs as f64 / m_norm as f64, "{ctx}");
+        assert_eq!(
+            j["m"].as_f64().unwrap(),
+            m_abs as f64 / m_norm as f64,
+            "{ctx}"
+        );
         // q is a ratio of integer counts: identical; utilization differs only by float summation order
         assert_eq!(j["q"].as_f64().unwrap(), q, "{ctx}");
-        assert!((j["utilization"].as_f64().unwrap() - util).abs() < 1e-12, "{ctx}");
+        assert!(
+            (j["utilization"].as_f64().unwrap() - util).abs() < 1e-12,
+            "{ctx}"
+        );
     }
 }
 
@@ -77,12 +197,31 @@ fn raw_planetlab_folder_and_bundle_agree() {
 
 #[test]
 fn frontier_csv_and_run_scenario_agree() {
-    let (ok, csv, err) = packlab(&["frontier", "--trace", BUNDLE, "--capacity", "4", "--rule", "bf", "--families", "gpa,max", "--grid", "gpa=0.1,0.05,0.001"]);
+    let (ok, csv, err) = packlab(&[
+        "frontier",
+        "--trace",
+        BUNDLE,
+        "--capacity",
+        "4",
+        "--rule",
+        "bf",
+        "--families",
+        "gpa,max",
+        "--grid",
+        "gpa=0.1,0.05,0.001",
+    ]);
     assert!(ok, "{err}");
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "family,param,spec,m_abs,m_norm,m,q,utilization,pareto");
+    assert_eq!(
+        lines[0],
+        "family,param,spec,m_abs,m_norm,m,q,utilization,pareto"
+    );
     assert_eq!(lines.len(), 5);
-    assert!(lines[2].starts_with("gpa,0.05,gpa:0.05,40,33,"), "{}", lines[2]);
+    assert!(
+        lines[2].starts_with("gpa,0.05,gpa:0.05,40,33,"),
+        "{}",
+        lines[2]
+    );
     assert!(lines[2].contains(",0.054947916666666666,"), "{}", lines[2]);
     // the same frontier through a Scenario JSON (the format of the browser and share links)
     let dir = std::env::temp_dir().join(format!("packlab-cli-{}", std::process::id()));
@@ -98,8 +237,14 @@ fn frontier_csv_and_run_scenario_agree() {
     assert_eq!(pts[1]["m_abs"], 40);
     // a share link gives the same numbers
     let mut s = packlab::scenario::Scenario::default();
-    s.placement.families = serde_json::from_str(r#"[{"family":"gpa","grid":[0.1,0.05,0.001]},{"family":"max"}]"#).unwrap();
-    let (ok, out2, err) = packlab(&["run", "--link", &format!("http://127.0.0.1:8000/www/#s={}", s.to_link())]);
+    s.placement.families =
+        serde_json::from_str(r#"[{"family":"gpa","grid":[0.1,0.05,0.001]},{"family":"max"}]"#)
+            .unwrap();
+    let (ok, out2, err) = packlab(&[
+        "run",
+        "--link",
+        &format!("http://127.0.0.1:8000/www/#s={}", s.to_link()),
+    ]);
     assert!(ok, "{err}");
     assert_eq!(out, out2);
     std::fs::remove_dir_all(&dir).ok();
@@ -115,25 +260,106 @@ fn bad_input_gives_one_line_errors_never_panics() {
     std::fs::write(dir.join("s.json"), r#"{"placement":{"capacity":-2}}"#).unwrap();
     let p = |f: &str| dir.join(f).to_string_lossy().into_owned();
     let cases: Vec<(Vec<String>, &str)> = vec![
-        (vec!["pack".into(), "--trace".into(), BUNDLE.into(), "--frobnicate".into()], "--frobnicate"),
+        (
+            vec![
+                "pack".into(),
+                "--trace".into(),
+                BUNDLE.into(),
+                "--frobnicate".into(),
+            ],
+            "--frobnicate",
+        ),
         (vec!["pack".into(), "--trace".into(), p("nope")], "nope"),
-        (vec!["pack".into(), "--trace".into(), BUNDLE.into(), "--capacity".into(), "abc".into()], "abc"),
-        (vec!["pack".into(), "--trace".into(), BUNDLE.into(), "--capacity".into(), "NaN".into()], "--capacity"),
-        (vec!["pack".into(), "--trace".into(), BUNDLE.into(), "--capacity".into(), "-1".into()], "capacity"),
-        (vec!["pack".into(), "--trace".into(), BUNDLE.into(), "--fit".into(), "gpa:1.5".into()], "--fit"),
-        (vec!["pack".into(), "--trace".into(), BUNDLE.into(), "--rule".into(), "worst".into()], "worst"),
-        (vec!["pack".into(), "--trace".into(), BUNDLE.into(), "--clairvoyance".into(), "0".into()], "--clairvoyance"),
+        (
+            vec![
+                "pack".into(),
+                "--trace".into(),
+                BUNDLE.into(),
+                "--capacity".into(),
+                "abc".into(),
+            ],
+            "abc",
+        ),
+        (
+            vec![
+                "pack".into(),
+                "--trace".into(),
+                BUNDLE.into(),
+                "--capacity".into(),
+                "NaN".into(),
+            ],
+            "--capacity",
+        ),
+        (
+            vec![
+                "pack".into(),
+                "--trace".into(),
+                BUNDLE.into(),
+                "--capacity".into(),
+                "-1".into(),
+            ],
+            "capacity",
+        ),
+        (
+            vec![
+                "pack".into(),
+                "--trace".into(),
+                BUNDLE.into(),
+                "--fit".into(),
+                "gpa:1.5".into(),
+            ],
+            "--fit",
+        ),
+        (
+            vec![
+                "pack".into(),
+                "--trace".into(),
+                BUNDLE.into(),
+                "--rule".into(),
+                "worst".into(),
+            ],
+            "worst",
+        ),
+        (
+            vec![
+                "pack".into(),
+                "--trace".into(),
+                BUNDLE.into(),
+                "--clairvoyance".into(),
+                "0".into(),
+            ],
+            "--clairvoyance",
+        ),
         (vec!["pack".into(), "--trace".into(), p("day")], "vm2:2:1"),
-        (vec!["pack".into(), "--trace".into(), p("empty.csv")], "empty.csv"),
-        (vec!["frontier".into(), "--trace".into(), BUNDLE.into(), "--grid".into(), "gpa=0.1,2".into()], "--grid"),
+        (
+            vec!["pack".into(), "--trace".into(), p("empty.csv")],
+            "empty.csv",
+        ),
+        (
+            vec![
+                "frontier".into(),
+                "--trace".into(),
+                BUNDLE.into(),
+                "--grid".into(),
+                "gpa=0.1,2".into(),
+            ],
+            "--grid",
+        ),
         (vec!["run".into(), p("s.json")], "placement.capacity"),
-        (vec!["run".into(), "--link".into(), "v1.garbage!".into()], "--link"),
+        (
+            vec!["run".into(), "--link".into(), "v1.garbage!".into()],
+            "--link",
+        ),
     ];
     for (args, needle) in cases {
         let out = Command::new(BIN).args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{args:?} should fail");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line: {err}");
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{args:?}: not one line: {err}"
+        );
         assert!(err.contains(needle), "{args:?}: '{needle}' not in: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
@@ -144,7 +370,19 @@ fn bad_input_gives_one_line_errors_never_panics() {
 fn help_documents_every_flag_with_units() {
     let (ok, out, _) = packlab(&["pack", "--help"]);
     assert!(ok);
-    for flag in ["--trace", "--format", "--capacity", "--fit", "--rule", "--clairvoyance", "--no-rebalance", "--mode", "--realisations", "--seed", "--json"] {
+    for flag in [
+        "--trace",
+        "--format",
+        "--capacity",
+        "--fit",
+        "--rule",
+        "--clairvoyance",
+        "--no-rebalance",
+        "--mode",
+        "--realisations",
+        "--seed",
+        "--json",
+    ] {
         assert!(out.contains(flag), "pack --help lacks {flag}");
     }
     assert!(out.contains("VM units"));

@@ -10,7 +10,13 @@ fn trace(series: Vec<Vec<f64>>) -> UsageTrace {
 }
 
 fn params(c: f64, fit: FitSpec, rule: Rule, rebalance: bool) -> PlacementParams {
-    PlacementParams { capacity: c, fit, rule, rebalance, ..PlacementParams::default() }
+    PlacementParams {
+        capacity: c,
+        fit,
+        rule,
+        rebalance,
+        ..PlacementParams::default()
+    }
 }
 
 /// Worked by hand (see the comments): c = 1, GPA ρ = 0.3 (z_{0.7} = 0.5244005), four items × 4 realisations.
@@ -24,7 +30,12 @@ fn params(c: f64, fit: FitSpec, rule: Rule, rebalance: bool) -> PlacementParams 
 /// Teaching view of bin1: μ' = .6, σ' = √.17 = 0.412311, Gaussian overflow 1 − Φ(.4/σ') = 0.1659877, empirical .25.
 #[test]
 fn hand_worked_gpa_instance() {
-    let t = trace(vec![vec![0.2, 0.4, 0.2, 0.4], vec![0.5; 4], vec![0.1, 0.3, 0.3, 0.1], vec![0.0, 0.8, 0.0, 0.8]]);
+    let t = trace(vec![
+        vec![0.2, 0.4, 0.2, 0.4],
+        vec![0.5; 4],
+        vec![0.1, 0.3, 0.3, 0.1],
+        vec![0.0, 0.8, 0.0, 0.8],
+    ]);
     for rule in [Rule::FirstFit, Rule::BestFit] {
         let p = params(1.0, FitSpec::Gpa(0.3), rule, true);
         let inst = Instance::new(&t, &p, 1).unwrap();
@@ -39,14 +50,21 @@ fn hand_worked_gpa_instance() {
         assert_eq!(v.items, vec!["vm2", "vm3"]);
         assert!((v.mean - 0.6).abs() < 1e-15);
         assert!((v.sd - 0.17f64.sqrt()).abs() < 1e-15);
-        assert!((v.gaussian_overflow - 0.16598773).abs() < 1e-7, "{}", v.gaussian_overflow);
+        assert!(
+            (v.gaussian_overflow - 0.16598773).abs() < 1e-7,
+            "{}",
+            v.gaussian_overflow
+        );
         assert_eq!(v.empirical_overflow, 0.25);
         assert!(inst.machine_view(&packing, 2, &t.items).is_err());
     }
     // ρ = 0.05 (z = 1.645): b → bin0 needs .8 + .1645 ≤ 1 (fits); d → bin1 needs .6 + 1.645·.4123 = 1.278 > 1 → bin2.
     let p = params(1.0, FitSpec::Gpa(0.05), Rule::FirstFit, false);
     let inst = Instance::new(&t, &p, 1).unwrap();
-    assert_eq!(inst.pack(&p.fit, Rule::FirstFit, false).bins, vec![vec![0, 1], vec![2], vec![3]]);
+    assert_eq!(
+        inst.pack(&p.fit, Rule::FirstFit, false).bins,
+        vec![vec![0, 1], vec![2], vec![3]]
+    );
 }
 
 /// Clairvoyance: ℓ = 0.5 of R = 4 gives O = columns 0..2, E = columns 2..4. With a = [.1 .1 .9 .9] the
@@ -72,11 +90,17 @@ fn clairvoyance_splits_observation_and_evaluation() {
 #[test]
 fn resampled_mode_is_seeded_and_uses_only_observed_values() {
     let t = trace(vec![vec![0.0, 0.5, 1.0], vec![0.2, 0.2, 0.4]]);
-    let mut p = PlacementParams { mode: Mode::Resampled, realisations: 5000, capacity: 1.0, ..PlacementParams::default() };
+    let mut p = PlacementParams {
+        mode: Mode::Resampled,
+        realisations: 5000,
+        capacity: 1.0,
+        ..PlacementParams::default()
+    };
     let run = |p: &PlacementParams, seed| run_frontier(&t, p, seed, &mut |_, _| true).unwrap();
     assert_eq!(run(&p, 7), run(&p, 7));
     assert_ne!(run(&p, 7).points, run(&p, 8).points);
-    p.families.retain(|f| f.family == packlab::placement::Family::Max);
+    p.families
+        .retain(|f| f.family == packlab::placement::Family::Max);
     let f = run(&p, 3);
     assert_eq!(f.realisations, 5000);
     // the max of 5000 draws from {0, .5, 1} and {.2, .4} is 1 and .4: max packs them apart, q = 0

@@ -53,7 +53,10 @@ fn engine_facts() {
     assert_eq!(get(&first, "id").as_string().unwrap(), "planetlab-20110303");
     let d = default_scenario().unwrap();
     assert_eq!(get(&d, "model").as_string().unwrap(), "placement");
-    assert_eq!(get(&get(&d, "trace"), "bundled").as_string().unwrap(), "planetlab-20110303");
+    assert_eq!(
+        get(&get(&d, "trace"), "bundled").as_string().unwrap(),
+        "planetlab-20110303"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -63,8 +66,14 @@ fn links_round_trip_and_bad_links_are_errors() {
     assert!(link.starts_with("v1."), "{link}");
     let back = scenario_from_link(&format!("#s={link}")).unwrap();
     assert_eq!(get(&back, "seed").as_f64(), Some(42.0));
-    assert_eq!(get(&get(&back, "placement"), "capacity").as_f64(), Some(2.5));
-    assert_eq!(get(&get(&back, "placement"), "fit").as_string().unwrap(), "perc:95");
+    assert_eq!(
+        get(&get(&back, "placement"), "capacity").as_f64(),
+        Some(2.5)
+    );
+    assert_eq!(
+        get(&get(&back, "placement"), "fit").as_string().unwrap(),
+        "perc:95"
+    );
     // same link again from the decoded object
     assert_eq!(scenario_to_link(back).unwrap(), link);
     for bad in ["", "v1.!!!", "v9.AAAA", "v1.AAAA", "garbage"] {
@@ -79,8 +88,10 @@ fn links_round_trip_and_bad_links_are_errors() {
 #[wasm_bindgen_test]
 fn validation_names_fields_and_wrong_types_do_not_panic() {
     let c = check_scenario(json(r#"{"placement":{"capacity":-1,"target_rho":1.5}}"#)).unwrap();
-    let fields: Vec<String> =
-        Array::from(&get(&c, "errors")).iter().map(|e| get(&e, "field").as_string().unwrap()).collect();
+    let fields: Vec<String> = Array::from(&get(&c, "errors"))
+        .iter()
+        .map(|e| get(&e, "field").as_string().unwrap())
+        .collect();
     assert_eq!(fields, vec!["placement.capacity", "placement.target_rho"]);
     let e = check_scenario(json(r#"{"placement":{"capacity":"abc"}}"#)).unwrap_err();
     assert_eq!(get(&e, "kind").as_string().unwrap(), "scenario");
@@ -89,19 +100,28 @@ fn validation_names_fields_and_wrong_types_do_not_panic() {
     let e = scenario_to_link(json(r#"{"placement":{"capacity":0}}"#)).unwrap_err();
     assert_eq!(get(&e, "field").as_string().unwrap(), "placement.capacity");
     assert_eq!(Array::from(&get(&e, "errors")).length(), 1);
-    assert!(scenario_json(JsValue::UNDEFINED).unwrap().contains("\"placement\""));
+    assert!(scenario_json(JsValue::UNDEFINED)
+        .unwrap()
+        .contains("\"placement\""));
 }
 
 #[wasm_bindgen_test]
 fn malformed_upload_reports_file_line_column() {
     let mut b = TraceBuilder::new();
-    b.add("bad.csv".into(), b"item,time,usage\nvm1,0,0.5\nvm1,1,zero\n".to_vec()).unwrap();
+    b.add(
+        "bad.csv".into(),
+        b"item,time,usage\nvm1,0,0.5\nvm1,1,zero\n".to_vec(),
+    )
+    .unwrap();
     let e = b.finish(None).err().expect("malformed CSV must fail");
     assert_eq!(get(&e, "kind").as_string().unwrap(), "trace");
     assert_eq!(get(&e, "file").as_string().unwrap(), "bad.csv");
     assert_eq!(get(&e, "line").as_f64(), Some(3.0));
     assert!(get(&e, "column").as_f64().is_some());
-    assert!(get(&e, "display").as_string().unwrap().starts_with("bad.csv:3:"));
+    assert!(get(&e, "display")
+        .as_string()
+        .unwrap()
+        .starts_with("bad.csv:3:"));
     // no files at all
     assert!(TraceBuilder::new().finish(None).is_err());
 }
@@ -123,12 +143,17 @@ fn stepwise_frontier_equals_run_frontier() {
         assert!(get(&p, "m").as_f64().unwrap() >= 0.0);
         assert_eq!(run.done(), k + 1);
     }
-    assert!(run.step().is_err(), "stepping past the end is an error, not a panic");
+    assert!(
+        run.step().is_err(),
+        "stepping past the end is an error, not a panic"
+    );
     let stepwise = run.finish().unwrap();
     let whole = run_frontier(&t, small_scenario()).unwrap();
     assert_eq!(stringify(&stepwise), stringify(&whole));
     let points = Array::from(&get(&whole, "points"));
-    assert!(points.iter().any(|p| get(&p, "pareto").as_bool() == Some(true)));
+    assert!(points
+        .iter()
+        .any(|p| get(&p, "pareto").as_bool() == Some(true)));
 }
 
 #[wasm_bindgen_test]
@@ -136,8 +161,13 @@ fn unfinished_run_and_bad_scenarios_are_errors() {
     let t = small_trace();
     let run = PlacementRun::new(&t, small_scenario()).unwrap();
     assert!(run.finish().is_err());
-    let e = PlacementRun::new(&t, json(r#"{"placement":{"clairvoyance":0.001}}"#)).err().unwrap();
-    assert_eq!(get(&e, "field").as_string().unwrap(), "placement.clairvoyance");
+    let e = PlacementRun::new(&t, json(r#"{"placement":{"clairvoyance":0.001}}"#))
+        .err()
+        .unwrap();
+    assert_eq!(
+        get(&e, "field").as_string().unwrap(),
+        "placement.clairvoyance"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -170,9 +200,15 @@ fn canvas(w: u32, h: u32) -> web_sys::HtmlCanvasElement {
 
 /// Number of pixels that are neither white nor transparent.
 fn ink(c: &web_sys::HtmlCanvasElement) -> usize {
-    let ctx: web_sys::CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
-    let data = ctx.get_image_data(0.0, 0.0, c.width() as f64, c.height() as f64).unwrap().data();
-    data.chunks(4).filter(|p| p[3] > 0 && (p[0] < 240 || p[1] < 240 || p[2] < 240)).count()
+    let ctx: web_sys::CanvasRenderingContext2d =
+        c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let data = ctx
+        .get_image_data(0.0, 0.0, c.width() as f64, c.height() as f64)
+        .unwrap()
+        .data();
+    data.chunks(4)
+        .filter(|p| p[3] > 0 && (p[0] < 240 || p[1] < 240 || p[2] < 240))
+        .count()
 }
 
 #[wasm_bindgen_test]
@@ -181,8 +217,16 @@ fn charts_draw_on_canvas_and_svg() {
     let f = run_frontier(&t, small_scenario()).unwrap();
     let points = get(&f, "points");
     let c = canvas(800, 480);
-    let layout = draw_frontier(c.clone(), points.clone(), json(r#"{"target_rho":0.1,"highlight":"gpa:0.1","scale":1}"#)).unwrap();
-    assert_eq!(Array::from(&get(&layout, "points")).length(), Array::from(&points).length());
+    let layout = draw_frontier(
+        c.clone(),
+        points.clone(),
+        json(r#"{"target_rho":0.1,"highlight":"gpa:0.1","scale":1}"#),
+    )
+    .unwrap();
+    assert_eq!(
+        Array::from(&get(&layout, "points")).length(),
+        Array::from(&points).length()
+    );
     assert!(ink(&c) > 2000, "the frontier canvas is blank");
     let svg = frontier_svg(points.clone(), JsValue::NULL, 640, 400).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("target") == false);
@@ -198,9 +242,9 @@ fn charts_draw_on_canvas_and_svg() {
 /// `expect` ⊆ `got` (objects by key, everything else equal).
 fn contains(got: &serde_json::Value, expect: &serde_json::Value) -> bool {
     match (got, expect) {
-        (serde_json::Value::Object(g), serde_json::Value::Object(e)) => {
-            e.iter().all(|(k, v)| g.get(k).is_some_and(|gv| contains(gv, v)))
-        }
+        (serde_json::Value::Object(g), serde_json::Value::Object(e)) => e
+            .iter()
+            .all(|(k, v)| g.get(k).is_some_and(|gv| contains(gv, v))),
         (g, e) => g == e || (g.as_f64().is_some() && g.as_f64() == e.as_f64()),
     }
 }
@@ -214,7 +258,12 @@ fn saved_links_keep_loading() {
         let link = entry["link"].as_str().unwrap();
         let decoded = scenario_from_link(link).map_err(|e| stringify(&e)).unwrap();
         let got: serde_json::Value = serde_wasm_bindgen::from_value(decoded).unwrap();
-        assert!(contains(&got, &entry["expect"]), "{}: {got} does not contain {}", entry["note"], entry["expect"]);
+        assert!(
+            contains(&got, &entry["expect"]),
+            "{}: {got} does not contain {}",
+            entry["note"],
+            entry["expect"]
+        );
         n += 1;
     }
     assert!(n >= 5);
@@ -234,12 +283,22 @@ fn tiny_admission() -> JsValue {
 #[wasm_bindgen_test]
 fn admission_arms_list_the_preset() {
     let arms = admission_arms(json(r#"{"model":"admission"}"#)).unwrap();
-    let labels: Vec<String> = Array::from(&arms).iter().map(|a| get(&a, "label").as_string().unwrap()).collect();
+    let labels: Vec<String> = Array::from(&arms)
+        .iter()
+        .map(|a| get(&a, "label").as_string().unwrap())
+        .collect();
     assert_eq!(labels, ["ZEROTH", "FIRST", "SECOND", "UPPER_BOUND"]);
-    let e3 = admission_arms(json(r#"{"model":"admission","admission":{"preset":"E0.3"}}"#)).unwrap();
+    let e3 = admission_arms(json(
+        r#"{"model":"admission","admission":{"preset":"E0.3"}}"#,
+    ))
+    .unwrap();
     assert_eq!(Array::from(&e3).length(), 6);
-    let e = admission_arms(json(r#"{"model":"admission","admission":{"preset":"E9"}}"#)).unwrap_err();
-    assert_eq!(get(&e, "field").as_string().as_deref(), Some("admission.preset"));
+    let e =
+        admission_arms(json(r#"{"model":"admission","admission":{"preset":"E9"}}"#)).unwrap_err();
+    assert_eq!(
+        get(&e, "field").as_string().as_deref(),
+        Some("admission.preset")
+    );
     assert_eq!(arm_color(0), "#0072b2");
     assert!(!azure_fit_available() || azure_fit_available());
 }
@@ -270,11 +329,25 @@ fn admission_run_steps_equal_the_one_call_run() {
 
 #[wasm_bindgen_test]
 fn admission_errors_name_the_field() {
-    let e = AdmissionRun::new(json(r#"{"model":"admission","admission":{"params":{"sla":1.5}}}"#)).err().unwrap();
-    assert_eq!(get(&e, "field").as_string().as_deref(), Some("admission.params.sla"));
-    let e = AdmissionRun::new(json(r#"{"model":"admission","admission":{"runs":0}}"#)).err().unwrap();
-    assert_eq!(get(&e, "field").as_string().as_deref(), Some("admission.runs"));
-    let e = AdmissionRun::new(json(r#"{"model":"placement"}"#)).err().unwrap();
+    let e = AdmissionRun::new(json(
+        r#"{"model":"admission","admission":{"params":{"sla":1.5}}}"#,
+    ))
+    .err()
+    .unwrap();
+    assert_eq!(
+        get(&e, "field").as_string().as_deref(),
+        Some("admission.params.sla")
+    );
+    let e = AdmissionRun::new(json(r#"{"model":"admission","admission":{"runs":0}}"#))
+        .err()
+        .unwrap();
+    assert_eq!(
+        get(&e, "field").as_string().as_deref(),
+        Some("admission.runs")
+    );
+    let e = AdmissionRun::new(json(r#"{"model":"placement"}"#))
+        .err()
+        .unwrap();
     assert_eq!(get(&e, "field").as_string().as_deref(), Some("model"));
     assert!(AdmissionRun::new(json(r#"{"model":"admission","admission":{"nope":1}}"#)).is_err());
     assert!(admission_series(tiny_admission(), "NOPE", 10.0, 0, 50).is_err());
@@ -292,12 +365,21 @@ fn admission_charts_and_series_draw() {
     let c = canvas(800, 400);
     draw_admission_series(c.clone(), s.clone()).unwrap();
     assert!(ink(&c) > 2000, "the series canvas is blank");
-    assert!(admission_series_svg(s, 600, 400).unwrap().starts_with("<svg"));
+    assert!(admission_series_svg(s, 600, 400)
+        .unwrap()
+        .starts_with("<svg"));
 
-    let curves = json(r#"[{"label":"ZEROTH","points":[[0.4,0],[0.6,0.002],[0.7,0.01]],"tuned":[0.4,0]},
-                         {"label":"SECOND","points":[[0.5,0],[0.65,0.0005]],"tuned":[0.65,0.0005]}]"#);
+    let curves = json(
+        r#"[{"label":"ZEROTH","points":[[0.4,0],[0.6,0.002],[0.7,0.01]],"tuned":[0.4,0]},
+                         {"label":"SECOND","points":[[0.5,0],[0.65,0.0005]],"tuned":[0.65,0.0005]}]"#,
+    );
     let f = canvas(800, 440);
-    draw_admission_frontier(f.clone(), curves.clone(), json(r#"{"sla":0.001,"scale":1}"#)).unwrap();
+    draw_admission_frontier(
+        f.clone(),
+        curves.clone(),
+        json(r#"{"sla":0.001,"scale":1}"#),
+    )
+    .unwrap();
     assert!(ink(&f) > 3000, "the admission frontier canvas is blank");
     let svg = admission_frontier_svg(curves, JsValue::NULL, 640, 400).unwrap();
     assert!(svg.contains("SECOND") && svg.contains("tuned"));

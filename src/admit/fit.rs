@@ -192,7 +192,8 @@ pub struct LifetimeObs {
 impl LifetimeObs {
     /// Number of observed core deaths (exact + interval).
     pub fn deaths(&self) -> u64 {
-        self.exact.iter().map(|e| e.1 as u64).sum::<u64>() + self.interval.iter().map(|e| e.2 as u64).sum::<u64>()
+        self.exact.iter().map(|e| e.1 as u64).sum::<u64>()
+            + self.interval.iter().map(|e| e.2 as u64).sum::<u64>()
     }
     /// `ln` of the likelihood given λ = e^s, plus `extra_pow · s`.
     fn logf(&self, s: f64, extra_pow: f64) -> f64 {
@@ -261,14 +262,19 @@ impl Window {
         let hm = f(sm).max(bh);
         let e = 1e-3;
         let curv = -(f(sm + e) - 2.0 * f(sm) + f(sm - e)) / (e * e);
-        let sd = if curv > 1e-12 { 1.0 / curv.sqrt() } else { f64::INFINITY };
+        let sd = if curv > 1e-12 {
+            1.0 / curv.sqrt()
+        } else {
+            f64::INFINITY
+        };
         let ds = (sd / 5.0).clamp(1e-4, 0.04);
         let mut left = 0usize;
         while sm - (left + 1) as f64 * ds >= S_MIN && f(sm - left as f64 * ds) > hm - WINDOW_NATS {
             left += 1;
         }
         let mut right = 0usize;
-        while sm + (right + 1) as f64 * ds <= S_MAX && f(sm + right as f64 * ds) > hm - WINDOW_NATS {
+        while sm + (right + 1) as f64 * ds <= S_MAX && f(sm + right as f64 * ds) > hm - WINDOW_NATS
+        {
             right += 1;
         }
         let s0 = sm - left as f64 * ds;
@@ -342,7 +348,9 @@ pub fn trigamma(mut x: f64) -> f64 {
         x += 1.0;
     }
     let x2 = 1.0 / (x * x);
-    acc + 1.0 / x + x2 / 2.0 + (1.0 / x) * x2 * (1.0 / 6.0 - x2 * (1.0 / 30.0 - x2 * (1.0 / 42.0 - x2 / 30.0)))
+    acc + 1.0 / x
+        + x2 / 2.0
+        + (1.0 / x) * x2 * (1.0 / 6.0 - x2 * (1.0 / 30.0 - x2 * (1.0 / 42.0 - x2 / 30.0)))
 }
 
 /// Marginal log-likelihood of a Gamma(a, b) prior on the shared per-deployment λ (per hour) given the
@@ -352,7 +360,9 @@ pub fn trigamma(mut x: f64) -> f64 {
 pub fn lambda_marginal_loglik(obs: &[LifetimeObs], a: f64, b: f64) -> f64 {
     let sigs = signatures(obs);
     let lg = ln_gamma(a);
-    sigs.iter().map(|(w, m)| *m as f64 * win_stats(w, a, b, lg).log_i).sum()
+    sigs.iter()
+        .map(|(w, m)| *m as f64 * win_stats(w, a, b, lg).log_i)
+        .sum()
 }
 
 fn signatures(obs: &[LifetimeObs]) -> Vec<(Window, u64)> {
@@ -360,7 +370,9 @@ fn signatures(obs: &[LifetimeObs]) -> Vec<(Window, u64)> {
     for (i, o) in obs.iter().enumerate() {
         map.entry(o.key()).or_insert((i, 0)).1 += 1;
     }
-    map.into_values().map(|(i, m)| (Window::build(|s| obs[i].logf(s, 0.0)), m)).collect()
+    map.into_values()
+        .map(|(i, m)| (Window::build(|s| obs[i].logf(s, 0.0)), m))
+        .collect()
 }
 
 /// Fits λ ~ Γ(a, b) (λ per hour, b in hours) by marginal maximum likelihood (seed 000 App. B, with
@@ -378,7 +390,10 @@ pub fn fit_lambda_prior(obs: &[LifetimeObs]) -> Result<GammaFit, String> {
         .iter()
         .map(|o| {
             o.exact.iter().map(|e| e.0 * e.1 as f64).sum::<f64>()
-                + o.interval.iter().map(|e| 0.5 * (e.0 + e.1) * e.2 as f64).sum::<f64>()
+                + o.interval
+                    .iter()
+                    .map(|e| 0.5 * (e.0 + e.1) * e.2 as f64)
+                    .sum::<f64>()
                 + o.censored.iter().map(|e| e.0 * e.1 as f64).sum::<f64>()
         })
         .sum();
@@ -405,10 +420,17 @@ pub fn fit_lambda_prior(obs: &[LifetimeObs]) -> Result<GammaFit, String> {
         it += 1;
         // gradient and Hessian in u = (ln a, ln b)
         let gu = [a * g[0], b * g[1]];
-        let huu = [a * a * h[0] + a * g[0], b * b * h[1] + b * g[1], a * b * h[2]];
+        let huu = [
+            a * a * h[0] + a * g[0],
+            b * b * h[1] + b * g[1],
+            a * b * h[2],
+        ];
         let det = huu[0] * huu[1] - huu[2] * huu[2];
         let mut step = if huu[0] < 0.0 && det > 0.0 {
-            [-(huu[1] * gu[0] - huu[2] * gu[1]) / det, -(-huu[2] * gu[0] + huu[0] * gu[1]) / det]
+            [
+                -(huu[1] * gu[0] - huu[2] * gu[1]) / det,
+                -(-huu[2] * gu[0] + huu[0] * gu[1]) / det,
+            ]
         } else {
             let n = (gu[0] * gu[0] + gu[1] * gu[1]).sqrt().max(1e-300);
             [0.5 * gu[0] / n, 0.5 * gu[1] / n]
@@ -430,7 +452,9 @@ pub fn fit_lambda_prior(obs: &[LifetimeObs]) -> Result<GammaFit, String> {
                 g = ng;
                 h = nh;
                 improved = true;
-                if t * norm.min(1.0) < 1e-10 || dl.abs() < 1e-10 * (1.0 + l.abs()) && t * norm < 1e-6 {
+                if t * norm.min(1.0) < 1e-10
+                    || dl.abs() < 1e-10 * (1.0 + l.abs()) && t * norm < 1e-6
+                {
                     converged = true;
                 }
                 break;
@@ -452,16 +476,36 @@ pub fn fit_lambda_prior(obs: &[LifetimeObs]) -> Result<GammaFit, String> {
 }
 
 /// Builds a [`GammaFit`] from the estimates and the observed information `[I_aa, I_bb, I_ab]`.
-fn gamma_fit(a: f64, b: f64, l: f64, info: [f64; 3], iterations: usize, converged: bool) -> GammaFit {
+fn gamma_fit(
+    a: f64,
+    b: f64,
+    l: f64,
+    info: [f64; 3],
+    iterations: usize,
+    converged: bool,
+) -> GammaFit {
     let det = info[0] * info[1] - info[2] * info[2];
-    let (vaa, vbb, vab) = if det > 0.0 && info[0] > 0.0 { (info[1] / det, info[0] / det, -info[2] / det) } else { (f64::NAN, f64::NAN, f64::NAN) };
+    let (vaa, vbb, vab) = if det > 0.0 && info[0] > 0.0 {
+        (info[1] / det, info[0] / det, -info[2] / det)
+    } else {
+        (f64::NAN, f64::NAN, f64::NAN)
+    };
     // mean m = a/b: grad (1/b, −a/b²)
     let vm = vaa / (b * b) + vbb * a * a / b.powi(4) - 2.0 * vab * a / b.powi(3);
     GammaFit {
-        shape: Estimate { value: a, se: vaa.sqrt() },
-        rate: Estimate { value: b, se: vbb.sqrt() },
+        shape: Estimate {
+            value: a,
+            se: vaa.sqrt(),
+        },
+        rate: Estimate {
+            value: b,
+            se: vbb.sqrt(),
+        },
         correlation: vab / (vaa * vbb).sqrt(),
-        mean: Estimate { value: a / b, se: vm.max(0.0).sqrt() },
+        mean: Estimate {
+            value: a / b,
+            se: vm.max(0.0).sqrt(),
+        },
         loglik: l,
         iterations,
         converged,
@@ -492,13 +536,25 @@ pub fn fit_exponential(obs: &[LifetimeObs]) -> Result<Estimate, String> {
     let d2s = (f(s + e) - 2.0 * f(s) + f(s - e)) / (e * e);
     // d²/dλ² at the maximum = d²/ds² / λ² (first derivative is 0)
     let info = -d2s / (l * l);
-    Ok(Estimate { value: l, se: if info > 0.0 { 1.0 / info.sqrt() } else { f64::NAN } })
+    Ok(Estimate {
+        value: l,
+        se: if info > 0.0 {
+            1.0 / info.sqrt()
+        } else {
+            f64::NAN
+        },
+    })
 }
 
 // ------------------------------------------------------------------------------------------------------
 // Generic Nelder–Mead + numerical Hessian (vmtable joint fits; small parameter counts)
 
-fn nelder_mead(f: &dyn Fn(&[f64]) -> f64, x0: &[f64], step: f64, max_iter: usize) -> (Vec<f64>, f64, usize, bool) {
+fn nelder_mead(
+    f: &dyn Fn(&[f64]) -> f64,
+    x0: &[f64],
+    step: f64,
+    max_iter: usize,
+) -> (Vec<f64>, f64, usize, bool) {
     let n = x0.len();
     let mut pts: Vec<Vec<f64>> = vec![x0.to_vec()];
     for i in 0..n {
@@ -512,15 +568,30 @@ fn nelder_mead(f: &dyn Fn(&[f64]) -> f64, x0: &[f64], step: f64, max_iter: usize
     while it < max_iter {
         it += 1;
         let mut idx: Vec<usize> = (0..=n).collect();
-        idx.sort_by(|&i, &j| vals[i].partial_cmp(&vals[j]).unwrap_or(std::cmp::Ordering::Equal));
+        idx.sort_by(|&i, &j| {
+            vals[i]
+                .partial_cmp(&vals[j])
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
         pts = idx.iter().map(|&i| pts[i].clone()).collect();
         vals = idx.iter().map(|&i| vals[i]).collect();
-        let spread = pts.iter().skip(1).map(|p| p.iter().zip(&pts[0]).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max)).fold(0.0, f64::max);
+        let spread = pts
+            .iter()
+            .skip(1)
+            .map(|p| {
+                p.iter()
+                    .zip(&pts[0])
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0.0, f64::max)
+            })
+            .fold(0.0, f64::max);
         if (vals[n] - vals[0]).abs() < 1e-10 * (1.0 + vals[0].abs()) && spread < 1e-7 {
             conv = true;
             break;
         }
-        let c: Vec<f64> = (0..n).map(|k| pts[..n].iter().map(|p| p[k]).sum::<f64>() / n as f64).collect();
+        let c: Vec<f64> = (0..n)
+            .map(|k| pts[..n].iter().map(|p| p[k]).sum::<f64>() / n as f64)
+            .collect();
         let at = |t: f64| -> Vec<f64> { (0..n).map(|k| c[k] + t * (pts[n][k] - c[k])).collect() };
         let xr = at(-1.0);
         let fr = f(&xr);
@@ -545,14 +616,22 @@ fn nelder_mead(f: &dyn Fn(&[f64]) -> f64, x0: &[f64], step: f64, max_iter: usize
                 vals[n] = fc;
             } else {
                 for i in 1..=n {
-                    let p: Vec<f64> = (0..n).map(|k| pts[0][k] + 0.5 * (pts[i][k] - pts[0][k])).collect();
+                    let p: Vec<f64> = (0..n)
+                        .map(|k| pts[0][k] + 0.5 * (pts[i][k] - pts[0][k]))
+                        .collect();
                     vals[i] = f(&p);
                     pts[i] = p;
                 }
             }
         }
     }
-    let best = (0..=n).min_by(|&i, &j| vals[i].partial_cmp(&vals[j]).unwrap_or(std::cmp::Ordering::Equal)).unwrap_or(0);
+    let best = (0..=n)
+        .min_by(|&i, &j| {
+            vals[i]
+                .partial_cmp(&vals[j])
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })
+        .unwrap_or(0);
     (pts[best].clone(), vals[best], it, conv)
 }
 
@@ -589,18 +668,33 @@ fn covariance_natural(ll: &dyn Fn(&[f64]) -> f64, u: &[f64]) -> Vec<Vec<f64>> {
     // information in u: −H; covariance of u = (−H)^{-1}; natural θ = e^u: cov_θ = diag(θ) cov_u diag(θ)
     let info: Vec<Vec<f64>> = h.iter().map(|r| r.iter().map(|v| -v).collect()).collect();
     let inv = invert(&info).unwrap_or_else(|| vec![vec![f64::NAN; n]; n]);
-    (0..n).map(|i| (0..n).map(|j| inv[i][j] * u[i].exp() * u[j].exp()).collect()).collect()
+    (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| inv[i][j] * u[i].exp() * u[j].exp())
+                .collect()
+        })
+        .collect()
 }
 
 fn invert(m: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
     let n = m.len();
-    let mut a: Vec<Vec<f64>> = m.iter().enumerate().map(|(i, r)| {
-        let mut r = r.clone();
-        r.extend((0..n).map(|j| if i == j { 1.0 } else { 0.0 }));
-        r
-    }).collect();
+    let mut a: Vec<Vec<f64>> = m
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut r = r.clone();
+            r.extend((0..n).map(|j| if i == j { 1.0 } else { 0.0 }));
+            r
+        })
+        .collect();
     for c in 0..n {
-        let p = (c..n).max_by(|&i, &j| a[i][c].abs().partial_cmp(&a[j][c].abs()).unwrap_or(std::cmp::Ordering::Equal))?;
+        let p = (c..n).max_by(|&i, &j| {
+            a[i][c]
+                .abs()
+                .partial_cmp(&a[j][c].abs())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        })?;
         if a[p][c].abs().is_nan() || a[p][c].abs() <= 1e-300 {
             return None;
         }
@@ -624,15 +718,32 @@ fn invert(m: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
     Some(a.into_iter().map(|r| r[n..].to_vec()).collect())
 }
 
-fn fit_from_cov(theta: &[f64], cov: &[Vec<f64>], i: usize, j: usize, l: f64, it: usize, conv: bool) -> GammaFit {
+fn fit_from_cov(
+    theta: &[f64],
+    cov: &[Vec<f64>],
+    i: usize,
+    j: usize,
+    l: f64,
+    it: usize,
+    conv: bool,
+) -> GammaFit {
     let (a, b) = (theta[i], theta[j]);
     let (vaa, vbb, vab) = (cov[i][i], cov[j][j], cov[i][j]);
     let vm = vaa / (b * b) + vbb * a * a / b.powi(4) - 2.0 * vab * a / b.powi(3);
     GammaFit {
-        shape: Estimate { value: a, se: vaa.sqrt() },
-        rate: Estimate { value: b, se: vbb.sqrt() },
+        shape: Estimate {
+            value: a,
+            se: vaa.sqrt(),
+        },
+        rate: Estimate {
+            value: b,
+            se: vbb.sqrt(),
+        },
         correlation: vab / (vaa * vbb).sqrt(),
-        mean: Estimate { value: a / b, se: vm.max(0.0).sqrt() },
+        mean: Estimate {
+            value: a / b,
+            se: vm.max(0.0).sqrt(),
+        },
         loglik: l,
         iterations: it,
         converged: conv,
@@ -646,9 +757,16 @@ fn fit_from_cov(theta: &[f64], cov: &[Vec<f64>], i: usize, j: usize, l: f64, it:
 /// `age = cut − t` caps the lifetime (it died before the cut); the last bin is open-ended (capped by age).
 fn bin_interval(bins: &[(u64, u64)], k: u16, age_s: u64) -> (f64, f64) {
     let (lo, hi) = bins[k as usize];
-    let hi = if k as usize + 1 == bins.len() { age_s } else { hi.min(age_s) };
+    let hi = if k as usize + 1 == bins.len() {
+        age_s
+    } else {
+        hi.min(age_s)
+    };
     let half = (BIN_S / 2) as f64;
-    ((lo as f64 - half).max(0.0) / 3600.0, (hi as f64 + half) / 3600.0)
+    (
+        (lo as f64 - half).max(0.0) / 3600.0,
+        (hi as f64 + half) / 3600.0,
+    )
 }
 
 /// Size distribution summary from per-deployment sizes (cores).
@@ -659,13 +777,27 @@ fn size_fit(sizes: &[u32]) -> SizeFit {
     }
     let n = sizes.len() as f64;
     let mean = sizes.iter().map(|&s| s as f64).sum::<f64>() / n;
-    let var = if sizes.len() > 1 { sizes.iter().map(|&s| (s as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+    let var = if sizes.len() > 1 {
+        sizes
+            .iter()
+            .map(|&s| (s as f64 - mean).powi(2))
+            .sum::<f64>()
+            / (n - 1.0)
+    } else {
+        0.0
+    };
     let sig = (mean - 1.0).max(0.0);
     SizeFit {
         sizes: hist.keys().copied().collect(),
         counts: hist.values().copied().collect(),
-        mean_cores: Estimate { value: mean, se: (var / n).sqrt() },
-        poisson_sigma: Estimate { value: sig, se: (sig / n).sqrt() },
+        mean_cores: Estimate {
+            value: mean,
+            se: (var / n).sqrt(),
+        },
+        poisson_sigma: Estimate {
+            value: sig,
+            se: (sig / n).sqrt(),
+        },
     }
 }
 
@@ -736,7 +868,10 @@ pub fn fit_azure_arrivals(data: &AzureArrivals, opts: &FitOptions) -> Result<Azu
     Ok(AzureFit {
         source: format!("azure-arrivals:{}", data.source),
         splits,
-        arrival_rate: Estimate { value: n / window, se: n.sqrt() / window },
+        arrival_rate: Estimate {
+            value: n / window,
+            se: n.sqrt() / window,
+        },
         initial_size: size_fit(&sizes),
         lambda,
         nu: None,
@@ -783,7 +918,8 @@ pub fn vmtable_deployments(t: &VmTable, opts: &FitOptions) -> Vec<DeploymentObs>
     let half = (BIN_S / 2) as f64;
     let mut out = Vec::new();
     for id in order {
-        let rows: Vec<&crate::trace::azure::VmRecord> = groups[id].iter().map(|&i| &t.rows[i]).collect();
+        let rows: Vec<&crate::trace::azure::VmRecord> =
+            groups[id].iter().map(|&i| &t.rows[i]).collect();
         let arr = rows.iter().map(|r| r.created_s).min().unwrap_or(0);
         if arr == 0 {
             continue;
@@ -792,7 +928,12 @@ pub fn vmtable_deployments(t: &VmTable, opts: &FitOptions) -> Vec<DeploymentObs>
         let last_del = rows.iter().map(|r| r.deleted_s).max().unwrap_or(end);
         let killed = all_dead && rows.iter().filter(|r| r.deleted_s == last_del).count() >= 3;
         let death = if all_dead { last_del } else { end };
-        let mut d = DeploymentObs { arrival_h: arr as f64 / 3600.0, age_h: (death - arr) as f64 / 3600.0, killed, ..Default::default() };
+        let mut d = DeploymentObs {
+            arrival_h: arr as f64 / 3600.0,
+            age_h: (death - arr) as f64 / 3600.0,
+            killed,
+            ..Default::default()
+        };
         let mut created: BTreeMap<u64, u32> = BTreeMap::new();
         for r in &rows {
             *created.entry(r.created_s).or_default() += r.cores;
@@ -800,10 +941,18 @@ pub fn vmtable_deployments(t: &VmTable, opts: &FitOptions) -> Vec<DeploymentObs>
             let dead = r.deleted_s < end && !(killed && r.deleted_s == last_del);
             if dead {
                 let l = (r.deleted_s - r.created_s) as f64;
-                d.life.interval.push(((l - half).max(0.0) / 3600.0, (l + half) / 3600.0, w));
+                d.life
+                    .interval
+                    .push(((l - half).max(0.0) / 3600.0, (l + half) / 3600.0, w));
             } else {
-                let stop = if killed { last_del } else { r.deleted_s.min(end) };
-                d.life.censored.push(((stop - r.created_s) as f64 / 3600.0, w));
+                let stop = if killed {
+                    last_del
+                } else {
+                    r.deleted_s.min(end)
+                };
+                d.life
+                    .censored
+                    .push(((stop - r.created_s) as f64 / 3600.0, w));
             }
         }
         let mut it = created.into_iter();
@@ -821,7 +970,10 @@ pub fn vmtable_deployments(t: &VmTable, opts: &FitOptions) -> Vec<DeploymentObs>
 pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
     let deps = vmtable_deployments(t, opts);
     if deps.is_empty() {
-        return Err(format!("{}: no deployment arrives inside the trace (all first creations at 0 s)", t.name));
+        return Err(format!(
+            "{}: no deployment arrives inside the trace (all first creations at 0 s)",
+            t.name
+        ));
     }
     let window = t.trace_end_s() as f64 / 3600.0;
     let n = deps.len() as f64;
@@ -835,13 +987,18 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
         "killed = ≥ 3 VMs deleted together at the deployment's final deletion before the trace end (App. B)".to_string(),
     ];
     if t.schema == crate::trace::azure::VmtableSchema::V2_2019 {
-        notes.push("V2 gives core/memory buckets: sizes are bucket values, '>24' read as 32 cores".into());
+        notes.push(
+            "V2 gives core/memory buckets: sizes are bucket values, '>24' read as 32 cores".into(),
+        );
     }
     let mut kept = Vec::new();
     let (mut lambda, mut nu, mut kappa) = (None, None, None);
     if deaths == 0 {
         kept.extend(["lambda".to_string(), "nu".to_string(), "kappa".to_string()]);
-        notes.push("no core deaths among arriving deployments: λ, ν, κ not identified, defaults kept".into());
+        notes.push(
+            "no core deaths among arriving deployments: λ, ν, κ not identified, defaults kept"
+                .into(),
+        );
     } else {
         let fit_nu = n_so > 0;
         let fit_kappa = n_kill > 0;
@@ -862,7 +1019,11 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
             } else {
                 (defaults.nu.shape, defaults.nu.rate)
             };
-            let kap = if fit_kappa { u[k].exp() } else { defaults.kappa };
+            let kap = if fit_kappa {
+                u[k].exp()
+            } else {
+                defaults.kappa
+            };
             (u[0].exp(), u[1].exp(), an, bn, kap)
         };
         let ll = |u: &[f64]| -> f64 {
@@ -877,24 +1038,31 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
                 let k = if d.killed { 1.0 } else { 0.0 };
                 let cnu = an * bn.ln() - lgan + ln_gamma(an + nr);
                 let mut m = f64::NEG_INFINITY;
-                let xs: Vec<f64> = w
-                    .h
-                    .iter()
-                    .enumerate()
-                    .map(|(j, h)| {
-                        let s = w.s0 + j as f64 * w.ds;
-                        let l = s.exp();
-                        let x = h + a * s - b * l + cnu - (an + nr) * (bn + l * d.age_h).ln() - k * kap.ln() - l * d.age_h / kap;
-                        m = m.max(x);
-                        x
-                    })
-                    .collect();
+                let xs: Vec<f64> =
+                    w.h.iter()
+                        .enumerate()
+                        .map(|(j, h)| {
+                            let s = w.s0 + j as f64 * w.ds;
+                            let l = s.exp();
+                            let x = h + a * s - b * l + cnu
+                                - (an + nr) * (bn + l * d.age_h).ln()
+                                - k * kap.ln()
+                                - l * d.age_h / kap;
+                            m = m.max(x);
+                            x
+                        })
+                        .collect();
                 let z: f64 = xs.iter().map(|x| (x - m).exp()).sum();
                 tot += m + (z * w.ds).ln() + a * b.ln() - lga;
             }
             tot
         };
-        let mut u0 = vec![0.0, (deps.iter().map(|d| d.age_h).sum::<f64>() / deaths as f64).max(1e-3).ln()];
+        let mut u0 = vec![
+            0.0,
+            (deps.iter().map(|d| d.age_h).sum::<f64>() / deaths as f64)
+                .max(1e-3)
+                .ln(),
+        ];
         if fit_nu {
             u0.extend([defaults.nu.shape.ln(), defaults.nu.rate.ln()]);
         }
@@ -921,18 +1089,33 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
             nu = Some(fit_from_cov(&theta, &cov, 2, 3, -v, its, conv));
         } else {
             kept.push("nu".into());
-            notes.push("no scale-outs among arriving deployments: ν not identified, default kept".into());
+            notes.push(
+                "no scale-outs among arriving deployments: ν not identified, default kept".into(),
+            );
         }
         if fit_kappa {
             let k = theta.len() - 1;
-            kappa = Some(Estimate { value: theta[k], se: cov[k][k].sqrt() });
+            kappa = Some(Estimate {
+                value: theta[k],
+                se: cov[k][k].sqrt(),
+            });
         } else {
             kept.push("kappa".into());
-            notes.push("no kills among arriving deployments: κ not identified, default kept".into());
+            notes
+                .push("no kills among arriving deployments: κ not identified, default kept".into());
         }
     }
     // σ from scale-out sizes: Σ_d [a ln b − lnΓ(a) + lnΓ(a+Z) − (a+Z) ln(b+N_s)]
-    let sig_data: Vec<(f64, f64)> = deps.iter().filter(|d| !d.scaleouts.is_empty()).map(|d| (d.scaleouts.iter().map(|&k| k as f64 - 1.0).sum(), d.scaleouts.len() as f64)).collect();
+    let sig_data: Vec<(f64, f64)> = deps
+        .iter()
+        .filter(|d| !d.scaleouts.is_empty())
+        .map(|d| {
+            (
+                d.scaleouts.iter().map(|&k| k as f64 - 1.0).sum(),
+                d.scaleouts.len() as f64,
+            )
+        })
+        .collect();
     let sigma = if sig_data.iter().map(|x| x.0).sum::<f64>() > 0.0 {
         let ll = |u: &[f64]| -> f64 {
             if u.iter().any(|v| !v.is_finite() || v.abs() > 40.0) {
@@ -940,10 +1123,14 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
             }
             let (a, b) = (u[0].exp(), u[1].exp());
             let lg = ln_gamma(a);
-            sig_data.iter().map(|&(z, ns)| a * b.ln() - lg + ln_gamma(a + z) - (a + z) * (b + ns).ln()).sum()
+            sig_data
+                .iter()
+                .map(|&(z, ns)| a * b.ln() - lg + ln_gamma(a + z) - (a + z) * (b + ns).ln())
+                .sum()
         };
         let neg = |u: &[f64]| -ll(u);
-        let mean = sig_data.iter().map(|x| x.0).sum::<f64>() / sig_data.iter().map(|x| x.1).sum::<f64>();
+        let mean =
+            sig_data.iter().map(|x| x.0).sum::<f64>() / sig_data.iter().map(|x| x.1).sum::<f64>();
         let (mut u, _, mut its, mut conv) = nelder_mead(&neg, &[0.0, (1.0 / mean).ln()], 0.5, 4000);
         let (u2, _, i2, c2) = nelder_mead(&neg, &u, 0.1, 4000);
         u = u2;
@@ -957,7 +1144,10 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
         notes.push("no scale-out with more than one core: σ not identified, default kept".into());
         None
     };
-    let vms: usize = deps.iter().map(|d| d.life.interval.len() + d.life.censored.len()).sum();
+    let vms: usize = deps
+        .iter()
+        .map(|d| d.life.interval.len() + d.life.censored.len())
+        .sum();
     let cens: usize = deps.iter().map(|d| d.life.censored.len()).sum();
     Ok(AzureFit {
         source: format!("vmtable-{:?}:{}", t.schema, t.name),
@@ -967,9 +1157,15 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
             deployments: deps.len(),
             vms,
             censored_vms: cens,
-            cores: deps.iter().map(|d| d.n0 as u64 + d.scaleouts.iter().map(|&k| k as u64).sum::<u64>()).sum(),
+            cores: deps
+                .iter()
+                .map(|d| d.n0 as u64 + d.scaleouts.iter().map(|&k| k as u64).sum::<u64>())
+                .sum(),
         }],
-        arrival_rate: Estimate { value: n / window, se: n.sqrt() / window },
+        arrival_rate: Estimate {
+            value: n / window,
+            se: n.sqrt() / window,
+        },
         initial_size: size_fit(&sizes),
         lambda,
         nu,

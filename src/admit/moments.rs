@@ -63,7 +63,11 @@ impl AliveTable {
         let n0f = n0.max(1) as f64;
         let a = nu * expected_harmonic_k(sigma);
         let rescue = mode == AliveMode::Volterra && a >= A_RESCUE;
-        let h = if rescue { 0.1 } else { (0.5 / (1.0 + nu)).min(0.1) };
+        let h = if rescue {
+            0.1
+        } else {
+            (0.5 / (1.0 + nu)).min(0.1)
+        };
         let g_n = (U_MAX / h - 1e-9).ceil() as usize;
         let mut s = vec![1.0; g_n + 1];
         if rescue {
@@ -84,7 +88,9 @@ impl AliveTable {
             }
         } else if mode == AliveMode::Volterra {
             let l0f = Lambda0::new(sigma);
-            let kern: Vec<f64> = (0..g_n).map(|m| (-nu * l0f.at((m as f64 + 0.5) * h)).exp()).collect();
+            let kern: Vec<f64> = (0..g_n)
+                .map(|m| (-nu * l0f.at((m as f64 + 0.5) * h)).exp())
+                .collect();
             let mut df = vec![0.0; g_n + 1];
             let mut f: f64 = 0.0;
             for k in 1..=g_n {
@@ -143,9 +149,22 @@ impl AliveTable {
                 phi[k] = phi[k - 1] * e + s[k - 1] * (i0 - i1) + s[k] * i1;
             }
         }
-        let psi1: Vec<f64> = (0..=g_n).map(|k| -(-(k as f64) * h).exp_m1() - phi1[k]).collect();
-        let psi2: Vec<f64> = (0..=g_n).map(|k| -0.5 * (-2.0 * k as f64 * h).exp_m1() - phi2[k]).collect();
-        AliveTable { h, psi1, psi2, phi1_end: phi1[g_n], phi2_end: phi2[g_n], s_last: s[g_n], gamma, s }
+        let psi1: Vec<f64> = (0..=g_n)
+            .map(|k| -(-(k as f64) * h).exp_m1() - phi1[k])
+            .collect();
+        let psi2: Vec<f64> = (0..=g_n)
+            .map(|k| -0.5 * (-2.0 * k as f64 * h).exp_m1() - phi2[k])
+            .collect();
+        AliveTable {
+            h,
+            psi1,
+            psi2,
+            phi1_end: phi1[g_n],
+            phi2_end: phi2[g_n],
+            s_last: s[g_n],
+            gamma,
+            s,
+        }
     }
 
     /// Grid step h of the table (mean core lifetimes).
@@ -206,7 +225,10 @@ impl AliveTable {
             };
             let p1 = self.phi1_end * (-d).exp() + tail(1.0);
             let p2 = self.phi2_end * (-2.0 * d).exp() + tail(2.0);
-            ((-(-u).exp_m1() - p1).max(0.0), (-0.5 * (-2.0 * u).exp_m1() - p2).max(0.0))
+            (
+                (-(-u).exp_m1() - p1).max(0.0),
+                (-0.5 * (-2.0 * u).exp_m1() - p2).max(0.0),
+            )
         }
     }
 }
@@ -268,7 +290,11 @@ pub fn known_moments(
                     + nu * m1 * p1
                     + nu * m2 * p2
                     + 2.0 * nu * nu * m1 * m1 * (p1 - p2));
-            Moment { t: tt, mean: e, var: (e2 - e * e).max(0.0) }
+            Moment {
+                t: tt,
+                mean: e,
+                var: (e2 - e * e).max(0.0),
+            }
         })
         .collect()
 }
@@ -337,14 +363,26 @@ pub struct MomentConfig {
 
 impl Default for MomentConfig {
     fn default() -> Self {
-        MomentConfig { mode: MomentMode::Canonical, alive: AliveMode::Volterra, j_tau: 16, j_nu: 8, j_sigma: 4, n_interp: 64 }
+        MomentConfig {
+            mode: MomentMode::Canonical,
+            alive: AliveMode::Volterra,
+            j_tau: 16,
+            j_nu: 8,
+            j_sigma: 4,
+            n_interp: 64,
+        }
     }
 }
 
 impl MomentConfig {
     /// The "fast" quadrature preset (8, 4, 2) of §2.6.3 (|rel. error of E| ≤ 4.5%).
     pub fn fast() -> Self {
-        MomentConfig { j_tau: 8, j_nu: 4, j_sigma: 2, ..Default::default() }
+        MomentConfig {
+            j_tau: 8,
+            j_nu: 4,
+            j_sigma: 2,
+            ..Default::default()
+        }
     }
 }
 
@@ -397,7 +435,13 @@ const SIG_HI: f64 = 60.0;
 
 impl Default for TableLattice {
     fn default() -> Self {
-        TableLattice { map: HashMap::new(), arena: Vec::new(), blends: Vec::new(), res: Vec::new(), built: 0 }
+        TableLattice {
+            map: HashMap::new(),
+            arena: Vec::new(),
+            blends: Vec::new(),
+            res: Vec::new(),
+            built: 0,
+        }
     }
 }
 
@@ -436,7 +480,6 @@ impl TableLattice {
     }
 }
 
-
 impl PsiSource for TableLattice {
     fn prepare(&mut self, n0: u32, nu: f64, sigma: f64, alive: AliveMode) -> usize {
         let n = Self::n0_rung(n0.max(1));
@@ -459,8 +502,14 @@ impl PsiSource for TableLattice {
                 let idx = match self.map.get(&key) {
                     Some(&ix) => ix,
                     None => {
-                        let t = AliveTable::new(n, Self::nu_value(i0 + di), Self::sig_value(k0 + dk), alive);
-                        let (p1, p2): (Vec<f64>, Vec<f64>) = (0..PSI_GRID_N).map(|g| t.psi(psi_grid_tau(g))).unzip();
+                        let t = AliveTable::new(
+                            n,
+                            Self::nu_value(i0 + di),
+                            Self::sig_value(k0 + dk),
+                            alive,
+                        );
+                        let (p1, p2): (Vec<f64>, Vec<f64>) =
+                            (0..PSI_GRID_N).map(|g| t.psi(psi_grid_tau(g))).unzip();
                         // stored as f32 (relative precision 6e−8): the Δ sums are memory-bound
                         self.res.extend(p1.iter().map(|&x| x as f32));
                         self.res.extend(p2.iter().map(|&x| x as f32));
@@ -500,7 +549,9 @@ pub struct NodeCache {
 impl NodeCache {
     /// Nodes/weights for Γ(shape, 1) with n points (memoised).
     pub fn get(&mut self, n: usize, shape: f64) -> &(Vec<f64>, Vec<f64>) {
-        self.map.entry((n, shape.to_bits())).or_insert_with(|| gauss_laguerre_gamma(n, shape))
+        self.map
+            .entry((n, shape.to_bits()))
+            .or_insert_with(|| gauss_laguerre_gamma(n, shape))
     }
 }
 
@@ -597,7 +648,10 @@ pub fn absorption_corrections_lattice(
             let p = ((ln_tau - ln_lo) / step).clamp(0.0, (ng - 1) as f64);
             let i = (p as usize).min(ng - 2);
             let f = p - i as f64;
-            (g1[i] + (g1[i + 1] - g1[i]) * f, g2[i] + (g2[i + 1] - g2[i]) * f)
+            (
+                g1[i] + (g1[i + 1] - g1[i]) * f,
+                g2[i] + (g2[i + 1] - g2[i]) * f,
+            )
         }
     };
     times
@@ -724,7 +778,9 @@ fn factorised_moment(b: &Belief, kappa: f64, t: f64, table: &AliveTable) -> (f64
     let ea2 = n0 * l(1.0) + n0 * (n0 - 1.0) * l(2.0);
     let eb = r * enu * em1 * (1.0 - l(1.0));
     let eb2 = r
-        * (enu * em1 * (1.0 - l(1.0)) + 0.5 * enu * em2 * (1.0 - l(2.0)) + enu2 * em1sq * (1.0 - 2.0 * l(1.0) + l(2.0)));
+        * (enu * em1 * (1.0 - l(1.0))
+            + 0.5 * enu * em2 * (1.0 - l(2.0))
+            + enu2 * em1sq * (1.0 - 2.0 * l(1.0) + l(2.0)));
     let e = ed * (ea + eb);
     let e2 = ed * (ea2 + 2.0 * ea * eb + eb2);
     (e, e2 - e * e)
@@ -752,13 +808,24 @@ pub fn posterior_moments_with(
     match cfg.mode {
         MomentMode::PaperFactorised => {
             if b.n0 == 0 {
-                return t.iter().map(|&tt| Moment { t: tt, mean: 0.0, var: 0.0 }).collect();
+                return t
+                    .iter()
+                    .map(|&tt| Moment {
+                        t: tt,
+                        mean: 0.0,
+                        var: 0.0,
+                    })
+                    .collect();
             }
             let table = AliveTable::new(b.n0, b.nu.mean(), b.sigma.mean(), cfg.alive);
             t.iter()
                 .map(|&tt| {
                     let (e, v) = factorised_moment(b, kappa, tt.max(0.0), &table);
-                    Moment { t: tt, mean: e, var: v.max(0.0) }
+                    Moment {
+                        t: tt,
+                        mean: e,
+                        var: v.max(0.0),
+                    }
                 })
                 .collect()
         }
@@ -794,7 +861,11 @@ pub fn posterior_moments_with(
                     let (e0, m20, _) = unabsorbed_posterior(b, kappa, tt);
                     let e = e0 - d1;
                     let e2 = m20 - d2;
-                    Moment { t: tt, mean: e.max(0.0), var: (e2 - e * e).max(0.0) }
+                    Moment {
+                        t: tt,
+                        mean: e.max(0.0),
+                        var: (e2 - e * e).max(0.0),
+                    }
                 })
                 .collect()
         }
@@ -815,8 +886,20 @@ impl LogGrid {
     pub fn new(lo: f64, hi: f64, n: usize) -> LogGrid {
         let n = n.max(2);
         let ln_lo = lo.ln();
-        let step = if hi > lo { (hi.ln() - ln_lo) / (n - 1) as f64 } else { 1.0 };
-        let t = (0..n).map(|i| if i == n - 1 { hi } else { (ln_lo + step * i as f64).exp() }).collect();
+        let step = if hi > lo {
+            (hi.ln() - ln_lo) / (n - 1) as f64
+        } else {
+            1.0
+        };
+        let t = (0..n)
+            .map(|i| {
+                if i == n - 1 {
+                    hi
+                } else {
+                    (ln_lo + step * i as f64).exp()
+                }
+            })
+            .collect();
         LogGrid { t, ln_lo, step }
     }
     /// Position of lead time x in index units (fractional); clamped to the grid.
@@ -834,7 +917,10 @@ impl LogGrid {
             return (0.0, 0.0);
         }
         let (i, f) = self.locate(x);
-        (d[i].0 + (d[i + 1].0 - d[i].0) * f, d[i].1 + (d[i + 1].1 - d[i].1) * f)
+        (
+            d[i].0 + (d[i + 1].0 - d[i].0) * f,
+            d[i].1 + (d[i + 1].1 - d[i].1) * f,
+        )
     }
 }
 
@@ -848,7 +934,12 @@ mod tests {
         let tb = AliveTable::new(3, 0.0, 1.0, AliveMode::Volterra);
         for &u in &[0.3, 1.0, 2.5] {
             let exact = 1.0 - (1.0 - (-u as f64).exp()).powi(3);
-            assert!((tb.s1(u) - exact).abs() < 3e-3, "{u}: {} {}", tb.s1(u), exact);
+            assert!(
+                (tb.s1(u) - exact).abs() < 3e-3,
+                "{u}: {} {}",
+                tb.s1(u),
+                exact
+            );
         }
     }
 
@@ -857,7 +948,16 @@ mod tests {
         // §2.4(a)-(b) directly
         let (n0, lam, nu, sig, kappa) = (4u32, 0.2, 3.0, 2.0, 10.0);
         let t = 5.0;
-        let m = known_moments(n0, lam, nu, sig, kappa, &[t], AliveMode::Volterra, MomentMode::NoAbsorption)[0];
+        let m = known_moments(
+            n0,
+            lam,
+            nu,
+            sig,
+            kappa,
+            &[t],
+            AliveMode::Volterra,
+            MomentMode::NoAbsorption,
+        )[0];
         let r = nu * lam;
         let (m1, m2) = (1.0 + sig, sig * (2.0 + sig));
         let p = (-lam * t as f64).exp();
@@ -874,14 +974,22 @@ mod tests {
     fn lattice_interpolation_close_to_exact() {
         let mut lat = TableLattice::new();
         let mut worst: f64 = 0.0;
-        for &(n0, nu, sg) in &[(1u32, 0.37, 2.3), (3, 1.7, 0.4), (7, 0.05, 11.0), (2, 3.3, 5.5), (20, 0.8, 1.1)] {
+        for &(n0, nu, sg) in &[
+            (1u32, 0.37, 2.3),
+            (3, 1.7, 0.4),
+            (7, 0.05, 11.0),
+            (2, 3.3, 5.5),
+            (20, 0.8, 1.1),
+        ] {
             let ex = AliveTable::new(n0, nu, sg, AliveMode::Volterra);
             let hd = lat.prepare(n0, nu, sg, AliveMode::Volterra);
             for &u in &[0.2, 1.0, 3.0, 8.0, 30.0, 60.0] {
                 let (a, b) = ex.psi(u);
                 let (c, d) = lat.psi(hd, u);
                 let scale = (1.0 - (-u as f64).exp()).max(1e-9);
-                worst = worst.max(((a - c) / scale).abs()).max(((b - d) / scale).abs());
+                worst = worst
+                    .max(((a - c) / scale).abs())
+                    .max(((b - d) / scale).abs());
             }
         }
         assert!(worst < 0.01, "lattice Ψ error {worst}");
@@ -891,7 +999,9 @@ mod tests {
     fn lattice_fast_deltas_match_direct() {
         // the resampled-grid Δ against the direct per-node table lookups on the same lattice
         let cfg = MomentConfig::fast();
-        let ts: Vec<f64> = (0..24).map(|i| 0.04 * (26_280.0f64 / 0.04).powf(i as f64 / 23.0)).collect();
+        let ts: Vec<f64> = (0..24)
+            .map(|i| 0.04 * (26_280.0f64 / 0.04).powf(i as f64 / 23.0))
+            .collect();
         let mut worst: f64 = 0.0;
         for (n0, al, bl, an, bn, as_, bs) in [
             (1u32, 1.2, 60.0, 1.0, 0.5, 1.0, 0.2),
@@ -899,7 +1009,12 @@ mod tests {
             (8, 40.2, 2000.0, 30.0, 10.0, 90.0, 20.2),
             (2, 400.2, 8000.0, 200.0, 90.0, 20.0, 100.2),
         ] {
-            let b = Belief { n0, lambda: Gamma::new(al, bl), nu: Gamma::new(an, bn), sigma: Gamma::new(as_, bs) };
+            let b = Belief {
+                n0,
+                lambda: Gamma::new(al, bl),
+                nu: Gamma::new(an, bn),
+                sigma: Gamma::new(as_, bs),
+            };
             let mut lat = TableLattice::new();
             let mut nodes = NodeCache::default();
             let d = absorption_corrections(&b, 20.0, &ts, &cfg, &mut lat, &mut nodes);
@@ -909,7 +1024,8 @@ mod tests {
                 // error relative to the larger of the correction and the moment (E[X_t] = E0 − Δ1 can cancel to
                 // ≈ 0 when almost every path is absorbed; the policy sums absolute cores)
                 let e1 = (d[k].0 - f[k].0).abs() / m[k].mean.max(d[k].0).max(1e-3);
-                let e2 = (d[k].1 - f[k].1).abs() / (m[k].var + m[k].mean * m[k].mean).max(d[k].1).max(1e-3);
+                let e2 = (d[k].1 - f[k].1).abs()
+                    / (m[k].var + m[k].mean * m[k].mean).max(d[k].1).max(1e-3);
                 worst = worst.max(e1).max(e2);
             }
         }
@@ -950,7 +1066,10 @@ impl CurveBasis {
             let m = posterior_moments_with(b, kappa, t, cfg, src, nodes);
             return CurveBasis {
                 n_delta: b.n0,
-                fixed: Some((m.iter().map(|x| x.mean).collect(), m.iter().map(|x| x.var).collect())),
+                fixed: Some((
+                    m.iter().map(|x| x.mean).collect(),
+                    m.iter().map(|x| x.var).collect(),
+                )),
                 ..Default::default()
             };
         }
@@ -970,7 +1089,11 @@ impl CurveBasis {
         src: &mut dyn PsiSource,
         nodes: &mut NodeCache,
     ) -> Vec<(f64, f64)> {
-        let n = if t.len() <= cfg.n_interp.max(2) { t.len() } else { cfg.n_interp };
+        let n = if t.len() <= cfg.n_interp.max(2) {
+            t.len()
+        } else {
+            cfg.n_interp
+        };
         if cfg.mode == MomentMode::NoAbsorption || b.n0 == 0 || t.is_empty() {
             return vec![(0.0, 0.0); n];
         }
@@ -992,7 +1115,11 @@ impl CurveBasis {
         lat: &mut TableLattice,
         nodes: &mut NodeCache,
     ) -> Vec<(f64, f64)> {
-        let n = if t.len() <= cfg.n_interp.max(2) { t.len() } else { cfg.n_interp };
+        let n = if t.len() <= cfg.n_interp.max(2) {
+            t.len()
+        } else {
+            cfg.n_interp
+        };
         if cfg.mode == MomentMode::NoAbsorption || b.n0 == 0 || t.is_empty() {
             return vec![(0.0, 0.0); n];
         }
@@ -1007,7 +1134,13 @@ impl CurveBasis {
     /// Build from precomputed absorption corrections `d` (output of [`CurveBasis::coarse_deltas`] for the same
     /// `t` and `cfg`, possibly computed for a nearby belief: the Δ-memo of the simulator). The closed-form part
     /// is computed exactly for `b`. Panics if `d` has the wrong length.
-    pub fn from_deltas(b: &Belief, kappa: f64, t: &[f64], cfg: &MomentConfig, d: &[(f64, f64)]) -> CurveBasis {
+    pub fn from_deltas(
+        b: &Belief,
+        kappa: f64,
+        t: &[f64],
+        cfg: &MomentConfig,
+        d: &[(f64, f64)],
+    ) -> CurveBasis {
         let kp = 1.0 / kappa;
         let a = b.lambda.shape;
         let mut l0 = Vec::with_capacity(t.len());
@@ -1026,14 +1159,31 @@ impl CurveBasis {
         let c3 = b.nu.second() * (1.0 + 2.0 * es + es2);
         let (d1, d2) = if t.len() <= cfg.n_interp.max(2) {
             assert_eq!(d.len(), t.len(), "from_deltas: wrong Δ length");
-            (d.iter().map(|x| x.0).collect(), d.iter().map(|x| x.1).collect())
+            (
+                d.iter().map(|x| x.0).collect(),
+                d.iter().map(|x| x.1).collect(),
+            )
         } else {
             assert_eq!(d.len(), cfg.n_interp, "from_deltas: wrong Δ length");
             let lg = LogGrid::new(t[0], t[t.len() - 1], cfg.n_interp);
             let v: Vec<(f64, f64)> = t.iter().map(|&x| lg.interp_pair(d, x)).collect();
-            (v.iter().map(|x| x.0).collect(), v.iter().map(|x| x.1).collect())
+            (
+                v.iter().map(|x| x.0).collect(),
+                v.iter().map(|x| x.1).collect(),
+            )
         };
-        CurveBasis { l0, l1, l2, c1, c2, c3, d1, d2, n_delta: b.n0, fixed: None }
+        CurveBasis {
+            l0,
+            l1,
+            l2,
+            c1,
+            c2,
+            c3,
+            d1,
+            d2,
+            n_delta: b.n0,
+            fixed: None,
+        }
     }
 
     /// Write `E[X_t]` and `Var[X_t]` for current core count `n` into `e`, `v` (same length as the grid).
@@ -1052,7 +1202,9 @@ impl CurveBasis {
         for k in 0..e.len() {
             let (l0, l1, l2) = (self.l0[k], self.l1[k], self.l2[k]);
             let m = nf * l1 + self.c1 * (l0 - l1) - self.d1[k];
-            let m2 = nf * l1 + nf * (nf - 1.0) * l2 + 2.0 * nf * self.c1 * (l1 - l2)
+            let m2 = nf * l1
+                + nf * (nf - 1.0) * l2
+                + 2.0 * nf * self.c1 * (l1 - l2)
                 + self.c1 * (l0 - l1)
                 + 0.5 * self.c2 * (l0 - l2)
                 + self.c3 * (l0 - 2.0 * l1 + l2)

@@ -52,7 +52,9 @@ impl PolicyKind {
             "FIRST" | "1" => Ok(PolicyKind::First),
             "SECOND" | "2" => Ok(PolicyKind::Second),
             "ACCEPT_IF_FITS" | "UPPER" | "FITS" => Ok(PolicyKind::AcceptIfFits),
-            o => Err(format!("unknown policy '{o}' (expected ZEROTH, FIRST, SECOND or ACCEPT_IF_FITS)")),
+            o => Err(format!(
+                "unknown policy '{o}' (expected ZEROTH, FIRST, SECOND or ACCEPT_IF_FITS)"
+            )),
         }
     }
     /// True if the policy needs the moment curves of §2.6.3.
@@ -184,7 +186,11 @@ impl Default for AdmitParams {
             labelling_obs: 1,
             marginal_eps: 0.1,
             update: UpdateMode::Vb,
-            moments: MomentConfig { mode: MomentMode::Canonical, n_interp: 24, ..MomentConfig::fast() },
+            moments: MomentConfig {
+                mode: MomentMode::Canonical,
+                n_interp: 24,
+                ..MomentConfig::fast()
+            },
             subhorizons: vec![26_280.0, 8_760.0, 730.0, 168.0, 24.0],
             steps: 600,
             curve_points: 128,
@@ -204,7 +210,13 @@ impl Default for AdmitParams {
 impl AdmitParams {
     /// Check ranges; the error names the offending field.
     pub fn validate(&self) -> Result<(), String> {
-        let pos = |v: f64, n: &str| if v.is_finite() && v > 0.0 { Ok(()) } else { Err(format!("{n} must be > 0 (got {v})")) };
+        let pos = |v: f64, n: &str| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{n} must be > 0 (got {v})"))
+            }
+        };
         pos(self.capacity, "capacity")?;
         pos(self.arrival_rate, "arrival_rate")?;
         pos(self.horizon_hours, "horizon_hours")?;
@@ -213,12 +225,23 @@ impl AdmitParams {
         if !(self.sla > 0.0 && self.sla < 1.0) {
             return Err(format!("sla must be in (0, 1) (got {})", self.sla));
         }
-        for (g, n) in [(self.priors.lambda, "lambda"), (self.priors.nu, "nu"), (self.priors.sigma, "sigma")] {
+        for (g, n) in [
+            (self.priors.lambda, "lambda"),
+            (self.priors.nu, "nu"),
+            (self.priors.sigma, "sigma"),
+        ] {
             if !g.is_valid() {
-                return Err(format!("priors.{n} must have positive finite shape and rate"));
+                return Err(format!(
+                    "priors.{n} must have positive finite shape and rate"
+                ));
             }
         }
-        if self.subhorizons.is_empty() || self.subhorizons.iter().any(|h| !(h.is_finite() && *h > 0.0)) {
+        if self.subhorizons.is_empty()
+            || self
+                .subhorizons
+                .iter()
+                .any(|h| !(h.is_finite() && *h > 0.0))
+        {
             return Err("subhorizons must be a non-empty list of positive hours".into());
         }
         if self.steps == 0 {
@@ -229,10 +252,17 @@ impl AdmitParams {
         }
         if let InitialSize::Empirical { sizes, weights } = &self.initial_size {
             if sizes.is_empty() || sizes.len() != weights.len() || sizes.contains(&0) {
-                return Err("initial_size: sizes (≥ 1) and weights must be non-empty and of equal length".into());
+                return Err(
+                    "initial_size: sizes (≥ 1) and weights must be non-empty and of equal length"
+                        .into(),
+                );
             }
-            if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0)) || weights.iter().sum::<f64>() <= 0.0 {
-                return Err("initial_size: weights must be non-negative with a positive sum".into());
+            if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0))
+                || weights.iter().sum::<f64>() <= 0.0
+            {
+                return Err(
+                    "initial_size: weights must be non-negative with a positive sum".into(),
+                );
             }
         }
         if !(self.delta_quantum >= 0.0 && self.delta_quantum.is_finite()) {

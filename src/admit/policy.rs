@@ -30,9 +30,18 @@ impl LeadGrid {
         if curve_points == 0 || sorted.len() < 2 {
             let map = policy_t
                 .iter()
-                .map(|x| (sorted.binary_search_by(|p| p.total_cmp(x)).unwrap_or(0) as u32, 0.0))
+                .map(|x| {
+                    (
+                        sorted.binary_search_by(|p| p.total_cmp(x)).unwrap_or(0) as u32,
+                        0.0,
+                    )
+                })
                 .collect();
-            return LeadGrid { policy_t, curve_t: sorted, map };
+            return LeadGrid {
+                policy_t,
+                curve_t: sorted,
+                map,
+            };
         }
         let lg = super::moments::LogGrid::new(sorted[0], sorted[sorted.len() - 1], curve_points);
         let map = policy_t
@@ -42,7 +51,11 @@ impl LeadGrid {
                 (i as u32, f)
             })
             .collect();
-        LeadGrid { policy_t, curve_t: lg.t, map }
+        LeadGrid {
+            policy_t,
+            curve_t: lg.t,
+            map,
+        }
     }
 
     /// Value of a curve (given on `curve_t`) at policy point k.
@@ -129,7 +142,9 @@ impl AdmissionPolicy for MomentPolicy {
                                 let d = c.capacity - e;
                                 e < c.capacity && v / (v + d * d) < th
                             }
-                            SecondParam::Cores { delta } => e + (v * (1.0 - delta) / delta).sqrt() < th,
+                            SecondParam::Cores { delta } => {
+                                e + (v * (1.0 - delta) / delta).sqrt() < th
+                            }
                         }
                     };
                     if !(ok || (self.spec.marginal && mc < c.marginal_eps)) {

@@ -48,7 +48,12 @@ pub struct Priors {
 impl Default for Priors {
     /// ALGORITHMS.md §2.13: λ ~ Γ(1.2, 60 h), ν ~ Γ(1.0, 0.5), σ ~ Γ(1.0, 0.2), κ = 20.
     fn default() -> Self {
-        Priors { lambda: Gamma::new(1.2, 60.0), nu: Gamma::new(1.0, 0.5), sigma: Gamma::new(1.0, 0.2), kappa: 20.0 }
+        Priors {
+            lambda: Gamma::new(1.2, 60.0),
+            nu: Gamma::new(1.0, 0.5),
+            sigma: Gamma::new(1.0, 0.2),
+            kappa: 20.0,
+        }
     }
 }
 
@@ -57,14 +62,20 @@ impl Default for Priors {
 pub fn update(prior: &Priors, s: &SuffStats, mode: UpdateMode) -> (Gamma, Gamma, Gamma) {
     let a_l = prior.lambda.shape + s.deaths + s.requests;
     let a_n = prior.nu.shape + s.requests;
-    let sig = Gamma::new(prior.sigma.shape + s.extra_cores, prior.sigma.rate + s.sizes);
+    let sig = Gamma::new(
+        prior.sigma.shape + s.extra_cores,
+        prior.sigma.rate + s.sizes,
+    );
     match mode {
         UpdateMode::Vb => {
             let mut nu_bar = prior.nu.mean();
             let mut lam = Gamma::new(a_l, prior.lambda.rate);
             let mut nu = prior.nu;
             for _ in 0..10 {
-                let b_l = prior.lambda.rate + s.exposure + s.age / prior.kappa + nu_bar * s.request_exposure;
+                let b_l = prior.lambda.rate
+                    + s.exposure
+                    + s.age / prior.kappa
+                    + nu_bar * s.request_exposure;
                 lam = Gamma::new(a_l, b_l);
                 let b_n = prior.nu.rate + lam.mean() * s.request_exposure;
                 nu = Gamma::new(a_n, b_n);
@@ -78,7 +89,10 @@ pub fn update(prior: &Priors, s: &SuffStats, mode: UpdateMode) -> (Gamma, Gamma,
             (lam, nu, sig)
         }
         UpdateMode::Decoupled => {
-            let lam = Gamma::new(prior.lambda.shape + s.deaths, prior.lambda.rate + s.exposure);
+            let lam = Gamma::new(
+                prior.lambda.shape + s.deaths,
+                prior.lambda.rate + s.exposure,
+            );
             let nu = Gamma::new(a_n, prior.nu.rate + lam.mean() * s.request_exposure);
             (lam, nu, sig)
         }

@@ -30,7 +30,9 @@ pub fn mix64(mut z: u64) -> u64 {
 
 /// The stream of component `comp`, index `idx` (e.g. arrival number) of run seed `seed`.
 pub fn stream(seed: u64, comp: u64, idx: u64) -> Pcg64Mcg {
-    Pcg64Mcg::seed_from_u64(mix64(mix64(mix64(seed) ^ comp.wrapping_mul(0xA24B_AED4_963E_E407)) ^ idx))
+    Pcg64Mcg::seed_from_u64(mix64(
+        mix64(mix64(seed) ^ comp.wrapping_mul(0xA24B_AED4_963E_E407)) ^ idx,
+    ))
 }
 
 /// Uniform in (0, 1].
@@ -115,7 +117,10 @@ mod tests {
         assert!((g - 0.35).abs() < 0.01, "{g}");
         let p: f64 = (0..n).map(|_| poisson(&mut r, 4.5) as f64).sum::<f64>() / n as f64;
         assert!((p - 4.5).abs() < 0.03, "{p}");
-        let p: f64 = (0..n / 10).map(|_| poisson(&mut r, 75.0) as f64).sum::<f64>() / (n / 10) as f64;
+        let p: f64 = (0..n / 10)
+            .map(|_| poisson(&mut r, 75.0) as f64)
+            .sum::<f64>()
+            / (n / 10) as f64;
         assert!((p - 75.0).abs() < 0.3, "{p}");
         let e: f64 = (0..n).map(|_| exp(&mut r, 4.0)).sum::<f64>() / n as f64;
         assert!((e - 0.25).abs() < 0.003, "{e}");

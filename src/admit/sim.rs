@@ -3,8 +3,6 @@
 //! absorption at zero cores), all-or-nothing scale-out grants, metrics of §2.10.
 
 use super::moments::{Belief, CurveBasis, ExactTables, NodeCache, PsiSource, TableLattice};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use super::params::{AdmitParams, InitialSize, Labelling, PolicySpec};
 use super::policy::{AdmissionPolicy, DecisionContext, LeadGrid, MomentPolicy};
 use super::posterior::{update, SuffStats};
@@ -13,6 +11,8 @@ use crate::des::{Des, TimerKey, World};
 use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::collections::HashMap;
 
 /// True parameters of one deployment type (hidden from the provider).
@@ -56,8 +56,16 @@ pub fn draw_arrival(p: &AdmitParams, seed: u64, idx: u64) -> ArrivalDraw {
     let a = draw_type(&mut r, p);
     let b = draw_type(&mut r, p);
     let which = if r.random::<f64>() < 0.5 { 0 } else { 1 };
-    let theta = if p.labelling == Labelling::Off { a } else { [a, b][which] };
-    let which = if p.labelling == Labelling::Off { 0 } else { which };
+    let theta = if p.labelling == Labelling::Off {
+        a
+    } else {
+        [a, b][which]
+    };
+    let which = if p.labelling == Labelling::Off {
+        0
+    } else {
+        which
+    };
     let u_size = r.random::<f64>();
     let mut rs = stream(seed, comp::ARRIVAL_TYPE, idx ^ 0x8000_0000_0000_0000);
     let n0 = match &p.initial_size {
@@ -77,7 +85,13 @@ pub fn draw_arrival(p: &AdmitParams, seed: u64, idx: u64) -> ArrivalDraw {
         }
     };
     let max_life = exp(&mut r, theta.lambda / p.priors.kappa);
-    ArrivalDraw { theta, types: [a, b], which, n0, max_life }
+    ArrivalDraw {
+        theta,
+        types: [a, b],
+        which,
+        n0,
+        max_life,
+    }
 }
 
 /// Pseudo-observations of one type (ALGORITHMS.md §2.11): m lifetimes, m scale-out gaps, m sizes.
@@ -233,7 +247,14 @@ struct Cluster<'a> {
 }
 
 fn hyper(b: &Belief) -> [f64; 6] {
-    [b.lambda.shape, b.lambda.rate, b.nu.shape, b.nu.rate, b.sigma.shape, b.sigma.rate]
+    [
+        b.lambda.shape,
+        b.lambda.rate,
+        b.nu.shape,
+        b.nu.rate,
+        b.sigma.shape,
+        b.sigma.rate,
+    ]
 }
 
 fn add_stats(a: &SuffStats, b: &SuffStats) -> SuffStats {
@@ -261,7 +282,12 @@ impl<'a> Cluster<'a> {
         own.age = now - d.born;
         let mk = |ps: &SuffStats| {
             let (l, v, s) = update(&self.p.priors, &add_stats(&own, ps), self.p.update);
-            Belief { n0: n, lambda: l, nu: v, sigma: s }
+            Belief {
+                n0: n,
+                lambda: l,
+                nu: v,
+                sigma: s,
+            }
         };
         let b0 = mk(&d.pseudo[0]);
         let b1 = if d.n_types == 2 { mk(&d.pseudo[1]) } else { b0 };
@@ -276,15 +302,30 @@ impl<'a> Cluster<'a> {
         let q = self.p.delta_quantum;
         if self.p.lattice && q > 0.0 && cfg.mode == super::moments::MomentMode::Canonical {
             // signature of everything Δ depends on besides the belief; clear the memo when it changes
-            let mut sig = vec![kappa.to_bits(), q.to_bits(), cfg.j_tau as u64, cfg.j_nu as u64, cfg.j_sigma as u64];
-            sig.extend([cfg.n_interp as u64, cfg.alive as u64, t.len() as u64, t[0].to_bits(), t[t.len() - 1].to_bits()]);
+            let mut sig = vec![
+                kappa.to_bits(),
+                q.to_bits(),
+                cfg.j_tau as u64,
+                cfg.j_nu as u64,
+                cfg.j_sigma as u64,
+            ];
+            sig.extend([
+                cfg.n_interp as u64,
+                cfg.alive as u64,
+                t.len() as u64,
+                t[0].to_bits(),
+                t[t.len() - 1].to_bits(),
+            ]);
             if self.cache.delta_sig != sig {
                 self.cache.deltas.clear();
                 self.cache.delta_sig = sig;
             }
         }
         for b in bs.iter().take(n_types) {
-            let memo = self.p.lattice && q > 0.0 && cfg.mode == super::moments::MomentMode::Canonical && b.n0 > 0;
+            let memo = self.p.lattice
+                && q > 0.0
+                && cfg.mode == super::moments::MomentMode::Canonical
+                && b.n0 > 0;
             let cb = if memo {
                 let n = TableLattice::n0_rung(b.n0);
                 let kl = (b.lambda.rate.ln() / q).round();
@@ -311,9 +352,23 @@ impl<'a> Cluster<'a> {
                         bq.nu.rate = libm::exp(kn * q);
                         self.cache.lattice.reset_handles();
                         let d = if self.p.psi_grid {
-                            CurveBasis::coarse_deltas_lattice(&bq, kappa, t, cfg, &mut self.cache.lattice, &mut self.cache.nodes)
+                            CurveBasis::coarse_deltas_lattice(
+                                &bq,
+                                kappa,
+                                t,
+                                cfg,
+                                &mut self.cache.lattice,
+                                &mut self.cache.nodes,
+                            )
                         } else {
-                            CurveBasis::coarse_deltas(&bq, kappa, t, cfg, &mut self.cache.lattice, &mut self.cache.nodes)
+                            CurveBasis::coarse_deltas(
+                                &bq,
+                                kappa,
+                                t,
+                                cfg,
+                                &mut self.cache.lattice,
+                                &mut self.cache.nodes,
+                            )
                         };
                         if self.cache.deltas.len() >= DELTA_MEMO_CAP {
                             self.cache.deltas.clear();
@@ -323,15 +378,39 @@ impl<'a> Cluster<'a> {
                     }
                 };
                 CurveBasis::from_deltas(b, kappa, t, cfg, &d)
-            } else if self.p.lattice && self.p.psi_grid && cfg.mode != super::moments::MomentMode::PaperFactorised {
-                let d = CurveBasis::coarse_deltas_lattice(b, kappa, t, cfg, &mut self.cache.lattice, &mut self.cache.nodes);
+            } else if self.p.lattice
+                && self.p.psi_grid
+                && cfg.mode != super::moments::MomentMode::PaperFactorised
+            {
+                let d = CurveBasis::coarse_deltas_lattice(
+                    b,
+                    kappa,
+                    t,
+                    cfg,
+                    &mut self.cache.lattice,
+                    &mut self.cache.nodes,
+                );
                 CurveBasis::from_deltas(b, kappa, t, cfg, &d)
             } else if self.p.lattice {
                 self.cache.lattice.reset_handles();
-                CurveBasis::new(b, kappa, t, cfg, &mut self.cache.lattice, &mut self.cache.nodes)
+                CurveBasis::new(
+                    b,
+                    kappa,
+                    t,
+                    cfg,
+                    &mut self.cache.lattice,
+                    &mut self.cache.nodes,
+                )
             } else {
                 let mut ex = ExactTables::default();
-                CurveBasis::new(b, kappa, t, cfg, &mut ex as &mut dyn PsiSource, &mut self.cache.nodes)
+                CurveBasis::new(
+                    b,
+                    kappa,
+                    t,
+                    cfg,
+                    &mut ex as &mut dyn PsiSource,
+                    &mut self.cache.nodes,
+                )
             };
             out.push(cb);
         }
@@ -498,13 +577,22 @@ impl<'a> Cluster<'a> {
         // pseudo-observations
         let mut pr = stream(self.seed, comp::PSEUDO_OBS, idx);
         let (pseudo, n_types) = match self.p.labelling {
-            Labelling::Off => ([pseudo_observations(&mut pr, &a.theta, self.p.pseudo_obs), SuffStats::default()], 1),
+            Labelling::Off => (
+                [
+                    pseudo_observations(&mut pr, &a.theta, self.p.pseudo_obs),
+                    SuffStats::default(),
+                ],
+                1,
+            ),
             Labelling::Labelled | Labelling::Unlabelled => {
                 let m = self.p.labelling_obs;
                 let s0 = pseudo_observations(&mut pr, &a.types[0], m);
                 let s1 = pseudo_observations(&mut pr, &a.types[1], m);
                 if self.p.labelling == Labelling::Labelled {
-                    ([if a.which == 0 { s0 } else { s1 }, SuffStats::default()], 1)
+                    (
+                        [if a.which == 0 { s0 } else { s1 }, SuffStats::default()],
+                        1,
+                    )
                 } else {
                     ([s0, s1], 2)
                 }
@@ -515,7 +603,12 @@ impl<'a> Cluster<'a> {
             self.refresh_curves(now);
             let mk = |ps: &SuffStats| {
                 let (l, v, s) = update(&self.p.priors, ps, self.p.update);
-                Belief { n0: a.n0, lambda: l, nu: v, sigma: s }
+                Belief {
+                    n0: a.n0,
+                    lambda: l,
+                    nu: v,
+                    sigma: s,
+                }
             };
             let b0 = mk(&pseudo[0]);
             let b1 = if n_types == 2 { mk(&pseudo[1]) } else { b0 };
@@ -695,7 +788,13 @@ pub fn lead_grid(p: &AdmitParams) -> LeadGrid {
 
 /// Simulate one run of `p.horizon_hours` with policy `spec` and run seed `seed` (ALGORITHMS.md §2.1).
 /// Deterministic: the same inputs give bit-identical results. `grid` must come from [`lead_grid`] of `p`.
-pub fn simulate_run(p: &AdmitParams, spec: PolicySpec, seed: u64, grid: &LeadGrid, cache: &mut SimCache) -> RunResult {
+pub fn simulate_run(
+    p: &AdmitParams,
+    spec: PolicySpec,
+    seed: u64,
+    grid: &LeadGrid,
+    cache: &mut SimCache,
+) -> RunResult {
     let mut des: Des<Ev> = Des::new();
     let mut arr_rng = stream(seed, comp::ARRIVAL_TIMES, 0);
     let first = exp(&mut arr_rng, p.arrival_rate);
@@ -708,7 +807,10 @@ pub fn simulate_run(p: &AdmitParams, spec: PolicySpec, seed: u64, grid: &LeadGri
     let needs = spec.kind.needs_curves();
     let mut w = Cluster {
         p,
-        policy: MomentPolicy { spec, second: p.second_param },
+        policy: MomentPolicy {
+            spec,
+            second: p.second_param,
+        },
         seed,
         grid,
         cache,
@@ -733,7 +835,10 @@ pub fn simulate_run(p: &AdmitParams, spec: PolicySpec, seed: u64, grid: &LeadGri
     w.integrate(t_end);
     // last (partial) month
     let m = std::mem::take(&mut w.month);
-    if m.core_hours > 0.0 || m.requests > 0 || w.res.months.len() < (t_end / p.month_hours).ceil() as usize {
+    if m.core_hours > 0.0
+        || m.requests > 0
+        || w.res.months.len() < (t_end / p.month_hours).ceil() as usize
+    {
         w.res.months.push(m);
     }
     let total: f64 = w.res.months.iter().map(|m| m.core_hours).sum();
@@ -768,7 +873,11 @@ pub fn simulate_deployment_moments(
         loop {
             let rate = theta.lambda * n as f64 + theta.nu * theta.lambda;
             let dt = exp(&mut r, rate);
-            let tn = if n == 0 || t + dt >= kill { f64::INFINITY } else { t + dt };
+            let tn = if n == 0 || t + dt >= kill {
+                f64::INFINITY
+            } else {
+                t + dt
+            };
             while ti < nt && times[order[ti]] < tn {
                 let tt = times[order[ti]];
                 xs[order[ti]].push(if tt >= kill { 0.0 } else { n as f64 });

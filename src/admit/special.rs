@@ -93,7 +93,10 @@ pub struct Lambda0 {
 impl Lambda0 {
     /// Prepare for size parameter `sigma ≥ 0`.
     pub fn new(sigma: f64) -> Lambda0 {
-        Lambda0 { sigma, ein_sigma: if sigma < 1e-12 { 0.0 } else { ein(sigma) } }
+        Lambda0 {
+            sigma,
+            ein_sigma: if sigma < 1e-12 { 0.0 } else { ein(sigma) },
+        }
     }
     /// `Λ0(u)` (u in mean core lifetimes), equal to `lambda0(u, sigma)`.
     #[inline]
@@ -103,7 +106,8 @@ impl Lambda0 {
         if sigma < 1e-12 {
             1.0 - x
         } else {
-            self.ein_sigma - ein(sigma * x) + (-sigma * x).exp() * (-(-sigma * (1.0 - x)).exp_m1()) / sigma
+            self.ein_sigma - ein(sigma * x)
+                + (-sigma * x).exp() * (-(-sigma * (1.0 - x)).exp_m1()) / sigma
         }
     }
 }
@@ -228,7 +232,10 @@ mod tests {
             let (x, w) = gauss_laguerre_gamma(16, alpha);
             let v: f64 = x.iter().zip(&w).map(|(x, w)| w * (-0.37 * x).exp()).sum();
             let exact = 1.37f64.powf(-alpha);
-            assert!((v / exact - 1.0).abs() < 1e-9, "alpha {alpha}: {v} vs {exact}");
+            assert!(
+                (v / exact - 1.0).abs() < 1e-9,
+                "alpha {alpha}: {v} vs {exact}"
+            );
             let mean: f64 = x.iter().zip(&w).map(|(x, w)| w * x).sum();
             assert!((mean - alpha).abs() < 1e-9 * alpha.max(1.0));
         }

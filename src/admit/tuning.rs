@@ -65,11 +65,18 @@ pub fn summarise(threshold: f64, runs: &[RunResult]) -> Evaluation {
     let f = if req > 0.0 { fail / req } else { 0.0 };
     let mean_req = req / r;
     let var = if runs.len() > 1 {
-        runs.iter().map(|x| (x.failures as f64 - f * x.requests as f64).powi(2)).sum::<f64>() / (r - 1.0)
+        runs.iter()
+            .map(|x| (x.failures as f64 - f * x.requests as f64).powi(2))
+            .sum::<f64>()
+            / (r - 1.0)
     } else {
         0.0
     };
-    let se = if mean_req > 0.0 { (var / r).sqrt() / mean_req } else { 0.0 };
+    let se = if mean_req > 0.0 {
+        (var / r).sqrt() / mean_req
+    } else {
+        0.0
+    };
     let mut months = 0.0;
     let mut msum = 0.0;
     for x in runs {
@@ -102,11 +109,17 @@ pub fn bca_mean_ci(x: &[f64], b: usize, level: f64, seed: u64) -> (f64, f64) {
     let nd = Normal::new(0.0, 1.0).expect("standard normal");
     let mut r = stream(seed, comp::BOOTSTRAP, 0);
     let mut boots: Vec<f64> = (0..b)
-        .map(|_| (0..n).map(|_| x[(r.random::<u64>() % n as u64) as usize]).sum::<f64>() / n as f64)
+        .map(|_| {
+            (0..n)
+                .map(|_| x[(r.random::<u64>() % n as u64) as usize])
+                .sum::<f64>()
+                / n as f64
+        })
         .collect();
     boots.sort_by(|a, c| a.total_cmp(c));
     let below = boots.iter().filter(|v| **v < mean).count() as f64;
-    let prop = ((below + 0.5 * boots.iter().filter(|v| **v == mean).count() as f64) / b as f64).clamp(1e-6, 1.0 - 1e-6);
+    let prop = ((below + 0.5 * boots.iter().filter(|v| **v == mean).count() as f64) / b as f64)
+        .clamp(1e-6, 1.0 - 1e-6);
     let z0 = nd.inverse_cdf(prop);
     let sum: f64 = x.iter().sum();
     let jack: Vec<f64> = x.iter().map(|v| (sum - v) / (n - 1) as f64).collect();
@@ -160,12 +173,17 @@ pub fn tune(
         return Err("runs must be ≥ 1".into());
     }
     let seeds: Vec<u64> = (0..runs).map(|r| run_seed(seed, r)).collect();
-    let iters = if kind == PolicyKind::AcceptIfFits { 0 } else { p.tune_iterations };
+    let iters = if kind == PolicyKind::AcceptIfFits {
+        0
+    } else {
+        p.tune_iterations
+    };
     let total = runs * (iters + 1);
     let mut done = 0usize;
     let mut sweep = Vec::new();
     let (mut lo, mut hi) = p.threshold_bounds(kind);
-    let log_space = kind == PolicyKind::Second && matches!(p.second_param, super::params::SecondParam::Ratio);
+    let log_space =
+        kind == PolicyKind::Second && matches!(p.second_param, super::params::SecondParam::Ratio);
     if log_space {
         lo = lo.log10();
         hi = hi.log10();
@@ -174,7 +192,11 @@ pub fn tune(
     let mut best: Option<Evaluation> = None;
     for _ in 0..iters {
         let mid = 0.5 * (lo + hi);
-        let spec = PolicySpec { kind, threshold: to_th(mid), marginal };
+        let spec = PolicySpec {
+            kind,
+            threshold: to_th(mid),
+            marginal,
+        };
         let ev = evaluate(p, spec, &seeds, cache, &mut done, total, progress).ok_or("cancelled")?;
         if ev.failure_rate_upper <= p.sla {
             lo = mid;
@@ -194,8 +216,13 @@ pub fn tune(
             b
         }
         _ => {
-            let spec = PolicySpec { kind, threshold, marginal };
-            let ev = evaluate(p, spec, &seeds, cache, &mut done, total, progress).ok_or("cancelled")?;
+            let spec = PolicySpec {
+                kind,
+                threshold,
+                marginal,
+            };
+            let ev =
+                evaluate(p, spec, &seeds, cache, &mut done, total, progress).ok_or("cancelled")?;
             sweep.push(ev.clone());
             ev
         }
@@ -206,7 +233,15 @@ pub fn tune(
         name.push_str("+MARGINAL");
     }
     sweep.sort_by(|a, b| a.threshold.total_cmp(&b.threshold));
-    Ok(TuneResult { policy: name, kind, marginal, threshold, tuned, utilization_ci: ci, sweep })
+    Ok(TuneResult {
+        policy: name,
+        kind,
+        marginal,
+        threshold,
+        tuned,
+        utilization_ci: ci,
+        sweep,
+    })
 }
 
 /// Named experiment presets of ALGORITHMS.md §2.12.
@@ -225,12 +260,19 @@ pub enum Preset {
 impl Preset {
     /// Parse "E0.1" … "E0.4" (also "e01", "1" …).
     pub fn parse(s: &str) -> Result<Preset, String> {
-        match s.trim().to_ascii_uppercase().replace(['.', '_'], "").as_str() {
+        match s
+            .trim()
+            .to_ascii_uppercase()
+            .replace(['.', '_'], "")
+            .as_str()
+        {
             "E01" | "1" => Ok(Preset::E01),
             "E02" | "2" => Ok(Preset::E02),
             "E03" | "3" => Ok(Preset::E03),
             "E04" | "4" => Ok(Preset::E04),
-            o => Err(format!("unknown preset '{o}' (expected E0.1, E0.2, E0.3 or E0.4)")),
+            o => Err(format!(
+                "unknown preset '{o}' (expected E0.1, E0.2, E0.3 or E0.4)"
+            )),
         }
     }
     /// Canonical name "E0.1" … "E0.4".
@@ -255,13 +297,28 @@ impl Preset {
                 ("ZEROTH".into(), base.clone(), PolicyKind::Zeroth, false),
                 ("FIRST".into(), base.clone(), PolicyKind::First, false),
                 ("SECOND".into(), base.clone(), PolicyKind::Second, false),
-                ("UPPER_BOUND".into(), base.clone(), PolicyKind::AcceptIfFits, false),
+                (
+                    "UPPER_BOUND".into(),
+                    base.clone(),
+                    PolicyKind::AcceptIfFits,
+                    false,
+                ),
             ],
             Preset::E02 => {
-                let mut v = vec![("ZEROTH".to_string(), base.clone(), PolicyKind::Zeroth, false)];
+                let mut v = vec![(
+                    "ZEROTH".to_string(),
+                    base.clone(),
+                    PolicyKind::Zeroth,
+                    false,
+                )];
                 for m in [0u32, 1, 5, 50] {
                     for k in [PolicyKind::First, PolicyKind::Second] {
-                        v.push((format!("{}+MARGINAL m={m}", k.name()), with(m, Labelling::Off), k, true));
+                        v.push((
+                            format!("{}+MARGINAL m={m}", k.name()),
+                            with(m, Labelling::Off),
+                            k,
+                            true,
+                        ));
                     }
                 }
                 v
@@ -270,15 +327,29 @@ impl Preset {
                 let mut v = Vec::new();
                 for m in [1u32, 5, 50] {
                     for mg in [false, true] {
-                        let name = if mg { format!("SECOND+MARGINAL m={m}") } else { format!("SECOND m={m}") };
+                        let name = if mg {
+                            format!("SECOND+MARGINAL m={m}")
+                        } else {
+                            format!("SECOND m={m}")
+                        };
                         v.push((name, with(m, Labelling::Off), PolicyKind::Second, mg));
                     }
                 }
                 v
             }
             Preset::E04 => vec![
-                ("SECOND labelled".into(), with(0, Labelling::Labelled), PolicyKind::Second, false),
-                ("SECOND unlabelled".into(), with(0, Labelling::Unlabelled), PolicyKind::Second, false),
+                (
+                    "SECOND labelled".into(),
+                    with(0, Labelling::Labelled),
+                    PolicyKind::Second,
+                    false,
+                ),
+                (
+                    "SECOND unlabelled".into(),
+                    with(0, Labelling::Unlabelled),
+                    PolicyKind::Second,
+                    false,
+                ),
             ],
         }
     }
@@ -325,8 +396,16 @@ pub fn run_preset(
 ) -> Result<ExperimentResult, String> {
     base.validate()?;
     let arms = preset.arms(base);
-    let per_arm: Vec<usize> =
-        arms.iter().map(|a| runs * (if a.2 == PolicyKind::AcceptIfFits { 1 } else { base.tune_iterations + 1 })).collect();
+    let per_arm: Vec<usize> = arms
+        .iter()
+        .map(|a| {
+            runs * (if a.2 == PolicyKind::AcceptIfFits {
+                1
+            } else {
+                base.tune_iterations + 1
+            })
+        })
+        .collect();
     let total: usize = per_arm.iter().sum();
     let mut offset = 0usize;
     let mut cache = SimCache::new();
@@ -336,14 +415,30 @@ pub fn run_preset(
         let mut hook = |d: usize, _t: usize| progress(off + d, total);
         let r = tune(&p, kind, marginal, runs, seed, &mut cache, &mut hook)?;
         offset += per_arm[i];
-        out.push(ArmResult { label, pseudo_obs: p.pseudo_obs, labelling: p.labelling, result: r, gain_vs_zeroth: None });
+        out.push(ArmResult {
+            label,
+            pseudo_obs: p.pseudo_obs,
+            labelling: p.labelling,
+            result: r,
+            gain_vs_zeroth: None,
+        });
     }
-    if let Some(z) = out.iter().find(|a| a.result.kind == PolicyKind::Zeroth).map(|a| a.result.tuned.utilization) {
+    if let Some(z) = out
+        .iter()
+        .find(|a| a.result.kind == PolicyKind::Zeroth)
+        .map(|a| a.result.tuned.utilization)
+    {
         for a in &mut out {
             if z > 0.0 {
                 a.gain_vs_zeroth = Some(a.result.tuned.utilization / z - 1.0);
             }
         }
     }
-    Ok(ExperimentResult { preset: preset.name().into(), runs, seed, params: base.clone(), arms: out })
+    Ok(ExperimentResult {
+        preset: preset.name().into(),
+        runs,
+        seed,
+        params: base.clone(),
+        arms: out,
+    })
 }

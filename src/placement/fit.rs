@@ -90,7 +90,13 @@ pub enum Family {
 
 impl Family {
     /// All families in display order.
-    pub const ALL: [Family; 5] = [Family::Gpa, Family::Av, Family::Perc, Family::Cantelli, Family::Max];
+    pub const ALL: [Family; 5] = [
+        Family::Gpa,
+        Family::Av,
+        Family::Perc,
+        Family::Cantelli,
+        Family::Max,
+    ];
 
     /// The family's name as written in specs.
     pub fn name(self) -> &'static str {
@@ -131,7 +137,11 @@ impl FitSpec {
             "av" => Family::Av,
             "perc" => Family::Perc,
             "max" => Family::Max,
-            other => return Err(format!("unknown fit test '{other}' (expected gpa:RHO, cantelli:B, av:F, perc:P or max)")),
+            other => {
+                return Err(format!(
+                "unknown fit test '{other}' (expected gpa:RHO, cantelli:B, av:F, perc:P or max)"
+            ))
+            }
         };
         if family == Family::Max {
             return match param {
@@ -140,9 +150,14 @@ impl FitSpec {
             };
         }
         let Some(p) = param else {
-            return Err(format!("fit test '{fam}' needs a parameter, e.g. {}", FitSpec::example(family)));
+            return Err(format!(
+                "fit test '{fam}' needs a parameter, e.g. {}",
+                FitSpec::example(family)
+            ));
         };
-        let v: f64 = p.parse().map_err(|_| format!("'{p}' is not a number in fit test '{s}'"))?;
+        let v: f64 = p
+            .parse()
+            .map_err(|_| format!("'{p}' is not a number in fit test '{s}'"))?;
         family.spec(v)
     }
 
@@ -158,12 +173,30 @@ impl FitSpec {
 
     /// Checks the knob's range: ρ ∈ (0, 1), b ≥ 0, f > 0, p ∈ [0, 100], all finite.
     pub fn validate(&self) -> Result<(), String> {
-        let ok = |c: bool, msg: &str| if c { Ok(()) } else { Err(format!("{msg} (got {self})")) };
+        let ok = |c: bool, msg: &str| {
+            if c {
+                Ok(())
+            } else {
+                Err(format!("{msg} (got {self})"))
+            }
+        };
         match *self {
-            FitSpec::Gpa(r) => ok(r.is_finite() && r > 0.0 && r < 1.0, "GPA's SLO rho must be in (0, 1)"),
-            FitSpec::Cantelli(b) => ok(b.is_finite() && b >= 0.0, "Cantelli's b must be a finite number >= 0"),
-            FitSpec::Av(f) => ok(f.is_finite() && f > 0.0, "av's factor f must be a finite number > 0"),
-            FitSpec::Perc(p) => ok(p.is_finite() && (0.0..=100.0).contains(&p), "perc's p must be in [0, 100] (percent)"),
+            FitSpec::Gpa(r) => ok(
+                r.is_finite() && r > 0.0 && r < 1.0,
+                "GPA's SLO rho must be in (0, 1)",
+            ),
+            FitSpec::Cantelli(b) => ok(
+                b.is_finite() && b >= 0.0,
+                "Cantelli's b must be a finite number >= 0",
+            ),
+            FitSpec::Av(f) => ok(
+                f.is_finite() && f > 0.0,
+                "av's factor f must be a finite number > 0",
+            ),
+            FitSpec::Perc(p) => ok(
+                p.is_finite() && (0.0..=100.0).contains(&p),
+                "perc's p must be in [0, 100] (percent)",
+            ),
             FitSpec::Max => Ok(()),
         }
     }
@@ -191,10 +224,22 @@ impl FitSpec {
     pub fn test(&self) -> Box<dyn FitTest> {
         match *self {
             FitSpec::Gpa(rho) => Box::new(Gpa::new(rho)),
-            FitSpec::Cantelli(b) => Box::new(Deterministic { spec: *self, size: Size::Cantelli(b) }),
-            FitSpec::Av(f) => Box::new(Deterministic { spec: *self, size: Size::Av(f) }),
-            FitSpec::Perc(p) => Box::new(Deterministic { spec: *self, size: Size::Perc(p) }),
-            FitSpec::Max => Box::new(Deterministic { spec: *self, size: Size::Perc(100.0) }),
+            FitSpec::Cantelli(b) => Box::new(Deterministic {
+                spec: *self,
+                size: Size::Cantelli(b),
+            }),
+            FitSpec::Av(f) => Box::new(Deterministic {
+                spec: *self,
+                size: Size::Av(f),
+            }),
+            FitSpec::Perc(p) => Box::new(Deterministic {
+                spec: *self,
+                size: Size::Perc(p),
+            }),
+            FitSpec::Max => Box::new(Deterministic {
+                spec: *self,
+                size: Size::Perc(100.0),
+            }),
         }
     }
 }
@@ -241,7 +286,10 @@ pub struct Gpa {
 impl Gpa {
     /// GPA with SLO `rho` ∈ (0, 1).
     pub fn new(rho: f64) -> Self {
-        Gpa { rho, z: normal_quantile(1.0 - rho) }
+        Gpa {
+            rho,
+            z: normal_quantile(1.0 - rho),
+        }
     }
 }
 
@@ -309,7 +357,11 @@ mod tests {
     use super::*;
 
     fn item(mean: f64, sd: f64) -> ItemStats {
-        ItemStats { mean, var: sd * sd, size: mean }
+        ItemStats {
+            mean,
+            var: sd * sd,
+            size: mean,
+        }
     }
 
     #[test]
@@ -318,7 +370,20 @@ mod tests {
         assert_eq!(FitSpec::parse(" Perc : 95 ").unwrap(), FitSpec::Perc(95.0));
         assert_eq!(FitSpec::parse("max").unwrap(), FitSpec::Max);
         assert_eq!(FitSpec::Cantelli(1.7).to_string(), "cantelli:1.7");
-        for bad in ["gpa", "gpa:0", "gpa:1", "gpa:NaN", "gpa:x", "av:0", "av:-1", "perc:101", "cantelli:-0.1", "max:3", "foo:1", "av:inf"] {
+        for bad in [
+            "gpa",
+            "gpa:0",
+            "gpa:1",
+            "gpa:NaN",
+            "gpa:x",
+            "av:0",
+            "av:-1",
+            "perc:101",
+            "cantelli:-0.1",
+            "max:3",
+            "foo:1",
+            "av:inf",
+        ] {
             assert!(FitSpec::parse(bad).is_err(), "{bad} should be rejected");
         }
         let j: FitSpec = serde_json::from_str("\"av:1.25\"").unwrap();
@@ -332,19 +397,30 @@ mod tests {
         // mu' = 0.7, sd' = sqrt(0.05) = 0.2236068; mu' + z sd' = 0.7 + 0.3678 = 1.0678 > 1 -> no fit.
         let g = Gpa::new(0.05);
         assert!((g.z - 1.6448536269514722).abs() < 1e-9);
-        let bin = BinLoad { mean: 0.5, var: 0.04, size: 0.5 };
+        let bin = BinLoad {
+            mean: 0.5,
+            var: 0.04,
+            size: 0.5,
+        };
         assert!(!g.fits(&bin, &item(0.2, 0.1), 1.0));
         // with c = 1.07 it fits (1.0678 <= 1.07)
         assert!(g.fits(&bin, &item(0.2, 0.1), 1.07));
         // rho = 0.2: z = 0.8416212; 0.7 + 0.8416*0.2236 = 0.8882 <= 1 -> fits
         assert!(Gpa::new(0.2).fits(&bin, &item(0.2, 0.1), 1.0));
         // sigma' = 0: fits iff mu' <= c
-        let zero = BinLoad { mean: 0.6, var: 0.0, size: 0.6 };
+        let zero = BinLoad {
+            mean: 0.6,
+            var: 0.0,
+            size: 0.6,
+        };
         assert!(g.fits(&zero, &item(0.4, 0.0), 1.0));
         assert!(!g.fits(&zero, &item(0.41, 0.0), 1.0));
         assert_eq!(g.best_fit_key(&zero, &item(0.4, 0.0), 1.0), f64::INFINITY);
         // key z = (c - mu')/sd' = 0.3/0.2236068 = 1.3416408
-        assert!((Gpa::new(0.2).best_fit_key(&bin, &item(0.2, 0.1), 1.0) - 1.3416407864998738).abs() < 1e-12);
+        assert!(
+            (Gpa::new(0.2).best_fit_key(&bin, &item(0.2, 0.1), 1.0) - 1.3416407864998738).abs()
+                < 1e-12
+        );
     }
 
     #[test]
@@ -352,19 +428,29 @@ mod tests {
         // ALGORITHMS.md §4.2: slack = rho - (1 - Phi((c - mu')/sd')) >= 0  <=>  mu' + z sd' <= c.
         let mut s: u64 = 12345;
         let mut u = || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 53) as f64
         };
         for _ in 0..20000 {
             let rho = 0.0005 + 0.4 * u();
             let (bm, bs, im, is) = (u(), 0.3 * u(), 0.3 * u(), 0.2 * u());
             let g = Gpa::new(rho);
-            let bin = BinLoad { mean: bm, var: bs * bs, size: bm };
+            let bin = BinLoad {
+                mean: bm,
+                var: bs * bs,
+                size: bm,
+            };
             let it = item(im, is);
             let sd = (bs * bs + is * is).sqrt();
             let slack = rho - crate::stats::normal_sf((1.0 - bm - im) / sd);
             if slack.abs() > 1e-9 {
-                assert_eq!(g.fits(&bin, &it, 1.0), slack >= 0.0, "rho {rho} bin {bm},{bs} item {im},{is}");
+                assert_eq!(
+                    g.fits(&bin, &it, 1.0),
+                    slack >= 0.0,
+                    "rho {rho} bin {bm},{bs} item {im},{is}"
+                );
             }
         }
     }
@@ -374,13 +460,49 @@ mod tests {
         let obs = [0.0, 0.1, 0.2, 0.3, 0.4];
         let (mean, sd) = (0.2, (0.02f64).sqrt());
         assert!((FitSpec::Av(1.25).test().item_size(mean, sd, &obs) - 0.25).abs() < 1e-15);
-        assert!((FitSpec::Cantelli(1.0).test().item_size(mean, sd, &obs) - (0.2 + 0.1414213562373095)).abs() < 1e-12);
+        assert!(
+            (FitSpec::Cantelli(1.0).test().item_size(mean, sd, &obs) - (0.2 + 0.1414213562373095))
+                .abs()
+                < 1e-12
+        );
         assert!((FitSpec::Perc(90.0).test().item_size(mean, sd, &obs) - 0.36).abs() < 1e-12);
         assert_eq!(FitSpec::Max.test().item_size(mean, sd, &obs), 0.4);
         let t = FitSpec::Av(1.0).test();
-        let bin = BinLoad { mean: 0.0, var: 0.0, size: 0.7 };
-        assert!(t.fits(&bin, &ItemStats { mean: 0.3, var: 0.0, size: 0.3 }, 1.0));
-        assert!(!t.fits(&bin, &ItemStats { mean: 0.31, var: 0.0, size: 0.31 }, 1.0));
-        assert!((t.best_fit_key(&bin, &ItemStats { mean: 0.2, var: 0.0, size: 0.2 }, 1.0) - 0.1).abs() < 1e-15);
+        let bin = BinLoad {
+            mean: 0.0,
+            var: 0.0,
+            size: 0.7,
+        };
+        assert!(t.fits(
+            &bin,
+            &ItemStats {
+                mean: 0.3,
+                var: 0.0,
+                size: 0.3
+            },
+            1.0
+        ));
+        assert!(!t.fits(
+            &bin,
+            &ItemStats {
+                mean: 0.31,
+                var: 0.0,
+                size: 0.31
+            },
+            1.0
+        ));
+        assert!(
+            (t.best_fit_key(
+                &bin,
+                &ItemStats {
+                    mean: 0.2,
+                    var: 0.0,
+                    size: 0.2
+                },
+                1.0
+            ) - 0.1)
+                .abs()
+                < 1e-15
+        );
     }
 }

@@ -2,7 +2,9 @@
 
 use super::fit::{FitSpec, FitTest, ItemStats};
 use super::packing::{pack, rebalance, Packing, Rule};
-use super::{Frontier, FrontierPoint, Mode, PlacementError, PlacementParams, REBALANCE_MAX_FAILURES};
+use super::{
+    Frontier, FrontierPoint, Mode, PlacementError, PlacementParams, REBALANCE_MAX_FAILURES,
+};
 use crate::stats::{mean, normal_sf, population_variance};
 use crate::trace::UsageTrace;
 use rand::{RngExt, SeedableRng};
@@ -83,14 +85,21 @@ impl Instance {
     /// (used in resampled mode only: task i draws from its own stream seeded by (seed, i)).
     ///
     /// Errors: invalid parameters (naming the field), or a split that leaves O empty (ℓ·R < 1).
-    pub fn new(trace: &UsageTrace, params: &PlacementParams, seed: u64) -> Result<Self, PlacementError> {
+    pub fn new(
+        trace: &UsageTrace,
+        params: &PlacementParams,
+        seed: u64,
+    ) -> Result<Self, PlacementError> {
         let errs = params.validate("placement.");
         if !errs.is_empty() {
             return Err(errs.into());
         }
         let n = trace.items.len();
         if n == 0 || trace.samples == 0 {
-            return Err(PlacementError { field: Some("trace".into()), message: "the trace is empty".into() });
+            return Err(PlacementError {
+                field: Some("trace".into()),
+                message: "the trace is empty".into(),
+            });
         }
         let (r, x) = match params.mode {
             Mode::Aligned => (trace.samples, trace.usage.clone()),
@@ -99,7 +108,8 @@ impl Instance {
                 let mut x = Vec::with_capacity(n * r);
                 for i in 0..n {
                     let s = trace.series(i);
-                    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(splitmix(seed ^ splitmix(i as u64)));
+                    let mut rng =
+                        rand_pcg::Pcg64Mcg::seed_from_u64(splitmix(seed ^ splitmix(i as u64)));
                     x.extend((0..r).map(|_| s[rng.random_range(0..s.len())]));
                 }
                 (r, x)
@@ -171,7 +181,9 @@ impl Instance {
                 let mut s = Vec::with_capacity(self.n * o);
                 for i in 0..self.n {
                     let start = s.len();
-                    s.extend_from_slice(&self.x[i * self.r + self.obs.start..i * self.r + self.obs.end]);
+                    s.extend_from_slice(
+                        &self.x[i * self.r + self.obs.start..i * self.r + self.obs.end],
+                    );
                     s[start..].sort_by(|a, b| a.total_cmp(b));
                 }
                 s
@@ -181,8 +193,16 @@ impl Instance {
         };
         (0..self.n)
             .map(|i| {
-                let obs = if needs_sorted { &sorted[i * o..(i + 1) * o] } else { &[][..] };
-                ItemStats { mean: self.means[i], var: self.vars[i], size: test.item_size(self.means[i], self.vars[i].sqrt(), obs) }
+                let obs = if needs_sorted {
+                    &sorted[i * o..(i + 1) * o]
+                } else {
+                    &[][..]
+                };
+                ItemStats {
+                    mean: self.means[i],
+                    var: self.vars[i],
+                    size: test.item_size(self.means[i], self.vars[i].sqrt(), obs),
+                }
             })
             .collect()
     }
@@ -194,7 +214,14 @@ impl Instance {
         let items = self.item_stats(&*test);
         let (mut packing, mut loads) = pack(&items, &*test, self.capacity, rule);
         if rebalance_on {
-            rebalance(&mut packing, &mut loads, &items, &*test, self.capacity, REBALANCE_MAX_FAILURES);
+            rebalance(
+                &mut packing,
+                &mut loads,
+                &items,
+                &*test,
+                self.capacity,
+                REBALANCE_MAX_FAILURES,
+            );
         }
         packing
     }
@@ -232,10 +259,18 @@ impl Instance {
             m_abs,
             m_norm,
             m: m_abs as f64 / m_norm as f64,
-            q: if m_abs == 0 { 0.0 } else { overflows as f64 / (m_abs as f64 * e) },
+            q: if m_abs == 0 {
+                0.0
+            } else {
+                overflows as f64 / (m_abs as f64 * e)
+            },
             q_per_machine,
             items_per_machine: packing.bins.iter().map(|b| b.len()).collect(),
-            utilization: if m_abs == 0 { 0.0 } else { usage / (m_abs as f64 * c * e) },
+            utilization: if m_abs == 0 {
+                0.0
+            } else {
+                usage / (m_abs as f64 * c * e)
+            },
         }
     }
 
@@ -274,22 +309,43 @@ impl Instance {
 
     /// The teaching view of machine `machine` of `packing` (see [`MachineView`]). `item_names` are the
     /// trace's item ids. Errors when `machine` is out of range.
-    pub fn machine_view(&self, packing: &Packing, machine: usize, item_names: &[String]) -> Result<MachineView, PlacementError> {
+    pub fn machine_view(
+        &self,
+        packing: &Packing,
+        machine: usize,
+        item_names: &[String],
+    ) -> Result<MachineView, PlacementError> {
         let Some(bin) = packing.bins.get(machine) else {
             return Err(PlacementError {
                 field: Some("machine".into()),
-                message: format!("machine {machine} does not exist (the packing has {} machines)", packing.bins.len()),
+                message: format!(
+                    "machine {machine} does not exist (the packing has {} machines)",
+                    packing.bins.len()
+                ),
             });
         };
         let totals = self.totals(bin);
         let mean: f64 = bin.iter().map(|&i| self.means[i]).sum();
         let sd = bin.iter().map(|&i| self.vars[i]).sum::<f64>().sqrt();
         let c = self.capacity;
-        let gaussian_overflow = if sd == 0.0 { f64::from(mean > c) } else { normal_sf((c - mean) / sd) };
+        let gaussian_overflow = if sd == 0.0 {
+            f64::from(mean > c)
+        } else {
+            normal_sf((c - mean) / sd)
+        };
         Ok(MachineView {
             machine,
-            items: bin.iter().map(|&i| item_names.get(i).cloned().unwrap_or_else(|| format!("#{i}"))).collect(),
-            empirical_overflow: totals.iter().filter(|v| **v > c).count() as f64 / totals.len() as f64,
+            items: bin
+                .iter()
+                .map(|&i| {
+                    item_names
+                        .get(i)
+                        .cloned()
+                        .unwrap_or_else(|| format!("#{i}"))
+                })
+                .collect(),
+            empirical_overflow: totals.iter().filter(|v| **v > c).count() as f64
+                / totals.len() as f64,
             totals,
             mean,
             sd,

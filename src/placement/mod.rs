@@ -61,7 +61,11 @@ impl FamilySweep {
             Family::Cantelli => vec![0.5, 1.0, 1.7, 2.5, 4.4],
             Family::Max => vec![],
         };
-        FamilySweep { family, enabled: true, grid }
+        FamilySweep {
+            family,
+            enabled: true,
+            grid,
+        }
     }
 }
 
@@ -101,7 +105,10 @@ impl Default for PlacementParams {
             realisations: 10_000,
             fit: FitSpec::Gpa(0.05),
             target_rho: 0.05,
-            families: Family::ALL.iter().map(|f| FamilySweep::default_for(*f)).collect(),
+            families: Family::ALL
+                .iter()
+                .map(|f| FamilySweep::default_for(*f))
+                .collect(),
         }
     }
 }
@@ -134,25 +141,51 @@ impl PlacementParams {
     /// Validates every field; errors are prefixed with `prefix` (e.g. `placement.`).
     pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
         let mut errs = Vec::new();
-        let mut err = |f: &str, m: String| errs.push(FieldError { field: format!("{prefix}{f}"), message: m });
+        let mut err = |f: &str, m: String| {
+            errs.push(FieldError {
+                field: format!("{prefix}{f}"),
+                message: m,
+            })
+        };
         if !(self.capacity.is_finite() && self.capacity > 0.0) {
-            err("capacity", format!("capacity must be a finite number > 0 (VM units), got {}", self.capacity));
+            err(
+                "capacity",
+                format!(
+                    "capacity must be a finite number > 0 (VM units), got {}",
+                    self.capacity
+                ),
+            );
         }
         if !(self.clairvoyance.is_finite() && self.clairvoyance > 0.0 && self.clairvoyance <= 1.0) {
-            err("clairvoyance", format!("clairvoyance must be in (0, 1], got {}", self.clairvoyance));
+            err(
+                "clairvoyance",
+                format!("clairvoyance must be in (0, 1], got {}", self.clairvoyance),
+            );
         }
         if self.mode == Mode::Resampled && !(1..=MAX_REALISATIONS).contains(&self.realisations) {
-            err("realisations", format!("realisations must be 1..={MAX_REALISATIONS}, got {}", self.realisations));
+            err(
+                "realisations",
+                format!(
+                    "realisations must be 1..={MAX_REALISATIONS}, got {}",
+                    self.realisations
+                ),
+            );
         }
         if let Err(m) = self.fit.validate() {
             err("fit", m);
         }
         if !(self.target_rho.is_finite() && self.target_rho > 0.0 && self.target_rho < 1.0) {
-            err("target_rho", format!("target rho must be in (0, 1), got {}", self.target_rho));
+            err(
+                "target_rho",
+                format!("target rho must be in (0, 1), got {}", self.target_rho),
+            );
         }
         for (k, fs) in self.families.iter().enumerate() {
             if fs.grid.len() > MAX_GRID {
-                err(&format!("families[{k}].grid"), format!("at most {MAX_GRID} values"));
+                err(
+                    &format!("families[{k}].grid"),
+                    format!("at most {MAX_GRID} values"),
+                );
             }
             if fs.family != Family::Max {
                 for (g, v) in fs.grid.iter().enumerate() {
@@ -238,7 +271,11 @@ impl From<Vec<FieldError>> for PlacementError {
     fn from(errs: Vec<FieldError>) -> Self {
         PlacementError {
             field: errs.first().map(|e| e.field.clone()),
-            message: errs.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; "),
+            message: errs
+                .iter()
+                .map(|e| e.message.clone())
+                .collect::<Vec<_>>()
+                .join("; "),
         }
     }
 }
@@ -263,7 +300,9 @@ pub fn mark_pareto(points: &mut [FrontierPoint]) {
     let mq: Vec<(f64, f64)> = points.iter().map(|p| (p.m, p.q)).collect();
     for (i, p) in points.iter_mut().enumerate() {
         let (m, q) = mq[i];
-        p.pareto = !mq.iter().any(|&(m2, q2)| m2 <= m && q2 <= q && (m2 < m || q2 < q));
+        p.pareto = !mq
+            .iter()
+            .any(|&(m2, q2)| m2 <= m && q2 <= q && (m2 < m || q2 < q));
     }
 }
 
@@ -281,7 +320,10 @@ pub fn run_frontier(
     let mut points = Vec::with_capacity(specs.len());
     for (k, spec) in specs.iter().enumerate() {
         if !progress(k, specs.len()) {
-            return Err(PlacementError { field: None, message: "cancelled".into() });
+            return Err(PlacementError {
+                field: None,
+                message: "cancelled".into(),
+            });
         }
         points.push(inst.frontier_point(spec, params.rule, params.rebalance));
     }
@@ -295,12 +337,29 @@ mod tests {
     use super::*;
 
     fn pt(m: f64, q: f64) -> FrontierPoint {
-        FrontierPoint { family: Family::Gpa, param: None, spec: String::new(), m_abs: 0, m_norm: 1, m, q, utilization: 0.0, pareto: false }
+        FrontierPoint {
+            family: Family::Gpa,
+            param: None,
+            spec: String::new(),
+            m_abs: 0,
+            m_norm: 1,
+            m,
+            q,
+            utilization: 0.0,
+            pareto: false,
+        }
     }
 
     #[test]
     fn pareto_by_hand() {
-        let mut p = vec![pt(1.0, 0.1), pt(1.2, 0.01), pt(1.2, 0.05), pt(1.5, 0.0), pt(1.5, 0.0), pt(0.9, 0.2)];
+        let mut p = vec![
+            pt(1.0, 0.1),
+            pt(1.2, 0.01),
+            pt(1.2, 0.05),
+            pt(1.5, 0.0),
+            pt(1.5, 0.0),
+            pt(0.9, 0.2),
+        ];
         mark_pareto(&mut p);
         let on: Vec<bool> = p.iter().map(|x| x.pareto).collect();
         assert_eq!(on, vec![true, true, false, true, true, true]);
@@ -316,7 +375,15 @@ mod tests {
         p.families[0].grid.push(1.5);
         let e = p.validate("placement.");
         let fields: Vec<&str> = e.iter().map(|x| x.field.as_str()).collect();
-        assert_eq!(fields, vec!["placement.capacity", "placement.clairvoyance", "placement.target_rho", "placement.families[0].grid[9]"]);
+        assert_eq!(
+            fields,
+            vec![
+                "placement.capacity",
+                "placement.clairvoyance",
+                "placement.target_rho",
+                "placement.families[0].grid[9]"
+            ]
+        );
     }
 
     #[test]

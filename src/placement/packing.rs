@@ -21,7 +21,9 @@ impl Rule {
         match s.trim().to_ascii_lowercase().as_str() {
             "ff" | "first-fit" | "firstfit" => Ok(Rule::FirstFit),
             "bf" | "best-fit" | "bestfit" => Ok(Rule::BestFit),
-            other => Err(format!("unknown packing rule '{other}' (expected ff or bf)")),
+            other => Err(format!(
+                "unknown packing rule '{other}' (expected ff or bf)"
+            )),
         }
     }
 
@@ -45,7 +47,12 @@ pub struct Packing {
 /// Packs `items` in order with `test` and `rule` on machines of capacity `c` (VM units), without rebalancing.
 ///
 /// An item that fits no open bin opens a new one, also when it alone exceeds c (ALGORITHMS.md §4.3 step 4).
-pub fn pack(items: &[ItemStats], test: &dyn FitTest, c: f64, rule: Rule) -> (Packing, Vec<BinLoad>) {
+pub fn pack(
+    items: &[ItemStats],
+    test: &dyn FitTest,
+    c: f64,
+    rule: Rule,
+) -> (Packing, Vec<BinLoad>) {
     let mut bins: Vec<Vec<usize>> = Vec::new();
     let mut loads: Vec<BinLoad> = Vec::new();
     for (k, it) in items.iter().enumerate() {
@@ -90,7 +97,14 @@ pub fn pack(items: &[ItemStats], test: &dyn FitTest, c: f64, rule: Rule) -> (Pac
 ///
 /// Bin loads are recomputed from the bin's items in placement order after a removal, so a bin's load always
 /// equals the ordered sum of its items.
-pub fn rebalance(packing: &mut Packing, loads: &mut Vec<BinLoad>, items: &[ItemStats], test: &dyn FitTest, c: f64, max_failures: usize) {
+pub fn rebalance(
+    packing: &mut Packing,
+    loads: &mut Vec<BinLoad>,
+    items: &[ItemStats],
+    test: &dyn FitTest,
+    c: f64,
+    max_failures: usize,
+) {
     let m = packing.bins.len();
     if m <= 1 {
         return;
@@ -140,7 +154,14 @@ mod tests {
     use crate::placement::fit::FitSpec;
 
     fn det(sizes: &[f64]) -> Vec<ItemStats> {
-        sizes.iter().map(|&s| ItemStats { mean: s, var: 0.0, size: s }).collect()
+        sizes
+            .iter()
+            .map(|&s| ItemStats {
+                mean: s,
+                var: 0.0,
+                size: s,
+            })
+            .collect()
     }
 
     #[test]
@@ -151,14 +172,26 @@ mod tests {
         //     0.2 -> only b0 fits (b1 full) -> b0                            => [[0,3],[1,2]]
         let items = det(&[0.5, 0.7, 0.3, 0.2]);
         let t = FitSpec::Av(1.0).test();
-        assert_eq!(pack(&items, &*t, 1.0, Rule::FirstFit).0.bins, vec![vec![0, 2, 3], vec![1]]);
-        assert_eq!(pack(&items, &*t, 1.0, Rule::BestFit).0.bins, vec![vec![0, 3], vec![1, 2]]);
+        assert_eq!(
+            pack(&items, &*t, 1.0, Rule::FirstFit).0.bins,
+            vec![vec![0, 2, 3], vec![1]]
+        );
+        assert_eq!(
+            pack(&items, &*t, 1.0, Rule::BestFit).0.bins,
+            vec![vec![0, 3], vec![1, 2]]
+        );
         // an oversized item gets a dedicated bin
         let items = det(&[1.5, 0.1]);
-        assert_eq!(pack(&items, &*t, 1.0, Rule::FirstFit).0.bins, vec![vec![0], vec![1]]);
+        assert_eq!(
+            pack(&items, &*t, 1.0, Rule::FirstFit).0.bins,
+            vec![vec![0], vec![1]]
+        );
         // BF tie goes to the lowest index: two bins with equal residual
         let items = det(&[0.6, 0.6, 0.3]);
-        assert_eq!(pack(&items, &*t, 1.0, Rule::BestFit).0.bins, vec![vec![0, 2], vec![1]]);
+        assert_eq!(
+            pack(&items, &*t, 1.0, Rule::BestFit).0.bins,
+            vec![vec![0, 2], vec![1]]
+        );
     }
 
     #[test]
@@ -190,8 +223,20 @@ mod tests {
         // j=0: item 0 (0.2) -> b2 = 0.3 ok; j=1: item 2 (0.9) -> 1.2 fail(1); j=0: item 1 (0.2) -> 0.5 ok, b0 empty;
         // j=1: fail(2); j=0 empty skip; j=1 fail(3); ... fail(5). Result [[2],[3,0,1]].
         let items = det(&[0.2, 0.2, 0.9, 0.1]);
-        let mut p = Packing { bins: vec![vec![0, 1], vec![2], vec![3]] };
-        let mut l: Vec<BinLoad> = p.bins.iter().map(|b| { let mut x = BinLoad::default(); for &i in b { x.add(&items[i]); } x }).collect();
+        let mut p = Packing {
+            bins: vec![vec![0, 1], vec![2], vec![3]],
+        };
+        let mut l: Vec<BinLoad> = p
+            .bins
+            .iter()
+            .map(|b| {
+                let mut x = BinLoad::default();
+                for &i in b {
+                    x.add(&items[i]);
+                }
+                x
+            })
+            .collect();
         rebalance(&mut p, &mut l, &items, &*t, 1.0, 5);
         assert_eq!(p.bins, vec![vec![2], vec![3, 0, 1]]);
         assert!((l[1].size - 0.5).abs() < 1e-12 && (l[0].size - 0.9).abs() < 1e-12);

@@ -141,7 +141,11 @@ impl ArrivalTrace {
     }
     /// Number of VMs whose lifetime is censored at the cut.
     pub fn censored_count(&self) -> usize {
-        self.batches.iter().flat_map(|b| &b.vms).filter(|v| v.censored).count()
+        self.batches
+            .iter()
+            .flat_map(|b| &b.vms)
+            .filter(|v| v.censored)
+            .count()
     }
     /// Total cores of all VMs.
     pub fn core_count(&self) -> u64 {
@@ -178,7 +182,10 @@ fn col_of(line: &str, off: usize) -> usize {
 
 /// Lines with their 1-based numbers, skipping blank lines (a trailing CR is removed).
 fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines().enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l))).filter(|(_, l)| !l.trim().is_empty())
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
+        .filter(|(_, l)| !l.trim().is_empty())
 }
 
 /// Reads `flav_map.txt`: lines `<cores>,<memory_GB> <letter>`. Errors: malformed line, non-positive cores,
@@ -186,20 +193,60 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 pub fn read_flav_map(file: &str, text: &str) -> Result<FlavourMap, TraceError> {
     let mut m = FlavourMap::default();
     for (ln, l) in lines(text) {
-        let (spec, letter) = l.trim_end().rsplit_once(' ').ok_or_else(|| err(file, ln, 1, "expected '<cores>,<memory_GB> <letter>'"))?;
+        let (spec, letter) = l
+            .trim_end()
+            .rsplit_once(' ')
+            .ok_or_else(|| err(file, ln, 1, "expected '<cores>,<memory_GB> <letter>'"))?;
         let lcol = spec.len() + 2;
         let mut ch = letter.chars();
         let c = match (ch.next(), ch.next()) {
             (Some(c), None) if c.is_ascii_alphabetic() => c,
-            _ => return Err(err(file, ln, lcol, format!("flavour '{letter}' is not one letter"))),
+            _ => {
+                return Err(err(
+                    file,
+                    ln,
+                    lcol,
+                    format!("flavour '{letter}' is not one letter"),
+                ))
+            }
         };
-        let (cs, ms) = spec.split_once(',').ok_or_else(|| err(file, ln, 1, "expected '<cores>,<memory_GB>'"))?;
-        let cores: u32 = cs.trim().parse().ok().filter(|v| *v > 0).ok_or_else(|| err(file, ln, 1, format!("cores '{cs}' is not a positive integer")))?;
-        let mem: f64 = ms.trim().parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0).ok_or_else(|| err(file, ln, cs.len() + 2, format!("memory '{ms}' is not a non-negative number")))?;
+        let (cs, ms) = spec
+            .split_once(',')
+            .ok_or_else(|| err(file, ln, 1, "expected '<cores>,<memory_GB>'"))?;
+        let cores: u32 = cs.trim().parse().ok().filter(|v| *v > 0).ok_or_else(|| {
+            err(
+                file,
+                ln,
+                1,
+                format!("cores '{cs}' is not a positive integer"),
+            )
+        })?;
+        let mem: f64 = ms
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| {
+                err(
+                    file,
+                    ln,
+                    cs.len() + 2,
+                    format!("memory '{ms}' is not a non-negative number"),
+                )
+            })?;
         if m.get(c).is_some() {
-            return Err(err(file, ln, lcol, format!("flavour '{c}' is listed twice")));
+            return Err(err(
+                file,
+                ln,
+                lcol,
+                format!("flavour '{c}' is listed twice"),
+            ));
         }
-        m.flavours.push(Flavour { letter: c, cores, memory_gb: mem });
+        m.flavours.push(Flavour {
+            letter: c,
+            cores,
+            memory_gb: mem,
+        });
     }
     if m.flavours.is_empty() {
         return Err(TraceError::new(file, None, None, "no flavours"));
@@ -217,18 +264,47 @@ pub fn read_interval_map(file: &str, text: &str) -> Result<IntervalMap, TraceErr
             (Some(a), Some(b), None) => (a, b),
             _ => return Err(err(file, ln, 1, "expected '<lifetime_s> <bin>'")),
         };
-        let t: u64 = a.parse().map_err(|_| err(file, ln, 1, format!("lifetime '{a}' is not a non-negative integer (s)")))?;
+        let t: u64 = a.parse().map_err(|_| {
+            err(
+                file,
+                ln,
+                1,
+                format!("lifetime '{a}' is not a non-negative integer (s)"),
+            )
+        })?;
         let bcol = l.find(b).map(|o| col_of(l, o)).unwrap_or(1);
-        let k: u16 = b.parse().map_err(|_| err(file, ln, bcol, format!("bin '{b}' is not a non-negative integer")))?;
+        let k: u16 = b.parse().map_err(|_| {
+            err(
+                file,
+                ln,
+                bcol,
+                format!("bin '{b}' is not a non-negative integer"),
+            )
+        })?;
         if let Some(&(pt, pk)) = m.entries.last() {
             if t <= pt {
-                return Err(err(file, ln, 1, format!("lifetime {t} s does not increase (previous {pt} s)")));
+                return Err(err(
+                    file,
+                    ln,
+                    1,
+                    format!("lifetime {t} s does not increase (previous {pt} s)"),
+                ));
             }
             if k < pk || k > pk + 1 {
-                return Err(err(file, ln, bcol, format!("bin {k} after bin {pk}: bins must be consecutive")));
+                return Err(err(
+                    file,
+                    ln,
+                    bcol,
+                    format!("bin {k} after bin {pk}: bins must be consecutive"),
+                ));
             }
         } else if k != 0 {
-            return Err(err(file, ln, bcol, format!("the first bin must be 0 (got {k})")));
+            return Err(err(
+                file,
+                ln,
+                bcol,
+                format!("the first bin must be 0 (got {k})"),
+            ));
         }
         m.entries.push((t, k));
         if k as usize == m.bins.len() {
@@ -244,20 +320,41 @@ pub fn read_interval_map(file: &str, text: &str) -> Result<IntervalMap, TraceErr
 }
 
 /// Generic sequence-line parser: `<t> <tok>,<tok>,...,|` with `|` closing batches.
-fn read_sequence<T>(file: &str, text: &str, mut tok: impl FnMut(&str, usize, usize) -> Result<T, TraceError>) -> Result<Vec<SeqLine<T>>, TraceError> {
+fn read_sequence<T>(
+    file: &str,
+    text: &str,
+    mut tok: impl FnMut(&str, usize, usize) -> Result<T, TraceError>,
+) -> Result<Vec<SeqLine<T>>, TraceError> {
     let mut out: Vec<SeqLine<T>> = Vec::new();
     for (ln, l) in lines(text) {
         let (ts, rest) = match l.split_once(' ') {
             Some(x) => x,
             None => (l, ""),
         };
-        let t: u64 = ts.parse().map_err(|_| err(file, ln, 1, format!("time '{ts}' is not a non-negative integer (s)")))?;
+        let t: u64 = ts.parse().map_err(|_| {
+            err(
+                file,
+                ln,
+                1,
+                format!("time '{ts}' is not a non-negative integer (s)"),
+            )
+        })?;
         if !t.is_multiple_of(BIN_S) {
-            return Err(err(file, ln, 1, format!("time {t} s is not a multiple of {BIN_S} s")));
+            return Err(err(
+                file,
+                ln,
+                1,
+                format!("time {t} s is not a multiple of {BIN_S} s"),
+            ));
         }
         if let Some(p) = out.last() {
             if t <= p.t_s {
-                return Err(err(file, ln, 1, format!("time {t} s does not increase (previous line {} s)", p.t_s)));
+                return Err(err(
+                    file,
+                    ln,
+                    1,
+                    format!("time {t} s does not increase (previous line {} s)", p.t_s),
+                ));
             }
         }
         let mut batches = Vec::new();
@@ -285,9 +382,18 @@ fn read_sequence<T>(file: &str, text: &str, mut tok: impl FnMut(&str, usize, usi
             }
         }
         if !cur.is_empty() {
-            return Err(err(file, ln, col_of(l, l.len()), "the last batch is not closed by '|'"));
+            return Err(err(
+                file,
+                ln,
+                col_of(l, l.len()),
+                "the last batch is not closed by '|'",
+            ));
         }
-        out.push(SeqLine { t_s: t, line: ln, batches });
+        out.push(SeqLine {
+            t_s: t,
+            line: ln,
+            batches,
+        });
     }
     if out.is_empty() {
         return Err(TraceError::new(file, None, None, "no lines"));
@@ -302,7 +408,12 @@ pub fn read_flavour_sequence(file: &str, text: &str) -> Result<Vec<SeqLine<char>
         let mut ch = p.chars();
         match (ch.next(), ch.next()) {
             (Some(c), None) if c.is_ascii_alphabetic() => Ok(c),
-            _ => Err(err(file, ln, col, format!("token '{p}' is not a flavour letter or '|'"))),
+            _ => Err(err(
+                file,
+                ln,
+                col,
+                format!("token '{p}' is not a flavour letter or '|'"),
+            )),
         }
     })
 }
@@ -310,15 +421,32 @@ pub fn read_flavour_sequence(file: &str, text: &str) -> Result<Vec<SeqLine<char>
 /// Reads a lifetime sequence file (`v1.dev.c2100000.txt`): tokens `U<k>` (died, lifetime in bin k) or `C<k>`
 /// (alive at the cut; bin of its age). Returns `(censored, bin)` per VM. Errors as for
 /// [`read_flavour_sequence`], plus malformed `U`/`C` tokens.
-pub fn read_lifetime_sequence(file: &str, text: &str) -> Result<Vec<SeqLine<(bool, u16)>>, TraceError> {
+pub fn read_lifetime_sequence(
+    file: &str,
+    text: &str,
+) -> Result<Vec<SeqLine<(bool, u16)>>, TraceError> {
     read_sequence(file, text, |p, ln, col| {
         let (c, k) = p.split_at(1);
         let cens = match c {
             "U" => false,
             "C" => true,
-            _ => return Err(err(file, ln, col, format!("token '{p}' is not U<bin>, C<bin> or '|'"))),
+            _ => {
+                return Err(err(
+                    file,
+                    ln,
+                    col,
+                    format!("token '{p}' is not U<bin>, C<bin> or '|'"),
+                ))
+            }
         };
-        let k: u16 = k.parse().map_err(|_| err(file, ln, col + 1, format!("bin '{k}' in token '{p}' is not a non-negative integer")))?;
+        let k: u16 = k.parse().map_err(|_| {
+            err(
+                file,
+                ln,
+                col + 1,
+                format!("bin '{k}' in token '{p}' is not a non-negative integer"),
+            )
+        })?;
         Ok((cens, k))
     })
 }
@@ -348,29 +476,83 @@ pub fn join_arrivals(
     intervals: &IntervalMap,
 ) -> Result<ArrivalTrace, TraceError> {
     if flav.len() != life.len() {
-        return Err(TraceError::new(life_file, None, None, format!("{} lines but {flav_file} has {}", life.len(), flav.len())));
+        return Err(TraceError::new(
+            life_file,
+            None,
+            None,
+            format!("{} lines but {flav_file} has {}", life.len(), flav.len()),
+        ));
     }
     let mut batches = Vec::new();
     for (fl, ll) in flav.iter().zip(life) {
         if fl.t_s != ll.t_s {
-            return Err(err(life_file, ll.line, 1, format!("time {} s but {flav_file} line {} has {} s", ll.t_s, fl.line, fl.t_s)));
+            return Err(err(
+                life_file,
+                ll.line,
+                1,
+                format!(
+                    "time {} s but {flav_file} line {} has {} s",
+                    ll.t_s, fl.line, fl.t_s
+                ),
+            ));
         }
         if cut_s < fl.t_s {
-            return Err(err(life_file, ll.line, 1, format!("arrival at {} s after the cut {cut_s} s", fl.t_s)));
+            return Err(err(
+                life_file,
+                ll.line,
+                1,
+                format!("arrival at {} s after the cut {cut_s} s", fl.t_s),
+            ));
         }
         if fl.batches.len() != ll.batches.len() {
-            return Err(err(life_file, ll.line, 1, format!("{} batches but {flav_file} line {} has {}", ll.batches.len(), fl.line, fl.batches.len())));
+            return Err(err(
+                life_file,
+                ll.line,
+                1,
+                format!(
+                    "{} batches but {flav_file} line {} has {}",
+                    ll.batches.len(),
+                    fl.line,
+                    fl.batches.len()
+                ),
+            ));
         }
         let age_bin = intervals.bin_of(cut_s - fl.t_s);
         for (bi, (fb, lb)) in fl.batches.iter().zip(&ll.batches).enumerate() {
             if fb.len() != lb.len() {
-                return Err(err(life_file, ll.line, 1, format!("batch {} has {} VMs but {} in {flav_file} line {}", bi + 1, lb.len(), fb.len(), fl.line)));
+                return Err(err(
+                    life_file,
+                    ll.line,
+                    1,
+                    format!(
+                        "batch {} has {} VMs but {} in {flav_file} line {}",
+                        bi + 1,
+                        lb.len(),
+                        fb.len(),
+                        fl.line
+                    ),
+                ));
             }
             let mut vms = Vec::with_capacity(fb.len());
             for (&c, &(cens, k)) in fb.iter().zip(lb) {
-                let f = flavours.get(c).ok_or_else(|| err(flav_file, fl.line, 1, format!("flavour '{c}' is not in the flavour map")))?;
+                let f = flavours.get(c).ok_or_else(|| {
+                    err(
+                        flav_file,
+                        fl.line,
+                        1,
+                        format!("flavour '{c}' is not in the flavour map"),
+                    )
+                })?;
                 if k as usize >= intervals.len() {
-                    return Err(err(life_file, ll.line, 1, format!("lifetime bin {k} is not in the interval map (0–{})", intervals.len() - 1)));
+                    return Err(err(
+                        life_file,
+                        ll.line,
+                        1,
+                        format!(
+                            "lifetime bin {k} is not in the interval map (0–{})",
+                            intervals.len() - 1
+                        ),
+                    ));
                 }
                 if cens && k != age_bin {
                     return Err(err(life_file, ll.line, 1, format!("censored bin C{k} differs from the bin {age_bin} of the age {} s at the cut", cut_s - fl.t_s)));
@@ -378,7 +560,12 @@ pub fn join_arrivals(
                 if !cens && k > age_bin {
                     return Err(err(life_file, ll.line, 1, format!("lifetime bin U{k} exceeds the bin {age_bin} of the age {} s at the cut", cut_s - fl.t_s)));
                 }
-                vms.push(ArrivalVm { flavour: c, cores: f.cores, lifetime_bin: k, censored: cens });
+                vms.push(ArrivalVm {
+                    flavour: c,
+                    cores: f.cores,
+                    lifetime_bin: k,
+                    censored: cens,
+                });
             }
             batches.push(ArrivalBatch { t_s: fl.t_s, vms });
         }
@@ -410,7 +597,11 @@ pub const BUNDLE_MAGIC: &str = "#packlab-azure-arrivals v1";
 pub fn write_arrivals_bundle(data: &AzureArrivals) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
-    let _ = writeln!(s, "{BUNDLE_MAGIC} source={}", data.source.replace(char::is_whitespace, "_"));
+    let _ = writeln!(
+        s,
+        "{BUNDLE_MAGIC} source={}",
+        data.source.replace(char::is_whitespace, "_")
+    );
     s.push_str("#flavours");
     for f in &data.flavours.flavours {
         let _ = write!(s, " {}={},{}", f.letter, f.cores, f.memory_gb);
@@ -421,7 +612,11 @@ pub fn write_arrivals_bundle(data: &AzureArrivals) -> String {
     }
     s.push('\n');
     for sp in &data.splits {
-        let _ = writeln!(s, "#split {} start={} end={} cut={} lines={}", sp.name, sp.start_s, sp.end_s, sp.cut_s, sp.lines);
+        let _ = writeln!(
+            s,
+            "#split {} start={} end={} cut={} lines={}",
+            sp.name, sp.start_s, sp.end_s, sp.cut_s, sp.lines
+        );
         let mut i = 0;
         while i < sp.batches.len() {
             let t = sp.batches[i].t_s;
@@ -461,7 +656,9 @@ pub fn write_arrivals_bundle(data: &AzureArrivals) -> String {
 
 /// Gzip-compresses bytes deterministically (no file name, mtime 0).
 pub fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut e = flate2::GzBuilder::new().mtime(0).write(Vec::new(), flate2::Compression::best());
+    let mut e = flate2::GzBuilder::new()
+        .mtime(0)
+        .write(Vec::new(), flate2::Compression::best());
     e.write_all(bytes).expect("writing to a Vec cannot fail");
     e.finish().expect("writing to a Vec cannot fail")
 }
@@ -471,28 +668,53 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
 pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, TraceError> {
     let owned;
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut d = flate2::read::MultiGzDecoder::new(bytes).take(super::MAX_UPLOAD_BYTES as u64 + 1);
+        let mut d =
+            flate2::read::MultiGzDecoder::new(bytes).take(super::MAX_UPLOAD_BYTES as u64 + 1);
         let mut v = Vec::new();
-        d.read_to_end(&mut v).map_err(|e| TraceError::new(file, None, None, format!("gzip: {e}")))?;
+        d.read_to_end(&mut v)
+            .map_err(|e| TraceError::new(file, None, None, format!("gzip: {e}")))?;
         if v.len() > super::MAX_UPLOAD_BYTES {
-            return Err(TraceError::new(file, None, None, "larger than 256 MiB after decompression"));
+            return Err(TraceError::new(
+                file,
+                None,
+                None,
+                "larger than 256 MiB after decompression",
+            ));
         }
         owned = v;
         &owned[..]
     } else {
         bytes
     };
-    let text = std::str::from_utf8(bytes).map_err(|_| TraceError::new(file, None, None, "not UTF-8 text"))?;
-    let mut it = text.lines().enumerate().map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)));
-    let (_, head) = it.next().ok_or_else(|| TraceError::new(file, None, None, "empty file"))?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| TraceError::new(file, None, None, "not UTF-8 text"))?;
+    let mut it = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)));
+    let (_, head) = it
+        .next()
+        .ok_or_else(|| TraceError::new(file, None, None, "empty file"))?;
     let source = head
         .strip_prefix(BUNDLE_MAGIC)
-        .ok_or_else(|| err(file, 1, 1, format!("not an arrivals bundle (expected '{BUNDLE_MAGIC}')")))?
+        .ok_or_else(|| {
+            err(
+                file,
+                1,
+                1,
+                format!("not an arrivals bundle (expected '{BUNDLE_MAGIC}')"),
+            )
+        })?
         .trim()
         .strip_prefix("source=")
         .unwrap_or("")
         .to_string();
-    let mut data = AzureArrivals { source, flavours: FlavourMap::default(), intervals: IntervalMap::default(), splits: Vec::new() };
+    let mut data = AzureArrivals {
+        source,
+        flavours: FlavourMap::default(),
+        intervals: IntervalMap::default(),
+        splits: Vec::new(),
+    };
     for (ln, l) in it {
         if l.is_empty() {
             continue;
@@ -500,20 +722,36 @@ pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, T
         if let Some(r) = l.strip_prefix("#flavours") {
             for tok in r.split_whitespace() {
                 let col = l.find(tok).map(|o| col_of(l, o)).unwrap_or(1);
-                let bad = || err(file, ln, col, format!("flavour '{tok}' is not <letter>=<cores>,<GB>"));
+                let bad = || {
+                    err(
+                        file,
+                        ln,
+                        col,
+                        format!("flavour '{tok}' is not <letter>=<cores>,<GB>"),
+                    )
+                };
                 let (c, spec) = tok.split_once('=').ok_or_else(bad)?;
                 let (co, me) = spec.split_once(',').ok_or_else(bad)?;
-                let letter = c.chars().next().filter(|_| c.chars().count() == 1).ok_or_else(bad)?;
+                let letter = c
+                    .chars()
+                    .next()
+                    .filter(|_| c.chars().count() == 1)
+                    .ok_or_else(bad)?;
                 let cores = co.parse().ok().filter(|v| *v > 0).ok_or_else(bad)?;
                 let memory_gb = me.parse().map_err(|_| bad())?;
-                data.flavours.flavours.push(Flavour { letter, cores, memory_gb });
+                data.flavours.flavours.push(Flavour {
+                    letter,
+                    cores,
+                    memory_gb,
+                });
             }
         } else if let Some(r) = l.strip_prefix("#bins") {
             for (k, tok) in r.split_whitespace().enumerate() {
                 let col = l.find(tok).map(|o| col_of(l, o)).unwrap_or(1);
                 let bad = || err(file, ln, col, format!("bin '{tok}' is not <lo_s>-<hi_s>"));
                 let (a, b) = tok.split_once('-').ok_or_else(bad)?;
-                let (a, b): (u64, u64) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+                let (a, b): (u64, u64) =
+                    (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
                 if b < a || data.intervals.bins.last().is_some_and(|p| p.1 >= a) {
                     return Err(bad());
                 }
@@ -529,25 +767,52 @@ pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, T
             let name = parts.next().unwrap_or("").to_string();
             let mut kv = BTreeMap::new();
             for p in parts {
-                let (k, v) = p.split_once('=').ok_or_else(|| err(file, ln, 1, format!("'{p}' is not key=value")))?;
-                let v: u64 = v.parse().map_err(|_| err(file, ln, 1, format!("{k}: '{v}' is not an integer")))?;
+                let (k, v) = p
+                    .split_once('=')
+                    .ok_or_else(|| err(file, ln, 1, format!("'{p}' is not key=value")))?;
+                let v: u64 = v
+                    .parse()
+                    .map_err(|_| err(file, ln, 1, format!("{k}: '{v}' is not an integer")))?;
                 kv.insert(k.to_string(), v);
             }
-            let g = |k: &str| kv.get(k).copied().ok_or_else(|| err(file, ln, 1, format!("#split needs {k}=")));
+            let g = |k: &str| {
+                kv.get(k)
+                    .copied()
+                    .ok_or_else(|| err(file, ln, 1, format!("#split needs {k}=")))
+            };
             let (start_s, end_s, cut_s, nl) = (g("start")?, g("end")?, g("cut")?, g("lines")?);
             if end_s <= start_s || cut_s + BIN_S < end_s {
                 return Err(err(file, ln, 1, "#split needs start < end ≤ cut + 300"));
             }
-            data.splits.push(ArrivalTrace { name, start_s, end_s, cut_s, lines: nl as usize, batches: Vec::new() });
+            data.splits.push(ArrivalTrace {
+                name,
+                start_s,
+                end_s,
+                cut_s,
+                lines: nl as usize,
+                batches: Vec::new(),
+            });
         } else if l.starts_with('#') {
             continue;
         } else {
-            let sp = data.splits.last_mut().ok_or_else(|| err(file, ln, 1, "data line before any #split line"))?;
-            let (bs, rest) = l.split_once(' ').ok_or_else(|| err(file, ln, 1, "expected '<bin> <batches>'"))?;
-            let b: u64 = bs.parse().map_err(|_| err(file, ln, 1, format!("bin '{bs}' is not an integer")))?;
+            let sp = data
+                .splits
+                .last_mut()
+                .ok_or_else(|| err(file, ln, 1, "data line before any #split line"))?;
+            let (bs, rest) = l
+                .split_once(' ')
+                .ok_or_else(|| err(file, ln, 1, "expected '<bin> <batches>'"))?;
+            let b: u64 = bs
+                .parse()
+                .map_err(|_| err(file, ln, 1, format!("bin '{bs}' is not an integer")))?;
             let t = sp.start_s + b * BIN_S;
             if t >= sp.end_s || sp.batches.last().is_some_and(|p| p.t_s >= t) {
-                return Err(err(file, ln, 1, format!("bin {b} is out of order or outside the split")));
+                return Err(err(
+                    file,
+                    ln,
+                    1,
+                    format!("bin {b} is out of order or outside the split"),
+                ));
             }
             let age_bin = data.intervals.bin_of(sp.cut_s - t);
             let mut off = bs.len() + 1;
@@ -558,11 +823,20 @@ pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, T
                     off += g.len() + 1;
                     let bad = |m: &str| err(file, ln, col, format!("VM group '{g}': {m}"));
                     let (spec, n) = match g.split_once('*') {
-                        Some((s, n)) => (s, n.parse::<usize>().ok().filter(|n| *n >= 1).ok_or_else(|| bad("bad repeat count"))?),
+                        Some((s, n)) => (
+                            s,
+                            n.parse::<usize>()
+                                .ok()
+                                .filter(|n| *n >= 1)
+                                .ok_or_else(|| bad("bad repeat count"))?,
+                        ),
                         None => (g, 1),
                     };
                     let letter = spec.chars().next().ok_or_else(|| bad("empty"))?;
-                    let f = data.flavours.get(letter).ok_or_else(|| bad("unknown flavour"))?;
+                    let f = data
+                        .flavours
+                        .get(letter)
+                        .ok_or_else(|| bad("unknown flavour"))?;
                     let rest = &spec[letter.len_utf8()..];
                     let (censored, bin) = if rest.is_empty() {
                         (true, age_bin)
@@ -574,15 +848,26 @@ pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, T
                         (false, k)
                     };
                     for _ in 0..n {
-                        vms.push(ArrivalVm { flavour: letter, cores: f.cores, lifetime_bin: bin, censored });
+                        vms.push(ArrivalVm {
+                            flavour: letter,
+                            cores: f.cores,
+                            lifetime_bin: bin,
+                            censored,
+                        });
                     }
                 }
                 sp.batches.push(ArrivalBatch { t_s: t, vms });
             }
         }
     }
-    if data.splits.is_empty() || data.intervals.bins.is_empty() || data.flavours.flavours.is_empty() {
-        return Err(TraceError::new(file, None, None, "the bundle needs #flavours, #bins and at least one #split"));
+    if data.splits.is_empty() || data.intervals.bins.is_empty() || data.flavours.flavours.is_empty()
+    {
+        return Err(TraceError::new(
+            file,
+            None,
+            None,
+            "the bundle needs #flavours, #bins and at least one #split",
+        ));
     }
     Ok(data)
 }
@@ -677,29 +962,71 @@ pub fn read_vmtable(file: &str, text: &str) -> Result<VmTable, TraceError> {
             o += f.len() + 1;
         }
         let col = |i: usize| col_of(l, starts[i]);
-        if rows.is_empty() && !header && fields.len() >= 4 && fields[3].trim().parse::<u64>().is_err() {
+        if rows.is_empty()
+            && !header
+            && fields.len() >= 4
+            && fields[3].trim().parse::<u64>().is_err()
+        {
             header = true;
-            let low: Vec<String> = fields.iter().map(|f| f.trim().to_ascii_lowercase()).collect();
+            let low: Vec<String> = fields
+                .iter()
+                .map(|f| f.trim().to_ascii_lowercase())
+                .collect();
             if low.iter().any(|f| f.contains("bucket")) {
                 schema_hint = Some(VmtableSchema::V2_2019);
-            } else if low.iter().any(|f| f == "vmcorecount" || f == "vm_virtual_core_count" || f == "corecount") {
+            } else if low
+                .iter()
+                .any(|f| f == "vmcorecount" || f == "vm_virtual_core_count" || f == "corecount")
+            {
                 schema_hint = Some(VmtableSchema::V1_2017);
             }
             continue;
         }
         if fields.len() != 11 && fields.len() != 12 {
-            return Err(err(file, ln, 1, format!("{} columns; a vmtable row has 11 (or 12 with duration)", fields.len())));
+            return Err(err(
+                file,
+                ln,
+                1,
+                format!(
+                    "{} columns; a vmtable row has 11 (or 12 with duration)",
+                    fields.len()
+                ),
+            ));
         }
         let int = |i: usize, what: &str| -> Result<u64, TraceError> {
-            fields[i].trim().parse::<u64>().map_err(|_| err(file, ln, col(i), format!("{what} '{}' is not a non-negative integer", fields[i])))
+            fields[i].trim().parse::<u64>().map_err(|_| {
+                err(
+                    file,
+                    ln,
+                    col(i),
+                    format!("{what} '{}' is not a non-negative integer", fields[i]),
+                )
+            })
         };
         let num = |i: usize, what: &str| -> Result<f64, TraceError> {
-            fields[i].trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| err(file, ln, col(i), format!("{what} '{}' is not a number", fields[i])))
+            fields[i]
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| {
+                    err(
+                        file,
+                        ln,
+                        col(i),
+                        format!("{what} '{}' is not a number", fields[i]),
+                    )
+                })
         };
         let created = int(3, "vmcreated")?;
         let deleted = int(4, "vmdeleted")?;
         if deleted < created {
-            return Err(err(file, ln, col(4), format!("deleted {deleted} s before created {created} s")));
+            return Err(err(
+                file,
+                ln,
+                col(4),
+                format!("deleted {deleted} s before created {created} s"),
+            ));
         }
         let (cores, memory_gb) = {
             let c = fields[9].trim();
@@ -708,13 +1035,34 @@ pub fn read_vmtable(file: &str, text: &str) -> Result<VmTable, TraceError> {
                 saw_bucket = true;
                 32
             } else {
-                c.parse::<f64>().ok().filter(|v| *v >= 1.0 && v.fract() == 0.0).map(|v| v as u32).ok_or_else(|| err(file, ln, col(9), format!("core count '{c}' is not a positive integer or '>24'")))?
+                c.parse::<f64>()
+                    .ok()
+                    .filter(|v| *v >= 1.0 && v.fract() == 0.0)
+                    .map(|v| v as u32)
+                    .ok_or_else(|| {
+                        err(
+                            file,
+                            ln,
+                            col(9),
+                            format!("core count '{c}' is not a positive integer or '>24'"),
+                        )
+                    })?
             };
             let mem = if m.starts_with('>') {
                 saw_bucket = true;
                 128.0
             } else {
-                m.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(|| err(file, ln, col(10), format!("memory '{m}' is not a number or '>64'")))?
+                m.parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite() && *v >= 0.0)
+                    .ok_or_else(|| {
+                        err(
+                            file,
+                            ln,
+                            col(10),
+                            format!("memory '{m}' is not a number or '>64'"),
+                        )
+                    })?
             };
             (cores, mem)
         };
@@ -741,12 +1089,19 @@ pub fn read_vmtable(file: &str, text: &str) -> Result<VmTable, TraceError> {
     if rows.is_empty() {
         return Err(TraceError::new(file, None, None, "no vmtable rows"));
     }
-    let schema = schema_hint.unwrap_or(if saw_bucket || max_deleted == VmtableSchema::V2_2019.trace_end_s() {
-        VmtableSchema::V2_2019
-    } else {
-        VmtableSchema::V1_2017
-    });
-    Ok(VmTable { name: file.to_string(), schema, header, rows })
+    let schema = schema_hint.unwrap_or(
+        if saw_bucket || max_deleted == VmtableSchema::V2_2019.trace_end_s() {
+            VmtableSchema::V2_2019
+        } else {
+            VmtableSchema::V1_2017
+        },
+    );
+    Ok(VmTable {
+        name: file.to_string(),
+        schema,
+        header,
+        rows,
+    })
 }
 
 /// Assembles an [`AzureArrivals`] data set from in-memory files `(name, text)` of the Bergsma et al. layout:
@@ -754,31 +1109,55 @@ pub fn read_vmtable(file: &str, text: &str) -> Result<VmTable, TraceError> {
 /// `<p>.c<cut>.txt` (other files, e.g. LICENSE or batch_size_map.txt, are ignored; a flavour file without a
 /// lifetime file is skipped). The split name is the file stem without a leading `v1.` (e.g. `dev`). Splits
 /// are ordered by start time. Errors: missing maps, no complete split, or any reader error.
-pub fn read_arrivals_files(source: &str, files: &[(String, String)]) -> Result<AzureArrivals, TraceError> {
+pub fn read_arrivals_files(
+    source: &str,
+    files: &[(String, String)],
+) -> Result<AzureArrivals, TraceError> {
     let base = |n: &str| n.rsplit(['/', '\\']).next().unwrap_or(n).to_string();
     let find = |suffix: &str| files.iter().find(|(n, _)| base(n).ends_with(suffix));
-    let (fmn, fmt) = find("flav_map.txt").ok_or_else(|| TraceError::new(source, None, None, "no flav_map.txt"))?;
-    let (imn, imt) = find("interval_map.txt").ok_or_else(|| TraceError::new(source, None, None, "no *interval_map.txt"))?;
+    let (fmn, fmt) = find("flav_map.txt")
+        .ok_or_else(|| TraceError::new(source, None, None, "no flav_map.txt"))?;
+    let (imn, imt) = find("interval_map.txt")
+        .ok_or_else(|| TraceError::new(source, None, None, "no *interval_map.txt"))?;
     let flavours = read_flav_map(fmn, fmt)?;
     let intervals = read_interval_map(imn, imt)?;
     let mut splits = Vec::new();
     for (ln, lt) in files {
-        let Some(cut) = cut_from_name(ln) else { continue };
+        let Some(cut) = cut_from_name(ln) else {
+            continue;
+        };
         let b = base(ln);
         let stem = b.strip_suffix(".txt").unwrap_or(&b);
         let prefix = stem.rsplit_once(".c").map(|x| x.0).unwrap_or(stem);
         let want = format!("{prefix}.txt");
         let Some((fnm, ft)) = files.iter().find(|(n, _)| base(n) == want) else {
-            return Err(TraceError::new(ln, None, None, format!("no matching flavour file {want}")));
+            return Err(TraceError::new(
+                ln,
+                None,
+                None,
+                format!("no matching flavour file {want}"),
+            ));
         };
         let flav = read_flavour_sequence(fnm, ft)?;
         let life = read_lifetime_sequence(ln, lt)?;
         let name = prefix.strip_prefix("v1.").unwrap_or(prefix);
-        splits.push(join_arrivals(name, fnm, &flav, ln, &life, cut, &flavours, &intervals)?);
+        splits.push(join_arrivals(
+            name, fnm, &flav, ln, &life, cut, &flavours, &intervals,
+        )?);
     }
     if splits.is_empty() {
-        return Err(TraceError::new(source, None, None, "no split with both a flavour file and a lifetime file *.c<cut>.txt"));
+        return Err(TraceError::new(
+            source,
+            None,
+            None,
+            "no split with both a flavour file and a lifetime file *.c<cut>.txt",
+        ));
     }
     splits.sort_by_key(|s| s.start_s);
-    Ok(AzureArrivals { source: source.to_string(), flavours, intervals, splits })
+    Ok(AzureArrivals {
+        source: source.to_string(),
+        flavours,
+        intervals,
+        splits,
+    })
 }

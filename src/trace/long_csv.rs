@@ -3,7 +3,9 @@
 //! set of times; items keep the order of their first appearance, samples are sorted by time.
 
 use super::planetlab::clip;
-use super::{maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, UsageTrace, MAX_VALUES};
+use super::{
+    maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, UsageTrace, MAX_VALUES,
+};
 use std::collections::HashMap;
 
 /// Reader of the generic long CSV format `item,time,usage`.
@@ -16,23 +18,53 @@ impl TraceReader for LongCsvReader {
 
     fn read(&self, name: &str, files: &[InputFile]) -> Result<UsageTrace, TraceError> {
         let [file] = files else {
-            return Err(TraceError::new(name, None, None, format!("a long CSV trace is one file, got {}", files.len())));
+            return Err(TraceError::new(
+                name,
+                None,
+                None,
+                format!("a long CSV trace is one file, got {}", files.len()),
+            ));
         };
         let fname = file.name.as_str();
         let bytes = maybe_gunzip(fname, &file.bytes)?;
         let text = utf8(fname, &bytes)?;
-        let mut rdr = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(text.as_bytes());
-        let headers = rdr.headers().map_err(|e| TraceError::new(fname, Some(1), Some(1), format!("cannot read the header: {e}")))?.clone();
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .flexible(true)
+            .from_reader(text.as_bytes());
+        let headers = rdr
+            .headers()
+            .map_err(|e| {
+                TraceError::new(
+                    fname,
+                    Some(1),
+                    Some(1),
+                    format!("cannot read the header: {e}"),
+                )
+            })?
+            .clone();
         if headers.is_empty() || (headers.len() == 1 && headers[0].trim().is_empty()) {
-            return Err(TraceError::new(fname, None, None, "empty file (expected a header line `item,time,usage`)"));
+            return Err(TraceError::new(
+                fname,
+                None,
+                None,
+                "empty file (expected a header line `item,time,usage`)",
+            ));
         }
-        let find = |col: &str| headers.iter().position(|h| h.trim().eq_ignore_ascii_case(col));
+        let find = |col: &str| {
+            headers
+                .iter()
+                .position(|h| h.trim().eq_ignore_ascii_case(col))
+        };
         let (Some(ci), Some(ct), Some(cu)) = (find("item"), find("time"), find("usage")) else {
             return Err(TraceError::new(
                 fname,
                 Some(1),
                 Some(1),
-                format!("header must name the columns item, time and usage (found: {})", clip(&headers.iter().collect::<Vec<_>>().join(","))),
+                format!(
+                    "header must name the columns item, time and usage (found: {})",
+                    clip(&headers.iter().collect::<Vec<_>>().join(","))
+                ),
             ));
         };
         let mut index: HashMap<String, usize> = HashMap::new();
@@ -50,29 +82,62 @@ impl TraceReader for LongCsvReader {
                 break;
             }
             let line = record.position().map(|p| p.line() as usize).unwrap_or(0);
-            let column_of = |k: usize| 1 + (0..k).map(|j| record.get(j).map(|s| s.chars().count() + 1).unwrap_or(1)).sum::<usize>();
+            let column_of = |k: usize| {
+                1 + (0..k)
+                    .map(|j| record.get(j).map(|s| s.chars().count() + 1).unwrap_or(1))
+                    .sum::<usize>()
+            };
             if record.len() == 1 && record[0].trim().is_empty() {
                 continue; // blank line
             }
             let field = |k: usize, what: &str| -> Result<&str, TraceError> {
-                record.get(k).ok_or_else(|| TraceError::new(fname, Some(line), Some(column_of(record.len())), format!("missing the {what} field")))
+                record.get(k).ok_or_else(|| {
+                    TraceError::new(
+                        fname,
+                        Some(line),
+                        Some(column_of(record.len())),
+                        format!("missing the {what} field"),
+                    )
+                })
             };
             let item = field(ci, "item")?.trim();
             if item.is_empty() {
-                return Err(TraceError::new(fname, Some(line), Some(column_of(ci)), "empty item id"));
+                return Err(TraceError::new(
+                    fname,
+                    Some(line),
+                    Some(column_of(ci)),
+                    "empty item id",
+                ));
             }
             let num = |k: usize, what: &str| -> Result<f64, TraceError> {
                 let s = field(k, what)?.trim();
-                let v: f64 = s.parse().map_err(|_| TraceError::new(fname, Some(line), Some(column_of(k)), format!("{what} '{}' is not a number", clip(s))))?;
+                let v: f64 = s.parse().map_err(|_| {
+                    TraceError::new(
+                        fname,
+                        Some(line),
+                        Some(column_of(k)),
+                        format!("{what} '{}' is not a number", clip(s)),
+                    )
+                })?;
                 if !v.is_finite() {
-                    return Err(TraceError::new(fname, Some(line), Some(column_of(k)), format!("{what} '{s}' is not a finite number")));
+                    return Err(TraceError::new(
+                        fname,
+                        Some(line),
+                        Some(column_of(k)),
+                        format!("{what} '{s}' is not a finite number"),
+                    ));
                 }
                 Ok(v)
             };
             let t = num(ct, "time")?;
             let u = num(cu, "usage")?;
             if u < 0.0 {
-                return Err(TraceError::new(fname, Some(line), Some(column_of(cu)), format!("usage {u} is negative")));
+                return Err(TraceError::new(
+                    fname,
+                    Some(line),
+                    Some(column_of(cu)),
+                    format!("usage {u} is negative"),
+                ));
             }
             if u > 1000.0 {
                 return Err(TraceError::new(
@@ -90,16 +155,31 @@ impl TraceReader for LongCsvReader {
             rows[k].push((t, u, line));
             n += 1;
             if n > MAX_VALUES {
-                return Err(TraceError::new(fname, Some(line), None, format!("more than {MAX_VALUES} usage values; split the trace")));
+                return Err(TraceError::new(
+                    fname,
+                    Some(line),
+                    None,
+                    format!("more than {MAX_VALUES} usage values; split the trace"),
+                ));
             }
         }
         if items.is_empty() {
-            return Err(TraceError::new(fname, None, None, "no data rows after the header"));
+            return Err(TraceError::new(
+                fname,
+                None,
+                None,
+                "no data rows after the header",
+            ));
         }
         for (k, r) in rows.iter_mut().enumerate() {
             r.sort_by(|a, b| a.0.total_cmp(&b.0));
             if let Some(w) = r.windows(2).find(|w| w[0].0 == w[1].0) {
-                return Err(TraceError::new(fname, Some(w[1].2.max(w[0].2)), None, format!("item '{}' has two rows at time {}", items[k], w[0].0)));
+                return Err(TraceError::new(
+                    fname,
+                    Some(w[1].2.max(w[0].2)),
+                    None,
+                    format!("item '{}' has two rows at time {}", items[k], w[0].0),
+                ));
             }
         }
         let times: Vec<f64> = rows[0].iter().map(|r| r.0).collect();
@@ -116,8 +196,15 @@ impl TraceReader for LongCsvReader {
                 return Err(TraceError::new(fname, None, None, msg));
             }
         }
-        let interval = if times.len() >= 2 { times[1] - times[0] } else { 0.0 };
-        let series = rows.into_iter().map(|r| r.into_iter().map(|x| x.1).collect()).collect();
+        let interval = if times.len() >= 2 {
+            times[1] - times[0]
+        } else {
+            0.0
+        };
+        let series = rows
+            .into_iter()
+            .map(|r| r.into_iter().map(|x| x.1).collect())
+            .collect();
         UsageTrace::from_series(name, items, series, interval)
     }
 }
@@ -127,7 +214,13 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Result<UsageTrace, TraceError> {
-        LongCsvReader.read("t.csv", &[InputFile { name: "t.csv".into(), bytes: text.as_bytes().to_vec() }])
+        LongCsvReader.read(
+            "t.csv",
+            &[InputFile {
+                name: "t.csv".into(),
+                bytes: text.as_bytes().to_vec(),
+            }],
+        )
     }
 
     #[test]

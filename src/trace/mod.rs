@@ -51,13 +51,28 @@ impl UsageTrace {
 
     /// Builds a trace from per-item series, checking that all have the same non-zero length and hold finite,
     /// non-negative values. Errors name the trace and the item.
-    pub fn from_series(name: &str, items: Vec<String>, series: Vec<Vec<f64>>, interval_s: f64) -> Result<Self, TraceError> {
+    pub fn from_series(
+        name: &str,
+        items: Vec<String>,
+        series: Vec<Vec<f64>>,
+        interval_s: f64,
+    ) -> Result<Self, TraceError> {
         if items.is_empty() {
-            return Err(TraceError::new(name, None, None, "the trace holds no items"));
+            return Err(TraceError::new(
+                name,
+                None,
+                None,
+                "the trace holds no items",
+            ));
         }
         let samples = series[0].len();
         if samples == 0 {
-            return Err(TraceError::new(name, None, None, format!("item '{}' has no samples", items[0])));
+            return Err(TraceError::new(
+                name,
+                None,
+                None,
+                format!("item '{}' has no samples", items[0]),
+            ));
         }
         let mut usage = Vec::with_capacity(items.len() * samples);
         for (item, s) in items.iter().zip(&series) {
@@ -70,18 +85,34 @@ impl UsageTrace {
                 ));
             }
             if let Some(v) = s.iter().find(|v| !v.is_finite() || **v < 0.0) {
-                return Err(TraceError::new(name, None, None, format!("item '{item}' has the invalid usage {v}")));
+                return Err(TraceError::new(
+                    name,
+                    None,
+                    None,
+                    format!("item '{item}' has the invalid usage {v}"),
+                ));
             }
             usage.extend_from_slice(s);
         }
-        Ok(UsageTrace { name: name.to_string(), items, samples, usage, interval_s })
+        Ok(UsageTrace {
+            name: name.to_string(),
+            items,
+            samples,
+            usage,
+            interval_s,
+        })
     }
 
     /// Summary statistics of all usage values (VM units) and a histogram, for the playground's trace panel.
     pub fn summary(&self) -> TraceSummary {
         let n = self.usage.len().max(1) as f64;
         let mean = self.usage.iter().sum::<f64>() / n;
-        let var = self.usage.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+        let var = self
+            .usage
+            .iter()
+            .map(|v| (v - mean) * (v - mean))
+            .sum::<f64>()
+            / n;
         let min = self.usage.iter().copied().fold(f64::INFINITY, f64::min);
         let max = self.usage.iter().copied().fold(0.0, f64::max);
         let total_mean = self.usage.iter().sum::<f64>() / self.samples.max(1) as f64;
@@ -107,7 +138,11 @@ impl UsageTrace {
             histogram: counts
                 .into_iter()
                 .enumerate()
-                .map(|(k, count)| HistogramBin { lo: k as f64 * width, hi: (k + 1) as f64 * width, count })
+                .map(|(k, count)| HistogramBin {
+                    lo: k as f64 * width,
+                    hi: (k + 1) as f64 * width,
+                    count,
+                })
                 .collect(),
         }
     }
@@ -165,8 +200,18 @@ pub struct TraceError {
 
 impl TraceError {
     /// A new error at `file`, `line`, `column` (1-based).
-    pub fn new(file: &str, line: Option<usize>, column: Option<usize>, message: impl Into<String>) -> Self {
-        TraceError { file: file.to_string(), line, column, message: message.into() }
+    pub fn new(
+        file: &str,
+        line: Option<usize>,
+        column: Option<usize>,
+        message: impl Into<String>,
+    ) -> Self {
+        TraceError {
+            file: file.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
     }
 }
 
@@ -213,7 +258,9 @@ impl TraceFormat {
             "planetlab" => Ok(TraceFormat::PlanetLab),
             "csv" | "long-csv" | "longcsv" => Ok(TraceFormat::LongCsv),
             "wide" | "tsv" => Ok(TraceFormat::Wide),
-            other => Err(format!("unknown trace format '{other}' (expected planetlab, csv or wide)")),
+            other => Err(format!(
+                "unknown trace format '{other}' (expected planetlab, csv or wide)"
+            )),
         }
     }
 
@@ -245,13 +292,22 @@ pub trait TraceReader {
 ///
 /// This is the single entry point of the CLI and the browser; errors name file, line and column, and the
 /// input sizes are bounded by [`MAX_UPLOAD_BYTES`] and [`MAX_VALUES`].
-pub fn read_trace(name: &str, files: &[InputFile], format: Option<TraceFormat>) -> Result<UsageTrace, TraceError> {
+pub fn read_trace(
+    name: &str,
+    files: &[InputFile],
+    format: Option<TraceFormat>,
+) -> Result<UsageTrace, TraceError> {
     if files.is_empty() {
         return Err(TraceError::new(name, None, None, "no files given"));
     }
     let total: usize = files.iter().map(|f| f.bytes.len()).sum();
     if total > MAX_UPLOAD_BYTES {
-        return Err(TraceError::new(name, None, None, format!("upload of {total} bytes exceeds the limit of {MAX_UPLOAD_BYTES} bytes")));
+        return Err(TraceError::new(
+            name,
+            None,
+            None,
+            format!("upload of {total} bytes exceeds the limit of {MAX_UPLOAD_BYTES} bytes"),
+        ));
     }
     let format = format.unwrap_or_else(|| TraceFormat::detect(files));
     let trace = match format {
@@ -265,7 +321,10 @@ pub fn read_trace(name: &str, files: &[InputFile], format: Option<TraceFormat>) 
 /// Convenience for the browser: detects the format and reads; the trace is named after the single file
 /// (or the common folder of several files).
 pub fn read_upload(files: Vec<(String, Vec<u8>)>) -> Result<UsageTrace, TraceError> {
-    let files: Vec<InputFile> = files.into_iter().map(|(name, bytes)| InputFile { name, bytes }).collect();
+    let files: Vec<InputFile> = files
+        .into_iter()
+        .map(|(name, bytes)| InputFile { name, bytes })
+        .collect();
     let name = upload_name(&files);
     read_trace(&name, &files, None)
 }
@@ -277,7 +336,10 @@ pub fn upload_name(files: &[InputFile]) -> String {
         [one] => one.name.rsplit('/').next().unwrap_or(&one.name).to_string(),
         many => {
             let first = many[0].name.split('/').next().unwrap_or("");
-            if many.iter().all(|f| f.name.contains('/') && f.name.split('/').next() == Some(first)) {
+            if many
+                .iter()
+                .all(|f| f.name.contains('/') && f.name.split('/').next() == Some(first))
+            {
                 first.to_string()
             } else {
                 "upload".into()
@@ -287,14 +349,24 @@ pub fn upload_name(files: &[InputFile]) -> String {
 }
 
 /// Decompresses gzip bytes (detected by the magic number 1f 8b) with a size bound; other bytes pass through.
-pub(crate) fn maybe_gunzip<'a>(file: &str, bytes: &'a [u8]) -> Result<std::borrow::Cow<'a, [u8]>, TraceError> {
+pub(crate) fn maybe_gunzip<'a>(
+    file: &str,
+    bytes: &'a [u8],
+) -> Result<std::borrow::Cow<'a, [u8]>, TraceError> {
     use std::io::Read;
     if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
         let mut out = Vec::new();
         let mut dec = flate2::read::GzDecoder::new(bytes).take(MAX_UPLOAD_BYTES as u64 + 1);
-        dec.read_to_end(&mut out).map_err(|e| TraceError::new(file, None, None, format!("not a valid gzip stream: {e}")))?;
+        dec.read_to_end(&mut out).map_err(|e| {
+            TraceError::new(file, None, None, format!("not a valid gzip stream: {e}"))
+        })?;
         if out.len() > MAX_UPLOAD_BYTES {
-            return Err(TraceError::new(file, None, None, format!("decompresses to more than {MAX_UPLOAD_BYTES} bytes")));
+            return Err(TraceError::new(
+                file,
+                None,
+                None,
+                format!("decompresses to more than {MAX_UPLOAD_BYTES} bytes"),
+            ));
         }
         Ok(std::borrow::Cow::Owned(out))
     } else {
@@ -307,8 +379,18 @@ pub(crate) fn utf8<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, TraceErro
     std::str::from_utf8(bytes).map_err(|e| {
         let ok = &bytes[..e.valid_up_to()];
         let line = ok.iter().filter(|b| **b == b'\n').count() + 1;
-        let col = ok.len() - ok.iter().rposition(|b| *b == b'\n').map(|p| p + 1).unwrap_or(0) + 1;
-        TraceError::new(file, Some(line), Some(col), "not UTF-8 text (is this a binary file?)")
+        let col = ok.len()
+            - ok.iter()
+                .rposition(|b| *b == b'\n')
+                .map(|p| p + 1)
+                .unwrap_or(0)
+            + 1;
+        TraceError::new(
+            file,
+            Some(line),
+            Some(col),
+            "not UTF-8 text (is this a binary file?)",
+        )
     })
 }
 
@@ -362,7 +444,13 @@ mod tests {
 
     #[test]
     fn summary_by_hand() {
-        let t = UsageTrace::from_series("t", vec!["a".into(), "b".into()], vec![vec![0.0, 0.5], vec![1.0, 0.5]], 300.0).unwrap();
+        let t = UsageTrace::from_series(
+            "t",
+            vec!["a".into(), "b".into()],
+            vec![vec![0.0, 0.5], vec![1.0, 0.5]],
+            300.0,
+        )
+        .unwrap();
         let s = t.summary();
         assert_eq!(s.vms, 2);
         assert_eq!(s.samples, 2);
@@ -376,7 +464,10 @@ mod tests {
 
     #[test]
     fn upload_names() {
-        let f = |n: &str| InputFile { name: n.into(), bytes: vec![] };
+        let f = |n: &str| InputFile {
+            name: n.into(),
+            bytes: vec![],
+        };
         assert_eq!(upload_name(&[f("a/b.csv")]), "b.csv");
         assert_eq!(upload_name(&[f("day/x"), f("day/y")]), "day");
         assert_eq!(upload_name(&[f("x"), f("y")]), "upload");
@@ -392,7 +483,10 @@ pub fn upload_sha256(files: &[InputFile]) -> String {
     if let [one] = files {
         return hex(&Sha256::digest(&one.bytes));
     }
-    let mut lines: Vec<(String, String)> = files.iter().map(|f| (f.name.clone(), hex(&Sha256::digest(&f.bytes)))).collect();
+    let mut lines: Vec<(String, String)> = files
+        .iter()
+        .map(|f| (f.name.clone(), hex(&Sha256::digest(&f.bytes))))
+        .collect();
     lines.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let mut h = Sha256::new();
     for (name, d) in lines {
@@ -408,7 +502,13 @@ mod sha_tests {
     #[test]
     fn sha256_known_vector() {
         // SHA-256("abc"), FIPS 180-2 appendix B.1
-        let f = InputFile { name: "a".into(), bytes: b"abc".to_vec() };
-        assert_eq!(upload_sha256(&[f]), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        let f = InputFile {
+            name: "a".into(),
+            bytes: b"abc".to_vec(),
+        };
+        assert_eq!(
+            upload_sha256(&[f]),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 }

@@ -2,7 +2,10 @@
 //! VM id, one CPU % value (0–100, integers in the real data) per line, one line per 5-minute interval.
 //! A `.zip` of such a folder is read too (the browser's upload path).
 
-use super::{maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, UsageTrace, MAX_UPLOAD_BYTES, MAX_VALUES};
+use super::{
+    maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, UsageTrace,
+    MAX_UPLOAD_BYTES, MAX_VALUES,
+};
 use std::io::Read;
 
 /// Reader of PlanetLab day folders (seed 002 instances from real traces; ALGORITHMS.md §4.1).
@@ -28,7 +31,12 @@ impl TraceReader for PlanetLabReader {
             &unzipped[..]
         };
         if files.is_empty() {
-            return Err(TraceError::new(name, None, None, "no VM files found (expected one file per VM with one CPU % per line)"));
+            return Err(TraceError::new(
+                name,
+                None,
+                None,
+                "no VM files found (expected one file per VM with one CPU % per line)",
+            ));
         }
         let mut items = Vec::with_capacity(files.len());
         let mut series: Vec<Vec<f64>> = Vec::with_capacity(files.len());
@@ -47,7 +55,12 @@ impl TraceReader for PlanetLabReader {
             }
             total += s.len();
             if total > MAX_VALUES {
-                return Err(TraceError::new(name, None, None, format!("more than {MAX_VALUES} usage values; split the trace")));
+                return Err(TraceError::new(
+                    name,
+                    None,
+                    None,
+                    format!("more than {MAX_VALUES} usage values; split the trace"),
+                ));
             }
             items.push(base(&f.name).to_string());
             series.push(s);
@@ -55,7 +68,12 @@ impl TraceReader for PlanetLabReader {
         let mut seen = std::collections::HashSet::new();
         for it in &items {
             if !seen.insert(it.as_str()) {
-                return Err(TraceError::new(name, None, None, format!("two files are both named '{it}'")));
+                return Err(TraceError::new(
+                    name,
+                    None,
+                    None,
+                    format!("two files are both named '{it}'"),
+                ));
             }
         }
         UsageTrace::from_series(name, items, series, 300.0)
@@ -68,7 +86,10 @@ fn base(path: &str) -> &str {
 
 fn keep(path: &str) -> bool {
     let b = base(path);
-    !(b.is_empty() || b.starts_with('.') || path.starts_with("__MACOSX/") || path.contains("/__MACOSX/"))
+    !(b.is_empty()
+        || b.starts_with('.')
+        || path.starts_with("__MACOSX/")
+        || path.contains("/__MACOSX/"))
 }
 
 /// Parses one VM file: CPU % per line → VM units. Errors name the line and column of a bad value.
@@ -80,19 +101,39 @@ fn parse_vm_file(f: &InputFile) -> Result<Vec<f64>, TraceError> {
     // A trailing blank line at the very end is tolerated; blank lines elsewhere are an error.
     let last_nonblank = lines.iter().rposition(|l| !l.trim().is_empty());
     let Some(last) = last_nonblank else {
-        return Err(TraceError::new(&f.name, None, None, "empty file (expected one CPU % value per line)"));
+        return Err(TraceError::new(
+            &f.name,
+            None,
+            None,
+            "empty file (expected one CPU % value per line)",
+        ));
     };
     for (k, line) in lines[..=last].iter().enumerate() {
         let trimmed = line.trim();
         let col = line.len() - line.trim_start().len() + 1;
         if trimmed.is_empty() {
-            return Err(TraceError::new(&f.name, Some(k + 1), Some(1), "blank line (expected a CPU % value)"));
+            return Err(TraceError::new(
+                &f.name,
+                Some(k + 1),
+                Some(1),
+                "blank line (expected a CPU % value)",
+            ));
         }
         let v: f64 = trimmed.parse().map_err(|_| {
-            TraceError::new(&f.name, Some(k + 1), Some(col), format!("'{}' is not a number (expected CPU % 0–100)", clip(trimmed)))
+            TraceError::new(
+                &f.name,
+                Some(k + 1),
+                Some(col),
+                format!("'{}' is not a number (expected CPU % 0–100)", clip(trimmed)),
+            )
         })?;
         if !v.is_finite() || !(0.0..=100.0).contains(&v) {
-            return Err(TraceError::new(&f.name, Some(k + 1), Some(col), format!("CPU % {trimmed} is outside 0–100")));
+            return Err(TraceError::new(
+                &f.name,
+                Some(k + 1),
+                Some(col),
+                format!("CPU % {trimmed} is outside 0–100"),
+            ));
         }
         out.push(v / 100.0);
     }
@@ -111,26 +152,40 @@ pub(super) fn clip(s: &str) -> String {
 /// entries are skipped.
 fn unzip(zip_file: &InputFile) -> Result<Vec<InputFile>, TraceError> {
     let err = |m: String| TraceError::new(&zip_file.name, None, None, m);
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&zip_file.bytes[..])).map_err(|e| err(format!("not a valid zip archive: {e}")))?;
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&zip_file.bytes[..]))
+        .map_err(|e| err(format!("not a valid zip archive: {e}")))?;
     let mut out = Vec::new();
     let mut total = 0usize;
     for i in 0..archive.len() {
-        let mut entry = archive.by_index(i).map_err(|e| err(format!("zip entry {i} cannot be read: {e}")))?;
+        let mut entry = archive
+            .by_index(i)
+            .map_err(|e| err(format!("zip entry {i} cannot be read: {e}")))?;
         if entry.is_dir() {
             continue;
         }
-        let path = entry.name().map_err(|e| err(format!("zip entry {i} has a bad name: {e}")))?.to_string();
+        let path = entry
+            .name()
+            .map_err(|e| err(format!("zip entry {i} has a bad name: {e}")))?
+            .to_string();
         if !keep(&path) {
             continue;
         }
         let mut bytes = Vec::new();
         let limit = (MAX_UPLOAD_BYTES - total) as u64 + 1;
-        (&mut entry).take(limit).read_to_end(&mut bytes).map_err(|e| err(format!("zip entry '{path}' cannot be decompressed: {e}")))?;
+        (&mut entry)
+            .take(limit)
+            .read_to_end(&mut bytes)
+            .map_err(|e| err(format!("zip entry '{path}' cannot be decompressed: {e}")))?;
         total += bytes.len();
         if total > MAX_UPLOAD_BYTES {
-            return Err(err(format!("decompresses to more than {MAX_UPLOAD_BYTES} bytes")));
+            return Err(err(format!(
+                "decompresses to more than {MAX_UPLOAD_BYTES} bytes"
+            )));
         }
-        out.push(InputFile { name: format!("{}/{}", zip_file.name, path), bytes });
+        out.push(InputFile {
+            name: format!("{}/{}", zip_file.name, path),
+            bytes,
+        });
     }
     Ok(out)
 }
@@ -140,12 +195,24 @@ mod tests {
     use super::*;
 
     fn f(name: &str, text: &str) -> InputFile {
-        InputFile { name: name.into(), bytes: text.as_bytes().to_vec() }
+        InputFile {
+            name: name.into(),
+            bytes: text.as_bytes().to_vec(),
+        }
     }
 
     #[test]
     fn reads_in_byte_order_and_scales_percent() {
-        let t = PlanetLabReader.read("day", &[f("day/b", "10\n20\n"), f("day/a", "0\n100\n"), f("day/.DS_Store", "junk")]).unwrap();
+        let t = PlanetLabReader
+            .read(
+                "day",
+                &[
+                    f("day/b", "10\n20\n"),
+                    f("day/a", "0\n100\n"),
+                    f("day/.DS_Store", "junk"),
+                ],
+            )
+            .unwrap();
         assert_eq!(t.items, vec!["a", "b"]);
         assert_eq!(t.samples, 2);
         assert_eq!(t.usage, vec![0.0, 1.0, 0.1, 0.2]);
@@ -154,22 +221,40 @@ mod tests {
 
     #[test]
     fn bad_value_names_line_and_column() {
-        let e = PlanetLabReader.read("day", &[f("day/a", "1\n  x2\n3\n")]).unwrap_err();
-        assert_eq!(e.to_string(), "day/a:2:3: 'x2' is not a number (expected CPU % 0–100)");
-        let e = PlanetLabReader.read("day", &[f("day/a", "1\n101\n")]).unwrap_err();
+        let e = PlanetLabReader
+            .read("day", &[f("day/a", "1\n  x2\n3\n")])
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "day/a:2:3: 'x2' is not a number (expected CPU % 0–100)"
+        );
+        let e = PlanetLabReader
+            .read("day", &[f("day/a", "1\n101\n")])
+            .unwrap_err();
         assert_eq!((e.line, e.column), (Some(2), Some(1)));
-        let e = PlanetLabReader.read("day", &[f("day/a", "1\nNaN\n")]).unwrap_err();
+        let e = PlanetLabReader
+            .read("day", &[f("day/a", "1\nNaN\n")])
+            .unwrap_err();
         assert_eq!(e.line, Some(2));
-        let e = PlanetLabReader.read("day", &[f("day/a", "1\n\n2\n")]).unwrap_err();
+        let e = PlanetLabReader
+            .read("day", &[f("day/a", "1\n\n2\n")])
+            .unwrap_err();
         assert_eq!(e.line, Some(2));
     }
 
     #[test]
     fn empty_and_ragged_files_are_errors() {
-        let e = PlanetLabReader.read("day", &[f("day/a", "\n\n")]).unwrap_err();
+        let e = PlanetLabReader
+            .read("day", &[f("day/a", "\n\n")])
+            .unwrap_err();
         assert!(e.to_string().starts_with("day/a: empty file"), "{e}");
-        let e = PlanetLabReader.read("day", &[f("day/a", "1\n2\n"), f("day/b", "1\n")]).unwrap_err();
-        assert!(e.to_string().contains("has 1 samples but 'day/a' has 2"), "{e}");
+        let e = PlanetLabReader
+            .read("day", &[f("day/a", "1\n2\n"), f("day/b", "1\n")])
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("has 1 samples but 'day/a' has 2"),
+            "{e}"
+        );
         let e = PlanetLabReader.read("day", &[]).unwrap_err();
         assert!(e.message.contains("no VM files"));
     }
@@ -180,7 +265,8 @@ mod tests {
         let mut buf = std::io::Cursor::new(Vec::new());
         {
             let mut w = zip::ZipWriter::new(&mut buf);
-            let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+            let opts = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated);
             w.add_directory("day/", opts).unwrap();
             w.start_file("day/vm2", opts).unwrap();
             w.write_all(b"50\n60\n").unwrap();
@@ -190,10 +276,26 @@ mod tests {
             w.write_all(b"\x00\x01").unwrap();
             w.finish().unwrap();
         }
-        let t = PlanetLabReader.read("day.zip", &[InputFile { name: "day.zip".into(), bytes: buf.into_inner() }]).unwrap();
+        let t = PlanetLabReader
+            .read(
+                "day.zip",
+                &[InputFile {
+                    name: "day.zip".into(),
+                    bytes: buf.into_inner(),
+                }],
+            )
+            .unwrap();
         assert_eq!(t.items, vec!["vm1", "vm2"]);
         assert_eq!(t.usage, vec![0.05, 0.06, 0.5, 0.6]);
-        let e = PlanetLabReader.read("x.zip", &[InputFile { name: "x.zip".into(), bytes: b"PK not really".to_vec() }]).unwrap_err();
+        let e = PlanetLabReader
+            .read(
+                "x.zip",
+                &[InputFile {
+                    name: "x.zip".into(),
+                    bytes: b"PK not really".to_vec(),
+                }],
+            )
+            .unwrap_err();
         assert!(e.message.starts_with("not a valid zip archive"), "{e}");
     }
 }

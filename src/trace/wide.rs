@@ -9,7 +9,9 @@
 //! comments. Item ids may contain spaces but not tabs.
 
 use super::planetlab::clip;
-use super::{maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, UsageTrace, MAX_VALUES};
+use super::{
+    maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, UsageTrace, MAX_VALUES,
+};
 
 /// Reader of the wide format.
 pub struct WideReader;
@@ -23,17 +25,32 @@ impl TraceReader for WideReader {
 
     fn read(&self, name: &str, files: &[InputFile]) -> Result<UsageTrace, TraceError> {
         let [file] = files else {
-            return Err(TraceError::new(name, None, None, format!("a wide trace is one file, got {}", files.len())));
+            return Err(TraceError::new(
+                name,
+                None,
+                None,
+                format!("a wide trace is one file, got {}", files.len()),
+            ));
         };
         let fname = file.name.as_str();
         let bytes = maybe_gunzip(fname, &file.bytes)?;
         let text = utf8(fname, &bytes)?;
         let mut lines = text.lines().enumerate();
         let Some((_, header)) = lines.next() else {
-            return Err(TraceError::new(fname, None, None, "empty file (expected the header `#packlab-wide v1 ...`)"));
+            return Err(TraceError::new(
+                fname,
+                None,
+                None,
+                "empty file (expected the header `#packlab-wide v1 ...`)",
+            ));
         };
         if !header.starts_with(MAGIC) {
-            return Err(TraceError::new(fname, Some(1), Some(1), format!("missing the header `{MAGIC} unit=percent|vm interval_s=N`")));
+            return Err(TraceError::new(
+                fname,
+                Some(1),
+                Some(1),
+                format!("missing the header `{MAGIC} unit=percent|vm interval_s=N`"),
+            ));
         }
         // divisor: percent values are divided by 100 exactly as the PlanetLab reader does (v * 0.01 differs)
         let mut scale = None;
@@ -48,17 +65,38 @@ impl TraceReader for WideReader {
             match kv.split_once('=') {
                 Some(("unit", "percent")) => scale = Some(100.0),
                 Some(("unit", "vm")) => scale = Some(1.0),
-                Some(("unit", u)) => return Err(TraceError::new(fname, Some(1), Some(at), format!("unknown unit '{}' (percent or vm)", clip(u)))),
+                Some(("unit", u)) => {
+                    return Err(TraceError::new(
+                        fname,
+                        Some(1),
+                        Some(at),
+                        format!("unknown unit '{}' (percent or vm)", clip(u)),
+                    ))
+                }
                 Some(("interval_s", v)) => {
-                    interval_s = v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| {
-                        TraceError::new(fname, Some(1), Some(at), format!("interval_s '{}' is not a non-negative number", clip(v)))
-                    })?
+                    interval_s = v
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite() && *x >= 0.0)
+                        .ok_or_else(|| {
+                            TraceError::new(
+                                fname,
+                                Some(1),
+                                Some(at),
+                                format!("interval_s '{}' is not a non-negative number", clip(v)),
+                            )
+                        })?
                 }
                 _ => {} // other keys (e.g. source=...) are informational
             }
         }
         let Some(scale) = scale else {
-            return Err(TraceError::new(fname, Some(1), Some(1), "the header must give unit=percent or unit=vm"));
+            return Err(TraceError::new(
+                fname,
+                Some(1),
+                Some(1),
+                "the header must give unit=percent or unit=vm",
+            ));
         };
         let mut items = Vec::new();
         let mut series: Vec<Vec<f64>> = Vec::new();
@@ -69,7 +107,12 @@ impl TraceReader for WideReader {
                 continue;
             }
             let Some((item, values)) = line.split_once('\t') else {
-                return Err(TraceError::new(fname, Some(ln), Some(1), "expected `<item><TAB><v0>,<v1>,...`"));
+                return Err(TraceError::new(
+                    fname,
+                    Some(ln),
+                    Some(1),
+                    "expected `<item><TAB><v0>,<v1>,...`",
+                ));
             };
             if item.is_empty() {
                 return Err(TraceError::new(fname, Some(ln), Some(1), "empty item id"));
@@ -78,27 +121,58 @@ impl TraceReader for WideReader {
             let mut s = Vec::new();
             for tok in values.split(',') {
                 let t = tok.trim();
-                let v: f64 = t.parse().map_err(|_| TraceError::new(fname, Some(ln), Some(col), format!("'{}' is not a number", clip(t))))?;
+                let v: f64 = t.parse().map_err(|_| {
+                    TraceError::new(
+                        fname,
+                        Some(ln),
+                        Some(col),
+                        format!("'{}' is not a number", clip(t)),
+                    )
+                })?;
                 if !v.is_finite() || v < 0.0 || (scale == 100.0 && v > 100.0) {
-                    return Err(TraceError::new(fname, Some(ln), Some(col), format!("usage '{t}' is out of range")));
+                    return Err(TraceError::new(
+                        fname,
+                        Some(ln),
+                        Some(col),
+                        format!("usage '{t}' is out of range"),
+                    ));
                 }
                 s.push(v / scale);
                 col += tok.chars().count() + 1;
             }
             total += s.len();
             if total > MAX_VALUES {
-                return Err(TraceError::new(fname, Some(ln), None, format!("more than {MAX_VALUES} usage values; split the trace")));
+                return Err(TraceError::new(
+                    fname,
+                    Some(ln),
+                    None,
+                    format!("more than {MAX_VALUES} usage values; split the trace"),
+                ));
             }
             if let Some(first) = series.first() {
                 if s.len() != first.len() {
-                    return Err(TraceError::new(fname, Some(ln), None, format!("item '{item}' has {} samples, the first item has {}", s.len(), first.len())));
+                    return Err(TraceError::new(
+                        fname,
+                        Some(ln),
+                        None,
+                        format!(
+                            "item '{item}' has {} samples, the first item has {}",
+                            s.len(),
+                            first.len()
+                        ),
+                    ));
                 }
             }
             items.push(item.to_string());
             series.push(s);
         }
         if items.is_empty() {
-            return Err(TraceError::new(fname, None, None, "no items after the header"));
+            return Err(TraceError::new(
+                fname,
+                None,
+                None,
+                "no items after the header",
+            ));
         }
         UsageTrace::from_series(name, items, series, interval_s)
     }
@@ -133,20 +207,40 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Result<UsageTrace, TraceError> {
-        WideReader.read("w.tsv", &[InputFile { name: "w.tsv".into(), bytes: text.as_bytes().to_vec() }])
+        WideReader.read(
+            "w.tsv",
+            &[InputFile {
+                name: "w.tsv".into(),
+                bytes: text.as_bytes().to_vec(),
+            }],
+        )
     }
 
     #[test]
     fn round_trip_through_gzip() {
-        let t = read("#packlab-wide v1 unit=percent interval_s=300\nvm a\t1,2,3\nvm_b\t99,0,50\n").unwrap();
+        let t = read("#packlab-wide v1 unit=percent interval_s=300\nvm a\t1,2,3\nvm_b\t99,0,50\n")
+            .unwrap();
         assert_eq!(t.items, vec!["vm a", "vm_b"]);
         assert_eq!(t.usage, vec![0.01, 0.02, 0.03, 0.99, 0.0, 0.5]);
         let text = write_wide(&t, "source=test");
-        assert!(text.starts_with("#packlab-wide v1 unit=percent interval_s=300 source=test\nvm a\t1,2,3\n"), "{text}");
+        assert!(
+            text.starts_with(
+                "#packlab-wide v1 unit=percent interval_s=300 source=test\nvm a\t1,2,3\n"
+            ),
+            "{text}"
+        );
         use std::io::Write;
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         gz.write_all(text.as_bytes()).unwrap();
-        let back = WideReader.read("w", &[InputFile { name: "w.tsv.gz".into(), bytes: gz.finish().unwrap() }]).unwrap();
+        let back = WideReader
+            .read(
+                "w",
+                &[InputFile {
+                    name: "w.tsv.gz".into(),
+                    bytes: gz.finish().unwrap(),
+                }],
+            )
+            .unwrap();
         assert_eq!(back.usage, t.usage);
         let t = read("#packlab-wide v1 unit=vm\na\t0.5,1.5\n").unwrap();
         assert_eq!(t.usage, vec![0.5, 1.5]);
@@ -156,14 +250,33 @@ mod tests {
     fn errors() {
         assert_eq!(read("").unwrap_err().line, None);
         assert_eq!(read("hello\n").unwrap_err().line, Some(1));
-        assert!(read("#packlab-wide v1 interval_s=3\n").unwrap_err().message.contains("unit"));
+        assert!(read("#packlab-wide v1 interval_s=3\n")
+            .unwrap_err()
+            .message
+            .contains("unit"));
         let e = read("#packlab-wide v1 unit=percent\nab\t1,x,3\n").unwrap_err();
         assert_eq!(e.to_string(), "w.tsv:2:6: 'x' is not a number");
         let e = read("#packlab-wide v1 unit=percent\na\t1,2\nb\t1\n").unwrap_err();
         assert_eq!(e.line, Some(3));
-        assert_eq!(read("#packlab-wide v1 unit=percent\na 1,2\n").unwrap_err().line, Some(2));
-        assert!(read("#packlab-wide v1 unit=percent\n").unwrap_err().message.contains("no items"));
-        let e = WideReader.read("w", &[InputFile { name: "w.tsv.gz".into(), bytes: b"\x1f\x8bgarbage".to_vec() }]).unwrap_err();
+        assert_eq!(
+            read("#packlab-wide v1 unit=percent\na 1,2\n")
+                .unwrap_err()
+                .line,
+            Some(2)
+        );
+        assert!(read("#packlab-wide v1 unit=percent\n")
+            .unwrap_err()
+            .message
+            .contains("no items"));
+        let e = WideReader
+            .read(
+                "w",
+                &[InputFile {
+                    name: "w.tsv.gz".into(),
+                    bytes: b"\x1f\x8bgarbage".to_vec(),
+                }],
+            )
+            .unwrap_err();
         assert!(e.message.contains("gzip"), "{e}");
     }
 }

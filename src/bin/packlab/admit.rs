@@ -1,11 +1,16 @@
 //! CLI handlers of the admission model (seed 000, ALGORITHMS.md §2): `packlab admit`, `packlab admit-moments`
 //! and `packlab admit-fit` (App. B maximum-likelihood fit to Azure data).
 
-use packlab::admit::moments::{known_moments, posterior_moments, AliveMode, Belief, Gamma, MomentConfig, MomentMode};
+use packlab::admit::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
+use packlab::admit::moments::{
+    known_moments, posterior_moments, AliveMode, Belief, Gamma, MomentConfig, MomentMode,
+};
 use packlab::admit::params::AdmitParams;
 use packlab::admit::tuning::{run_preset, Preset};
-use packlab::admit::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
-use packlab::trace::azure::{gzip, read_arrivals_bundle, read_arrivals_files, read_vmtable, write_arrivals_bundle, AzureArrivals, BUNDLE_MAGIC};
+use packlab::trace::azure::{
+    gzip, read_arrivals_bundle, read_arrivals_files, read_vmtable, write_arrivals_bundle,
+    AzureArrivals, BUNDLE_MAGIC,
+};
 use std::path::Path;
 
 /// The bundled derived Azure-2017 arrivals (static/traces/azure2017-arrivals.txt.gz; see ATTRIBUTION.md).
@@ -58,14 +63,29 @@ pub struct AdmitArgs {
 fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
     let mut p = match &a.params {
         Some(path) => {
-            let s = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            serde_json::from_str::<AdmitParams>(&s)
-                .map_err(|e| format!("{}: line {}, column {}: {e}", path.display(), e.line(), e.column()))?
+            let s =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            serde_json::from_str::<AdmitParams>(&s).map_err(|e| {
+                format!(
+                    "{}: line {}, column {}: {e}",
+                    path.display(),
+                    e.line(),
+                    e.column()
+                )
+            })?
         }
         None => AdmitParams::default(),
     };
     if let Some(src) = &a.azure {
-        let fit = fit_source(if src.is_empty() { None } else { Some(Path::new(src)) }, None, &FitOptions::default())?;
+        let fit = fit_source(
+            if src.is_empty() {
+                None
+            } else {
+                Some(Path::new(src))
+            },
+            None,
+            &FitOptions::default(),
+        )?;
         fit.apply(&mut p);
     }
     if let Some(h) = a.hours {
@@ -125,11 +145,20 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
                 })).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        );
     } else {
         eprintln!();
-        println!("{} — {} runs of {} h, C = {} cores, SLA {}", res.preset, res.runs, p.horizon_hours, p.capacity, p.sla);
-        println!("{:<26} {:>12} {:>10} {:>21} {:>12} {:>9}", "policy", "threshold", "util", "95% BCa CI", "fail rate", "vs ZEROTH");
+        println!(
+            "{} — {} runs of {} h, C = {} cores, SLA {}",
+            res.preset, res.runs, p.horizon_hours, p.capacity, p.sla
+        );
+        println!(
+            "{:<26} {:>12} {:>10} {:>21} {:>12} {:>9}",
+            "policy", "threshold", "util", "95% BCa CI", "fail rate", "vs ZEROTH"
+        );
         for a in &res.arms {
             println!(
                 "{:<26} {:>12.6} {:>10.4} [{:>8.4}, {:>8.4}] {:>12.3e} {:>9}",
@@ -139,7 +168,9 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
                 a.result.utilization_ci.0,
                 a.result.utilization_ci.1,
                 a.result.tuned.failure_rate,
-                a.gain_vs_zeroth.map(|g| format!("{:+.1}%", 100.0 * g)).unwrap_or_default()
+                a.gain_vs_zeroth
+                    .map(|g| format!("{:+.1}%", 100.0 * g))
+                    .unwrap_or_default()
             );
         }
     }
@@ -189,7 +220,10 @@ fn parse_list(s: &str, what: &str) -> Result<Vec<f64>, String> {
     s.split(',')
         .enumerate()
         .map(|(i, x)| {
-            let v: f64 = x.trim().parse().map_err(|_| format!("{what}: item {} '{}' is not a number", i + 1, x.trim()))?;
+            let v: f64 = x
+                .trim()
+                .parse()
+                .map_err(|_| format!("{what}: item {} '{}' is not a number", i + 1, x.trim()))?;
             if !v.is_finite() {
                 return Err(format!("{what}: item {} is not finite", i + 1));
             }
@@ -211,7 +245,11 @@ pub fn run_moments(a: &MomentsArgs) -> Result<(), String> {
         "canonical" => MomentMode::Canonical,
         "factorised" | "factorized" | "paper" => MomentMode::PaperFactorised,
         "no-absorption" | "unabsorbed" => MomentMode::NoAbsorption,
-        o => return Err(format!("--mode: unknown '{o}' (canonical, factorised, no-absorption)")),
+        o => {
+            return Err(format!(
+                "--mode: unknown '{o}' (canonical, factorised, no-absorption)"
+            ))
+        }
     };
     let alive = match a.alive.as_str() {
         "volterra" => AliveMode::Volterra,
@@ -222,7 +260,9 @@ pub fn run_moments(a: &MomentsArgs) -> Result<(), String> {
         (Some(ps), None, None, None) => {
             let v = parse_list(ps, "--posterior")?;
             if v.len() != 6 || v.iter().any(|x| *x <= 0.0) {
-                return Err("--posterior needs six positive numbers A_L,B_L,A_NU,B_NU,A_S,B_S".into());
+                return Err(
+                    "--posterior needs six positive numbers A_L,B_L,A_NU,B_NU,A_S,B_S".into(),
+                );
             }
             let b = Belief {
                 n0: a.n0,
@@ -230,18 +270,40 @@ pub fn run_moments(a: &MomentsArgs) -> Result<(), String> {
                 nu: Gamma::new(v[2], v[3]),
                 sigma: Gamma::new(v[4], v[5]),
             };
-            let base = if a.fast { MomentConfig::fast() } else { MomentConfig::default() };
-            posterior_moments(&b, a.kappa, &t, &MomentConfig { mode, alive, ..base })
+            let base = if a.fast {
+                MomentConfig::fast()
+            } else {
+                MomentConfig::default()
+            };
+            posterior_moments(
+                &b,
+                a.kappa,
+                &t,
+                &MomentConfig {
+                    mode,
+                    alive,
+                    ..base
+                },
+            )
         }
         (None, Some(l), Some(n), Some(s)) => {
-            if !(l > 0.0 && l.is_finite()) || !(n >= 0.0 && n.is_finite()) || !(s >= 0.0 && s.is_finite()) {
+            if !(l > 0.0 && l.is_finite())
+                || !(n >= 0.0 && n.is_finite())
+                || !(s >= 0.0 && s.is_finite())
+            {
                 return Err("--lambda must be > 0, --nu and --sigma ≥ 0".into());
             }
             known_moments(a.n0, l, n, s, a.kappa, &t, alive, mode)
         }
-        _ => return Err("give either --lambda, --nu and --sigma (known parameters) or --posterior (not both)".into()),
+        _ => return Err(
+            "give either --lambda, --nu and --sigma (known parameters) or --posterior (not both)"
+                .into(),
+        ),
     };
-    println!("{}", serde_json::to_string(&out).map_err(|e| e.to_string())?);
+    println!(
+        "{}",
+        serde_json::to_string(&out).map_err(|e| e.to_string())?
+    );
     Ok(())
 }
 
@@ -274,7 +336,8 @@ pub struct FitArgs {
 /// Reads an arrivals folder (its files and those of its immediate subfolders) or a bundle file.
 fn load_arrivals(path: Option<&Path>) -> Result<AzureArrivals, String> {
     let Some(path) = path else {
-        return read_arrivals_bundle("azure2017-arrivals.txt.gz (bundled)", AZURE_BUNDLE).map_err(|e| e.to_string());
+        return read_arrivals_bundle("azure2017-arrivals.txt.gz (bundled)", AZURE_BUNDLE)
+            .map_err(|e| e.to_string());
     };
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if meta.is_file() {
@@ -290,25 +353,37 @@ fn load_arrivals(path: Option<&Path>) -> Result<AzureArrivals, String> {
         }
     }
     for d in dirs {
-        let mut names: Vec<_> = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "txt")).collect();
+        let mut names: Vec<_> = std::fs::read_dir(&d)
+            .map_err(|e| format!("{}: {e}", d.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "txt"))
+            .collect();
         names.sort();
         for p in names {
             let t = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
             files.push((p.display().to_string(), t));
         }
     }
-    let src = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| path.display().to_string());
+    let src = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| path.display().to_string());
     read_arrivals_files(&src, &files).map_err(|e| e.to_string())
 }
 
 /// Fits from an arrivals folder / bundle (or the bundled arrivals when `path` is None) or a vmtable CSV.
-fn fit_source(path: Option<&Path>, split: Option<&str>, opts: &FitOptions) -> Result<AzureFit, String> {
+fn fit_source(
+    path: Option<&Path>,
+    split: Option<&str>,
+    opts: &FitOptions,
+) -> Result<AzureFit, String> {
     if let Some(p) = path {
         if p.is_file() {
             let b = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
             let is_bundle = b.starts_with(&[0x1f, 0x8b]) || b.starts_with(BUNDLE_MAGIC.as_bytes());
             if !is_bundle {
-                let text = String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", p.display()))?;
+                let text =
+                    String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", p.display()))?;
                 let t = read_vmtable(&p.display().to_string(), &text).map_err(|e| e.to_string())?;
                 return fit_vmtable(&t, opts);
             }
@@ -326,13 +401,16 @@ fn fit_source(path: Option<&Path>, split: Option<&str>, opts: &FitOptions) -> Re
 
 /// Handler of `packlab admit-fit`. Errors are one-line strings.
 pub fn run_fit(a: &FitArgs) -> Result<(), String> {
-    let opts = FitOptions { per_core: !a.per_vm };
+    let opts = FitOptions {
+        per_core: !a.per_vm,
+    };
     if let Some(out) = &a.write_bundle {
         if a.vmtable.is_some() {
             return Err("--write-bundle needs --arrivals (a folder)".into());
         }
         let d = load_arrivals(a.arrivals.as_deref())?;
-        std::fs::write(out, gzip(write_arrivals_bundle(&d).as_bytes())).map_err(|e| format!("{}: {e}", out.display()))?;
+        std::fs::write(out, gzip(write_arrivals_bundle(&d).as_bytes()))
+            .map_err(|e| format!("{}: {e}", out.display()))?;
     }
     let fit = match &a.vmtable {
         Some(v) => {
@@ -356,17 +434,42 @@ pub fn run_fit(a: &FitArgs) -> Result<(), String> {
         }
     };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&fit).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&fit).map_err(|e| e.to_string())?
+        );
         return Ok(());
     }
     println!("{}", fit.source);
     for s in &fit.splits {
-        println!("  {}: {:.2} h, {} deployments, {} VMs ({} censored), {} cores", s.name, s.window_hours, s.deployments, s.vms, s.censored_vms, s.cores);
+        println!(
+            "  {}: {:.2} h, {} deployments, {} VMs ({} censored), {} cores",
+            s.name, s.window_hours, s.deployments, s.vms, s.censored_vms, s.cores
+        );
     }
-    println!("arrival rate      {:.4} ± {:.4} per hour", fit.arrival_rate.value, fit.arrival_rate.se);
-    println!("initial size      mean {:.4} ± {:.4} cores; 1 + Poisson(σ0): σ0 = {:.4} ± {:.4}", fit.initial_size.mean_cores.value, fit.initial_size.mean_cores.se, fit.initial_size.poisson_sigma.value, fit.initial_size.poisson_sigma.se);
+    println!(
+        "arrival rate      {:.4} ± {:.4} per hour",
+        fit.arrival_rate.value, fit.arrival_rate.se
+    );
+    println!(
+        "initial size      mean {:.4} ± {:.4} cores; 1 + Poisson(σ0): σ0 = {:.4} ± {:.4}",
+        fit.initial_size.mean_cores.value,
+        fit.initial_size.mean_cores.se,
+        fit.initial_size.poisson_sigma.value,
+        fit.initial_size.poisson_sigma.se
+    );
     let g = |n: &str, f: &Option<packlab::admit::fit::GammaFit>| match f {
-        Some(f) => println!("{n:<17} Γ(shape {:.5} ± {:.5}, rate {:.5} ± {:.5}), mean {:.5} ± {:.5}, corr {:.3}{}", f.shape.value, f.shape.se, f.rate.value, f.rate.se, f.mean.value, f.mean.se, f.correlation, if f.converged { "" } else { " (NOT converged)" }),
+        Some(f) => println!(
+            "{n:<17} Γ(shape {:.5} ± {:.5}, rate {:.5} ± {:.5}), mean {:.5} ± {:.5}, corr {:.3}{}",
+            f.shape.value,
+            f.shape.se,
+            f.rate.value,
+            f.rate.se,
+            f.mean.value,
+            f.mean.se,
+            f.correlation,
+            if f.converged { "" } else { " (NOT converged)" }
+        ),
         None => println!("{n:<17} not identified (default kept)"),
     };
     g("lambda (per h)", &fit.lambda);

@@ -13,7 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "packlab", version, about = "Cloud resource management algorithms of five papers: stochastic bin packing (GPA), admission control, … — native CLI of the packlab playground")]
+#[command(
+    name = "packlab",
+    version,
+    about = "Cloud resource management algorithms of five papers: stochastic bin packing (GPA), admission control, … — native CLI of the packlab playground"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -60,7 +64,12 @@ struct ModelArgs {
     #[arg(long, value_name = "RULE", default_value = "bf")]
     rule: String,
     /// Clairvoyance ℓ in (0, 1]: statistics from the first ⌊ℓ·R⌋ samples, evaluation on the rest (1 = all).
-    #[arg(long, value_name = "L", default_value_t = 1.0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "L",
+        default_value_t = 1.0,
+        allow_negative_numbers = true
+    )]
     clairvoyance: f64,
     /// Turn rebalancing off (seed 002 Alg. 1; on by default).
     #[arg(long)]
@@ -141,12 +150,24 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
                 let _ = e.print();
-                return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand { ExitCode::from(2) } else { ExitCode::SUCCESS };
+                return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    ExitCode::from(2)
+                } else {
+                    ExitCode::SUCCESS
+                };
             }
             let text = e.render().to_string();
-            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+            let line = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid arguments");
             eprintln!("packlab: {}", line.trim_start_matches("error: "));
             return ExitCode::from(2);
         }
@@ -167,7 +188,10 @@ fn dispatch(cmd: &Command) -> Result<(), String> {
         Command::Run(a) => cmd_run(a),
         Command::Summary(a) => {
             let t = load_trace(a)?;
-            println!("{}", serde_json::to_string_pretty(&t.summary()).map_err(|e| e.to_string())?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&t.summary()).map_err(|e| e.to_string())?
+            );
             Ok(())
         }
         Command::Bundle(a) => cmd_bundle(a),
@@ -182,7 +206,10 @@ fn dispatch(cmd: &Command) -> Result<(), String> {
 fn read_files(path: &Path) -> Result<Vec<InputFile>, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if meta.is_dir() {
-        let folder = path.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| ".".into());
+        let folder = path
+            .file_name()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| ".".into());
         let mut out = Vec::new();
         let entries = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
         for ent in entries {
@@ -190,7 +217,10 @@ fn read_files(path: &Path) -> Result<Vec<InputFile>, String> {
             let p = ent.path();
             if p.is_file() {
                 let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-                out.push(InputFile { name: format!("{folder}/{}", ent.file_name().to_string_lossy()), bytes });
+                out.push(InputFile {
+                    name: format!("{folder}/{}", ent.file_name().to_string_lossy()),
+                    bytes,
+                });
             }
         }
         if out.is_empty() {
@@ -199,15 +229,26 @@ fn read_files(path: &Path) -> Result<Vec<InputFile>, String> {
         Ok(out)
     } else {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let name = path.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| path.display().to_string());
+        let name = path
+            .file_name()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| path.display().to_string());
         Ok(vec![InputFile { name, bytes }])
     }
 }
 
-fn load_files(files: &[InputFile], path: &Path, format: Option<&str>) -> Result<UsageTrace, String> {
+fn load_files(
+    files: &[InputFile],
+    path: &Path,
+    format: Option<&str>,
+) -> Result<UsageTrace, String> {
     let fmt = format.map(TraceFormat::parse).transpose()?;
     let name = trace::upload_name(files);
-    let name = if name == "upload" { path.display().to_string() } else { name };
+    let name = if name == "upload" {
+        path.display().to_string()
+    } else {
+        name
+    };
     trace::read_trace(&name, files, fmt).map_err(|e| e.to_string())
 }
 
@@ -228,10 +269,17 @@ fn params_from(m: &ModelArgs) -> Result<(PlacementParams, u64), String> {
     p.mode = match m.mode.as_str() {
         "aligned" => Mode::Aligned,
         "resampled" => Mode::Resampled,
-        other => return Err(format!("--mode: unknown realisation mode '{other}' (expected aligned or resampled)")),
+        other => {
+            return Err(format!(
+                "--mode: unknown realisation mode '{other}' (expected aligned or resampled)"
+            ))
+        }
     };
     if m.seed > packlab::scenario::MAX_SEED {
-        return Err(format!("--seed: must be at most {}", packlab::scenario::MAX_SEED));
+        return Err(format!(
+            "--seed: must be at most {}",
+            packlab::scenario::MAX_SEED
+        ));
     }
     check(&p)?;
     Ok((p, m.seed))
@@ -265,7 +313,10 @@ fn cmd_pack(a: &PackArgs) -> Result<(), String> {
     } else {
         let (o, e) = inst.split();
         println!("trace {} · {} VMs × {} realisations (|O| = {o}, |E| = {e}) · c = {} · {} · rebalance {}", t.name, inst.items(), inst.realisations(), p.capacity, p.rule.name(), if p.rebalance { "on" } else { "off" });
-        println!("fit {}: m_abs = {}, m_norm = {}, m = {:.4}, q = {:.6e}, utilization = {:.4}", r.spec, r.m_abs, r.m_norm, r.m, r.q, r.utilization);
+        println!(
+            "fit {}: m_abs = {}, m_norm = {}, m = {:.4}, q = {:.6e}, utilization = {:.4}",
+            r.spec, r.m_abs, r.m_norm, r.m, r.q, r.utilization
+        );
     }
     Ok(())
 }
@@ -273,10 +324,16 @@ fn cmd_pack(a: &PackArgs) -> Result<(), String> {
 fn cmd_frontier(a: &FrontierArgs) -> Result<(), String> {
     let (mut p, seed) = params_from(&a.model)?;
     if let Some(list) = &a.families {
-        let wanted: Vec<String> = list.split(',').map(|s| s.trim().to_ascii_lowercase()).filter(|s| !s.is_empty()).collect();
+        let wanted: Vec<String> = list
+            .split(',')
+            .map(|s| s.trim().to_ascii_lowercase())
+            .filter(|s| !s.is_empty())
+            .collect();
         for w in &wanted {
             if !placement::Family::ALL.iter().any(|f| f.name() == w) {
-                return Err(format!("--families: unknown family '{w}' (gpa, av, perc, cantelli, max)"));
+                return Err(format!(
+                    "--families: unknown family '{w}' (gpa, av, perc, cantelli, max)"
+                ));
             }
         }
         for fs in &mut p.families {
@@ -284,7 +341,9 @@ fn cmd_frontier(a: &FrontierArgs) -> Result<(), String> {
         }
     }
     for g in &a.grid {
-        let (fam, vals) = g.split_once('=').ok_or_else(|| format!("--grid: expected FAMILY=V1,V2,… (got '{g}')"))?;
+        let (fam, vals) = g
+            .split_once('=')
+            .ok_or_else(|| format!("--grid: expected FAMILY=V1,V2,… (got '{g}')"))?;
         let fs = p
             .families
             .iter_mut()
@@ -292,7 +351,11 @@ fn cmd_frontier(a: &FrontierArgs) -> Result<(), String> {
             .ok_or_else(|| format!("--grid: unknown family '{fam}'"))?;
         fs.grid = vals
             .split(',')
-            .map(|v| v.trim().parse::<f64>().map_err(|_| format!("--grid: '{v}' is not a number")))
+            .map(|v| {
+                v.trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("--grid: '{v}' is not a number"))
+            })
             .collect::<Result<_, _>>()?;
     }
     check(&p)?;
@@ -341,7 +404,8 @@ fn cmd_run(a: &RunArgs) -> Result<(), String> {
     let sc = match (&a.scenario, &a.link) {
         (_, Some(link)) => Scenario::from_link(link).map_err(|e| format!("--link: {e}"))?,
         (Some(path), None) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let sc = Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
             if let Err(errs) = sc.validate() {
                 return Err(format!("{}: {}", path.display(), errs[0]));
@@ -369,14 +433,28 @@ fn cmd_run(a: &RunArgs) -> Result<(), String> {
         }
         (TraceRef::Bundled(id), None) => {
             let b = trace::bundled(id).ok_or_else(|| format!("no bundled trace '{id}'"))?;
-            let path = bundled_path(b.path).ok_or_else(|| format!("bundled trace file {} not found (run from the repository)", b.path))?;
+            let path = bundled_path(b.path).ok_or_else(|| {
+                format!(
+                    "bundled trace file {} not found (run from the repository)",
+                    b.path
+                )
+            })?;
             let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let file = path.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-            trace::read_trace(id, &[InputFile { name: file, bytes }], Some(b.format)).map_err(|e| e.to_string())?
+            let file = path
+                .file_name()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
+            trace::read_trace(id, &[InputFile { name: file, bytes }], Some(b.format))
+                .map_err(|e| e.to_string())?
         }
-        (TraceRef::Upload { name, .. }, None) => return Err(format!("the scenario uses the uploaded trace '{name}': pass it with --trace PATH")),
+        (TraceRef::Upload { name, .. }, None) => {
+            return Err(format!(
+                "the scenario uses the uploaded trace '{name}': pass it with --trace PATH"
+            ))
+        }
     };
-    let f = placement::run_frontier(&t, &sc.placement, sc.seed, &mut |_, _| true).map_err(|e| e.to_string())?;
+    let f = placement::run_frontier(&t, &sc.placement, sc.seed, &mut |_, _| true)
+        .map_err(|e| e.to_string())?;
     let _ = a.json;
     println!("{}", serde_json::to_string(&f).map_err(|e| e.to_string())?);
     Ok(())
@@ -397,6 +475,12 @@ fn cmd_bundle(a: &BundleArgs) -> Result<(), String> {
         text.into_bytes()
     };
     std::fs::write(&a.out, &out).map_err(|e| format!("{}: {e}", a.out.display()))?;
-    eprintln!("wrote {} ({} VMs × {} samples, {} bytes)", a.out.display(), t.items.len(), t.samples, out.len());
+    eprintln!(
+        "wrote {} ({} VMs × {} samples, {} bytes)",
+        a.out.display(),
+        t.items.len(),
+        t.samples,
+        out.len()
+    );
     Ok(())
 }
