@@ -3,7 +3,8 @@
 //!
 //! Environment (all optional):
 //! * `ADMIT_BENCH_HOURS` run length (hours, default 26,280).
-//! * `ADMIT_BENCH_SEED` run seed (default 1); `ADMIT_BENCH_SEEDS` seeds in compare mode (default 1);
+//! * `ADMIT_BENCH_SEED` run seed (default 1); `ADMIT_BENCH_RUN_OF=S`: run 0 of master seed S instead (the run
+//!   `scripts/bench-admission-run.mjs` times in wasm); `ADMIT_BENCH_SEEDS` seeds in compare mode (default 1);
 //!   `ADMIT_BENCH_THRESHOLD` θ2 (default 0.01); `ADMIT_BENCH_CAPACITY` (cores), `ADMIT_BENCH_RATE` (per hour).
 //! * `ADMIT_BENCH_WARM=1`: also time a second run on the warm table cache (as in tuning).
 //! * Cache overrides: `ADMIT_BENCH_DQ` (delta_quantum), `ADMIT_BENCH_REFRESH_TOL`, `ADMIT_BENCH_NTOL`
@@ -78,7 +79,14 @@ fn main() {
     if let Some(r) = env_f("ADMIT_BENCH_RATE") {
         p.arrival_rate = r;
     }
-    let seed = env_f("ADMIT_BENCH_SEED").unwrap_or(1.0) as u64;
+    let mut seed = env_f("ADMIT_BENCH_SEED").unwrap_or(1.0) as u64;
+    if let Ok(m) = std::env::var("ADMIT_BENCH_RUN_OF") {
+        // run 0 of a scenario with this master seed (what `admission_series` simulates in wasm)
+        seed = packlab::admit::tuning::run_seed(
+            m.parse().expect("ADMIT_BENCH_RUN_OF: master seed"),
+            0,
+        );
+    }
     let n_seeds = env_f("ADMIT_BENCH_SEEDS").unwrap_or(1.0) as u64;
     let th = env_f("ADMIT_BENCH_THRESHOLD").unwrap_or(0.01);
     let spec = PolicySpec {

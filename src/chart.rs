@@ -12,6 +12,7 @@
 //!   the fit test assumed, with the capacity line and both overflow probabilities.
 //! - [`draw_histogram`]: a trace's usage histogram with its empirical CDF.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -204,6 +205,124 @@ fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
         })
 }
 
+/// The chart type of both frontier charts: linear x, log-scale y.
+type LogChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, LogCoord<f64>>>;
+
+/// The log-scale y axis shared by the placement and the admission frontier charts: whole decades around the
+/// positive values and an optional reference line (target ρ, SLA ε). A value of exactly 0 cannot sit on a
+/// log axis: when there is one, zeros are drawn on a dashed floor line one decade below the smallest
+/// positive value, whose tick reads "0".
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct LogAxis {
+    /// Lowest and highest decade exponents.
+    lo_exp: f64,
+    hi_exp: f64,
+    /// The y standing for 0 (None when no value is 0).
+    zero_floor: Option<f64>,
+    /// The axis range.
+    lo: f64,
+    hi: f64,
+}
+
+impl LogAxis {
+    /// The axis for `values` (non-finite ones ignored, zeros on the floor) and `reference`; `fallback` is
+    /// the (min, max) used when there is no positive value at all.
+    fn new(values: &[f64], reference: Option<f64>, fallback: (f64, f64)) -> LogAxis {
+        let positive = values.iter().copied().filter(|q| q.is_finite() && *q > 0.0);
+        let (q_min, q_max) = bounds(positive.chain(reference)).unwrap_or(fallback);
+        let any_zero = values.iter().any(|q| *q == 0.0);
+        let lo_exp = q_min.log10().floor();
+        let hi_exp = (q_max.log10() + 0.15).ceil().max(lo_exp + 1.0);
+        let zero_floor = any_zero.then(|| 10f64.powf(lo_exp - 1.0));
+        let lo = match zero_floor {
+            Some(f) => f / 10f64.powf(0.35),
+            None => 10f64.powf(lo_exp),
+        };
+        LogAxis {
+            lo_exp,
+            hi_exp,
+            zero_floor,
+            lo,
+            hi: 10f64.powf(hi_exp),
+        }
+    }
+
+    /// Where a value is drawn: itself when positive, else on the floor (or the axis bottom).
+    fn y(&self, q: f64) -> f64 {
+        if q > 0.0 {
+            q
+        } else {
+            self.zero_floor.unwrap_or(self.lo)
+        }
+    }
+
+    /// How many y labels to ask plotters for (one per decade and some).
+    fn label_count(&self) -> usize {
+        ((self.hi_exp - self.lo_exp) as usize + 2).max(3)
+    }
+
+    /// The y tick label: "0" on the floor, nothing between the floor and the first decade, else
+    /// [`fmt_log_tick`].
+    fn tick_label(&self, v: f64) -> String {
+        match self.zero_floor {
+            Some(f) if (v / f - 1.0).abs() < 1e-9 => "0".to_string(),
+            Some(f) if v < f * 9.99 => String::new(),
+            _ => fmt_log_tick(v),
+        }
+    }
+
+    /// Builds the chart with this y axis over `x_lo..x_hi`.
+    fn build<'a, 'b, DB: DrawingBackend>(
+        &self,
+        builder: &mut ChartBuilder<'a, 'b, DB>,
+        x_lo: f64,
+        x_hi: f64,
+    ) -> Result<LogChart<'a, DB>, ChartError> {
+        builder
+            .build_cartesian_2d(x_lo..x_hi, (self.lo..self.hi).log_scale())
+            .map_err(err)
+    }
+
+    /// Draws the dashed floor line across `x_lo..x_hi` with `label` above its left end (nothing when no
+    /// value is 0). `s` is the device pixel ratio.
+    fn draw_floor<DB: DrawingBackend>(
+        &self,
+        chart: &mut LogChart<'_, DB>,
+        x_lo: f64,
+        x_hi: f64,
+        label: &str,
+        s: f64,
+    ) -> Result<(), ChartError> {
+        let Some(f) = self.zero_floor else {
+            return Ok(());
+        };
+        let px = |v: f64| (v * s).round().max(1.0) as u32;
+        let pxi = |v: f64| (v * s).round() as i32;
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(x_lo, f), (x_hi, f)],
+                px(4.0),
+                px(4.0),
+                INK.mix(0.45).stroke_width(px(1.0)),
+            ))
+            .map_err(err)?;
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((x_lo, f))
+                    + Text::new(
+                        label.to_string(),
+                        (pxi(6.0), -pxi(3.0)),
+                        (FONT, px(11.0))
+                            .into_font()
+                            .color(&INK.mix(0.7))
+                            .pos(Pos::new(HPos::Left, VPos::Bottom)),
+                    ),
+            ))
+            .map_err(err)?;
+        Ok(())
+    }
+}
+
 /// Draw a frontier chart into `area` (filled white first). Returns the pixel position of every point.
 pub fn draw_frontier<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -227,27 +346,9 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let pad = (x_hi - x_lo) * 0.06;
     let (x_lo, x_hi) = (x_lo - pad, x_hi + pad);
     let rho = opts.target_rho.filter(|r| r.is_finite() && *r > 0.0);
-    let positive = points
-        .iter()
-        .map(|p| p.q)
-        .filter(|q| q.is_finite() && *q > 0.0);
-    let (q_min, q_max) = bounds(positive.chain(rho)).unwrap_or((1e-3, 1e-1));
-    let any_zero = points.iter().any(|p| p.q == 0.0);
-    let lo_exp = q_min.log10().floor();
-    let hi_exp = (q_max.log10() + 0.15).ceil().max(lo_exp + 1.0);
-    let zero_floor = any_zero.then(|| 10f64.powf(lo_exp - 1.0));
-    let y_lo = match zero_floor {
-        Some(f) => f / 10f64.powf(0.35),
-        None => 10f64.powf(lo_exp),
-    };
-    let y_hi = 10f64.powf(hi_exp);
-    let y_of = |q: f64| {
-        if q > 0.0 {
-            q
-        } else {
-            zero_floor.unwrap_or(y_lo)
-        }
-    };
+    let qs: Vec<f64> = points.iter().map(|p| p.q).collect();
+    let axis = LogAxis::new(&qs, rho, (1e-3, 1e-1));
+    let y_of = |q: f64| axis.y(q);
 
     let mut builder = ChartBuilder::on(area);
     builder
@@ -257,23 +358,16 @@ pub fn draw_frontier<DB: DrawingBackend>(
     if let Some(t) = &opts.title {
         builder.caption(t, (FONT, px(15.0)).into_font().color(&INK));
     }
-    let mut chart = builder
-        .build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale())
-        .map_err(err)?;
+    let mut chart = axis.build(&mut builder, x_lo, x_hi)?;
 
-    let floor_label = zero_floor;
-    let y_fmt = move |v: &f64| match floor_label {
-        Some(f) if (v / f - 1.0).abs() < 1e-9 => "0".to_string(),
-        Some(f) if *v < f * 9.99 => String::new(),
-        _ => fmt_log_tick(*v),
-    };
+    let y_fmt = |v: &f64| axis.tick_label(*v);
     let x_fmt = |v: &f64| format!("{v:.2}");
     chart
         .configure_mesh()
         .x_desc("normalized machines  m = m_abs / m_norm  (fewer is better)")
         .y_desc("overflow frequency  q  (log scale)")
         .x_labels(8)
-        .y_labels(((hi_exp - lo_exp) as usize + 2).max(3))
+        .y_labels(axis.label_count())
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
         .label_style((FONT, px(12.0)).into_font().color(&INK))
@@ -285,29 +379,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
         .map_err(err)?;
 
     // q = 0 floor line
-    if let Some(f) = zero_floor {
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x_lo, f), (x_hi, f)],
-                px(4.0),
-                px(4.0),
-                INK.mix(0.45).stroke_width(px(1.0)),
-            ))
-            .map_err(err)?;
-        chart
-            .draw_series(std::iter::once(
-                EmptyElement::at((x_lo, f))
-                    + Text::new(
-                        "q = 0 (no overflow observed)",
-                        (pxi(6.0), -pxi(3.0)),
-                        (FONT, px(11.0))
-                            .into_font()
-                            .color(&INK.mix(0.7))
-                            .pos(Pos::new(HPos::Left, VPos::Bottom)),
-                    ),
-            ))
-            .map_err(err)?;
-    }
+    axis.draw_floor(&mut chart, x_lo, x_hi, "q = 0 (no overflow observed)", s)?;
 
     // target ρ reference line
     if let Some(r) = rho {
@@ -441,7 +513,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
             let (xr, yr) = chart.plotting_area().get_pixel_range();
             ((xr.start, yr.start), (xr.end, yr.end))
         },
-        zero_floor,
+        zero_floor: axis.zero_floor,
     };
     area.present().map_err(err)?;
     Ok(layout)
@@ -810,24 +882,9 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
     let pad = (x_hi - x_lo) * 0.06;
     let (x_lo, x_hi) = ((x_lo - pad).max(0.0), (x_hi + pad).min(1.05));
     let sla = opts.sla.filter(|r| r.is_finite() && *r > 0.0);
-    let positive = all().map(|p| p.1).filter(|q| q.is_finite() && *q > 0.0);
-    let (q_min, q_max) = bounds(positive.chain(sla)).unwrap_or((1e-4, 1e-2));
-    let any_zero = all().any(|p| p.1 == 0.0);
-    let lo_exp = q_min.log10().floor();
-    let hi_exp = (q_max.log10() + 0.15).ceil().max(lo_exp + 1.0);
-    let zero_floor = any_zero.then(|| 10f64.powf(lo_exp - 1.0));
-    let y_lo = match zero_floor {
-        Some(f) => f / 10f64.powf(0.35),
-        None => 10f64.powf(lo_exp),
-    };
-    let y_hi = 10f64.powf(hi_exp);
-    let y_of = |q: f64| {
-        if q > 0.0 {
-            q
-        } else {
-            zero_floor.unwrap_or(y_lo)
-        }
-    };
+    let rates: Vec<f64> = all().map(|p| p.1).collect();
+    let axis = LogAxis::new(&rates, sla, (1e-4, 1e-2));
+    let y_of = |q: f64| axis.y(q);
 
     let mut builder = ChartBuilder::on(area);
     builder
@@ -837,22 +894,15 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
     if let Some(t) = &opts.title {
         builder.caption(t, (FONT, px(15.0)).into_font().color(&INK));
     }
-    let mut chart = builder
-        .build_cartesian_2d(x_lo..x_hi, (y_lo..y_hi).log_scale())
-        .map_err(err)?;
-    let floor_label = zero_floor;
-    let y_fmt = move |v: &f64| match floor_label {
-        Some(f) if (v / f - 1.0).abs() < 1e-9 => "0".to_string(),
-        Some(f) if *v < f * 9.99 => String::new(),
-        _ => fmt_log_tick(*v),
-    };
+    let mut chart = axis.build(&mut builder, x_lo, x_hi)?;
+    let y_fmt = |v: &f64| axis.tick_label(*v);
     let x_fmt = |v: &f64| format!("{:.0}%", v * 100.0);
     chart
         .configure_mesh()
         .x_desc("mean utilization  ∫N dt / (C·T)  (more is better)")
         .y_desc("scale-out failure rate  (log scale)")
         .x_labels(8)
-        .y_labels(((hi_exp - lo_exp) as usize + 2).max(3))
+        .y_labels(axis.label_count())
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
         .label_style((FONT, px(12.0)).into_font().color(&INK))
@@ -862,29 +912,7 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
         .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
         .draw()
         .map_err(err)?;
-    if let Some(f) = zero_floor {
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x_lo, f), (x_hi, f)],
-                px(4.0),
-                px(4.0),
-                INK.mix(0.45).stroke_width(px(1.0)),
-            ))
-            .map_err(err)?;
-        chart
-            .draw_series(std::iter::once(
-                EmptyElement::at((x_lo, f))
-                    + Text::new(
-                        "0 (no failed scale-out)",
-                        (pxi(6.0), -pxi(3.0)),
-                        (FONT, px(11.0))
-                            .into_font()
-                            .color(&INK.mix(0.7))
-                            .pos(Pos::new(HPos::Left, VPos::Bottom)),
-                    ),
-            ))
-            .map_err(err)?;
-    }
+    axis.draw_floor(&mut chart, x_lo, x_hi, "0 (no failed scale-out)", s)?;
     if let Some(r) = sla {
         chart
             .draw_series(DashedLineSeries::new(
@@ -1304,6 +1332,173 @@ mod tests {
             ..Default::default()
         };
         assert!(histogram_svg(&h, 400, 220).unwrap().contains("100%"));
+    }
+
+    /// The attributes of every `<name …>` tag of an SVG, each with the text that follows the tag.
+    fn tags<'a>(svg: &'a str, name: &str) -> Vec<(&'a str, &'a str)> {
+        svg.split(&format!("<{name} "))
+            .skip(1)
+            .map(|t| {
+                let end = t.find('>').unwrap();
+                let text = &t[end + 1..];
+                (
+                    &t[..end],
+                    text[..text.find('<').unwrap_or(text.len())].trim(),
+                )
+            })
+            .collect()
+    }
+
+    /// A numeric attribute of a tag.
+    fn attr(tag: &str, name: &str) -> Option<f64> {
+        let tag = format!(" {tag}");
+        let i = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        tag[i..i + tag[i..].find('"')?].parse().ok()
+    }
+
+    /// The y tick labels of an SVG chart with their y pixel (the right-aligned texts: the y axis).
+    fn y_ticks(svg: &str) -> Vec<(String, i32)> {
+        tags(svg, "text")
+            .into_iter()
+            .filter(|(t, _)| t.contains(r#"text-anchor="end""#))
+            .map(|(t, label)| (label.to_string(), attr(t, "y").unwrap() as i32))
+            .collect()
+    }
+
+    /// The y of every segment end of the dashed floor line (the only polylines at opacity 0.45).
+    fn floor_ys(svg: &str) -> Vec<i32> {
+        tags(svg, "polyline")
+            .into_iter()
+            .filter(|(t, _)| t.contains(r#"opacity="0.45""#))
+            .flat_map(|(t, _)| {
+                let pts = &t[t.find("points=\"").unwrap() + 8..];
+                let pts = &pts[..pts.find('"').unwrap()];
+                pts.split_whitespace()
+                    .map(|p| p.split(',').nth(1).unwrap().parse::<i32>().unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// (cx, cy) of the hollow (white-filled) markers: the points whose value is 0.
+    fn hollow_points(svg: &str) -> Vec<(i32, i32)> {
+        tags(svg, "circle")
+            .into_iter()
+            .filter(|(t, _)| t.contains(r##"fill="#FFFFFF""##))
+            .map(|(t, _)| (attr(t, "cx").unwrap() as i32, attr(t, "cy").unwrap() as i32))
+            .collect()
+    }
+
+    #[test]
+    fn log_axis_decades_floor_and_labels() {
+        let a = LogAxis::new(&[0.08, 0.006, 0.0, f64::NAN, 0.0], Some(0.05), (1e-3, 1e-1));
+        assert_eq!((a.lo_exp, a.hi_exp), (-3.0, 0.0));
+        assert_eq!(a.zero_floor, Some(1e-4));
+        assert_eq!(a.hi, 1.0);
+        assert!(a.lo < 1e-4 && a.lo > 1e-5);
+        assert_eq!(a.label_count(), 5);
+        assert_eq!((a.y(0.0), a.y(0.02)), (1e-4, 0.02));
+        assert_eq!(a.tick_label(1e-4), "0");
+        assert_eq!(a.tick_label(5e-4), "");
+        assert_eq!(a.tick_label(1e-3), "10⁻³");
+        assert_eq!(a.tick_label(0.1), "0.1");
+        // no zero: no floor, zeros (if any were given) would sit at the bottom
+        let b = LogAxis::new(&[2e-5, 0.3], None, (1e-3, 1e-1));
+        assert_eq!((b.lo_exp, b.hi_exp, b.zero_floor), (-5.0, 0.0, None));
+        assert_eq!((b.lo, b.y(-1.0)), (1e-5, 1e-5));
+        assert_eq!(b.tick_label(1e-5), "10⁻⁵");
+        // nothing positive: the fallback decades
+        let c = LogAxis::new(&[], None, (1e-4, 1e-2));
+        assert_eq!((c.lo_exp, c.hi_exp, c.zero_floor), (-4.0, -1.0, None));
+        assert_eq!(c.label_count(), 5);
+    }
+
+    /// Both frontier charts draw their y axis with [`LogAxis`]: for the same values, the same tick labels
+    /// at the same pixels, the dashed floor line with its label, and the zeros on it. (The SVGs of both charts
+    /// were byte-identical before and after the axis was shared; pixel values depend on the platform's
+    /// log10/powf, so only structure is asserted here.)
+    #[test]
+    fn frontier_charts_share_the_log_axis() {
+        let qs = [0.08, 0.006, 0.0, 0.0];
+        let pts: Vec<ChartPoint> = qs
+            .iter()
+            .enumerate()
+            .map(|(i, &q)| pt("gpa", &format!("p{i}"), 1.0 + 0.2 * i as f64, q, false))
+            .collect();
+        let opts = FrontierChartOptions {
+            target_rho: Some(0.05),
+            ..Default::default()
+        };
+        let mut placement = String::new();
+        let layout = {
+            let area = SVGBackend::with_string(&mut placement, (800, 500)).into_drawing_area();
+            draw_frontier(&area, &pts, &opts).unwrap()
+        };
+        let curves = vec![AdmissionCurve {
+            label: "SECOND".into(),
+            points: qs
+                .iter()
+                .enumerate()
+                .map(|(i, &q)| (0.5 + 0.1 * i as f64, q))
+                .collect(),
+            tuned: None,
+        }];
+        let admission = admission_frontier_svg(
+            &curves,
+            &AdmissionChartOptions {
+                sla: Some(0.05),
+                ..Default::default()
+            },
+            800,
+            500,
+        )
+        .unwrap();
+
+        let ticks = y_ticks(&placement);
+        let labels: Vec<&str> = ticks.iter().map(|t| t.0.as_str()).collect();
+        assert_eq!(labels, ["0", "10⁻³", "10⁻²", "0.1", "1"]);
+        assert_eq!(
+            y_ticks(&admission),
+            ticks,
+            "same axis, same ticks at the same pixels"
+        );
+        assert!(
+            ticks.windows(2).all(|w| w[0].1 > w[1].1),
+            "decades go up: {ticks:?}"
+        );
+
+        for (svg, label) in [
+            (&placement, "q = 0 (no overflow observed)"),
+            (&admission, "0 (no failed scale-out)"),
+        ] {
+            assert!(svg.contains(label));
+            let ys = floor_ys(svg);
+            assert!(ys.len() > 20, "a dashed line: {} segments", ys.len() / 2);
+            assert!(
+                ys.iter().all(|&y| y == ticks[0].1),
+                "the floor is at the '0' tick"
+            );
+            let hollow = hollow_points(svg);
+            assert_eq!(hollow.len(), 2, "two zeros");
+            assert!(
+                hollow.iter().all(|p| p.1 == ticks[0].1),
+                "zeros on the floor"
+            );
+        }
+        assert_eq!(layout.zero_floor, Some(1e-4));
+        assert_eq!(
+            (layout.points[2].1, layout.points[3].1),
+            (ticks[0].1, ticks[0].1)
+        );
+        assert!(layout.points[0].1 < layout.points[1].1 && layout.points[1].1 < ticks[0].1);
+
+        // without zeros: no floor, no "0" tick, no hollow markers
+        let pos: Vec<ChartPoint> = pts.iter().take(2).cloned().collect();
+        let svg = frontier_svg(&pos, &opts, 800, 500).unwrap();
+        assert!(floor_ys(&svg).is_empty() && hollow_points(&svg).is_empty());
+        assert!(!svg.contains("q = 0"));
+        let labels: Vec<String> = y_ticks(&svg).into_iter().map(|t| t.0).collect();
+        assert_eq!(labels, ["10⁻²", "0.1", "1"]);
     }
 
     #[test]

@@ -176,13 +176,14 @@ pub fn check_scenario(scenario: JsValue) -> JsResult<JsValue> {
     })
 }
 
-/// The share-link payload `v1.…` of a valid scenario (the fragment is `#s=` + it).
+/// The share-link payload `v2.d<set>.…` of a valid scenario (the fragment is `#s=` + it).
 #[wasm_bindgen]
 pub fn scenario_to_link(scenario: JsValue) -> JsResult<String> {
     Ok(valid_scenario(scenario)?.to_link())
 }
 
-/// Decodes a share link (payload, `#s=…` or a whole URL) into a validated scenario object.
+/// Decodes a share link (payload, `#s=…` or a whole URL; `v2.d<set>.…` or the old `v1.…`) into a validated
+/// scenario object. A link from a defaults set this engine does not know throws `{ field: "defaults" }`.
 #[wasm_bindgen]
 pub fn scenario_from_link(link: &str) -> JsResult<JsValue> {
     let s = Scenario::from_link(link).map_err(|e| scenario_error(&e))?;

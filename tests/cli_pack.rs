@@ -247,6 +247,11 @@ fn frontier_csv_and_run_scenario_agree() {
     ]);
     assert!(ok, "{err}");
     assert_eq!(out, out2);
+    // the same link in the old `v1.` form (made before links recorded their defaults set) too
+    let v1 = s.to_link().replacen("v2.d1.", "v1.", 1);
+    let (ok, out3, err) = packlab(&["run", "--link", &v1]);
+    assert!(ok, "{err}");
+    assert_eq!(out, out3);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -349,6 +354,17 @@ fn bad_input_gives_one_line_errors_never_panics() {
         (
             vec!["run".into(), "--link".into(), "v1.garbage!".into()],
             "--link",
+        ),
+        // a link made under a defaults set this engine does not know (a newer engine's)
+        (
+            vec![
+                "run".into(),
+                "--link".into(),
+                packlab::scenario::Scenario::default()
+                    .to_link()
+                    .replacen("v2.d1.", "v2.d9.", 1),
+            ],
+            "--link: defaults: the link was made under defaults set 9",
         ),
     ];
     for (args, needle) in cases {

@@ -63,7 +63,7 @@ fn engine_facts() {
 fn links_round_trip_and_bad_links_are_errors() {
     let s = json(r#"{"seed":42,"placement":{"capacity":2.5,"rule":"ff","fit":"perc:95"}}"#);
     let link = scenario_to_link(s).unwrap();
-    assert!(link.starts_with("v1."), "{link}");
+    assert!(link.starts_with("v2.d1."), "{link}");
     let back = scenario_from_link(&format!("#s={link}")).unwrap();
     assert_eq!(get(&back, "seed").as_f64(), Some(42.0));
     assert_eq!(
@@ -76,11 +76,25 @@ fn links_round_trip_and_bad_links_are_errors() {
     );
     // same link again from the decoded object
     assert_eq!(scenario_to_link(back).unwrap(), link);
-    for bad in ["", "v1.!!!", "v9.AAAA", "v1.AAAA", "garbage"] {
+    for bad in ["", "v1.!!!", "v9.AAAA", "v1.AAAA", "v2.AAAA", "garbage"] {
         let e = scenario_from_link(bad).unwrap_err();
         assert_eq!(get(&e, "kind").as_string().unwrap(), "scenario", "{bad}");
         assert!(get(&e, "message").as_string().is_some());
     }
+    // a link made under a defaults set this engine does not know names the field
+    let newer = link.replacen("v2.d1.", "v2.d2.", 1);
+    let e = scenario_from_link(&newer).unwrap_err();
+    assert_eq!(get(&e, "field").as_string().as_deref(), Some("defaults"));
+    assert!(get(&e, "message")
+        .as_string()
+        .unwrap()
+        .contains("defaults set 2"));
+    // the old v1 form of the same link (same JSON payload) still loads
+    let old = link.replacen("v2.d1.", "v1.", 1);
+    assert_eq!(
+        stringify(&scenario_from_link(&old).unwrap()),
+        stringify(&scenario_from_link(&link).unwrap())
+    );
     let long = format!("v1.{}", "A".repeat(100_000));
     assert!(scenario_from_link(&long).is_err());
 }
@@ -251,7 +265,11 @@ fn contains(got: &serde_json::Value, expect: &serde_json::Value) -> bool {
 
 #[wasm_bindgen_test]
 fn saved_links_keep_loading() {
-    let corpus = include_str!("links/v1.jsonl");
+    let corpus = [
+        include_str!("links/v1.jsonl"),
+        include_str!("links/v2.jsonl"),
+    ]
+    .concat();
     let mut n = 0;
     for line in corpus.lines().filter(|l| !l.trim().is_empty()) {
         let entry: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -266,7 +284,7 @@ fn saved_links_keep_loading() {
         );
         n += 1;
     }
-    assert!(n >= 5);
+    assert!(n >= 14);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // link, mounts the model view and the shared trace panel, and wires the header (model tabs, Copy link).
 //
 // Models are views: each lives in www/<model>/ (view.js on the page, worker-ops.js in the worker) and is
-// listed in MODELS. A tab switches model by opening that model's default scenario as a link (#s=v1.…).
+// listed in MODELS. A tab switches model by opening that model's default scenario as a link (#s=v2.d1.…).
 
 import { h, setChildren, $ } from './common/dom.js';
 import { loadEngine, errorText } from './common/engine.js';
@@ -37,7 +37,8 @@ async function main() {
     onStatus: (s) => { if (s === 'restarting') banner('The engine was restarted; your trace is being reloaded.', 'info'); else if (s === 'ready') banner(null); },
   });
 
-  // the scenario: a link (#s=v1.…) or the defaults; a bad link shows a message and falls back
+  // the scenario: a link (#s=v2.d1.…, or an old #s=v1.…) or the defaults; a bad link (or one made under
+  // defaults this engine does not know) shows a message and falls back
   const link = scenarioFromLocation(wasm);
   if (link.error) {
     banner(`This link could not be opened (${errorText(link.error)}). Showing the default scenario instead.`);

@@ -40,7 +40,6 @@ use super::moments::Gamma;
 use super::params::{AdmitParams, InitialSize};
 use crate::trace::azure::{AzureArrivals, VmTable, BIN_S};
 use serde::Serialize;
-use statrs::function::gamma::{digamma, ln_gamma};
 use std::collections::BTreeMap;
 
 /// Lower end of the λ grid: ln(1e−6 per hour) (mean core lifetime 114 years).
@@ -197,13 +196,13 @@ impl LifetimeObs {
     }
     /// `ln` of the likelihood given λ = e^s, plus `extra_pow · s`.
     fn logf(&self, s: f64, extra_pow: f64) -> f64 {
-        let l = s.exp();
+        let l = libm::exp(s);
         let mut h = extra_pow * s;
         for &(t, c) in &self.exact {
             h += c as f64 * (s - l * t);
         }
         for &(lo, hi, c) in &self.interval {
-            h += c as f64 * (-l * lo + (-(-l * (hi - lo)).exp_m1()).ln());
+            h += c as f64 * (-l * lo + libm::log(-libm::expm1(-l * (hi - lo))));
         }
         for &(a, c) in &self.censored {
             h -= c as f64 * l * a;
@@ -298,7 +297,7 @@ fn win_stats(w: &Window, a: f64, b: f64, lgam_a: f64) -> WinStats {
     let mut xs = Vec::with_capacity(w.h.len());
     for (j, h) in w.h.iter().enumerate() {
         let s = w.s0 + j as f64 * w.ds;
-        let x = h + a * s - b * s.exp();
+        let x = h + a * s - b * libm::exp(s);
         m = m.max(x);
         xs.push(x);
     }
@@ -308,8 +307,8 @@ fn win_stats(w: &Window, a: f64, b: f64, lgam_a: f64) -> WinStats {
         // analytic left tail below the grid: x(s) ≈ x0 + k (s − s0), k = a + local slope of h
         let k = (xs[1] - xs[0]) / w.ds;
         if k > 0.0 {
-            let p = (xs[0] - m).exp() / (k * w.ds);
-            let (sc, l) = (w.s0 - 1.0 / k, w.s0.exp() * k / (k + 1.0));
+            let p = libm::exp(xs[0] - m) / (k * w.ds);
+            let (sc, l) = (w.s0 - 1.0 / k, libm::exp(w.s0) * k / (k + 1.0));
             z += p;
             s1 += p * sc;
             s2 += p * (sc * sc + 1.0 / (k * k));
@@ -320,8 +319,8 @@ fn win_stats(w: &Window, a: f64, b: f64, lgam_a: f64) -> WinStats {
     }
     for (j, x) in xs.iter().enumerate() {
         let s = w.s0 + j as f64 * w.ds;
-        let l = s.exp();
-        let p = (x - m).exp() * if j == 0 || j == last { 0.5 } else { 1.0 };
+        let l = libm::exp(s);
+        let p = libm::exp(x - m) * if j == 0 || j == last { 0.5 } else { 1.0 };
         z += p;
         s1 += p * s;
         l1 += p * l;
@@ -331,7 +330,7 @@ fn win_stats(w: &Window, a: f64, b: f64, lgam_a: f64) -> WinStats {
     }
     let (es, el) = (s1 / z, l1 / z);
     WinStats {
-        log_i: m + (z * w.ds).ln() + a * b.ln() - lgam_a,
+        log_i: m + libm::log(z * w.ds) + a * libm::log(b) - lgam_a,
         es,
         el,
         vss: s2 / z - es * es,
@@ -340,17 +339,45 @@ fn win_stats(w: &Window, a: f64, b: f64, lgam_a: f64) -> WinStats {
     }
 }
 
-/// Trigamma ψ'(x) for x > 0 (recurrence to x ≥ 6, then the asymptotic series).
+/// ln Γ(x) for x > 0 via the `libm` crate (the same code natively and in wasm, so fits are bit-identical on
+/// both; statrs is kept as the test oracle).
+pub fn ln_gamma(x: f64) -> f64 {
+    libm::lgamma(x)
+}
+
+/// Digamma ψ(x) for x > 0: recurrence ψ(x) = ψ(x+1) − 1/x up to x ≥ 10, then the asymptotic series
+/// ln x − 1/(2x) − Σ B₂ₖ/(2k x²ᵏ) to x⁻¹² (truncation error < 1e−15 there). Pure arithmetic + `libm::log`,
+/// so bit-identical natively and in wasm; tested against statrs.
+pub fn digamma(mut x: f64) -> f64 {
+    let mut acc = 0.0;
+    while x < 10.0 {
+        acc -= 1.0 / x;
+        x += 1.0;
+    }
+    let x2 = 1.0 / (x * x);
+    acc + libm::log(x)
+        - 0.5 / x
+        - x2 * (1.0 / 12.0
+            - x2 * (1.0 / 120.0
+                - x2 * (1.0 / 252.0
+                    - x2 * (1.0 / 240.0 - x2 * (1.0 / 132.0 - x2 * 691.0 / 32760.0)))))
+}
+
+/// Trigamma ψ'(x) for x > 0 (recurrence to x ≥ 10, then the asymptotic series to x⁻¹¹; truncation error
+/// < 3e−14).
 pub fn trigamma(mut x: f64) -> f64 {
     let mut acc = 0.0;
-    while x < 6.0 {
+    while x < 10.0 {
         acc += 1.0 / (x * x);
         x += 1.0;
     }
     let x2 = 1.0 / (x * x);
     acc + 1.0 / x
         + x2 / 2.0
-        + (1.0 / x) * x2 * (1.0 / 6.0 - x2 * (1.0 / 30.0 - x2 * (1.0 / 42.0 - x2 / 30.0)))
+        + (1.0 / x)
+            * x2
+            * (1.0 / 6.0
+                - x2 * (1.0 / 30.0 - x2 * (1.0 / 42.0 - x2 * (1.0 / 30.0 - x2 * 5.0 / 66.0))))
 }
 
 /// Marginal log-likelihood of a Gamma(a, b) prior on the shared per-deployment λ (per hour) given the
@@ -404,7 +431,7 @@ pub fn fit_lambda_prior(obs: &[LifetimeObs]) -> Result<GammaFit, String> {
             let st = win_stats(w, a, b, lg);
             let m = *m as f64;
             l += m * st.log_i;
-            ga += m * (st.es + b.ln() - dg);
+            ga += m * (st.es + libm::log(b) - dg);
             gb += m * (a / b - st.el);
             haa += m * (st.vss - tg);
             hbb += m * (st.vll - a / (b * b));
@@ -442,7 +469,7 @@ pub fn fit_lambda_prior(obs: &[LifetimeObs]) -> Result<GammaFit, String> {
         let mut t = 1.0;
         let mut improved = false;
         for _ in 0..40 {
-            let (na, nb) = (a * (t * step[0]).exp(), b * (t * step[1]).exp());
+            let (na, nb) = (a * libm::exp(t * step[0]), b * libm::exp(t * step[1]));
             let (nl, ng, nh) = eval(na, nb);
             if nl.is_finite() && nl >= l {
                 let dl = nl - l;
@@ -531,7 +558,7 @@ pub fn fit_exponential(obs: &[LifetimeObs]) -> Result<Estimate, String> {
         }
     }
     let s = 0.5 * (lo + hi);
-    let l = s.exp();
+    let l = libm::exp(s);
     let e = 1e-4;
     let d2s = (f(s + e) - 2.0 * f(s) + f(s - e)) / (e * e);
     // d²/dλ² at the maximum = d²/ds² / λ² (first derivative is 0)
@@ -671,7 +698,7 @@ fn covariance_natural(ll: &dyn Fn(&[f64]) -> f64, u: &[f64]) -> Vec<Vec<f64>> {
     (0..n)
         .map(|i| {
             (0..n)
-                .map(|j| inv[i][j] * u[i].exp() * u[j].exp())
+                .map(|j| inv[i][j] * libm::exp(u[i]) * libm::exp(u[j]))
                 .collect()
         })
         .collect()
@@ -1015,16 +1042,16 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
             let mut k = 2;
             let (an, bn) = if fit_nu {
                 k += 2;
-                (u[2].exp(), u[3].exp())
+                (libm::exp(u[2]), libm::exp(u[3]))
             } else {
                 (defaults.nu.shape, defaults.nu.rate)
             };
             let kap = if fit_kappa {
-                u[k].exp()
+                libm::exp(u[k])
             } else {
                 defaults.kappa
             };
-            (u[0].exp(), u[1].exp(), an, bn, kap)
+            (libm::exp(u[0]), libm::exp(u[1]), an, bn, kap)
         };
         let ll = |u: &[f64]| -> f64 {
             if u.iter().any(|v| !v.is_finite() || v.abs() > 40.0) {
@@ -1036,38 +1063,36 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
             for (d, w) in deps.iter().zip(&wins) {
                 let nr = d.scaleouts.len() as f64;
                 let k = if d.killed { 1.0 } else { 0.0 };
-                let cnu = an * bn.ln() - lgan + ln_gamma(an + nr);
+                let cnu = an * libm::log(bn) - lgan + ln_gamma(an + nr);
                 let mut m = f64::NEG_INFINITY;
                 let xs: Vec<f64> =
                     w.h.iter()
                         .enumerate()
                         .map(|(j, h)| {
                             let s = w.s0 + j as f64 * w.ds;
-                            let l = s.exp();
+                            let l = libm::exp(s);
                             let x = h + a * s - b * l + cnu
-                                - (an + nr) * (bn + l * d.age_h).ln()
-                                - k * kap.ln()
+                                - (an + nr) * libm::log(bn + l * d.age_h)
+                                - k * libm::log(kap)
                                 - l * d.age_h / kap;
                             m = m.max(x);
                             x
                         })
                         .collect();
-                let z: f64 = xs.iter().map(|x| (x - m).exp()).sum();
-                tot += m + (z * w.ds).ln() + a * b.ln() - lga;
+                let z: f64 = xs.iter().map(|x| libm::exp(x - m)).sum();
+                tot += m + libm::log(z * w.ds) + a * libm::log(b) - lga;
             }
             tot
         };
         let mut u0 = vec![
             0.0,
-            (deps.iter().map(|d| d.age_h).sum::<f64>() / deaths as f64)
-                .max(1e-3)
-                .ln(),
+            libm::log((deps.iter().map(|d| d.age_h).sum::<f64>() / deaths as f64).max(1e-3)),
         ];
         if fit_nu {
-            u0.extend([defaults.nu.shape.ln(), defaults.nu.rate.ln()]);
+            u0.extend([libm::log(defaults.nu.shape), libm::log(defaults.nu.rate)]);
         }
         if fit_kappa {
-            u0.push(defaults.kappa.ln());
+            u0.push(libm::log(defaults.kappa));
         }
         let neg = |u: &[f64]| -ll(u);
         let (mut u, mut v, mut its, mut conv) = nelder_mead(&neg, &u0, 0.5, 4000);
@@ -1083,7 +1108,7 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
             }
         }
         let cov = covariance_natural(&ll, &u);
-        let theta: Vec<f64> = u.iter().map(|x| x.exp()).collect();
+        let theta: Vec<f64> = u.iter().map(|&x| libm::exp(x)).collect();
         lambda = Some(fit_from_cov(&theta, &cov, 0, 1, -v, its, conv));
         if fit_nu {
             nu = Some(fit_from_cov(&theta, &cov, 2, 3, -v, its, conv));
@@ -1121,23 +1146,26 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
             if u.iter().any(|v| !v.is_finite() || v.abs() > 40.0) {
                 return f64::NEG_INFINITY;
             }
-            let (a, b) = (u[0].exp(), u[1].exp());
+            let (a, b) = (libm::exp(u[0]), libm::exp(u[1]));
             let lg = ln_gamma(a);
             sig_data
                 .iter()
-                .map(|&(z, ns)| a * b.ln() - lg + ln_gamma(a + z) - (a + z) * (b + ns).ln())
+                .map(|&(z, ns)| {
+                    a * libm::log(b) - lg + ln_gamma(a + z) - (a + z) * libm::log(b + ns)
+                })
                 .sum()
         };
         let neg = |u: &[f64]| -ll(u);
         let mean =
             sig_data.iter().map(|x| x.0).sum::<f64>() / sig_data.iter().map(|x| x.1).sum::<f64>();
-        let (mut u, _, mut its, mut conv) = nelder_mead(&neg, &[0.0, (1.0 / mean).ln()], 0.5, 4000);
+        let (mut u, _, mut its, mut conv) =
+            nelder_mead(&neg, &[0.0, libm::log(1.0 / mean)], 0.5, 4000);
         let (u2, _, i2, c2) = nelder_mead(&neg, &u, 0.1, 4000);
         u = u2;
         its += i2;
         conv = conv || c2;
         let cov = covariance_natural(&ll, &u);
-        let th: Vec<f64> = u.iter().map(|x| x.exp()).collect();
+        let th: Vec<f64> = u.iter().map(|&x| libm::exp(x)).collect();
         Some(fit_from_cov(&th, &cov, 0, 1, ll(&u), its, conv))
     } else {
         kept.push("sigma".into());
@@ -1174,4 +1202,44 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
         defaults_kept: kept,
         notes,
     })
+}
+
+#[cfg(test)]
+mod special_function_tests {
+    use super::{digamma, ln_gamma, trigamma};
+
+    #[test]
+    fn digamma_and_ln_gamma_match_statrs() {
+        for &x in &[
+            1e-3, 0.05, 0.4247, 1.0, 1.5, 2.0, 5.99, 6.0, 7.3, 9.99, 10.0, 42.0, 1e4,
+        ] {
+            let (d, ds) = (digamma(x), statrs::function::gamma::digamma(x));
+            assert!(
+                (d - ds).abs() <= 1e-12 * ds.abs().max(1.0),
+                "digamma({x}) {d} vs {ds}"
+            );
+            let (l, ls) = (ln_gamma(x), statrs::function::gamma::ln_gamma(x));
+            assert!(
+                (l - ls).abs() <= 1e-12 * ls.abs().max(1.0),
+                "ln_gamma({x}) {l} vs {ls}"
+            );
+        }
+        // mpmath.digamma to 15 digits
+        for (x, want) in [
+            (0.4247, -2.39095871707111),
+            (7.3, 1.91782033563799),
+            (1e-3, -1000.57557193181),
+        ] {
+            assert!(
+                (digamma(x) - want).abs() <= 2e-14 * want.abs().max(1.0),
+                "digamma({x})"
+            );
+        }
+        // closed forms: ψ(1) = −γ, ψ(1/2) = −γ − 2 ln 2, ψ'(1) = π²/6, ln Γ(1/2) = ln √π
+        let g = 0.577_215_664_901_532_9;
+        assert!((digamma(1.0) + g).abs() < 1e-14);
+        assert!((digamma(0.5) + g + 2.0 * std::f64::consts::LN_2).abs() < 1e-14);
+        assert!((trigamma(1.0) - std::f64::consts::PI.powi(2) / 6.0).abs() < 1e-12);
+        assert!((ln_gamma(0.5) - 0.5 * std::f64::consts::PI.ln()).abs() < 1e-14);
+    }
 }

@@ -9,10 +9,14 @@
 //! * [`policy`]: ZEROTH / FIRST / SECOND (+ MARGINAL) on the 5 × 600 look-ahead (§2.7).
 //! * [`sim`]: the exact continuous-time cluster simulator on the shared [`crate::des`] kernel (§2.1, §2.10).
 //! * [`tuning`]: threshold binary search with common random numbers, BCa CIs, presets E0.1–E0.4 (§2.8, §2.12).
+//! * [`importance`]: importance sampling of runs (badness buckets, rejection scheme, weights; §2.9), an option.
+//! * [`load`]: unconstrained offered load and the cluster share of a data-fitted arrival stream (§2.13).
 //! * [`params`]: the serde parameter struct with the §2.13 defaults.
 //! * [`rng`]: per-(seed, component) random streams (§0).
 
 pub mod fit;
+pub mod importance;
+pub mod load;
 pub mod moments;
 pub mod params;
 pub mod policy;

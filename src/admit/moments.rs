@@ -81,7 +81,7 @@ impl AliveTable {
             }
             if c > 1e-15 {
                 for (k, sk) in s.iter_mut().enumerate() {
-                    let x = (-(k as f64) * h).exp();
+                    let x = libm::exp(-(k as f64) * h);
                     let ib = beta_reg(nu + 1.0, n0f, x);
                     *sk = 1.0 - c * (1.0 - if ib.is_finite() { ib } else { 1.0 });
                 }
@@ -89,13 +89,13 @@ impl AliveTable {
         } else if mode == AliveMode::Volterra {
             let l0f = Lambda0::new(sigma);
             let kern: Vec<f64> = (0..g_n)
-                .map(|m| (-nu * l0f.at((m as f64 + 0.5) * h)).exp())
+                .map(|m| libm::exp(-nu * l0f.at((m as f64 + 0.5) * h)))
                 .collect();
             let mut df = vec![0.0; g_n + 1];
             let mut f: f64 = 0.0;
             for k in 1..=g_n {
                 let u = k as f64 * h;
-                let gk = (-(-u).exp_m1()).powf(n0f) * (-nu * l0f.at(u)).exp();
+                let gk = libm::pow(-libm::expm1(-u), n0f) * libm::exp(-nu * l0f.at(u));
                 let mut acc = 0.0;
                 for j in 1..k {
                     acc += df[j] * kern[k - j];
@@ -109,12 +109,12 @@ impl AliveTable {
             // S1-HAZARD: h(u) = P(Y=1)/(1−P(Y=0)), trapezoid cumulative hazard
             let l0f = Lambda0::new(sigma);
             let haz = |u: f64| -> f64 {
-                let x = (-u).exp();
-                let e0 = (-nu * l0f.at(u)).exp();
+                let x = libm::exp(-u);
+                let e0 = libm::exp(-nu * l0f.at(u));
                 let omx = 1.0 - x;
-                let p0 = omx.powf(n0f) * e0;
-                let l1 = omx * (-sigma * x).exp();
-                let p1 = e0 * (n0f * x * omx.powf(n0f - 1.0) + omx.powf(n0f) * nu * l1);
+                let p0 = libm::pow(omx, n0f) * e0;
+                let l1 = omx * libm::exp(-sigma * x);
+                let p1 = e0 * (n0f * x * libm::pow(omx, n0f - 1.0) + libm::pow(omx, n0f) * nu * l1);
                 p1 / (1.0 - p0).max(1e-300)
             };
             let mut cum = 0.0;
@@ -123,7 +123,7 @@ impl AliveTable {
                 let cur = haz(k as f64 * h);
                 cum += 0.5 * (prev + cur) * h;
                 prev = cur;
-                *sk = (-cum).exp();
+                *sk = libm::exp(-cum);
             }
         }
         // clip and running minimum
@@ -134,7 +134,7 @@ impl AliveTable {
         let u_end = g_n as f64 * h;
         let k10 = (((u_end - 10.0) / h) - 1e-9).ceil().max(0.0) as usize;
         let gamma = if s[g_n] > 1e-300 && s[k10] > 1e-300 {
-            ((s[k10] / s[g_n]).ln() / (u_end - k10 as f64 * h)).max(1e-12)
+            (libm::log(s[k10] / s[g_n]) / (u_end - k10 as f64 * h)).max(1e-12)
         } else {
             50.0
         };
@@ -142,18 +142,18 @@ impl AliveTable {
         let mut phi2 = vec![0.0; g_n + 1];
         for (c, phi) in [(1.0f64, &mut phi1), (2.0f64, &mut phi2)] {
             let cd = c * h;
-            let e = (-cd).exp();
-            let i0 = -(-cd).exp_m1() / c;
+            let e = libm::exp(-cd);
+            let i0 = -libm::expm1(-cd) / c;
             let i1 = (h - i0) / cd;
             for k in 1..=g_n {
                 phi[k] = phi[k - 1] * e + s[k - 1] * (i0 - i1) + s[k] * i1;
             }
         }
         let psi1: Vec<f64> = (0..=g_n)
-            .map(|k| -(-(k as f64) * h).exp_m1() - phi1[k])
+            .map(|k| -libm::expm1(-(k as f64) * h) - phi1[k])
             .collect();
         let psi2: Vec<f64> = (0..=g_n)
-            .map(|k| -0.5 * (-2.0 * k as f64 * h).exp_m1() - phi2[k])
+            .map(|k| -0.5 * libm::expm1(-2.0 * k as f64 * h) - phi2[k])
             .collect();
         AliveTable {
             h,
@@ -182,7 +182,7 @@ impl AliveTable {
         let u = u.max(0.0);
         let ue = self.u_end();
         if u >= ue {
-            return self.s_last * (-self.gamma * (u - ue)).exp();
+            return self.s_last * libm::exp(-self.gamma * (u - ue));
         }
         let x = u / self.h;
         let i = (x as usize).min(self.s.len() - 2);
@@ -195,7 +195,7 @@ impl AliveTable {
     pub fn phi(&self, u: f64) -> (f64, f64) {
         let u = u.max(0.0);
         let (a, b) = self.psi(u);
-        (-(-u).exp_m1() - a, -0.5 * (-2.0 * u).exp_m1() - b)
+        (-libm::expm1(-u) - a, -0.5 * libm::expm1(-2.0 * u) - b)
     }
 
     /// Absorption corrections `(Ψ1(u), Ψ2(u)) = ((1−e^{−u}) − Φ1, (1−e^{−2u})/2 − Φ2)`, both ≥ 0.
@@ -218,16 +218,17 @@ impl AliveTable {
             let d = u - ue;
             let tail = |c: f64| {
                 if (c - self.gamma).abs() < 1e-9 {
-                    self.s_last * d * (-c * d).exp()
+                    self.s_last * d * libm::exp(-c * d)
                 } else {
-                    self.s_last * ((-self.gamma * d).exp() - (-c * d).exp()) / (c - self.gamma)
+                    self.s_last * (libm::exp(-self.gamma * d) - libm::exp(-c * d))
+                        / (c - self.gamma)
                 }
             };
-            let p1 = self.phi1_end * (-d).exp() + tail(1.0);
-            let p2 = self.phi2_end * (-2.0 * d).exp() + tail(2.0);
+            let p1 = self.phi1_end * libm::exp(-d) + tail(1.0);
+            let p2 = self.phi2_end * libm::exp(-2.0 * d) + tail(2.0);
             (
-                (-(-u).exp_m1() - p1).max(0.0),
-                (-0.5 * (-2.0 * u).exp_m1() - p2).max(0.0),
+                (-libm::expm1(-u) - p1).max(0.0),
+                (-0.5 * libm::expm1(-2.0 * u) - p2).max(0.0),
             )
         }
     }
@@ -269,16 +270,16 @@ pub fn known_moments(
     t.iter()
         .map(|&tt| {
             let tau = lambda * tt.max(0.0);
-            let p = (-tau).exp();
-            let q = (-tau / kappa).exp();
-            let one_m_p = -(-tau).exp_m1();
+            let p = libm::exp(-tau);
+            let q = libm::exp(-tau / kappa);
+            let one_m_p = -libm::expm1(-tau);
             let (p1, p2) = match &table {
                 Some(tb) => tb.phi(tau),
                 None => {
                     if n0 == 0 {
                         (0.0, 0.0)
                     } else {
-                        (one_m_p, -0.5 * (-2.0 * tau).exp_m1())
+                        (one_m_p, -0.5 * libm::expm1(-2.0 * tau))
                     }
                 }
             };
@@ -463,7 +464,7 @@ impl TableLattice {
         self.map.is_empty()
     }
     fn nu_value(i: usize) -> f64 {
-        (NU_LO.ln() + (NU_HI / NU_LO).ln() * i as f64 / (N_NU - 1) as f64).exp()
+        libm::exp(libm::log(NU_LO) + libm::log(NU_HI / NU_LO) * i as f64 / (N_NU - 1) as f64)
     }
     fn sig_value(k: usize) -> f64 {
         let r = k as f64 / (N_SIG - 1) as f64;
@@ -475,16 +476,16 @@ impl TableLattice {
             return n0;
         }
         let base = N0_EXACT as f64;
-        let k = ((n0 as f64 / base).ln() / 1.25f64.ln()).round();
-        (base * 1.25f64.powf(k)).round() as u32
+        let k = (libm::log(n0 as f64 / base) / libm::log(1.25f64)).round();
+        (base * libm::pow(1.25f64, k)).round() as u32
     }
 }
 
 impl PsiSource for TableLattice {
     fn prepare(&mut self, n0: u32, nu: f64, sigma: f64, alive: AliveMode) -> usize {
         let n = Self::n0_rung(n0.max(1));
-        let ln_nu = nu.clamp(NU_LO, NU_HI).ln();
-        let xi = (ln_nu - NU_LO.ln()) / (NU_HI / NU_LO).ln() * (N_NU - 1) as f64;
+        let ln_nu = libm::log(nu.clamp(NU_LO, NU_HI));
+        let xi = (ln_nu - libm::log(NU_LO)) / libm::log(NU_HI / NU_LO) * (N_NU - 1) as f64;
         let i0 = (xi.floor() as usize).min(N_NU - 2);
         let fi = (xi - i0 as f64).clamp(0.0, 1.0);
         let ys = (sigma.clamp(0.0, SIG_HI) / SIG_HI).sqrt() * (N_SIG - 1) as f64;
@@ -621,10 +622,13 @@ pub fn absorption_corrections_lattice(
                 let blk = &lat.res[ix * 2 * ng..(ix + 1) * 2 * ng];
                 let (p1, p2) = blk.split_at(ng);
                 let (e1, e2, e3) = (bw * a1, bw * a2, bw * a3);
-                for g in 0..ng {
-                    let (q1, q2) = (p1[g] as f64, p2[g] as f64);
-                    g1[g] += e1 * q1;
-                    g2[g] += e2 * q1 + e3 * q2;
+                // zipped slices (no bounds checks) so that the loop vectorises
+                for ((x1, x2), (&q1, &q2)) in
+                    g1.iter_mut().zip(g2.iter_mut()).zip(p1.iter().zip(p2))
+                {
+                    let (q1, q2) = (q1 as f64, q2 as f64);
+                    *x1 += e1 * q1;
+                    *x2 += e2 * q1 + e3 * q2;
                 }
             }
         }
@@ -681,7 +685,7 @@ pub fn unabsorbed_posterior(b: &Belief, kappa: f64, t: f64) -> (f64, f64, f64) {
     let kp = 1.0 / kappa;
     let a = b.lambda.shape;
     let r = t.max(0.0) / b.lambda.rate;
-    let l = |c: f64| (-a * (c * r).ln_1p()).exp();
+    let l = |c: f64| libm::exp(-a * libm::log1p(c * r));
     let l0 = l(kp);
     let l1 = l(kp + 1.0);
     let l2 = l(kp + 2.0);
@@ -737,7 +741,7 @@ pub fn absorption_corrections(
                 return (0.0, 0.0);
             }
             let beta = b.lambda.rate / t + kp;
-            let l0 = (-b.lambda.shape * (kp * t / b.lambda.rate).ln_1p()).exp();
+            let l0 = libm::exp(-b.lambda.shape * libm::log1p(kp * t / b.lambda.rate));
             let mut d1 = 0.0;
             let mut d2 = 0.0;
             for &(hd, w, c1, c2, c3) in &combos {
@@ -760,7 +764,7 @@ pub fn absorption_corrections(
 fn factorised_moment(b: &Belief, kappa: f64, t: f64, table: &AliveTable) -> (f64, f64) {
     let kp = 1.0 / kappa;
     let a = b.lambda.shape;
-    let l = |c: f64| (-a * (c * t / b.lambda.rate).ln_1p()).exp();
+    let l = |c: f64| libm::exp(-a * libm::log1p(c * t / b.lambda.rate));
     let n0 = b.n0 as f64;
     let enu = b.nu.mean();
     let enu2 = b.nu.second();
@@ -771,7 +775,7 @@ fn factorised_moment(b: &Belief, kappa: f64, t: f64, table: &AliveTable) -> (f64
     let em1sq = 1.0 + 2.0 * es + es2;
     let lbar = b.lambda.mean();
     let (p1, _) = table.phi(lbar * t);
-    let denom = -(-lbar * t).exp_m1();
+    let denom = -libm::expm1(-lbar * t);
     let r = if denom > 1e-300 { p1 / denom } else { 1.0 };
     let ed = l(kp);
     let ea = n0 * l(1.0);
@@ -885,9 +889,9 @@ impl LogGrid {
     /// `n ≥ 2` points from `lo > 0` to `hi ≥ lo` (hours).
     pub fn new(lo: f64, hi: f64, n: usize) -> LogGrid {
         let n = n.max(2);
-        let ln_lo = lo.ln();
+        let ln_lo = libm::log(lo);
         let step = if hi > lo {
-            (hi.ln() - ln_lo) / (n - 1) as f64
+            (libm::log(hi) - ln_lo) / (n - 1) as f64
         } else {
             1.0
         };
@@ -896,7 +900,7 @@ impl LogGrid {
                 if i == n - 1 {
                     hi
                 } else {
-                    (ln_lo + step * i as f64).exp()
+                    libm::exp(ln_lo + step * i as f64)
                 }
             })
             .collect();
@@ -906,7 +910,7 @@ impl LogGrid {
     #[inline]
     pub fn locate(&self, x: f64) -> (usize, f64) {
         let n = self.t.len();
-        let p = ((x.ln() - self.ln_lo) / self.step).clamp(0.0, (n - 1) as f64);
+        let p = ((libm::log(x) - self.ln_lo) / self.step).clamp(0.0, (n - 1) as f64);
         let i = (p as usize).min(n - 2);
         (i, p - i as f64)
     }
@@ -933,7 +937,7 @@ mod tests {
         // ν = 0: S1(u) = 1 − (1 − e^{−u})^{n0}
         let tb = AliveTable::new(3, 0.0, 1.0, AliveMode::Volterra);
         for &u in &[0.3, 1.0, 2.5] {
-            let exact = 1.0 - (1.0 - (-u as f64).exp()).powi(3);
+            let exact = 1.0 - (1.0 - libm::exp(-u as f64)).powi(3);
             assert!(
                 (tb.s1(u) - exact).abs() < 3e-3,
                 "{u}: {} {}",
@@ -960,8 +964,8 @@ mod tests {
         )[0];
         let r = nu * lam;
         let (m1, m2) = (1.0 + sig, sig * (2.0 + sig));
-        let p = (-lam * t as f64).exp();
-        let q = (-lam * t / kappa as f64).exp();
+        let p = libm::exp(-lam * t as f64);
+        let q = libm::exp(-lam * t / kappa as f64);
         let i1 = (1.0 - p) / lam;
         let i2 = (1.0 - p * p) / (2.0 * lam);
         let ey = 4.0 * p + r * m1 * i1;
@@ -986,7 +990,7 @@ mod tests {
             for &u in &[0.2, 1.0, 3.0, 8.0, 30.0, 60.0] {
                 let (a, b) = ex.psi(u);
                 let (c, d) = lat.psi(hd, u);
-                let scale = (1.0 - (-u as f64).exp()).max(1e-9);
+                let scale = (1.0 - libm::exp(-u as f64)).max(1e-9);
                 worst = worst
                     .max(((a - c) / scale).abs())
                     .max(((b - d) / scale).abs());
@@ -1000,7 +1004,7 @@ mod tests {
         // the resampled-grid Δ against the direct per-node table lookups on the same lattice
         let cfg = MomentConfig::fast();
         let ts: Vec<f64> = (0..24)
-            .map(|i| 0.04 * (26_280.0f64 / 0.04).powf(i as f64 / 23.0))
+            .map(|i| 0.04 * libm::pow(26_280.0f64 / 0.04, i as f64 / 23.0))
             .collect();
         let mut worst: f64 = 0.0;
         for (n0, al, bl, an, bn, as_, bs) in [
@@ -1148,9 +1152,9 @@ impl CurveBasis {
         let mut l2 = Vec::with_capacity(t.len());
         for &x in t {
             let r = x / b.lambda.rate;
-            l0.push((-a * (kp * r).ln_1p()).exp());
-            l1.push((-a * ((kp + 1.0) * r).ln_1p()).exp());
-            l2.push((-a * ((kp + 2.0) * r).ln_1p()).exp());
+            l0.push(libm::exp(-a * libm::log1p(kp * r)));
+            l1.push(libm::exp(-a * libm::log1p((kp + 1.0) * r)));
+            l2.push(libm::exp(-a * libm::log1p((kp + 2.0) * r)));
         }
         let es = b.sigma.mean();
         let es2 = b.sigma.second();
@@ -1199,16 +1203,20 @@ impl CurveBasis {
             return;
         }
         let nf = n as f64;
-        for k in 0..e.len() {
-            let (l0, l1, l2) = (self.l0[k], self.l1[k], self.l2[k]);
-            let m = nf * l1 + self.c1 * (l0 - l1) - self.d1[k];
+        let k = e.len();
+        let (l0s, l1s, l2s) = (&self.l0[..k], &self.l1[..k], &self.l2[..k]);
+        let (d1s, d2s) = (&self.d1[..k], &self.d2[..k]);
+        let v = &mut v[..k];
+        for k in 0..k {
+            let (l0, l1, l2) = (l0s[k], l1s[k], l2s[k]);
+            let m = nf * l1 + self.c1 * (l0 - l1) - d1s[k];
             let m2 = nf * l1
                 + nf * (nf - 1.0) * l2
                 + 2.0 * nf * self.c1 * (l1 - l2)
                 + self.c1 * (l0 - l1)
                 + 0.5 * self.c2 * (l0 - l2)
                 + self.c3 * (l0 - 2.0 * l1 + l2)
-                - self.d2[k];
+                - d2s[k];
             let m = m.max(0.0);
             e[k] = m;
             v[k] = (m2 - m * m).max(0.0);

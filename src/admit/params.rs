@@ -101,6 +101,74 @@ pub enum Labelling {
     Unlabelled,
 }
 
+/// Importance sampling of runs (seed 000 App. D, ALGORITHMS.md §2.9; implemented in
+/// [`crate::admit::importance`]). Off by default: the tuning then uses R plain run seeds with weight 1 and its
+/// results are bit-identical to a configuration without this field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ImportanceConfig {
+    /// Draw the R runs from the importance distribution of §2.9 (badness buckets, rejection scheme) and weight
+    /// them by `w = P_b / A_1(b)`. Default false.
+    pub enabled: bool,
+    /// Pre-draws N_pre (runs whose badness measure is computed, no simulation) that set the bucket bounds at
+    /// the 90% and 99% quantiles of BM and estimate the nominal bucket probabilities P_i (§2.9 steps 1–2).
+    /// Default 10,000 **[UNSTATED → default]**. Must be ≥ 1 when enabled.
+    pub pre_draws: usize,
+    /// Pilot simulation runs per bucket (SECOND at `pilot_threshold`) that estimate g_i = E[failed scale-outs
+    /// per run | bucket i] (§2.9 step 5). Default 500 *(stated)*. 0 = no pilots: ρ = 0 (plain sampling, weights 1).
+    pub pilot_runs_per_bucket: usize,
+    /// Threshold of the pilot SECOND policy, in the parametrisation of `second_param` (Cantelli ratio, or cores
+    /// for `SecondParam::Cores`). `None` (default) = the first point of SECOND's binary search (§2.8): the
+    /// log10-midpoint of [1e−8, 0.5], 7.07e−5, for the ratio form; C for the cores form.
+    pub pilot_threshold: Option<f64>,
+    /// Weight of the nominal distribution in the target masses: `Q_i = (1 − mix)·P_i·g_i/Σ_k P_k·g_k + mix·P_i`
+    /// (dimensionless, in (0, 1]; 1 = plain sampling). Default 0.5 (§2.9 step 5). Keeps every bucket's
+    /// acceptance probability ≥ mix·P_i, so no weight exceeds 1/mix.
+    pub mix: f64,
+}
+
+impl Default for ImportanceConfig {
+    fn default() -> Self {
+        ImportanceConfig {
+            enabled: false,
+            pre_draws: 10_000,
+            pilot_runs_per_bucket: 500,
+            pilot_threshold: None,
+            mix: 0.5,
+        }
+    }
+}
+
+impl ImportanceConfig {
+    /// True if every field has its default value (then it is not serialized).
+    pub fn is_default(&self) -> bool {
+        *self == ImportanceConfig::default()
+    }
+
+    /// Check ranges; the error names the field (`importance.…`).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.enabled && self.pre_draws == 0 {
+            return Err(
+                "importance.pre_draws must be ≥ 1 when importance sampling is enabled".into(),
+            );
+        }
+        if !(self.mix > 0.0 && self.mix <= 1.0) {
+            return Err(format!(
+                "importance.mix must be in (0, 1] (got {})",
+                self.mix
+            ));
+        }
+        if let Some(t) = self.pilot_threshold {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(format!(
+                    "importance.pilot_threshold must be > 0 and finite (got {t})"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// All parameters of one admission-control configuration (ALGORITHMS.md §2.13 defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -169,6 +237,11 @@ pub struct AdmitParams {
     pub bootstrap: usize,
     /// Sample the time series of one run every this many hours (0 = off).
     pub series_every_hours: f64,
+    /// Importance sampling of runs (seed 000 App. D, ALGORITHMS.md §2.9). Default off. Not serialized while
+    /// it equals its default, so the JSON of a configuration without importance sampling (share links, the
+    /// frozen defaults sets of `src/scenario.rs`) is unchanged by this field.
+    #[serde(skip_serializing_if = "ImportanceConfig::is_default")]
+    pub importance: ImportanceConfig,
 }
 
 impl Default for AdmitParams {
@@ -203,6 +276,7 @@ impl Default for AdmitParams {
             tune_iterations: 14,
             bootstrap: 10_000,
             series_every_hours: 0.0,
+            importance: ImportanceConfig::default(),
         }
     }
 }
@@ -271,6 +345,7 @@ impl AdmitParams {
         if !(self.refresh_tol >= 0.0) {
             return Err("refresh_tol must be ≥ 0".into());
         }
+        self.importance.validate()?;
         Ok(())
     }
 

@@ -47,7 +47,7 @@ pub fn exp<R: rand::Rng>(r: &mut R, rate: f64) -> f64 {
     if rate <= 0.0 {
         f64::INFINITY
     } else {
-        -uniform_open0(r).ln() / rate
+        -libm::log(uniform_open0(r)) / rate
     }
 }
 
@@ -55,14 +55,14 @@ pub fn exp<R: rand::Rng>(r: &mut R, rate: f64) -> f64 {
 pub fn normal<R: rand::Rng>(r: &mut R) -> f64 {
     let u1 = uniform_open0(r);
     let u2 = r.random::<f64>();
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    (-2.0 * libm::log(u1)).sqrt() * libm::cos(std::f64::consts::TAU * u2)
 }
 
 /// Gamma with shape `a` and rate `b` (Marsaglia–Tsang; boosted for a < 1).
 pub fn gamma<R: rand::Rng>(r: &mut R, a: f64, b: f64) -> f64 {
     if a < 1.0 {
         let u = uniform_open0(r);
-        return gamma(r, a + 1.0, b) * u.powf(1.0 / a);
+        return gamma(r, a + 1.0, b) * libm::pow(u, 1.0 / a);
     }
     let d = a - 1.0 / 3.0;
     let c = 1.0 / (9.0 * d).sqrt();
@@ -74,7 +74,7 @@ pub fn gamma<R: rand::Rng>(r: &mut R, a: f64, b: f64) -> f64 {
         }
         let v = v * v * v;
         let u = uniform_open0(r);
-        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+        if libm::log(u) < 0.5 * x * x + d - d * v + d * libm::log(v) {
             return d * v / b;
         }
     }
@@ -93,7 +93,7 @@ pub fn poisson<R: rand::Rng>(r: &mut R, m: f64) -> u64 {
         let part = m / k;
         return (0..k as u64).map(|_| poisson(r, part)).sum();
     }
-    let mut p = (-m).exp();
+    let mut p = libm::exp(-m);
     let mut f = p;
     let u = r.random::<f64>();
     let mut k = 0u64;

@@ -210,6 +210,9 @@ pub struct SimCache {
     pub delta_hits: u64,
     /// Δ-memo lookups that computed Δ (diagnostic).
     pub delta_misses: u64,
+    /// Caches of the extra worker threads of [`simulate_runs`] (native only), kept so that later calls reuse
+    /// their tables.
+    workers: Vec<SimCache>,
 }
 
 /// Maximum number of memoised Δ curves before the memo is cleared (bounds memory, ≈ 0.4 KB each at 24 points).
@@ -244,6 +247,31 @@ struct Cluster<'a> {
     arrivals_since_rebuild: u32,
     dirty: Vec<u32>,
     due_heap: BinaryHeap<Reverse<(u64, u32)>>,
+    scratch: (Vec<f64>, Vec<f64>),
+}
+
+/// Mean and variance curves of `bases` at core count `n` into `e`, `v` (the ½/½ mixture of §2.11 when there are
+/// two bases); `scratch` holds the second basis's values.
+fn eval_bases_into(
+    bases: &[CurveBasis],
+    n: u32,
+    e: &mut [f64],
+    v: &mut [f64],
+    scratch: &mut (Vec<f64>, Vec<f64>),
+) {
+    bases[0].eval(n, e, v);
+    if bases.len() == 2 {
+        let k = e.len();
+        scratch.0.resize(k, 0.0);
+        scratch.1.resize(k, 0.0);
+        let (e2, v2) = (&mut scratch.0[..k], &mut scratch.1[..k]);
+        bases[1].eval(n, e2, v2);
+        for i in 0..k {
+            let d = e[i] - e2[i];
+            e[i] = 0.5 * (e[i] + e2[i]);
+            v[i] = 0.5 * (v[i] + v2[i]) + 0.25 * d * d;
+        }
+    }
 }
 
 fn hyper(b: &Belief) -> [f64; 6] {
@@ -328,8 +356,8 @@ impl<'a> Cluster<'a> {
                 && b.n0 > 0;
             let cb = if memo {
                 let n = TableLattice::n0_rung(b.n0);
-                let kl = (b.lambda.rate.ln() / q).round();
-                let kn = (b.nu.rate.ln() / q).round();
+                let kl = (libm::log(b.lambda.rate) / q).round();
+                let kn = (libm::log(b.nu.rate) / q).round();
                 let key = [
                     n as u64,
                     b.lambda.shape.to_bits(),
@@ -421,44 +449,45 @@ impl<'a> Cluster<'a> {
         let k = self.grid.curve_t.len();
         let mut e = vec![0.0; k];
         let mut v = vec![0.0; k];
-        bases[0].eval(n, &mut e, &mut v);
-        if bases.len() == 2 {
-            let mut e2 = vec![0.0; k];
-            let mut v2 = vec![0.0; k];
-            bases[1].eval(n, &mut e2, &mut v2);
-            for i in 0..k {
-                let d = e[i] - e2[i];
-                e[i] = 0.5 * (e[i] + e2[i]);
-                v[i] = 0.5 * (v[i] + v2[i]) + 0.25 * d * d;
-            }
-        }
+        let mut scratch = (Vec::new(), Vec::new());
+        eval_bases_into(bases, n, &mut e, &mut v, &mut scratch);
         (e, v)
     }
 
     fn drop_curve(&mut self, di: usize) {
         if let Some(ci) = self.deps[di].curve.take() {
-            let (e, v) = std::mem::take(&mut self.curves[ci]);
-            for k in 0..e.len() {
-                self.sum_e[k] -= e[k];
-                self.sum_v[k] -= v[k];
+            let (e, v) = &self.curves[ci];
+            for (s, x) in self.sum_e.iter_mut().zip(e) {
+                *s -= x;
+            }
+            for (s, x) in self.sum_v.iter_mut().zip(v) {
+                *s -= x;
             }
             self.free_curves.push(ci);
         }
     }
 
-    fn set_curve(&mut self, di: usize, e: Vec<f64>, v: Vec<f64>) {
+    /// Re-evaluate deployment `di`'s curve at core count `n` in place (no allocation once warm) and update the
+    /// running sums: old values are subtracted, then new ones added (the order of the reference arithmetic).
+    fn update_curve(&mut self, di: usize, n: u32) {
+        let k = self.grid.curve_t.len();
         self.drop_curve(di);
-        for k in 0..e.len() {
-            self.sum_e[k] += e[k];
-            self.sum_v[k] += v[k];
-        }
-        let ci = if let Some(ci) = self.free_curves.pop() {
-            self.curves[ci] = (e, v);
-            ci
-        } else {
-            self.curves.push((e, v));
-            self.curves.len() - 1
+        let ci = match self.free_curves.pop() {
+            Some(ci) => ci,
+            None => {
+                self.curves.push((vec![0.0; k], vec![0.0; k]));
+                self.curves.len() - 1
+            }
         };
+        let (mut e, mut v) = std::mem::take(&mut self.curves[ci]);
+        eval_bases_into(&self.deps[di].basis, n, &mut e, &mut v, &mut self.scratch);
+        for (s, x) in self.sum_e.iter_mut().zip(&e) {
+            *s += x;
+        }
+        for (s, x) in self.sum_v.iter_mut().zip(&v) {
+            *s += x;
+        }
+        self.curves[ci] = (e, v);
         self.deps[di].curve = Some(ci);
     }
 
@@ -513,8 +542,7 @@ impl<'a> Cluster<'a> {
                 self.due_heap.push(Reverse((due.to_bits(), i)));
                 self.res.curve_refreshes += 1;
             }
-            let (e, v) = self.eval_bases(&self.deps[di].basis, n);
-            self.set_curve(di, e, v);
+            self.update_curve(di, n);
         }
         let mut dirty = dirty;
         dirty.clear();
@@ -829,6 +857,7 @@ pub fn simulate_run(
         arrivals_since_rebuild: 0,
         dirty: Vec::new(),
         due_heap: BinaryHeap::new(),
+        scratch: (Vec::new(), Vec::new()),
     };
     des.run_until(p.horizon_hours, &mut w);
     let t_end = p.horizon_hours;
@@ -845,6 +874,122 @@ pub fn simulate_run(
     w.res.utilization = total / (p.capacity * t_end);
     w.res.events = des.fired();
     w.res
+}
+
+/// Worker threads [`simulate_runs`] uses: the `PACKLAB_THREADS` environment variable if set (≥ 1), else
+/// `std::thread::available_parallelism()`; always 1 in wasm (no threads there).
+pub fn run_threads() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    {
+        1
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::env::var("PACKLAB_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n >= 1)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+}
+
+/// Simulate the runs `seeds` with policy `spec` and return their results in the order of `seeds`, or `None`
+/// if `progress(done)` returned false (checked after each finished run; runs already started finish first).
+/// Natively the runs are spread over [`run_threads`] threads, each with its own table cache (`cache` for
+/// the first, the others kept inside `cache` for later calls); in wasm they run one after another. A run's
+/// result depends only on (`p`, `spec`, its seed): the caches hold exact memoised values, so the output is
+/// bit-identical whatever the number of threads.
+pub fn simulate_runs(
+    p: &AdmitParams,
+    spec: PolicySpec,
+    seeds: &[u64],
+    grid: &LeadGrid,
+    cache: &mut SimCache,
+    progress: &mut dyn FnMut(usize) -> bool,
+) -> Option<Vec<RunResult>> {
+    simulate_runs_on(run_threads(), p, spec, seeds, grid, cache, progress)
+}
+
+/// [`simulate_runs`] on exactly `threads` threads (capped at the number of runs; 1 in wasm).
+pub fn simulate_runs_on(
+    threads: usize,
+    p: &AdmitParams,
+    spec: PolicySpec,
+    seeds: &[u64],
+    grid: &LeadGrid,
+    cache: &mut SimCache,
+    progress: &mut dyn FnMut(usize) -> bool,
+) -> Option<Vec<RunResult>> {
+    #[cfg(target_arch = "wasm32")]
+    let threads = 1;
+    let threads = threads.min(seeds.len()).max(1);
+    if threads == 1 {
+        let mut out = Vec::with_capacity(seeds.len());
+        for &s in seeds {
+            out.push(simulate_run(p, spec, s, grid, cache));
+            if !progress(out.len()) {
+                return None;
+            }
+        }
+        return Some(out);
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        unreachable!("one thread in wasm")
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        use std::sync::mpsc;
+        let mut workers = std::mem::take(&mut cache.workers);
+        while workers.len() < threads - 1 {
+            workers.push(SimCache::new());
+        }
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let mut out: Vec<Option<RunResult>> = vec![None; seeds.len()];
+        let mut cancelled = false;
+        std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::channel::<(usize, RunResult)>();
+            let caches = std::iter::once(&mut *cache).chain(workers.iter_mut().take(threads - 1));
+            for c in caches {
+                let tx = tx.clone();
+                let (next, stop) = (&next, &stop);
+                scope.spawn(move || loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= seeds.len() {
+                        break;
+                    }
+                    let r = simulate_run(p, spec, seeds[i], grid, c);
+                    if tx.send((i, r)).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            let mut done = 0;
+            for (i, r) in rx {
+                out[i] = Some(r);
+                done += 1;
+                if !cancelled && !progress(done) {
+                    cancelled = true;
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        });
+        cache.workers = workers;
+        if cancelled {
+            return None;
+        }
+        Some(
+            out.into_iter()
+                .map(|r| r.expect("every run finished"))
+                .collect(),
+        )
+    }
 }
 
 /// Simulate `n_paths` isolated deployments with known parameters (no cluster, no capacity) and return, at each

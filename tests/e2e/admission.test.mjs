@@ -1,21 +1,12 @@
 // End to end in real Chromium: the admission-control view (seed 000) against the native CLI.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { startServer, launch, newPage, canvasInk, cliRun, artifact, recordMetrics } from './helpers.mjs';
-import { loadWasm, ROOT } from './wasm-node.mjs';
+import {
+  useBrowser, newPage, canvasInk, cliRun, artifact, recordMetrics, savedLinks, tempDir, grabDownload,
+} from './helpers.mjs';
+import { loadWasm } from './wasm-node.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = useBrowser();
 
 /** A small admission scenario: two policies, C = 300 cores, 3 weeks, 2 runs, 4 search steps. */
 const SMALL = {
@@ -69,13 +60,13 @@ function tableOfReport(rep) {
 }
 
 test('the Admission control tab opens the admission view and starts the default experiment', async () => {
-  const page = await newPage(browser);
-  await page.goto(server.url);
+  const page = await newPage(env.browser);
+  await page.goto(env.server.url);
   await page.waitForSelector('#tab-admission:not([disabled])');
   const t0 = Date.now();
   await page.click('#tab-admission');
   await page.waitForSelector('#admission-card');
-  assert.match(page.url(), /#s=v1\./);
+  assert.match(page.url(), /#s=v2\.d1\./);
   assert.equal(await page.getAttribute('#tab-admission', 'aria-current'), 'page');
   // the first tuned policy appears quickly; then cancel the rest (the full default run is measured elsewhere)
   await page.waitForFunction(() => document.querySelectorAll('#admission-rows tr').length >= 1, null, { timeout: 60_000 });
@@ -94,9 +85,9 @@ test('the Admission control tab opens the admission view and starts the default 
 });
 
 test('a small admission scenario: frontier drawn, table equals the CLI, time series, link round trip', async () => {
-  const page = await newPage(browser);
+  const page = await newPage(env.browser);
   const t0 = Date.now();
-  await page.goto(server.url + await linkFor(SMALL));
+  await page.goto(env.server.url + await linkFor(SMALL));
   await waitAdmission(page);
   const ms = Date.now() - t0;
   assert.ok((await canvasInk(page, '#admission-canvas')) > 5000, 'frontier canvas is blank');
@@ -123,7 +114,7 @@ test('a small admission scenario: frontier drawn, table equals the CLI, time ser
   assert.equal(await page.getAttribute('#admission-card', 'data-runs'), '1');
 
   // the link restores the admission tab, the controls and the numbers in a fresh page
-  const page2 = await newPage(browser);
+  const page2 = await newPage(env.browser);
   await page2.goto(url);
   await waitAdmission(page2);
   assert.equal(await page2.getAttribute('#tab-admission', 'aria-current'), 'page');
@@ -138,9 +129,9 @@ test('a small admission scenario: frontier drawn, table equals the CLI, time ser
 });
 
 test('Cancel stops an admission run', async () => {
-  const page = await newPage(browser);
+  const page = await newPage(env.browser);
   const big = { ...SMALL, admission: { ...SMALL.admission, policies: [], params: { ...SMALL.admission.params, horizon_hours: 4000, capacity: 1500 } } };
-  await page.goto(server.url + await linkFor(big));
+  await page.goto(env.server.url + await linkFor(big));
   await page.waitForFunction(() => Number(document.querySelector('#admission-progress')?.value || 0) > 0, null, { timeout: 30_000 });
   const t0 = Date.now();
   await page.click('#admission-cancel');
@@ -154,13 +145,12 @@ test('Cancel stops an admission run', async () => {
   await page.context().close();
 });
 
-test('saved admission links (tests/links/v1.jsonl) open the admission tab with their controls and numbers', async () => {
-  const corpus = readFileSync(path.join(ROOT, 'tests/links/v1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const entries = corpus.filter((e) => e.expect.model === 'admission');
-  assert.ok(entries.length >= 3);
+test('saved admission links (tests/links/v*.jsonl) open the admission tab with their controls and numbers', async () => {
+  const entries = savedLinks().filter((e) => e.expect.model === 'admission');
+  assert.ok(entries.length >= 5);
   for (const entry of entries) {
-    const p = await newPage(browser);
-    await p.goto(`${server.url}#s=${entry.link}`);
+    const p = await newPage(env.browser);
+    await p.goto(`${env.server.url}#s=${entry.link}`);
     await p.waitForSelector('#admission-card');
     assert.equal(await p.isHidden('#banner'), true, entry.note);
     assert.equal(await p.getAttribute('#tab-admission', 'aria-current'), 'page', entry.note);
@@ -182,8 +172,8 @@ test('saved admission links (tests/links/v1.jsonl) open the admission tab with t
 });
 
 test('Azure 2017-fitted parameters: the fit fills the identified parameters and the link carries them', async () => {
-  const page = await newPage(browser);
-  await page.goto(server.url + await linkFor(SMALL));
+  const page = await newPage(env.browser);
+  await page.goto(env.server.url + await linkFor(SMALL));
   await waitAdmission(page);
   await page.selectOption('#f-admission-source', 'azure');
   await page.waitForFunction(() => (document.querySelector('#admission-fit-note')?.textContent || '').includes('Fitted to Azure 2017'), null, { timeout: 30_000 });
@@ -198,6 +188,43 @@ test('Azure 2017-fitted parameters: the fit fills the identified parameters and 
   await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'running');
   await page.click('#admission-cancel');
   await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled', null, { timeout: 5000 });
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('admission exports: SVG, PNG, CSV, JSON, the scenario file and the run\'s SVG', async () => {
+  const TMP = tempDir();
+  const page = await newPage(env.browser);
+  await page.goto(env.server.url + await linkFor(SMALL));
+  await waitAdmission(page);
+  await page.waitForFunction(() => document.querySelector('#admission-series-card').dataset.ready);
+  const grab = (sel) => grabDownload(page, sel, TMP);
+  const svg = await grab('#admission-export-svg');
+  assert.equal(svg.name, 'packlab-admission-E0.1.svg');
+  assert.match(svg.bytes.toString('utf8'), /^<svg[\s\S]*SLA ε = 0\.002[\s\S]*ZEROTH[\s\S]*SECOND[\s\S]*<\/svg>\s*$/);
+  const png = await grab('#admission-export-png');
+  assert.equal(png.name, 'packlab-admission-E0.1.png');
+  assert.deepEqual([...png.bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  const json = JSON.parse((await grab('#admission-export-json')).bytes.toString('utf8'));
+  assert.equal(json.link, page.url());
+  assert.equal(json.scenario.admission.params.capacity, 300);
+  assert.deepEqual(json.report.arms.map((a) => a.label), ['ZEROTH', 'SECOND']);
+  // CSV: per policy its tuned row, then every threshold its search evaluated
+  const csv = (await grab('#admission-export-csv')).bytes.toString('utf8').trim().split('\n');
+  assert.equal(csv[0], 'policy,tuned,threshold,utilization,utilization_ci_lo,utilization_ci_hi,failure_rate,failure_rate_upper95');
+  assert.equal(csv.length, 1 + json.report.arms.reduce((n, a) => n + 1 + a.sweep.length, 0));
+  const tuned = csv.filter((l) => l.split(',')[1] === 'true').map((l) => l.split(','));
+  assert.deepEqual(tuned.map((c) => [c[0], Number(c[2]), Number(c[3])]), json.report.arms.map((a) => [a.label, a.threshold, a.utilization]));
+  // the scenario file reproduces the CLI's numbers for the page's link
+  const sc = await grab('#admission-export-scenario');
+  assert.equal(sc.name, 'scenario.json');
+  const fromFile = cliRun({ scenarioFile: sc.path });
+  assert.deepEqual(fromFile, cliRun({ link: page.url() }));
+  assertSameTable(tableOfReport(json.report), tableOfReport(fromFile));
+  // the time series of one run
+  const run = await grab('#admission-series-svg');
+  assert.match(run.name, /^packlab-admission-E0\.1-run\.svg$/);
+  assert.match(run.bytes.toString('utf8'), /^<svg[\s\S]*capacity[\s\S]*<\/svg>\s*$/);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

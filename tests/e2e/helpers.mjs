@@ -1,7 +1,9 @@
 // Shared harness of the end-to-end tests: the playground's static server, Debian's chromium driven by
 // playwright-core (no browser download, no network), the native CLI, and page helpers.
+import { before, after } from 'node:test';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { ROOT } from './wasm-node.mjs';
@@ -39,6 +41,43 @@ export function startServer() {
 
 export async function launch() {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/**
+ * The start-up of a browser test file: registers before/after hooks that start the static server and
+ * Chromium once for the file and stop them at the end. Returns { server, browser } (set once `before` ran).
+ */
+export function useBrowser() {
+  const env = { server: null, browser: null };
+  before(async () => {
+    env.server = await startServer();
+    env.browser = await launch();
+  });
+  after(async () => {
+    await env.browser?.close();
+    env.server?.stop();
+  });
+  return env;
+}
+
+/** The saved share links of every version (tests/links/v*.jsonl): [{ note, link, expect, file }]. */
+export function savedLinks() {
+  const dir = path.join(ROOT, 'tests/links');
+  return readdirSync(dir).filter((f) => /^v\d+\.jsonl$/.test(f)).sort().flatMap((file) => readFileSync(path.join(dir, file), 'utf8')
+    .split('\n').filter((l) => l.trim()).map((l) => ({ ...JSON.parse(l), file })));
+}
+
+/** A fresh temporary directory for downloads and generated files. */
+export function tempDir(prefix = 'packlab-e2e-') {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+/** Click `selector`, save the download it starts into `dir`; resolves to { name, path, bytes }. */
+export async function grabDownload(page, selector, dir) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  const p = path.join(dir, dl.suggestedFilename());
+  await dl.saveAs(p);
+  return { name: dl.suggestedFilename(), path: p, bytes: readFileSync(p) };
 }
 
 /** A page that records console errors and page errors into `page.problems`. */

@@ -2,15 +2,14 @@
 // identical frontiers for the same scenarios, bit for bit; also records the wasm/native time ratio.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { loadWasm, parseTrace, bundledTraceFiles, ROOT } from './wasm-node.mjs';
-import { cliRun, CLI, recordMetrics } from './helpers.mjs';
+import { cliRun, CLI, recordMetrics, savedLinks, tempDir } from './helpers.mjs';
 
-const corpus = readFileSync(path.join(ROOT, 'tests/links/v1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-const TMP = mkdtempSync(path.join(tmpdir(), 'packlab-parity-'));
+const corpus = savedLinks();
+const TMP = tempDir('packlab-parity-');
 
 test('wasm and native give identical frontiers for the saved links', async () => {
   const w = await loadWasm();

@@ -1,33 +1,21 @@
 // End to end in real Chromium: the playground page against the native CLI.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  startServer, launch, newPage, waitForRun, runCount, readTable, tableOf, canvasInk, cliRun, zipFolder,
-  artifact, recordMetrics, FIXTURES,
+  useBrowser, newPage, waitForRun, runCount, readTable, tableOf, canvasInk, cliRun, zipFolder,
+  artifact, recordMetrics, savedLinks, tempDir, grabDownload, FIXTURES,
 } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 
 const MINI = path.join(FIXTURES, 'planetlab-20110306-mini');
-const TMP = mkdtempSync(path.join(tmpdir(), 'packlab-e2e-'));
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const TMP = tempDir();
+const env = useBrowser();
 
 test('default view: a real frontier is drawn and its table equals the native CLI', async () => {
-  const page = await newPage(browser);
+  const page = await newPage(env.browser);
   const t0 = Date.now();
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   await waitForRun(page);
   const firstFrontierMs = Date.now() - t0;
 
@@ -40,7 +28,7 @@ test('default view: a real frontier is drawn and its table equals the native CLI
 
   // the page's link, replayed by the CLI, gives bit-identical numbers
   const url = page.url();
-  assert.match(url, /#s=v1\./);
+  assert.match(url, /#s=v2\.d1\./);
   const native = cliRun({ link: url });
   assert.deepEqual(rows, tableOf(native));
 
@@ -57,8 +45,8 @@ test('default view: a real frontier is drawn and its table equals the native CLI
 });
 
 test('editing re-runs; invalid values show messages next to their fields and do not run', async () => {
-  const page = await newPage(browser);
-  await page.goto(server.url);
+  const page = await newPage(env.browser);
+  await page.goto(env.server.url);
   let n = await waitForRun(page);
   const before = page.url();
 
@@ -101,8 +89,8 @@ test('editing re-runs; invalid values show messages next to their fields and do 
 });
 
 test('uploads: a real PlanetLab day as .zip and as a folder; a malformed file keeps the previous trace', async () => {
-  const page = await newPage(browser);
-  await page.goto(server.url);
+  const page = await newPage(env.browser);
+  await page.goto(env.server.url);
   let n = await waitForRun(page);
 
   // zip built on the fly from committed real files
@@ -139,8 +127,8 @@ test('uploads: a real PlanetLab day as .zip and as a folder; a malformed file ke
 });
 
 test('share links: round trip in a fresh browser, saved links load, bad links fall back', async () => {
-  const a = await newPage(browser);
-  await a.goto(server.url);
+  const a = await newPage(env.browser);
+  await a.goto(env.server.url);
   let n = await waitForRun(a);
   await a.fill('#f-placement-capacity', '3');
   await a.fill('#f-seed', '5');
@@ -153,7 +141,7 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   const rowsA = await readTable(a);
   await a.context().close();
 
-  const b = await newPage(browser);
+  const b = await newPage(env.browser);
   await b.goto(url);
   await waitForRun(b);
   assert.equal(await b.inputValue('#f-placement-capacity'), '3');
@@ -165,11 +153,12 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   assert.deepEqual(b.problems, []);
   await b.context().close();
 
-  // saved links (tests/links/v1.jsonl) restore their controls
-  const corpus = readFileSync(path.join(path.dirname(FIXTURES), '../links/v1.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  // saved links of every version (tests/links/v*.jsonl) restore their controls
+  const corpus = savedLinks();
+  assert.ok(corpus.some((e) => e.link.startsWith('v1.')) && corpus.some((e) => e.link.startsWith('v2.d1.')));
   for (const entry of corpus.filter((e) => !(e.expect.trace && e.expect.trace.upload) && e.expect.model !== 'admission')) {
-    const p = await newPage(browser);
-    await p.goto(`${server.url}#s=${entry.link}`);
+    const p = await newPage(env.browser);
+    await p.goto(`${env.server.url}#s=${entry.link}`);
     await waitForRun(p);
     assert.equal(await p.isHidden('#banner'), true, entry.note);
     const want = entry.expect.placement || {};
@@ -181,10 +170,21 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
     await p.context().close();
   }
 
-  // an uploaded-trace link asks for its file and refuses another one
-  const up = corpus.find((e) => e.expect.trace && e.expect.trace.upload);
-  const u = await newPage(browser);
-  await u.goto(`${server.url}#s=${up.link}`);
+  // an uploaded-trace link (of every version) asks for its file; the newest one refuses another file and
+  // runs on the right one
+  const uploads = corpus.filter((e) => e.expect.trace && e.expect.trace.upload);
+  assert.ok(uploads.length >= 2);
+  for (const entry of uploads) {
+    const p = await newPage(env.browser);
+    await p.goto(`${env.server.url}#s=${entry.link}`);
+    await p.waitForSelector('#trace-request:not([hidden])');
+    assert.match(await p.textContent('#trace-request'), new RegExp(entry.expect.trace.upload.name), entry.note);
+    assert.deepEqual(p.problems, [], entry.note);
+    await p.context().close();
+  }
+  const up = uploads[uploads.length - 1];
+  const u = await newPage(env.browser);
+  await u.goto(`${env.server.url}#s=${up.link}`);
   await u.waitForSelector('#trace-request:not([hidden])');
   assert.match(await u.textContent('#trace-request'), /planetlab-20110306-mini/);
   await u.setInputFiles('#trace-files', path.join(FIXTURES, 'bad-usage.csv'));
@@ -199,12 +199,16 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   assert.deepEqual(u.problems, []);
   await u.context().close();
 
-  // malformed and oversized links: a message and the default scenario, never a broken page
-  for (const bad of ['v1.this-is-not-deflate', 'v7.AAAA', `v1.${'A'.repeat(20000)}`]) {
-    const p = await newPage(browser);
-    await p.goto(`${server.url}#s=${bad}`);
+  // malformed and oversized links, and a link made under defaults this engine does not know (a newer
+  // engine's): a message and the default scenario, never a broken page
+  const newer = corpus.find((e) => e.link.startsWith('v2.d1.')).link.replace('v2.d1.', 'v2.d9.');
+  for (const [bad, why] of [['v1.this-is-not-deflate', /decompress|base64/], ['v7.AAAA', /v7/], [`v1.${'A'.repeat(20000)}`, /too long/],
+    [newer, /defaults: the link was made under defaults set 9/]]) {
+    const p = await newPage(env.browser);
+    await p.goto(`${env.server.url}#s=${bad}`);
     await p.waitForSelector('#banner:not([hidden])');
     assert.match(await p.textContent('#banner'), /could not be opened/);
+    assert.match(await p.textContent('#banner'), why);
     await waitForRun(p);
     assert.equal((await readTable(p)).length, 28);
     assert.deepEqual(p.problems, []);
@@ -213,8 +217,8 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
 });
 
 test('Cancel stops a long run and keeps the previous frontier', async () => {
-  const page = await newPage(browser);
-  await page.goto(server.url);
+  const page = await newPage(env.browser);
+  await page.goto(env.server.url);
   let n = await waitForRun(page);
   const before = await readTable(page);
   // 4 x 150 grid points in resampled mode with R = 4000: tens of seconds if not cancelled
@@ -237,7 +241,7 @@ test('Cancel stops a long run and keeps the previous frontier', async () => {
 
   // the engine is still alive: go back to aligned mode and the default grids
   await page.goto('about:blank');
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   await waitForRun(page);
   assert.deepEqual(await readTable(page), before);
   assert.deepEqual(page.problems, []);
@@ -245,15 +249,10 @@ test('Cancel stops a long run and keeps the previous frontier', async () => {
 });
 
 test('exports: SVG, PNG, CSV, JSON and the scenario file', async () => {
-  const page = await newPage(browser);
-  await page.goto(server.url);
+  const page = await newPage(env.browser);
+  await page.goto(env.server.url);
   await waitForRun(page);
-  const grab = async (sel) => {
-    const [dl] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
-    const p = path.join(TMP, dl.suggestedFilename());
-    await dl.saveAs(p);
-    return { name: dl.suggestedFilename(), bytes: readFileSync(p) };
-  };
+  const grab = (sel) => grabDownload(page, sel, TMP);
   const svg = await grab('#export-svg');
   assert.match(svg.name, /\.svg$/);
   assert.match(svg.bytes.toString('utf8'), /^<svg[\s\S]*Pareto front[\s\S]*<\/svg>\s*$/);
@@ -264,12 +263,12 @@ test('exports: SVG, PNG, CSV, JSON and the scenario file', async () => {
   assert.equal(csv.length, 29);
   const json = JSON.parse((await grab('#export-json')).bytes.toString('utf8'));
   assert.equal(json.frontier.points.length, 28);
-  const scenarioPath = path.join(TMP, 'scenario.json');
+  assert.equal(json.link, page.url());
+  assert.equal(json.scenario.placement.capacity, 4);
   const sc = await grab('#export-scenario');
   assert.equal(sc.name, 'scenario.json');
   // the exported scenario file reproduces the same numbers natively
-  assert.deepEqual(tableOf(cliRun({ scenarioFile: path.join(TMP, sc.name) })), tableOf(json.frontier));
-  void scenarioPath;
+  assert.deepEqual(tableOf(cliRun({ scenarioFile: sc.path })), tableOf(json.frontier));
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

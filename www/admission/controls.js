@@ -2,7 +2,8 @@
 // a scenario object and shows validation messages next to the fields. Field ids are the engine's dotted field
 // paths (admission.params.capacity, admission.runs, seed, ...), so the engine's FieldErrors land in place.
 
-import { h, setChildren, $$ } from '../common/dom.js';
+import { h, setChildren } from '../common/dom.js';
+import { field, num, readNumber, showFieldErrors } from '../common/fields.js';
 
 const PRESETS = [
   ['E0.1', 'E0.1 · baseline vs moment policies'],
@@ -22,22 +23,6 @@ const MODEL_FIELDS = [
   ['priors.sigma.shape', 'σ prior shape', 'scale-out size 1 + Poisson(σ), σ ~ Γ(shape, rate)'],
   ['priors.sigma.rate', 'σ prior rate', 'rate of the Gamma prior of σ'],
 ];
-
-function fieldId(path) {
-  return `f-${path.replace(/[^a-zA-Z0-9_-]+/g, '-')}`;
-}
-
-function field(path, label, input, help) {
-  input.id = fieldId(path);
-  input.dataset.field = path;
-  const msg = h('div', { class: 'field-error', id: `${input.id}-error`, role: 'alert', 'aria-live': 'polite' });
-  input.setAttribute('aria-describedby', msg.id);
-  return h('label', { class: 'field', for: input.id, title: help || '' }, h('span', { class: 'label' }, label), input, msg);
-}
-
-function num(attrs) {
-  return h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: false, ...attrs });
-}
 
 const getPath = (o, path) => path.split('.').reduce((x, k) => (x == null ? x : x[k]), o);
 function setPath(o, path, v) {
@@ -141,13 +126,7 @@ export function createControls({ wasm, onChange, onAzure }) {
 
   function read(base) {
     const errors = [];
-    const number = (input, path, { integer = false } = {}) => {
-      const t = input.value.trim();
-      const v = t === '' ? NaN : Number(t);
-      if (!Number.isFinite(v)) errors.push({ field: path, message: t === '' ? 'enter a number' : `'${t}' is not a number` });
-      else if (integer && !(Number.isSafeInteger(v) && v >= 0)) errors.push({ field: path, message: 'a whole number ≥ 0' });
-      return v;
-    };
+    const number = (input, path, opts) => readNumber(input, path, errors, opts);
     const s = structuredClone(base);
     s.model = 'admission';
     const a = s.admission;
@@ -181,21 +160,9 @@ export function createControls({ wasm, onChange, onAzure }) {
     return { scenario: s, errors };
   }
 
+  /** Show `[{ field, message }]` next to their inputs; the time-series run and arm have no field here. */
   function showErrors(errors) {
-    for (const m of $$('.field-error', el)) m.textContent = '';
-    for (const i of $$('[data-field]', el)) i.removeAttribute('aria-invalid');
-    const unplaced = [];
-    for (const e of errors) {
-      let path = String(e.field || '');
-      if (path === 'admission.series_run' || path === 'admission.series_arm') { unplaced.push(e); continue; }
-      const input = el.querySelector(`[data-field="${CSS.escape(path)}"]`);
-      const msg = input && el.querySelector(`#${CSS.escape(input.id)}-error`);
-      if (msg) {
-        if (!msg.textContent) msg.textContent = e.message;
-        input.setAttribute('aria-invalid', 'true');
-      } else unplaced.push(e);
-    }
-    return unplaced;
+    return showFieldErrors(el, errors, (path) => (path === 'admission.series_run' || path === 'admission.series_arm' ? null : path));
   }
 
   return { el, fill, read, showErrors };

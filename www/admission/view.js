@@ -3,9 +3,11 @@
 // the SLA line, tuned points), the results table, one run's time series, exports and share links.
 // Computation happens in the worker ('admission.*' ops), one simulation run per step.
 
-import { h, setChildren, fmt, debounce, download, fitCanvas } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { writeLocation, copyText } from '../common/share.js';
+import { updateLocation, copyText } from '../common/share.js';
+import { checkControls } from '../common/fields.js';
+import { exportRow, downloadSvg } from '../common/exports.js';
 import { createControls } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -56,19 +58,34 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   const cancelBtn = h('button', { type: 'button', class: 'btn danger small', id: 'admission-cancel', disabled: true, onclick: () => running && running.cancel() }, 'Cancel');
   const rerunBtn = h('button', { type: 'button', class: 'btn small', id: 'admission-rerun', onclick: () => startRun() }, 'Run again');
   const subtitle = h('p', { class: 'fine', id: 'admission-subtitle' });
+  const stem = () => `packlab-admission-${(report ? report.preset : 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`;
+  const exportBtns = exportRow({
+    prefix: 'admission-export',
+    wasm,
+    canvas,
+    stem,
+    ready: () => !!report,
+    svg: () => wasm.admission_frontier_svg(curves, { sla: report.sla, title: subtitle.textContent }, 1000, 600),
+    csv: () => {
+      const rows = [['policy', 'tuned', 'threshold', 'utilization', 'utilization_ci_lo', 'utilization_ci_hi', 'failure_rate', 'failure_rate_upper95']];
+      for (const a of report.arms) {
+        rows.push([a.label, true, a.threshold, a.utilization, a.utilization_ci[0], a.utilization_ci[1], a.failure_rate, a.failure_rate_upper95]);
+        for (const e of a.sweep) rows.push([a.label, false, e.threshold, e.utilization, '', '', e.failure_rate, e.failure_rate_upper]);
+      }
+      return rows;
+    },
+    json: () => ({ report }),
+    scenario: () => scenario,
+    onNothing: () => setStatus(frontierCard.dataset.state, 'Nothing to export yet.'),
+    onError: (text) => setStatus('error', text),
+  });
   const frontierCard = h('section', { class: 'card chart-card', id: 'admission-card', 'aria-labelledby': 'admission-title', dataset: { state: 'idle', runs: '0' } },
     h('div', { class: 'card-head' },
       h('h2', { id: 'admission-title' }, 'Utilization vs. scale-out failure frontier'),
       h('div', { class: 'row run-controls' }, progress, status, cancelBtn, rerunBtn)),
     subtitle,
     h('div', { class: 'canvas-wrap' }, canvas),
-    h('div', { class: 'row exports' },
-      h('span', { class: 'fine' }, 'Export'),
-      h('button', { type: 'button', class: 'btn small', id: 'admission-export-svg', onclick: exportSvg }, 'SVG'),
-      h('button', { type: 'button', class: 'btn small', id: 'admission-export-png', onclick: exportPng }, 'PNG'),
-      h('button', { type: 'button', class: 'btn small', id: 'admission-export-csv', onclick: exportCsv }, 'CSV'),
-      h('button', { type: 'button', class: 'btn small', id: 'admission-export-json', onclick: exportJson }, 'JSON'),
-      h('button', { type: 'button', class: 'btn small', id: 'admission-export-scenario', onclick: exportScenario, title: 'the scenario for `packlab run scenario.json`' }, 'Scenario')));
+    exportBtns);
 
   // ---- results table
   const tbody = h('tbody', { id: 'admission-rows' });
@@ -112,7 +129,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     const w = p.initial_size && p.initial_size.weights ? p.initial_size.weights : [];
     const tot = w.reduce((x, y) => x + y, 0);
     const mean = tot ? p.initial_size.sizes.reduce((acc, sz, i) => acc + sz * w[i], 0) / tot : NaN;
-    fitNote.textContent = `Fitted to Azure 2017: arrival rate ${fmt(p.arrival_rate)} per hour; ${sizes} initial sizes (mean ${fmt(mean, 3)} cores); λ ~ Γ(${fmt(p.priors.lambda.shape)}, ${fmt(p.priors.lambda.rate)} h). ν, σ and κ keep the §2.13 defaults.`;
+    fitNote.textContent = `Fitted to Azure 2017: arrival rate ${fmt(p.arrival_rate)} per hour (this cluster's share of the region-wide stream, giving the §2.13 ratio of unconstrained load to capacity); ${sizes} initial sizes (mean ${fmt(mean, 3)} cores); λ ~ Γ(${fmt(p.priors.lambda.shape)}, ${fmt(p.priors.lambda.rate)} h). ν, σ and κ keep the §2.13 defaults.`;
   }
   function fitAzure() {
     setStatus('running', 'Fitting the Azure 2017 arrivals…');
@@ -131,23 +148,10 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
 
   // ---- scenario edits
   function onControls() {
-    const { scenario: read, errors } = controls.read(scenario);
-    let all = errors;
-    let checked = null;
-    try {
-      checked = wasm.check_scenario(read);
-      all = errors.concat(checked.errors.filter((e) => !errors.some((j) => j.field === e.field)));
-    } catch (e) {
-      all = errors.concat([{ field: e.field || '', message: errorText(e) }]);
-    }
-    const unplaced = controls.showErrors(all);
-    if (unplaced.length) setStatus('error', `Invalid scenario: ${unplaced.map(errorText).join('; ')}`);
-    if (all.length) {
-      if (!unplaced.length) setStatus('invalid', 'Fix the highlighted fields to run.');
-      return;
-    }
+    const checked = checkControls({ wasm, controls, base: scenario, setStatus });
+    if (!checked) return;
     const before = JSON.stringify(runPart(scenario));
-    scenario = checked.scenario;
+    scenario = checked;
     showFitNote();
     updateLink();
     if (JSON.stringify(runPart(scenario)) !== before || !report) startRun();
@@ -159,7 +163,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   }
 
   function updateLink() {
-    try { writeLocation(wasm, scenario); } catch (e) { console.warn('link', e); }
+    updateLocation(wasm, scenario);
   }
 
   function setStatus(state, text) {
@@ -319,45 +323,11 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
       h('div', {}, h('strong', {}, s.label), ` at threshold ${fmt(s.threshold)}, run ${s.run}: utilization ${pct(s.utilization)}, ${s.admitted} of ${s.arrivals} arrivals admitted, ${s.failed} of ${s.requests} scale-outs failed (rate ${fmt(s.failure_rate)}).`));
   }
 
-  // ---- exports
-  const stem = () => `packlab-admission-${(report ? report.preset : 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`;
-  function requireReport() {
-    if (!report) { setStatus(frontierCard.dataset.state, 'Nothing to export yet.'); return false; }
-    return true;
-  }
-  function exportSvg() {
-    if (!requireReport()) return;
-    try {
-      download(`${stem()}.svg`, wasm.admission_frontier_svg(curves, { sla: report.sla, title: subtitle.textContent }, 1000, 600), 'image/svg+xml');
-    } catch (e) { setStatus('error', `SVG export failed: ${errorText(e)}`); }
-  }
-  function exportPng() {
-    if (!requireReport()) return;
-    canvas.toBlob((b) => b && download(`${stem()}.png`, b), 'image/png');
-  }
-  function exportCsv() {
-    if (!requireReport()) return;
-    const rows = [['policy', 'tuned', 'threshold', 'utilization', 'utilization_ci_lo', 'utilization_ci_hi', 'failure_rate', 'failure_rate_upper95']];
-    for (const a of report.arms) {
-      rows.push([a.label, true, a.threshold, a.utilization, a.utilization_ci[0], a.utilization_ci[1], a.failure_rate, a.failure_rate_upper95]);
-      for (const e of a.sweep) rows.push([a.label, false, e.threshold, e.utilization, '', '', e.failure_rate, e.failure_rate_upper]);
-    }
-    download(`${stem()}.csv`, rows.map((r) => r.map((x) => (/[",\n]/.test(String(x)) ? `"${String(x).replace(/"/g, '""')}"` : x)).join(',')).join('\n') + '\n', 'text/csv');
-  }
-  function exportJson() {
-    if (!requireReport()) return;
-    download(`${stem()}.json`, JSON.stringify({ scenario, link: location.href, report }, null, 2) + '\n', 'application/json');
-  }
-  function exportScenario() {
-    try {
-      download('scenario.json', wasm.scenario_json(scenario) + '\n', 'application/json');
-    } catch (e) { setStatus('error', errorText(e)); }
-  }
+  // ---- exports (the frontier's are in exportBtns)
   function exportSeriesSvg() {
     if (!series) return;
-    try {
-      download(`${stem()}-run.svg`, wasm.admission_series_svg({ ...seriesChart(series, 1), title: `${series.label}, run ${series.run}` }, 1000, 600), 'image/svg+xml');
-    } catch (e) { setStatus('error', `SVG export failed: ${errorText(e)}`); }
+    downloadSvg(`${stem()}-run.svg`, () => wasm.admission_series_svg({ ...seriesChart(series, 1), title: `${series.label}, run ${series.run}` }, 1000, 600),
+      (text) => setStatus('error', text));
   }
 
   showFitNote();

@@ -1,6 +1,8 @@
-// Reproducible links: the whole scenario in the URL fragment as #s=v1.<base64url(deflate(JSON))> with only
-// non-default values. Encoding and decoding live in the engine (Scenario::to_link / from_link), so links are
-// tested natively and the CLI can replay them; this module only moves them between the URL and the page.
+// Reproducible links: the whole scenario in the URL fragment as #s=v2.d<set>.<base64url(deflate(JSON))> with
+// only the values that differ from defaults set <set> (frozen in the engine, so a link keeps its meaning when
+// later versions change their defaults; old #s=v1.… links are read as set 1). Encoding and decoding live in
+// the engine (Scenario::to_link / from_link), so links are tested natively and the CLI can replay them; this
+// module only moves them between the URL and the page.
 
 /** The scenario in the current URL: { scenario, error, present }. Falls back to the defaults on any error. */
 export function scenarioFromLocation(wasm, hash = location.hash) {
@@ -14,7 +16,7 @@ export function scenarioFromLocation(wasm, hash = location.hash) {
   }
 }
 
-/** The fragment '#s=v1.…' of a valid scenario (throws the engine's error object otherwise). */
+/** The fragment '#s=v2.d1.…' of a valid scenario (throws the engine's error object otherwise). */
 export function fragmentFor(wasm, scenario) {
   return `#s=${wasm.scenario_to_link(scenario)}`;
 }
@@ -24,6 +26,15 @@ export function writeLocation(wasm, scenario) {
   const frag = fragmentFor(wasm, scenario);
   if (location.hash !== frag) history.replaceState(null, '', frag);
   return location.href;
+}
+
+/** writeLocation for a view's scenario edits: a scenario that cannot be linked only logs a warning. */
+export function updateLocation(wasm, scenario) {
+  try {
+    writeLocation(wasm, scenario);
+  } catch (e) {
+    console.warn('link', e);
+  }
 }
 
 /** Copy text to the clipboard; falls back to a hidden textarea + execCommand. Resolves to true on success. */

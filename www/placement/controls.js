@@ -2,7 +2,8 @@
 // object, and shows validation messages next to the fields. Field ids are the engine's dotted field paths
 // (placement.capacity, placement.families[2].grid, seed, ...), so the engine's FieldErrors land in place.
 
-import { h, setChildren, $$ } from '../common/dom.js';
+import { h, setChildren } from '../common/dom.js';
+import { fieldId, field, num, readNumber, showFieldErrors } from '../common/fields.js';
 
 const FAMILY_INFO = {
   gpa: { label: 'GPA', knob: 'ρ', hint: 'SLO ρ in (0, 1): fits if μ′ + z₁₋ρ·σ′ ≤ c' },
@@ -12,24 +13,6 @@ const FAMILY_INFO = {
   max: { label: 'max', knob: '', hint: 'the largest observation (perc 100)' },
 };
 export const FAMILY_ORDER = ['gpa', 'av', 'perc', 'cantelli', 'max'];
-
-function fieldId(path) {
-  return `f-${path.replace(/[^a-zA-Z0-9_-]+/g, '-')}`;
-}
-
-/** A labelled field with its message slot. `path` is the engine's dotted field path. */
-function field(path, label, input, help) {
-  input.id = fieldId(path);
-  input.dataset.field = path;
-  const msg = h('div', { class: 'field-error', id: `${input.id}-error`, role: 'alert', 'aria-live': 'polite' });
-  input.setAttribute('aria-describedby', msg.id);
-  return h('label', { class: 'field', for: input.id, title: help || '' },
-    h('span', { class: 'label' }, label), input, msg);
-}
-
-function num(attrs) {
-  return h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: false, ...attrs });
-}
 
 function formatGrid(grid) {
   return (grid || []).map((v) => String(v)).join(', ');
@@ -120,12 +103,7 @@ export function createControls({ onChange }) {
   /** Read the form onto `base` (a full scenario); JS-side errors are for values that are not numbers. */
   function read(base) {
     const errors = [];
-    const number = (input, path) => {
-      const t = input.value.trim();
-      const v = t === '' ? NaN : Number(t);
-      if (!Number.isFinite(v)) errors.push({ field: path, message: t === '' ? 'enter a number' : `'${t}' is not a number` });
-      return v;
-    };
+    const number = (input, path) => readNumber(input, path, errors);
     const s = structuredClone(base);
     const p = s.placement;
     p.capacity = number(capacity, 'placement.capacity');
@@ -163,19 +141,7 @@ export function createControls({ onChange }) {
 
   /** Show `[{ field, message }]` next to their inputs (grid[k] errors go to the grid's field). */
   function showErrors(errors) {
-    for (const m of $$('.field-error', el)) m.textContent = '';
-    for (const i of $$('[data-field]', el)) i.removeAttribute('aria-invalid');
-    const unplaced = [];
-    for (const e of errors) {
-      const path = String(e.field || '').replace(/(grid)\[\d+\]$/, '$1');
-      const input = el.querySelector(`[data-field="${CSS.escape(path)}"]`);
-      const msg = input && el.querySelector(`#${CSS.escape(input.id)}-error`);
-      if (msg) {
-        if (!msg.textContent) msg.textContent = e.message;
-        input.setAttribute('aria-invalid', 'true');
-      } else unplaced.push(e);
-    }
-    return unplaced;
+    return showFieldErrors(el, errors, (path) => path.replace(/(grid)\[\d+\]$/, '$1'));
   }
 
   function setFit(spec) {

@@ -1,9 +1,11 @@
 // The placement model's view: controls, the frontier chart (plotters → canvas, drawn on the main thread),
 // the results table, exports and the teaching view. Computation happens in the worker ('placement.*' ops).
 
-import { h, setChildren, fmt, debounce, download, fitCanvas } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { writeLocation, copyText } from '../common/share.js';
+import { updateLocation, copyText } from '../common/share.js';
+import { checkControls } from '../common/fields.js';
+import { exportRow } from '../common/exports.js';
 import { createControls } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -48,14 +50,21 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   const status = h('span', { class: 'status', id: 'run-status', 'aria-live': 'polite' }, 'Waiting for the trace…');
   const cancelBtn = h('button', { type: 'button', class: 'btn danger small', id: 'cancel-run', disabled: true, onclick: () => running && running.cancel() }, 'Cancel');
   const rerunBtn = h('button', { type: 'button', class: 'btn small', id: 'rerun', onclick: () => startRun() }, 'Run again');
-  const exportBtns = h('div', { class: 'row exports' },
-    h('span', { class: 'fine' }, 'Export'),
-    h('button', { type: 'button', class: 'btn small', id: 'export-svg', onclick: exportSvg }, 'SVG'),
-    h('button', { type: 'button', class: 'btn small', id: 'export-png', onclick: exportPng }, 'PNG'),
-    h('button', { type: 'button', class: 'btn small', id: 'export-csv', onclick: exportCsv }, 'CSV'),
-    h('button', { type: 'button', class: 'btn small', id: 'export-json', onclick: exportJson }, 'JSON'),
-    h('button', { type: 'button', class: 'btn small', id: 'export-scenario', onclick: exportScenario, title: 'the scenario for `packlab run scenario.json`' }, 'Scenario'));
   const subtitle = h('p', { class: 'fine', id: 'frontier-subtitle' });
+  const exportBtns = exportRow({
+    prefix: 'export',
+    wasm,
+    canvas,
+    stem: () => `packlab-${(frontier && frontier.trace || 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`,
+    ready: () => !!frontier,
+    svg: () => wasm.frontier_svg(frontier.points, { ...chartOpts(1), title: subtitle.textContent }, 1000, 600),
+    csv: () => [['family', 'param', 'spec', 'm_abs', 'm_norm', 'm', 'q', 'utilization', 'pareto']]
+      .concat(frontier.points.map((p) => [p.family, p.param ?? '', p.spec, p.m_abs, p.m_norm, p.m, p.q, p.utilization, p.pareto])),
+    json: () => ({ frontier }),
+    scenario: () => scenario,
+    onNothing: () => setStatus(frontierCard.dataset.state, 'Nothing to export yet.'),
+    onError: (text) => setStatus('error', text),
+  });
   const frontierCard = h('section', { class: 'card chart-card', id: 'frontier-card', 'aria-labelledby': 'frontier-title', dataset: { state: 'idle', runs: '0' } },
     h('div', { class: 'card-head' },
       h('h2', { id: 'frontier-title' }, 'Utilization vs. violation frontier'),
@@ -132,23 +141,10 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
 
   // ---- scenario edits
   function onControls() {
-    const { scenario: read, errors } = controls.read(scenario);
-    let all = errors;
-    let checked = null;
-    try {
-      checked = wasm.check_scenario(read);
-      all = errors.concat(checked.errors.filter((e) => !errors.some((j) => j.field === e.field)));
-    } catch (e) {
-      all = errors.concat([{ field: e.field || '', message: errorText(e) }]);
-    }
-    const unplaced = controls.showErrors(all);
-    if (unplaced.length) setStatus('error', `Invalid scenario: ${unplaced.map(errorText).join('; ')}`);
-    if (all.length) {
-      if (!unplaced.length) setStatus('invalid', 'Fix the highlighted fields to run.');
-      return;
-    }
+    const checked = checkControls({ wasm, controls, base: scenario, setStatus });
+    if (!checked) return;
     const prev = scenario;
-    scenario = checked.scenario;
+    scenario = checked;
     const fitChanged = prev.placement.fit !== scenario.placement.fit;
     if (frontier && lastRun && !running && withoutFit(scenario) === lastRun.json) {
       setStatus('done', lastRun.status); // back to the frontier on display: nothing to compute
@@ -189,11 +185,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   }
 
   function updateLink() {
-    try {
-      writeLocation(wasm, scenario);
-    } catch (e) {
-      console.warn('link', e);
-    }
+    updateLocation(wasm, scenario);
   }
 
   function setStatus(state, text) {
@@ -373,39 +365,6 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
         h('span', { class: 'prob emp' }, `empirical P(total > c) over E = ${fmt(view.empirical_overflow)}`),
         h('span', { class: 'prob gauss' }, `Gaussian P(N(μ′, σ′²) > c) = ${fmt(view.gaussian_overflow)}`),
         rho ? h('span', { class: 'prob target' }, `SLO ρ = ${fmt(rho)}`) : null));
-  }
-
-  // ---- exports
-  const stem = () => `packlab-${(frontier && frontier.trace || 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`;
-  function requireFrontier() {
-    if (!frontier) { setStatus(frontierCard.dataset.state, 'Nothing to export yet.'); return false; }
-    return true;
-  }
-  function exportSvg() {
-    if (!requireFrontier()) return;
-    try {
-      const svg = wasm.frontier_svg(frontier.points, { ...chartOpts(1), title: subtitle.textContent }, 1000, 600);
-      download(`${stem()}.svg`, svg, 'image/svg+xml');
-    } catch (e) { setStatus('error', `SVG export failed: ${errorText(e)}`); }
-  }
-  function exportPng() {
-    if (!requireFrontier()) return;
-    canvas.toBlob((b) => b && download(`${stem()}.png`, b), 'image/png');
-  }
-  function exportCsv() {
-    if (!requireFrontier()) return;
-    const rows = [['family', 'param', 'spec', 'm_abs', 'm_norm', 'm', 'q', 'utilization', 'pareto']];
-    for (const p of frontier.points) rows.push([p.family, p.param ?? '', p.spec, p.m_abs, p.m_norm, p.m, p.q, p.utilization, p.pareto]);
-    download(`${stem()}.csv`, rows.map((r) => r.join(',')).join('\n') + '\n', 'text/csv');
-  }
-  function exportJson() {
-    if (!requireFrontier()) return;
-    download(`${stem()}.json`, JSON.stringify({ scenario, link: location.href, frontier }, null, 2) + '\n', 'application/json');
-  }
-  function exportScenario() {
-    try {
-      download('scenario.json', wasm.scenario_json(scenario) + '\n', 'application/json');
-    } catch (e) { setStatus('error', errorText(e)); }
   }
 
   // ---- public API used by the app shell

@@ -2,11 +2,13 @@
 //! and `packlab admit-fit` (App. B maximum-likelihood fit to Azure data).
 
 use packlab::admit::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
+use packlab::admit::importance::ImportancePlan;
+use packlab::admit::load::cluster_share_rate;
 use packlab::admit::moments::{
     known_moments, posterior_moments, AliveMode, Belief, Gamma, MomentConfig, MomentMode,
 };
 use packlab::admit::params::AdmitParams;
-use packlab::admit::tuning::{run_preset, Preset};
+use packlab::admit::tuning::{run_preset, ArmResult, Preset};
 use packlab::trace::azure::{
     gzip, read_arrivals_bundle, read_arrivals_files, read_vmtable, write_arrivals_bundle,
     AzureArrivals, BUNDLE_MAGIC,
@@ -55,9 +57,24 @@ pub struct AdmitArgs {
     pub params: Option<std::path::PathBuf>,
     /// Use parameters fitted to Azure data (seed 000 App. B): without PATH the bundled Azure-2017 arrivals;
     /// PATH = an arrivals folder (Bergsma et al. layout), a bundle (.txt.gz) or a vmtable CSV. Applied after
-    /// --params, before the other flags. ν, σ, κ keep their values unless a vmtable identifies them.
+    /// --params, before the other flags. ν, σ, κ keep their values unless a vmtable identifies them. The fitted
+    /// arrival rate is a whole region's (Azure 2017: 619 deployments/h); unless --arrival-rate is given, the
+    /// cluster gets the share of it that gives the §2.13 unconstrained-load ratio (≈ 1.37·C after 3 years).
     #[arg(long, value_name = "PATH", num_args = 0..=1, default_missing_value = "")]
     pub azure: Option<String>,
+    /// Importance sampling of runs (seed 000 App. D, ALGORITHMS.md §2.9): draw the R runs from badness
+    /// buckets with the rejection scheme and weight them (defaults: 10,000 pre-draws, 500 pilot runs per
+    /// bucket of SECOND at the mid threshold, mix 0.5). Off by default.
+    #[arg(long)]
+    pub importance: bool,
+    /// Importance sampling: pilot simulation runs per badness bucket (default 500; 0 = no pilots, which
+    /// gives plain sampling with weights 1). Needs --importance.
+    #[arg(long, value_name = "N")]
+    pub is_pilot: Option<usize>,
+    /// Importance sampling: pre-draws whose badness sets the bucket bounds and probabilities (default
+    /// 10,000; ≥ 1). Needs --importance.
+    #[arg(long, value_name = "N")]
+    pub is_predraws: Option<usize>,
 }
 
 fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
@@ -87,6 +104,22 @@ fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
             &FitOptions::default(),
         )?;
         fit.apply(&mut p);
+        if a.arrival_rate.is_none() {
+            // The fitted stream is a whole region's; run one cluster's share of it (ALGORITHMS.md §2.13 load
+            // ratio, see packlab::admit::load). The capacity it is computed for is the final one.
+            if let Some(c) = a.capacity {
+                p.capacity = c;
+            }
+            let fitted = p.arrival_rate;
+            p.arrival_rate = cluster_share_rate(&p, 300);
+            eprintln!(
+                "azure: fitted arrival rate {fitted:.1}/h is the whole region's; this cluster of {} cores \
+                 gets the share with the §2.13 load ratio: {:.4}/h ({:.3}% of the stream; --arrival-rate overrides)",
+                p.capacity,
+                p.arrival_rate,
+                100.0 * p.arrival_rate / fitted
+            );
+        }
     }
     if let Some(h) = a.hours {
         p.horizon_hours = h;
@@ -106,8 +139,64 @@ fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
     if let Some(b) = a.bootstrap {
         p.bootstrap = b;
     }
+    if !a.importance && (a.is_pilot.is_some() || a.is_predraws.is_some()) {
+        return Err("--is-pilot and --is-predraws need --importance".into());
+    }
+    if a.importance {
+        p.importance.enabled = true;
+    }
+    if let Some(n) = a.is_pilot {
+        p.importance.pilot_runs_per_bucket = n;
+    }
+    if let Some(n) = a.is_predraws {
+        if n == 0 {
+            return Err("--is-predraws must be ≥ 1".into());
+        }
+        p.importance.pre_draws = n;
+    }
     p.validate()?;
     Ok(p)
+}
+
+/// The importance-sampling diagnostics of one arm in `packlab admit --json` (ALGORITHMS.md §2.9).
+fn importance_json(is: &ImportancePlan) -> serde_json::Value {
+    let d = &is.diagnostics;
+    serde_json::json!({
+        "p": is.p, "p_se": d.p_se, "q": is.q, "rho": is.rho, "accept": is.accept,
+        "bucket_weights": is.bucket_weights, "bounds": is.bounds,
+        "run_weights": is.weights, "run_buckets": is.buckets,
+        "effective_sample_size": d.effective_sample_size,
+        "pre_draws": d.pre_draws, "pre_draw_counts": d.pre_draw_counts,
+        "pilot_threshold": d.pilot_threshold, "pilot_runs": d.pilot_runs,
+        "pilot_extra_draws": d.pilot_extra_draws,
+        "pilot_failures_per_run": d.pilot_failures_per_run,
+        "pilot_failure_rate": d.pilot_failure_rate,
+        "nominal_fallback": d.nominal_fallback, "candidates": d.candidates,
+    })
+}
+
+/// One arm of `packlab admit --json`; `importance` only when importance sampling was on.
+fn arm_json(a: &ArmResult) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "label": a.label, "policy": a.result.policy, "pseudo_obs": a.pseudo_obs,
+        "labelling": a.labelling, "threshold": a.result.threshold,
+        "utilization": a.result.tuned.utilization,
+        "utilization_ci": [a.result.utilization_ci.0, a.result.utilization_ci.1],
+        "failure_rate": a.result.tuned.failure_rate,
+        "failure_rate_upper95": a.result.tuned.failure_rate_upper,
+        "monthly_failure_rate": a.result.tuned.monthly_failure_rate,
+        "runs_with_failure": a.result.tuned.runs_with_failure,
+        "gain_vs_zeroth": a.gain_vs_zeroth,
+        "failure_rate_upper95_delta": a.result.tuned.failure_rate_upper_delta,
+        "failure_rate_upper95_exact": a.result.tuned.failure_rate_upper_exact,
+        "sweep": a.result.sweep.iter().map(|e| serde_json::json!({
+            "threshold": e.threshold, "utilization": e.utilization, "failure_rate": e.failure_rate
+        })).collect::<Vec<_>>(),
+    });
+    if let Some(is) = &a.importance {
+        v["importance"] = importance_json(is);
+    }
+    v
 }
 
 /// Handler of `packlab admit`. Errors are one-line strings.
@@ -130,20 +219,7 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
         let v = serde_json::json!({
             "preset": res.preset, "runs": res.runs, "seed": res.seed,
             "capacity": p.capacity, "hours": p.horizon_hours, "sla": p.sla,
-            "arms": res.arms.iter().map(|a| serde_json::json!({
-                "label": a.label, "policy": a.result.policy, "pseudo_obs": a.pseudo_obs,
-                "labelling": a.labelling, "threshold": a.result.threshold,
-                "utilization": a.result.tuned.utilization,
-                "utilization_ci": [a.result.utilization_ci.0, a.result.utilization_ci.1],
-                "failure_rate": a.result.tuned.failure_rate,
-                "failure_rate_upper95": a.result.tuned.failure_rate_upper,
-                "monthly_failure_rate": a.result.tuned.monthly_failure_rate,
-                "runs_with_failure": a.result.tuned.runs_with_failure,
-                "gain_vs_zeroth": a.gain_vs_zeroth,
-                "sweep": a.result.sweep.iter().map(|e| serde_json::json!({
-                    "threshold": e.threshold, "utilization": e.utilization, "failure_rate": e.failure_rate
-                })).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
+            "arms": res.arms.iter().map(arm_json).collect::<Vec<_>>(),
         });
         println!(
             "{}",
@@ -171,6 +247,17 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
                 a.gain_vs_zeroth
                     .map(|g| format!("{:+.1}%", 100.0 * g))
                     .unwrap_or_default()
+            );
+        }
+        if let Some(is) = res.arms.iter().find_map(|a| a.importance.as_ref()) {
+            let d = &is.diagnostics;
+            println!(
+                "importance sampling (§2.9, shared by all arms): P = [{:.4}, {:.4}, {:.4}], ρ = [{:.4}, {:.4}, {:.4}], \
+                 bucket weights [{:.3}, {:.3}, {:.3}], ESS {:.1} of {}, pilot failures/run [{:.3}, {:.3}, {:.3}]",
+                is.p[0], is.p[1], is.p[2], is.rho[0], is.rho[1], is.rho[2],
+                is.bucket_weights[0], is.bucket_weights[1], is.bucket_weights[2],
+                d.effective_sample_size, is.seeds.len(),
+                d.pilot_failures_per_run[0], d.pilot_failures_per_run[1], d.pilot_failures_per_run[2]
             );
         }
     }

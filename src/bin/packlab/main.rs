@@ -122,7 +122,7 @@ struct RunArgs {
     /// Scenario JSON file (full or partial; missing fields take their defaults).
     #[arg(value_name = "SCENARIO.json", required_unless_present = "link")]
     scenario: Option<PathBuf>,
-    /// A share link (`https://…#s=v1.…`, `s=v1.…` or `v1.…`) instead of a file.
+    /// A share link (`https://…#s=v2.d1.…`, `s=v2.d1.…` or `v2.d1.…`; old `v1.…` links too) instead of a file.
     #[arg(long, value_name = "LINK", conflicts_with = "scenario")]
     link: Option<String>,
     /// The uploaded trace a scenario refers to (its SHA-256 must match); also overrides a bundled trace.

@@ -1,0 +1,83 @@
+// Form fields and their validation, shared by the model views' controls. A field's id and `data-field` are
+// the engine's dotted field path (placement.capacity, admission.params.sla, seed, ...), so the engine's
+// FieldErrors and the page's own checks land next to the input they are about.
+
+import { h, $$ } from './dom.js';
+import { errorText } from './engine.js';
+
+/** The element id of the field for a dotted path: `f-placement-capacity`, `f-admission-params-sla`, … */
+export function fieldId(path) {
+  return `f-${path.replace(/[^a-zA-Z0-9_-]+/g, '-')}`;
+}
+
+/** A labelled field with its message slot (`#<id>-error`). `path` is the engine's dotted field path. */
+export function field(path, label, input, help) {
+  input.id = fieldId(path);
+  input.dataset.field = path;
+  const msg = h('div', { class: 'field-error', id: `${input.id}-error`, role: 'alert', 'aria-live': 'polite' });
+  input.setAttribute('aria-describedby', msg.id);
+  return h('label', { class: 'field', for: input.id, title: help || '' },
+    h('span', { class: 'label' }, label), input, msg);
+}
+
+/** A text input for numbers (text, not type=number, so what the user typed can be reported back). */
+export function num(attrs) {
+  return h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: false, ...attrs });
+}
+
+/**
+ * The number typed into `input` (NaN when it is not one). Pushes `{ field: path, message }` onto `errors` when
+ * it is empty or not a finite number, or, with `integer`, not a whole number ≥ 0.
+ */
+export function readNumber(input, path, errors, { integer = false } = {}) {
+  const t = input.value.trim();
+  const v = t === '' ? NaN : Number(t);
+  if (!Number.isFinite(v)) errors.push({ field: path, message: t === '' ? 'enter a number' : `'${t}' is not a number` });
+  else if (integer && !(Number.isSafeInteger(v) && v >= 0)) errors.push({ field: path, message: 'a whole number ≥ 0' });
+  return v;
+}
+
+/**
+ * Show `[{ field, message }]` next to their fields inside `root` (the first message per field wins) and mark
+ * the inputs aria-invalid; clears the previous messages first. `placeAt(path)` maps an error's field to the
+ * field that shows it (null: none). Returns the errors that have no field here.
+ */
+export function showFieldErrors(root, errors, placeAt = (path) => path) {
+  for (const m of $$('.field-error', root)) m.textContent = '';
+  for (const i of $$('[data-field]', root)) i.removeAttribute('aria-invalid');
+  const unplaced = [];
+  for (const e of errors) {
+    const path = placeAt(String(e.field || ''));
+    const input = path === null ? null : root.querySelector(`[data-field="${CSS.escape(path)}"]`);
+    const msg = input && root.querySelector(`#${CSS.escape(input.id)}-error`);
+    if (msg) {
+      if (!msg.textContent) msg.textContent = e.message;
+      input.setAttribute('aria-invalid', 'true');
+    } else unplaced.push(e);
+  }
+  return unplaced;
+}
+
+/**
+ * Read the controls onto `base`, check the result with the engine and show every problem next to its field
+ * (the page's own checks first, then the engine's for other fields). Returns the engine's checked scenario
+ * when it is valid; otherwise null, after `setStatus('error' | 'invalid', text)`.
+ */
+export function checkControls({ wasm, controls, base, setStatus }) {
+  const { scenario: read, errors } = controls.read(base);
+  let all = errors;
+  let checked = null;
+  try {
+    checked = wasm.check_scenario(read);
+    all = errors.concat(checked.errors.filter((e) => !errors.some((j) => j.field === e.field)));
+  } catch (e) {
+    all = errors.concat([{ field: e.field || '', message: errorText(e) }]);
+  }
+  const unplaced = controls.showErrors(all);
+  if (unplaced.length) setStatus('error', `Invalid scenario: ${unplaced.map(errorText).join('; ')}`);
+  if (all.length) {
+    if (!unplaced.length) setStatus('invalid', 'Fix the highlighted fields to run.');
+    return null;
+  }
+  return checked.scenario;
+}
