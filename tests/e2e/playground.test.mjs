@@ -232,7 +232,9 @@ test('Cancel stops a long run and keeps the previous frontier', async () => {
   await page.waitForFunction(() => /Computing point [3-9]/.test(document.querySelector('#run-status').textContent), null, { timeout: 30_000 });
   const t0 = Date.now();
   await page.click('#cancel-run');
-  await page.waitForFunction(() => document.querySelector('#frontier-card').dataset.state === 'cancelled', null, { timeout: 5_000 });
+  // the worker is killed and restarted (trace reloaded) if it does not answer within 2 s; on a loaded 2-core
+  // machine that restart alone has taken > 5 s, so allow 15 s (the latency itself is recorded as a metric)
+  await page.waitForFunction(() => document.querySelector('#frontier-card').dataset.state === 'cancelled', null, { timeout: 15_000 });
   const cancelMs = Date.now() - t0;
   assert.match(await page.textContent('#run-status'), /Cancelled; showing the previous frontier/);
   assert.equal(await runCount(page), n);
