@@ -517,26 +517,7 @@ fn gamma_fit(
     } else {
         (f64::NAN, f64::NAN, f64::NAN)
     };
-    // mean m = a/b: grad (1/b, −a/b²)
-    let vm = vaa / (b * b) + vbb * a * a / b.powi(4) - 2.0 * vab * a / b.powi(3);
-    GammaFit {
-        shape: Estimate {
-            value: a,
-            se: vaa.sqrt(),
-        },
-        rate: Estimate {
-            value: b,
-            se: vbb.sqrt(),
-        },
-        correlation: vab / (vaa * vbb).sqrt(),
-        mean: Estimate {
-            value: a / b,
-            se: vm.max(0.0).sqrt(),
-        },
-        loglik: l,
-        iterations,
-        converged,
-    }
+    gamma_fit_from_cov(a, b, (vaa, vbb, vab), l, iterations, converged)
 }
 
 /// MLE of a single common exponential rate λ (per hour) from lifetime observations (no prior): maximises
@@ -754,8 +735,20 @@ fn fit_from_cov(
     it: usize,
     conv: bool,
 ) -> GammaFit {
-    let (a, b) = (theta[i], theta[j]);
-    let (vaa, vbb, vab) = (cov[i][i], cov[j][j], cov[i][j]);
+    let v = (cov[i][i], cov[j][j], cov[i][j]);
+    gamma_fit_from_cov(theta[i], theta[j], v, l, it, conv)
+}
+
+/// Builds a [`GammaFit`] for shape `a`, rate `b` from their covariance `(Var a, Var b, Cov(a, b))`; the prior
+/// mean a/b gets its delta-method s.e. (gradient (1/b, −a/b²)).
+fn gamma_fit_from_cov(
+    a: f64,
+    b: f64,
+    (vaa, vbb, vab): (f64, f64, f64),
+    l: f64,
+    iterations: usize,
+    converged: bool,
+) -> GammaFit {
     let vm = vaa / (b * b) + vbb * a * a / b.powi(4) - 2.0 * vab * a / b.powi(3);
     GammaFit {
         shape: Estimate {
@@ -772,8 +765,8 @@ fn fit_from_cov(
             se: vm.max(0.0).sqrt(),
         },
         loglik: l,
-        iterations: it,
-        converged: conv,
+        iterations,
+        converged,
     }
 }
 

@@ -2,7 +2,9 @@
 //! continuous-time deployments (Exp core lifetimes, Poisson scale-outs of size 1 + Poisson(σ), Exp kill,
 //! absorption at zero cores), all-or-nothing scale-out grants, metrics of §2.10.
 
-use super::moments::{Belief, CurveBasis, ExactTables, NodeCache, PsiSource, TableLattice};
+use super::moments::{
+    Belief, CurveBasis, ExactTables, MomentConfig, NodeCache, PsiSource, TableLattice,
+};
 use super::params::{AdmitParams, InitialSize, Labelling, PolicySpec};
 use super::policy::{AdmissionPolicy, DecisionContext, LeadGrid, MomentPolicy};
 use super::posterior::{update, SuffStats};
@@ -223,6 +225,24 @@ impl SimCache {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// Absorption corrections of belief `b` on the coarse grid of lead times `t` (hours) from the memoised
+    /// lattice tables: resampled on the τ grid (`psi_grid`, the fast path) or by direct table lookups.
+    fn lattice_deltas(
+        &mut self,
+        b: &Belief,
+        kappa: f64,
+        t: &[f64],
+        cfg: &MomentConfig,
+        psi_grid: bool,
+    ) -> Vec<(f64, f64)> {
+        if psi_grid {
+            CurveBasis::coarse_deltas_lattice(b, kappa, t, cfg, &mut self.lattice, &mut self.nodes)
+        } else {
+            self.lattice.reset_handles();
+            CurveBasis::coarse_deltas(b, kappa, t, cfg, &mut self.lattice, &mut self.nodes)
+        }
+    }
 }
 
 struct Cluster<'a> {
@@ -378,26 +398,9 @@ impl<'a> Cluster<'a> {
                         bq.n0 = n;
                         bq.lambda.rate = libm::exp(kl * q);
                         bq.nu.rate = libm::exp(kn * q);
-                        self.cache.lattice.reset_handles();
-                        let d = if self.p.psi_grid {
-                            CurveBasis::coarse_deltas_lattice(
-                                &bq,
-                                kappa,
-                                t,
-                                cfg,
-                                &mut self.cache.lattice,
-                                &mut self.cache.nodes,
-                            )
-                        } else {
-                            CurveBasis::coarse_deltas(
-                                &bq,
-                                kappa,
-                                t,
-                                cfg,
-                                &mut self.cache.lattice,
-                                &mut self.cache.nodes,
-                            )
-                        };
+                        let d = self
+                            .cache
+                            .lattice_deltas(&bq, kappa, t, cfg, self.p.psi_grid);
                         if self.cache.deltas.len() >= DELTA_MEMO_CAP {
                             self.cache.deltas.clear();
                         }
@@ -410,14 +413,7 @@ impl<'a> Cluster<'a> {
                 && self.p.psi_grid
                 && cfg.mode != super::moments::MomentMode::PaperFactorised
             {
-                let d = CurveBasis::coarse_deltas_lattice(
-                    b,
-                    kappa,
-                    t,
-                    cfg,
-                    &mut self.cache.lattice,
-                    &mut self.cache.nodes,
-                );
+                let d = self.cache.lattice_deltas(b, kappa, t, cfg, true);
                 CurveBasis::from_deltas(b, kappa, t, cfg, &d)
             } else if self.p.lattice {
                 self.cache.lattice.reset_handles();
