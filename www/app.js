@@ -44,6 +44,17 @@ async function main() {
     banner(`This link could not be opened (${errorText(link.error)}). Showing the default scenario instead.`);
     history.replaceState(null, '', location.pathname + location.search);
   }
+  // a pasted link in the same tab (hashchange), or a model tab, reloads the scenario. Registered before the
+  // tabs are enabled: a tab clicked while the view is still loading must not be lost.
+  window.addEventListener('hashchange', () => {
+    const next = scenarioFromLocation(wasm);
+    if (next.error) {
+      banner(`This link could not be opened (${errorText(next.error)}).`);
+      return;
+    }
+    location.reload();
+  });
+
   const model = MODELS.find((m) => m.id === (link.scenario.model || 'placement')) || MODELS[0];
 
   setChildren($('#model-tabs'), MODELS.map((m) => h('button', {
@@ -71,16 +82,6 @@ async function main() {
     const ok = await view.copyLink();
     copyBtn.textContent = ok ? 'Copied ✓' : 'Copy failed: use the address bar';
     setTimeout(() => { copyBtn.textContent = 'Copy link'; }, 1800);
-  });
-
-  // a pasted link in the same tab (hashchange) reloads the scenario
-  window.addEventListener('hashchange', () => {
-    const next = scenarioFromLocation(wasm);
-    if (next.error) {
-      banner(`This link could not be opened (${errorText(next.error)}).`);
-      return;
-    }
-    location.reload();
   });
 
   await worker.ready;

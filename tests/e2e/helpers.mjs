@@ -80,10 +80,15 @@ export async function grabDownload(page, selector, dir) {
   return { name: dl.suggestedFilename(), path: p, bytes: readFileSync(p) };
 }
 
-/** A page that records console errors and page errors into `page.problems`. */
+/**
+ * A page that records console errors and page errors into `page.problems`. PACKLAB_E2E_CPU_THROTTLE=k slows
+ * the page's main thread k times (Chromium's CPU throttling), to shake out races a slow CI machine meets.
+ */
 export async function newPage(browser, { width = 1440, height = 1000 } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true });
   const page = await context.newPage();
+  const throttle = Number(process.env.PACKLAB_E2E_CPU_THROTTLE || 0);
+  if (throttle > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: throttle });
   page.problems = [];
   page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
@@ -97,6 +102,23 @@ export async function waitForRun(page, after = 0, timeout = 60_000) {
     return c && c.dataset.state === 'done' && Number(c.dataset.runs) > n;
   }, after, { timeout });
   return Number(await page.getAttribute('#frontier-card', 'data-runs'));
+}
+
+/**
+ * After several edits in a row: wait until a run after `after` is done and no further run starts within
+ * `quietMs` (the controls re-run 250 ms after the last edit, so on a slow machine edits more than 250 ms
+ * apart start runs over partly edited scenarios first). Returns the run count of the settled run.
+ */
+export async function waitForSettledRun(page, after = 0, { timeout = 90_000, quietMs = 800 } = {}) {
+  const deadline = Date.now() + timeout;
+  let seen = after;
+  for (;;) {
+    const n = await waitForRun(page, seen, Math.max(1, deadline - Date.now()));
+    await page.waitForTimeout(quietMs);
+    if ((await page.getAttribute('#frontier-card', 'data-state')) === 'done' && (await runCount(page)) === n) return n;
+    if (Date.now() > deadline) throw new Error(`no settled run within ${timeout} ms`);
+    seen = n; // another run started (or ended) in the quiet time: wait for it
+  }
 }
 
 export async function runCount(page) {

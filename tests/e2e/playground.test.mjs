@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import {
-  useBrowser, newPage, waitForRun, runCount, readTable, tableOf, canvasInk, cliRun, zipFolder,
+  useBrowser, newPage, waitForRun, waitForSettledRun, runCount, readTable, tableOf, canvasInk, cliRun, zipFolder,
   artifact, recordMetrics, savedLinks, tempDir, grabDownload, FIXTURES,
 } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
@@ -58,7 +58,7 @@ test('editing re-runs; invalid values show messages next to their fields and do 
 
   await page.fill('#f-placement-capacity', '2');
   await page.selectOption('#f-placement-rule', 'ff');
-  n = await waitForRun(page, n);
+  n = await waitForSettledRun(page, n);
   assert.deepEqual(await readTable(page), tableOf(cliRun({ link: page.url() })));
 
   const invalid = [
@@ -133,7 +133,7 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   await a.fill('#f-placement-capacity', '3');
   await a.fill('#f-seed', '5');
   await a.uncheck('#f-placement-rebalance');
-  n = await waitForRun(a, n);
+  n = await waitForSettledRun(a, n);
   // Copy link puts the URL on the clipboard (or says to use the address bar)
   await a.click('#copy-link');
   await a.waitForFunction(() => /Copied|Copy failed/.test(document.querySelector('#copy-link').textContent));
@@ -221,15 +221,21 @@ test('Cancel stops a long run and keeps the previous frontier', async () => {
   await page.goto(env.server.url);
   let n = await waitForRun(page);
   const before = await readTable(page);
-  // 4 x 150 grid points in resampled mode with R = 4000: tens of seconds if not cancelled
+  // 4 x 200 grid points (801 frontier points with the baseline) in resampled mode with R = 12,000: about 9 s
+  // on an idle 2-core machine if not cancelled
   const grid = (lo, hi, k) => Array.from({ length: k }, (_, i) => +(lo + ((hi - lo) * i) / (k - 1)).toPrecision(6)).join(', ');
   await page.selectOption('#f-placement-mode', 'resampled');
-  await page.fill('#f-placement-realisations', '4000');
-  await page.fill('#f-placement-families-0-grid', grid(0.0005, 0.3, 150));
-  await page.fill('#f-placement-families-1-grid', grid(1, 3, 150));
-  await page.fill('#f-placement-families-2-grid', grid(50, 100, 150));
-  await page.fill('#f-placement-families-3-grid', grid(0.5, 4.4, 150));
-  await page.waitForFunction(() => /Computing point [3-9]/.test(document.querySelector('#run-status').textContent), null, { timeout: 30_000 });
+  await page.fill('#f-placement-realisations', '12000');
+  await page.fill('#f-placement-families-0-grid', grid(0.0005, 0.3, 200));
+  await page.fill('#f-placement-families-1-grid', grid(1, 3, 200));
+  await page.fill('#f-placement-families-2-grid', grid(50, 100, 200));
+  await page.fill('#f-placement-families-3-grid', grid(0.5, 4.4, 200));
+  // wait for the run over all four new grids: on a slow machine the fills are more than the 250 ms debounce
+  // apart, so runs over partly filled grids start (and are superseded) first
+  await page.waitForFunction(() => {
+    const m = /Computing point (\d+) of (\d+)/.exec(document.querySelector('#run-status').textContent);
+    return m && Number(m[2]) === 801 && Number(m[1]) >= 3;
+  }, null, { timeout: 60_000 });
   const t0 = Date.now();
   await page.click('#cancel-run');
   // the worker is killed and restarted (trace reloaded) if it does not answer within 2 s; on a loaded 2-core

@@ -3,7 +3,7 @@
 // the SLA line, tuned points), the results table, one run's time series, exports and share links.
 // Computation happens in the worker ('admission.*' ops), one simulation run per step.
 
-import { h, setChildren, fmt, debounce, fitCanvas } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
@@ -48,6 +48,8 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   let seriesReq = 0;
 
   const fitNote = h('p', { class: 'fine fit-note', id: 'admission-fit-note' });
+  // the frontier is redrawn during a run at most once per frame and 100 ms
+  const scheduleDraw = frameThrottle(() => { if (running) drawFrontier(); });
   const controls = createControls({ wasm, onChange: debounce(onControls, 300), onAzure: fitAzure });
   controls.fill(scenario);
 
@@ -82,7 +84,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   const frontierCard = h('section', { class: 'card chart-card', id: 'admission-card', 'aria-labelledby': 'admission-title', dataset: { state: 'idle', runs: '0' } },
     h('div', { class: 'card-head' },
       h('h2', { id: 'admission-title' }, 'Utilization vs. scale-out failure frontier'),
-      h('div', { class: 'row run-controls' }, progress, status, cancelBtn, rerunBtn)),
+      h('div', { class: 'row run-controls' }, progress, cancelBtn, rerunBtn, status)),
     subtitle,
     h('div', { class: 'canvas-wrap' }, canvas),
     exportBtns);
@@ -195,7 +197,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
             renderTable(rowsByArm.filter(Boolean), false);
             if (!frontierCard.dataset.firstMs) frontierCard.dataset.firstMs = String(Math.round(performance.now() - started));
           }
-          if (st.evaluated || st.finished) drawFrontier();
+          if (st.evaluated || st.finished) scheduleDraw();
           setStatus('running', `${st.label}: run ${p.done} of ${p.total}…`);
         }
       },

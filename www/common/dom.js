@@ -58,6 +58,36 @@ export function debounce(fn, ms) {
   };
 }
 
+/**
+ * Coalesce redraws during a run: `schedule()` runs `fn` at the next animation frame, at most once per frame
+ * and at least `minMs` after its previous call, however many progress messages arrive meanwhile; so input
+ * (the Cancel button) is never queued behind a backlog of chart redraws. `schedule.cancel()` drops a pending call.
+ */
+export function frameThrottle(fn, minMs = 100) {
+  let pending = null; // timer or frame handle
+  let last = -Infinity;
+  const run = () => {
+    pending = null;
+    last = performance.now();
+    fn();
+  };
+  const schedule = () => {
+    if (pending) return;
+    const wait = last + minMs - performance.now();
+    pending = wait > 0
+      ? { timer: setTimeout(() => { pending = { frame: requestAnimationFrame(run) }; }, wait) }
+      : { frame: requestAnimationFrame(run) };
+  };
+  schedule.cancel = () => {
+    if (pending) {
+      clearTimeout(pending.timer);
+      cancelAnimationFrame(pending.frame);
+    }
+    pending = null;
+  };
+  return schedule;
+}
+
 /** A download of `data` (string or Blob) as `filename`. */
 export function download(filename, data, type = 'application/octet-stream') {
   const blob = data instanceof Blob ? data : new Blob([data], { type });

@@ -1,7 +1,7 @@
 // The placement model's view: controls, the frontier chart (plotters → canvas, drawn on the main thread),
 // the results table, exports and the teaching view. Computation happens in the worker ('placement.*' ops).
 
-import { h, setChildren, fmt, debounce, fitCanvas } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
@@ -39,6 +39,8 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   let lastMachine = null;
   let machineReq = 0;
 
+  // partial frontiers are redrawn at most once per frame and 100 ms, only while the run goes on
+  const schedulePartial = frameThrottle(() => { if (running) drawPartial(); });
   const controls = createControls({ onChange: debounce(onControls, 250) });
   controls.fill(scenario);
 
@@ -68,7 +70,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   const frontierCard = h('section', { class: 'card chart-card', id: 'frontier-card', 'aria-labelledby': 'frontier-title', dataset: { state: 'idle', runs: '0' } },
     h('div', { class: 'card-head' },
       h('h2', { id: 'frontier-title' }, 'Utilization vs. violation frontier'),
-      h('div', { class: 'row run-controls' }, progress, status, cancelBtn, rerunBtn)),
+      h('div', { class: 'row run-controls' }, progress, cancelBtn, rerunBtn, status)),
     subtitle, canvasWrap, exportBtns);
 
   // ---- table card
@@ -210,7 +212,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
         progress.value = p.total ? p.done / p.total : 0;
         if (p.point) {
           partial.push(p.point);
-          drawPartial();
+          schedulePartial();
         }
         setStatus('running', `Computing point ${Math.min(p.done + 1, p.total)} of ${p.total}…`);
       },
