@@ -205,6 +205,27 @@ fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
         })
 }
 
+/// Lengths in device pixels: CSS pixel lengths times the device pixel ratio of a chart's options (1 when
+/// absent, zero, negative or not finite), so text, markers and lines keep their size on high-DPI screens.
+#[derive(Clone, Copy, Debug)]
+struct Px(f64);
+
+impl Px {
+    fn new(scale: Option<f64>) -> Px {
+        Px(scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0))
+    }
+
+    /// A size (line width, radius, font size, dash): at least 1 pixel.
+    fn px(self, v: f64) -> u32 {
+        (v * self.0).round().max(1.0) as u32
+    }
+
+    /// An offset or a margin (may be 0 or negative).
+    fn pxi(self, v: f64) -> i32 {
+        (v * self.0).round() as i32
+    }
+}
+
 /// The chart type of both frontier charts: linear x, log-scale y.
 type LogChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, LogCoord<f64>>>;
 
@@ -284,26 +305,24 @@ impl LogAxis {
     }
 
     /// Draws the dashed floor line across `x_lo..x_hi` with `label` above its left end (nothing when no
-    /// value is 0). `s` is the device pixel ratio.
+    /// value is 0).
     fn draw_floor<DB: DrawingBackend>(
         &self,
         chart: &mut LogChart<'_, DB>,
         x_lo: f64,
         x_hi: f64,
         label: &str,
-        s: f64,
+        dp: Px,
     ) -> Result<(), ChartError> {
         let Some(f) = self.zero_floor else {
             return Ok(());
         };
-        let px = |v: f64| (v * s).round().max(1.0) as u32;
-        let pxi = |v: f64| (v * s).round() as i32;
         chart
             .draw_series(DashedLineSeries::new(
                 vec![(x_lo, f), (x_hi, f)],
-                px(4.0),
-                px(4.0),
-                INK.mix(0.45).stroke_width(px(1.0)),
+                dp.px(4.0),
+                dp.px(4.0),
+                INK.mix(0.45).stroke_width(dp.px(1.0)),
             ))
             .map_err(err)?;
         chart
@@ -311,8 +330,8 @@ impl LogAxis {
                 EmptyElement::at((x_lo, f))
                     + Text::new(
                         label.to_string(),
-                        (pxi(6.0), -pxi(3.0)),
-                        (FONT, px(11.0))
+                        (dp.pxi(6.0), -dp.pxi(3.0)),
+                        (FONT, dp.px(11.0))
                             .into_font()
                             .color(&INK.mix(0.7))
                             .pos(Pos::new(HPos::Left, VPos::Bottom)),
@@ -323,82 +342,179 @@ impl LogAxis {
     }
 }
 
+/// What the two frontier charts draw around their series ([`LogAxis::frame`]).
+struct LogFrame<'f> {
+    title: Option<&'f str>,
+    x_range: (f64, f64),
+    x_desc: &'f str,
+    x_fmt: &'f dyn Fn(&f64) -> String,
+    y_desc: &'f str,
+    /// Label of the floor line of zeros.
+    floor_label: &'f str,
+    /// The dashed reference line (target ρ, SLA ε): its value and legend label.
+    reference: Option<(f64, String)>,
+}
+
+impl LogAxis {
+    /// Builds a frontier chart on `area` with this y axis: caption, mesh with the axis descriptions, the
+    /// floor line of zeros and the reference line (in that drawing order). The series come after.
+    fn frame<'a, DB: DrawingBackend>(
+        &self,
+        area: &'a DrawingArea<DB, Shift>,
+        f: LogFrame<'_>,
+        dp: Px,
+    ) -> Result<LogChart<'a, DB>, ChartError> {
+        let (x_lo, x_hi) = f.x_range;
+        let mut builder = ChartBuilder::on(area);
+        builder
+            .margin(dp.pxi(14.0))
+            .x_label_area_size(dp.pxi(46.0))
+            .y_label_area_size(dp.pxi(62.0));
+        if let Some(t) = f.title {
+            builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
+        }
+        let mut chart = self.build(&mut builder, x_lo, x_hi)?;
+        let y_fmt = |v: &f64| self.tick_label(*v);
+        chart
+            .configure_mesh()
+            .x_desc(f.x_desc)
+            .y_desc(f.y_desc)
+            .x_labels(8)
+            .y_labels(self.label_count())
+            .x_label_formatter(f.x_fmt)
+            .y_label_formatter(&y_fmt)
+            .label_style((FONT, dp.px(12.0)).into_font().color(&INK))
+            .axis_desc_style((FONT, dp.px(13.0)).into_font().color(&INK))
+            .bold_line_style(GRID.stroke_width(dp.px(1.0)))
+            .light_line_style(GRID_LIGHT.stroke_width(dp.px(1.0)))
+            .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
+            .draw()
+            .map_err(err)?;
+        self.draw_floor(&mut chart, x_lo, x_hi, f.floor_label, dp)?;
+        if let Some((r, label)) = f.reference {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    vec![(x_lo, r), (x_hi, r)],
+                    dp.px(7.0),
+                    dp.px(4.0),
+                    TARGET.stroke_width(dp.px(1.5)),
+                ))
+                .map_err(err)?
+                .label(label)
+                .legend(move |(x, y)| {
+                    PathElement::new(
+                        vec![(x, y), (x + dp.pxi(18.0), y)],
+                        TARGET.stroke_width(dp.px(1.5)),
+                    )
+                });
+        }
+        Ok(chart)
+    }
+
+    /// One series of a frontier chart, points `(x, y)` in the order given: a thin line through them (`line_mix`
+    /// of `color`) when there are two or more, ringed dots of `radius` CSS pixels (hollow at y = 0, drawn on
+    /// the floor), and a filled dot before `label` in the legend.
+    #[allow(clippy::too_many_arguments)]
+    fn draw_dots<DB: DrawingBackend>(
+        &self,
+        chart: &mut LogChart<'_, DB>,
+        pts: &[(f64, f64)],
+        color: RGBColor,
+        line_mix: f64,
+        radius: f64,
+        label: &str,
+        dp: Px,
+    ) -> Result<(), ChartError> {
+        if pts.len() > 1 {
+            chart
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|p| (p.0, self.y(p.1))),
+                    color.mix(line_mix).stroke_width(dp.px(1.5)),
+                ))
+                .map_err(err)?;
+        }
+        let r = dp.px(radius);
+        let sw = dp.px(1.5);
+        chart
+            .draw_series(pts.iter().map(move |p| {
+                let style = if p.1 > 0.0 {
+                    color.filled()
+                } else {
+                    WHITE.filled()
+                };
+                EmptyElement::at((p.0, self.y(p.1)))
+                    + Circle::new((0, 0), r, style)
+                    + Circle::new((0, 0), r, color.stroke_width(sw))
+            }))
+            .map_err(err)?
+            .label(label)
+            .legend(move |(x, y)| Circle::new((x + dp.pxi(9.0), y), r, color.filled()));
+        Ok(())
+    }
+}
+
+/// The legend box of both frontier charts, at `position`.
+fn draw_legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut LogChart<'a, DB>,
+    position: SeriesLabelPosition,
+    dp: Px,
+) -> Result<(), ChartError> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .margin(dp.pxi(8.0))
+        .legend_area_size(dp.pxi(24.0))
+        .label_font((FONT, dp.px(12.0)).into_font().color(&INK))
+        .background_style(WHITE.mix(0.92))
+        .border_style(GRID.stroke_width(dp.px(1.0)))
+        .draw()
+        .map_err(err)
+}
+
+/// The x range of a frontier chart: `(lo, hi)` widened by `widen` on both sides when narrower than
+/// `min_span`, then padded by 6% of its width on both sides.
+fn padded_range((mut lo, mut hi): (f64, f64), min_span: f64, widen: f64) -> (f64, f64) {
+    if hi - lo < min_span {
+        lo -= widen;
+        hi += widen;
+    }
+    let pad = (hi - lo) * 0.06;
+    (lo - pad, hi + pad)
+}
+
 /// Draw a frontier chart into `area` (filled white first). Returns the pixel position of every point.
 pub fn draw_frontier<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     points: &[ChartPoint],
     opts: &FrontierChartOptions,
 ) -> Result<FrontierLayout, ChartError> {
-    let s = opts
-        .scale
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .unwrap_or(1.0);
-    let px = |v: f64| (v * s).round().max(1.0) as u32;
-    let pxi = |v: f64| (v * s).round() as i32;
+    let dp = Px::new(opts.scale);
     area.fill(&WHITE).map_err(err)?;
 
     // x range: the points' m, padded; y range: decades around the positive q and the target
-    let (mut x_lo, mut x_hi) = bounds(points.iter().map(|p| p.m)).unwrap_or((1.0, 1.5));
-    if x_hi - x_lo < 1e-9 {
-        x_lo -= 0.05;
-        x_hi += 0.05;
-    }
-    let pad = (x_hi - x_lo) * 0.06;
-    let (x_lo, x_hi) = (x_lo - pad, x_hi + pad);
+    let (x_lo, x_hi) = padded_range(
+        bounds(points.iter().map(|p| p.m)).unwrap_or((1.0, 1.5)),
+        1e-9,
+        0.05,
+    );
     let rho = opts.target_rho.filter(|r| r.is_finite() && *r > 0.0);
     let qs: Vec<f64> = points.iter().map(|p| p.q).collect();
     let axis = LogAxis::new(&qs, rho, (1e-3, 1e-1));
     let y_of = |q: f64| axis.y(q);
-
-    let mut builder = ChartBuilder::on(area);
-    builder
-        .margin(pxi(14.0))
-        .x_label_area_size(pxi(46.0))
-        .y_label_area_size(pxi(62.0));
-    if let Some(t) = &opts.title {
-        builder.caption(t, (FONT, px(15.0)).into_font().color(&INK));
-    }
-    let mut chart = axis.build(&mut builder, x_lo, x_hi)?;
-
-    let y_fmt = |v: &f64| axis.tick_label(*v);
     let x_fmt = |v: &f64| format!("{v:.2}");
-    chart
-        .configure_mesh()
-        .x_desc("normalized machines  m = m_abs / m_norm  (fewer is better)")
-        .y_desc("overflow frequency  q  (log scale)")
-        .x_labels(8)
-        .y_labels(axis.label_count())
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .label_style((FONT, px(12.0)).into_font().color(&INK))
-        .axis_desc_style((FONT, px(13.0)).into_font().color(&INK))
-        .bold_line_style(GRID.stroke_width(px(1.0)))
-        .light_line_style(GRID_LIGHT.stroke_width(px(1.0)))
-        .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
-        .draw()
-        .map_err(err)?;
-
-    // q = 0 floor line
-    axis.draw_floor(&mut chart, x_lo, x_hi, "q = 0 (no overflow observed)", s)?;
-
-    // target ρ reference line
-    if let Some(r) = rho {
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x_lo, r), (x_hi, r)],
-                px(7.0),
-                px(4.0),
-                TARGET.stroke_width(px(1.5)),
-            ))
-            .map_err(err)?
-            .label(format!("target ρ = {}", fmt_num(r)))
-            .legend(move |(x, y)| {
-                PathElement::new(
-                    vec![(x, y), (x + pxi(18.0), y)],
-                    TARGET.stroke_width(px(1.5)),
-                )
-            });
-    }
+    let mut chart = axis.frame(
+        area,
+        LogFrame {
+            title: opts.title.as_deref(),
+            x_range: (x_lo, x_hi),
+            x_desc: "normalized machines  m = m_abs / m_norm  (fewer is better)",
+            x_fmt: &x_fmt,
+            y_desc: "overflow frequency  q  (log scale)",
+            floor_label: "q = 0 (no overflow observed)",
+            reference: rho.map(|r| (r, format!("target ρ = {}", fmt_num(r)))),
+        },
+        dp,
+    )?;
 
     // Pareto front underneath the series: a thick translucent band through the non-dominated points
     let mut front: Vec<&ChartPoint> = points
@@ -407,7 +523,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
         .collect();
     front.sort_by(|a, b| a.m.total_cmp(&b.m).then(b.q.total_cmp(&a.q)));
     if !front.is_empty() {
-        let band = INK.mix(0.16).stroke_width(px(7.0));
+        let band = INK.mix(0.16).stroke_width(dp.px(7.0));
         chart
             .draw_series(LineSeries::new(
                 front.iter().map(|p| (p.m, y_of(p.q))),
@@ -416,7 +532,11 @@ pub fn draw_frontier<DB: DrawingBackend>(
             .map_err(err)?
             .label("Pareto front")
             .legend(move |(x, y)| {
-                Circle::new((x + pxi(9.0), y), px(6.0), INK.stroke_width(px(2.0)))
+                Circle::new(
+                    (x + dp.pxi(9.0), y),
+                    dp.px(6.0),
+                    INK.stroke_width(dp.px(2.0)),
+                )
             });
     }
 
@@ -431,39 +551,16 @@ pub fn draw_frontier<DB: DrawingBackend>(
         }
     }
     for (key, label, color) in &families {
-        let mut pts: Vec<&ChartPoint> = points
+        let mut pts: Vec<(f64, f64)> = points
             .iter()
             .filter(|p| &p.family == key && p.m.is_finite() && p.q.is_finite())
+            .map(|p| (p.m, p.q))
             .collect();
         if pts.is_empty() {
             continue;
         }
-        pts.sort_by(|a, b| a.m.total_cmp(&b.m));
-        let color = *color;
-        if pts.len() > 1 {
-            chart
-                .draw_series(LineSeries::new(
-                    pts.iter().map(|p| (p.m, y_of(p.q))),
-                    color.mix(0.75).stroke_width(px(1.5)),
-                ))
-                .map_err(err)?;
-        }
-        let r = px(4.0);
-        let sw = px(1.5);
-        chart
-            .draw_series(pts.iter().map(move |p| {
-                let style = if p.q > 0.0 {
-                    color.filled()
-                } else {
-                    WHITE.filled()
-                };
-                EmptyElement::at((p.m, y_of(p.q)))
-                    + Circle::new((0, 0), r, style)
-                    + Circle::new((0, 0), r, color.stroke_width(sw))
-            }))
-            .map_err(err)?
-            .label(label.as_str())
-            .legend(move |(x, y)| Circle::new((x + pxi(9.0), y), r, color.filled()));
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        axis.draw_dots(&mut chart, &pts, *color, 0.75, 4.0, label, dp)?;
     }
 
     // rings on the Pareto points and on the highlighted point
@@ -471,20 +568,24 @@ pub fn draw_frontier<DB: DrawingBackend>(
         .draw_series(
             front
                 .iter()
-                .map(|p| Circle::new((p.m, y_of(p.q)), px(7.0), INK.stroke_width(px(1.5)))),
+                .map(|p| Circle::new((p.m, y_of(p.q)), dp.px(7.0), INK.stroke_width(dp.px(1.5)))),
         )
         .map_err(err)?;
     if let Some(h) = &opts.highlight {
         if let Some(p) = points.iter().find(|p| &p.spec == h && p.m.is_finite()) {
             let at = (p.m, y_of(p.q));
             chart
-                .draw_series([Circle::new(at, px(10.0), TARGET.stroke_width(px(2.5)))])
+                .draw_series([Circle::new(
+                    at,
+                    dp.px(10.0),
+                    TARGET.stroke_width(dp.px(2.5)),
+                )])
                 .map_err(err)?;
             chart
                 .draw_series(std::iter::once(Text::new(
                     format!(" {}", p.spec),
                     at,
-                    (FONT, px(11.0))
+                    (FONT, dp.px(11.0))
                         .into_font()
                         .color(&INK)
                         .pos(Pos::new(HPos::Left, VPos::Top)),
@@ -493,16 +594,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
         }
     }
 
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .margin(pxi(8.0))
-        .legend_area_size(pxi(24.0))
-        .label_font((FONT, px(12.0)).into_font().color(&INK))
-        .background_style(WHITE.mix(0.92))
-        .border_style(GRID.stroke_width(px(1.0)))
-        .draw()
-        .map_err(err)?;
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight, dp)?;
 
     let layout = FrontierLayout {
         points: points
@@ -530,9 +622,7 @@ pub fn draw_machine<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     m: &MachineChart,
 ) -> Result<(), ChartError> {
-    let s = m.scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0);
-    let px = |v: f64| (v * s).round().max(1.0) as u32;
-    let pxi = |v: f64| (v * s).round() as i32;
+    let dp = Px::new(m.scale);
     area.fill(&WHITE).map_err(err)?;
     if !(m.capacity.is_finite() && m.mean.is_finite() && m.sd.is_finite()) {
         return Err(ChartError(
@@ -578,14 +668,14 @@ pub fn draw_machine<DB: DrawingBackend>(
 
     let mut builder = ChartBuilder::on(area);
     builder
-        .margin(pxi(14.0))
-        .x_label_area_size(pxi(44.0))
-        .y_label_area_size(pxi(56.0));
+        .margin(dp.pxi(14.0))
+        .x_label_area_size(dp.pxi(44.0))
+        .y_label_area_size(dp.pxi(56.0));
     let caption = m
         .title
         .clone()
         .unwrap_or_else(|| "one machine: total usage over the evaluation samples E".into());
-    builder.caption(caption, (FONT, px(14.0)).into_font().color(&INK));
+    builder.caption(caption, (FONT, dp.px(14.0)).into_font().color(&INK));
     let mut chart = builder.build_cartesian_2d(lo..hi, 0.0..y_hi).map_err(err)?;
     let x_fmt = |v: &f64| fmt_num(*v);
     let y_fmt = |v: &f64| fmt_num(*v);
@@ -595,11 +685,11 @@ pub fn draw_machine<DB: DrawingBackend>(
         .y_desc("density")
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .label_style((FONT, px(12.0)).into_font().color(&INK))
-        .axis_desc_style((FONT, px(13.0)).into_font().color(&INK))
-        .bold_line_style(GRID.stroke_width(px(1.0)))
-        .light_line_style(GRID_LIGHT.stroke_width(px(1.0)))
-        .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
+        .label_style((FONT, dp.px(12.0)).into_font().color(&INK))
+        .axis_desc_style((FONT, dp.px(13.0)).into_font().color(&INK))
+        .bold_line_style(GRID.stroke_width(dp.px(1.0)))
+        .light_line_style(GRID_LIGHT.stroke_width(dp.px(1.0)))
+        .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
         .draw()
         .map_err(err)?;
 
@@ -623,7 +713,7 @@ pub fn draw_machine<DB: DrawingBackend>(
         ))
         .legend(move |(x, y)| {
             Rectangle::new(
-                [(x, y - pxi(5.0)), (x + pxi(16.0), y + pxi(5.0))],
+                [(x, y - dp.pxi(5.0)), (x + dp.pxi(16.0), y + dp.pxi(5.0))],
                 bar.mix(0.55).filled(),
             )
         });
@@ -648,38 +738,44 @@ pub fn draw_machine<DB: DrawingBackend>(
                 .map_err(err)?;
         }
         chart
-            .draw_series(LineSeries::new(curve, INK.stroke_width(px(2.0))))
+            .draw_series(LineSeries::new(curve, INK.stroke_width(dp.px(2.0))))
             .map_err(err)?
             .label(format!(
                 "Gaussian from O (P > c: {})",
                 fmt_num(m.p_gaussian)
             ))
             .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + pxi(16.0), y)], INK.stroke_width(px(2.0)))
+                PathElement::new(
+                    vec![(x, y), (x + dp.pxi(16.0), y)],
+                    INK.stroke_width(dp.px(2.0)),
+                )
             });
     }
     chart
         .draw_series(std::iter::once(PathElement::new(
             vec![(m.capacity, 0.0), (m.capacity, y_hi)],
-            over.stroke_width(px(2.0)),
+            over.stroke_width(dp.px(2.0)),
         )))
         .map_err(err)?
         .label(format!("capacity c = {}", fmt_num(m.capacity)))
         .legend(move |(x, y)| {
             PathElement::new(
-                vec![(x + pxi(8.0), y - pxi(6.0)), (x + pxi(8.0), y + pxi(6.0))],
-                over.stroke_width(px(2.0)),
+                vec![
+                    (x + dp.pxi(8.0), y - dp.pxi(6.0)),
+                    (x + dp.pxi(8.0), y + dp.pxi(6.0)),
+                ],
+                over.stroke_width(dp.px(2.0)),
             )
         });
 
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
-        .margin(pxi(8.0))
-        .legend_area_size(pxi(22.0))
-        .label_font((FONT, px(12.0)).into_font().color(&INK))
+        .margin(dp.pxi(8.0))
+        .legend_area_size(dp.pxi(22.0))
+        .label_font((FONT, dp.px(12.0)).into_font().color(&INK))
         .background_style(WHITE.mix(0.92))
-        .border_style(GRID.stroke_width(px(1.0)))
+        .border_style(GRID.stroke_width(dp.px(1.0)))
         .draw()
         .map_err(err)?;
     area.present().map_err(err)?;
@@ -692,9 +788,7 @@ pub fn draw_histogram<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     h: &HistogramChart,
 ) -> Result<(), ChartError> {
-    let s = h.scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0);
-    let px = |v: f64| (v * s).round().max(1.0) as u32;
-    let pxi = |v: f64| (v * s).round() as i32;
+    let dp = Px::new(h.scale);
     area.fill(&WHITE).map_err(err)?;
     if h.counts.is_empty() || !(h.hi > h.lo) || !h.lo.is_finite() || !h.hi.is_finite() {
         return Err(ChartError("histogram: no bins".into()));
@@ -704,12 +798,12 @@ pub fn draw_histogram<DB: DrawingBackend>(
     let max_c = h.counts.iter().copied().max().unwrap_or(1).max(1) as f64;
     let mut builder = ChartBuilder::on(area);
     builder
-        .margin(pxi(10.0))
-        .x_label_area_size(pxi(34.0))
-        .y_label_area_size(pxi(34.0))
-        .right_y_label_area_size(pxi(36.0));
+        .margin(dp.pxi(10.0))
+        .x_label_area_size(dp.pxi(34.0))
+        .y_label_area_size(dp.pxi(34.0))
+        .right_y_label_area_size(dp.pxi(36.0));
     if let Some(t) = &h.title {
-        builder.caption(t, (FONT, px(13.0)).into_font().color(&INK));
+        builder.caption(t, (FONT, dp.px(13.0)).into_font().color(&INK));
     }
     let mut chart = builder
         .build_cartesian_2d(h.lo..h.hi, (0.8f64..max_c * 1.6).log_scale())
@@ -728,11 +822,11 @@ pub fn draw_histogram<DB: DrawingBackend>(
         .y_labels(8)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .label_style((FONT, px(11.0)).into_font().color(&INK))
-        .axis_desc_style((FONT, px(11.0)).into_font().color(&INK))
-        .bold_line_style(GRID.stroke_width(px(1.0)))
-        .light_line_style(GRID_LIGHT.stroke_width(px(1.0)))
-        .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
+        .label_style((FONT, dp.px(11.0)).into_font().color(&INK))
+        .axis_desc_style((FONT, dp.px(11.0)).into_font().color(&INK))
+        .bold_line_style(GRID.stroke_width(dp.px(1.0)))
+        .light_line_style(GRID_LIGHT.stroke_width(dp.px(1.0)))
+        .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
         .draw()
         .map_err(err)?;
     let pct = |v: &f64| format!("{:.0}%", v * 100.0);
@@ -740,9 +834,9 @@ pub fn draw_histogram<DB: DrawingBackend>(
         .configure_secondary_axes()
         .y_labels(5)
         .y_label_formatter(&pct)
-        .label_style((FONT, px(11.0)).into_font().color(&INK))
-        .axis_desc_style((FONT, px(12.0)).into_font().color(&INK))
-        .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
+        .label_style((FONT, dp.px(11.0)).into_font().color(&INK))
+        .axis_desc_style((FONT, dp.px(12.0)).into_font().color(&INK))
+        .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
         .draw()
         .map_err(err)?;
     let bar = RGBColor(0, 114, 178);
@@ -765,7 +859,7 @@ pub fn draw_histogram<DB: DrawingBackend>(
         cdf.push((h.lo + (i + 1) as f64 * w, acc as f64 / total.max(1) as f64));
     }
     chart
-        .draw_secondary_series(LineSeries::new(cdf, TARGET.stroke_width(px(2.0))))
+        .draw_secondary_series(LineSeries::new(cdf, TARGET.stroke_width(dp.px(2.0))))
         .map_err(err)?;
     area.present().map_err(err)?;
     Ok(())
@@ -861,12 +955,7 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
     curves: &[AdmissionCurve],
     opts: &AdmissionChartOptions,
 ) -> Result<(), ChartError> {
-    let s = opts
-        .scale
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .unwrap_or(1.0);
-    let px = |v: f64| (v * s).round().max(1.0) as u32;
-    let pxi = |v: f64| (v * s).round() as i32;
+    let dp = Px::new(opts.scale);
     area.fill(&WHITE).map_err(err)?;
     let all = || {
         curves
@@ -874,62 +963,26 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
             .flat_map(|c| c.points.iter().chain(c.tuned.iter()))
             .copied()
     };
-    let (mut x_lo, mut x_hi) = bounds(all().map(|p| p.0)).unwrap_or((0.0, 1.0));
-    if x_hi - x_lo < 0.02 {
-        x_lo -= 0.02;
-        x_hi += 0.02;
-    }
-    let pad = (x_hi - x_lo) * 0.06;
-    let (x_lo, x_hi) = ((x_lo - pad).max(0.0), (x_hi + pad).min(1.05));
+    let (x_lo, x_hi) = padded_range(bounds(all().map(|p| p.0)).unwrap_or((0.0, 1.0)), 0.02, 0.02);
+    let (x_lo, x_hi) = (x_lo.max(0.0), x_hi.min(1.05));
     let sla = opts.sla.filter(|r| r.is_finite() && *r > 0.0);
     let rates: Vec<f64> = all().map(|p| p.1).collect();
     let axis = LogAxis::new(&rates, sla, (1e-4, 1e-2));
     let y_of = |q: f64| axis.y(q);
-
-    let mut builder = ChartBuilder::on(area);
-    builder
-        .margin(pxi(14.0))
-        .x_label_area_size(pxi(46.0))
-        .y_label_area_size(pxi(62.0));
-    if let Some(t) = &opts.title {
-        builder.caption(t, (FONT, px(15.0)).into_font().color(&INK));
-    }
-    let mut chart = axis.build(&mut builder, x_lo, x_hi)?;
-    let y_fmt = |v: &f64| axis.tick_label(*v);
     let x_fmt = |v: &f64| format!("{:.0}%", v * 100.0);
-    chart
-        .configure_mesh()
-        .x_desc("mean utilization  ∫N dt / (C·T)  (more is better)")
-        .y_desc("scale-out failure rate  (log scale)")
-        .x_labels(8)
-        .y_labels(axis.label_count())
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .label_style((FONT, px(12.0)).into_font().color(&INK))
-        .axis_desc_style((FONT, px(13.0)).into_font().color(&INK))
-        .bold_line_style(GRID.stroke_width(px(1.0)))
-        .light_line_style(GRID_LIGHT.stroke_width(px(1.0)))
-        .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
-        .draw()
-        .map_err(err)?;
-    axis.draw_floor(&mut chart, x_lo, x_hi, "0 (no failed scale-out)", s)?;
-    if let Some(r) = sla {
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x_lo, r), (x_hi, r)],
-                px(7.0),
-                px(4.0),
-                TARGET.stroke_width(px(1.5)),
-            ))
-            .map_err(err)?
-            .label(format!("SLA ε = {}", fmt_num(r)))
-            .legend(move |(x, y)| {
-                PathElement::new(
-                    vec![(x, y), (x + pxi(18.0), y)],
-                    TARGET.stroke_width(px(1.5)),
-                )
-            });
-    }
+    let mut chart = axis.frame(
+        area,
+        LogFrame {
+            title: opts.title.as_deref(),
+            x_range: (x_lo, x_hi),
+            x_desc: "mean utilization  ∫N dt / (C·T)  (more is better)",
+            x_fmt: &x_fmt,
+            y_desc: "scale-out failure rate  (log scale)",
+            floor_label: "0 (no failed scale-out)",
+            reference: sla.map(|r| (r, format!("SLA ε = {}", fmt_num(r)))),
+        },
+        dp,
+    )?;
     for (i, c) in curves.iter().enumerate() {
         let color = ARM_COLORS[i % ARM_COLORS.len()];
         let mut pts: Vec<(f64, f64)> = c
@@ -939,32 +992,9 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
             .filter(|p| p.0.is_finite() && p.1.is_finite())
             .collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-        if pts.len() > 1 {
-            chart
-                .draw_series(LineSeries::new(
-                    pts.iter().map(|p| (p.0, y_of(p.1))),
-                    color.mix(0.7).stroke_width(px(1.5)),
-                ))
-                .map_err(err)?;
-        }
-        let r = px(3.5);
-        let sw = px(1.5);
-        chart
-            .draw_series(pts.iter().map(move |p| {
-                let style = if p.1 > 0.0 {
-                    color.filled()
-                } else {
-                    WHITE.filled()
-                };
-                EmptyElement::at((p.0, y_of(p.1)))
-                    + Circle::new((0, 0), r, style)
-                    + Circle::new((0, 0), r, color.stroke_width(sw))
-            }))
-            .map_err(err)?
-            .label(c.label.as_str())
-            .legend(move |(x, y)| Circle::new((x + pxi(9.0), y), r, color.filled()));
+        axis.draw_dots(&mut chart, &pts, color, 0.7, 3.5, &c.label, dp)?;
         if let Some(t) = c.tuned.filter(|t| t.0.is_finite() && t.1.is_finite()) {
-            let d = pxi(8.0);
+            let d = dp.pxi(8.0);
             let at = (t.0, y_of(t.1));
             chart
                 .draw_series(std::iter::once(
@@ -972,14 +1002,14 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
                         + Polygon::new(vec![(0, -d), (d, 0), (0, d), (-d, 0)], color.filled())
                         + PathElement::new(
                             vec![(0, -d), (d, 0), (0, d), (-d, 0), (0, -d)],
-                            INK.stroke_width(px(1.5)),
+                            INK.stroke_width(dp.px(1.5)),
                         ),
                 ))
                 .map_err(err)?;
         }
     }
     if curves.iter().any(|c| c.tuned.is_some()) {
-        let d = pxi(6.0);
+        let d = dp.pxi(6.0);
         chart
             .draw_series(std::iter::empty::<Circle<(f64, f64), u32>>())
             .map_err(err)?
@@ -987,25 +1017,16 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
             .legend(move |(x, y)| {
                 Polygon::new(
                     vec![
-                        (x + pxi(9.0), y - d),
-                        (x + pxi(9.0) + d, y),
-                        (x + pxi(9.0), y + d),
-                        (x + pxi(9.0) - d, y),
+                        (x + dp.pxi(9.0), y - d),
+                        (x + dp.pxi(9.0) + d, y),
+                        (x + dp.pxi(9.0), y + d),
+                        (x + dp.pxi(9.0) - d, y),
                     ],
                     INK.mix(0.8).filled(),
                 )
             });
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .margin(pxi(8.0))
-        .legend_area_size(pxi(24.0))
-        .label_font((FONT, px(12.0)).into_font().color(&INK))
-        .background_style(WHITE.mix(0.92))
-        .border_style(GRID.stroke_width(px(1.0)))
-        .draw()
-        .map_err(err)?;
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, dp)?;
     area.present().map_err(err)?;
     Ok(())
 }
@@ -1039,9 +1060,7 @@ pub fn draw_admission_series<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     c: &AdmissionSeriesChart,
 ) -> Result<(), ChartError> {
-    let s = c.scale.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0);
-    let px = |v: f64| (v * s).round().max(1.0) as u32;
-    let pxi = |v: f64| (v * s).round() as i32;
+    let dp = Px::new(c.scale);
     let n = c.t.len();
     if [
         c.active.len(),
@@ -1059,7 +1078,7 @@ pub fn draw_admission_series<DB: DrawingBackend>(
     area.fill(&WHITE).map_err(err)?;
     let area = match &c.title {
         Some(t) => area
-            .titled(t, (FONT, px(14.0)).into_font().color(&INK))
+            .titled(t, (FONT, dp.px(14.0)).into_font().color(&INK))
             .map_err(err)?,
         None => area.clone(),
     };
@@ -1078,11 +1097,11 @@ pub fn draw_admission_series<DB: DrawingBackend>(
                 .y_labels(6)
                 .x_label_formatter(&fmt)
                 .y_label_formatter(&fmt)
-                .label_style((FONT, px(11.0)).into_font().color(&INK))
-                .axis_desc_style((FONT, px(12.0)).into_font().color(&INK))
-                .bold_line_style(GRID.stroke_width(px(1.0)))
-                .light_line_style(GRID_LIGHT.stroke_width(px(1.0)))
-                .axis_style(INK.mix(0.6).stroke_width(px(1.0)))
+                .label_style((FONT, dp.px(11.0)).into_font().color(&INK))
+                .axis_desc_style((FONT, dp.px(12.0)).into_font().color(&INK))
+                .bold_line_style(GRID.stroke_width(dp.px(1.0)))
+                .light_line_style(GRID_LIGHT.stroke_width(dp.px(1.0)))
+                .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
                 .draw()
                 .map_err(err)
         }};
@@ -1092,11 +1111,11 @@ pub fn draw_admission_series<DB: DrawingBackend>(
             $chart
                 .configure_series_labels()
                 .position($pos)
-                .margin(pxi(6.0))
-                .legend_area_size(pxi(20.0))
-                .label_font((FONT, px(11.0)).into_font().color(&INK))
+                .margin(dp.pxi(6.0))
+                .legend_area_size(dp.pxi(20.0))
+                .label_font((FONT, dp.px(11.0)).into_font().color(&INK))
                 .background_style(WHITE.mix(0.9))
-                .border_style(GRID.stroke_width(px(1.0)))
+                .border_style(GRID.stroke_width(dp.px(1.0)))
                 .draw()
                 .map_err(err)
         };
@@ -1104,40 +1123,60 @@ pub fn draw_admission_series<DB: DrawingBackend>(
     let line = |color: RGBColor| {
         move |(x, y): (i32, i32)| {
             PathElement::new(
-                vec![(x, y), (x + (18.0 * s) as i32, y)],
-                color.stroke_width((2.0 * s) as u32),
+                vec![(x, y), (x + (18.0 * dp.0) as i32, y)],
+                color.stroke_width((2.0 * dp.0) as u32),
             )
         }
     };
+    // one panel over 0..t_hi days and 0..y_hi, with its mesh
+    macro_rules! panel {
+        ($area:expr, $y_hi:expr, $y_desc:expr) => {{
+            let mut ch = ChartBuilder::on($area)
+                .margin(dp.pxi(10.0))
+                .x_label_area_size(dp.pxi(44.0))
+                .y_label_area_size(dp.pxi(62.0))
+                .build_cartesian_2d(0.0..t_hi, 0.0..$y_hi)
+                .map_err(err)?;
+            style!(ch, "time (days)", $y_desc)?;
+            ch
+        }};
+    }
+    // a cumulative count against days, labelled in the legend
+    macro_rules! curve {
+        ($chart:expr, $ys:expr, $color:expr, $label:expr) => {
+            $chart
+                .draw_series(LineSeries::new(
+                    days.iter().zip($ys).map(|(x, y)| (*x, *y)),
+                    $color.stroke_width(dp.px(2.0)),
+                ))
+                .map_err(err)?
+                .label($label)
+                .legend(line($color));
+        };
+    }
     let blue = ARM_COLORS[0];
     let green = ARM_COLORS[2];
     let grey = RGBColor(150, 150, 150);
 
     // active cores and capacity
     let y_hi = c.active.iter().copied().fold(c.capacity, f64::max) * 1.08;
-    let mut ch = ChartBuilder::on(&top)
-        .margin(pxi(10.0))
-        .x_label_area_size(pxi(44.0))
-        .y_label_area_size(pxi(62.0))
-        .build_cartesian_2d(0.0..t_hi, 0.0..y_hi.max(1.0))
-        .map_err(err)?;
-    style!(ch, "time (days)", "active cores N")?;
+    let mut ch = panel!(&top, y_hi.max(1.0), "active cores N");
     ch.draw_series(
         AreaSeries::new(
             days.iter().zip(&c.active).map(|(x, y)| (*x, *y)),
             0.0,
             blue.mix(0.12),
         )
-        .border_style(blue.stroke_width(px(1.5))),
+        .border_style(blue.stroke_width(dp.px(1.5))),
     )
     .map_err(err)?
     .label("active cores")
     .legend(line(blue));
     ch.draw_series(DashedLineSeries::new(
         vec![(0.0, c.capacity), (t_hi, c.capacity)],
-        px(7.0),
-        px(4.0),
-        TARGET.stroke_width(px(1.5)),
+        dp.px(7.0),
+        dp.px(4.0),
+        TARGET.stroke_width(dp.px(1.5)),
     ))
     .map_err(err)?
     .label(format!("capacity C = {}", fmt_num(c.capacity)))
@@ -1152,45 +1191,15 @@ pub fn draw_admission_series<DB: DrawingBackend>(
         .copied()
         .fold(1.0, f64::max)
         * 1.08;
-    let mut ch = ChartBuilder::on(&b_left)
-        .margin(pxi(10.0))
-        .x_label_area_size(pxi(44.0))
-        .y_label_area_size(pxi(62.0))
-        .build_cartesian_2d(0.0..t_hi, 0.0..a_hi)
-        .map_err(err)?;
-    style!(ch, "time (days)", "arrivals (cumulative)")?;
-    ch.draw_series(LineSeries::new(
-        days.iter().zip(&c.accepted).map(|(x, y)| (*x, *y)),
-        green.stroke_width(px(2.0)),
-    ))
-    .map_err(err)?
-    .label("accepted")
-    .legend(line(green));
-    ch.draw_series(LineSeries::new(
-        days.iter().zip(&c.rejected).map(|(x, y)| (*x, *y)),
-        grey.stroke_width(px(2.0)),
-    ))
-    .map_err(err)?
-    .label("rejected")
-    .legend(line(grey));
+    let mut ch = panel!(&b_left, a_hi, "arrivals (cumulative)");
+    curve!(ch, &c.accepted, green, "accepted");
+    curve!(ch, &c.rejected, grey, "rejected");
     legend!(ch, SeriesLabelPosition::UpperLeft)?;
 
     // cumulative failures
     let f_hi = c.failures.iter().copied().fold(1.0, f64::max) * 1.08;
-    let mut ch = ChartBuilder::on(&b_right)
-        .margin(pxi(10.0))
-        .x_label_area_size(pxi(44.0))
-        .y_label_area_size(pxi(62.0))
-        .build_cartesian_2d(0.0..t_hi, 0.0..f_hi)
-        .map_err(err)?;
-    style!(ch, "time (days)", "failures (cumulative)")?;
-    ch.draw_series(LineSeries::new(
-        days.iter().zip(&c.failures).map(|(x, y)| (*x, *y)),
-        TARGET.stroke_width(px(2.0)),
-    ))
-    .map_err(err)?
-    .label("failed scale-outs")
-    .legend(line(TARGET));
+    let mut ch = panel!(&b_right, f_hi, "failures (cumulative)");
+    curve!(ch, &c.failures, TARGET, "failed scale-outs");
     legend!(ch, SeriesLabelPosition::UpperLeft)?;
     area.present().map_err(err)?;
     Ok(())

@@ -577,6 +577,44 @@ pub fn psi_grid_tau(g: usize) -> f64 {
     }
 }
 
+/// The quadrature shared by both absorption-correction paths ([`absorption_corrections`],
+/// [`absorption_corrections_lattice`]) for one belief: Gauss nodes and weights of the lifetime rate's
+/// Gamma posterior (scaled later by β_t), and per (ν, σ) node pair its weight product and the scale-out
+/// coefficients.
+struct AbsorptionQuadrature {
+    /// Nodes and weights of Γ(a_λ, 1).
+    xt: Vec<f64>,
+    wt: Vec<f64>,
+    /// Per (ν, σ) node pair: (ν, σ, v·w, c1 = ν·m1, c2 = ν·m2, c3 = 2ν²m1²) with m1 = 1 + σ, m2 = σ(2 + σ).
+    pairs: Vec<(f64, f64, f64, f64, f64, f64)>,
+}
+
+impl AbsorptionQuadrature {
+    fn new(b: &Belief, cfg: &MomentConfig, nodes: &mut NodeCache) -> AbsorptionQuadrature {
+        let (xt, wt) = nodes.get(cfg.j_tau.max(1), b.lambda.shape).clone();
+        let (yn, vn) = nodes.get(cfg.j_nu.max(1), b.nu.shape).clone();
+        let (zs, ws) = nodes.get(cfg.j_sigma.max(1), b.sigma.shape).clone();
+        let mut pairs = Vec::with_capacity(yn.len() * zs.len());
+        for (y, v) in yn.iter().zip(&vn) {
+            let nu = y / b.nu.rate;
+            for (z, w) in zs.iter().zip(&ws) {
+                let sg = z / b.sigma.rate;
+                let m1 = 1.0 + sg;
+                let m2 = sg * (2.0 + sg);
+                pairs.push((nu, sg, v * w, nu * m1, nu * m2, 2.0 * nu * nu * m1 * m1));
+            }
+        }
+        AbsorptionQuadrature { xt, wt, pairs }
+    }
+}
+
+/// β_t = b_λ/t + 1/κ and L(κ') = (1 + κ'·t/b_λ)^(−a_λ) at lead time t > 0 (hours), §2.6.3.
+fn lead_factors(b: &Belief, kp: f64, t: f64) -> (f64, f64) {
+    let beta = b.lambda.rate / t + kp;
+    let l0 = libm::exp(-b.lambda.shape * libm::log1p(kp * t / b.lambda.rate));
+    (beta, l0)
+}
+
 /// Absorption corrections `(Δ1(t), Δ2(t))` of §2.6.3 at lead times `times` (hours) using the lattice tables
 /// resampled on the τ grid (speed path of §2.7 caching). Because Δq is linear in Ψ, the 8-combination sums
 /// `G1(τ) = Σ_c w_c·ν_c m1_c·Ψ1_c(τ)` and `G2(τ)` are formed once on the τ grid (Σ over ≤ 4·J_ν·J_σ tables of
@@ -595,41 +633,29 @@ pub fn absorption_corrections_lattice(
         return vec![(0.0, 0.0); times.len()];
     }
     let kp = 1.0 / kappa;
-    let (xt, wt) = nodes.get(cfg.j_tau.max(1), b.lambda.shape).clone();
-    let (yn, vn) = nodes.get(cfg.j_nu.max(1), b.nu.shape).clone();
-    let (zs, ws) = nodes.get(cfg.j_sigma.max(1), b.sigma.shape).clone();
+    let AbsorptionQuadrature { xt, wt, pairs } = AbsorptionQuadrature::new(b, cfg, nodes);
     lat.reset_handles();
     let ng = PSI_GRID_N;
     let mut g1 = vec![0.0; ng];
     let mut g2 = vec![0.0; ng];
     // (handle, coefficient of Ψ1 in G1, of Ψ1 in G2, of Ψ2 in G2)
-    let mut combos = Vec::with_capacity(yn.len() * zs.len());
-    for (y, v) in yn.iter().zip(&vn) {
-        let nu = y / b.nu.rate;
-        for (z, w) in zs.iter().zip(&ws) {
-            let sg = z / b.sigma.rate;
-            let hd = lat.prepare(b.n0, nu, sg, cfg.alive);
-            let m1 = 1.0 + sg;
-            let m2 = sg * (2.0 + sg);
-            let (c1, c2, c3) = (nu * m1, nu * m2, 2.0 * nu * nu * m1 * m1);
-            let vw = v * w;
-            let (a1, a2, a3) = (vw * c1, vw * (c1 + c3), vw * (c2 - c3));
-            combos.push((hd, a1, a2, a3));
-            for &(ix, bw) in &lat.blends[hd] {
-                if bw == 0.0 {
-                    continue;
-                }
-                let blk = &lat.res[ix * 2 * ng..(ix + 1) * 2 * ng];
-                let (p1, p2) = blk.split_at(ng);
-                let (e1, e2, e3) = (bw * a1, bw * a2, bw * a3);
-                // zipped slices (no bounds checks) so that the loop vectorises
-                for ((x1, x2), (&q1, &q2)) in
-                    g1.iter_mut().zip(g2.iter_mut()).zip(p1.iter().zip(p2))
-                {
-                    let (q1, q2) = (q1 as f64, q2 as f64);
-                    *x1 += e1 * q1;
-                    *x2 += e2 * q1 + e3 * q2;
-                }
+    let mut combos = Vec::with_capacity(pairs.len());
+    for &(nu, sg, vw, c1, c2, c3) in &pairs {
+        let hd = lat.prepare(b.n0, nu, sg, cfg.alive);
+        let (a1, a2, a3) = (vw * c1, vw * (c1 + c3), vw * (c2 - c3));
+        combos.push((hd, a1, a2, a3));
+        for &(ix, bw) in &lat.blends[hd] {
+            if bw == 0.0 {
+                continue;
+            }
+            let blk = &lat.res[ix * 2 * ng..(ix + 1) * 2 * ng];
+            let (p1, p2) = blk.split_at(ng);
+            let (e1, e2, e3) = (bw * a1, bw * a2, bw * a3);
+            // zipped slices (no bounds checks) so that the loop vectorises
+            for ((x1, x2), (&q1, &q2)) in g1.iter_mut().zip(g2.iter_mut()).zip(p1.iter().zip(p2)) {
+                let (q1, q2) = (q1 as f64, q2 as f64);
+                *x1 += e1 * q1;
+                *x2 += e2 * q1 + e3 * q2;
             }
         }
     }
@@ -664,9 +690,8 @@ pub fn absorption_corrections_lattice(
             if t <= 0.0 {
                 return (0.0, 0.0);
             }
-            let beta = b.lambda.rate / t + kp;
+            let (beta, l0) = lead_factors(b, kp, t);
             let ln_beta = libm::log(beta);
-            let l0 = libm::exp(-b.lambda.shape * libm::log1p(kp * t / b.lambda.rate));
             let mut d1 = 0.0;
             let mut d2 = 0.0;
             for ((x, wi), lx) in xt.iter().zip(&wt).zip(&lnx) {
@@ -720,28 +745,18 @@ pub fn absorption_corrections(
         return vec![(0.0, 0.0); times.len()];
     }
     let kp = 1.0 / kappa;
-    let (xt, wt) = nodes.get(cfg.j_tau.max(1), b.lambda.shape).clone();
-    let (yn, vn) = nodes.get(cfg.j_nu.max(1), b.nu.shape).clone();
-    let (zs, ws) = nodes.get(cfg.j_sigma.max(1), b.sigma.shape).clone();
-    let mut combos = Vec::with_capacity(yn.len() * zs.len());
-    for (y, v) in yn.iter().zip(&vn) {
-        let nu = y / b.nu.rate;
-        for (z, w) in zs.iter().zip(&ws) {
-            let sg = z / b.sigma.rate;
-            let hd = src.prepare(b.n0, nu, sg, cfg.alive);
-            let m1 = 1.0 + sg;
-            let m2 = sg * (2.0 + sg);
-            combos.push((hd, v * w, nu * m1, nu * m2, 2.0 * nu * nu * m1 * m1));
-        }
-    }
+    let AbsorptionQuadrature { xt, wt, pairs } = AbsorptionQuadrature::new(b, cfg, nodes);
+    let combos: Vec<_> = pairs
+        .iter()
+        .map(|&(nu, sg, vw, c1, c2, c3)| (src.prepare(b.n0, nu, sg, cfg.alive), vw, c1, c2, c3))
+        .collect();
     times
         .iter()
         .map(|&t| {
             if t <= 0.0 {
                 return (0.0, 0.0);
             }
-            let beta = b.lambda.rate / t + kp;
-            let l0 = libm::exp(-b.lambda.shape * libm::log1p(kp * t / b.lambda.rate));
+            let (beta, l0) = lead_factors(b, kp, t);
             let mut d1 = 0.0;
             let mut d2 = 0.0;
             for &(hd, w, c1, c2, c3) in &combos {
@@ -1093,20 +1108,29 @@ impl CurveBasis {
         src: &mut dyn PsiSource,
         nodes: &mut NodeCache,
     ) -> Vec<(f64, f64)> {
-        let n = if t.len() <= cfg.n_interp.max(2) {
-            t.len()
-        } else {
-            cfg.n_interp
-        };
+        match Self::coarse_grid(b, t, cfg) {
+            Ok(g) => absorption_corrections(b, kappa, &g, cfg, src, nodes),
+            Err(n) => vec![(0.0, 0.0); n],
+        }
+    }
+
+    /// The coarse lead-time grid of [`CurveBasis::coarse_deltas`]: `t` itself when `t.len() ≤ cfg.n_interp`,
+    /// else `cfg.n_interp` log-spaced points from `t[0]` to `t[last]`; or `Err(len)` with its length when
+    /// every correction is 0 (`MomentMode::NoAbsorption`, `n0 = 0`, no lead time).
+    fn coarse_grid<'t>(
+        b: &Belief,
+        t: &'t [f64],
+        cfg: &MomentConfig,
+    ) -> Result<std::borrow::Cow<'t, [f64]>, usize> {
+        let fine = t.len() <= cfg.n_interp.max(2);
         if cfg.mode == MomentMode::NoAbsorption || b.n0 == 0 || t.is_empty() {
-            return vec![(0.0, 0.0); n];
+            return Err(if fine { t.len() } else { cfg.n_interp });
         }
-        if t.len() <= cfg.n_interp.max(2) {
-            absorption_corrections(b, kappa, t, cfg, src, nodes)
+        Ok(if fine {
+            std::borrow::Cow::Borrowed(t)
         } else {
-            let lg = LogGrid::new(t[0], t[t.len() - 1], cfg.n_interp);
-            absorption_corrections(b, kappa, &lg.t, cfg, src, nodes)
-        }
+            std::borrow::Cow::Owned(LogGrid::new(t[0], t[t.len() - 1], cfg.n_interp).t)
+        })
     }
 
     /// As [`CurveBasis::coarse_deltas`] with the fast resampled-lattice path
@@ -1119,19 +1143,9 @@ impl CurveBasis {
         lat: &mut TableLattice,
         nodes: &mut NodeCache,
     ) -> Vec<(f64, f64)> {
-        let n = if t.len() <= cfg.n_interp.max(2) {
-            t.len()
-        } else {
-            cfg.n_interp
-        };
-        if cfg.mode == MomentMode::NoAbsorption || b.n0 == 0 || t.is_empty() {
-            return vec![(0.0, 0.0); n];
-        }
-        if t.len() <= cfg.n_interp.max(2) {
-            absorption_corrections_lattice(b, kappa, t, cfg, lat, nodes)
-        } else {
-            let lg = LogGrid::new(t[0], t[t.len() - 1], cfg.n_interp);
-            absorption_corrections_lattice(b, kappa, &lg.t, cfg, lat, nodes)
+        match Self::coarse_grid(b, t, cfg) {
+            Ok(g) => absorption_corrections_lattice(b, kappa, &g, cfg, lat, nodes),
+            Err(n) => vec![(0.0, 0.0); n],
         }
     }
 
