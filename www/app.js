@@ -44,8 +44,7 @@ async function main() {
     banner(`This link could not be opened (${errorText(link.error)}). Showing the default scenario instead.`);
     history.replaceState(null, '', location.pathname + location.search);
   }
-  // a pasted link in the same tab (hashchange), or a model tab, reloads the scenario. Registered before the
-  // tabs are enabled: a tab clicked while the view is still loading must not be lost.
+  // a pasted link in the same tab (hashchange) reloads the scenario
   window.addEventListener('hashchange', () => {
     const next = scenarioFromLocation(wasm);
     if (next.error) {
@@ -63,8 +62,10 @@ async function main() {
     class: `tab${m === model ? ' active' : ''}`,
     onclick: () => {
       if (m === model || !m.load) return;
-      // the other model's default scenario, as a link: the hashchange handler reloads into it
-      location.hash = `s=${wasm.scenario_to_link({ ...wasm.default_scenario(), model: m.id })}`;
+      // the other model's default scenario, as a link, opened at once: not through the hashchange handler,
+      // which the current view's own link update (history.replaceState when a run ends) could overtake
+      history.pushState(null, '', `#s=${wasm.scenario_to_link({ ...wasm.default_scenario(), model: m.id })}`);
+      location.reload();
     },
     disabled: !m.load,
     title: m.hint,

@@ -55,7 +55,13 @@ test('the Admission control tab opens the admission view and starts the default 
   await page.waitForSelector('#tab-admission:not([disabled])');
   const t0 = Date.now();
   await page.click('#tab-admission');
-  await page.waitForSelector('#admission-card');
+  try {
+    await page.waitForSelector('#admission-card');
+  } catch (e) {
+    // say what the page shows instead (a CI failure is otherwise a bare timeout)
+    const shown = await page.evaluate(() => ({ view: document.querySelector('#view')?.textContent.slice(0, 300), banner: document.querySelector('#banner')?.textContent }));
+    throw new Error(`no admission view after the tab click: url ${page.url()}, page ${JSON.stringify(shown)}, problems ${JSON.stringify(page.problems)}; ${e.message}`);
+  }
   assert.match(page.url(), /#s=v2\.d1\./);
   assert.equal(await page.getAttribute('#tab-admission', 'aria-current'), 'page');
   // the first tuned policy appears quickly; then cancel the rest (the full default run is measured elsewhere)

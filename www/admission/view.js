@@ -8,6 +8,7 @@ import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { exportRow, downloadSvg } from '../common/exports.js';
+import { createRunControls } from '../common/run-controls.js';
 import { createControls } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -55,10 +56,13 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
 
   // ---- frontier card
   const canvas = h('canvas', { id: 'admission-canvas', role: 'img', 'aria-label': 'admission frontier: mean utilization against scale-out failure rate' });
-  const progress = h('progress', { id: 'admission-progress', max: 1, value: 0 });
-  const status = h('span', { class: 'status', id: 'admission-status', 'aria-live': 'polite' }, 'Starting…');
-  const cancelBtn = h('button', { type: 'button', class: 'btn danger small', id: 'admission-cancel', disabled: true, onclick: () => running && running.cancel() }, 'Cancel');
-  const rerunBtn = h('button', { type: 'button', class: 'btn small', id: 'admission-rerun', onclick: () => startRun() }, 'Run again');
+  const runUi = createRunControls({
+    prefix: 'admission',
+    initialText: 'Starting…',
+    onCancel: () => running && running.cancel(),
+    onRerun: () => startRun(),
+  });
+  const setStatus = runUi.setStatus;
   const subtitle = h('p', { class: 'fine', id: 'admission-subtitle' });
   const stem = () => `packlab-admission-${(report ? report.preset : 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`;
   const exportBtns = exportRow({
@@ -78,16 +82,17 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     },
     json: () => ({ report }),
     scenario: () => scenario,
-    onNothing: () => setStatus(frontierCard.dataset.state, 'Nothing to export yet.'),
+    onNothing: () => setStatus(runUi.state(), 'Nothing to export yet.'),
     onError: (text) => setStatus('error', text),
   });
   const frontierCard = h('section', { class: 'card chart-card', id: 'admission-card', 'aria-labelledby': 'admission-title', dataset: { state: 'idle', runs: '0' } },
     h('div', { class: 'card-head' },
       h('h2', { id: 'admission-title' }, 'Utilization vs. scale-out failure frontier'),
-      h('div', { class: 'row run-controls' }, progress, cancelBtn, rerunBtn, status)),
+      runUi.el),
     subtitle,
     h('div', { class: 'canvas-wrap' }, canvas),
     exportBtns);
+  runUi.attach(frontierCard);
 
   // ---- results table
   const tbody = h('tbody', { id: 'admission-rows' });
@@ -168,11 +173,6 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     updateLocation(wasm, scenario);
   }
 
-  function setStatus(state, text) {
-    frontierCard.dataset.state = state;
-    status.textContent = text;
-  }
-
   // ---- runs
   function startRun() {
     if (running) running.cancel();
@@ -181,12 +181,11 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     curves = [];
     rowsByArm = [];
     setStatus('running', 'Starting…');
-    progress.value = 0;
-    cancelBtn.disabled = false;
+    runUi.started();
     const r = worker.request('admission.run', { scenario: sc }, {
       onProgress: (p) => {
         if (running !== r) return;
-        progress.value = p.total ? p.done / p.total : 0;
+        runUi.progress(p.total ? p.done / p.total : 0);
         const st = p.step;
         if (st) {
           const c = curves[st.arm] || (curves[st.arm] = { label: st.label, points: [], tuned: null });
@@ -207,13 +206,12 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
       (res) => {
         if (running !== r) return;
         running = null;
-        cancelBtn.disabled = true;
+        runUi.ended(true);
         report = res.report;
         curves = report.arms.map((a) => ({ label: a.label, points: a.sweep.map((e) => [e.utilization, e.failure_rate]), tuned: [a.utilization, a.failure_rate] }));
         runCount += 1;
         frontierCard.dataset.runs = String(runCount);
         frontierCard.dataset.ms = String(Math.round(performance.now() - started));
-        progress.value = 1;
         setStatus('done', `${report.arms.length} policies tuned in ${(res.elapsed_ms / 1000).toFixed(1)} s`);
         subtitle.textContent = `${report.preset}: C = ${fmt(report.capacity)} cores, T = ${fmt(report.horizon_hours)} h, R = ${report.runs} runs, SLA ε = ${fmt(report.sla)}, seed ${report.seed}`;
         renderTable(report.arms, true);
@@ -224,7 +222,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
       (e) => {
         if (running !== r) return;
         running = null;
-        cancelBtn.disabled = true;
+        runUi.ended(false);
         if (e && e.kind === 'cancelled') {
           setStatus('cancelled', 'Cancelled.');
           drawFrontier();

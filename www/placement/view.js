@@ -6,6 +6,7 @@ import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { exportRow } from '../common/exports.js';
+import { createRunControls } from '../common/run-controls.js';
 import { createControls } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -48,10 +49,14 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   const canvas = h('canvas', { id: 'frontier-canvas', role: 'img', 'aria-label': 'frontier chart: normalized machines against overflow frequency' });
   const tooltip = h('div', { class: 'tooltip', id: 'chart-tooltip', hidden: true });
   const canvasWrap = h('div', { class: 'canvas-wrap' }, canvas, tooltip);
-  const progress = h('progress', { id: 'run-progress', max: 1, value: 0 });
-  const status = h('span', { class: 'status', id: 'run-status', 'aria-live': 'polite' }, 'Waiting for the trace…');
-  const cancelBtn = h('button', { type: 'button', class: 'btn danger small', id: 'cancel-run', disabled: true, onclick: () => running && running.cancel() }, 'Cancel');
-  const rerunBtn = h('button', { type: 'button', class: 'btn small', id: 'rerun', onclick: () => startRun() }, 'Run again');
+  const runUi = createRunControls({
+    prefix: 'run',
+    ids: { cancel: 'cancel-run', rerun: 'rerun' },
+    initialText: 'Waiting for the trace…',
+    onCancel: () => running && running.cancel(),
+    onRerun: () => startRun(),
+  });
+  const setStatus = runUi.setStatus;
   const subtitle = h('p', { class: 'fine', id: 'frontier-subtitle' });
   const exportBtns = exportRow({
     prefix: 'export',
@@ -64,14 +69,15 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
       .concat(frontier.points.map((p) => [p.family, p.param ?? '', p.spec, p.m_abs, p.m_norm, p.m, p.q, p.utilization, p.pareto])),
     json: () => ({ frontier }),
     scenario: () => scenario,
-    onNothing: () => setStatus(frontierCard.dataset.state, 'Nothing to export yet.'),
+    onNothing: () => setStatus(runUi.state(), 'Nothing to export yet.'),
     onError: (text) => setStatus('error', text),
   });
   const frontierCard = h('section', { class: 'card chart-card', id: 'frontier-card', 'aria-labelledby': 'frontier-title', dataset: { state: 'idle', runs: '0' } },
     h('div', { class: 'card-head' },
       h('h2', { id: 'frontier-title' }, 'Utilization vs. violation frontier'),
-      h('div', { class: 'row run-controls' }, progress, cancelBtn, rerunBtn, status)),
+      runUi.el),
     subtitle, canvasWrap, exportBtns);
+  runUi.attach(frontierCard);
 
   // ---- table card
   const tbody = h('tbody', { id: 'frontier-rows' });
@@ -190,11 +196,6 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     updateLocation(wasm, scenario);
   }
 
-  function setStatus(state, text) {
-    frontierCard.dataset.state = state;
-    status.textContent = text;
-  }
-
   // ---- runs
   function startRun() {
     if (!traceRef) return;
@@ -203,13 +204,11 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     partial = [];
     const started = performance.now();
     setStatus('running', 'Starting…');
-    progress.value = 0;
-    progress.removeAttribute('hidden');
-    cancelBtn.disabled = false;
+    runUi.started();
     const r = worker.request('placement.run', { scenario: sc }, {
       onProgress: (p) => {
         if (running !== r) return;
-        progress.value = p.total ? p.done / p.total : 0;
+        runUi.progress(p.total ? p.done / p.total : 0);
         if (p.point) {
           partial.push(p.point);
           schedulePartial();
@@ -222,14 +221,13 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
       (res) => {
         if (running !== r) return;
         running = null;
-        cancelBtn.disabled = true;
+        runUi.ended(true);
         frontier = res.frontier;
         runCount += 1;
         frontierCard.dataset.runs = String(runCount);
         frontierCard.dataset.ms = String(Math.round(performance.now() - started));
-        progress.value = 1;
         setStatus('done', `${frontier.points.length} points in ${(res.elapsed_ms / 1000).toFixed(2)} s · ${frontier.items} VMs × ${frontier.realisations} samples`);
-        lastRun = { json: withoutFit(sc), status: status.textContent };
+        lastRun = { json: withoutFit(sc), status: runUi.text() };
         renderFrontier();
         updateLink();
         machineIdx = null;
@@ -238,7 +236,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
       (e) => {
         if (running !== r) return;
         running = null;
-        cancelBtn.disabled = true;
+        runUi.ended(false);
         if (e && e.kind === 'cancelled') {
           setStatus('cancelled', frontier ? 'Cancelled; showing the previous frontier.' : 'Cancelled.');
           drawFrontier();

@@ -1,0 +1,48 @@
+// The run controls of a model's chart card, shared by every model view: progress bar, Cancel, Run again and
+// the status text, in that order (the buttons do not move while the status text changes width). The card's
+// `data-state` mirrors the status: 'idle' | 'running' | 'done' | 'cancelled' | 'error' | 'invalid' (the
+// end-to-end tests and the styles read it).
+
+import { h } from './dom.js';
+
+/**
+ * @param {object} o
+ * @param {string} o.prefix      id prefix: `${prefix}-progress`, `-status`, `-cancel`, `-rerun`
+ * @param {string} o.initialText the status before the first run
+ * @param {() => void} o.onCancel
+ * @param {() => void} o.onRerun
+ * @param {object} [o.ids]       ids overriding the prefixed ones ({ progress, status, cancel, rerun })
+ */
+export function createRunControls({ prefix, initialText, onCancel, onRerun, ids = {} }) {
+  const id = (k) => ids[k] || `${prefix}-${k}`;
+  const bar = h('progress', { id: id('progress'), max: 1, value: 0 });
+  const status = h('span', { class: 'status', id: id('status'), 'aria-live': 'polite' }, initialText);
+  const cancelBtn = h('button', { type: 'button', class: 'btn danger small', id: id('cancel'), disabled: true, onclick: onCancel }, 'Cancel');
+  const rerunBtn = h('button', { type: 'button', class: 'btn small', id: id('rerun'), onclick: onRerun }, 'Run again');
+  let card = null;
+  return {
+    /** The row to place in the card's head. */
+    el: h('div', { class: 'row run-controls' }, bar, cancelBtn, rerunBtn, status),
+    /** The card whose `data-state` follows the status. */
+    attach(c) { card = c; },
+    setStatus(state, text) {
+      if (card) card.dataset.state = state;
+      status.textContent = text;
+    },
+    state: () => card && card.dataset.state,
+    text: () => status.textContent,
+    /** A run started: progress 0, Cancel enabled. */
+    started() {
+      bar.value = 0;
+      bar.removeAttribute('hidden');
+      cancelBtn.disabled = false;
+    },
+    /** Fraction done, 0..1. */
+    progress(frac) { bar.value = frac; },
+    /** The run ended (`complete`: it finished, the bar shows 1); Cancel disabled. */
+    ended(complete) {
+      cancelBtn.disabled = true;
+      if (complete) bar.value = 1;
+    },
+  };
+}
