@@ -61,29 +61,23 @@ export function debounce(fn, ms) {
 /**
  * Coalesce redraws during a run: `schedule()` runs `fn` at the next animation frame, at most once per frame
  * and at least `minMs` after its previous call, however many progress messages arrive meanwhile; so input
- * (the Cancel button) is never queued behind a backlog of chart redraws. `schedule.cancel()` drops a pending call.
+ * (the Cancel button) is never queued behind a backlog of chart redraws. Callers check in `fn` whether the
+ * drawing is still wanted (a run may have ended meanwhile).
  */
 export function frameThrottle(fn, minMs = 100) {
-  let pending = null; // timer or frame handle
+  let pending = false; // a call is scheduled
   let last = -Infinity;
   const run = () => {
-    pending = null;
+    pending = false;
     last = performance.now();
     fn();
   };
   const schedule = () => {
     if (pending) return;
     const wait = last + minMs - performance.now();
-    pending = wait > 0
-      ? { timer: setTimeout(() => { pending = { frame: requestAnimationFrame(run) }; }, wait) }
-      : { frame: requestAnimationFrame(run) };
-  };
-  schedule.cancel = () => {
-    if (pending) {
-      clearTimeout(pending.timer);
-      cancelAnimationFrame(pending.frame);
-    }
-    pending = null;
+    pending = true;
+    if (wait > 0) setTimeout(() => requestAnimationFrame(run), wait);
+    else requestAnimationFrame(run);
   };
   return schedule;
 }
