@@ -1,12 +1,12 @@
 //! Azure readers, the derived arrivals bundle and the App. B maximum-likelihood fits (seed 000;
 //! src/trace/azure.rs, src/admit/fit.rs).
 
-use packlab::admit::fit::{
+use packlab::admission::fit::{
     fit_azure_arrivals, fit_exponential, fit_lambda_prior, fit_vmtable, lambda_marginal_loglik,
     FitOptions, LifetimeObs,
 };
-use packlab::admit::params::{AdmitParams, InitialSize};
-use packlab::admit::rng;
+use packlab::admission::params::{AdmitParams, InitialSize};
+use packlab::substrate::rng;
 use packlab::trace::azure::*;
 
 const ARR: &str = concat!(
@@ -177,7 +177,7 @@ fn vmtable_excerpts_both_schemas() {
         .collect();
     assert_eq!(cores, [380, 91, 27, 2]);
     // V1 fit: the deployments whose first VM was created after 0 s; hand-computed rate and sizes
-    let deps = packlab::admit::fit::vmtable_deployments(&t, &FitOptions::default());
+    let deps = packlab::admission::fit::vmtable_deployments(&t, &FitOptions::default());
     let late: std::collections::BTreeSet<_> = {
         let mut first = std::collections::BTreeMap::new();
         for r in &t.rows {

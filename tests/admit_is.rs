@@ -6,12 +6,12 @@
 //! `cargo test --release --test admit_is -- --ignored --nocapture` prints the variance reduction of the weighted
 //! failure-rate estimator against plain sampling (`variance_reduction_report`).
 
-use packlab::admit::importance::{
+use packlab::admission::importance::{
     badness, build_plan, natural_bucket, ImportancePlan, BUCKETS, SPLIT_QUANTILES,
 };
-use packlab::admit::params::{AdmitParams, ImportanceConfig, PolicyKind, PolicySpec};
-use packlab::admit::sim::{lead_grid, simulate_run, RunResult, SimCache};
-use packlab::admit::tuning::{
+use packlab::admission::params::{AdmitParams, ImportanceConfig, PolicyKind, PolicySpec};
+use packlab::admission::sim::{lead_grid, simulate_run, RunResult, SimCache};
+use packlab::admission::tuning::{
     run_preset, run_seed, summarise, summarise_weighted, tune, tune_with_plan, Preset, RunPlan,
 };
 

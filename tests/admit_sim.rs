@@ -1,13 +1,13 @@
 //! Simulator (ALGORITHMS.md §2.1) against closed forms, posterior updates against hand values, determinism.
 
-use packlab::admit::moments::{known_moments, AliveMode, Gamma, MomentMode};
-use packlab::admit::params::{AdmitParams, PolicyKind, PolicySpec};
-use packlab::admit::posterior::{update, Priors, SuffStats, UpdateMode};
-use packlab::admit::sim::{
+use packlab::admission::moments::{known_moments, AliveMode, Gamma, MomentMode};
+use packlab::admission::params::{AdmitParams, PolicyKind, PolicySpec};
+use packlab::admission::posterior::{update, Priors, SuffStats, UpdateMode};
+use packlab::admission::sim::{
     lead_grid, simulate_deployment_moments, simulate_run, simulate_runs_on, DeploymentType,
     SimCache,
 };
-use packlab::admit::tuning::{bca_mean_ci, tune};
+use packlab::admission::tuning::{bca_mean_ci, tune};
 
 /// Tight priors make every deployment have (almost) the same known θ.
 fn tight(p: &mut AdmitParams, lam: f64, nu: f64, sig: f64, kappa: f64) {

@@ -162,7 +162,7 @@ proptest! {
             for &i in b { load.add(&stats[i]); }
             match fit {
                 FitSpec::Gpa(rho) => {
-                    let z = packlab::stats::normal_quantile(1.0 - rho);
+                    let z = packlab::substrate::stats::normal_quantile(1.0 - rho);
                     prop_assert!(load.mean + z * load.var.sqrt() <= c + 1e-12);
                 }
                 _ => prop_assert!(load.size <= c + 1e-12, "bin load {} > c {}", load.size, c),

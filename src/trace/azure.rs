@@ -158,7 +158,7 @@ impl ArrivalTrace {
 }
 
 /// A complete arrivals data set: the maps plus one or more splits (the input of
-/// [`crate::admit::fit::fit_azure_arrivals`]).
+/// [`crate::admission::fit::fit_azure_arrivals`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AzureArrivals {
     /// Where the data came from (folder or bundle name).

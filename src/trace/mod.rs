@@ -21,7 +21,6 @@ pub use planetlab::PlanetLabReader;
 pub use wide::{write_wide, WideReader};
 
 use serde::Serialize;
-use std::fmt;
 
 /// Largest upload accepted, in bytes (after decompression): 256 MiB.
 pub const MAX_UPLOAD_BYTES: usize = 256 << 20;
@@ -184,51 +183,7 @@ pub struct HistogramBin {
     pub count: u64,
 }
 
-/// A trace-reading error: file, 1-based line and column where known, and a message.
-/// Displays as `file:line:column: message`.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct TraceError {
-    /// The file (or trace) the error is in.
-    pub file: String,
-    /// 1-based line, when the error is tied to one.
-    pub line: Option<usize>,
-    /// 1-based column (character position in the line), when known.
-    pub column: Option<usize>,
-    /// What is wrong, in words.
-    pub message: String,
-}
-
-impl TraceError {
-    /// A new error at `file`, `line`, `column` (1-based).
-    pub fn new(
-        file: &str,
-        line: Option<usize>,
-        column: Option<usize>,
-        message: impl Into<String>,
-    ) -> Self {
-        TraceError {
-            file: file.to_string(),
-            line,
-            column,
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for TraceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if let Some(l) = self.line {
-            write!(f, ":{l}")?;
-            if let Some(c) = self.column {
-                write!(f, ":{c}")?;
-            }
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for TraceError {}
+pub use crate::substrate::error::TraceError;
 
 /// One input file: its name (a path relative to the upload, e.g. `20110303/vm1`) and its bytes.
 #[derive(Clone, Debug)]

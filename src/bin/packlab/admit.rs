@@ -1,14 +1,14 @@
 //! CLI handlers of the admission model (seed 000, ALGORITHMS.md §2): `packlab admit`, `packlab admit-moments`
 //! and `packlab admit-fit` (App. B maximum-likelihood fit to Azure data).
 
-use packlab::admit::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
-use packlab::admit::importance::ImportancePlan;
-use packlab::admit::load::cluster_share_rate;
-use packlab::admit::moments::{
+use packlab::admission::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
+use packlab::admission::importance::ImportancePlan;
+use packlab::admission::load::cluster_share_rate;
+use packlab::admission::moments::{
     known_moments, posterior_moments, AliveMode, Belief, Gamma, MomentConfig, MomentMode,
 };
-use packlab::admit::params::AdmitParams;
-use packlab::admit::tuning::{run_preset, ArmResult, Preset};
+use packlab::admission::params::AdmitParams;
+use packlab::admission::tuning::{run_preset, ArmResult, Preset};
 use packlab::trace::azure::{
     gzip, read_arrivals_bundle, read_arrivals_files, read_vmtable, write_arrivals_bundle,
     AzureArrivals, BUNDLE_MAGIC,
@@ -106,7 +106,7 @@ fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
         fit.apply(&mut p);
         if a.arrival_rate.is_none() {
             // The fitted stream is a whole region's; run one cluster's share of it (ALGORITHMS.md §2.13 load
-            // ratio, see packlab::admit::load). The capacity it is computed for is the final one.
+            // ratio, see packlab::admission::load). The capacity it is computed for is the final one.
             if let Some(c) = a.capacity {
                 p.capacity = c;
             }
@@ -545,7 +545,7 @@ pub fn run_fit(a: &FitArgs) -> Result<(), String> {
         fit.initial_size.poisson_sigma.value,
         fit.initial_size.poisson_sigma.se
     );
-    let g = |n: &str, f: &Option<packlab::admit::fit::GammaFit>| match f {
+    let g = |n: &str, f: &Option<packlab::admission::fit::GammaFit>| match f {
         Some(f) => println!(
             "{n:<17} Γ(shape {:.5} ± {:.5}, rate {:.5} ± {:.5}), mean {:.5} ± {:.5}, corr {:.3}{}",
             f.shape.value,

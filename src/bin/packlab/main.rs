@@ -414,11 +414,10 @@ fn cmd_run(a: &RunArgs) -> Result<(), String> {
         }
         (None, None) => return Err("give a scenario file or --link".into()),
     };
-    if sc.model == packlab::scenario::Model::Admission {
-        // the admission model (seed 000) needs no trace: tune the preset's arms and print the report
-        let r = packlab::scenario::run_admission(&sc, &mut |_, _| true)?;
-        println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
-        return Ok(());
+    let info = sc.model.info();
+    if !info.uses_trace {
+        // e.g. the admission model (seed 000) needs no trace
+        return run_scenario(&sc, None);
     }
     let t = match (&sc.trace, &a.trace) {
         (_, Some(path)) => {
@@ -453,10 +452,21 @@ fn cmd_run(a: &RunArgs) -> Result<(), String> {
             ))
         }
     };
-    let f = placement::run_frontier(&t, &sc.placement, sc.seed, &mut |_, _| true)
-        .map_err(|e| e.to_string())?;
     let _ = a.json;
-    println!("{}", serde_json::to_string(&f).map_err(|e| e.to_string())?);
+    run_scenario(&sc, Some(&t))
+}
+
+/// Runs any model's scenario to the end through the registry and the experiment contract (all cores) and
+/// prints its report as one JSON line.
+fn run_scenario(sc: &Scenario, trace: Option<&UsageTrace>) -> Result<(), String> {
+    let inputs = packlab::models::Inputs {
+        trace,
+        ..Default::default()
+    };
+    let mut exp = packlab::models::start(sc, &inputs).map_err(|e| e.to_string())?;
+    let report = packlab::experiment::run_dyn_to_end(exp.as_mut(), &mut |_, _| true)
+        .map_err(|e| e.to_string())?;
+    println!("{}", serde_json::to_string(&report).map_err(|e| e.to_string())?);
     Ok(())
 }
 

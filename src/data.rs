@@ -1,0 +1,71 @@
+//! The bundled-data registry: every data file shipped in `static/` for any model, with its origin and
+//! attribution. The CLI finds bundled files through it and the playground asks it (wasm `bundled_data()`)
+//! instead of hard-coding paths.
+
+use serde::Serialize;
+
+/// What a bundled file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DataKind {
+    /// Per-VM usage series (a [`crate::trace::UsageTrace`]; the placement model's input).
+    UsageTrace,
+    /// The derived Azure 2017 arrivals bundle (the admission model's `azure_fit` input).
+    AzureArrivals,
+}
+
+/// One bundled data file.
+#[derive(Clone, Debug, Serialize)]
+pub struct BundledData {
+    /// Id used in scenarios (`trace.bundled`) and by the front end.
+    pub id: &'static str,
+    /// Path relative to the repository root (served at `/<path>` by `make run`).
+    pub path: &'static str,
+    /// What it holds.
+    pub kind: DataKind,
+    /// Models that read it (registry ids).
+    pub models: &'static [&'static str],
+    /// The usage-trace format, for usage traces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<crate::trace::TraceFormat>,
+    /// One-line description.
+    pub title: &'static str,
+    /// Origin, authors, licence (see `static/traces/ATTRIBUTION.md`).
+    pub attribution: &'static str,
+}
+
+/// Every bundled data file.
+pub const BUNDLED_DATA: &[BundledData] = &[
+    BundledData {
+        id: "planetlab-20110303",
+        path: "static/traces/planetlab-20110303.tsv.gz",
+        kind: DataKind::UsageTrace,
+        models: &["placement"],
+        format: Some(crate::trace::TraceFormat::Wide),
+        title: "PlanetLab (CoMon) 2011-03-03: 1052 VMs × 288 five-minute CPU samples",
+        attribution: "PlanetLab CoMon data (Park & Pai, ACM SIGOPS OSR 2006), selected by A. Beloglazov & R. Buyya \
+                      (CCPE 24(13), 2012), as shipped with CloudSim (github.com/Cloudslab/cloudsim, \
+                      modules/cloudsim-examples/src/main/resources/workload/planetlab/20110303). Values unchanged.",
+    },
+    BundledData {
+        id: "azure2017-arrivals",
+        path: "static/traces/azure2017-arrivals.txt.gz",
+        kind: DataKind::AzureArrivals,
+        models: &["admission"],
+        format: None,
+        title: "Azure 2017 VM arrivals (Bergsma et al., SOSP 2021 release): derived per-VM arrival, flavour and \
+                binned-lifetime records",
+        attribution: "Microsoft Azure Public Dataset V1 (Cortez et al., SOSP 2017), arrival sequences as \
+                      released by Bergsma et al. (SOSP 2021); derived bundle, see static/traces/ATTRIBUTION.md.",
+    },
+];
+
+/// The bundled file with id `id`.
+pub fn bundled(id: &str) -> Option<&'static BundledData> {
+    BUNDLED_DATA.iter().find(|b| b.id == id)
+}
+
+/// The bundled files a model reads.
+pub fn for_model(model: &str) -> impl Iterator<Item = &'static BundledData> + '_ {
+    BUNDLED_DATA.iter().filter(move |b| b.models.contains(&model))
+}

@@ -1,0 +1,295 @@
+//! The one experiment contract every model's runs implement.
+//!
+//! A run is **planned** (the model's constructor validates the scenario and knows how many units of work it
+//! will do), **advanced** one step at a time ([`Experiment::step`]: a frontier point, one simulation run of a
+//! tuning evaluation, one training episode, one simulated day), reports a **partial result** after every step,
+//! and ends with a **report** ([`Experiment::report`]). Nothing else drives a model:
+//! - the CLI runs a scenario to the end with [`run_to_end`], giving each step [`threads`] units so
+//!   independent units run on all cores natively;
+//! - the wasm binding (`ExperimentRun`) and the Web Worker call the very same `step`, one unit at a time,
+//!   reporting progress and honouring Cancel between steps.
+//!
+//! Because every unit's result depends only on the scenario and its seed, a run gives bit-identical reports
+//! whatever the units per step or the thread count (each model tests this).
+//!
+//! [`DynExperiment`] is the type-erased form the model registry ([`crate::models`]) hands out: partial
+//! results and reports are `erased_serde` values, serialized straight to JSON (CLI) or to JS objects (wasm).
+
+use crate::substrate::error::FieldError;
+use serde::Serialize;
+
+/// A type-erased serializable value (a partial result, a report or a query answer).
+pub type Output = Box<dyn erased_serde::Serialize>;
+
+/// An error of an experiment or a model operation: the field (dotted path) to blame when there is one, and a
+/// message. Displays as `field: message`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunError {
+    /// Offending field path (e.g. `admission.params.sla`), when known.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl RunError {
+    /// An error without a field.
+    pub fn msg(message: impl Into<String>) -> RunError {
+        RunError {
+            field: None,
+            message: message.into(),
+        }
+    }
+
+    /// An error on `field`.
+    pub fn field(field: impl Into<String>, message: impl Into<String>) -> RunError {
+        RunError {
+            field: Some(field.into()),
+            message: message.into(),
+        }
+    }
+
+    /// The error a cancelled run ends with (message `cancelled`).
+    pub fn cancelled() -> RunError {
+        RunError::msg("cancelled")
+    }
+}
+
+impl From<FieldError> for RunError {
+    fn from(e: FieldError) -> Self {
+        RunError {
+            field: Some(e.field),
+            message: e.message,
+        }
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.field {
+            Some(x) if !self.message.starts_with(x.as_str()) => write!(f, "{x}: {}", self.message),
+            _ => write!(f, "{}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// A planned run advanced step by step (see the module documentation).
+pub trait Experiment {
+    /// What one step produced (e.g. the frontier points just computed).
+    type Partial: Serialize + 'static;
+    /// The final result.
+    type Report: Serialize + 'static;
+
+    /// Units of work planned.
+    fn total(&self) -> usize;
+    /// Units of work done so far.
+    fn done(&self) -> usize;
+    /// Advances by at most `units` (≥ 1) independent units of work (natively on up to [`threads`] threads)
+    /// and returns what they produced; `None` once everything is done.
+    fn step(&mut self, units: usize) -> Option<Self::Partial>;
+    /// The report once every unit is done; `None` before.
+    fn report(&self) -> Option<Self::Report>;
+    /// A question about the finished (or running) experiment, e.g. the placement model's teaching view
+    /// (`"machine"`); `args` is a JSON object. Errors: unknown operation or bad arguments.
+    fn query(&self, op: &str, _args: &serde_json::Value) -> Result<Output, RunError> {
+        Err(RunError::msg(format!("this experiment has no operation '{op}'")))
+    }
+}
+
+/// The object-safe, type-erased form of [`Experiment`] (implemented for every experiment).
+pub trait DynExperiment {
+    /// See [`Experiment::total`].
+    fn total(&self) -> usize;
+    /// See [`Experiment::done`].
+    fn done(&self) -> usize;
+    /// See [`Experiment::step`].
+    fn step_dyn(&mut self, units: usize) -> Option<Output>;
+    /// See [`Experiment::report`].
+    fn report_dyn(&self) -> Option<Output>;
+    /// See [`Experiment::query`].
+    fn query_dyn(&self, op: &str, args: &serde_json::Value) -> Result<Output, RunError>;
+}
+
+impl<E: Experiment> DynExperiment for E {
+    fn total(&self) -> usize {
+        Experiment::total(self)
+    }
+    fn done(&self) -> usize {
+        Experiment::done(self)
+    }
+    fn step_dyn(&mut self, units: usize) -> Option<Output> {
+        self.step(units).map(|p| Box::new(p) as Output)
+    }
+    fn report_dyn(&self) -> Option<Output> {
+        self.report().map(|r| Box::new(r) as Output)
+    }
+    fn query_dyn(&self, op: &str, args: &serde_json::Value) -> Result<Output, RunError> {
+        self.query(op, args)
+    }
+}
+
+/// Worker threads a native step may use: the `PACKLAB_THREADS` environment variable if set (≥ 1), else
+/// `std::thread::available_parallelism()`; always 1 in wasm (no threads there; the browser parallelises by
+/// workers instead).
+pub fn threads() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    {
+        1
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::env::var("PACKLAB_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n >= 1)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+}
+
+/// `f` applied to every item, in item order, on up to `threads` threads natively (work taken item by item)
+/// and one after another in wasm. Results do not depend on the thread count.
+pub fn map_parallel<T: Sync, R: Send>(
+    threads: usize,
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    #[cfg(target_arch = "wasm32")]
+    let threads = 1;
+    let threads = threads.min(items.len()).max(1);
+    if threads == 1 {
+        return items.iter().map(&f).collect();
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        unreachable!("one thread in wasm")
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let next = AtomicUsize::new(0);
+        let mut out: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::channel::<(usize, R)>();
+            for _ in 0..threads {
+                let tx = tx.clone();
+                let (next, f) = (&next, &f);
+                scope.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= items.len() || tx.send((i, f(&items[i]))).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop(tx);
+            for (i, r) in rx {
+                out[i] = Some(r);
+            }
+        });
+        out.into_iter()
+            .map(|r| r.expect("every item was mapped"))
+            .collect()
+    }
+}
+
+/// Runs `exp` to the end, [`threads`] units per step; `progress(done, total)` is called after every step
+/// and returning false cancels (error `cancelled`). Returns the report.
+pub fn run_to_end<E: Experiment + ?Sized>(
+    exp: &mut E,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<E::Report, RunError> {
+    let units = threads();
+    while exp.step(units).is_some() {
+        if !progress(exp.done(), exp.total()) {
+            return Err(RunError::cancelled());
+        }
+    }
+    exp.report()
+        .ok_or_else(|| RunError::msg("the experiment ended without a report"))
+}
+
+/// [`run_to_end`] for a type-erased experiment (what the CLI runs for any model).
+pub fn run_dyn_to_end(
+    exp: &mut dyn DynExperiment,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<Output, RunError> {
+    let units = threads();
+    while exp.step_dyn(units).is_some() {
+        if !progress(exp.done(), exp.total()) {
+            return Err(RunError::cancelled());
+        }
+    }
+    exp.report_dyn()
+        .ok_or_else(|| RunError::msg("the experiment ended without a report"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sums 1..=n in steps: a toy experiment to check the driver and the erased form.
+    struct Sum {
+        n: usize,
+        i: usize,
+        acc: u64,
+    }
+
+    impl Experiment for Sum {
+        type Partial = Vec<u64>;
+        type Report = u64;
+        fn total(&self) -> usize {
+            self.n
+        }
+        fn done(&self) -> usize {
+            self.i
+        }
+        fn step(&mut self, units: usize) -> Option<Vec<u64>> {
+            if self.i == self.n {
+                return None;
+            }
+            let k = units.min(self.n - self.i);
+            let items: Vec<u64> = (self.i as u64 + 1..=(self.i + k) as u64).collect();
+            let sq = map_parallel(3, &items, |x| x * x);
+            self.acc += sq.iter().sum::<u64>();
+            self.i += k;
+            Some(sq)
+        }
+        fn report(&self) -> Option<u64> {
+            (self.i == self.n).then_some(self.acc)
+        }
+    }
+
+    #[test]
+    fn driver_runs_to_the_end_and_cancels() {
+        // Σ k² for k = 1..=10 = 10·11·21/6 = 385
+        let mut s = Sum { n: 10, i: 0, acc: 0 };
+        let mut calls = 0;
+        assert_eq!(run_to_end(&mut s, &mut |_, _| { calls += 1; true }).unwrap(), 385);
+        assert!(calls >= 1);
+        let mut s = Sum { n: 10, i: 0, acc: 0 };
+        let e = run_to_end(&mut s, &mut |_, _| false).unwrap_err();
+        assert_eq!(e.message, "cancelled");
+        // one unit per step (the browser's way) gives the same report, and the erased form serializes it
+        let mut s = Sum { n: 10, i: 0, acc: 0 };
+        let mut partials = Vec::new();
+        while let Some(p) = s.step_dyn(1) {
+            partials.push(serde_json::to_string(&p).unwrap());
+        }
+        assert_eq!(partials.len(), 10);
+        assert_eq!(partials[3], "[16]");
+        assert_eq!(serde_json::to_string(&s.report_dyn().unwrap()).unwrap(), "385");
+        assert!(s.query_dyn("x", &serde_json::Value::Null).is_err());
+    }
+
+    #[test]
+    fn map_parallel_keeps_item_order() {
+        let items: Vec<u64> = (0..97).collect();
+        for t in [1, 2, 5, 200] {
+            assert_eq!(
+                map_parallel(t, &items, |x| x * 3 + 1),
+                items.iter().map(|x| x * 3 + 1).collect::<Vec<_>>()
+            );
+        }
+        assert!(map_parallel(4, &Vec::<u64>::new(), |x| *x).is_empty());
+    }
+}

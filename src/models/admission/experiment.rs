@@ -1,0 +1,494 @@
+//! The admission experiment on the experiment contract (seed 000, ALGORITHMS.md §2.8–§2.12): every arm of a
+//! preset tuned to the SLA by its [`ArmTuner`], on shared runs (common random numbers), advanced a few
+//! simulation runs per step. The CLI (`packlab run`, `packlab admit` through [`run_preset`]), the wasm
+//! binding and the Web Worker all drive this one stepper.
+
+use super::importance;
+use super::params::{AdmitParams, PolicyKind, PolicySpec};
+use super::scenario::{arm_result, report, AdmissionArm, AdmissionArmSpec, AdmissionReport, SweepPoint};
+use super::sim::{lead_grid, simulate_run, RunResult, SimCache};
+use super::tuning::{run_seed, ArmResult, ArmTuner, ExperimentResult, Preset, RunPlan};
+use crate::experiment::{Experiment, RunError};
+use crate::scenario::Scenario;
+use serde::Serialize;
+
+/// What one step did (the partial result the playground draws).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AdmissionStep {
+    /// Runs done so far (of the total).
+    pub done: usize,
+    /// Runs planned (importance-sampling pilots included).
+    pub total: usize,
+    /// Index of the arm worked on.
+    pub arm: usize,
+    /// Its label.
+    pub label: String,
+    /// A threshold whose runs just completed, if any.
+    pub evaluated: Option<SweepPoint>,
+    /// The arm's result if it just completed (without the gain over ZEROTH, which needs every arm).
+    pub finished: Option<AdmissionArm>,
+}
+
+/// An admission experiment in progress (see the module documentation).
+pub struct AdmissionExperiment {
+    seed: u64,
+    specs: Vec<AdmissionArmSpec>,
+    tuners: Vec<ArmTuner>,
+    /// Index into `plans` of each arm's run plan, once built.
+    arm_plan: Vec<Option<usize>>,
+    /// Run plans built so far, keyed by [`importance::plan_params`] (shared by arms with equal keys).
+    plans: Vec<(AdmitParams, RunPlan)>,
+    runs: usize,
+    cache: SimCache,
+    done: usize,
+    total: usize,
+    scenario: Scenario,
+}
+
+impl AdmissionExperiment {
+    /// Plans the scenario's admission experiment (its `admission` section must be valid). With `browser`,
+    /// importance sampling is refused: its set-up alone is 10⁴ badness sketches and 3 × 500 pilot runs.
+    /// Errors name the field.
+    pub fn new(sc: &Scenario, browser: bool) -> Result<AdmissionExperiment, RunError> {
+        if let Some(e) = sc.admission.validate("admission.").into_iter().next() {
+            return Err(e.into());
+        }
+        let a = &sc.admission;
+        if browser && a.params.importance.enabled {
+            return Err(RunError::field(
+                "admission.params.importance.enabled",
+                "importance sampling of runs (ALGORITHMS.md §2.9) runs in the CLI only \
+                 (`packlab run` on this scenario, or `packlab admit --importance`); \
+                 the playground tunes with plain runs",
+            ));
+        }
+        let specs = a
+            .arms()
+            .map_err(|m| RunError::field("admission.policies", m))?;
+        Ok(Self::from_specs(sc.clone(), specs, a.runs))
+    }
+
+    fn from_specs(scenario: Scenario, specs: Vec<AdmissionArmSpec>, runs: usize) -> Self {
+        let tuners: Vec<ArmTuner> = specs
+            .iter()
+            .map(|s| ArmTuner::new(s.params.clone(), s.kind, s.marginal))
+            .collect();
+        // the set-up runs of every distinct importance plan, then every arm's search
+        let mut keys: Vec<AdmitParams> = Vec::new();
+        let mut setup = 0;
+        for s in &specs {
+            let k = importance::plan_params(&s.params);
+            if s.params.importance.enabled && !keys.contains(&k) {
+                setup += RunPlan::setup_runs(&s.params);
+                keys.push(k);
+            }
+        }
+        let total = setup + tuners.iter().map(|t| t.planned_runs(runs)).sum::<usize>();
+        AdmissionExperiment {
+            seed: scenario.seed,
+            arm_plan: vec![None; specs.len()],
+            specs,
+            tuners,
+            plans: Vec::new(),
+            runs,
+            cache: SimCache::new(),
+            done: 0,
+            total,
+            scenario,
+        }
+    }
+
+    /// The experiment of [`run_preset`]: every arm of `preset` on `base`, `runs` runs, master seed `seed`.
+    pub fn for_preset(preset: Preset, base: &AdmitParams, runs: usize, seed: u64) -> Self {
+        let mut sc = Scenario {
+            seed,
+            ..Scenario::default()
+        };
+        sc.admission.preset = preset.name().into();
+        sc.admission.runs = runs;
+        sc.admission.params = base.clone();
+        let specs = preset
+            .arms(base)
+            .into_iter()
+            .map(|(label, params, kind, marginal)| AdmissionArmSpec {
+                label,
+                params,
+                kind,
+                marginal,
+            })
+            .collect();
+        Self::from_specs(sc, specs, runs)
+    }
+
+    /// The run plan of arm `i`, building it (the importance set-up) when first needed. Returns the plan's
+    /// index and the set-up runs done now.
+    fn plan_of(&mut self, i: usize) -> Result<(usize, usize), String> {
+        if let Some(k) = self.arm_plan[i] {
+            return Ok((k, 0));
+        }
+        let p = &self.specs[i].params;
+        let key = importance::plan_params(p);
+        let (k, setup) = if !p.importance.enabled {
+            match self.plans.iter().position(|(_, pl)| pl.importance.is_none()) {
+                Some(k) => (k, 0),
+                None => {
+                    self.plans.push((key, RunPlan::plain(self.runs, self.seed)));
+                    (self.plans.len() - 1, 0)
+                }
+            }
+        } else if let Some(k) = self
+            .plans
+            .iter()
+            .position(|(x, pl)| *x == key && pl.importance.is_some())
+        {
+            (k, 0)
+        } else {
+            let plan = RunPlan::build(p, self.runs, self.seed, &mut self.cache, &mut |_, _| true)?;
+            self.plans.push((key, plan));
+            (self.plans.len() - 1, RunPlan::setup_runs(p))
+        };
+        self.arm_plan[i] = Some(k);
+        Ok((k, setup))
+    }
+
+    /// Whether every arm is tuned.
+    pub fn is_finished(&self) -> bool {
+        self.tuners.iter().all(|t| t.result().is_some())
+    }
+
+    /// The result in the form of [`run_preset`] (gains over ZEROTH, each arm's importance plan); `None`
+    /// before the end.
+    pub fn experiment_result(&self) -> Option<ExperimentResult> {
+        let mut out = Vec::new();
+        for (i, (s, t)) in self.specs.iter().zip(&self.tuners).enumerate() {
+            out.push(ArmResult {
+                label: s.label.clone(),
+                pseudo_obs: s.params.pseudo_obs,
+                labelling: s.params.labelling,
+                result: t.result()?.clone(),
+                gain_vs_zeroth: None,
+                importance: self.arm_plan[i].and_then(|k| self.plans[k].1.importance.clone()),
+            });
+        }
+        if let Some(z) = out
+            .iter()
+            .find(|a| a.result.kind == PolicyKind::Zeroth)
+            .map(|a| a.result.tuned.utilization)
+        {
+            for a in &mut out {
+                if z > 0.0 {
+                    a.gain_vs_zeroth = Some(a.result.tuned.utilization / z - 1.0);
+                }
+            }
+        }
+        let a = &self.scenario.admission;
+        Some(ExperimentResult {
+            preset: a.preset().map(|p| p.name().to_string()).unwrap_or_default(),
+            runs: self.runs,
+            seed: self.seed,
+            params: a.params.clone(),
+            arms: out,
+        })
+    }
+}
+
+impl Experiment for AdmissionExperiment {
+    type Partial = AdmissionStep;
+    type Report = AdmissionReport;
+
+    fn total(&self) -> usize {
+        self.total
+    }
+
+    fn done(&self) -> usize {
+        self.done
+    }
+
+    /// Simulates up to `units` runs of the current threshold of the first arm not yet tuned (or builds
+    /// that arm's importance plan, or finalises it).
+    fn step(&mut self, units: usize) -> Option<AdmissionStep> {
+        let i = self.tuners.iter().position(|t| t.result().is_none())?;
+        let (k, setup) = match self.plan_of(i) {
+            Ok(x) => x,
+            Err(_) => return None,
+        };
+        let mut evaluated = None;
+        let mut finished = None;
+        if setup > 0 {
+            self.done += setup;
+        } else {
+            let plan = &self.plans[k].1;
+            let st = self.tuners[i].step(plan, self.seed, units, &mut self.cache);
+            self.done += st.runs;
+            evaluated = st.evaluated.map(|ev| SweepPoint {
+                threshold: ev.threshold,
+                utilization: ev.utilization,
+                failure_rate: ev.failure_rate,
+                failure_rate_upper: ev.failure_rate_upper,
+            });
+            if st.finished {
+                let r = self.tuners[i].result().expect("finished");
+                finished = Some(arm_result(&self.specs[i], r));
+            }
+        }
+        Some(AdmissionStep {
+            done: self.done,
+            total: self.total,
+            arm: i,
+            label: self.specs[i].label.clone(),
+            evaluated,
+            finished,
+        })
+    }
+
+    fn report(&self) -> Option<AdmissionReport> {
+        let arms: Option<Vec<AdmissionArm>> = self
+            .specs
+            .iter()
+            .zip(&self.tuners)
+            .map(|(s, t)| t.result().map(|r| arm_result(s, r)))
+            .collect();
+        Some(report(&self.scenario, arms?))
+    }
+}
+
+/// Runs an admission scenario to the end through [`AdmissionExperiment`] (what `packlab run` prints).
+/// `progress` sees (runs done, runs planned); returning false cancels. Errors: invalid scenario, "cancelled".
+pub fn run_admission(
+    sc: &Scenario,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<AdmissionReport, String> {
+    let mut exp = AdmissionExperiment::new(sc, false).map_err(|e| e.to_string())?;
+    crate::experiment::run_to_end(&mut exp, progress).map_err(|e| e.to_string())
+}
+
+/// Runs a preset (ALGORITHMS.md §2.12): every arm tuned to the SLA on the same run seeds, through
+/// [`AdmissionExperiment`]. With importance sampling the plan (§2.9) is built once per distinct
+/// [`importance::plan_params`] of the arms (once per preset for E0.1–E0.4) and shared by all arms and
+/// thresholds. The progress hook sees runs done / planned over the whole experiment (pilot runs included);
+/// returning false cancels (error "cancelled").
+pub fn run_preset(
+    preset: Preset,
+    base: &AdmitParams,
+    runs: usize,
+    seed: u64,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<ExperimentResult, String> {
+    base.validate()?;
+    if runs == 0 {
+        return Err("runs must be ≥ 1".into());
+    }
+    let mut exp = AdmissionExperiment::for_preset(preset, base, runs, seed);
+    let units = crate::experiment::threads().max(runs);
+    while let Some(_) = exp.step(units) {
+        if !progress(exp.done, exp.total) {
+            return Err("cancelled".into());
+        }
+    }
+    exp.experiment_result()
+        .ok_or_else(|| "the importance-sampling set-up failed".to_string())
+}
+
+/// One simulated run with its time series, for the playground's run view: arm `label` of the scenario
+/// (or its first arm when empty) at `threshold`, run index `run` (the experiment's run seed, so the run is
+/// one of those the tuning used), sampled `points` times over the horizon (2..=5000). Errors: unknown arm,
+/// invalid scenario.
+pub fn admission_series(
+    sc: &Scenario,
+    label: &str,
+    threshold: f64,
+    run: usize,
+    points: usize,
+) -> Result<RunResult, String> {
+    if let Some(e) = sc.admission.validate("admission.").first() {
+        return Err(e.to_string());
+    }
+    let arms = sc.admission.preset()?.arms(&sc.admission.params);
+    let arm = if label.is_empty() {
+        arms.first()
+    } else {
+        arms.iter().find(|a| a.0 == label)
+    }
+    .ok_or_else(|| format!("'{label}' is not a policy of {}", sc.admission.preset))?;
+    if !threshold.is_finite() {
+        return Err("the threshold must be a finite number".into());
+    }
+    let mut p = arm.1.clone();
+    p.series_every_hours = p.horizon_hours / points.clamp(2, 5000) as f64;
+    let spec = PolicySpec {
+        kind: arm.2,
+        threshold,
+        marginal: arm.3,
+    };
+    Ok(simulate_run(
+        &p,
+        spec,
+        run_seed(sc.seed, run),
+        &lead_grid(&p),
+        &mut SimCache::new(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admission::params::AdmitParams;
+    use crate::admission::scenario::{apply_azure_fit, AdmissionScenario, ParamSource, AZURE_ARRIVALS_PATH, AZURE_FIT_AVAILABLE};
+    use crate::scenario::Model;
+
+    fn tiny_admission() -> Scenario {
+        let mut s = Scenario {
+            model: Model::Admission,
+            seed: 3,
+            ..Scenario::default()
+        };
+        s.admission.runs = 2;
+        s.admission.params.capacity = 200.0;
+        s.admission.params.horizon_hours = 240.0;
+        s.admission.params.tune_iterations = 3;
+        s.admission.params.bootstrap = 200;
+        s.admission.params.subhorizons = vec![240.0, 24.0];
+        s.admission.params.steps = 20;
+        s
+    }
+
+    #[test]
+    fn admission_stepper_equals_engine_tuning_and_run_preset() {
+        let s = tiny_admission();
+        let native = run_admission(&s, &mut |_, _| true).unwrap();
+        let mut run = AdmissionExperiment::new(&s, true).unwrap();
+        let mut last = 0;
+        while let Some(st) = run.step(1) {
+            assert!(st.done > last && st.done <= st.total);
+            last = st.done;
+        }
+        assert_eq!(last, run.total());
+        assert_eq!(run.report().unwrap(), native);
+        let a = &s.admission;
+        let pre = run_preset(
+            a.preset().unwrap(),
+            &a.params,
+            a.runs,
+            s.seed,
+            &mut |_, _| true,
+        )
+        .unwrap();
+        assert_eq!(pre.arms.len(), native.arms.len());
+        for (x, y) in pre.arms.iter().zip(&native.arms) {
+            assert_eq!(x.label, y.label);
+            assert_eq!(x.result.threshold, y.threshold);
+            assert_eq!(x.result.tuned.utilization, y.utilization);
+            assert_eq!(x.result.utilization_ci, y.utilization_ci);
+            assert_eq!(x.result.tuned.failure_rate, y.failure_rate);
+            assert_eq!(x.gain_vs_zeroth, y.gain_vs_zeroth);
+            assert_eq!(x.result.sweep.len(), y.sweep.len());
+        }
+        // a subset of arms, and the time series of one run
+        let mut sub = s.clone();
+        sub.admission.policies = vec!["SECOND".into()];
+        let r = run_admission(&sub, &mut |_, _| true).unwrap();
+        assert_eq!(r.arms.len(), 1);
+        assert_eq!(r.arms[0], native.arms[2].clone().with_gain(None));
+        let ts = admission_series(&s, "SECOND", native.arms[2].threshold, 1, 50).unwrap();
+        assert!(
+            ts.series.len() >= 40 && ts.series.len() <= 51,
+            "{}",
+            ts.series.len()
+        );
+    }
+
+    impl AdmissionArm {
+        fn with_gain(mut self, g: Option<f64>) -> Self {
+            self.gain_vs_zeroth = g;
+            self
+        }
+    }
+
+    #[test]
+    fn admission_links_round_trip_and_validate() {
+        let mut s = tiny_admission();
+        s.admission.preset = "E0.3".into();
+        s.admission.policies = vec!["SECOND m=5".into()];
+        let link = s.to_link();
+        assert_eq!(Scenario::from_link(&link).unwrap(), s);
+        let d = s.diff_json();
+        assert_eq!(d["model"], "admission");
+        assert!(d["admission"]["params"].get("sla").is_none());
+        let mut bad = s.clone();
+        bad.admission.params.sla = 2.0;
+        assert_eq!(
+            Scenario::from_link(&bad.to_link())
+                .unwrap_err()
+                .field
+                .as_deref(),
+            Some("admission.params.sla")
+        );
+        bad = s.clone();
+        bad.admission.policies = vec!["NOPE".into()];
+        assert_eq!(bad.validate().unwrap_err()[0].field, "admission.policies");
+        bad = s.clone();
+        bad.admission.source = ParamSource::Azure;
+        assert_eq!(bad.validate().is_err(), !AZURE_FIT_AVAILABLE);
+        // placement scenarios ignore the admission section
+        let mut p = Scenario::default();
+        p.admission.runs = 0;
+        assert!(p.validate().is_ok());
+    }
+
+    #[test]
+    fn azure_fit_writes_the_identified_parameters() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(AZURE_ARRIVALS_PATH);
+        let Ok(bytes) = std::fs::read(&path) else {
+            return;
+        };
+        let mut a = AdmissionScenario::default();
+        let fit = apply_azure_fit(&mut a, &bytes).unwrap();
+        assert_eq!(a.source, ParamSource::Azure);
+        // the cluster's share of the region-wide stream: the §2.13 load-to-capacity ratio
+        assert!(a.params.arrival_rate < 0.01 * fit.arrival_rate.value);
+        let ratio = crate::admission::load::offered_load(&a.params, 300).ratio_at_horizon;
+        let reference =
+            crate::admission::load::offered_load(&AdmitParams::default(), 300).ratio_at_horizon;
+        assert!(
+            (ratio / reference - 1.0).abs() < 1e-9,
+            "{ratio} vs {reference}"
+        );
+        assert!(fit.notes.iter().any(|n| n.contains("share")));
+        assert!(matches!(
+            a.params.initial_size,
+            crate::admission::params::InitialSize::Empirical { .. }
+        ));
+        assert_eq!(a.params.priors.kappa, AdmitParams::default().priors.kappa);
+        let s = Scenario {
+            model: Model::Admission,
+            admission: a,
+            ..Scenario::default()
+        };
+        assert!(s.validate().is_ok(), "{:?}", s.validate());
+        assert_eq!(Scenario::from_link(&s.to_link()).unwrap(), s);
+    }
+
+    /// Steps of several runs (the CLI's way, natively on all cores) give the report of one-run steps (the
+    /// browser's way), bit for bit.
+    #[test]
+    fn units_per_step_do_not_change_the_report() {
+        let s = tiny_admission();
+        let mut one = AdmissionExperiment::new(&s, true).unwrap();
+        while one.step(1).is_some() {}
+        for units in [2, 3, 64] {
+            let mut many = AdmissionExperiment::new(&s, false).unwrap();
+            let mut steps = 0;
+            while many.step(units).is_some() {
+                steps += 1;
+            }
+            assert_eq!(many.report(), one.report(), "units {units}");
+            assert!(steps < Experiment::total(&one), "units {units}: {steps} steps");
+        }
+        // the browser refuses importance sampling, naming the field; the CLI accepts it
+        let mut is = s.clone();
+        is.admission.params.importance.enabled = true;
+        let e = AdmissionExperiment::new(&is, true).err().unwrap();
+        assert_eq!(e.field.as_deref(), Some("admission.params.importance.enabled"));
+        assert!(AdmissionExperiment::new(&is, false).is_ok());
+    }
+}

@@ -1,0 +1,364 @@
+//! Parameters of the admission model and its experiments (ALGORITHMS.md §2.1, §2.7, §2.13). Serde-ready with
+//! `#[serde(default)]` so that a Scenario can embed a partial object.
+
+use super::moments::{MomentConfig, MomentMode};
+use super::posterior::{Priors, UpdateMode};
+use serde::{Deserialize, Serialize};
+
+/// Initial size n0 of an arriving deployment (cores).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum InitialSize {
+    /// `n0 = 1 + Poisson(σ_d)` with the deployment's own σ (ALGORITHMS.md §2.1 default).
+    #[default]
+    OnePlusPoissonSigma,
+    /// Empirical distribution: `sizes[i]` cores with probability ∝ `weights[i]` (e.g. fitted from Azure).
+    Empirical {
+        /// Sizes in cores (≥ 1).
+        sizes: Vec<u32>,
+        /// Non-negative weights (normalised internally).
+        weights: Vec<f64>,
+    },
+}
+
+/// Which admission policy (ALGORITHMS.md §2.7, §2.10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Hash)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PolicyKind {
+    /// Accept iff `N + n0 < θ0` (seed 000 Def. 4.1). Threshold in cores.
+    Zeroth,
+    /// Accept iff `∀k: E_k < θ1` (seed 000 Def. 4.2). Threshold in cores.
+    First,
+    /// Accept iff `∀k: E_k < C and V_k/(V_k + (C−E_k)²) < θ2` (Cantelli, seed 000 Def. 4.4). Dimensionless.
+    Second,
+    /// Accept if it fits (`N + n0 ≤ C`), the upper bound of §2.10. No threshold.
+    AcceptIfFits,
+}
+
+impl PolicyKind {
+    /// Upper-case name as printed by the CLI.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PolicyKind::Zeroth => "ZEROTH",
+            PolicyKind::First => "FIRST",
+            PolicyKind::Second => "SECOND",
+            PolicyKind::AcceptIfFits => "ACCEPT_IF_FITS",
+        }
+    }
+    /// Parse ZEROTH / FIRST / SECOND / ACCEPT_IF_FITS (case-insensitive; also 0, 1, 2, upper).
+    pub fn parse(s: &str) -> Result<PolicyKind, String> {
+        match s.trim().to_ascii_uppercase().as_str() {
+            "ZEROTH" | "0" => Ok(PolicyKind::Zeroth),
+            "FIRST" | "1" => Ok(PolicyKind::First),
+            "SECOND" | "2" => Ok(PolicyKind::Second),
+            "ACCEPT_IF_FITS" | "UPPER" | "FITS" => Ok(PolicyKind::AcceptIfFits),
+            o => Err(format!(
+                "unknown policy '{o}' (expected ZEROTH, FIRST, SECOND or ACCEPT_IF_FITS)"
+            )),
+        }
+    }
+    /// True if the policy needs the moment curves of §2.6.3.
+    pub fn needs_curves(&self) -> bool {
+        matches!(self, PolicyKind::First | PolicyKind::Second)
+    }
+}
+
+/// Parametrisation of SECOND (ALGORITHMS.md §2.7).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SecondParam {
+    /// θ2 bounds the Cantelli ratio (canonical).
+    #[default]
+    Ratio,
+    /// θ2 in cores: accept ⇔ `∀k: E_k + sqrt(V_k(1−δ2)/δ2) < θ2`.
+    Cores {
+        /// δ2 (default 0.01).
+        delta: f64,
+    },
+}
+
+/// A policy with its threshold (cores for ZEROTH/FIRST and SECOND-Cores; ratio for SECOND).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PolicySpec {
+    /// Policy.
+    pub kind: PolicyKind,
+    /// Threshold θ0/θ1 (cores) or θ2.
+    pub threshold: f64,
+    /// MARGINAL heuristic (seed 000 Def. 6.1): accept at step k also if `μ_c(t_k) < ε_m`.
+    pub marginal: bool,
+}
+
+/// Labelling mode of §2.11 / E0.4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Labelling {
+    /// No user types: each arrival is drawn from the population (§2.1).
+    #[default]
+    Off,
+    /// Two types per user; the deployment's type is submitted (labelled).
+    Labelled,
+    /// Two types per user; the provider keeps both posteriors and uses the ½/½ mixture.
+    Unlabelled,
+}
+
+/// Importance sampling of runs (seed 000 App. D, ALGORITHMS.md §2.9; implemented in
+/// [`crate::admission::importance`]). Off by default: the tuning then uses R plain run seeds with weight 1 and its
+/// results are bit-identical to a configuration without this field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ImportanceConfig {
+    /// Draw the R runs from the importance distribution of §2.9 (badness buckets, rejection scheme) and weight
+    /// them by `w = P_b / A_1(b)`. Default false.
+    pub enabled: bool,
+    /// Pre-draws N_pre (runs whose badness measure is computed, no simulation) that set the bucket bounds at
+    /// the 90% and 99% quantiles of BM and estimate the nominal bucket probabilities P_i (§2.9 steps 1–2).
+    /// Default 10,000 **[UNSTATED → default]**. Must be ≥ 1 when enabled.
+    pub pre_draws: usize,
+    /// Pilot simulation runs per bucket (SECOND at `pilot_threshold`) that estimate g_i = E[failed scale-outs
+    /// per run | bucket i] (§2.9 step 5). Default 500 *(stated)*. 0 = no pilots: ρ = 0 (plain sampling, weights 1).
+    pub pilot_runs_per_bucket: usize,
+    /// Threshold of the pilot SECOND policy, in the parametrisation of `second_param` (Cantelli ratio, or cores
+    /// for `SecondParam::Cores`). `None` (default) = the first point of SECOND's binary search (§2.8): the
+    /// log10-midpoint of [1e−8, 0.5], 7.07e−5, for the ratio form; C for the cores form.
+    pub pilot_threshold: Option<f64>,
+    /// Weight of the nominal distribution in the target masses: `Q_i = (1 − mix)·P_i·g_i/Σ_k P_k·g_k + mix·P_i`
+    /// (dimensionless, in (0, 1]; 1 = plain sampling). Default 0.5 (§2.9 step 5). Keeps every bucket's
+    /// acceptance probability ≥ mix·P_i, so no weight exceeds 1/mix.
+    pub mix: f64,
+}
+
+impl Default for ImportanceConfig {
+    fn default() -> Self {
+        ImportanceConfig {
+            enabled: false,
+            pre_draws: 10_000,
+            pilot_runs_per_bucket: 500,
+            pilot_threshold: None,
+            mix: 0.5,
+        }
+    }
+}
+
+impl ImportanceConfig {
+    /// True if every field has its default value (then it is not serialized).
+    pub fn is_default(&self) -> bool {
+        *self == ImportanceConfig::default()
+    }
+
+    /// Check ranges; the error names the field (`importance.…`).
+    pub fn validate(&self) -> Result<(), String> {
+        if self.enabled && self.pre_draws == 0 {
+            return Err(
+                "importance.pre_draws must be ≥ 1 when importance sampling is enabled".into(),
+            );
+        }
+        if !(self.mix > 0.0 && self.mix <= 1.0) {
+            return Err(format!(
+                "importance.mix must be in (0, 1] (got {})",
+                self.mix
+            ));
+        }
+        if let Some(t) = self.pilot_threshold {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(format!(
+                    "importance.pilot_threshold must be > 0 and finite (got {t})"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// All parameters of one admission-control configuration (ALGORITHMS.md §2.13 defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AdmitParams {
+    /// Cluster capacity C (cores). Default 20,000.
+    pub capacity: f64,
+    /// Deployment arrival rate ρ_arr (per hour). Default 1.
+    pub arrival_rate: f64,
+    /// Run length T_run (hours). Default 26,280 (3 years).
+    pub horizon_hours: f64,
+    /// Metric month (hours). Default 730.
+    pub month_hours: f64,
+    /// SLA ε on the scale-out failure rate. Default 1e−3.
+    pub sla: f64,
+    /// Population priors and κ (§2.13).
+    pub priors: Priors,
+    /// Initial size distribution.
+    pub initial_size: InitialSize,
+    /// Pseudo-observations m per scaling process (§2.11). Default 0.
+    pub pseudo_obs: u32,
+    /// Labelling mode (§2.11). Default off.
+    pub labelling: Labelling,
+    /// Pseudo-observations per user type in labelling runs (default 1).
+    pub labelling_obs: u32,
+    /// Marginal constant ε_m (cores). Default 0.1.
+    pub marginal_eps: f64,
+    /// Posterior update variant (§2.6.2).
+    pub update: UpdateMode,
+    /// Moment formula and quadrature (§2.6.3) used inside the simulator. Default: canonical formula with the
+    /// "fast" quadrature (8, 4, 2) and Δ at 24 log-spaced lead times (speed; see the accuracy test).
+    pub moments: MomentConfig,
+    /// Sub-horizons of the look-ahead (hours). Default {26280, 8760, 730, 168, 24}.
+    pub subhorizons: Vec<f64>,
+    /// Steps per sub-horizon. Default 600.
+    pub steps: usize,
+    /// Number of log-spaced lead times at which per-deployment curves are stored (0 = the exact policy grid).
+    /// Policy-grid values are interpolated in ln t. Default 128 (see the accuracy test in tests/admit_sim.rs).
+    pub curve_points: usize,
+    /// Curve refresh tolerance (ALGORITHMS.md §2.7 caching): a deployment's posterior and absorption
+    /// corrections are recomputed when its age has grown by this fraction since the last recompute (the
+    /// posterior rates then changed by at most about this fraction). 0 = recompute every deployment at every
+    /// arrival (reference). Default 0.5.
+    pub refresh_tol: f64,
+    /// Relative change of a deployment's core count (at least 1 core) that triggers recomputing its absorption
+    /// corrections; smaller changes re-evaluate the closed-form part exactly at the new count. Default 0.25.
+    pub delta_n_tol: f64,
+    /// Memoise alive tables on the lattice of §2.7 (default true; false = exact tables, slow).
+    pub lattice: bool,
+    /// Δ-memo quantum (ALGORITHMS.md §2.7 caching, speed): with `lattice` on, the absorption corrections Δ1, Δ2
+    /// of a deployment are computed for its belief with the continuous posterior rates b_λ, b_ν rounded to the
+    /// nearest multiple of this step in ln b (dimensionless; 0.02 = 2% relative) and n0 rounded to its lattice
+    /// rung, and memoised across deployments and runs under that key. The closed-form part stays exact.
+    /// 0 = off (Δ computed for the exact belief). Default 0 (off): at 0.02 only ≈ 5–15% of lookups hit, so it
+    /// saved no time in benches/admit.rs, while changing utilization by ≈ 1e−5.
+    pub delta_quantum: f64,
+    /// With `lattice` on, evaluate Δ from the lattice tables resampled on a 160-point log grid in τ = λt
+    /// (`moments::absorption_corrections_lattice`; a 3,000-h SECOND run took 5.4 s instead of 17.5 s CPU) instead of
+    /// per-node table lookups; decisions were identical on 3 common-random-number runs (benches/admit.rs).
+    /// Default true; false = direct lookups (reference for the accuracy measurement).
+    pub psi_grid: bool,
+    /// Parametrisation of SECOND.
+    pub second_param: SecondParam,
+    /// Binary-search iterations of the tuning (§2.8). Default 14.
+    pub tune_iterations: usize,
+    /// Bootstrap resamples for BCa CIs. Default 10,000.
+    pub bootstrap: usize,
+    /// Sample the time series of one run every this many hours (0 = off).
+    pub series_every_hours: f64,
+    /// Importance sampling of runs (seed 000 App. D, ALGORITHMS.md §2.9). Default off. Not serialized while
+    /// it equals its default, so the JSON of a configuration without importance sampling (share links, the
+    /// frozen defaults sets of `src/scenario.rs`) is unchanged by this field.
+    #[serde(skip_serializing_if = "ImportanceConfig::is_default")]
+    pub importance: ImportanceConfig,
+}
+
+impl Default for AdmitParams {
+    fn default() -> Self {
+        AdmitParams {
+            capacity: 20_000.0,
+            arrival_rate: 1.0,
+            horizon_hours: 26_280.0,
+            month_hours: 730.0,
+            sla: 1e-3,
+            priors: Priors::default(),
+            initial_size: InitialSize::OnePlusPoissonSigma,
+            pseudo_obs: 0,
+            labelling: Labelling::Off,
+            labelling_obs: 1,
+            marginal_eps: 0.1,
+            update: UpdateMode::Vb,
+            moments: MomentConfig {
+                mode: MomentMode::Canonical,
+                n_interp: 24,
+                ..MomentConfig::fast()
+            },
+            subhorizons: vec![26_280.0, 8_760.0, 730.0, 168.0, 24.0],
+            steps: 600,
+            curve_points: 128,
+            refresh_tol: 0.5,
+            delta_n_tol: 0.25,
+            lattice: true,
+            delta_quantum: 0.0,
+            psi_grid: true,
+            second_param: SecondParam::Ratio,
+            tune_iterations: 14,
+            bootstrap: 10_000,
+            series_every_hours: 0.0,
+            importance: ImportanceConfig::default(),
+        }
+    }
+}
+
+impl AdmitParams {
+    /// Check ranges; the error names the offending field.
+    pub fn validate(&self) -> Result<(), String> {
+        let pos = |v: f64, n: &str| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{n} must be > 0 (got {v})"))
+            }
+        };
+        pos(self.capacity, "capacity")?;
+        pos(self.arrival_rate, "arrival_rate")?;
+        pos(self.horizon_hours, "horizon_hours")?;
+        pos(self.month_hours, "month_hours")?;
+        pos(self.priors.kappa, "priors.kappa")?;
+        if !(self.sla > 0.0 && self.sla < 1.0) {
+            return Err(format!("sla must be in (0, 1) (got {})", self.sla));
+        }
+        for (g, n) in [
+            (self.priors.lambda, "lambda"),
+            (self.priors.nu, "nu"),
+            (self.priors.sigma, "sigma"),
+        ] {
+            if !g.is_valid() {
+                return Err(format!(
+                    "priors.{n} must have positive finite shape and rate"
+                ));
+            }
+        }
+        if self.subhorizons.is_empty()
+            || self
+                .subhorizons
+                .iter()
+                .any(|h| !(h.is_finite() && *h > 0.0))
+        {
+            return Err("subhorizons must be a non-empty list of positive hours".into());
+        }
+        if self.steps == 0 {
+            return Err("steps must be ≥ 1".into());
+        }
+        if self.moments.j_tau == 0 || self.moments.j_nu == 0 || self.moments.j_sigma == 0 {
+            return Err("quadrature sizes must be ≥ 1".into());
+        }
+        if let InitialSize::Empirical { sizes, weights } = &self.initial_size {
+            if sizes.is_empty() || sizes.len() != weights.len() || sizes.contains(&0) {
+                return Err(
+                    "initial_size: sizes (≥ 1) and weights must be non-empty and of equal length"
+                        .into(),
+                );
+            }
+            if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0))
+                || weights.iter().sum::<f64>() <= 0.0
+            {
+                return Err(
+                    "initial_size: weights must be non-negative with a positive sum".into(),
+                );
+            }
+        }
+        if !(self.delta_quantum >= 0.0 && self.delta_quantum.is_finite()) {
+            return Err("delta_quantum must be ≥ 0".into());
+        }
+        if !(self.refresh_tol >= 0.0) {
+            return Err("refresh_tol must be ≥ 0".into());
+        }
+        self.importance.validate()?;
+        Ok(())
+    }
+
+    /// Search bounds of the threshold of `kind` (ALGORITHMS.md §2.8): θ0, θ1 ∈ [0, C]; θ2 ∈ [1e−8, 0.5]
+    /// (searched in log10); SECOND-Cores ∈ [0, 2C].
+    pub fn threshold_bounds(&self, kind: PolicyKind) -> (f64, f64) {
+        match kind {
+            PolicyKind::Zeroth | PolicyKind::First => (0.0, self.capacity),
+            PolicyKind::Second => match self.second_param {
+                SecondParam::Ratio => (1e-8, 0.5),
+                SecondParam::Cores { .. } => (0.0, 2.0 * self.capacity),
+            },
+            PolicyKind::AcceptIfFits => (0.0, 0.0),
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! The admission model's scenario section (seed 000, ALGORITHMS.md §2): the experiment preset and its policy
+//! arms, the model and tuning parameters, the Azure-fitted option, and the report types a run produces.
+
+use super::params::{AdmitParams, Labelling, PolicyKind};
+use super::tuning::{Preset, TuneResult};
+use crate::scenario::Scenario;
+use crate::substrate::error::FieldError;
+use serde::{Deserialize, Serialize};
+
+/// Where the admission parameters come from (informational for the playground: the values are always in
+/// [`AdmissionScenario::params`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamSource {
+    /// The documented defaults of ALGORITHMS.md §2.13 (priors, κ, rates), at the playground's scale.
+    #[default]
+    Defaults,
+    /// Values edited by the user.
+    Custom,
+    /// Fitted to the Azure 2017 arrivals (arrival rate, initial sizes, core-lifetime prior; seed 000 App. B).
+    Azure,
+}
+
+/// The admission-control experiment of a scenario: an experiment preset (its policy arms), the model
+/// parameters, the runs per threshold and the run shown in the time-series view. The seed is
+/// [`Scenario::seed`]. Defaults are the playground's quick scale (not §2.13's full scale, see
+/// [`AdmissionScenario::default`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AdmissionScenario {
+    /// Experiment preset "E0.1" … "E0.4" (ALGORITHMS.md §2.12): which policy arms are tuned.
+    pub preset: String,
+    /// Where `params` came from.
+    pub source: ParamSource,
+    /// Runs R per threshold (common random numbers across policies and thresholds), 1..=1000.
+    pub runs: usize,
+    /// Labels of the preset's arms to run (e.g. "ZEROTH", "SECOND+MARGINAL m=5"); empty = all arms.
+    pub policies: Vec<String>,
+    /// Arm whose tuned threshold drives the time-series view ("" = the first arm run).
+    pub series_arm: String,
+    /// Run index (0-based, < runs) shown in the time-series view.
+    pub series_run: usize,
+    /// Model and tuning parameters (capacity in cores, rates per hour, horizon in hours, SLA ε, …).
+    pub params: AdmitParams,
+}
+
+/// Largest runs per threshold accepted in a scenario.
+pub const MAX_ADMISSION_RUNS: usize = 1000;
+
+impl Default for AdmissionScenario {
+    /// The playground's quick scale, chosen so a whole E0.1 finishes in well under a minute in a browser:
+    /// C = 1,000 cores, 2 months (1,460 h), R = 2 runs, 6 binary-search iterations, 1,000 bootstrap
+    /// resamples. Every other parameter keeps the §2.13 default of [`AdmitParams::default`].
+    fn default() -> Self {
+        AdmissionScenario {
+            preset: "E0.1".into(),
+            source: ParamSource::Defaults,
+            runs: 2,
+            policies: Vec::new(),
+            series_arm: String::new(),
+            series_run: 0,
+            params: AdmitParams {
+                capacity: 1000.0,
+                horizon_hours: 1460.0,
+                tune_iterations: 6,
+                bootstrap: 1000,
+                ..AdmitParams::default()
+            },
+        }
+    }
+}
+
+/// One arm of an admission experiment as run: label, the arm's parameters, policy and MARGINAL flag.
+#[derive(Clone, Debug)]
+pub struct AdmissionArmSpec {
+    /// Arm label, e.g. "FIRST+MARGINAL m=5".
+    pub label: String,
+    /// The arm's parameters (the base with the arm's pseudo-observations and labelling).
+    pub params: AdmitParams,
+    /// Policy.
+    pub kind: PolicyKind,
+    /// MARGINAL heuristic.
+    pub marginal: bool,
+}
+
+impl AdmissionScenario {
+    /// The experiment preset (errors name the preset string).
+    pub fn preset(&self) -> Result<Preset, String> {
+        Preset::parse(&self.preset)
+    }
+
+    /// The arms to run, in preset order, filtered by [`AdmissionScenario::policies`].
+    /// Errors: unknown preset or a label that is not an arm of the preset.
+    pub fn arms(&self) -> Result<Vec<AdmissionArmSpec>, String> {
+        let preset = self.preset()?;
+        let all = preset.arms(&self.params);
+        for l in &self.policies {
+            if !all.iter().any(|a| &a.0 == l) {
+                let names: Vec<&str> = all.iter().map(|a| a.0.as_str()).collect();
+                return Err(format!(
+                    "'{l}' is not a policy of {} (one of: {})",
+                    preset.name(),
+                    names.join(", ")
+                ));
+            }
+        }
+        Ok(all
+            .into_iter()
+            .filter(|a| self.policies.is_empty() || self.policies.contains(&a.0))
+            .map(|(label, params, kind, marginal)| AdmissionArmSpec {
+                label,
+                params,
+                kind,
+                marginal,
+            })
+            .collect())
+    }
+
+    /// Validates every field with dotted paths under `prefix` (e.g. `admission.params.capacity`).
+    pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let mut e = |f: &str, m: String| {
+            errs.push(FieldError {
+                field: format!("{prefix}{f}"),
+                message: m,
+            })
+        };
+        let p = &self.params;
+        if let Err(m) = self.preset() {
+            e("preset", m);
+        } else if let Err(m) = self.arms() {
+            e("policies", m);
+        } else if self.arms().map(|a| a.is_empty()).unwrap_or(false) {
+            e("policies", "choose at least one policy".into());
+        }
+        if self.source == ParamSource::Azure && !AZURE_FIT_AVAILABLE {
+            e(
+                "source",
+                "Azure-fitted parameters are not available in this engine version".into(),
+            );
+        }
+        if self.runs == 0 || self.runs > MAX_ADMISSION_RUNS {
+            e(
+                "runs",
+                format!("runs must be between 1 and {MAX_ADMISSION_RUNS}"),
+            );
+        }
+        if self.series_run >= self.runs.max(1) {
+            e(
+                "series_run",
+                format!("the run shown must be below runs ({})", self.runs),
+            );
+        }
+        let pos = |v: f64| v.is_finite() && v > 0.0;
+        if !(pos(p.capacity) && p.capacity <= 1e7) {
+            e(
+                "params.capacity",
+                "capacity must be a number of cores in (0, 10,000,000]".into(),
+            );
+        }
+        if !(pos(p.arrival_rate) && p.arrival_rate <= 1e4) {
+            e(
+                "params.arrival_rate",
+                "arrival rate must be in (0, 10,000] deployments per hour".into(),
+            );
+        }
+        if !(pos(p.horizon_hours) && p.horizon_hours <= 262_800.0) {
+            e(
+                "params.horizon_hours",
+                "horizon must be in (0, 262,800] hours (30 years)".into(),
+            );
+        }
+        if !(p.sla > 0.0 && p.sla < 1.0) {
+            e("params.sla", "SLA ε must be in (0, 1)".into());
+        }
+        if !(pos(p.priors.kappa) && p.priors.kappa <= 1e6) {
+            e("params.priors.kappa", "kill factor κ must be > 0".into());
+        }
+        if p.tune_iterations == 0 || p.tune_iterations > 60 {
+            e(
+                "params.tune_iterations",
+                "search iterations must be between 1 and 60".into(),
+            );
+        }
+        if p.bootstrap > 1_000_000 {
+            e(
+                "params.bootstrap",
+                "at most 1,000,000 bootstrap resamples".into(),
+            );
+        }
+        if errs.is_empty() {
+            if let Err(m) = p.validate() {
+                errs.push(FieldError {
+                    field: format!("{prefix}params"),
+                    message: m,
+                });
+            }
+        }
+        errs
+    }
+}
+
+/// Whether this engine can fit the admission parameters to the Azure 2017 arrivals (`packlab::admission::fit`).
+pub const AZURE_FIT_AVAILABLE: bool = true;
+
+/// Path of the bundled derived Azure 2017 arrivals, relative to the repository (served at `/static/...`).
+pub const AZURE_ARRIVALS_PATH: &str = "static/traces/azure2017-arrivals.txt.gz";
+
+/// Fits what the Azure 2017 arrivals identify ([`crate::admission::fit::fit_azure_arrivals`]: arrival rate per
+/// hour, the empirical initial-size distribution, the core-lifetime prior λ ~ Γ) from the bundle `bytes`
+/// (the gzip file at [`AZURE_ARRIVALS_PATH`]) and writes the values into `a.params` (scale-out rate and
+/// size and κ keep their values), marking `a.source` as [`ParamSource::Azure`]. The arrival rate written is
+/// this cluster's share of the region-wide fitted stream ([`crate::admission::load::cluster_share_rate`] for
+/// `a.params.capacity`; a note in the returned fit gives both rates). The scenario then carries
+/// the fitted values, so links and `packlab run` reproduce them without refitting. Errors: unreadable
+/// bundle (file:line:column) or a failed fit.
+pub fn apply_azure_fit(
+    a: &mut AdmissionScenario,
+    bytes: &[u8],
+) -> Result<crate::admission::fit::AzureFit, String> {
+    let data = crate::trace::azure::read_arrivals_bundle("azure2017-arrivals.txt.gz", bytes)
+        .map_err(|e| e.to_string())?;
+    let mut fit =
+        crate::admission::fit::fit_azure_arrivals(&data, &crate::admission::fit::FitOptions::default())?;
+    fit.apply(&mut a.params);
+    // the fitted stream is a whole region's: give this cluster its share (crate::admission::load)
+    let fitted = a.params.arrival_rate;
+    a.params.arrival_rate = crate::admission::load::cluster_share_rate(&a.params, 300);
+    fit.notes.push(format!(
+        "Arrival rate: the fitted {fitted:.1} deployments/h are the whole Azure region's stream; this cluster of \
+         {} cores gets {:.4}/h ({:.3}% of it), the share that gives the ALGORITHMS.md §2.13 ratio of \
+         unconstrained load to capacity (≈ 1.37 after 3 years).",
+        a.params.capacity,
+        a.params.arrival_rate,
+        100.0 * a.params.arrival_rate / fitted
+    ));
+    a.source = ParamSource::Azure;
+    Ok(fit)
+}
+
+/// One evaluated threshold of an arm (a point of the frontier).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    /// Threshold (cores for ZEROTH/FIRST, Cantelli ratio for SECOND).
+    pub threshold: f64,
+    /// Mean utilization over the runs (fraction of C·T).
+    pub utilization: f64,
+    /// Pooled scale-out failure rate (failed / requested scale-outs).
+    pub failure_rate: f64,
+    /// Upper end of the 95% CI of the failure rate (what the tuning compares with the SLA).
+    pub failure_rate_upper: f64,
+}
+
+/// The result of one arm: tuned threshold, utilization with its 95% BCa CI, failure rate, and every
+/// threshold the search evaluated (ALGORITHMS.md §2.8, §2.10).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AdmissionArm {
+    /// Arm label.
+    pub label: String,
+    /// Policy display name, e.g. "SECOND+MARGINAL".
+    pub policy: String,
+    /// Policy kind.
+    pub kind: PolicyKind,
+    /// MARGINAL heuristic on.
+    pub marginal: bool,
+    /// Pseudo-observations m.
+    pub pseudo_obs: u32,
+    /// Labelling mode.
+    pub labelling: Labelling,
+    /// Tuned threshold.
+    pub threshold: f64,
+    /// Mean utilization at the tuned threshold.
+    pub utilization: f64,
+    /// 95% BCa bootstrap CI of the utilization (lo, hi).
+    pub utilization_ci: (f64, f64),
+    /// Pooled failure rate at the tuned threshold.
+    pub failure_rate: f64,
+    /// Upper end of its 95% CI.
+    pub failure_rate_upper95: f64,
+    /// Mean of the monthly failure rates.
+    pub monthly_failure_rate: f64,
+    /// Fraction of runs with at least one failure.
+    pub runs_with_failure: f64,
+    /// Relative utilization gain over the ZEROTH arm (when ZEROTH was run).
+    pub gain_vs_zeroth: Option<f64>,
+    /// Every threshold evaluated, ascending.
+    pub sweep: Vec<SweepPoint>,
+}
+
+/// The results of an admission scenario: what `packlab run` prints and the playground shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AdmissionReport {
+    /// Always "admission".
+    pub model: String,
+    /// Preset name.
+    pub preset: String,
+    /// Runs per threshold.
+    pub runs: usize,
+    /// Master seed.
+    pub seed: u64,
+    /// Capacity C (cores).
+    pub capacity: f64,
+    /// Run length (hours).
+    pub horizon_hours: f64,
+    /// SLA ε.
+    pub sla: f64,
+    /// One entry per arm run.
+    pub arms: Vec<AdmissionArm>,
+}
+
+pub(crate) fn arm_result(spec: &AdmissionArmSpec, r: &TuneResult) -> AdmissionArm {
+    AdmissionArm {
+        label: spec.label.clone(),
+        policy: r.policy.clone(),
+        kind: r.kind,
+        marginal: r.marginal,
+        pseudo_obs: spec.params.pseudo_obs,
+        labelling: spec.params.labelling,
+        threshold: r.threshold,
+        utilization: r.tuned.utilization,
+        utilization_ci: r.utilization_ci,
+        failure_rate: r.tuned.failure_rate,
+        failure_rate_upper95: r.tuned.failure_rate_upper,
+        monthly_failure_rate: r.tuned.monthly_failure_rate,
+        runs_with_failure: r.tuned.runs_with_failure,
+        gain_vs_zeroth: None,
+        sweep: r
+            .sweep
+            .iter()
+            .map(|e| SweepPoint {
+                threshold: e.threshold,
+                utilization: e.utilization,
+                failure_rate: e.failure_rate,
+                failure_rate_upper: e.failure_rate_upper,
+            })
+            .collect(),
+    }
+}
+
+pub(crate) fn report(sc: &Scenario, mut arms: Vec<AdmissionArm>) -> AdmissionReport {
+    // as tuning::run_preset: gain relative to the ZEROTH arm's utilization
+    if let Some(z) = arms
+        .iter()
+        .find(|a| a.kind == PolicyKind::Zeroth)
+        .map(|a| a.utilization)
+    {
+        for a in &mut arms {
+            if z > 0.0 {
+                a.gain_vs_zeroth = Some(a.utilization / z - 1.0);
+            }
+        }
+    }
+    let a = &sc.admission;
+    AdmissionReport {
+        model: "admission".into(),
+        preset: a
+            .preset()
+            .map(|p| p.name().to_string())
+            .unwrap_or_else(|_| a.preset.clone()),
+        runs: a.runs,
+        seed: sc.seed,
+        capacity: a.params.capacity,
+        horizon_hours: a.params.horizon_hours,
+        sla: a.params.sla,
+        arms,
+    }
+}
+

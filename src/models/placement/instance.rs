@@ -1,0 +1,356 @@
+//! A packing instance built from a trace, its evaluation and the teaching view (seed 002 §5.1).
+
+use super::fit::{FitSpec, FitTest, ItemStats};
+use super::packing::{pack, rebalance, Packing, Rule};
+use super::{
+    Frontier, FrontierPoint, Mode, PlacementError, PlacementParams, REBALANCE_MAX_FAILURES,
+};
+use crate::substrate::stats::{mean, normal_sf, population_variance};
+use crate::trace::UsageTrace;
+use rand::{RngExt, SeedableRng};
+use serde::Serialize;
+use std::sync::OnceLock;
+
+/// A stochastic bin packing instance (ALGORITHMS.md §4.1): N items × R realisations in VM units, the split
+/// into observation set O and evaluation set E, per-item statistics from O and true means over all columns.
+#[derive(Debug)]
+pub struct Instance {
+    name: String,
+    n: usize,
+    r: usize,
+    /// realisations, row-major n × r
+    x: Vec<f64>,
+    obs: std::ops::Range<usize>,
+    eval: std::ops::Range<usize>,
+    means: Vec<f64>,
+    vars: Vec<f64>,
+    true_mean_total: f64,
+    capacity: f64,
+    /// ascending-sorted observations per item (row-major n × |O|), built on first use by a percentile test
+    sorted_obs: OnceLock<Vec<f64>>,
+}
+
+/// Metrics of one packing (seed 002 §5.1; ALGORITHMS.md §4.4).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PackResult {
+    /// The fit spec used.
+    pub spec: String,
+    /// Machines used (non-empty bins).
+    pub m_abs: usize,
+    /// ⌈Σ_i x̄_i / c⌉ with x̄_i the mean over all R columns (at least 1).
+    pub m_norm: usize,
+    /// m_abs / m_norm.
+    pub m: f64,
+    /// Overflow frequency: (1/(m_abs·|E|)) Σ_j #{t ∈ E : Σ_{i∈S_j} x[i][t] > c}.
+    pub q: f64,
+    /// Per-machine overflow frequency q(j)/|E|, machine order.
+    pub q_per_machine: Vec<f64>,
+    /// Items per machine.
+    pub items_per_machine: Vec<usize>,
+    /// Mean utilization: Σ_j Σ_{t∈E} total_j(t) / (m_abs · c · |E|).
+    pub utilization: f64,
+}
+
+/// The teaching view of one machine: the empirical distribution of its total usage over E against the
+/// Gaussian N(μ', σ'²) the GPA assumes from O, with both overflow probabilities.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MachineView {
+    /// Machine index (0-based).
+    pub machine: usize,
+    /// Items on it.
+    pub items: Vec<String>,
+    /// Total usage at each t ∈ E, VM units.
+    pub totals: Vec<f64>,
+    /// μ' = Σ μ_i from O.
+    pub mean: f64,
+    /// σ' = sqrt(Σ σ_i²) from O.
+    pub sd: f64,
+    /// Capacity c.
+    pub capacity: f64,
+    /// Empirical overflow frequency over E.
+    pub empirical_overflow: f64,
+    /// Gaussian overflow probability 1 − Φ((c − μ')/σ') (0 or 1 when σ' = 0).
+    pub gaussian_overflow: f64,
+}
+
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Instance {
+    /// Builds the instance from `trace` with `params` (mode, realisations, clairvoyance, capacity) and `seed`
+    /// (used in resampled mode only: task i draws from its own stream seeded by (seed, i)).
+    ///
+    /// Errors: invalid parameters (naming the field), or a split that leaves O empty (ℓ·R < 1).
+    pub fn new(
+        trace: &UsageTrace,
+        params: &PlacementParams,
+        seed: u64,
+    ) -> Result<Self, PlacementError> {
+        let errs = params.validate("placement.");
+        if !errs.is_empty() {
+            return Err(errs.into());
+        }
+        let n = trace.items.len();
+        if n == 0 || trace.samples == 0 {
+            return Err(PlacementError {
+                field: Some("trace".into()),
+                message: "the trace is empty".into(),
+            });
+        }
+        let (r, x) = match params.mode {
+            Mode::Aligned => (trace.samples, trace.usage.clone()),
+            Mode::Resampled => {
+                let r = params.realisations;
+                let mut x = Vec::with_capacity(n * r);
+                for i in 0..n {
+                    let s = trace.series(i);
+                    let mut rng =
+                        rand_pcg::Pcg64Mcg::seed_from_u64(splitmix(seed ^ splitmix(i as u64)));
+                    x.extend((0..r).map(|_| s[rng.random_range(0..s.len())]));
+                }
+                (r, x)
+            }
+        };
+        let l = params.clairvoyance;
+        let (obs, eval) = if l >= 1.0 {
+            (0..r, 0..r)
+        } else {
+            let o = (l * r as f64).floor() as usize;
+            if o == 0 {
+                return Err(PlacementError {
+                    field: Some("placement.clairvoyance".into()),
+                    message: format!("clairvoyance {l} × {r} realisations leaves no observations; raise it to at least {}", 1.0 / r as f64),
+                });
+            }
+            (0..o, o..r)
+        };
+        let mut means = Vec::with_capacity(n);
+        let mut vars = Vec::with_capacity(n);
+        let mut true_mean_total = 0.0;
+        for i in 0..n {
+            let row = &x[i * r..(i + 1) * r];
+            means.push(mean(&row[obs.clone()]));
+            vars.push(population_variance(&row[obs.clone()]));
+            true_mean_total += mean(row);
+        }
+        Ok(Instance {
+            name: trace.name.clone(),
+            n,
+            r,
+            x,
+            obs,
+            eval,
+            means,
+            vars,
+            true_mean_total,
+            capacity: params.capacity,
+            sorted_obs: OnceLock::new(),
+        })
+    }
+
+    /// Number of items N.
+    pub fn items(&self) -> usize {
+        self.n
+    }
+
+    /// Realisations per item R.
+    pub fn realisations(&self) -> usize {
+        self.r
+    }
+
+    /// |O| and |E|.
+    pub fn split(&self) -> (usize, usize) {
+        (self.obs.len(), self.eval.len())
+    }
+
+    /// m_norm = ⌈Σ true means / c⌉, at least 1 (an all-zero trace would give 0).
+    pub fn m_norm(&self) -> usize {
+        ((self.true_mean_total / self.capacity).ceil() as usize).max(1)
+    }
+
+    /// Item statistics under `test`: mean and variance from O and the test's deterministic size.
+    pub fn item_stats(&self, test: &dyn FitTest) -> Vec<ItemStats> {
+        let needs_sorted = matches!(test.spec(), FitSpec::Perc(_) | FitSpec::Max);
+        let o = self.obs.len();
+        let sorted: &[f64] = if needs_sorted {
+            self.sorted_obs.get_or_init(|| {
+                let mut s = Vec::with_capacity(self.n * o);
+                for i in 0..self.n {
+                    let start = s.len();
+                    s.extend_from_slice(
+                        &self.x[i * self.r + self.obs.start..i * self.r + self.obs.end],
+                    );
+                    s[start..].sort_by(|a, b| a.total_cmp(b));
+                }
+                s
+            })
+        } else {
+            &[]
+        };
+        (0..self.n)
+            .map(|i| {
+                let obs = if needs_sorted {
+                    &sorted[i * o..(i + 1) * o]
+                } else {
+                    &[][..]
+                };
+                ItemStats {
+                    mean: self.means[i],
+                    var: self.vars[i],
+                    size: test.item_size(self.means[i], self.vars[i].sqrt(), obs),
+                }
+            })
+            .collect()
+    }
+
+    /// Packs the items in trace order with `fit` and `rule`, then rebalances if `rebalance` is set
+    /// (seed 002 Alg. 1). `fit` must be valid.
+    pub fn pack(&self, fit: &FitSpec, rule: Rule, rebalance_on: bool) -> Packing {
+        let test = fit.test();
+        let items = self.item_stats(&*test);
+        let (mut packing, mut loads) = pack(&items, &*test, self.capacity, rule);
+        if rebalance_on {
+            rebalance(
+                &mut packing,
+                &mut loads,
+                &items,
+                &*test,
+                self.capacity,
+                REBALANCE_MAX_FAILURES,
+            );
+        }
+        packing
+    }
+
+    /// Total usage of machine `bin` at each column of E (items summed in placement order).
+    fn totals(&self, bin: &[usize]) -> Vec<f64> {
+        let mut tot = vec![0.0; self.eval.len()];
+        for &i in bin {
+            let row = &self.x[i * self.r + self.eval.start..i * self.r + self.eval.end];
+            for (t, v) in tot.iter_mut().zip(row) {
+                *t += v;
+            }
+        }
+        tot
+    }
+
+    /// Evaluates a packing on E (seed 002 §5.1; ALGORITHMS.md §4.4).
+    pub fn evaluate(&self, spec: &FitSpec, packing: &Packing) -> PackResult {
+        let c = self.capacity;
+        let e = self.eval.len() as f64;
+        let mut q_per_machine = Vec::with_capacity(packing.bins.len());
+        let mut overflows = 0usize;
+        let mut usage = 0.0;
+        for bin in &packing.bins {
+            let tot = self.totals(bin);
+            let over = tot.iter().filter(|v| **v > c).count();
+            overflows += over;
+            usage += tot.iter().sum::<f64>();
+            q_per_machine.push(over as f64 / e);
+        }
+        let m_abs = packing.bins.len();
+        let m_norm = self.m_norm();
+        PackResult {
+            spec: spec.to_string(),
+            m_abs,
+            m_norm,
+            m: m_abs as f64 / m_norm as f64,
+            q: if m_abs == 0 {
+                0.0
+            } else {
+                overflows as f64 / (m_abs as f64 * e)
+            },
+            q_per_machine,
+            items_per_machine: packing.bins.iter().map(|b| b.len()).collect(),
+            utilization: if m_abs == 0 {
+                0.0
+            } else {
+                usage / (m_abs as f64 * c * e)
+            },
+        }
+    }
+
+    /// Packs with `spec` and evaluates: one frontier point (pareto flag unset).
+    pub fn frontier_point(&self, spec: &FitSpec, rule: Rule, rebalance_on: bool) -> FrontierPoint {
+        let p = self.pack(spec, rule, rebalance_on);
+        let r = self.evaluate(spec, &p);
+        FrontierPoint {
+            family: spec.family(),
+            param: spec.param(),
+            spec: r.spec,
+            m_abs: r.m_abs,
+            m_norm: r.m_norm,
+            m: r.m,
+            q: r.q,
+            utilization: r.utilization,
+            pareto: false,
+        }
+    }
+
+    /// Wraps evaluated points into a [`Frontier`] record with this instance's parameters.
+    pub fn frontier(&self, params: &PlacementParams, points: Vec<FrontierPoint>) -> Frontier {
+        Frontier {
+            trace: self.name.clone(),
+            items: self.n,
+            realisations: self.r,
+            observations: self.obs.len(),
+            evaluations: self.eval.len(),
+            capacity: self.capacity,
+            rule: params.rule,
+            rebalance: params.rebalance,
+            target_rho: params.target_rho,
+            points,
+        }
+    }
+
+    /// The teaching view of machine `machine` of `packing` (see [`MachineView`]). `item_names` are the
+    /// trace's item ids. Errors when `machine` is out of range.
+    pub fn machine_view(
+        &self,
+        packing: &Packing,
+        machine: usize,
+        item_names: &[String],
+    ) -> Result<MachineView, PlacementError> {
+        let Some(bin) = packing.bins.get(machine) else {
+            return Err(PlacementError {
+                field: Some("machine".into()),
+                message: format!(
+                    "machine {machine} does not exist (the packing has {} machines)",
+                    packing.bins.len()
+                ),
+            });
+        };
+        let totals = self.totals(bin);
+        let mean: f64 = bin.iter().map(|&i| self.means[i]).sum();
+        let sd = bin.iter().map(|&i| self.vars[i]).sum::<f64>().sqrt();
+        let c = self.capacity;
+        let gaussian_overflow = if sd == 0.0 {
+            f64::from(mean > c)
+        } else {
+            normal_sf((c - mean) / sd)
+        };
+        Ok(MachineView {
+            machine,
+            items: bin
+                .iter()
+                .map(|&i| {
+                    item_names
+                        .get(i)
+                        .cloned()
+                        .unwrap_or_else(|| format!("#{i}"))
+                })
+                .collect(),
+            empirical_overflow: totals.iter().filter(|v| **v > c).count() as f64
+                / totals.len() as f64,
+            totals,
+            mean,
+            sd,
+            capacity: c,
+            gaussian_overflow,
+        })
+    }
+}

@@ -1,0 +1,812 @@
+//! The one serde [`Scenario`] envelope that drives the CLI (`packlab run`), the browser and share links, and
+//! the share-link codec. It holds no model logic: each model's section type, validation and runs live in its
+//! folder under `src/models/` and are reached through the registry ([`crate::models`]).
+//!
+//! A scenario names the model, the trace (a bundled id or an uploaded file by name and SHA-256), every
+//! parameter and the seed. Share links carry it in the URL fragment as `#s=v2.d<k>.<payload>` where payload =
+//! base64url (no padding) of the raw-DEFLATE (RFC 1951) compressed JSON of the values that differ from
+//! **defaults set k**, and decoding merges them back onto that same set, so links stay short.
+//!
+//! Defaults sets make links independent of later changes of the engine's defaults
+//! ([`Scenario::default`], `AdmitParams::default`, `PlacementParams::default`, ...): every released set of
+//! defaults is frozen as JSON (`src/scenario/defaults-<k>.json`, listed in [`DEFAULTS_SETS`]) and a link
+//! names the set it was made under, so an old link keeps its meaning after a default changes. A link from a
+//! set this engine does not know is an error naming the field `defaults`, never a silent reinterpretation.
+//! Links made before defaults sets were recorded (`#s=v1.<payload>`, engine 0.1.0) were made under set 1.
+//! Fields added after set k take their current default when a set-k link is decoded (a new field's default
+//! must reproduce the behaviour from before it existed).
+//!
+//! Changing a default therefore means freezing a new set: the unit test
+//! `current_defaults_are_the_newest_frozen_set` fails until `src/scenario/defaults-<k+1>.json` (the JSON of
+//! [`Scenario::default`] without `v` and `engine`) is added to [`DEFAULTS_SETS`]; frozen sets are never
+//! edited. Adding a field: add it to the newest set only if its value also reproduces every older set's
+//! behaviour, otherwise freeze a new set.
+
+use crate::substrate::error::FieldError;
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::io::{Read, Write};
+
+/// Scenario format version: the `v` field of a scenario (and of a link's JSON).
+pub const SCENARIO_VERSION: u32 = 1;
+/// Share-link format version this engine writes: `v2.d<k>.<payload>`, k = the defaults set. Version 1
+/// (`v1.<payload>`, no defaults set: set 1) is still read.
+pub const LINK_VERSION: u32 = 2;
+/// The frozen defaults sets, oldest first: set k is `DEFAULTS_SETS[k - 1]`, the JSON of
+/// [`Scenario::default`] (without `v` and `engine`) of the engine versions that wrote set-k links.
+/// Append-only: a frozen set is never edited (see the module documentation).
+pub const DEFAULTS_SETS: &[&str] = &[
+    // engine 0.1.0 (placement and admission models); also every `v1.` link
+    include_str!("defaults-1.json"),
+];
+/// The defaults set this engine writes into links (the newest frozen set).
+pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;
+/// Largest share-link payload accepted, characters.
+pub const MAX_LINK_CHARS: usize = 16_384;
+/// Largest decompressed scenario JSON accepted, bytes.
+pub const MAX_SCENARIO_BYTES: usize = 256 * 1024;
+
+/// Where a scenario's trace comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum TraceRef {
+    /// A bundled trace by id (see [`crate::trace::BUNDLED`]).
+    Bundled(String),
+    /// A user's upload: its name and SHA-256 (see [`crate::trace::upload_sha256`]); reproducing the
+    /// scenario needs the same bytes.
+    Upload {
+        /// File or folder name as uploaded.
+        name: String,
+        /// Lower-case hex SHA-256 of the upload.
+        sha256: String,
+    },
+}
+
+impl Default for TraceRef {
+    fn default() -> Self {
+        TraceRef::Bundled(crate::trace::BUNDLED[0].id.to_string())
+    }
+}
+
+/// Defines the [`Scenario`] envelope with one section per registered model (invoked with the registry's
+/// list by `crate::models::for_each_model!`, so a new model's section appears here without an edit).
+macro_rules! define_scenario {
+    ($( $(#[$doc:meta])* $field:ident : $variant:ident => $def:ty ),+ $(,)?) => {
+        /// A complete, reproducible experiment: the envelope (format version, engine, model, trace, seed) and
+        /// one section per model of the registry ([`crate::models`]); only the section of `model` is used and
+        /// validated, the others ride along so a link keeps them.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct Scenario {
+            /// Scenario format version ([`SCENARIO_VERSION`]).
+            pub v: u32,
+            /// Engine version that wrote it ([`crate::ENGINE_VERSION`]); informational.
+            pub engine: String,
+            /// The model to run.
+            pub model: Model,
+            /// The trace (models that read a usage trace; see [`crate::models::ModelInfo::uses_trace`]).
+            pub trace: TraceRef,
+            /// Seed of every random stream. Kept below 2^53 so it crosses to JS exactly.
+            pub seed: u64,
+            $( $(#[$doc])* pub $field: <$def as crate::models::ModelDef>::Section, )+
+        }
+
+        impl Default for Scenario {
+            fn default() -> Self {
+                Scenario {
+                    v: SCENARIO_VERSION,
+                    engine: crate::ENGINE_VERSION.to_string(),
+                    model: Model::default(),
+                    trace: TraceRef::default(),
+                    seed: 1,
+                    $( $field: Default::default(), )+
+                }
+            }
+        }
+
+        impl Scenario {
+            /// The field errors of the section of `self.model` (paths prefixed with the section name).
+            fn validate_model_section(&self) -> Vec<FieldError> {
+                match self.model {
+                    $( Model::$variant => <$def as crate::models::ModelDef>::validate(
+                        &self.$field,
+                        concat!(stringify!($field), "."),
+                    ), )+
+                }
+            }
+        }
+    };
+}
+crate::for_each_model!(define_scenario);
+
+pub use crate::models::Model;
+
+/// Largest seed accepted (2^53 − 1, exact in a JS number).
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+/// An error decoding a scenario or a share link, naming the field where one is to blame.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScenarioError {
+    /// Offending field (dotted path) when known.
+    pub field: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.field {
+            Some(x) => write!(f, "{x}: {}", self.message),
+            None => write!(f, "{}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn err(message: impl Into<String>) -> ScenarioError {
+    ScenarioError {
+        field: None,
+        message: message.into(),
+    }
+}
+
+impl Scenario {
+    /// Validates every field, returning all problems (dotted field paths, e.g. `placement.capacity`).
+    pub fn validate(&self) -> Result<(), Vec<FieldError>> {
+        let mut errs = Vec::new();
+        if self.v == 0 || self.v > SCENARIO_VERSION {
+            errs.push(FieldError { field: "v".into(), message: format!("scenario version {} is not supported (this engine reads 1..={SCENARIO_VERSION})", self.v) });
+        }
+        if self.seed > MAX_SEED {
+            errs.push(FieldError {
+                field: "seed".into(),
+                message: format!("seed must be at most {MAX_SEED}"),
+            });
+        }
+        match &self.trace {
+            TraceRef::Bundled(id) if crate::trace::bundled(id).is_none() => errs.push(FieldError {
+                field: "trace.bundled".into(),
+                message: format!("no bundled trace '{id}'"),
+            }),
+            TraceRef::Upload { sha256, .. }
+                if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) =>
+            {
+                errs.push(FieldError {
+                    field: "trace.upload.sha256".into(),
+                    message: "must be 64 hex digits".into(),
+                })
+            }
+            _ => {}
+        }
+        errs.extend(self.validate_model_section());
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(errs)
+        }
+    }
+
+    /// Parses a full or partial scenario JSON, merging it onto the defaults; unknown fields are errors that
+    /// name the field. Does not validate ranges (call [`Scenario::validate`]).
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        if text.len() > MAX_SCENARIO_BYTES {
+            return Err(err(format!(
+                "scenario JSON is larger than {MAX_SCENARIO_BYTES} bytes"
+            )));
+        }
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| err(format!("not valid JSON: {e}")))?;
+        Self::from_value(v)
+    }
+
+    fn from_value(v: Value) -> Result<Scenario, ScenarioError> {
+        let base = serde_json::to_value(Scenario::default()).expect("default scenario serializes");
+        Self::from_value_on(base, v)
+    }
+
+    /// `patch` (a JSON object) merged onto the full scenario JSON `base`, deserialized.
+    fn from_value_on(mut base: Value, patch: Value) -> Result<Scenario, ScenarioError> {
+        if !patch.is_object() {
+            return Err(err("a scenario must be a JSON object"));
+        }
+        merge(&mut base, patch);
+        serde_json::from_value(base).map_err(|e| err(format!("invalid scenario: {e}")))
+    }
+
+    /// The JSON of the values that differ from the newest defaults set ([`DEFAULTS_SET`]), what a link
+    /// stores (`v` and `engine` always included).
+    pub fn diff_json(&self) -> Value {
+        LinkDefaults::engine().diff_json(self)
+    }
+
+    /// Encodes the share-link payload `v2.d<k>.<base64url(deflate(JSON of the values that differ from
+    /// defaults set k))>` with k = [`DEFAULTS_SET`]; the URL fragment is `#s=` followed by it.
+    pub fn to_link(&self) -> String {
+        LinkDefaults::engine().encode(self)
+    }
+
+    /// Decodes a share link: accepts the payload, `s=<payload>`, `#s=<payload>` or a whole URL with that
+    /// fragment; `v2.d<k>.` links are merged onto defaults set k, `v1.` links onto set 1. Bounded in size;
+    /// any tampering gives an error, never a panic; an unknown defaults set is an error on the field
+    /// `defaults`. The result is validated.
+    pub fn from_link(link: &str) -> Result<Scenario, ScenarioError> {
+        LinkDefaults::engine().decode(link)
+    }
+}
+
+/// What link payloads are relative to: the engine's current defaults (for fields newer than a set) and
+/// the frozen defaults sets. The engine uses [`LinkDefaults::engine`]; tests build others to simulate a
+/// change of the defaults.
+#[derive(Clone, Debug)]
+struct LinkDefaults {
+    /// JSON of the current [`Scenario::default`].
+    current: Value,
+    /// The frozen sets, oldest first (set k at index k − 1).
+    sets: Vec<Value>,
+}
+
+fn defaults_err(message: String) -> ScenarioError {
+    ScenarioError {
+        field: Some("defaults".into()),
+        message,
+    }
+}
+
+impl LinkDefaults {
+    /// The engine's defaults and its frozen [`DEFAULTS_SETS`].
+    fn engine() -> LinkDefaults {
+        LinkDefaults {
+            current: serde_json::to_value(Scenario::default())
+                .expect("default scenario serializes"),
+            sets: DEFAULTS_SETS
+                .iter()
+                .map(|s| serde_json::from_str(s).expect("a frozen defaults set is valid JSON"))
+                .collect(),
+        }
+    }
+
+    /// The set new links are made under (the newest).
+    fn newest(&self) -> u32 {
+        self.sets.len() as u32
+    }
+
+    /// The full scenario JSON a link made under `set` is relative to: the current defaults overlaid with
+    /// the frozen set (so only fields added after the set take their current default).
+    fn base(&self, set: u32) -> Result<Value, ScenarioError> {
+        let frozen = (set as usize)
+            .checked_sub(1)
+            .and_then(|i| self.sets.get(i))
+            .ok_or_else(|| {
+                defaults_err(if set == 0 {
+                    "defaults set 0 does not exist (sets are numbered from 1)".into()
+                } else {
+                    format!(
+                        "the link was made under defaults set {set}, which this engine ({}) does not know \
+                         (it knows sets 1 to {}); open it with a newer packlab",
+                        crate::ENGINE_VERSION,
+                        self.newest()
+                    )
+                })
+            })?;
+        let mut base = self.current.clone();
+        merge(&mut base, frozen.clone());
+        Ok(base)
+    }
+
+    fn diff_json(&self, sc: &Scenario) -> Value {
+        let mine = serde_json::to_value(sc).expect("scenario serializes");
+        let base = self.base(self.newest()).expect("the newest set exists");
+        let mut d = diff(&mine, &base).unwrap_or_else(|| Value::Object(Default::default()));
+        if let Value::Object(m) = &mut d {
+            m.insert("v".into(), Value::from(sc.v));
+            m.insert("engine".into(), Value::from(sc.engine.clone()));
+        }
+        d
+    }
+
+    fn encode(&self, sc: &Scenario) -> String {
+        let json = serde_json::to_vec(&self.diff_json(sc)).expect("scenario serializes");
+        let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(&json).expect("in-memory write");
+        let bytes = enc.finish().expect("in-memory write");
+        format!(
+            "v{LINK_VERSION}.d{}.{}",
+            self.newest(),
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+        )
+    }
+
+    fn decode(&self, link: &str) -> Result<Scenario, ScenarioError> {
+        let mut s = link.trim();
+        if let Some(i) = s.find('#') {
+            s = &s[i + 1..];
+        }
+        for part in s.split('&') {
+            if let Some(p) = part.strip_prefix("s=") {
+                s = p;
+                break;
+            }
+        }
+        if s.len() > MAX_LINK_CHARS {
+            return Err(err(format!(
+                "link is too long ({} characters; at most {MAX_LINK_CHARS})",
+                s.len()
+            )));
+        }
+        let Some((ver, rest)) = s.split_once('.') else {
+            return Err(err(format!(
+                "not a packlab link (expected s=v{LINK_VERSION}.d<set>.<data>)"
+            )));
+        };
+        let ver: u32 = ver
+            .strip_prefix('v')
+            .and_then(|x| x.parse().ok())
+            .ok_or_else(|| err(format!("unknown link version '{ver}'")))?;
+        let (set, payload) = match ver {
+            // before defaults sets were recorded: made under set 1
+            1 => (1, rest),
+            2 => {
+                let (d, payload) = rest.split_once('.').unwrap_or((rest, ""));
+                let set = d
+                    .strip_prefix('d')
+                    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                    .ok_or_else(|| {
+                        defaults_err(format!(
+                            "expected the defaults set 'd<number>' after 'v2.', found '{}'",
+                            d.chars().take(12).collect::<String>()
+                        ))
+                    })?;
+                let set: u32 = set.parse().map_err(|_| {
+                    defaults_err(format!(
+                        "defaults set number '{}' is out of range (this engine knows sets 1 to {})",
+                        set.chars().take(12).collect::<String>(),
+                        self.newest()
+                    ))
+                })?;
+                (set, payload)
+            }
+            _ => {
+                let m = format!("link version v{ver} is not supported (this engine reads v1 and v{LINK_VERSION})");
+                return Err(err(m));
+            }
+        };
+        let base = self.base(set)?;
+        if payload.is_empty() {
+            return Err(err("the link has no scenario data after its version"));
+        }
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(payload.trim_end_matches('='))
+            .map_err(|e| err(format!("link data is not base64url: {e}")))?;
+        let mut json = Vec::new();
+        flate2::read::DeflateDecoder::new(&bytes[..])
+            .take(MAX_SCENARIO_BYTES as u64 + 1)
+            .read_to_end(&mut json)
+            .map_err(|e| err(format!("link data does not decompress: {e}")))?;
+        if json.len() > MAX_SCENARIO_BYTES {
+            return Err(err("link data decompresses to too much"));
+        }
+        let text = std::str::from_utf8(&json).map_err(|_| err("link data is not UTF-8 JSON"))?;
+        let patch: Value =
+            serde_json::from_str(text).map_err(|e| err(format!("not valid JSON: {e}")))?;
+        let sc = Scenario::from_value_on(base, patch)?;
+        sc.validate().map_err(|e| {
+            let first = &e[0];
+            ScenarioError {
+                field: Some(first.field.clone()),
+                message: first.message.clone(),
+            }
+        })?;
+        Ok(sc)
+    }
+}
+
+/// Deep-merges `patch` into `base` (objects recursively; anything else replaces).
+fn merge(base: &mut Value, patch: Value) {
+    match (base, patch) {
+        (Value::Object(b), Value::Object(p)) => {
+            for (k, v) in p {
+                match b.get_mut(&k) {
+                    // `trace` is an externally tagged enum: a patch replaces it whole
+                    Some(slot) if k != "trace" && slot.is_object() && v.is_object() => {
+                        merge(slot, v)
+                    }
+                    _ => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (b, p) => *b = p,
+    }
+}
+
+/// The parts of `a` that differ from `b` (objects recursively; arrays and scalars whole), or None if equal.
+fn diff(a: &Value, b: &Value) -> Option<Value> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y))
+            if !(x.contains_key("bundled") || x.contains_key("upload")) =>
+        {
+            let mut out = serde_json::Map::new();
+            for (k, v) in x {
+                match y.get(k) {
+                    Some(w) => {
+                        if let Some(d) = diff(v, w) {
+                            out.insert(k.clone(), d);
+                        }
+                    }
+                    None => {
+                        out.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            if out.is_empty() {
+                None
+            } else {
+                Some(Value::Object(out))
+            }
+        }
+        _ if a == b => None,
+        _ => Some(a.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::{FitSpec, Rule};
+
+    #[test]
+    fn default_link_is_short_and_round_trips() {
+        let s = Scenario::default();
+        let link = s.to_link();
+        assert!(link.starts_with("v2.d1.") && link.len() < 80, "{link}");
+        assert_eq!(Scenario::from_link(&link).unwrap(), s);
+        assert_eq!(
+            Scenario::from_link(&format!("https://x/y/#s={link}")).unwrap(),
+            s
+        );
+    }
+
+    #[test]
+    fn non_default_values_round_trip() {
+        let mut s = Scenario::default();
+        s.seed = 42;
+        s.placement.capacity = 1.0;
+        s.placement.rule = Rule::FirstFit;
+        s.placement.fit = FitSpec::Perc(95.0);
+        s.placement.families[0].grid = vec![0.1, 0.01];
+        s.placement.families[3].enabled = false;
+        s.trace = TraceRef::Upload {
+            name: "my day.zip".into(),
+            sha256: "ab".repeat(32),
+        };
+        let d = s.diff_json();
+        assert_eq!(d["placement"]["capacity"], 1.0);
+        assert!(d["placement"].get("rebalance").is_none());
+        assert_eq!(Scenario::from_link(&s.to_link()).unwrap(), s);
+    }
+
+    #[test]
+    fn tampered_links_are_errors_not_panics() {
+        let good = Scenario::default().to_link();
+        for bad in [
+            "".to_string(),
+            "v1".into(),
+            "v9.abc".into(),
+            "vx.abc".into(),
+            "v1.!!!!".into(),
+            "v1.AAAA".into(),
+            format!("{}x", &good[..good.len() - 3]),
+            format!("v1.{}", "A".repeat(MAX_LINK_CHARS + 10)),
+        ] {
+            assert!(Scenario::from_link(&bad).is_err(), "{bad}");
+        }
+        // valid deflate of a bad value names the field
+        let mut s = Scenario::default();
+        s.placement.capacity = -1.0;
+        let e = Scenario::from_link(&s.to_link()).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("placement.capacity"));
+        // unknown field
+        let e = Scenario::from_json(r#"{"placement":{"capacty":2}}"#).unwrap_err();
+        assert!(e.message.contains("capacty"), "{e}");
+        // a deflate bomb is bounded
+        let zeros = vec![b' '; MAX_SCENARIO_BYTES * 4];
+        let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(&zeros).unwrap();
+        let link = format!(
+            "v1.{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(enc.finish().unwrap())
+        );
+        assert!(Scenario::from_link(&link)
+            .unwrap_err()
+            .message
+            .contains("too much"));
+    }
+
+    // -----------------------------------------------------------------------------------------------------
+    // defaults sets: links keep their meaning when the engine's defaults change
+
+    /// The saved links of `tests/links/<file>` as (note, link, expect).
+    fn saved_links(corpus: &str) -> Vec<(String, String, Value)> {
+        corpus
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let e: Value = serde_json::from_str(l).unwrap();
+                (
+                    e["note"].as_str().unwrap().to_string(),
+                    e["link"].as_str().unwrap().to_string(),
+                    e["expect"].clone(),
+                )
+            })
+            .collect()
+    }
+
+    const V1_LINKS: &str = include_str!("../../tests/links/v1.jsonl");
+    const V1_DECODED: &str = include_str!("../../tests/links/v1.decoded.jsonl");
+    const V2_LINKS: &str = include_str!("../../tests/links/v2.jsonl");
+
+    /// `want` ⊆ `got`: objects by key (fields added later may appear in `got`), arrays element-wise with the
+    /// same length, everything else equal (numbers by value).
+    fn contains(got: &Value, want: &Value) -> bool {
+        match (got, want) {
+            (Value::Object(g), Value::Object(w)) => w
+                .iter()
+                .all(|(k, v)| g.get(k).is_some_and(|gv| contains(gv, v))),
+            (Value::Array(g), Value::Array(w)) => {
+                g.len() == w.len() && g.iter().zip(w).all(|(a, b)| contains(a, b))
+            }
+            (g, w) => g == w || (g.is_number() && g.as_f64() == w.as_f64()),
+        }
+    }
+
+    fn to_json(s: &Scenario) -> Value {
+        serde_json::to_value(s).unwrap()
+    }
+
+    /// Every saved `v1.` link decodes to exactly the scenario engine 0.1.0 decoded it to before links
+    /// recorded their defaults set (`tests/links/v1.decoded.jsonl`, written by that engine: every field, the
+    /// defaults included), and contains its `expect`.
+    #[test]
+    fn saved_v1_links_decode_to_the_same_scenarios_as_before() {
+        let links = saved_links(V1_LINKS);
+        let decoded: Vec<Value> = V1_DECODED
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert!(links.len() >= 8);
+        assert_eq!(
+            links.len(),
+            decoded.len(),
+            "one decoded scenario per saved link"
+        );
+        for ((note, link, expect), before) in links.iter().zip(&decoded) {
+            let got = to_json(&Scenario::from_link(link).unwrap_or_else(|e| panic!("{note}: {e}")));
+            assert!(
+                contains(&got, before),
+                "{note}: {got}\n  differs from {before}"
+            );
+            assert!(
+                contains(&got, expect),
+                "{note}: {got} does not contain {expect}"
+            );
+            // replayed as a whole URL too
+            let url = format!("http://127.0.0.1:8000/#s={link}");
+            assert_eq!(to_json(&Scenario::from_link(&url).unwrap()), got, "{note}");
+        }
+    }
+
+    /// The saved `v2.` links keep loading and re-encode to themselves (same defaults set, same bytes).
+    #[test]
+    fn saved_v2_links_load_and_re_encode_identically() {
+        let links = saved_links(V2_LINKS);
+        assert!(links.len() >= 4);
+        for (note, link, expect) in &links {
+            assert!(link.starts_with("v2.d1."), "{note}: {link}");
+            let s = Scenario::from_link(link).unwrap_or_else(|e| panic!("{note}: {e}"));
+            assert!(
+                contains(&to_json(&s), expect),
+                "{note}: does not contain {expect}"
+            );
+            assert_eq!(&s.to_link(), link, "{note}");
+        }
+    }
+
+    /// The guard: the engine's defaults equal the newest frozen set. When this fails a default was changed
+    /// (or a field added): freeze the new defaults as the next set instead of editing a frozen one.
+    #[test]
+    fn current_defaults_are_the_newest_frozen_set() {
+        let mut cur = to_json(&Scenario::default());
+        let m = cur.as_object_mut().unwrap();
+        m.remove("v");
+        m.remove("engine");
+        let newest: Value = serde_json::from_str(DEFAULTS_SETS.last().unwrap()).unwrap();
+        assert!(
+            cur == newest,
+            "the scenario defaults differ from the newest frozen defaults set {DEFAULTS_SET}: changed in the \
+             engine {}, frozen {}. Old links must keep their meaning: add the JSON of Scenario::default() \
+             (without v and engine) as src/scenario/defaults-{}.json to DEFAULTS_SETS; never edit a frozen set \
+             (see the module documentation).",
+            diff(&cur, &newest).unwrap_or(Value::Null),
+            diff(&newest, &cur).unwrap_or(Value::Null),
+            DEFAULTS_SET + 1
+        );
+        // every frozen set is a complete, valid scenario (as the base of its links)
+        let d = LinkDefaults::engine();
+        for k in 1..=d.newest() {
+            let s: Scenario = serde_json::from_value(d.base(k).unwrap()).unwrap();
+            assert!(s.validate().is_ok(), "defaults set {k}");
+        }
+        assert_eq!(DEFAULTS_SET, DEFAULTS_SETS.len() as u32);
+    }
+
+    /// A future engine whose defaults changed (frozen as set 2) still reads every old link with the set-1
+    /// values; an engine that had merged old links onto its current defaults (the behaviour before defaults
+    /// sets) would not; a set-2 link opened by this engine is a clear error.
+    #[test]
+    fn old_links_keep_their_meaning_when_the_defaults_change() {
+        let today = LinkDefaults::engine();
+        // the future defaults: capacity 4 → 8, the GPA grid, E0.1 → E0.2, C 1,000 → 2,000, SLA 0.001 → 0.01
+        let mut future_defaults = today.current.clone();
+        future_defaults["placement"]["capacity"] = serde_json::json!(8.0);
+        future_defaults["placement"]["families"][0]["grid"] = serde_json::json!([0.1, 0.01]);
+        future_defaults["admission"]["preset"] = serde_json::json!("E0.2");
+        future_defaults["admission"]["params"]["capacity"] = serde_json::json!(2000.0);
+        future_defaults["admission"]["params"]["sla"] = serde_json::json!(0.01);
+        let mut set2 = future_defaults.clone();
+        set2.as_object_mut().unwrap().remove("v");
+        set2.as_object_mut().unwrap().remove("engine");
+        let future = LinkDefaults {
+            current: future_defaults.clone(),
+            sets: vec![today.sets[0].clone(), set2.clone()],
+        };
+        // the pre-defaults-sets behaviour: payloads merged onto whatever the current defaults are
+        let naive = LinkDefaults {
+            current: future_defaults,
+            sets: vec![set2],
+        };
+
+        let mut old_links: Vec<(String, String)> = saved_links(V1_LINKS)
+            .into_iter()
+            .chain(saved_links(V2_LINKS))
+            .map(|(n, l, _)| (n, l))
+            .collect();
+        old_links.push((
+            "default, made today".into(),
+            today.encode(&Scenario::default()),
+        ));
+        let adm = Scenario {
+            model: Model::Admission,
+            ..Scenario::default()
+        };
+        old_links.push(("admission default, made today".into(), today.encode(&adm)));
+        let mut naive_changed = 0;
+        for (note, link) in &old_links {
+            let now = today.decode(link).unwrap_or_else(|e| panic!("{note}: {e}"));
+            let later = future
+                .decode(link)
+                .unwrap_or_else(|e| panic!("{note}: {e}"));
+            assert_eq!(later, now, "{note}: a defaults change altered an old link");
+            if naive.decode(link).map_or(true, |n| n != now) {
+                naive_changed += 1;
+            }
+        }
+        assert_eq!(
+            naive_changed,
+            old_links.len(),
+            "every old link relies on a changed default"
+        );
+
+        // the set-1 values, explicitly, for the default links
+        let d = future.decode(&old_links[old_links.len() - 2].1).unwrap();
+        assert_eq!(d.placement.capacity, 4.0);
+        assert_eq!(d.placement.families[0].grid.len(), 9);
+        let a = future.decode(&old_links[old_links.len() - 1].1).unwrap();
+        assert_eq!(a.model, Model::Admission);
+        assert_eq!(
+            (
+                a.admission.preset.as_str(),
+                a.admission.params.capacity,
+                a.admission.params.sla
+            ),
+            ("E0.1", 1000.0, 0.001)
+        );
+
+        // links of the future engine: `v2.d2.`, its defaults are short again and mean its values...
+        let fut_default: Scenario = serde_json::from_value(future.base(2).unwrap()).unwrap();
+        let link = future.encode(&fut_default);
+        assert!(link.starts_with("v2.d2."), "{link}");
+        assert_eq!(link.len(), today.encode(&Scenario::default()).len());
+        assert_eq!(future.decode(&link).unwrap().placement.capacity, 8.0);
+        // ...a future link with the old value stores it explicitly
+        let mut four = fut_default.clone();
+        four.placement.capacity = 4.0;
+        assert_eq!(future.decode(&future.encode(&four)).unwrap(), four);
+        // ...and this engine refuses them, naming the field, instead of reading them with set 1
+        let e = today.decode(&link).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("defaults"), "{e}");
+        assert!(
+            e.message.contains("defaults set 2") && e.message.contains("newer packlab"),
+            "{e}"
+        );
+        let e = Scenario::from_link(&format!("https://x/#s={link}")).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("defaults"), "{e}");
+
+        // a field added after set 1 (simulated: set 1 without `bootstrap`) takes its current default
+        let mut set1 = today.sets[0].clone();
+        set1["admission"]["params"]
+            .as_object_mut()
+            .unwrap()
+            .remove("bootstrap");
+        let mut cur = today.current.clone();
+        cur["admission"]["params"]["bootstrap"] = serde_json::json!(777);
+        let added = LinkDefaults {
+            current: cur,
+            sets: vec![set1],
+        };
+        let a = added.decode(&old_links[old_links.len() - 1].1).unwrap();
+        assert_eq!(a.admission.params.bootstrap, 777);
+        assert_eq!(a.admission.params.capacity, 1000.0);
+    }
+
+    /// Tampered version or defaults-set markers are errors with a message (and the field `defaults` where
+    /// the set is to blame), never panics.
+    #[test]
+    fn tampered_or_unknown_defaults_sets_are_clear_errors() {
+        let good = Scenario::default().to_link();
+        let payload = good.strip_prefix("v2.d1.").unwrap();
+        for (bad, field, needle) in [
+            (
+                format!("v2.d2.{payload}"),
+                Some("defaults"),
+                "defaults set 2",
+            ),
+            (
+                format!("v2.d99.{payload}"),
+                Some("defaults"),
+                "defaults set 99",
+            ),
+            (format!("v2.d0.{payload}"), Some("defaults"), "set 0"),
+            (
+                format!("v2.d99999999999999999999.{payload}"),
+                Some("defaults"),
+                "out of range",
+            ),
+            (format!("v2.d-1.{payload}"), Some("defaults"), "d<number>"),
+            (format!("v2.d.{payload}"), Some("defaults"), "d<number>"),
+            (format!("v2.x1.{payload}"), Some("defaults"), "d<number>"),
+            (format!("v2.{payload}"), Some("defaults"), "d<number>"),
+            ("v2.d1".into(), None, "no scenario data"),
+            ("v2.d1.".into(), None, "no scenario data"),
+            ("v1.".into(), None, "no scenario data"),
+            ("v2.d1.AAAA".into(), None, "decompress"),
+            ("v2.d1.!!!".into(), None, "base64url"),
+            (format!("v2.d1.d1.{payload}"), None, "base64url"),
+            (format!("v1.d1.{payload}"), None, "base64url"),
+            (format!("v3.d1.{payload}"), None, "v3 is not supported"),
+            (format!("v0.{payload}"), None, "v0 is not supported"),
+            (
+                format!("v99999999999.{payload}"),
+                None,
+                "unknown link version",
+            ),
+            (format!("x2.d1.{payload}"), None, "unknown link version"),
+        ] {
+            let e = Scenario::from_link(&bad).unwrap_err();
+            assert_eq!(e.field.as_deref(), field, "{bad}: {e}");
+            assert!(
+                e.to_string().contains(needle),
+                "{bad}: '{e}' lacks '{needle}'"
+            );
+        }
+        // a v1 link's payload is the same JSON as v2.d1's: both forms decode alike
+        assert_eq!(
+            Scenario::from_link(&format!("v1.{payload}")).unwrap(),
+            Scenario::from_link(&good).unwrap()
+        );
+    }
+
+}

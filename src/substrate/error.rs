@@ -1,0 +1,77 @@
+//! Errors with a location: a field path ([`FieldError`], e.g. `admission.params.capacity`) for scenarios and
+//! parameters, or a file:line:column ([`TraceError`]) for inputs. Every model reports through these, so the
+//! CLI prints one line naming the place and the playground puts the message next to the field or file.
+
+use serde::Serialize;
+use std::fmt;
+
+/// A parameter error naming the offending field (dotted path, e.g. `placement.capacity`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FieldError {
+    /// Dotted path of the field.
+    pub field: String,
+    /// What is wrong and the valid range.
+    pub message: String,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+/// A trace-reading error: file, 1-based line and column where known, and a message.
+/// Displays as `file:line:column: message`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TraceError {
+    /// The file (or trace) the error is in.
+    pub file: String,
+    /// 1-based line, when the error is tied to one.
+    pub line: Option<usize>,
+    /// 1-based column (character position in the line), when known.
+    pub column: Option<usize>,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl TraceError {
+    /// A new error at `file`, `line`, `column` (1-based).
+    pub fn new(
+        file: &str,
+        line: Option<usize>,
+        column: Option<usize>,
+        message: impl Into<String>,
+    ) -> Self {
+        TraceError {
+            file: file.to_string(),
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+            if let Some(c) = self.column {
+                write!(f, ":{c}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+/// Prefixes every field path of `errs` with `prefix` (e.g. `admission.`), keeping the order.
+pub fn prefixed(prefix: &str, errs: Vec<FieldError>) -> Vec<FieldError> {
+    errs.into_iter()
+        .map(|e| FieldError {
+            field: format!("{prefix}{}", e.field),
+            message: e.message,
+        })
+        .collect()
+}

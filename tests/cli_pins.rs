@@ -1,0 +1,116 @@
+//! The CLI's outputs on pinned scenarios equal the stored ones byte for byte (tests/pins/commands.txt and every
+//! saved share link of tests/links/), so a refactor cannot move a number unnoticed. The stored files were
+//! written by the engine before the experiment-contract refactor with `scripts/pins.sh`.
+
+use std::path::Path;
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn packlab(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_packlab"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("packlab runs");
+    assert!(
+        out.status.success(),
+        "packlab {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+fn pinned(name: &str) -> String {
+    std::fs::read_to_string(root().join("tests/pins").join(name))
+        .unwrap_or_else(|e| panic!("tests/pins/{name}: {e}"))
+}
+
+#[test]
+fn cli_outputs_equal_the_pinned_ones() {
+    let cmds = pinned("commands.txt");
+    let mut n = 0;
+    for line in cmds.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let (name, args) = line.split_once('|').expect("name|arguments");
+        let args: Vec<&str> = args.split_whitespace().collect();
+        assert_eq!(packlab(&args), pinned(name), "packlab {}", args.join(" "));
+        n += 1;
+    }
+    assert!(n >= 9);
+}
+
+#[test]
+fn saved_links_run_to_the_pinned_results() {
+    let mut n = 0;
+    for file in ["tests/links/v1.jsonl", "tests/links/v2.jsonl"] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let link = v["link"].as_str().unwrap();
+            let name = format!("link-{}.json", &sha1_hex(link)[..10]);
+            let mut args = vec!["run", "--link", link];
+            if link_needs_upload(link) {
+                args.extend(["--trace", "tests/e2e/fixtures/planetlab-20110306-mini"]);
+            }
+            assert_eq!(packlab(&args), pinned(&name), "{}", v["note"]);
+            n += 1;
+        }
+    }
+    assert_eq!(n, 14);
+}
+
+fn link_needs_upload(link: &str) -> bool {
+    matches!(
+        packlab::scenario::Scenario::from_link(link).map(|s| s.trace),
+        Ok(packlab::scenario::TraceRef::Upload { .. })
+    )
+}
+
+/// SHA-1 (FIPS 180-4), only to name the pin files as scripts/pins.sh does (Python's hashlib.sha1).
+fn sha1_hex(s: &str) -> String {
+    let mut h: [u32; 5] = [0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0];
+    let mut msg = s.as_bytes().to_vec();
+    let bits = (msg.len() as u64) * 8;
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&bits.to_be_bytes());
+    for chunk in msg.chunks(64) {
+        let mut w = [0u32; 80];
+        for i in 0..16 {
+            w[i] = u32::from_be_bytes([chunk[4 * i], chunk[4 * i + 1], chunk[4 * i + 2], chunk[4 * i + 3]]);
+        }
+        for i in 16..80 {
+            w[i] = (w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]).rotate_left(1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e] = h;
+        for (i, wi) in w.iter().enumerate() {
+            let (f, k) = match i {
+                0..=19 => ((b & c) | (!b & d), 0x5A827999),
+                20..=39 => (b ^ c ^ d, 0x6ED9EBA1),
+                40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1BBCDC),
+                _ => (b ^ c ^ d, 0xCA62C1D6),
+            };
+            let t = a.rotate_left(5).wrapping_add(f).wrapping_add(e).wrapping_add(k).wrapping_add(*wi);
+            e = d;
+            d = c;
+            c = b.rotate_left(30);
+            b = a;
+            a = t;
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d, e]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    h.iter().map(|x| format!("{x:08x}")).collect()
+}
+
+#[test]
+fn sha1_matches_the_standard_vectors() {
+    assert_eq!(sha1_hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+    assert_eq!(sha1_hex(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+}
