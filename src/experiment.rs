@@ -192,20 +192,41 @@ pub fn map_parallel<T: Sync, R: Send>(
     }
 }
 
-/// Runs `exp` to the end, [`threads`] units per step; `progress(done, total)` is called after every step
-/// and returning false cancels (error `cancelled`). Returns the report.
+/// Runs `exp` to the end, [`threads`] units per step; `progress(done, total)` is called for every unit done
+/// (after the step that did it) and returning false cancels (error `cancelled`). Returns the report.
 pub fn run_to_end<E: Experiment + ?Sized>(
     exp: &mut E,
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<E::Report, RunError> {
     let units = threads();
+    let mut seen = exp.done();
     while exp.step(units).is_some() {
-        if !progress(exp.done(), exp.total()) {
+        if !report_units(&mut seen, exp.done(), exp.total(), progress) {
             return Err(RunError::cancelled());
         }
     }
     exp.report()
         .ok_or_else(|| RunError::msg("the experiment ended without a report"))
+}
+
+/// Calls `progress` once per unit finished since `seen` (so its granularity does not depend on the units
+/// per step); false as soon as one call returns false.
+fn report_units(
+    seen: &mut usize,
+    done: usize,
+    total: usize,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> bool {
+    if done == *seen {
+        return progress(done, total);
+    }
+    while *seen < done {
+        *seen += 1;
+        if !progress(*seen, total) {
+            return false;
+        }
+    }
+    true
 }
 
 /// [`run_to_end`] for a type-erased experiment (what the CLI runs for any model).
@@ -214,8 +235,9 @@ pub fn run_dyn_to_end(
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Output, RunError> {
     let units = threads();
+    let mut seen = exp.done();
     while exp.step_dyn(units).is_some() {
-        if !progress(exp.done(), exp.total()) {
+        if !report_units(&mut seen, exp.done(), exp.total(), progress) {
             return Err(RunError::cancelled());
         }
     }
