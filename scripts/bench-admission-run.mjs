@@ -17,7 +17,7 @@ const scenario = w.check_scenario({
   admission: { preset: 'E0.1', runs: 1, policies: ['SECOND'], params: { capacity: 20000, horizon_hours: Number(hours) } },
 }).scenario;
 let t0 = performance.now();
-const r = w.admission_series(scenario, 'SECOND', Number(threshold), 0, 10);
+const r = w.model_call(scenario, 'series', { label: 'SECOND', threshold: Number(threshold), run: 0, points: 10 });
 const wasmS = (performance.now() - t0) / 1000;
 const wasmLine = { utilization: r.utilization, failed: r.failed, requests: r.requests, arrivals: r.arrivals, admitted: r.admitted };
 const out = execFileSync('cargo', ['bench', '--locked', '--bench', 'admit'], {

@@ -1,4 +1,4 @@
-// wasm vs native time of the same admission experiment: the www/pkg engine in node (AdmissionRun, the path
+// wasm vs native time of the same admission experiment: the www/pkg engine in node (ExperimentRun, the path
 // the browser's worker takes) against `packlab run` (target/release/packlab). Usage:
 //   node scripts/bench-admission.mjs [hours=8760] [capacity=1000] [policy=SECOND] [iterations=3]
 // Prints JSON { scenario, wasm_ms, native_ms, ratio, identical } and merges it into test-artifacts/metrics.json.
@@ -18,7 +18,7 @@ const file = path.join(ROOT, 'test-artifacts/bench-admission-scenario.json');
 mkdirSync(path.dirname(file), { recursive: true });
 writeFileSync(file, w.scenario_json(full));
 let t0 = performance.now();
-const run = new w.AdmissionRun(full);
+const run = new w.ExperimentRun(full);
 const runs = run.total();
 const wasmReport = run.run_all();
 run.free();

@@ -67,5 +67,7 @@ pub fn bundled(id: &str) -> Option<&'static BundledData> {
 
 /// The bundled files a model reads.
 pub fn for_model(model: &str) -> impl Iterator<Item = &'static BundledData> + '_ {
-    BUNDLED_DATA.iter().filter(move |b| b.models.contains(&model))
+    BUNDLED_DATA
+        .iter()
+        .filter(move |b| b.models.contains(&model))
 }

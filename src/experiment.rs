@@ -93,7 +93,9 @@ pub trait Experiment {
     /// A question about the finished (or running) experiment, e.g. the placement model's teaching view
     /// (`"machine"`); `args` is a JSON object. Errors: unknown operation or bad arguments.
     fn query(&self, op: &str, _args: &serde_json::Value) -> Result<Output, RunError> {
-        Err(RunError::msg(format!("this experiment has no operation '{op}'")))
+        Err(RunError::msg(format!(
+            "this experiment has no operation '{op}'"
+        )))
     }
 }
 
@@ -155,7 +157,10 @@ pub fn map_parallel<T: Sync, R: Send>(
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
     #[cfg(target_arch = "wasm32")]
-    let threads = 1;
+    let threads = {
+        let _ = threads;
+        1
+    };
     let threads = threads.min(items.len()).max(1);
     if threads == 1 {
         return items.iter().map(&f).collect();
@@ -284,22 +289,44 @@ mod tests {
     #[test]
     fn driver_runs_to_the_end_and_cancels() {
         // Σ k² for k = 1..=10 = 10·11·21/6 = 385
-        let mut s = Sum { n: 10, i: 0, acc: 0 };
+        let mut s = Sum {
+            n: 10,
+            i: 0,
+            acc: 0,
+        };
         let mut calls = 0;
-        assert_eq!(run_to_end(&mut s, &mut |_, _| { calls += 1; true }).unwrap(), 385);
+        assert_eq!(
+            run_to_end(&mut s, &mut |_, _| {
+                calls += 1;
+                true
+            })
+            .unwrap(),
+            385
+        );
         assert!(calls >= 1);
-        let mut s = Sum { n: 10, i: 0, acc: 0 };
+        let mut s = Sum {
+            n: 10,
+            i: 0,
+            acc: 0,
+        };
         let e = run_to_end(&mut s, &mut |_, _| false).unwrap_err();
         assert_eq!(e.message, "cancelled");
         // one unit per step (the browser's way) gives the same report, and the erased form serializes it
-        let mut s = Sum { n: 10, i: 0, acc: 0 };
+        let mut s = Sum {
+            n: 10,
+            i: 0,
+            acc: 0,
+        };
         let mut partials = Vec::new();
         while let Some(p) = s.step_dyn(1) {
             partials.push(serde_json::to_string(&p).unwrap());
         }
         assert_eq!(partials.len(), 10);
         assert_eq!(partials[3], "[16]");
-        assert_eq!(serde_json::to_string(&s.report_dyn().unwrap()).unwrap(), "385");
+        assert_eq!(
+            serde_json::to_string(&s.report_dyn().unwrap()).unwrap(),
+            "385"
+        );
         assert!(s.query_dyn("x", &serde_json::Value::Null).is_err());
     }
 

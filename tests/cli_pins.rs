@@ -33,7 +33,10 @@ fn pinned(name: &str) -> String {
 fn cli_outputs_equal_the_pinned_ones() {
     let cmds = pinned("commands.txt");
     let mut n = 0;
-    for line in cmds.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in cmds
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let (name, args) = line.split_once('|').expect("name|arguments");
         let args: Vec<&str> = args.split_whitespace().collect();
         assert_eq!(packlab(&args), pinned(name), "packlab {}", args.join(" "));
@@ -82,7 +85,12 @@ fn sha1_hex(s: &str) -> String {
     for chunk in msg.chunks(64) {
         let mut w = [0u32; 80];
         for i in 0..16 {
-            w[i] = u32::from_be_bytes([chunk[4 * i], chunk[4 * i + 1], chunk[4 * i + 2], chunk[4 * i + 3]]);
+            w[i] = u32::from_be_bytes([
+                chunk[4 * i],
+                chunk[4 * i + 1],
+                chunk[4 * i + 2],
+                chunk[4 * i + 3],
+            ]);
         }
         for i in 16..80 {
             w[i] = (w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]).rotate_left(1);
@@ -95,7 +103,12 @@ fn sha1_hex(s: &str) -> String {
                 40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1BBCDC),
                 _ => (b ^ c ^ d, 0xCA62C1D6),
             };
-            let t = a.rotate_left(5).wrapping_add(f).wrapping_add(e).wrapping_add(k).wrapping_add(*wi);
+            let t = a
+                .rotate_left(5)
+                .wrapping_add(f)
+                .wrapping_add(e)
+                .wrapping_add(k)
+                .wrapping_add(*wi);
             e = d;
             d = c;
             c = b.rotate_left(30);

@@ -48,9 +48,20 @@ fn small_scenario() -> JsValue {
 #[wasm_bindgen_test]
 fn engine_facts() {
     assert!(!engine_version().is_empty());
-    let b = bundled_traces().unwrap();
+    let b = bundled_data().unwrap();
     let first = Array::from(&b).get(0);
     assert_eq!(get(&first, "id").as_string().unwrap(), "planetlab-20110303");
+    // the model registry: ids in tab order, with their charts
+    let m = models().unwrap();
+    let ids: Vec<String> = Array::from(&m)
+        .iter()
+        .map(|x| get(&x, "id").as_string().unwrap())
+        .collect();
+    assert_eq!(ids, ["placement", "admission"]);
+    assert_eq!(
+        get(&Array::from(&m).get(0), "uses_trace").as_bool(),
+        Some(true)
+    );
     let d = default_scenario().unwrap();
     assert_eq!(get(&d, "model").as_string().unwrap(), "placement");
     assert_eq!(
@@ -149,20 +160,26 @@ fn stepwise_frontier_equals_run_frontier() {
     let summary = t.summary().unwrap();
     assert_eq!(get(&summary, "vms").as_f64(), Some(6.0));
 
-    let mut run = PlacementRun::new(&t, small_scenario()).unwrap();
+    let mut run = ExperimentRun::with_trace(&t, small_scenario()).unwrap();
     let total = run.total();
     assert!(total > 20);
     for k in 0..total {
         let p = run.step().unwrap();
-        assert!(get(&p, "m").as_f64().unwrap() >= 0.0);
+        assert_eq!(get(&p, "first").as_f64(), Some(k as f64));
+        let pts = Array::from(&get(&p, "points"));
+        assert_eq!(pts.length(), 1, "one unit per step in the browser");
+        assert!(get(&pts.get(0), "m").as_f64().unwrap() >= 0.0);
         assert_eq!(run.done(), k + 1);
     }
     assert!(
-        run.step().is_err(),
-        "stepping past the end is an error, not a panic"
+        run.step().unwrap().is_null(),
+        "stepping past the end gives null, not a panic"
     );
-    let stepwise = run.finish().unwrap();
-    let whole = run_frontier(&t, small_scenario()).unwrap();
+    let stepwise = run.report().unwrap();
+    let whole = ExperimentRun::with_trace(&t, small_scenario())
+        .unwrap()
+        .run_all()
+        .unwrap();
     assert_eq!(stringify(&stepwise), stringify(&whole));
     let points = Array::from(&get(&whole, "points"));
     assert!(points
@@ -173,9 +190,9 @@ fn stepwise_frontier_equals_run_frontier() {
 #[wasm_bindgen_test]
 fn unfinished_run_and_bad_scenarios_are_errors() {
     let t = small_trace();
-    let run = PlacementRun::new(&t, small_scenario()).unwrap();
-    assert!(run.finish().is_err());
-    let e = PlacementRun::new(&t, json(r#"{"placement":{"clairvoyance":0.001}}"#))
+    let run = ExperimentRun::with_trace(&t, small_scenario()).unwrap();
+    assert!(run.report().is_err());
+    let e = ExperimentRun::with_trace(&t, json(r#"{"placement":{"clairvoyance":0.001}}"#))
         .err()
         .unwrap();
     assert_eq!(
@@ -187,19 +204,30 @@ fn unfinished_run_and_bad_scenarios_are_errors() {
 #[wasm_bindgen_test]
 fn teaching_view() {
     let t = small_trace();
-    let run = PlacementRun::new(&t, small_scenario()).unwrap();
-    let out = run.machine("gpa:0.1", 0).unwrap();
+    let run = ExperimentRun::with_trace(&t, small_scenario()).unwrap();
+    let out = run
+        .query("machine", json(r#"{"fit":"gpa:0.1","machine":0}"#))
+        .unwrap();
     let view = get(&out, "view");
     assert_eq!(get(&view, "machine").as_f64(), Some(0.0));
     assert_eq!(Array::from(&get(&view, "totals")).length(), 40);
     let g = get(&view, "gaussian_overflow").as_f64().unwrap();
     assert!((0.0..=1.0).contains(&g));
     let m_abs = get(&get(&out, "packing"), "m_abs").as_f64().unwrap() as usize;
-    let e = run.machine("gpa:0.1", m_abs).err().unwrap();
+    let e = run
+        .query(
+            "machine",
+            json(&format!(r#"{{"fit":"gpa:0.1","machine":{m_abs}}}"#)),
+        )
+        .err()
+        .unwrap();
     assert_eq!(get(&e, "field").as_string().unwrap(), "machine");
-    let e = run.machine("gpa:7", 0).err().unwrap();
+    let e = run
+        .query("machine", json(r#"{"fit":"gpa:7","machine":0}"#))
+        .err()
+        .unwrap();
     assert_eq!(get(&e, "field").as_string().unwrap(), "placement.fit");
-    let svg = machine_svg(view, 600, 300).unwrap();
+    let svg = chart_svg("placement.machine", view, JsValue::NULL, 600, 300).unwrap();
     assert!(svg.contains("<svg") && svg.contains("capacity c"));
 }
 
@@ -228,11 +256,15 @@ fn ink(c: &web_sys::HtmlCanvasElement) -> usize {
 #[wasm_bindgen_test]
 fn charts_draw_on_canvas_and_svg() {
     let t = small_trace();
-    let f = run_frontier(&t, small_scenario()).unwrap();
+    let f = ExperimentRun::with_trace(&t, small_scenario())
+        .unwrap()
+        .run_all()
+        .unwrap();
     let points = get(&f, "points");
     let c = canvas(800, 480);
-    let layout = draw_frontier(
+    let layout = draw_chart(
         c.clone(),
+        "placement.frontier",
         points.clone(),
         json(r#"{"target_rho":0.1,"highlight":"gpa:0.1","scale":1}"#),
     )
@@ -242,15 +274,41 @@ fn charts_draw_on_canvas_and_svg() {
         Array::from(&points).length()
     );
     assert!(ink(&c) > 2000, "the frontier canvas is blank");
-    let svg = frontier_svg(points.clone(), JsValue::NULL, 640, 400).unwrap();
+    let svg = chart_svg(
+        "placement.frontier",
+        points.clone(),
+        JsValue::NULL,
+        640,
+        400,
+    )
+    .unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("target") == false);
     let h = canvas(400, 200);
-    draw_trace_histogram(h.clone(), t.summary().unwrap(), 1.0).unwrap();
+    draw_chart(
+        h.clone(),
+        "trace.histogram",
+        t.summary().unwrap(),
+        json(r#"{"scale":1}"#),
+    )
+    .unwrap();
     assert!(ink(&h) > 500);
     // bad inputs are errors
-    assert!(draw_frontier(c.clone(), json(r#"[{"family":"gpa"}]"#), JsValue::NULL).is_err());
-    assert!(draw_trace_histogram(h, json("{}"), 1.0).is_err());
-    assert!(draw_machine(c, json(r#"{"machine":0}"#), 1.0).is_err());
+    assert!(draw_chart(
+        c.clone(),
+        "placement.frontier",
+        json(r#"[{"family":"gpa"}]"#),
+        JsValue::NULL
+    )
+    .is_err());
+    assert!(draw_chart(h.clone(), "trace.histogram", json("{}"), JsValue::NULL).is_err());
+    assert!(draw_chart(h, "no.such.chart", json("{}"), JsValue::NULL).is_err());
+    assert!(draw_chart(
+        c,
+        "placement.machine",
+        json(r#"{"machine":0}"#),
+        JsValue::NULL
+    )
+    .is_err());
 }
 
 /// `expect` ⊆ `got` (objects by key, everything else equal).
@@ -300,30 +358,46 @@ fn tiny_admission() -> JsValue {
 
 #[wasm_bindgen_test]
 fn admission_arms_list_the_preset() {
-    let arms = admission_arms(json(r#"{"model":"admission"}"#)).unwrap();
+    let arms = model_call(
+        json(r#"{"model":"admission"}"#),
+        "arms",
+        JsValue::NULL,
+        None,
+        None,
+    )
+    .unwrap();
     let labels: Vec<String> = Array::from(&arms)
         .iter()
         .map(|a| get(&a, "label").as_string().unwrap())
         .collect();
     assert_eq!(labels, ["ZEROTH", "FIRST", "SECOND", "UPPER_BOUND"]);
-    let e3 = admission_arms(json(
-        r#"{"model":"admission","admission":{"preset":"E0.3"}}"#,
-    ))
+    let e3 = model_call(
+        json(r#"{"model":"admission","admission":{"preset":"E0.3"}}"#),
+        "arms",
+        JsValue::NULL,
+        None,
+        None,
+    )
     .unwrap();
     assert_eq!(Array::from(&e3).length(), 6);
-    let e =
-        admission_arms(json(r#"{"model":"admission","admission":{"preset":"E9"}}"#)).unwrap_err();
+    let e = model_call(
+        json(r#"{"model":"admission","admission":{"preset":"E9"}}"#),
+        "arms",
+        JsValue::NULL,
+        None,
+        None,
+    )
+    .unwrap_err();
     assert_eq!(
         get(&e, "field").as_string().as_deref(),
         Some("admission.preset")
     );
     assert_eq!(arm_color(0), "#0072b2");
-    assert!(!azure_fit_available() || azure_fit_available());
 }
 
 #[wasm_bindgen_test]
 fn admission_run_steps_equal_the_one_call_run() {
-    let mut run = AdmissionRun::new(tiny_admission()).unwrap();
+    let mut run = ExperimentRun::new(tiny_admission()).unwrap();
     let total = run.total();
     assert!(total > 0 && run.done() == 0);
     assert!(run.report().is_err(), "no report before the end");
@@ -338,7 +412,12 @@ fn admission_run_steps_equal_the_one_call_run() {
     }
     assert!(steps > 0 && run.done() == total);
     let stepped = stringify(&run.report().unwrap());
-    let whole = stringify(&run_admission(tiny_admission()).unwrap());
+    let whole = stringify(
+        &ExperimentRun::new(tiny_admission())
+            .unwrap()
+            .run_all()
+            .unwrap(),
+    );
     assert_eq!(stepped, whole);
     let rep = json(&whole);
     assert_eq!(get(&rep, "model").as_string().as_deref(), Some("admission"));
@@ -347,7 +426,7 @@ fn admission_run_steps_equal_the_one_call_run() {
 
 #[wasm_bindgen_test]
 fn admission_errors_name_the_field() {
-    let e = AdmissionRun::new(json(
+    let e = ExperimentRun::new(json(
         r#"{"model":"admission","admission":{"params":{"sla":1.5}}}"#,
     ))
     .err()
@@ -356,24 +435,40 @@ fn admission_errors_name_the_field() {
         get(&e, "field").as_string().as_deref(),
         Some("admission.params.sla")
     );
-    let e = AdmissionRun::new(json(r#"{"model":"admission","admission":{"runs":0}}"#))
+    let e = ExperimentRun::new(json(r#"{"model":"admission","admission":{"runs":0}}"#))
         .err()
         .unwrap();
     assert_eq!(
         get(&e, "field").as_string().as_deref(),
         Some("admission.runs")
     );
-    let e = AdmissionRun::new(json(r#"{"model":"placement"}"#))
+    // a placement run needs the loaded trace
+    let e = ExperimentRun::new(json(r#"{"model":"placement"}"#))
         .err()
         .unwrap();
-    assert_eq!(get(&e, "field").as_string().as_deref(), Some("model"));
-    assert!(AdmissionRun::new(json(r#"{"model":"admission","admission":{"nope":1}}"#)).is_err());
-    assert!(admission_series(tiny_admission(), "NOPE", 10.0, 0, 50).is_err());
+    assert_eq!(get(&e, "field").as_string().as_deref(), Some("trace"));
+    assert!(ExperimentRun::new(json(r#"{"model":"admission","admission":{"nope":1}}"#)).is_err());
+    assert!(model_call(
+        tiny_admission(),
+        "series",
+        json(r#"{"label":"NOPE","threshold":10,"run":0,"points":50}"#),
+        None,
+        None
+    )
+    .is_err());
+    assert!(model_call(tiny_admission(), "nope", JsValue::NULL, None, None).is_err());
 }
 
 #[wasm_bindgen_test]
 fn admission_charts_and_series_draw() {
-    let s = admission_series(tiny_admission(), "ZEROTH", 100.0, 1, 60).unwrap();
+    let s = model_call(
+        tiny_admission(),
+        "series",
+        json(r#"{"label":"ZEROTH","threshold":100,"run":1,"points":60}"#),
+        None,
+        None,
+    )
+    .unwrap();
     let n = Array::from(&get(&s, "t")).length();
     assert!(n >= 50, "{n} samples");
     for k in ["active", "failures", "accepted", "rejected"] {
@@ -381,9 +476,9 @@ fn admission_charts_and_series_draw() {
     }
     assert_eq!(get(&s, "capacity").as_f64(), Some(150.0));
     let c = canvas(800, 400);
-    draw_admission_series(c.clone(), s.clone()).unwrap();
+    draw_chart(c.clone(), "admission.series", s.clone(), JsValue::NULL).unwrap();
     assert!(ink(&c) > 2000, "the series canvas is blank");
-    assert!(admission_series_svg(s, 600, 400)
+    assert!(chart_svg("admission.series", s, JsValue::NULL, 600, 400)
         .unwrap()
         .starts_with("<svg"));
 
@@ -392,14 +487,21 @@ fn admission_charts_and_series_draw() {
                          {"label":"SECOND","points":[[0.5,0],[0.65,0.0005]],"tuned":[0.65,0.0005]}]"#,
     );
     let f = canvas(800, 440);
-    draw_admission_frontier(
+    draw_chart(
         f.clone(),
+        "admission.frontier",
         curves.clone(),
         json(r#"{"sla":0.001,"scale":1}"#),
     )
     .unwrap();
     assert!(ink(&f) > 3000, "the admission frontier canvas is blank");
-    let svg = admission_frontier_svg(curves, JsValue::NULL, 640, 400).unwrap();
+    let svg = chart_svg("admission.frontier", curves, JsValue::NULL, 640, 400).unwrap();
     assert!(svg.contains("SECOND") && svg.contains("tuned"));
-    assert!(draw_admission_frontier(f, json(r#"[{"points":"x"}]"#), JsValue::NULL).is_err());
+    assert!(draw_chart(
+        f,
+        "admission.frontier",
+        json(r#"[{"points":"x"}]"#),
+        JsValue::NULL
+    )
+    .is_err());
 }

@@ -1,19 +1,16 @@
 // The playground shell: loads the engine (compiled once, shared with the compute worker), reads a share
 // link, mounts the model view and the shared trace panel, and wires the header (model tabs, Copy link).
 //
-// Models are views: each lives in www/<model>/ (view.js on the page, worker-ops.js in the worker) and is
-// listed in MODELS. A tab switches model by opening that model's default scenario as a link (#s=v2.d1.…).
+// Models are views: each lives in www/<model>/ (view.js on the page, worker-ops.js in the worker); the tab list
+// comes from the engine's model registry (wasm.models()) and each view's loader from www/models.js. A tab switches model by opening that model's default scenario as a link (#s=v2.d1.…).
 
 import { h, setChildren, $ } from './common/dom.js';
 import { loadEngine, errorText } from './common/engine.js';
 import { EngineWorker } from './common/worker-client.js';
 import { scenarioFromLocation } from './common/share.js';
 import { createTracePanel } from './common/trace-panel.js';
+import { MODELS_WWW } from './models.js';
 
-const MODELS = [
-  { id: 'placement', title: 'Placement', hint: 'stochastic bin packing with GPA (seed 002)', usesTrace: true, load: () => import('./placement/view.js') },
-  { id: 'admission', title: 'Admission control', hint: 'Bayesian admission control with a scale-out SLA (seed 000)', usesTrace: false, load: () => import('./admission/view.js') },
-];
 
 const bannerEl = $('#banner');
 function banner(message, kind = 'warn') {
@@ -54,7 +51,9 @@ async function main() {
     location.reload();
   });
 
-  const model = MODELS.find((m) => m.id === (link.scenario.model || 'placement')) || MODELS[0];
+  // the tab list comes from the engine's model registry; each model's view from www/models.js
+  const MODELS = wasm.models().map((m) => ({ id: m.id, title: m.title, hint: m.hint, usesTrace: m.uses_trace, load: MODELS_WWW[m.id] && MODELS_WWW[m.id].view }));
+  const model = MODELS.find((m) => m.id === (link.scenario.model || MODELS[0].id)) || MODELS[0];
 
   setChildren($('#model-tabs'), MODELS.map((m) => h('button', {
     type: 'button',

@@ -42,6 +42,24 @@ impl std::fmt::Display for ChartError {
 
 impl std::error::Error for ChartError {}
 
+/// Colours of the series of multi-series charts (e.g. the admission arms), by index (Okabe–Ito, then greys).
+pub const ARM_COLORS: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(120, 94, 240),
+    RGBColor(100, 100, 100),
+];
+
+/// CSS colour (`#rrggbb`) of arm `i`, so the page's table can match the chart.
+pub fn arm_color_hex(i: usize) -> String {
+    let c = ARM_COLORS[i % ARM_COLORS.len()];
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
 pub(crate) fn err<E: std::fmt::Debug>(e: E) -> ChartError {
     ChartError(format!("{e:?}"))
 }
@@ -504,7 +522,10 @@ pub fn histogram_svg(h: &HistogramChart, width: u32, height: u32) -> Result<Stri
 }
 
 /// Parses chart input JSON into its serde type (errors name what was expected).
-pub fn from_json<T: serde::de::DeserializeOwned>(v: &serde_json::Value, what: &str) -> Result<T, ChartError> {
+pub fn from_json<T: serde::de::DeserializeOwned>(
+    v: &serde_json::Value,
+    what: &str,
+) -> Result<T, ChartError> {
     T::deserialize(v).map_err(|e| ChartError(format!("bad {what}: {e}")))
 }
 

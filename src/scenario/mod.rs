@@ -51,7 +51,7 @@ pub const MAX_SCENARIO_BYTES: usize = 256 * 1024;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 pub enum TraceRef {
-    /// A bundled trace by id (see [`crate::trace::BUNDLED`]).
+    /// A bundled trace by id (see [`crate::data::BUNDLED_DATA`]).
     Bundled(String),
     /// A user's upload: its name and SHA-256 (see [`crate::trace::upload_sha256`]); reproducing the
     /// scenario needs the same bytes.
@@ -65,7 +65,14 @@ pub enum TraceRef {
 
 impl Default for TraceRef {
     fn default() -> Self {
-        TraceRef::Bundled(crate::trace::BUNDLED[0].id.to_string())
+        TraceRef::Bundled(
+            crate::data::BUNDLED_DATA
+                .iter()
+                .find(|b| b.kind == crate::data::DataKind::UsageTrace)
+                .expect("a bundled usage trace")
+                .id
+                .to_string(),
+        )
     }
 }
 
@@ -808,5 +815,4 @@ mod tests {
             Scenario::from_link(&good).unwrap()
         );
     }
-
 }

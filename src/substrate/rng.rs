@@ -6,7 +6,6 @@
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-
 /// Component id of bootstrap resampling streams ([`crate::substrate::stats::bca_mean_ci`]).
 pub const BOOTSTRAP: u64 = 5;
 

@@ -349,35 +349,9 @@ pub(crate) fn utf8<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, TraceErro
     })
 }
 
-/// A bundled trace shipped in `static/traces/` (the playground's default inputs).
-#[derive(Clone, Debug, Serialize)]
-pub struct BundledTrace {
-    /// Stable id used in scenarios and share links.
-    pub id: &'static str,
-    /// Path relative to the repository root (the web server serves it at the same path).
-    pub path: &'static str,
-    /// Format of the file.
-    pub format: TraceFormat,
-    /// One-line description.
-    pub title: &'static str,
-    /// Attribution (origin and terms), shown next to the trace.
-    pub attribution: &'static str,
-}
-
-/// The traces bundled with packlab.
-pub const BUNDLED: &[BundledTrace] = &[BundledTrace {
-    id: "planetlab-20110303",
-    path: "static/traces/planetlab-20110303.tsv.gz",
-    format: TraceFormat::Wide,
-    title: "PlanetLab (CoMon) 2011-03-03: 1052 VMs × 288 five-minute CPU samples",
-    attribution: "PlanetLab CoMon data (Park & Pai, ACM SIGOPS OSR 2006), selected by A. Beloglazov & R. Buyya \
-                  (CCPE 24(13), 2012), as shipped with CloudSim (github.com/Cloudslab/cloudsim, \
-                  modules/cloudsim-examples/src/main/resources/workload/planetlab/20110303). Values unchanged.",
-}];
-
-/// Looks up a bundled trace by id.
-pub fn bundled(id: &str) -> Option<&'static BundledTrace> {
-    BUNDLED.iter().find(|b| b.id == id)
+/// The bundled usage trace with id `id` (from the bundled-data registry, [`crate::data`]).
+pub fn bundled(id: &str) -> Option<&'static crate::data::BundledData> {
+    crate::data::bundled(id).filter(|b| b.kind == crate::data::DataKind::UsageTrace)
 }
 
 #[cfg(test)]

@@ -16,11 +16,9 @@ test('wasm and native give identical frontiers for the saved links', async () =>
   const trace = parseTrace(w, bundledTraceFiles(), 'planetlab-20110303');
   for (const entry of corpus.filter((e) => !(e.expect.trace && e.expect.trace.upload) && e.expect.model !== 'admission')) {
     const scenario = w.scenario_from_link(entry.link);
-    const wasmFrontier = w.run_frontier(trace, scenario);
     const native = cliRun({ link: entry.link });
-    assert.deepEqual(wasmFrontier, native, entry.note);
-    // and the point-by-point path the worker uses
-    const run = new w.PlacementRun(trace, scenario);
+    // the point-by-point path the worker uses (the engine's experiment contract, one unit per step)
+    const run = w.ExperimentRun.with_trace(trace, scenario);
     assert.deepEqual(run.run_all(), native, entry.note);
     run.free();
   }
@@ -37,7 +35,9 @@ async function timeBoth(w, scenario, label, reps) {
   for (let i = 0; i < reps; i++) {
     const t0 = performance.now();
     const t = parseTrace(w, files, 'planetlab-20110303');
-    w.run_frontier(t, scenario);
+    const run = w.ExperimentRun.with_trace(t, scenario);
+    run.run_all();
+    run.free();
     wasmMs.push(performance.now() - t0);
     t.free();
   }

@@ -45,7 +45,7 @@ export function createControls({ wasm, onChange, onAzure }) {
   const runs = num({ inputmode: 'numeric', placeholder: '2' });
   const seed = num({ inputmode: 'numeric', placeholder: '1' });
   const iterations = num({ inputmode: 'numeric', placeholder: '6' });
-  const azureOk = wasm.azure_fit_available();
+  const azureOk = azureFitAvailable(wasm);
   const source = h('select', {},
     h('option', { value: 'defaults' }, 'documented defaults (§2.13)'),
     h('option', { value: 'custom' }, 'custom parameters'),
@@ -98,7 +98,7 @@ export function createControls({ wasm, onChange, onAzure }) {
   function buildPolicies(p, selected) {
     lastPreset = p;
     let arms = [];
-    try { arms = wasm.admission_arms({ model: 'admission', admission: { preset: p } }); } catch { arms = []; }
+    try { arms = wasm.model_call({ model: 'admission', admission: { preset: p } }, 'arms', null); } catch { arms = []; }
     policies = arms.map((a) => {
       const box = h('input', { type: 'checkbox', checked: !selected.length || selected.includes(a.label), dataset: { label: a.label } });
       box.addEventListener('change', fire);
@@ -166,4 +166,11 @@ export function createControls({ wasm, onChange, onAzure }) {
   }
 
   return { el, fill, read, showErrors };
+}
+
+/** Whether this engine can fit the admission parameters to the bundled Azure arrivals (the model's
+ * registry entry lists the operation and the bundled-data registry the file). */
+export function azureFitAvailable(wasm) {
+  const info = wasm.models().find((m) => m.id === 'admission');
+  return !!(info && info.ops.includes('azure_fit') && wasm.bundled_data().some((d) => d.kind === 'azure-arrivals'));
 }

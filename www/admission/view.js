@@ -1,7 +1,8 @@
 // The admission model's view (cluster admission control, seed 000, ALGORITHMS.md §2): controls, the data
 // note, the frontier (utilization vs scale-out failure rate, one curve per policy as its threshold sweeps,
 // the SLA line, tuned points), the results table, one run's time series, exports and share links.
-// Computation happens in the worker ('admission.*' ops), one simulation run per step.
+// Computation happens in the worker: the shared 'run' operation (one simulation run per step), 'model.call'
+// for the run view and 'admission.azure' for the Azure fit.
 
 import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
@@ -9,7 +10,7 @@ import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { exportRow, downloadSvg } from '../common/exports.js';
 import { createRunControls } from '../common/run-controls.js';
-import { createControls } from './controls.js';
+import { createControls, azureFitAvailable } from './controls.js';
 
 const CHART_HEIGHT = 440;
 const SERIES_HEIGHT = 380;
@@ -71,7 +72,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     canvas,
     stem,
     ready: () => !!report,
-    svg: () => wasm.admission_frontier_svg(curves, { sla: report.sla, title: subtitle.textContent }, 1000, 600),
+    svg: () => wasm.chart_svg('admission.frontier', curves, { sla: report.sla, title: subtitle.textContent }, 1000, 600),
     csv: () => {
       const rows = [['policy', 'tuned', 'threshold', 'utilization', 'utilization_ci_lo', 'utilization_ci_hi', 'failure_rate', 'failure_rate_upper95']];
       for (const a of report.arms) {
@@ -124,7 +125,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
 
   setChildren(root,
     h('div', { class: 'layout' },
-      h('aside', { class: 'sidebar' }, controls.el, dataNote(wasm.azure_fit_available(), fitNote)),
+      h('aside', { class: 'sidebar' }, controls.el, dataNote(azureFitAvailable(wasm), fitNote)),
       h('div', { class: 'content' }, frontierCard, h('div', { class: 'split' }, tableCard, seriesCard))));
   window.addEventListener('resize', debounce(() => { drawFrontier(); drawSeries(); }, 150));
 
@@ -182,11 +183,11 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     rowsByArm = [];
     setStatus('running', 'Starting…');
     runUi.started();
-    const r = worker.request('admission.run', { scenario: sc }, {
+    const r = worker.request('run', { scenario: sc }, {
       onProgress: (p) => {
         if (running !== r) return;
         runUi.progress(p.total ? p.done / p.total : 0);
-        const st = p.step;
+        const st = p.partial;
         if (st) {
           const c = curves[st.arm] || (curves[st.arm] = { label: st.label, points: [], tuned: null });
           if (st.evaluated) c.points.push([st.evaluated.utilization, st.evaluated.failure_rate]);
@@ -238,7 +239,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   function drawFrontier() {
     const dpr = fitCanvas(canvas, CHART_HEIGHT);
     try {
-      wasm.draw_admission_frontier(canvas, curves.filter(Boolean), { sla: scenario.admission.params.sla, scale: dpr });
+      wasm.draw_chart(canvas, 'admission.frontier', curves.filter(Boolean), { sla: scenario.admission.params.sla, scale: dpr });
     } catch (e) {
       setStatus('error', `Chart failed: ${errorText(e)}`);
     }
@@ -294,7 +295,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     if (!arm) return;
     const id = ++seriesReq;
     setChildren(sInfo, h('span', { class: 'fine' }, 'Simulating…'));
-    const req = worker.request('admission.series', { scenario, label, threshold: arm.threshold, run: scenario.admission.series_run, points: 400 });
+    const req = worker.request('model.call', { scenario, op: 'series', args: { label, threshold: arm.threshold, run: scenario.admission.series_run, points: 400 } });
     req.promise.then((s) => {
       if (id !== seriesReq) return;
       series = { ...s, label, threshold: arm.threshold, run: scenario.admission.series_run };
@@ -314,7 +315,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     if (!series) return;
     const dpr = fitCanvas(sCanvas, SERIES_HEIGHT);
     try {
-      wasm.draw_admission_series(sCanvas, seriesChart(series, dpr));
+      wasm.draw_chart(sCanvas, 'admission.series', seriesChart(series, dpr), null);
     } catch (e) {
       console.warn('series chart', e);
     }
@@ -326,7 +327,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   // ---- exports (the frontier's are in exportBtns)
   function exportSeriesSvg() {
     if (!series) return;
-    downloadSvg(`${stem()}-run.svg`, () => wasm.admission_series_svg({ ...seriesChart(series, 1), title: `${series.label}, run ${series.run}` }, 1000, 600),
+    downloadSvg(`${stem()}-run.svg`, () => wasm.chart_svg('admission.series', { ...seriesChart(series, 1), title: `${series.label}, run ${series.run}` }, null, 1000, 600),
       (text) => setStatus('error', text));
   }
 

@@ -55,7 +55,7 @@ function bytesText(n) {
  * @param {(t: { ref: object, info: object }) => void} o.onLoaded  called after every successful load
  */
 export function createTracePanel({ wasm, worker, onLoaded }) {
-  const bundled = wasm.bundled_traces();
+  const bundled = wasm.bundled_data().filter((d) => d.kind === 'usage-trace');
   let current = null; // { ref, info }
   let expected = null; // { name, sha256 } when a link asks for an uploaded trace
   let busy = null; // the load in progress { cancel }
@@ -123,7 +123,7 @@ export function createTracePanel({ wasm, worker, onLoaded }) {
   function drawHistogram(info) {
     const dpr = fitCanvas(histCanvas, 150);
     try {
-      wasm.draw_trace_histogram(histCanvas, info.summary, dpr);
+      wasm.draw_chart(histCanvas, 'trace.histogram', info.summary, { scale: dpr });
     } catch (e) {
       console.warn('histogram', e);
     }

@@ -11,8 +11,8 @@
 // (../shared/TOOLCHAIN.md trap 2); the page draws with its own main-thread instance.
 
 import init, * as wasm from '../pkg/packlab.js';
-import { placementOps } from '../placement/worker-ops.js';
-import { admissionOps } from '../admission/worker-ops.js';
+import { MODELS_WWW } from '../models.js';
+import { runOps } from './run-ops.js';
 
 const state = {
   /** the loaded trace (a wasm `Trace`), replaced only by a successful load */
@@ -103,7 +103,13 @@ async function toBytes(d) {
   throw { kind: 'internal', message: 'unsupported file payload' };
 }
 
-const ops = { ...coreOps, ...placementOps, ...admissionOps };
+const ops = { ...coreOps, ...runOps };
+/** Each model's own operations (www/<model>/worker-ops.js, listed in www/models.js), loaded once. */
+const modelOpsLoaded = Promise.all(Object.values(MODELS_WWW).map(async (m) => {
+  if (!m.workerOps) return;
+  const mod = await m.workerOps();
+  for (const v of Object.values(mod)) if (v && typeof v === 'object') Object.assign(ops, v);
+}));
 
 /** Yield to the event loop so 'cancel' messages get through between steps. */
 function yieldNow() {
@@ -145,6 +151,7 @@ async function handle({ id, op, payload }) {
     yield: yieldNow,
   };
   try {
+    await modelOpsLoaded;
     if (!ops[op]) throw { kind: 'internal', message: `unknown operation ${op}` };
     if (state.cancelled.has(id)) throw { kind: 'cancelled', message: 'cancelled' };
     if (op !== 'init') await coreOps.init({});

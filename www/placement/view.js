@@ -1,5 +1,5 @@
 // The placement model's view: controls, the frontier chart (plotters → canvas, drawn on the main thread),
-// the results table, exports and the teaching view. Computation happens in the worker ('placement.*' ops).
+// the results table, exports and the teaching view. Computation happens in the worker ('run', 'run.query').
 
 import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
@@ -27,6 +27,13 @@ export const model = {
  * @param {object} o.scenario      the initial scenario (defaults or from a link)
  * @param {(msg: string|null) => void} o.banner
  */
+/** What a run's instance depends on (not the fit, grids or target): the teaching view reuses the last run's
+ * instance while this is unchanged. */
+function instanceKey(s) {
+  const p = s.placement || {};
+  return JSON.stringify([s.trace, s.seed, p.capacity, p.clairvoyance, p.mode, p.realisations, p.rule, p.rebalance]);
+}
+
 export function mount({ root, wasm, worker, tracePanel, scenario: initial, banner }) {
   let scenario = initial; // the last valid scenario
   let traceRef = null; // the loaded trace's ref
@@ -64,7 +71,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     canvas,
     stem: () => `packlab-${(frontier && frontier.trace || 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`,
     ready: () => !!frontier,
-    svg: () => wasm.frontier_svg(frontier.points, { ...chartOpts(1), title: subtitle.textContent }, 1000, 600),
+    svg: () => wasm.chart_svg('placement.frontier', frontier.points, { ...chartOpts(1), title: subtitle.textContent }, 1000, 600),
     csv: () => [['family', 'param', 'spec', 'm_abs', 'm_norm', 'm', 'q', 'utilization', 'pareto']]
       .concat(frontier.points.map((p) => [p.family, p.param ?? '', p.spec, p.m_abs, p.m_norm, p.m, p.q, p.utilization, p.pareto])),
     json: () => ({ frontier }),
@@ -205,12 +212,12 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     const started = performance.now();
     setStatus('running', 'Starting…');
     runUi.started();
-    const r = worker.request('placement.run', { scenario: sc }, {
+    const r = worker.request('run', { scenario: sc, key: instanceKey(sc) }, {
       onProgress: (p) => {
         if (running !== r) return;
         runUi.progress(p.total ? p.done / p.total : 0);
-        if (p.point) {
-          partial.push(p.point);
+        if (p.partial && p.partial.points.length) {
+          partial.push(...p.partial.points);
           schedulePartial();
         }
         setStatus('running', `Computing point ${Math.min(p.done + 1, p.total)} of ${p.total}…`);
@@ -222,7 +229,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
         if (running !== r) return;
         running = null;
         runUi.ended(true);
-        frontier = res.frontier;
+        frontier = res.report;
         runCount += 1;
         frontierCard.dataset.runs = String(runCount);
         frontierCard.dataset.ms = String(Math.round(performance.now() - started));
@@ -259,7 +266,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     const dpr = fitCanvas(canvas, CHART_HEIGHT);
     try {
       layout = null;
-      wasm.draw_frontier(canvas, partial, chartOpts(dpr));
+      wasm.draw_chart(canvas, 'placement.frontier', partial, chartOpts(dpr));
     } catch (e) {
       console.warn('chart', e);
     }
@@ -269,7 +276,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     if (!frontier) return;
     const dpr = fitCanvas(canvas, CHART_HEIGHT);
     try {
-      layout = wasm.draw_frontier(canvas, frontier.points, chartOpts(dpr));
+      layout = wasm.draw_chart(canvas, 'placement.frontier', frontier.points, chartOpts(dpr));
     } catch (e) {
       setStatus('error', `Chart failed: ${errorText(e)}`);
     }
@@ -303,7 +310,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   function requestMachine() {
     const id = ++machineReq;
     const fit = scenario.placement.fit;
-    const r = worker.request('placement.machine', { scenario, fit, machine: Math.max(0, machineIdx ?? 0) });
+    const r = worker.request('run.query', { scenario, key: instanceKey(scenario), op: 'machine', args: { fit, machine: Math.max(0, machineIdx ?? 0) } });
     r.promise.then(
       (res) => {
         if (id !== machineReq) return;
@@ -353,7 +360,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     const { view, packing, fit } = lastMachine;
     const dpr = fitCanvas(mCanvas, MACHINE_HEIGHT);
     try {
-      wasm.draw_machine(mCanvas, view, dpr);
+      wasm.draw_chart(mCanvas, 'placement.machine', view, { scale: dpr });
     } catch (e) {
       console.warn('machine chart', e);
     }

@@ -29,8 +29,10 @@ enum Command {
     Pack(PackArgs),
     /// Sweep each fit family's knob and print the (m, q) frontier with the Pareto front (CSV or JSON).
     Frontier(FrontierArgs),
-    /// Run a Scenario JSON file (or a share link) exactly as the playground does; prints its results.
+    /// Run a Scenario JSON file (or a share link) of any model exactly as the playground does; prints its report.
     Run(RunArgs),
+    /// List the models of the registry and the bundled data (JSON).
+    Models,
     /// Print summary statistics of a trace (VMs, samples, mean/s.d. usage in VM units).
     Summary(TraceArgs),
     /// Convert a trace into packlab's compact wide format (.tsv.gz), as used for the bundled traces.
@@ -186,6 +188,17 @@ fn dispatch(cmd: &Command) -> Result<(), String> {
         Command::Pack(a) => cmd_pack(a),
         Command::Frontier(a) => cmd_frontier(a),
         Command::Run(a) => cmd_run(a),
+        Command::Models => {
+            let out = serde_json::json!({
+                "models": packlab::models::MODELS,
+                "bundled_data": packlab::data::BUNDLED_DATA,
+            });
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?
+            );
+            Ok(())
+        }
         Command::Summary(a) => {
             let t = load_trace(a)?;
             println!(
@@ -443,7 +456,7 @@ fn cmd_run(a: &RunArgs) -> Result<(), String> {
                 .file_name()
                 .map(|s| s.to_string_lossy().to_string())
                 .unwrap_or_default();
-            trace::read_trace(id, &[InputFile { name: file, bytes }], Some(b.format))
+            trace::read_trace(id, &[InputFile { name: file, bytes }], b.format)
                 .map_err(|e| e.to_string())?
         }
         (TraceRef::Upload { name, .. }, None) => {
@@ -466,7 +479,10 @@ fn run_scenario(sc: &Scenario, trace: Option<&UsageTrace>) -> Result<(), String>
     let mut exp = packlab::models::start(sc, &inputs).map_err(|e| e.to_string())?;
     let report = packlab::experiment::run_dyn_to_end(exp.as_mut(), &mut |_, _| true)
         .map_err(|e| e.to_string())?;
-    println!("{}", serde_json::to_string(&report).map_err(|e| e.to_string())?);
+    println!(
+        "{}",
+        serde_json::to_string(&report).map_err(|e| e.to_string())?
+    );
     Ok(())
 }
 

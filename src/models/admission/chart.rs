@@ -33,24 +33,6 @@ pub struct AdmissionChartOptions {
     pub scale: Option<f64>,
 }
 
-/// Colours of the admission arms, by index (Okabe–Ito, then greys).
-pub const ARM_COLORS: [RGBColor; 8] = [
-    RGBColor(0, 114, 178),
-    RGBColor(230, 159, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(86, 180, 233),
-    RGBColor(213, 94, 0),
-    RGBColor(120, 94, 240),
-    RGBColor(100, 100, 100),
-];
-
-/// CSS colour (`#rrggbb`) of arm `i`, so the page's table can match the chart.
-pub fn arm_color_hex(i: usize) -> String {
-    let c = ARM_COLORS[i % ARM_COLORS.len()];
-    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
-}
-
 /// Draw the admission frontier: x = mean utilization, y = scale-out failure rate (log scale; 0 on a dashed
 /// floor line one decade below the smallest positive value), one curve per arm as its threshold sweeps
 /// (sorted by utilization), tuned points as large ringed diamonds, the SLA as a dashed reference line.
@@ -329,4 +311,3 @@ pub fn admission_series_svg(
 ) -> Result<String, ChartError> {
     render_svg(width, height, |area| draw_admission_series(area, c))
 }
-

@@ -5,7 +5,9 @@
 
 use super::importance;
 use super::params::{AdmitParams, PolicyKind, PolicySpec};
-use super::scenario::{arm_result, report, AdmissionArm, AdmissionArmSpec, AdmissionReport, SweepPoint};
+use super::scenario::{
+    arm_result, report, AdmissionArm, AdmissionArmSpec, AdmissionReport, SweepPoint,
+};
 use super::sim::{lead_grid, simulate_run, RunResult, SimCache};
 use super::tuning::{run_seed, ArmResult, ArmTuner, ExperimentResult, Preset, RunPlan};
 use crate::experiment::{Experiment, RunError};
@@ -129,7 +131,11 @@ impl AdmissionExperiment {
         let p = &self.specs[i].params;
         let key = importance::plan_params(p);
         let (k, setup) = if !p.importance.enabled {
-            match self.plans.iter().position(|(_, pl)| pl.importance.is_none()) {
+            match self
+                .plans
+                .iter()
+                .position(|(_, pl)| pl.importance.is_none())
+            {
                 Some(k) => (k, 0),
                 None => {
                     self.plans.push((key, RunPlan::plain(self.runs, self.seed)));
@@ -333,7 +339,9 @@ pub fn admission_series(
 mod tests {
     use super::*;
     use crate::admission::params::AdmitParams;
-    use crate::admission::scenario::{apply_azure_fit, AdmissionScenario, ParamSource, AZURE_ARRIVALS_PATH, AZURE_FIT_AVAILABLE};
+    use crate::admission::scenario::{
+        apply_azure_fit, AdmissionScenario, ParamSource, AZURE_ARRIVALS_PATH, AZURE_FIT_AVAILABLE,
+    };
     use crate::scenario::Model;
 
     fn tiny_admission() -> Scenario {
@@ -482,13 +490,19 @@ mod tests {
                 steps += 1;
             }
             assert_eq!(many.report(), one.report(), "units {units}");
-            assert!(steps < Experiment::total(&one), "units {units}: {steps} steps");
+            assert!(
+                steps < Experiment::total(&one),
+                "units {units}: {steps} steps"
+            );
         }
         // the browser refuses importance sampling, naming the field; the CLI accepts it
         let mut is = s.clone();
         is.admission.params.importance.enabled = true;
         let e = AdmissionExperiment::new(&is, true).err().unwrap();
-        assert_eq!(e.field.as_deref(), Some("admission.params.importance.enabled"));
+        assert_eq!(
+            e.field.as_deref(),
+            Some("admission.params.importance.enabled")
+        );
         assert!(AdmissionExperiment::new(&is, false).is_ok());
     }
 }

@@ -36,9 +36,9 @@
 //! `>24` cores / `>64` GB are read as 32 cores / 128 GB. The App. B ε-calibration of deployments without
 //! scale-outs is unnecessary with the marginal likelihood (they contribute `P(no scale-out)` exactly).
 
-pub use crate::substrate::special::{digamma, ln_gamma, trigamma};
 use super::moments::Gamma;
 use super::params::{AdmitParams, InitialSize};
+pub use crate::substrate::special::{digamma, ln_gamma, trigamma};
 use crate::trace::azure::{AzureArrivals, VmTable, BIN_S};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -339,9 +339,6 @@ fn win_stats(w: &Window, a: f64, b: f64, lgam_a: f64) -> WinStats {
         csl: sl / z - es * el,
     }
 }
-
-
-
 
 /// Marginal log-likelihood of a Gamma(a, b) prior on the shared per-deployment λ (per hour) given the
 /// deployments' lifetime observations (seed 000 App. B), up to parameter-free constants: the

@@ -31,10 +31,10 @@
 //! (0.899, 0.092, 0.0085) instead of (0.9, 0.09, 0.01), which biases the weighted failure rate by ≈ +2%.
 //! [`ImportanceDiagnostics::p_se`] reports the standard errors; raise `pre_draws` to shrink them.
 
-use super::params::{AdmitParams, Labelling, PolicyKind, PolicySpec, SecondParam};
 use super::component as comp;
-use crate::substrate::rng::stream;
+use super::params::{AdmitParams, Labelling, PolicyKind, PolicySpec, SecondParam};
 use super::sim::{draw_arrival, lead_grid, simulate_run, RunResult, SimCache};
+use crate::substrate::rng::stream;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 

@@ -220,8 +220,10 @@ pub fn apply_azure_fit(
 ) -> Result<crate::admission::fit::AzureFit, String> {
     let data = crate::trace::azure::read_arrivals_bundle("azure2017-arrivals.txt.gz", bytes)
         .map_err(|e| e.to_string())?;
-    let mut fit =
-        crate::admission::fit::fit_azure_arrivals(&data, &crate::admission::fit::FitOptions::default())?;
+    let mut fit = crate::admission::fit::fit_azure_arrivals(
+        &data,
+        &crate::admission::fit::FitOptions::default(),
+    )?;
     fit.apply(&mut a.params);
     // the fitted stream is a whole region's: give this cluster its share (crate::admission::load)
     let fitted = a.params.arrival_rate;
@@ -365,4 +367,3 @@ pub(crate) fn report(sc: &Scenario, mut arms: Vec<AdmissionArm>) -> AdmissionRep
         arms,
     }
 }
-

@@ -2,15 +2,15 @@
 //! continuous-time deployments (Exp core lifetimes, Poisson scale-outs of size 1 + Poisson(σ), Exp kill,
 //! absorption at zero cores), all-or-nothing scale-out grants, metrics of §2.10.
 
+use super::component as comp;
 use super::moments::{
     Belief, CurveBasis, ExactTables, MomentConfig, NodeCache, PsiSource, TableLattice,
 };
 use super::params::{AdmitParams, InitialSize, Labelling, PolicySpec};
 use super::policy::{AdmissionPolicy, DecisionContext, LeadGrid, MomentPolicy};
 use super::posterior::{update, SuffStats};
-use super::component as comp;
-use crate::substrate::rng::{exp, gamma, poisson, stream};
 use crate::substrate::des::{Des, TimerKey, World};
+use crate::substrate::rng::{exp, gamma, poisson, stream};
 use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};

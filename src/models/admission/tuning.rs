@@ -1,15 +1,15 @@
 //! Threshold tuning to the SLA by binary search with common random numbers, BCa bootstrap CIs, and the
 //! named experiments E0.1–E0.4 (ALGORITHMS.md §2.8, §2.10, §2.12; seed 000 §5.2).
 
-use super::importance::{self, kish_ess, weighted_utilization, ImportancePlan};
-use super::params::{AdmitParams, Labelling, PolicyKind, PolicySpec};
 #[cfg(test)]
 use super::component as comp;
+use super::importance::{self, kish_ess, weighted_utilization, ImportancePlan};
+use super::params::{AdmitParams, Labelling, PolicyKind, PolicySpec};
+use super::sim::{lead_grid, simulate_runs, RunResult, SimCache};
 use crate::substrate::rng::mix64;
 #[cfg(test)]
 use crate::substrate::rng::stream;
 pub use crate::substrate::stats::{bca_mean_ci, bca_weighted_mean_ci, poisson_upper};
-use super::sim::{lead_grid, simulate_runs, RunResult, SimCache};
 #[cfg(test)]
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -86,8 +86,6 @@ pub fn summarise(threshold: f64, runs: &[RunResult]) -> Evaluation {
 /// Level of the one-sided exact Poisson bound in the feasibility test.
 pub const EXACT_BOUND_LEVEL: f64 = 0.95;
 
-
-
 /// Summarise weighted runs (ALGORITHMS.md §2.8 steps 5–6, §2.9 step 6, §2.10); `weights[r]` belongs to
 /// `runs[r]`. With all weights 1 every field except the upper bounds is bit-identical to the unweighted
 /// summary of earlier versions (tested).
@@ -162,8 +160,6 @@ pub fn summarise_weighted(threshold: f64, runs: &[RunResult], weights: &[f64]) -
         run_weights: w.to_vec(),
     }
 }
-
-
 
 /// The runs every threshold of a tuning is evaluated on (common random numbers): their seeds and weights,
 /// and the importance-sampling plan they came from, if any.
@@ -344,8 +340,8 @@ impl ArmTuner {
     /// A search for `kind` (+ MARGINAL) under `p` (validated by the caller).
     pub fn new(p: AdmitParams, kind: PolicyKind, marginal: bool) -> ArmTuner {
         let (mut lo, mut hi) = p.threshold_bounds(kind);
-        let log_space =
-            kind == PolicyKind::Second && matches!(p.second_param, super::params::SecondParam::Ratio);
+        let log_space = kind == PolicyKind::Second
+            && matches!(p.second_param, super::params::SecondParam::Ratio);
         if log_space {
             lo = libm::log10(lo);
             hi = libm::log10(hi);
@@ -406,7 +402,13 @@ impl ArmTuner {
     /// up to [`crate::experiment::threads`] threads; a run's result depends only on its seed, so the outcome
     /// is the same for any `units`), or finalises the arm when its tuned threshold was already evaluated.
     /// `seed` seeds the bootstrap CI. Does nothing once finished.
-    pub fn step(&mut self, plan: &RunPlan, seed: u64, units: usize, cache: &mut SimCache) -> TunerStep {
+    pub fn step(
+        &mut self,
+        plan: &RunPlan,
+        seed: u64,
+        units: usize,
+        cache: &mut SimCache,
+    ) -> TunerStep {
         let mut out = TunerStep::default();
         if self.result.is_some() {
             out.finished = true;
@@ -431,7 +433,10 @@ impl ArmTuner {
             }
         }
         if finished_eval.is_none() {
-            let (th, done_runs) = self.current.as_mut().expect("a threshold is being evaluated");
+            let (th, done_runs) = self
+                .current
+                .as_mut()
+                .expect("a threshold is being evaluated");
             let spec = PolicySpec {
                 kind: self.kind,
                 threshold: *th,

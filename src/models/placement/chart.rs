@@ -407,7 +407,6 @@ pub fn machine_svg(m: &MachineChart, width: u32, height: u32) -> Result<String, 
     render_svg(width, height, |area| draw_machine(area, m))
 }
 
-
 /// The teaching view's chart from a `MachineView` JSON (`{ machine, totals, mean, sd, capacity,
 /// empirical_overflow, gaussian_overflow, items }`) and `opts` = `{ scale }`.
 pub fn machine_chart(

@@ -130,7 +130,9 @@ impl Experiment for FrontierRun {
                     .and_then(|v| v.as_f64())
                     .filter(|v| v.is_finite() && *v >= 0.0)
                     .ok_or_else(|| RunError::field("machine", "a machine index ≥ 0 is needed"))?;
-                let a = self.machine(fit, machine as usize).map_err(RunError::from)?;
+                let a = self
+                    .machine(fit, machine as usize)
+                    .map_err(RunError::from)?;
                 Ok(Box::new(a))
             }
             _ => Err(RunError::msg(format!(

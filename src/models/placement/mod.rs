@@ -14,9 +14,9 @@ pub mod fit;
 mod instance;
 pub mod packing;
 
+pub use experiment::{run_frontier, FrontierRun, FrontierStep};
 pub use fit::{BinLoad, Family, FitSpec, FitTest, Gpa, ItemStats};
 pub use instance::{Instance, MachineView, PackResult};
-pub use experiment::{run_frontier, FrontierRun, FrontierStep};
 pub use packing::{pack, rebalance, Packing, Rule};
 
 use serde::{Deserialize, Serialize};
@@ -359,7 +359,6 @@ mod tests {
     }
 }
 
-
 // ---------------------------------------------------------------------------------------------------------
 // the registry entry
 
@@ -387,7 +386,10 @@ impl ModelDef for PlacementModel {
         section.validate(prefix)
     }
 
-    fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<Box<dyn DynExperiment>, RunError> {
+    fn start(
+        sc: &crate::scenario::Scenario,
+        inputs: &Inputs,
+    ) -> Result<Box<dyn DynExperiment>, RunError> {
         let trace = inputs.need_trace()?;
         Ok(Box::new(FrontierRun::new(trace, &sc.placement, sc.seed)?))
     }

@@ -1,0 +1,119 @@
+//! Runs of any model through the experiment contract ([`crate::experiment`]) and the registry
+//! ([`crate::models`]): the Web Worker plans an [`ExperimentRun`], calls [`ExperimentRun::step`] one unit at
+//! a time (reporting progress and honouring Cancel between steps) and reads the report; the CLI drives the
+//! very same stepper to the end.
+
+use super::trace::Trace;
+use super::{error_obj, json_from_js, run_error, to_js, valid_scenario, JsResult};
+use crate::experiment::DynExperiment;
+use crate::models::Inputs;
+use crate::trace::InputFile;
+use wasm_bindgen::prelude::*;
+
+/// An experiment in progress (any model). It keeps its state after the last step, for queries such as the
+/// placement model's teaching view.
+#[wasm_bindgen]
+pub struct ExperimentRun {
+    inner: Box<dyn DynExperiment>,
+}
+
+fn plan(scenario: JsValue, trace: Option<&Trace>) -> JsResult<ExperimentRun> {
+    let s = valid_scenario(scenario)?;
+    let inputs = Inputs {
+        trace: trace.map(|t| t.usage_trace()),
+        files: &[],
+        browser: true,
+    };
+    let inner = crate::models::start(&s, &inputs).map_err(|e| run_error(&e))?;
+    Ok(ExperimentRun { inner })
+}
+
+#[wasm_bindgen]
+impl ExperimentRun {
+    /// Validates `scenario` and plans its model's run (models that read no trace). Errors: `{ kind:
+    /// "scenario", field, message, errors }` or `{ kind: "run", field?, message }`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario: JsValue) -> JsResult<ExperimentRun> {
+        plan(scenario, None)
+    }
+
+    /// Like the constructor, for models that read the loaded usage trace `trace`.
+    pub fn with_trace(trace: &Trace, scenario: JsValue) -> JsResult<ExperimentRun> {
+        plan(scenario, Some(trace))
+    }
+
+    /// Units of work planned.
+    pub fn total(&self) -> usize {
+        self.inner.total()
+    }
+
+    /// Units of work done so far.
+    pub fn done(&self) -> usize {
+        self.inner.done()
+    }
+
+    /// Advances by one unit of work and returns the model's partial result (e.g. `{ first, points }` for a
+    /// frontier, `{ done, total, arm, label, evaluated, finished }` for an admission tuning), or `null` when
+    /// everything is done.
+    pub fn step(&mut self) -> JsResult<JsValue> {
+        match self.inner.step_dyn(1) {
+            Some(p) => to_js(&p),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// The report (what `packlab run` prints for the same scenario); an error before the last step.
+    pub fn report(&self) -> JsResult<JsValue> {
+        match self.inner.report_dyn() {
+            Some(r) => to_js(&r),
+            None => Err(error_obj(
+                "input",
+                &format!(
+                    "the experiment is not complete ({} of {} units)",
+                    self.inner.done(),
+                    self.inner.total()
+                ),
+                None,
+            )),
+        }
+    }
+
+    /// Runs every remaining step and returns the report (for tests and timing).
+    pub fn run_all(&mut self) -> JsResult<JsValue> {
+        while self.inner.step_dyn(1).is_some() {}
+        self.report()
+    }
+
+    /// A run operation of the model's `run_ops` (e.g. `machine` with `{ fit, machine }`).
+    pub fn query(&self, op: &str, args: JsValue) -> JsResult<JsValue> {
+        let args = json_from_js(args, "the arguments")?;
+        let out = self.inner.query_dyn(op, &args).map_err(|e| run_error(&e))?;
+        to_js(&out)
+    }
+}
+
+/// A scenario-level operation of the scenario's model (its `ops`, e.g. admission `series` with `{ label,
+/// threshold, run, points }`, or `azure_fit` with the bundled arrivals as the input file `file_name` /
+/// `file_bytes`).
+#[wasm_bindgen]
+pub fn model_call(
+    scenario: JsValue,
+    op: &str,
+    args: JsValue,
+    file_name: Option<String>,
+    file_bytes: Option<Vec<u8>>,
+) -> JsResult<JsValue> {
+    let s = super::scenario_from_js(scenario)?;
+    let args = json_from_js(args, "the arguments")?;
+    let files: Vec<InputFile> = match (file_name, file_bytes) {
+        (Some(name), Some(bytes)) => vec![InputFile { name, bytes }],
+        _ => Vec::new(),
+    };
+    let inputs = Inputs {
+        trace: None,
+        files: &files,
+        browser: true,
+    };
+    let out = crate::models::call(&s, op, &args, &inputs).map_err(|e| run_error(&e))?;
+    to_js(&out)
+}

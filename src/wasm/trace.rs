@@ -1,0 +1,110 @@
+//! Uploads and bundled usage traces: files are added one by one, then parsed into a [`Trace`].
+
+use super::{to_js, trace_error, JsResult};
+use crate::trace::{self, InputFile, TraceError, UsageTrace};
+use wasm_bindgen::prelude::*;
+
+/// Collects the files of an upload (or a bundled trace's bytes) one by one, then parses them.
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct TraceBuilder {
+    files: Vec<InputFile>,
+    bytes: usize,
+}
+
+#[wasm_bindgen]
+impl TraceBuilder {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> TraceBuilder {
+        TraceBuilder::default()
+    }
+
+    /// Adds one file: its name (a relative path for folder uploads, e.g. `20110303/vm1`) and bytes.
+    /// Errors when the upload grows past [`trace::MAX_UPLOAD_BYTES`].
+    pub fn add(&mut self, name: String, bytes: Vec<u8>) -> JsResult<()> {
+        self.bytes += bytes.len();
+        if self.bytes > trace::MAX_UPLOAD_BYTES {
+            return Err(trace_error(&TraceError::new(
+                &name,
+                None,
+                None,
+                format!(
+                    "the upload exceeds the limit of {} MiB",
+                    trace::MAX_UPLOAD_BYTES >> 20
+                ),
+            )));
+        }
+        self.files.push(InputFile { name, bytes });
+        Ok(())
+    }
+
+    /// SHA-256 of the files added so far ([`trace::upload_sha256`]), to check an upload against a link
+    /// before parsing it.
+    pub fn sha256(&self) -> String {
+        trace::upload_sha256(&self.files)
+    }
+
+    /// Number of files added so far.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no file was added.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Detects the format and parses (see [`trace::read_upload`]); consumes the builder. The trace is
+    /// called `name` when given (a bundled trace's id, as the CLI names it), else after the upload
+    /// ([`trace::upload_name`]). Errors are `{ kind: "trace", file, line, column, message, display }`.
+    pub fn finish(self, name: Option<String>) -> JsResult<Trace> {
+        let sha256 = trace::upload_sha256(&self.files);
+        let name = name
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| trace::upload_name(&self.files));
+        let t = trace::read_trace(&name, &self.files, None).map_err(|e| trace_error(&e))?;
+        Ok(Trace { inner: t, sha256 })
+    }
+}
+
+/// A parsed trace and the SHA-256 of the bytes it came from (what upload share links record).
+#[wasm_bindgen]
+pub struct Trace {
+    inner: UsageTrace,
+    sha256: String,
+}
+
+#[wasm_bindgen]
+impl Trace {
+    /// Trace name (file or folder name).
+    pub fn name(&self) -> String {
+        self.inner.name.clone()
+    }
+
+    /// Lower-case hex SHA-256 of the upload ([`trace::upload_sha256`]).
+    pub fn sha256(&self) -> String {
+        self.sha256.clone()
+    }
+
+    /// Number of VMs.
+    pub fn vms(&self) -> usize {
+        self.inner.items.len()
+    }
+
+    /// Samples per VM.
+    pub fn samples(&self) -> usize {
+        self.inner.samples
+    }
+
+    /// The trace summary (VMs, samples, mean, s.d., min, max, histogram).
+    pub fn summary(&self) -> JsResult<JsValue> {
+        to_js(&self.inner.summary())
+    }
+}
+
+impl Trace {
+    /// The engine's trace (for Rust callers and tests).
+    pub fn usage_trace(&self) -> &UsageTrace {
+        &self.inner
+    }
+}
