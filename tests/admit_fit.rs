@@ -1,5 +1,5 @@
 //! Azure readers, the derived arrivals bundle and the App. B maximum-likelihood fits (seed 000;
-//! src/trace/azure.rs, src/admit/fit.rs).
+//! src/trace/azure.rs, src/models/admission/fit.rs).
 
 use packlab::admission::fit::{
     fit_azure_arrivals, fit_exponential, fit_lambda_prior, fit_vmtable, lambda_marginal_loglik,

@@ -1,7 +1,7 @@
 //! Importance sampling of runs (ALGORITHMS.md §2.9) and the weighted tuning (§2.8) on a small configuration
 //! (C = 200 cores, 0.01 arrivals/h, 2,000 h: ≈ 20 deployments per run, a run takes about a millisecond), so the
 //! whole file runs in seconds with `cargo test --release --test admit_is`. The recursion values of App. A.4 and
-//! the simulated rejection scheme are unit tests in `src/admit/importance.rs`.
+//! the simulated rejection scheme are unit tests in `src/models/admission/importance.rs`.
 //!
 //! `cargo test --release --test admit_is -- --ignored --nocapture` prints the variance reduction of the weighted
 //! failure-rate estimator against plain sampling (`variance_reduction_report`).

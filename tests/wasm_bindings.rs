@@ -1,4 +1,4 @@
-//! wasm-bindgen tests of the binding layer (src/wasm.rs), run in headless Chromium:
+//! wasm-bindgen tests of the binding layer (src/wasm/), run in headless Chromium:
 //! `cargo test --target wasm32-unknown-unknown --test wasm_bindings` with CHROMEDRIVER=/usr/bin/chromedriver
 //! (scripts/test-web.sh). In a browser because chart text is measured through `window.document`
 //! (../shared/TOOLCHAIN.md trap 2). Natively this file is empty.

@@ -140,3 +140,8 @@ pub(crate) fn valid_scenario(v: JsValue) -> JsResult<Scenario> {
     })?;
     Ok(s)
 }
+
+pub use chart::*;
+pub use run::*;
+pub use scenario::*;
+pub use trace::*;

@@ -1,1 +1,817 @@
-//! placeholder
+//! Workloads: one VM/job record ([`Vm`]), one node record ([`Host`]) and one [`Workload`] for the models that
+//! replay arrivals, sizes and lifetimes (lifetime-aware allocation, seed 003, ALGORITHMS.md §5; oversubscription,
+//! seed 001, §3; reservations, seed 004, §6), plus readers that translate public traces into them.
+//!
+//! Readers (one file per source; input is bytes in memory, so all of this builds for wasm32):
+//! - [`WorkloadFormat::AzureVmtable`]: Azure Public Dataset vmtable, V1 2017 and V2 2019 ([`azure`]);
+//! - [`WorkloadFormat::AzureArrivals`]: the Azure 2017 arrivals of Bergsma et al. or packlab's bundle ([`azure`]);
+//! - [`WorkloadFormat::AlibabaGpu2023`]: Alibaba cluster-trace-gpu-v2023 "openb" pods and nodes ([`alibaba`]).
+//!
+//! Usage series (per-item CPU in VM units, the existing [`UsageTrace`]) come from [`read_usage`]:
+//! Alibaba 2018 machine usage ([`usage_alibaba`]), Bitbrains GWA-T-12 ([`usage_bitbrains`]) and the Azure 2019
+//! 5-minute CPU readings ([`usage_azure`]). [`Workload::attach_usage`] links VMs to their series.
+//!
+//! Units everywhere: cores (vCPUs), GB (GiB: 1 GB = 1024 MiB, as the Azure flavours), GPUs (fractions allowed),
+//! seconds from the trace's own origin, usage in VM units (1.0 = the item's full CPU capacity).
+
+pub mod alibaba;
+pub mod azure;
+mod parse;
+pub mod usage_alibaba;
+pub mod usage_azure;
+pub mod usage_bitbrains;
+
+pub use alibaba::AlibabaGpuReader;
+pub use azure::{AzureArrivalsReader, AzureVmtableReader};
+pub use usage_alibaba::{
+    read_alibaba_machine_usage, read_alibaba_machine_usage_timed, MachineUsageOptions,
+};
+pub use usage_azure::{read_azure_cpu_readings, read_azure_cpu_readings_timed, ReadingStat};
+pub use usage_bitbrains::{read_bitbrains, read_bitbrains_timed};
+
+use crate::trace::{InputFile, TraceError, UsageTrace, MAX_UPLOAD_BYTES};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// Most VM records one workload may hold: 3 million (the whole Azure V2 vmtable has 2,695,548 VMs; at about
+/// 300 bytes per record this bounds a workload to about 1 GB). Checked while reading, before the record is stored.
+pub const MAX_VMS: usize = 3_000_000;
+/// Most hosts one node list may hold: 1 million.
+pub const MAX_HOSTS: usize = 1_000_000;
+/// Largest accepted time, s (about 317 years): times must lie in `[0, MAX_TIME_S]`.
+pub const MAX_TIME_S: f64 = 1e10;
+/// Largest accepted core count of one VM or host.
+pub const MAX_CORES: f64 = 1e6;
+/// Largest accepted memory of one VM or host, GB.
+pub const MAX_MEMORY_GB: f64 = 1e8;
+/// Largest accepted GPU count of one VM or host.
+pub const MAX_GPUS: f64 = 1e5;
+
+/// Lifetime CPU statistics of a VM as the source gives them (Azure vmtable `avgcpu`, `maxcpu`, `p95maxcpu`),
+/// in VM units (percent / 100).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CpuStats {
+    /// Average CPU over the VM's life, VM units.
+    pub avg: f64,
+    /// Largest 5-minute maximum, VM units.
+    pub max: f64,
+    /// 95th percentile of the 5-minute maxima, VM units.
+    pub p95_max: f64,
+}
+
+/// Where a VM's usage series lives: a [`UsageTrace`] and the item id in it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeriesRef {
+    /// [`UsageTrace::name`] of the trace holding the series.
+    pub trace: String,
+    /// Item id in [`UsageTrace::items`].
+    pub item: String,
+}
+
+/// What is known about a VM's CPU usage: summary statistics from the record, and/or a usage series.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+pub struct UsageRef {
+    /// Lifetime statistics given by the source (Azure vmtable), VM units.
+    pub stats: Option<CpuStats>,
+    /// The VM's series in a usage trace (set by [`Workload::attach_usage`]).
+    pub series: Option<SeriesRef>,
+}
+
+/// One VM, container or job request of a workload (ALGORITHMS.md §1.1 "workload unit"): shape, owner and
+/// lifetime. Times are seconds from the trace's origin; a VM without `deleted_s` is right-censored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Vm {
+    /// Id, unique within the workload (Azure: encrypted VM id; arrivals: `<split>:<batch>:<k>`; Alibaba: pod name).
+    pub id: String,
+    /// Owner: Azure subscription id (vmtable); `None` where the source has none (arrivals, Alibaba pods).
+    pub tenant: Option<String>,
+    /// Deployment / request group: Azure deployment id (vmtable), the tenant batch `<split>:<batch>` of the
+    /// arrivals (one tenant's VMs in one 5-minute bin, seed 000's deployment); `None` for Alibaba pods.
+    pub deployment: Option<String>,
+    /// Class given by the source: Azure `vmcategory` (Interactive, Delay-insensitive, Unknown; V1 spells it
+    /// `Unkown`), the arrivals' flavour letter, Alibaba `qos` (LS, BE, Burstable, Guaranteed).
+    pub category: Option<String>,
+    /// Requested vCPU cores (Alibaba: `cpu_milli / 1000`; Azure V2: the bucket value, `>24` read as 32).
+    pub cores: f64,
+    /// Requested memory, GB (Alibaba: `memory_mib / 1024`; Azure V2: the bucket value, `>64` read as 128).
+    pub memory_gb: f64,
+    /// Requested GPUs, 0 when none; fractional for GPU-sharing pods (Alibaba `num_gpu × gpu_milli / 1000`).
+    pub gpus: f64,
+    /// Creation (arrival / request) time, s.
+    pub created_s: f64,
+    /// Time the VM started running on a host when the source tells it apart from creation (Alibaba
+    /// `scheduled_time`); `None` if it never started (pending pods) or the source has no such time.
+    pub started_s: Option<f64>,
+    /// Deletion (exit) time, s, ≥ `created_s`; `None` = still alive when observation ended (right-censored).
+    pub deleted_s: Option<f64>,
+    /// For a censored VM observed until before the workload's [`Workload::trace_end_s`]: the time it was last
+    /// known alive (the arrivals' `dev` split is censored at its cut 2,100,000 s). `None` otherwise.
+    pub censored_at_s: Option<f64>,
+    /// Lifetime bounds `[lo, hi]`, s, when the source gives the lifetime only as a bin (Azure arrivals:
+    /// `deleted_s` is then `created_s` + the bin's midpoint). `None` when the lifetime is exact or censored.
+    pub lifetime_range_s: Option<[f64; 2]>,
+    /// CPU usage information, when the source has some.
+    pub usage: Option<UsageRef>,
+}
+
+impl Vm {
+    /// True if the VM's deletion was not observed (right-censored).
+    pub fn is_censored(&self) -> bool {
+        self.deleted_s.is_none()
+    }
+
+    /// Observed lifetime, s: `deleted − created`, or for a censored VM the lower bound
+    /// `(censored_at_s or trace_end_s) − created` (never negative).
+    pub fn lifetime_s(&self, trace_end_s: f64) -> f64 {
+        let end = self.deleted_s.or(self.censored_at_s).unwrap_or(trace_end_s);
+        (end - self.created_s).max(0.0)
+    }
+
+    /// True if the VM is alive at time `t` (created ≤ t < deleted; a censored VM stays alive).
+    pub fn alive_at(&self, t: f64) -> bool {
+        self.created_s <= t && self.deleted_s.is_none_or(|d| t < d)
+    }
+}
+
+/// One machine of a node list (ALGORITHMS.md §1.1 "machine"): capacities in cores, GB and GPUs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    /// Node id (Alibaba `sn`).
+    pub id: String,
+    /// CPU cores.
+    pub cores: f64,
+    /// Memory, GB.
+    pub memory_gb: f64,
+    /// GPUs (0 for CPU-only nodes).
+    pub gpus: f64,
+    /// GPU model (Alibaba: G1/G2/G3, T4, P100, V100M16, V100M32, A10), `None` for CPU-only nodes.
+    pub model: Option<String>,
+}
+
+/// The workload formats packlab reads (names as in the CLI and scenarios: kebab-case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkloadFormat {
+    /// Azure Public Dataset vmtable CSV, V1 (2017) or V2 (2019), one or more files.
+    AzureVmtable,
+    /// Azure 2017 arrivals: the Bergsma et al. folder (maps + traces) or packlab's bundle (`.txt[.gz]`).
+    AzureArrivals,
+    /// Alibaba cluster-trace-gpu-v2023 (openb): a pod list, optionally with a node list.
+    AlibabaGpu2023,
+}
+
+impl WorkloadFormat {
+    /// The format's name (`azure-vmtable`, `azure-arrivals`, `alibaba-gpu2023`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            WorkloadFormat::AzureVmtable => "azure-vmtable",
+            WorkloadFormat::AzureArrivals => "azure-arrivals",
+            WorkloadFormat::AlibabaGpu2023 => "alibaba-gpu2023",
+        }
+    }
+
+    /// Parses a format name ([`WorkloadFormat::name`], or the short forms `vmtable`, `arrivals`, `openb`).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "azure-vmtable" | "vmtable" => Ok(WorkloadFormat::AzureVmtable),
+            "azure-arrivals" | "arrivals" => Ok(WorkloadFormat::AzureArrivals),
+            "alibaba-gpu2023" | "openb" => Ok(WorkloadFormat::AlibabaGpu2023),
+            other => Err(format!(
+                "unknown workload format '{other}' (expected azure-vmtable, azure-arrivals or alibaba-gpu2023)"
+            )),
+        }
+    }
+
+    /// Guesses the format from file names and first lines: a `*flav_map.txt` / `*interval_map.txt` file or a
+    /// file starting with the arrivals bundle's magic line → arrivals; a first line `name,cpu_milli,…` or
+    /// `sn,cpu_milli,…` → Alibaba; anything else → vmtable.
+    pub fn detect(files: &[InputFile]) -> WorkloadFormat {
+        for f in files {
+            let b = parse::base(&f.name);
+            if b.ends_with("flav_map.txt") || b.ends_with("interval_map.txt") {
+                return WorkloadFormat::AzureArrivals;
+            }
+            let head = first_line(f);
+            if head.starts_with(crate::trace::azure::BUNDLE_MAGIC) {
+                return WorkloadFormat::AzureArrivals;
+            }
+            let h = head.trim().to_ascii_lowercase();
+            if h.starts_with("name,cpu_milli") || h.starts_with("sn,cpu_milli") {
+                return WorkloadFormat::AlibabaGpu2023;
+            }
+        }
+        WorkloadFormat::AzureVmtable
+    }
+}
+
+/// The first line of a file (gunzipped when compressed; at most 4 KiB are decoded), lossily as text.
+pub(crate) fn first_line(f: &InputFile) -> String {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    if f.bytes.starts_with(&[0x1f, 0x8b]) {
+        let _ = flate2::read::GzDecoder::new(&f.bytes[..])
+            .take(4096)
+            .read_to_end(&mut buf);
+    } else {
+        buf.extend_from_slice(&f.bytes[..f.bytes.len().min(4096)]);
+    }
+    let s = String::from_utf8_lossy(&buf);
+    s.lines().next().unwrap_or("").to_string()
+}
+
+/// A workload: VM records in creation order (ties in file order), an optional node inventory, and the
+/// observation window `[trace_start_s, trace_end_s]` (s) that defines right-censoring.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// Name (folder, file or bundled id), used in messages and scenarios.
+    pub name: String,
+    /// Format it was read from.
+    pub source: WorkloadFormat,
+    /// VMs / jobs, sorted by `created_s` (stable: ties keep the file order).
+    pub vms: Vec<Vm>,
+    /// Node list (empty when the source has none).
+    pub hosts: Vec<Host>,
+    /// Start of the observation window, s (VMs created at or before it may have existed earlier: left-censored).
+    pub trace_start_s: f64,
+    /// End of the observation window, s: a VM with `deleted_s == None` was alive then.
+    pub trace_end_s: f64,
+    /// Facts about the conversion worth showing to a user (bucketed sizes, censoring rule, skipped data).
+    pub notes: Vec<String>,
+}
+
+/// Summary of a workload for display (counts, totals, window; all serde).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorkloadSummary {
+    /// Workload name.
+    pub name: String,
+    /// Format name.
+    pub source: WorkloadFormat,
+    /// Number of VMs.
+    pub vms: usize,
+    /// VMs whose deletion was not observed.
+    pub censored: usize,
+    /// Distinct tenants (0 when the source has none).
+    pub tenants: usize,
+    /// Distinct deployments (0 when the source has none).
+    pub deployments: usize,
+    /// Number of hosts.
+    pub hosts: usize,
+    /// Observation window start, s.
+    pub trace_start_s: f64,
+    /// Observation window end, s.
+    pub trace_end_s: f64,
+    /// Window length, hours.
+    pub span_hours: f64,
+    /// Total requested cores of all VMs.
+    pub vm_cores: f64,
+    /// Total requested memory of all VMs, GB.
+    pub vm_memory_gb: f64,
+    /// Total requested GPUs of all VMs.
+    pub vm_gpus: f64,
+    /// Total host cores.
+    pub host_cores: f64,
+    /// Total host memory, GB.
+    pub host_memory_gb: f64,
+    /// Total host GPUs.
+    pub host_gpus: f64,
+    /// Median lifetime of the uncensored VMs, s (0 when none).
+    pub median_lifetime_s: f64,
+    /// The workload's notes.
+    pub notes: Vec<String>,
+}
+
+impl Workload {
+    /// Number of VMs.
+    pub fn vm_count(&self) -> usize {
+        self.vms.len()
+    }
+
+    /// Number of hosts.
+    pub fn host_count(&self) -> usize {
+        self.hosts.len()
+    }
+
+    /// Number of right-censored VMs (deletion not observed).
+    pub fn censored_count(&self) -> usize {
+        self.vms.iter().filter(|v| v.is_censored()).count()
+    }
+
+    /// Length of the observation window, s (`trace_end_s − trace_start_s`).
+    pub fn time_span_s(&self) -> f64 {
+        self.trace_end_s - self.trace_start_s
+    }
+
+    /// Number of VMs alive at time `t` (s).
+    pub fn alive_at(&self, t: f64) -> usize {
+        self.vms.iter().filter(|v| v.alive_at(t)).count()
+    }
+
+    /// Links every VM whose id is an item of `trace` to that series ([`UsageRef::series`]); returns how many
+    /// VMs were linked (e.g. the 20 VMs of `deep_study_vms_metadata.csv` with their Azure 2019 readings).
+    pub fn attach_usage(&mut self, trace: &UsageTrace) -> usize {
+        let items: HashSet<&str> = trace.items.iter().map(String::as_str).collect();
+        let mut n = 0;
+        for v in &mut self.vms {
+            if items.contains(v.id.as_str()) {
+                v.usage.get_or_insert_with(UsageRef::default).series = Some(SeriesRef {
+                    trace: trace.name.clone(),
+                    item: v.id.clone(),
+                });
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Counts, totals and the window, for display.
+    pub fn summary(&self) -> WorkloadSummary {
+        let distinct = |f: fn(&Vm) -> Option<&String>| {
+            self.vms.iter().filter_map(f).collect::<HashSet<_>>().len()
+        };
+        let mut life: Vec<f64> = self
+            .vms
+            .iter()
+            .filter_map(|v| v.deleted_s.map(|d| d - v.created_s))
+            .collect();
+        life.sort_by(f64::total_cmp);
+        let median = match life.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => life[n / 2],
+            n => 0.5 * (life[n / 2 - 1] + life[n / 2]),
+        };
+        WorkloadSummary {
+            name: self.name.clone(),
+            source: self.source,
+            vms: self.vms.len(),
+            censored: self.censored_count(),
+            tenants: distinct(|v| v.tenant.as_ref()),
+            deployments: distinct(|v| v.deployment.as_ref()),
+            hosts: self.hosts.len(),
+            trace_start_s: self.trace_start_s,
+            trace_end_s: self.trace_end_s,
+            span_hours: self.time_span_s() / 3600.0,
+            vm_cores: self.vms.iter().map(|v| v.cores).sum(),
+            vm_memory_gb: self.vms.iter().map(|v| v.memory_gb).sum(),
+            vm_gpus: self.vms.iter().map(|v| v.gpus).sum(),
+            host_cores: self.hosts.iter().map(|h| h.cores).sum(),
+            host_memory_gb: self.hosts.iter().map(|h| h.memory_gb).sum(),
+            host_gpus: self.hosts.iter().map(|h| h.gpus).sum(),
+            median_lifetime_s: median,
+            notes: self.notes.clone(),
+        }
+    }
+
+    /// Final step of every reader: sorts VMs by creation time (stable) and checks that ids are unique, that
+    /// there is at least one VM and that the limits hold. Errors name the workload.
+    pub(crate) fn finish(mut self) -> Result<Workload, TraceError> {
+        if self.vms.is_empty() {
+            return Err(TraceError::new(
+                &self.name,
+                None,
+                None,
+                "the workload holds no VMs",
+            ));
+        }
+        if self.vms.len() > MAX_VMS || self.hosts.len() > MAX_HOSTS {
+            return Err(TraceError::new(
+                &self.name,
+                None,
+                None,
+                format!("more than {MAX_VMS} VMs or {MAX_HOSTS} hosts"),
+            ));
+        }
+        let mut seen = HashSet::with_capacity(self.vms.len());
+        for v in &self.vms {
+            if !seen.insert(v.id.as_str()) {
+                return Err(TraceError::new(
+                    &self.name,
+                    None,
+                    None,
+                    format!("VM id '{}' appears twice", parse::clip(&v.id)),
+                ));
+            }
+        }
+        let mut seen = HashSet::with_capacity(self.hosts.len());
+        for h in &self.hosts {
+            if !seen.insert(h.id.as_str()) {
+                return Err(TraceError::new(
+                    &self.name,
+                    None,
+                    None,
+                    format!("host id '{}' appears twice", parse::clip(&h.id)),
+                ));
+            }
+        }
+        self.vms.sort_by(|a, b| a.created_s.total_cmp(&b.created_s));
+        Ok(self)
+    }
+}
+
+/// A reader of one workload format (the workload counterpart of [`crate::trace::TraceReader`]).
+pub trait WorkloadReader {
+    /// The format this reader handles.
+    fn format(&self) -> WorkloadFormat;
+    /// Reads `files` into a workload called `name`. Errors name file, line and column; never panics.
+    fn read(&self, name: &str, files: &[InputFile]) -> Result<Workload, TraceError>;
+}
+
+/// Reads `files` as a workload in `format`, or in the format [`WorkloadFormat::detect`] guesses when `None`.
+/// The upload is bounded by [`MAX_UPLOAD_BYTES`] (after decompression, per file) and the records by
+/// [`MAX_VMS`] / [`MAX_HOSTS`]. Arrivals are read with all their splits ([`AzureArrivalsReader::default`]).
+pub fn read_workload(
+    name: &str,
+    files: &[InputFile],
+    format: Option<WorkloadFormat>,
+) -> Result<Workload, TraceError> {
+    check_upload(name, files)?;
+    match format.unwrap_or_else(|| WorkloadFormat::detect(files)) {
+        WorkloadFormat::AzureVmtable => AzureVmtableReader.read(name, files),
+        WorkloadFormat::AzureArrivals => AzureArrivalsReader::default().read(name, files),
+        WorkloadFormat::AlibabaGpu2023 => AlibabaGpuReader.read(name, files),
+    }
+}
+
+/// Rejects an empty upload or one larger than [`MAX_UPLOAD_BYTES`].
+pub(crate) fn check_upload(name: &str, files: &[InputFile]) -> Result<(), TraceError> {
+    if files.is_empty() {
+        return Err(TraceError::new(name, None, None, "no files given"));
+    }
+    let total: usize = files.iter().map(|f| f.bytes.len()).sum();
+    if total > MAX_UPLOAD_BYTES {
+        return Err(TraceError::new(
+            name,
+            None,
+            None,
+            format!("upload of {total} bytes exceeds the limit of {MAX_UPLOAD_BYTES} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+/// The usage-trace formats of this module (they produce the existing [`UsageTrace`]; see [`read_usage`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UsageFormat {
+    /// Alibaba cluster-trace-v2018 `machine_usage.csv` (one item per machine, resampled to 300 s).
+    AlibabaMachineUsage,
+    /// Bitbrains GWA-T-12 per-VM files (one item per file).
+    Bitbrains,
+    /// Azure 2019 5-minute CPU readings, average CPU of each interval.
+    AzureReadingsAvg,
+    /// Azure 2019 5-minute CPU readings, maximum CPU of each interval.
+    AzureReadingsMax,
+}
+
+impl UsageFormat {
+    /// Guesses the format from the first line of the first file: a header naming `CPU usage [%]` →
+    /// Bitbrains; a first field `timestamp` or a number followed by a non-number (`0,<vm id>,…`) → Azure
+    /// readings (average); anything else → Alibaba machine usage.
+    pub fn detect(files: &[InputFile]) -> UsageFormat {
+        let head = files.first().map(first_line).unwrap_or_default();
+        let low = head.to_ascii_lowercase();
+        if low.contains("cpu usage [%]") {
+            return UsageFormat::Bitbrains;
+        }
+        let mut f = head.split(',');
+        let (a, b) = (f.next().unwrap_or(""), f.next().unwrap_or(""));
+        if a.trim().eq_ignore_ascii_case("timestamp")
+            || (a.trim().parse::<f64>().is_ok() && b.trim().parse::<f64>().is_err())
+        {
+            return UsageFormat::AzureReadingsAvg;
+        }
+        UsageFormat::AlibabaMachineUsage
+    }
+}
+
+/// A usage trace with its sample instants (s) and what alignment dropped or filled (the `_timed` readers).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedUsage {
+    /// The trace (VM units).
+    pub trace: UsageTrace,
+    /// Sample instants, s from the trace origin (`trace.samples` of them, increasing).
+    pub times_s: Vec<f64>,
+    /// What was dropped or filled while aligning, in words.
+    pub notes: Vec<String>,
+}
+
+/// Reads a usage trace in one of the [`UsageFormat`]s (detected when `None`), with each reader's defaults.
+/// Errors name file, line and column; the upload is bounded by [`MAX_UPLOAD_BYTES`] and the values by
+/// [`crate::trace::MAX_VALUES`].
+pub fn read_usage(
+    name: &str,
+    files: &[InputFile],
+    format: Option<UsageFormat>,
+) -> Result<UsageTrace, TraceError> {
+    check_upload(name, files)?;
+    match format.unwrap_or_else(|| UsageFormat::detect(files)) {
+        UsageFormat::AlibabaMachineUsage => {
+            read_alibaba_machine_usage(name, files, &MachineUsageOptions::default())
+        }
+        UsageFormat::Bitbrains => read_bitbrains(name, files),
+        UsageFormat::AzureReadingsAvg => read_azure_cpu_readings(name, files, ReadingStat::Avg),
+        UsageFormat::AzureReadingsMax => read_azure_cpu_readings(name, files, ReadingStat::Max),
+    }
+}
+
+/// Test helpers shared by the readers' tests: real data paths and garbled variants for no-panic tests.
+#[cfg(test)]
+pub(crate) mod testutil {
+    use crate::trace::InputFile;
+    use std::path::{Path, PathBuf};
+
+    /// `../shared/data/<rel>` next to the crate.
+    pub fn data(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/data")
+            .join(rel)
+    }
+
+    /// The file as an [`InputFile`] named by its path relative to the data folder, or `None` when absent.
+    pub fn load(rel: &str) -> Option<InputFile> {
+        let bytes = std::fs::read(data(rel)).ok()?;
+        Some(InputFile {
+            name: rel.to_string(),
+            bytes,
+        })
+    }
+
+    /// Deterministic garbled variants of `bytes`: truncations (also inside a multi-byte character), the
+    /// first and last lines only, byte flips, injected `NaN`/`-1`/`1e400`/huge integers/non-UTF-8 bytes,
+    /// swapped delimiters and a duplicated block. At most ~256 KiB of the input is used.
+    pub fn garbled(bytes: &[u8]) -> Vec<Vec<u8>> {
+        let b = &bytes[..bytes.len().min(256 << 10)];
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        for frac in [0.0, 0.001, 0.01, 0.1, 0.37, 0.5, 0.99] {
+            let n = (b.len() as f64 * frac) as usize;
+            out.push(b[..n].to_vec());
+            out.push(b[n..].to_vec());
+        }
+        if let Some(p) = b.iter().position(|c| *c == b'\n') {
+            out.push(b[..p].to_vec());
+            out.push(b[..p + 1].to_vec());
+        }
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rnd = |m: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m.max(1) as u64) as usize
+        };
+        for flips in [1usize, 5, 50, 500] {
+            let mut v = b.to_vec();
+            for _ in 0..flips {
+                let i = rnd(v.len());
+                if let Some(c) = v.get_mut(i) {
+                    *c = [
+                        b',', b'\n', b'|', b';', b'-', b'.', b'e', b'9', 0xff, b'\t', b'*', b' ',
+                    ][rnd(12)];
+                }
+            }
+            out.push(v);
+        }
+        for inj in [
+            &b"NaN"[..],
+            b"-1",
+            b"1e400",
+            b"99999999999999999999999",
+            b"18446744073709551615",
+            b"inf",
+            b"\xc3",
+            b"\"",
+            b",,,,",
+            b"*4000000000",
+        ] {
+            for _ in 0..3 {
+                let mut v = b.to_vec();
+                let i = rnd(v.len() + 1);
+                v.splice(i..i, inj.iter().copied());
+                out.push(v);
+            }
+        }
+        out.push(
+            b.iter()
+                .map(|c| if *c == b',' { b';' } else { *c })
+                .collect(),
+        );
+        let mut dup = b.to_vec();
+        dup.extend_from_slice(&b[..b.len() / 3]);
+        out.push(dup);
+        out
+    }
+
+    /// Replaces the bytes of file `k` of `files` by each garbled variant and calls `read` (results ignored:
+    /// the test is that nothing panics).
+    pub fn no_panic<T, E>(files: &[InputFile], read: impl Fn(&[InputFile]) -> Result<T, E>) {
+        for k in 0..files.len() {
+            for v in garbled(&files[k].bytes) {
+                let mut fs = files.to_vec();
+                fs[k].bytes = v;
+                let _ = read(&fs);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::load;
+    use super::*;
+
+    fn vm(id: &str, created: f64, deleted: Option<f64>) -> Vm {
+        Vm {
+            id: id.into(),
+            tenant: Some("t1".into()),
+            deployment: None,
+            category: None,
+            cores: 2.0,
+            memory_gb: 4.0,
+            gpus: 0.0,
+            created_s: created,
+            started_s: None,
+            deleted_s: deleted,
+            censored_at_s: None,
+            lifetime_range_s: None,
+            usage: None,
+        }
+    }
+
+    #[test]
+    fn helpers_count_by_hand() {
+        let w = Workload {
+            name: "w".into(),
+            source: WorkloadFormat::AzureVmtable,
+            vms: vec![
+                vm("b", 300.0, None),
+                vm("a", 0.0, Some(600.0)),
+                vm("c", 0.0, Some(100.0)),
+            ],
+            hosts: vec![],
+            trace_start_s: 0.0,
+            trace_end_s: 900.0,
+            notes: vec![],
+        }
+        .finish()
+        .unwrap();
+        // stable sort by creation: a, c (both 0 s, file order), then b
+        let ids: Vec<&str> = w.vms.iter().map(|v| v.id.as_str()).collect();
+        assert_eq!(ids, ["a", "c", "b"]);
+        assert_eq!(
+            (w.vm_count(), w.censored_count(), w.time_span_s()),
+            (3, 1, 900.0)
+        );
+        assert_eq!(w.alive_at(350.0), 2); // a (0–600) and b (300–)
+        assert_eq!(w.vms[2].lifetime_s(900.0), 600.0);
+        let s = w.summary();
+        assert_eq!(
+            (s.tenants, s.deployments, s.vm_cores, s.vm_memory_gb),
+            (1, 0, 6.0, 12.0)
+        );
+        assert_eq!(s.median_lifetime_s, 350.0); // lifetimes 600 and 100
+        assert_eq!(s.span_hours, 0.25);
+        let json = serde_json::to_string(&w).unwrap();
+        assert!(json.contains("\"source\":\"azure-vmtable\""), "{json}");
+        let back: Workload = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, w);
+    }
+
+    #[test]
+    fn finish_rejects_duplicates_and_empty() {
+        let mut w = Workload {
+            name: "w".into(),
+            source: WorkloadFormat::AzureVmtable,
+            vms: vec![vm("a", 0.0, None), vm("a", 1.0, None)],
+            hosts: vec![],
+            trace_start_s: 0.0,
+            trace_end_s: 1.0,
+            notes: vec![],
+        };
+        let e = w.clone().finish().unwrap_err();
+        assert_eq!(e.to_string(), "w: VM id 'a' appears twice");
+        w.vms.clear();
+        assert!(w.finish().unwrap_err().message.contains("no VMs"));
+        let e = read_workload("x", &[], None).unwrap_err();
+        assert_eq!(e.to_string(), "x: no files given");
+    }
+
+    #[test]
+    fn formats_detect_from_names_and_headers() {
+        let f = |name: &str, text: &str| InputFile {
+            name: name.into(),
+            bytes: text.as_bytes().to_vec(),
+        };
+        use WorkloadFormat::*;
+        assert_eq!(
+            WorkloadFormat::detect(&[f("maps/flav_map.txt", "")]),
+            AzureArrivals
+        );
+        let bundle = crate::trace::azure::gzip(b"#packlab-azure-arrivals v1 source=x\n");
+        assert_eq!(
+            WorkloadFormat::detect(&[InputFile {
+                name: "a.gz".into(),
+                bytes: bundle
+            }]),
+            AzureArrivals
+        );
+        assert_eq!(
+            WorkloadFormat::detect(&[f("p.csv", "name,cpu_milli,memory_mib\n")]),
+            AlibabaGpu2023
+        );
+        assert_eq!(
+            WorkloadFormat::detect(&[f("v.csv", "x,y,z,0,300\n")]),
+            AzureVmtable
+        );
+        for n in ["azure-vmtable", "azure-arrivals", "alibaba-gpu2023"] {
+            let fm = WorkloadFormat::parse(n).unwrap();
+            assert_eq!(fm.name(), n);
+            assert_eq!(serde_json::to_string(&fm).unwrap(), format!("\"{n}\""));
+        }
+        assert!(WorkloadFormat::parse("x").is_err());
+        use UsageFormat::*;
+        assert_eq!(
+            UsageFormat::detect(&[f("1.csv", "Timestamp [ms];\tCPU usage [%]\n")]),
+            Bitbrains
+        );
+        assert_eq!(
+            UsageFormat::detect(&[f("r.csv", "timestamp,vm_id,min_cpu\n")]),
+            AzureReadingsAvg
+        );
+        assert_eq!(
+            UsageFormat::detect(&[f("r.csv", "0,abc+/=,1.0,2,3\n")]),
+            AzureReadingsAvg
+        );
+        assert_eq!(
+            UsageFormat::detect(&[f("m.csv", "m_1,0,41,92,,,1,2,3\n")]),
+            AlibabaMachineUsage
+        );
+    }
+
+    /// The real files are detected as what they are.
+    #[test]
+    fn real_files_are_detected() {
+        let cases = [
+            (
+                "azure-v1-excerpt-opendc/vmtable.csv",
+                WorkloadFormat::AzureVmtable,
+            ),
+            (
+                "azure-v2-20vm-cpu-readings/selected_vms_500.csv",
+                WorkloadFormat::AzureVmtable,
+            ),
+            (
+                "alibaba-gpu-v2023-openb/openb_pod_list_default.csv",
+                WorkloadFormat::AlibabaGpu2023,
+            ),
+            (
+                "azure-v1-vm-arrivals-bergsma-sosp21/maps/flav_map.txt",
+                WorkloadFormat::AzureArrivals,
+            ),
+        ];
+        for (rel, want) in cases {
+            let Some(f) = load(rel) else { return };
+            assert_eq!(WorkloadFormat::detect(&[f]), want, "{rel}");
+        }
+        let ucases = [
+            (
+                "bitbrains-gwa-t-12-rnd/2013-7/1.csv",
+                UsageFormat::Bitbrains,
+            ),
+            (
+                "alibaba-v2018-machines/machine_usage.csv",
+                UsageFormat::AlibabaMachineUsage,
+            ),
+            (
+                "azure-v2-20vm-cpu-readings/readings/readings_checkpoint_batch_1.csv",
+                UsageFormat::AzureReadingsAvg,
+            ),
+            (
+                "azure-v1-excerpt-opendc/vm_cpu_readings-file-1-of-125.csv",
+                UsageFormat::AzureReadingsAvg,
+            ),
+        ];
+        for (rel, want) in ucases {
+            let Some(f) = load(rel) else { return };
+            assert_eq!(UsageFormat::detect(&[f]), want, "{rel}");
+        }
+    }
+
+    /// The 20 VMs of the Azure 2019 deep-study metadata get their readings series (SOURCE.md: no reading
+    /// VM id outside the 20, every one of the 20 has readings).
+    #[test]
+    fn attach_usage_links_the_20_deep_study_vms() {
+        let dir = "azure-v2-20vm-cpu-readings/";
+        let Some(meta) = load(&format!("{dir}deep_study_vms_metadata.csv")) else {
+            return;
+        };
+        let readings: Option<Vec<InputFile>> = (1..=3)
+            .map(|k| load(&format!("{dir}readings/readings_checkpoint_batch_{k}.csv")))
+            .collect();
+        let Some(readings) = readings else { return };
+        let mut w = read_workload("deep", &[meta], None).unwrap();
+        let t = read_usage("readings", &readings, Some(UsageFormat::AzureReadingsAvg)).unwrap();
+        assert_eq!(w.attach_usage(&t), 20);
+        let v = &w.vms[0];
+        let u = v.usage.as_ref().unwrap();
+        assert_eq!(u.series.as_ref().unwrap().item, v.id);
+        assert!(u.stats.is_some());
+    }
+}

@@ -876,18 +876,7 @@ pub fn simulate_run(
 /// Worker threads [`simulate_runs`] uses: the `PACKLAB_THREADS` environment variable if set (≥ 1), else
 /// `std::thread::available_parallelism()`; always 1 in wasm (no threads there).
 pub fn run_threads() -> usize {
-    #[cfg(target_arch = "wasm32")]
-    {
-        1
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        std::env::var("PACKLAB_THREADS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|&n| n >= 1)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-    }
+    crate::experiment::threads()
 }
 
 /// Simulate the runs `seeds` with policy `spec` and return their results in the order of `seeds`, or `None`

@@ -1,0 +1,214 @@
+//! Shared text helpers of the workload and usage readers: CSV records with 1-based line and column positions,
+//! checked numbers (finite, non-negative, bounded) and the alignment of per-item samples on common instants.
+
+use crate::trace::{TraceError, MAX_VALUES};
+use std::collections::HashMap;
+
+/// Clips a field for an error message (at most 40 characters).
+pub(crate) fn clip(s: &str) -> String {
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+/// The base name of a path (after the last `/` or `\`).
+pub(crate) fn base(name: &str) -> &str {
+    name.rsplit(['/', '\\']).next().unwrap_or(name)
+}
+
+/// One CSV record with its file and 1-based line, for positioned errors.
+pub(crate) struct Row<'r> {
+    pub file: &'r str,
+    pub line: usize,
+    pub rec: &'r csv::StringRecord,
+}
+
+impl Row<'_> {
+    /// Number of fields.
+    pub fn len(&self) -> usize {
+        self.rec.len()
+    }
+
+    /// 1-based column (characters) where field `k` starts; one past the end of the line when `k ≥ len`.
+    /// Exact for unquoted fields (all the sources here).
+    pub fn col(&self, k: usize) -> usize {
+        1 + (0..k.min(self.rec.len()))
+            .map(|j| self.rec[j].chars().count() + 1)
+            .sum::<usize>()
+            - usize::from(k >= self.rec.len() && !self.rec.is_empty())
+    }
+
+    /// An error at field `k`.
+    pub fn err(&self, k: usize, msg: impl Into<String>) -> TraceError {
+        TraceError::new(self.file, Some(self.line), Some(self.col(k)), msg)
+    }
+
+    /// Field `k`, trimmed; an error names the missing field.
+    pub fn get(&self, k: usize, what: &str) -> Result<&str, TraceError> {
+        self.rec
+            .get(k)
+            .map(str::trim)
+            .ok_or_else(|| self.err(k, format!("missing the {what} field")))
+    }
+
+    /// Field `k` as a finite number in `[0, max]`.
+    pub fn num(&self, k: usize, what: &str, max: f64) -> Result<f64, TraceError> {
+        let s = self.get(k, what)?;
+        let v: f64 = s
+            .parse()
+            .map_err(|_| self.err(k, format!("{what} '{}' is not a number", clip(s))))?;
+        check_range(v, max).map_err(|m| self.err(k, format!("{what} '{}' {m}", clip(s))))
+    }
+
+    /// Field `k` as a number in `[0, max]`, or `None` when empty.
+    pub fn opt_num(&self, k: usize, what: &str, max: f64) -> Result<Option<f64>, TraceError> {
+        match self.rec.get(k).map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(_) => self.num(k, what, max).map(Some),
+        }
+    }
+}
+
+/// Checks that `v` is finite and in `[0, max]`; the error completes "<what> '<text>' ...".
+pub(crate) fn check_range(v: f64, max: f64) -> Result<f64, String> {
+    if !v.is_finite() {
+        Err("is not a finite number".into())
+    } else if v < 0.0 {
+        Err("is negative".into())
+    } else if v > max {
+        Err(format!("exceeds the limit {max}"))
+    } else {
+        Ok(v)
+    }
+}
+
+/// Calls `f` on every non-blank record of the CSV `text` (no header handling: the first line is a record
+/// too), with `delimiter`. Returns the number of records seen. CSV syntax errors name the line.
+pub(crate) fn for_each_record(
+    file: &str,
+    text: &str,
+    delimiter: u8,
+    mut f: impl FnMut(&Row) -> Result<(), TraceError>,
+) -> Result<usize, TraceError> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(text.as_bytes());
+    let mut rec = csv::StringRecord::new();
+    let mut n = 0usize;
+    loop {
+        let more = rdr.read_record(&mut rec).map_err(|e| {
+            let line = e.position().map(|p| p.line() as usize);
+            TraceError::new(file, line, None, format!("malformed CSV: {e}"))
+        })?;
+        if !more {
+            return Ok(n);
+        }
+        if rec.len() == 1 && rec[0].trim().is_empty() {
+            continue;
+        }
+        let line = rec.position().map(|p| p.line() as usize).unwrap_or(0);
+        n += 1;
+        f(&Row {
+            file,
+            line,
+            rec: &rec,
+        })?;
+    }
+}
+
+/// Items sampled at common instants: the output of [`align_exact`] and the usage readers.
+pub(crate) struct Aligned {
+    /// Sample instants kept, s (sorted).
+    pub times: Vec<f64>,
+    /// Per item, its values at `times`.
+    pub series: Vec<Vec<f64>>,
+    /// Number of distinct instants seen for some item but dropped because another item lacks them.
+    pub dropped: usize,
+}
+
+/// Aligns per-item `(time, value)` samples on the instants that **every** item has (exact equality of the
+/// times); instants missing for some item are dropped for all (counted in [`Aligned::dropped`]), nothing is
+/// filled. Duplicate times within an item must have been removed. Errors when no instant is common.
+pub(crate) fn align_exact(
+    name: &str,
+    items: &[String],
+    points: &mut [Vec<(f64, f64)>],
+) -> Result<Aligned, TraceError> {
+    let mut count: HashMap<u64, usize> = HashMap::new();
+    for p in points.iter() {
+        for (t, _) in p {
+            *count.entry(t.to_bits()).or_insert(0) += 1;
+        }
+    }
+    let n = items.len();
+    let mut times: Vec<f64> = count
+        .iter()
+        .filter(|(_, c)| **c == n)
+        .map(|(t, _)| f64::from_bits(*t))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let dropped = count.len() - times.len();
+    if times.is_empty() {
+        let (fewest, _) = points
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, p)| p.len())
+            .unwrap_or((0, &Vec::new()));
+        return Err(TraceError::new(
+            name,
+            None,
+            None,
+            format!(
+                "no sampling instant is common to all {n} items (e.g. item '{}' has {} samples); read fewer items together",
+                items.get(fewest).map(String::as_str).unwrap_or("?"),
+                points.get(fewest).map(Vec::len).unwrap_or(0)
+            ),
+        ));
+    }
+    if times.len().saturating_mul(n) > MAX_VALUES {
+        return Err(TraceError::new(
+            name,
+            None,
+            None,
+            format!(
+                "{n} items × {} samples exceed {MAX_VALUES} values",
+                times.len()
+            ),
+        ));
+    }
+    let keep: std::collections::HashSet<u64> = times.iter().map(|t| t.to_bits()).collect();
+    let series = points
+        .iter_mut()
+        .map(|p| {
+            p.sort_by(|a, b| a.0.total_cmp(&b.0));
+            p.iter()
+                .filter(|(t, _)| keep.contains(&t.to_bits()))
+                .map(|(_, v)| *v)
+                .collect()
+        })
+        .collect();
+    Ok(Aligned {
+        times,
+        series,
+        dropped,
+    })
+}
+
+/// The most frequent gap between consecutive instants (the nominal sampling interval, s); 0 for < 2 instants.
+pub(crate) fn nominal_interval(times: &[f64]) -> f64 {
+    let mut gaps: HashMap<u64, usize> = HashMap::new();
+    for w in times.windows(2) {
+        *gaps.entry((w[1] - w[0]).to_bits()).or_insert(0) += 1;
+    }
+    gaps.into_iter()
+        .max_by(|a, b| {
+            a.1.cmp(&b.1)
+                .then(f64::from_bits(b.0).total_cmp(&f64::from_bits(a.0)))
+        })
+        .map(|(g, _)| f64::from_bits(g))
+        .unwrap_or(0.0)
+}
