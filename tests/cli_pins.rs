@@ -127,3 +127,45 @@ fn sha1_matches_the_standard_vectors() {
     assert_eq!(sha1_hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
     assert_eq!(sha1_hex(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
 }
+
+/// Every model of the registry (`packlab models`) has a command group named by its id, and the grouped
+/// commands print exactly what their earlier top-level names print (the pinned outputs).
+#[test]
+fn every_registered_model_has_a_cli_group_with_the_pinned_outputs() {
+    let models: serde_json::Value = serde_json::from_str(&packlab(&["models"])).unwrap();
+    let ids: Vec<&str> = models["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["placement", "admission"]);
+    for id in &ids {
+        assert!(packlab(&[id, "--help"]).contains("Usage: packlab"), "{id}");
+    }
+    let bundled = models["bundled_data"].as_array().unwrap();
+    assert!(bundled
+        .iter()
+        .all(|b| root().join(b["path"].as_str().unwrap()).is_file()));
+    for (grouped, pin) in [
+        (
+            "placement frontier --trace static/traces/planetlab-20110303.tsv.gz --capacity 1 --rule bf",
+            "frontier-c1-bf.csv",
+        ),
+        (
+            "placement pack --trace static/traces/planetlab-20110303.tsv.gz --fit gpa:0.05 --json",
+            "pack-gpa.json",
+        ),
+        (
+            "admission tune --preset E0.1 --runs 3 --hours 480 --capacity 300 --iterations 3 --bootstrap 200 --seed 4 --json",
+            "admit-e01-small.json",
+        ),
+        (
+            "admission moments --n0 4 --kappa 10 --t 1,24,240 --posterior 2,40,1,1,2,1",
+            "admit-moments.txt",
+        ),
+    ] {
+        let args: Vec<&str> = grouped.split_whitespace().collect();
+        assert_eq!(packlab(&args), pinned(pin), "packlab {grouped}");
+    }
+}

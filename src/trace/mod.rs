@@ -204,35 +204,136 @@ pub enum TraceFormat {
     LongCsv,
     /// packlab's compact wide format (`.tsv` or `.tsv.gz`).
     Wide,
+    /// Bitbrains GWA-T-12 per-VM files as published (`;`-separated, header with `CPU usage [%]`; one item per
+    /// file, aligned on the timestamps every VM has; [`crate::workload::usage_bitbrains`]).
+    Bitbrains,
+    /// Azure Public Dataset V2 (2019) 5-minute CPU readings `timestamp,vm id,min,max,avg`, the average of
+    /// each interval ([`crate::workload::usage_azure`]).
+    #[serde(rename = "azure-readings-avg")]
+    AzureReadingsAvg,
+    /// The same readings, the maximum of each interval.
+    #[serde(rename = "azure-readings-max")]
+    AzureReadingsMax,
+    /// Alibaba cluster-trace-v2018 `machine_usage.csv` (one item per machine, averaged into 300 s bins;
+    /// [`crate::workload::usage_alibaba`]).
+    #[serde(rename = "alibaba-machine-usage")]
+    AlibabaMachineUsage,
 }
 
 impl TraceFormat {
-    /// Parses a format name as used by the CLI: `planetlab`, `csv` (or `long-csv`), `wide`.
+    /// Every format, with its CLI name (`--format`).
+    pub const ALL: &'static [(TraceFormat, &'static str)] = &[
+        (TraceFormat::PlanetLab, "planetlab"),
+        (TraceFormat::LongCsv, "csv"),
+        (TraceFormat::Wide, "wide"),
+        (TraceFormat::Bitbrains, "bitbrains"),
+        (TraceFormat::AzureReadingsAvg, "azure-readings-avg"),
+        (TraceFormat::AzureReadingsMax, "azure-readings-max"),
+        (TraceFormat::AlibabaMachineUsage, "alibaba-machine-usage"),
+    ];
+
+    /// Parses a format name as used by the CLI: `planetlab`, `csv` (or `long-csv`), `wide`, `bitbrains`,
+    /// `azure-readings-avg`, `azure-readings-max`, `alibaba-machine-usage`.
     pub fn parse(s: &str) -> Result<Self, String> {
         match s {
-            "planetlab" => Ok(TraceFormat::PlanetLab),
-            "csv" | "long-csv" | "longcsv" => Ok(TraceFormat::LongCsv),
-            "wide" | "tsv" => Ok(TraceFormat::Wide),
-            other => Err(format!(
-                "unknown trace format '{other}' (expected planetlab, csv or wide)"
-            )),
+            "csv" | "long-csv" | "longcsv" => return Ok(TraceFormat::LongCsv),
+            "wide" | "tsv" => return Ok(TraceFormat::Wide),
+            _ => {}
         }
+        TraceFormat::ALL
+            .iter()
+            .find(|(_, n)| *n == s)
+            .map(|(f, _)| *f)
+            .ok_or_else(|| {
+                let names: Vec<&str> = TraceFormat::ALL.iter().map(|(_, n)| *n).collect();
+                format!("unknown trace format '{s}' (expected {})", names.join(", "))
+            })
     }
 
-    /// Guesses the format from the files: one `.zip` or several files → PlanetLab; one `.csv` → long CSV;
-    /// one `.tsv`/`.tsv.gz`/`.gz` → wide; a single file of plain numbers → PlanetLab (one VM).
+    /// Guesses the format from the files: one `.tsv`/`.tsv.gz`/`.gz` → wide; one `.csv`/`.csv.gz`, or a
+    /// folder of them, by its first line ([`TraceFormat::detect_csv`]; a folder of long CSVs stays
+    /// PlanetLab, as before); a `.zip`, any other folder or a single file of plain numbers → PlanetLab.
     pub fn detect(files: &[InputFile]) -> TraceFormat {
+        let csv = |n: &str| {
+            let n = n.to_ascii_lowercase();
+            n.ends_with(".csv") || n.ends_with(".csv.gz")
+        };
         if files.len() == 1 {
             let n = files[0].name.to_ascii_lowercase();
-            if n.ends_with(".csv") || n.ends_with(".csv.gz") {
-                return TraceFormat::LongCsv;
+            if csv(&n) {
+                return TraceFormat::detect_csv(&first_line(&files[0]));
             }
             if n.ends_with(".tsv") || n.ends_with(".tsv.gz") || n.ends_with(".gz") {
                 return TraceFormat::Wide;
             }
+            return TraceFormat::PlanetLab;
+        }
+        // a folder: hidden files (.DS_Store) do not count
+        let visible: Vec<&InputFile> = files
+            .iter()
+            .filter(|f| !f.name.rsplit('/').next().unwrap_or("").starts_with('.'))
+            .collect();
+        if !visible.is_empty() && visible.iter().all(|f| csv(&f.name)) {
+            match TraceFormat::detect_csv(&first_line(visible[0])) {
+                TraceFormat::LongCsv => {}
+                f => return f,
+            }
         }
         TraceFormat::PlanetLab
     }
+
+    /// The CSV format of a file whose first line is `head`: a header naming `CPU usage [%]` → Bitbrains; a
+    /// first field `timestamp`, or a number followed by a non-number (`0,<vm id>,…`) → Azure readings
+    /// (average); `m_<n>,<number>,…` → Alibaba machine usage; anything else → long CSV.
+    pub fn detect_csv(head: &str) -> TraceFormat {
+        let low = head.to_ascii_lowercase();
+        if low.contains("cpu usage [%]") {
+            return TraceFormat::Bitbrains;
+        }
+        let mut f = head.split(',');
+        let (a, b) = (f.next().unwrap_or("").trim(), f.next().unwrap_or("").trim());
+        if a.eq_ignore_ascii_case("timestamp")
+            || (a.parse::<f64>().is_ok() && b.parse::<f64>().is_err())
+        {
+            return TraceFormat::AzureReadingsAvg;
+        }
+        if a.starts_with("m_") && b.parse::<f64>().is_ok() {
+            return TraceFormat::AlibabaMachineUsage;
+        }
+        TraceFormat::LongCsv
+    }
+}
+
+/// The first line of a file (gzip decoded), from its first 4 KiB, for format detection.
+pub(crate) fn first_line(f: &InputFile) -> String {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    if f.bytes.starts_with(&[0x1f, 0x8b]) {
+        let _ = flate2::read::GzDecoder::new(&f.bytes[..])
+            .take(4096)
+            .read_to_end(&mut buf);
+    } else {
+        buf.extend_from_slice(&f.bytes[..f.bytes.len().min(4096)]);
+    }
+    let s = String::from_utf8_lossy(&buf);
+    s.lines().next().unwrap_or("").to_string()
+}
+
+/// Rejects an empty upload or one larger than [`MAX_UPLOAD_BYTES`].
+pub(crate) fn check_upload(name: &str, files: &[InputFile]) -> Result<(), TraceError> {
+    if files.is_empty() {
+        return Err(TraceError::new(name, None, None, "no files given"));
+    }
+    let total: usize = files.iter().map(|f| f.bytes.len()).sum();
+    if total > MAX_UPLOAD_BYTES {
+        return Err(TraceError::new(
+            name,
+            None,
+            None,
+            format!("upload of {total} bytes exceeds the limit of {MAX_UPLOAD_BYTES} bytes"),
+        ));
+    }
+    Ok(())
 }
 
 /// A reader of one trace format (shared trait of the trace readers).
@@ -252,23 +353,24 @@ pub fn read_trace(
     files: &[InputFile],
     format: Option<TraceFormat>,
 ) -> Result<UsageTrace, TraceError> {
-    if files.is_empty() {
-        return Err(TraceError::new(name, None, None, "no files given"));
-    }
-    let total: usize = files.iter().map(|f| f.bytes.len()).sum();
-    if total > MAX_UPLOAD_BYTES {
-        return Err(TraceError::new(
-            name,
-            None,
-            None,
-            format!("upload of {total} bytes exceeds the limit of {MAX_UPLOAD_BYTES} bytes"),
-        ));
-    }
+    check_upload(name, files)?;
     let format = format.unwrap_or_else(|| TraceFormat::detect(files));
     let trace = match format {
         TraceFormat::PlanetLab => PlanetLabReader.read(name, files),
         TraceFormat::LongCsv => LongCsvReader.read(name, files),
         TraceFormat::Wide => WideReader.read(name, files),
+        TraceFormat::Bitbrains => crate::workload::read_bitbrains(name, files),
+        TraceFormat::AzureReadingsAvg => {
+            crate::workload::read_azure_cpu_readings(name, files, crate::workload::ReadingStat::Avg)
+        }
+        TraceFormat::AzureReadingsMax => {
+            crate::workload::read_azure_cpu_readings(name, files, crate::workload::ReadingStat::Max)
+        }
+        TraceFormat::AlibabaMachineUsage => crate::workload::read_alibaba_machine_usage(
+            name,
+            files,
+            &crate::workload::MachineUsageOptions::default(),
+        ),
     }?;
     Ok(trace)
 }

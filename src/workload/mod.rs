@@ -7,7 +7,8 @@
 //! - [`WorkloadFormat::AzureArrivals`]: the Azure 2017 arrivals of Bergsma et al. or packlab's bundle ([`azure`]);
 //! - [`WorkloadFormat::AlibabaGpu2023`]: Alibaba cluster-trace-gpu-v2023 "openb" pods and nodes ([`alibaba`]).
 //!
-//! Usage series (per-item CPU in VM units, the existing [`UsageTrace`]) come from [`read_usage`]:
+//! Usage series (per-item CPU in VM units, the existing [`UsageTrace`]) are formats of the one trace reader
+//! ([`crate::trace::read_trace`], [`crate::trace::TraceFormat`]):
 //! Alibaba 2018 machine usage ([`usage_alibaba`]), Bitbrains GWA-T-12 ([`usage_bitbrains`]) and the Azure 2019
 //! 5-minute CPU readings ([`usage_azure`]). [`Workload::attach_usage`] links VMs to their series.
 //!
@@ -29,7 +30,7 @@ pub use usage_alibaba::{
 pub use usage_azure::{read_azure_cpu_readings, read_azure_cpu_readings_timed, ReadingStat};
 pub use usage_bitbrains::{read_bitbrains, read_bitbrains_timed};
 
-use crate::trace::{InputFile, TraceError, UsageTrace, MAX_UPLOAD_BYTES};
+use crate::trace::{InputFile, TraceError, UsageTrace};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -204,20 +205,7 @@ impl WorkloadFormat {
     }
 }
 
-/// The first line of a file (gunzipped when compressed; at most 4 KiB are decoded), lossily as text.
-pub(crate) fn first_line(f: &InputFile) -> String {
-    use std::io::Read;
-    let mut buf = Vec::new();
-    if f.bytes.starts_with(&[0x1f, 0x8b]) {
-        let _ = flate2::read::GzDecoder::new(&f.bytes[..])
-            .take(4096)
-            .read_to_end(&mut buf);
-    } else {
-        buf.extend_from_slice(&f.bytes[..f.bytes.len().min(4096)]);
-    }
-    let s = String::from_utf8_lossy(&buf);
-    s.lines().next().unwrap_or("").to_string()
-}
+pub(crate) use crate::trace::first_line;
 
 /// A workload: VM records in creation order (ties in file order), an optional node inventory, and the
 /// observation window `[trace_start_s, trace_end_s]` (s) that defines right-censoring.
@@ -416,7 +404,7 @@ pub trait WorkloadReader {
 }
 
 /// Reads `files` as a workload in `format`, or in the format [`WorkloadFormat::detect`] guesses when `None`.
-/// The upload is bounded by [`MAX_UPLOAD_BYTES`] (after decompression, per file) and the records by
+/// The upload is bounded by [`crate::trace::MAX_UPLOAD_BYTES`] (after decompression, per file) and the records by
 /// [`MAX_VMS`] / [`MAX_HOSTS`]. Arrivals are read with all their splits ([`AzureArrivalsReader::default`]).
 pub fn read_workload(
     name: &str,
@@ -431,57 +419,7 @@ pub fn read_workload(
     }
 }
 
-/// Rejects an empty upload or one larger than [`MAX_UPLOAD_BYTES`].
-pub(crate) fn check_upload(name: &str, files: &[InputFile]) -> Result<(), TraceError> {
-    if files.is_empty() {
-        return Err(TraceError::new(name, None, None, "no files given"));
-    }
-    let total: usize = files.iter().map(|f| f.bytes.len()).sum();
-    if total > MAX_UPLOAD_BYTES {
-        return Err(TraceError::new(
-            name,
-            None,
-            None,
-            format!("upload of {total} bytes exceeds the limit of {MAX_UPLOAD_BYTES} bytes"),
-        ));
-    }
-    Ok(())
-}
-
-/// The usage-trace formats of this module (they produce the existing [`UsageTrace`]; see [`read_usage`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum UsageFormat {
-    /// Alibaba cluster-trace-v2018 `machine_usage.csv` (one item per machine, resampled to 300 s).
-    AlibabaMachineUsage,
-    /// Bitbrains GWA-T-12 per-VM files (one item per file).
-    Bitbrains,
-    /// Azure 2019 5-minute CPU readings, average CPU of each interval.
-    AzureReadingsAvg,
-    /// Azure 2019 5-minute CPU readings, maximum CPU of each interval.
-    AzureReadingsMax,
-}
-
-impl UsageFormat {
-    /// Guesses the format from the first line of the first file: a header naming `CPU usage [%]` →
-    /// Bitbrains; a first field `timestamp` or a number followed by a non-number (`0,<vm id>,…`) → Azure
-    /// readings (average); anything else → Alibaba machine usage.
-    pub fn detect(files: &[InputFile]) -> UsageFormat {
-        let head = files.first().map(first_line).unwrap_or_default();
-        let low = head.to_ascii_lowercase();
-        if low.contains("cpu usage [%]") {
-            return UsageFormat::Bitbrains;
-        }
-        let mut f = head.split(',');
-        let (a, b) = (f.next().unwrap_or(""), f.next().unwrap_or(""));
-        if a.trim().eq_ignore_ascii_case("timestamp")
-            || (a.trim().parse::<f64>().is_ok() && b.trim().parse::<f64>().is_err())
-        {
-            return UsageFormat::AzureReadingsAvg;
-        }
-        UsageFormat::AlibabaMachineUsage
-    }
-}
+pub(crate) use crate::trace::check_upload;
 
 /// A usage trace with its sample instants (s) and what alignment dropped or filled (the `_timed` readers).
 #[derive(Clone, Debug, PartialEq)]
@@ -492,25 +430,6 @@ pub struct TimedUsage {
     pub times_s: Vec<f64>,
     /// What was dropped or filled while aligning, in words.
     pub notes: Vec<String>,
-}
-
-/// Reads a usage trace in one of the [`UsageFormat`]s (detected when `None`), with each reader's defaults.
-/// Errors name file, line and column; the upload is bounded by [`MAX_UPLOAD_BYTES`] and the values by
-/// [`crate::trace::MAX_VALUES`].
-pub fn read_usage(
-    name: &str,
-    files: &[InputFile],
-    format: Option<UsageFormat>,
-) -> Result<UsageTrace, TraceError> {
-    check_upload(name, files)?;
-    match format.unwrap_or_else(|| UsageFormat::detect(files)) {
-        UsageFormat::AlibabaMachineUsage => {
-            read_alibaba_machine_usage(name, files, &MachineUsageOptions::default())
-        }
-        UsageFormat::Bitbrains => read_bitbrains(name, files),
-        UsageFormat::AzureReadingsAvg => read_azure_cpu_readings(name, files, ReadingStat::Avg),
-        UsageFormat::AzureReadingsMax => read_azure_cpu_readings(name, files, ReadingStat::Max),
-    }
 }
 
 /// Test helpers shared by the readers' tests: real data paths and garbled variants for no-panic tests.
@@ -726,23 +645,45 @@ mod tests {
             assert_eq!(serde_json::to_string(&fm).unwrap(), format!("\"{n}\""));
         }
         assert!(WorkloadFormat::parse("x").is_err());
-        use UsageFormat::*;
+        use crate::trace::TraceFormat::{self, *};
         assert_eq!(
-            UsageFormat::detect(&[f("1.csv", "Timestamp [ms];\tCPU usage [%]\n")]),
+            TraceFormat::detect(&[f("1.csv", "Timestamp [ms];\tCPU usage [%]\n")]),
             Bitbrains
         );
         assert_eq!(
-            UsageFormat::detect(&[f("r.csv", "timestamp,vm_id,min_cpu\n")]),
+            TraceFormat::detect(&[f("r.csv", "timestamp,vm_id,min_cpu\n")]),
             AzureReadingsAvg
         );
         assert_eq!(
-            UsageFormat::detect(&[f("r.csv", "0,abc+/=,1.0,2,3\n")]),
+            TraceFormat::detect(&[f("r.csv", "0,abc+/=,1.0,2,3\n")]),
             AzureReadingsAvg
         );
         assert_eq!(
-            UsageFormat::detect(&[f("m.csv", "m_1,0,41,92,,,1,2,3\n")]),
+            TraceFormat::detect(&[f("m.csv", "m_1,0,41,92,,,1,2,3\n")]),
             AlibabaMachineUsage
         );
+        // the long CSV keeps its detection (header or not)
+        assert_eq!(
+            TraceFormat::detect(&[f("u.csv", "item,time,usage\n")]),
+            LongCsv
+        );
+        assert_eq!(TraceFormat::detect(&[f("u.csv", "vm1,0,0.5\n")]), LongCsv);
+        // a folder of Bitbrains files (hidden files ignored) and a PlanetLab folder
+        assert_eq!(
+            TraceFormat::detect(&[
+                f("d/1.csv", "Timestamp [ms];\tCPU usage [%]\n"),
+                f("d/.DS_Store", "x"),
+                f("d/2.csv", "Timestamp [ms];\tCPU usage [%]\n")
+            ]),
+            Bitbrains
+        );
+        assert_eq!(
+            TraceFormat::detect(&[f("d/a", "1\n"), f("d/b", "2\n")]),
+            PlanetLab
+        );
+        for (fm, n) in TraceFormat::ALL {
+            assert_eq!(TraceFormat::parse(n).unwrap(), *fm);
+        }
     }
 
     /// The real files are detected as what they are.
@@ -773,24 +714,24 @@ mod tests {
         let ucases = [
             (
                 "bitbrains-gwa-t-12-rnd/2013-7/1.csv",
-                UsageFormat::Bitbrains,
+                crate::trace::TraceFormat::Bitbrains,
             ),
             (
                 "alibaba-v2018-machines/machine_usage.csv",
-                UsageFormat::AlibabaMachineUsage,
+                crate::trace::TraceFormat::AlibabaMachineUsage,
             ),
             (
                 "azure-v2-20vm-cpu-readings/readings/readings_checkpoint_batch_1.csv",
-                UsageFormat::AzureReadingsAvg,
+                crate::trace::TraceFormat::AzureReadingsAvg,
             ),
             (
                 "azure-v1-excerpt-opendc/vm_cpu_readings-file-1-of-125.csv",
-                UsageFormat::AzureReadingsAvg,
+                crate::trace::TraceFormat::AzureReadingsAvg,
             ),
         ];
         for (rel, want) in ucases {
             let Some(f) = load(rel) else { return };
-            assert_eq!(UsageFormat::detect(&[f]), want, "{rel}");
+            assert_eq!(crate::trace::TraceFormat::detect(&[f]), want, "{rel}");
         }
     }
 
@@ -807,7 +748,7 @@ mod tests {
             .collect();
         let Some(readings) = readings else { return };
         let mut w = read_workload("deep", &[meta], None).unwrap();
-        let t = read_usage("readings", &readings, Some(UsageFormat::AzureReadingsAvg)).unwrap();
+        let t = crate::trace::read_trace("readings", &readings, None).unwrap();
         assert_eq!(w.attach_usage(&t), 20);
         let v = &w.vms[0];
         let u = v.usage.as_ref().unwrap();

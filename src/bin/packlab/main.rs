@@ -3,10 +3,10 @@
 //! Every subcommand prints results on stdout (JSON with `--json`) and, on bad input, one line on stderr
 //! naming the problem and exits non-zero; it never panics on user input.
 
-mod admit;
+mod admission;
+mod placement;
 
 use clap::{Args, Parser, Subcommand};
-use packlab::placement::{self, FitSpec, Mode, PlacementParams, Rule};
 use packlab::scenario::{Scenario, TraceRef};
 use packlab::trace::{self, InputFile, TraceFormat, UsageTrace};
 use std::path::{Path, PathBuf};
@@ -25,98 +25,69 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Pack one trace with one fit test and rule and print m_abs, m_norm, m, q (seed 002 §5.1).
-    Pack(PackArgs),
-    /// Sweep each fit family's knob and print the (m, q) frontier with the Pareto front (CSV or JSON).
-    Frontier(FrontierArgs),
     /// Run a Scenario JSON file (or a share link) of any model exactly as the playground does; prints its report.
     Run(RunArgs),
-    /// List the models of the registry and the bundled data (JSON).
+    /// List the models of the registry (ids, charts, operations) and the bundled data (JSON).
     Models,
-    /// Print summary statistics of a trace (VMs, samples, mean/s.d. usage in VM units).
+    /// Print summary statistics of a usage trace (VMs, samples, mean/s.d. usage in VM units).
     Summary(TraceArgs),
-    /// Convert a trace into packlab's compact wide format (.tsv.gz), as used for the bundled traces.
+    /// Convert a usage trace into packlab's compact wide format (.tsv.gz), as used for the bundled traces.
     Bundle(BundleArgs),
-    /// Cluster admission control (seed 000): run an experiment preset, tuning each policy to the SLA.
-    Admit(admit::AdmitArgs),
-    /// Posterior-integrated moments E[X_t], Var[X_t] of a deployment's cores (seed 000, ALGORITHMS.md §2.4–2.6).
-    AdmitMoments(admit::MomentsArgs),
-    /// Fit the admission model to Azure data by maximum likelihood (seed 000 App. B) and print the estimates.
-    AdmitFit(admit::FitArgs),
+    /// The placement model (seed 002): pack one trace, sweep the (m, q) frontier.
+    #[command(subcommand)]
+    Placement(PlacementCommand),
+    /// The admission model (seed 000): tune a preset's policies, moments, the Azure fit.
+    #[command(subcommand)]
+    Admission(AdmissionCommand),
+    /// = `packlab placement pack` (earlier name).
+    #[command(hide = true)]
+    Pack(placement::PackArgs),
+    /// = `packlab placement frontier` (earlier name).
+    #[command(hide = true)]
+    Frontier(placement::FrontierArgs),
+    /// = `packlab admission tune` (earlier name).
+    #[command(hide = true)]
+    Admit(admission::AdmitArgs),
+    /// = `packlab admission moments` (earlier name).
+    #[command(hide = true)]
+    AdmitMoments(admission::MomentsArgs),
+    /// = `packlab admission fit` (earlier name).
+    #[command(hide = true)]
+    AdmitFit(admission::FitArgs),
+}
+
+/// Commands of the placement model (one group per model of the registry, named by its id).
+#[derive(Subcommand, Debug)]
+enum PlacementCommand {
+    /// Pack one trace with one fit test and rule and print m_abs, m_norm, m, q (seed 002 §5.1).
+    Pack(placement::PackArgs),
+    /// Sweep each fit family's knob and print the (m, q) frontier with the Pareto front (CSV or JSON).
+    Frontier(placement::FrontierArgs),
+}
+
+/// Commands of the admission model.
+#[derive(Subcommand, Debug)]
+enum AdmissionCommand {
+    /// Run an experiment preset (E0.1–E0.4), tuning each policy to the SLA.
+    Tune(admission::AdmitArgs),
+    /// Posterior-integrated moments E[X_t], Var[X_t] of a deployment's cores (ALGORITHMS.md §2.4–2.6).
+    Moments(admission::MomentsArgs),
+    /// Fit the model to Azure data by maximum likelihood (seed 000 App. B) and print the estimates.
+    Fit(admission::FitArgs),
 }
 
 #[derive(Args, Debug, Clone)]
-struct TraceArgs {
+pub struct TraceArgs {
     /// Trace path: a PlanetLab day folder (one file per VM, CPU % per line), a .zip of one, a long CSV
-    /// `item,time,usage` (usage in VM units), or a packlab wide .tsv/.tsv.gz file.
+    /// `item,time,usage` (usage in VM units), a packlab wide .tsv/.tsv.gz file, a Bitbrains GWA-T-12 folder,
+    /// Azure 2019 CPU readings files or an Alibaba 2018 machine_usage.csv.
     #[arg(long, value_name = "PATH")]
-    trace: PathBuf,
-    /// Trace format: planetlab | csv | wide (default: guessed from the path: folder or .zip = planetlab,
-    /// .csv = csv, .tsv/.tsv.gz = wide).
+    pub trace: PathBuf,
+    /// Trace format: planetlab | csv | wide | bitbrains | azure-readings-avg | azure-readings-max |
+    /// alibaba-machine-usage (default: guessed from the names and first lines: .tsv/.tsv.gz = wide, a .csv
+    /// or a folder of them by its header, any other folder or .zip = planetlab).
     #[arg(long, value_name = "FORMAT")]
-    format: Option<String>,
-}
-
-#[derive(Args, Debug, Clone)]
-struct ModelArgs {
-    /// Machine capacity c in VM units (1.0 = one VM's full CPU; > 0).
-    #[arg(long, value_name = "C", default_value_t = placement::DEFAULT_CAPACITY, allow_negative_numbers = true)]
-    capacity: f64,
-    /// Packing rule: ff (First Fit) or bf (Best Fit).
-    #[arg(long, value_name = "RULE", default_value = "bf")]
-    rule: String,
-    /// Clairvoyance ℓ in (0, 1]: statistics from the first ⌊ℓ·R⌋ samples, evaluation on the rest (1 = all).
-    #[arg(
-        long,
-        value_name = "L",
-        default_value_t = 1.0,
-        allow_negative_numbers = true
-    )]
-    clairvoyance: f64,
-    /// Turn rebalancing off (seed 002 Alg. 1; on by default).
-    #[arg(long)]
-    no_rebalance: bool,
-    /// Realisations: aligned (column t = the same real interval for every VM) or resampled (R draws per VM
-    /// from its own empirical distribution, seed 002 §3.1).
-    #[arg(long, value_name = "MODE", default_value = "aligned")]
-    mode: String,
-    /// R, realisations per VM in resampled mode.
-    #[arg(long, value_name = "R", default_value_t = 10_000)]
-    realisations: usize,
-    /// Seed of the resampling streams (integer 0..2^53).
-    #[arg(long, value_name = "S", default_value_t = 1)]
-    seed: u64,
-}
-
-#[derive(Args, Debug)]
-struct PackArgs {
-    #[command(flatten)]
-    trace: TraceArgs,
-    #[command(flatten)]
-    model: ModelArgs,
-    /// Fit test: gpa:RHO (SLO, 0<RHO<1), cantelli:B (B>=0), av:F (F>0), perc:P (P in 0..100 percent) or max.
-    #[arg(long, value_name = "SPEC", default_value = "gpa:0.05")]
-    fit: String,
-    /// Print one JSON object (m_abs, m_norm, m, q, utilization, q_per_machine, items_per_machine).
-    #[arg(long)]
-    json: bool,
-}
-
-#[derive(Args, Debug)]
-struct FrontierArgs {
-    #[command(flatten)]
-    trace: TraceArgs,
-    #[command(flatten)]
-    model: ModelArgs,
-    /// Families to sweep, comma-separated, of gpa, av, perc, cantelli, max (default: all).
-    #[arg(long, value_name = "LIST")]
-    families: Option<String>,
-    /// Override a family's grid, e.g. `--grid gpa=0.1,0.05,0.01` (repeatable).
-    #[arg(long, value_name = "FAMILY=V1,V2,..")]
-    grid: Vec<String>,
-    /// Print JSON instead of CSV.
-    #[arg(long)]
-    json: bool,
+    pub format: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -185,8 +156,10 @@ fn main() -> ExitCode {
 
 fn dispatch(cmd: &Command) -> Result<(), String> {
     match cmd {
-        Command::Pack(a) => cmd_pack(a),
-        Command::Frontier(a) => cmd_frontier(a),
+        Command::Pack(a) | Command::Placement(PlacementCommand::Pack(a)) => placement::cmd_pack(a),
+        Command::Frontier(a) | Command::Placement(PlacementCommand::Frontier(a)) => {
+            placement::cmd_frontier(a)
+        }
         Command::Run(a) => cmd_run(a),
         Command::Models => {
             let out = serde_json::json!({
@@ -208,9 +181,15 @@ fn dispatch(cmd: &Command) -> Result<(), String> {
             Ok(())
         }
         Command::Bundle(a) => cmd_bundle(a),
-        Command::Admit(a) => admit::run_admit(a),
-        Command::AdmitMoments(a) => admit::run_moments(a),
-        Command::AdmitFit(a) => admit::run_fit(a),
+        Command::Admit(a) | Command::Admission(AdmissionCommand::Tune(a)) => {
+            admission::run_admit(a)
+        }
+        Command::AdmitMoments(a) | Command::Admission(AdmissionCommand::Moments(a)) => {
+            admission::run_moments(a)
+        }
+        Command::AdmitFit(a) | Command::Admission(AdmissionCommand::Fit(a)) => {
+            admission::run_fit(a)
+        }
     }
 }
 
@@ -265,139 +244,9 @@ fn load_files(
     trace::read_trace(&name, files, fmt).map_err(|e| e.to_string())
 }
 
-fn load_trace(a: &TraceArgs) -> Result<UsageTrace, String> {
+pub fn load_trace(a: &TraceArgs) -> Result<UsageTrace, String> {
     let files = read_files(&a.trace)?;
     load_files(&files, &a.trace, a.format.as_deref())
-}
-
-fn params_from(m: &ModelArgs) -> Result<(PlacementParams, u64), String> {
-    let mut p = PlacementParams {
-        capacity: m.capacity,
-        rule: Rule::parse(&m.rule)?,
-        rebalance: !m.no_rebalance,
-        clairvoyance: m.clairvoyance,
-        realisations: m.realisations,
-        ..PlacementParams::default()
-    };
-    p.mode = match m.mode.as_str() {
-        "aligned" => Mode::Aligned,
-        "resampled" => Mode::Resampled,
-        other => {
-            return Err(format!(
-                "--mode: unknown realisation mode '{other}' (expected aligned or resampled)"
-            ))
-        }
-    };
-    if m.seed > packlab::scenario::MAX_SEED {
-        return Err(format!(
-            "--seed: must be at most {}",
-            packlab::scenario::MAX_SEED
-        ));
-    }
-    check(&p)?;
-    Ok((p, m.seed))
-}
-
-/// Reports the first invalid parameter with its CLI flag name.
-fn check(p: &PlacementParams) -> Result<(), String> {
-    if let Some(e) = p.validate("").first() {
-        let flag = match e.field.as_str() {
-            "capacity" => "--capacity".to_string(),
-            "clairvoyance" => "--clairvoyance".into(),
-            "realisations" => "--realisations".into(),
-            "fit" => "--fit".into(),
-            f if f.starts_with("families") => "--grid".into(),
-            f => f.to_string(),
-        };
-        return Err(format!("{flag}: {}", e.message));
-    }
-    Ok(())
-}
-
-fn cmd_pack(a: &PackArgs) -> Result<(), String> {
-    let (mut p, seed) = params_from(&a.model)?;
-    p.fit = FitSpec::parse(&a.fit).map_err(|e| format!("--fit: {e}"))?;
-    let t = load_trace(&a.trace)?;
-    let inst = placement::Instance::new(&t, &p, seed).map_err(|e| e.to_string())?;
-    let packing = inst.pack(&p.fit, p.rule, p.rebalance);
-    let r = inst.evaluate(&p.fit, &packing);
-    if a.json {
-        println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
-    } else {
-        let (o, e) = inst.split();
-        println!("trace {} · {} VMs × {} realisations (|O| = {o}, |E| = {e}) · c = {} · {} · rebalance {}", t.name, inst.items(), inst.realisations(), p.capacity, p.rule.name(), if p.rebalance { "on" } else { "off" });
-        println!(
-            "fit {}: m_abs = {}, m_norm = {}, m = {:.4}, q = {:.6e}, utilization = {:.4}",
-            r.spec, r.m_abs, r.m_norm, r.m, r.q, r.utilization
-        );
-    }
-    Ok(())
-}
-
-fn cmd_frontier(a: &FrontierArgs) -> Result<(), String> {
-    let (mut p, seed) = params_from(&a.model)?;
-    if let Some(list) = &a.families {
-        let wanted: Vec<String> = list
-            .split(',')
-            .map(|s| s.trim().to_ascii_lowercase())
-            .filter(|s| !s.is_empty())
-            .collect();
-        for w in &wanted {
-            if !placement::Family::ALL.iter().any(|f| f.name() == w) {
-                return Err(format!(
-                    "--families: unknown family '{w}' (gpa, av, perc, cantelli, max)"
-                ));
-            }
-        }
-        for fs in &mut p.families {
-            fs.enabled = wanted.iter().any(|w| w == fs.family.name());
-        }
-    }
-    for g in &a.grid {
-        let (fam, vals) = g
-            .split_once('=')
-            .ok_or_else(|| format!("--grid: expected FAMILY=V1,V2,… (got '{g}')"))?;
-        let fs = p
-            .families
-            .iter_mut()
-            .find(|f| f.family.name() == fam.trim().to_ascii_lowercase())
-            .ok_or_else(|| format!("--grid: unknown family '{fam}'"))?;
-        fs.grid = vals
-            .split(',')
-            .map(|v| {
-                v.trim()
-                    .parse::<f64>()
-                    .map_err(|_| format!("--grid: '{v}' is not a number"))
-            })
-            .collect::<Result<_, _>>()?;
-    }
-    check(&p)?;
-    let t = load_trace(&a.trace)?;
-    let f = placement::run_frontier(&t, &p, seed, &mut |_, _| true).map_err(|e| e.to_string())?;
-    print_frontier(&f, a.json)
-}
-
-fn print_frontier(f: &placement::Frontier, json: bool) -> Result<(), String> {
-    if json {
-        println!("{}", serde_json::to_string(f).map_err(|e| e.to_string())?);
-    } else {
-        println!("family,param,spec,m_abs,m_norm,m,q,utilization,pareto");
-        for p in &f.points {
-            println!(
-                "{},{},{},{},{},{},{},{},{}",
-                p.family.name(),
-                p.param.map(|x| x.to_string()).unwrap_or_default(),
-                p.spec,
-                p.m_abs,
-                p.m_norm,
-                p.m,
-                p.q,
-                p.utilization,
-                p.pareto
-            );
-        }
-    }
-    Ok(())
 }
 
 /// Finds a bundled trace's file: relative to the working directory, to the executable's repository

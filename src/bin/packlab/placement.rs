@@ -1,0 +1,198 @@
+//! CLI handlers of the placement model (seed 002, ALGORITHMS.md §4): `packlab placement pack` and
+//! `packlab placement frontier` (also reachable by their earlier names `packlab pack` / `packlab frontier`).
+
+use crate::{load_trace, TraceArgs};
+use clap::Args;
+use packlab::placement::{self, FitSpec, Mode, PlacementParams, Rule};
+
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// Machine capacity c in VM units (1.0 = one VM's full CPU; > 0).
+    #[arg(long, value_name = "C", default_value_t = placement::DEFAULT_CAPACITY, allow_negative_numbers = true)]
+    pub capacity: f64,
+    /// Packing rule: ff (First Fit) or bf (Best Fit).
+    #[arg(long, value_name = "RULE", default_value = "bf")]
+    pub rule: String,
+    /// Clairvoyance ℓ in (0, 1]: statistics from the first ⌊ℓ·R⌋ samples, evaluation on the rest (1 = all).
+    #[arg(
+        long,
+        value_name = "L",
+        default_value_t = 1.0,
+        allow_negative_numbers = true
+    )]
+    pub clairvoyance: f64,
+    /// Turn rebalancing off (seed 002 Alg. 1; on by default).
+    #[arg(long)]
+    pub no_rebalance: bool,
+    /// Realisations: aligned (column t = the same real interval for every VM) or resampled (R draws per VM
+    /// from its own empirical distribution, seed 002 §3.1).
+    #[arg(long, value_name = "MODE", default_value = "aligned")]
+    pub mode: String,
+    /// R, realisations per VM in resampled mode.
+    #[arg(long, value_name = "R", default_value_t = 10_000)]
+    pub realisations: usize,
+    /// Seed of the resampling streams (integer 0..2^53).
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct PackArgs {
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Fit test: gpa:RHO (SLO, 0<RHO<1), cantelli:B (B>=0), av:F (F>0), perc:P (P in 0..100 percent) or max.
+    #[arg(long, value_name = "SPEC", default_value = "gpa:0.05")]
+    pub fit: String,
+    /// Print one JSON object (m_abs, m_norm, m, q, utilization, q_per_machine, items_per_machine).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct FrontierArgs {
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Families to sweep, comma-separated, of gpa, av, perc, cantelli, max (default: all).
+    #[arg(long, value_name = "LIST")]
+    pub families: Option<String>,
+    /// Override a family's grid, e.g. `--grid gpa=0.1,0.05,0.01` (repeatable).
+    #[arg(long, value_name = "FAMILY=V1,V2,..")]
+    pub grid: Vec<String>,
+    /// Print JSON instead of CSV.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn params_from(m: &ModelArgs) -> Result<(PlacementParams, u64), String> {
+    let mut p = PlacementParams {
+        capacity: m.capacity,
+        rule: Rule::parse(&m.rule)?,
+        rebalance: !m.no_rebalance,
+        clairvoyance: m.clairvoyance,
+        realisations: m.realisations,
+        ..PlacementParams::default()
+    };
+    p.mode = match m.mode.as_str() {
+        "aligned" => Mode::Aligned,
+        "resampled" => Mode::Resampled,
+        other => {
+            return Err(format!(
+                "--mode: unknown realisation mode '{other}' (expected aligned or resampled)"
+            ))
+        }
+    };
+    if m.seed > packlab::scenario::MAX_SEED {
+        return Err(format!(
+            "--seed: must be at most {}",
+            packlab::scenario::MAX_SEED
+        ));
+    }
+    check(&p)?;
+    Ok((p, m.seed))
+}
+
+/// Reports the first invalid parameter with its CLI flag name.
+fn check(p: &PlacementParams) -> Result<(), String> {
+    if let Some(e) = p.validate("").first() {
+        let flag = match e.field.as_str() {
+            "capacity" => "--capacity".to_string(),
+            "clairvoyance" => "--clairvoyance".into(),
+            "realisations" => "--realisations".into(),
+            "fit" => "--fit".into(),
+            f if f.starts_with("families") => "--grid".into(),
+            f => f.to_string(),
+        };
+        return Err(format!("{flag}: {}", e.message));
+    }
+    Ok(())
+}
+
+pub fn cmd_pack(a: &PackArgs) -> Result<(), String> {
+    let (mut p, seed) = params_from(&a.model)?;
+    p.fit = FitSpec::parse(&a.fit).map_err(|e| format!("--fit: {e}"))?;
+    let t = load_trace(&a.trace)?;
+    let inst = placement::Instance::new(&t, &p, seed).map_err(|e| e.to_string())?;
+    let packing = inst.pack(&p.fit, p.rule, p.rebalance);
+    let r = inst.evaluate(&p.fit, &packing);
+    if a.json {
+        println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
+    } else {
+        let (o, e) = inst.split();
+        println!("trace {} · {} VMs × {} realisations (|O| = {o}, |E| = {e}) · c = {} · {} · rebalance {}", t.name, inst.items(), inst.realisations(), p.capacity, p.rule.name(), if p.rebalance { "on" } else { "off" });
+        println!(
+            "fit {}: m_abs = {}, m_norm = {}, m = {:.4}, q = {:.6e}, utilization = {:.4}",
+            r.spec, r.m_abs, r.m_norm, r.m, r.q, r.utilization
+        );
+    }
+    Ok(())
+}
+
+pub fn cmd_frontier(a: &FrontierArgs) -> Result<(), String> {
+    let (mut p, seed) = params_from(&a.model)?;
+    if let Some(list) = &a.families {
+        let wanted: Vec<String> = list
+            .split(',')
+            .map(|s| s.trim().to_ascii_lowercase())
+            .filter(|s| !s.is_empty())
+            .collect();
+        for w in &wanted {
+            if !placement::Family::ALL.iter().any(|f| f.name() == w) {
+                return Err(format!(
+                    "--families: unknown family '{w}' (gpa, av, perc, cantelli, max)"
+                ));
+            }
+        }
+        for fs in &mut p.families {
+            fs.enabled = wanted.iter().any(|w| w == fs.family.name());
+        }
+    }
+    for g in &a.grid {
+        let (fam, vals) = g
+            .split_once('=')
+            .ok_or_else(|| format!("--grid: expected FAMILY=V1,V2,… (got '{g}')"))?;
+        let fs = p
+            .families
+            .iter_mut()
+            .find(|f| f.family.name() == fam.trim().to_ascii_lowercase())
+            .ok_or_else(|| format!("--grid: unknown family '{fam}'"))?;
+        fs.grid = vals
+            .split(',')
+            .map(|v| {
+                v.trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("--grid: '{v}' is not a number"))
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    check(&p)?;
+    let t = load_trace(&a.trace)?;
+    let f = placement::run_frontier(&t, &p, seed, &mut |_, _| true).map_err(|e| e.to_string())?;
+    print_frontier(&f, a.json)
+}
+
+fn print_frontier(f: &placement::Frontier, json: bool) -> Result<(), String> {
+    if json {
+        println!("{}", serde_json::to_string(f).map_err(|e| e.to_string())?);
+    } else {
+        println!("family,param,spec,m_abs,m_norm,m,q,utilization,pareto");
+        for p in &f.points {
+            println!(
+                "{},{},{},{},{},{},{},{},{}",
+                p.family.name(),
+                p.param.map(|x| x.to_string()).unwrap_or_default(),
+                p.spec,
+                p.m_abs,
+                p.m_norm,
+                p.m,
+                p.q,
+                p.utilization,
+                p.pareto
+            );
+        }
+    }
+    Ok(())
+}
