@@ -34,9 +34,8 @@ pub struct BundledData {
     pub attribution: &'static str,
 }
 
-/// Every bundled data file.
-pub const BUNDLED_DATA: &[BundledData] = &[
-    BundledData {
+/// The bundled PlanetLab day (the placement model's default trace).
+pub const PLANETLAB_20110303: BundledData = BundledData {
         id: "planetlab-20110303",
         path: "static/traces/planetlab-20110303.tsv.gz",
         kind: DataKind::UsageTrace,
@@ -46,8 +45,10 @@ pub const BUNDLED_DATA: &[BundledData] = &[
         attribution: "PlanetLab CoMon data (Park & Pai, ACM SIGOPS OSR 2006), selected by A. Beloglazov & R. Buyya \
                       (CCPE 24(13), 2012), as shipped with CloudSim (github.com/Cloudslab/cloudsim, \
                       modules/cloudsim-examples/src/main/resources/workload/planetlab/20110303). Values unchanged.",
-    },
-    BundledData {
+};
+
+/// The derived Azure 2017 arrivals (the admission model's `azure_fit` input).
+pub const AZURE2017_ARRIVALS: BundledData = BundledData {
         id: "azure2017-arrivals",
         path: "static/traces/azure2017-arrivals.txt.gz",
         kind: DataKind::AzureArrivals,
@@ -57,8 +58,17 @@ pub const BUNDLED_DATA: &[BundledData] = &[
                 binned-lifetime records",
         attribution: "Microsoft Azure Public Dataset V1 (Cortez et al., SOSP 2017), arrival sequences as \
                       released by Bergsma et al. (SOSP 2021); derived bundle, see static/traces/ATTRIBUTION.md.",
-    },
-];
+};
+
+/// Every bundled data file.
+pub const BUNDLED_DATA: &[BundledData] = &[PLANETLAB_20110303, AZURE2017_ARRIVALS];
+
+impl BundledData {
+    /// The file name (the last component of [`BundledData::path`]).
+    pub fn file_name(&self) -> &'static str {
+        self.path.rsplit('/').next().unwrap_or(self.path)
+    }
+}
 
 /// The bundled file with id `id`.
 pub fn bundled(id: &str) -> Option<&'static BundledData> {

@@ -90,6 +90,16 @@ pub trait Experiment {
     fn step(&mut self, units: usize) -> Option<Self::Partial>;
     /// The report once every unit is done; `None` before.
     fn report(&self) -> Option<Self::Report>;
+    /// Independent units available to the next step (e.g. the runs left at the current threshold); a
+    /// native driver gives a step at least this many, so they run on all cores at once. 1 by default.
+    fn batch(&self) -> usize {
+        1
+    }
+    /// Why the run stopped before its report, when [`Experiment::step`] returned `None` early (e.g. a
+    /// set-up that failed); `None` otherwise.
+    fn error(&self) -> Option<RunError> {
+        None
+    }
     /// A question about the finished (or running) experiment, e.g. the placement model's teaching view
     /// (`"machine"`); `args` is a JSON object. Errors: unknown operation or bad arguments.
     fn query(&self, op: &str, _args: &serde_json::Value) -> Result<Output, RunError> {
@@ -111,6 +121,10 @@ pub trait DynExperiment {
     fn report_dyn(&self) -> Option<Output>;
     /// See [`Experiment::query`].
     fn query_dyn(&self, op: &str, args: &serde_json::Value) -> Result<Output, RunError>;
+    /// See [`Experiment::batch`].
+    fn batch_dyn(&self) -> usize;
+    /// See [`Experiment::error`].
+    fn error_dyn(&self) -> Option<RunError>;
 }
 
 impl<E: Experiment> DynExperiment for E {
@@ -128,6 +142,12 @@ impl<E: Experiment> DynExperiment for E {
     }
     fn query_dyn(&self, op: &str, args: &serde_json::Value) -> Result<Output, RunError> {
         self.query(op, args)
+    }
+    fn batch_dyn(&self) -> usize {
+        self.batch()
+    }
+    fn error_dyn(&self) -> Option<RunError> {
+        self.error()
     }
 }
 
@@ -197,20 +217,48 @@ pub fn map_parallel<T: Sync, R: Send>(
     }
 }
 
-/// Runs `exp` to the end, [`threads`] units per step; `progress(done, total)` is called for every unit done
-/// (after the step that did it) and returning false cancels (error `cancelled`). Returns the report.
-pub fn run_to_end<E: Experiment + ?Sized>(
-    exp: &mut E,
+/// Drives `exp` until its last step: each step gets `max(threads(), exp.batch())` units (so independent
+/// units run on all cores at once), and `progress(done, total)` is called for every unit done (after the step
+/// that did it); returning false cancels (error `cancelled`). Errors: cancelled, or the experiment's own
+/// [`Experiment::error`]. The one run loop of the native side.
+pub fn drive(
+    exp: &mut dyn DynExperiment,
     progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> Result<E::Report, RunError> {
-    let units = threads();
+) -> Result<(), RunError> {
+    let threads = threads();
     let mut seen = exp.done();
-    while exp.step(units).is_some() {
+    loop {
+        let units = threads.max(exp.batch_dyn());
+        if exp.step_dyn(units).is_none() {
+            break;
+        }
         if !report_units(&mut seen, exp.done(), exp.total(), progress) {
             return Err(RunError::cancelled());
         }
     }
+    match exp.error_dyn() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Runs `exp` to the end with [`drive`] and returns its report.
+pub fn run_to_end<E: Experiment>(
+    exp: &mut E,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<E::Report, RunError> {
+    drive(exp, progress)?;
     exp.report()
+        .ok_or_else(|| RunError::msg("the experiment ended without a report"))
+}
+
+/// [`run_to_end`] for a type-erased experiment (what the CLI runs for any model).
+pub fn run_dyn_to_end(
+    exp: &mut dyn DynExperiment,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<Output, RunError> {
+    drive(exp, progress)?;
+    exp.report_dyn()
         .ok_or_else(|| RunError::msg("the experiment ended without a report"))
 }
 
@@ -232,22 +280,6 @@ fn report_units(
         }
     }
     true
-}
-
-/// [`run_to_end`] for a type-erased experiment (what the CLI runs for any model).
-pub fn run_dyn_to_end(
-    exp: &mut dyn DynExperiment,
-    progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> Result<Output, RunError> {
-    let units = threads();
-    let mut seen = exp.done();
-    while exp.step_dyn(units).is_some() {
-        if !report_units(&mut seen, exp.done(), exp.total(), progress) {
-            return Err(RunError::cancelled());
-        }
-    }
-    exp.report_dyn()
-        .ok_or_else(|| RunError::msg("the experiment ended without a report"))
 }
 
 #[cfg(test)]

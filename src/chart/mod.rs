@@ -585,11 +585,10 @@ pub fn draw_shared<DB: DrawingBackend>(
     })())
 }
 
+/// SVG inspection helpers shared by the chart tests of the frame and of the models.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::models::admission::chart::*;
-    use crate::models::placement::chart::*;
+pub(crate) mod test_util {
+    use crate::models::placement::chart::ChartPoint;
 
     pub(crate) fn pt(family: &str, spec: &str, m: f64, q: f64, pareto: bool) -> ChartPoint {
         ChartPoint {
@@ -599,109 +598,6 @@ mod tests {
             q,
             pareto,
         }
-    }
-
-    #[test]
-    pub(crate) fn frontier_svg_has_series_zero_floor_and_target() {
-        let pts = vec![
-            pt("gpa", "gpa:0.1", 1.05, 0.08, true),
-            pt("gpa", "gpa:0.01", 1.2, 0.006, true),
-            pt("av", "av:2", 1.5, 0.0, true),
-            pt("max", "max", 2.4, 0.0, false),
-        ];
-        let opts = FrontierChartOptions {
-            target_rho: Some(0.05),
-            highlight: Some("gpa:0.01".into()),
-            ..Default::default()
-        };
-        let svg = frontier_svg(&pts, &opts, 800, 500).unwrap();
-        assert!(svg.starts_with("<svg"));
-        assert!(svg.contains("q = 0"));
-        assert!(svg.contains("target ρ = 0.05"));
-        assert!(svg.contains("Pareto front"));
-        assert!(svg.contains("GPA ρ") && svg.contains("av f") && svg.contains("max"));
-    }
-
-    #[test]
-    pub(crate) fn layout_maps_points_inside_the_plot_and_orders_q() {
-        let pts = vec![
-            pt("gpa", "a", 1.0, 0.1, true),
-            pt("gpa", "b", 1.3, 0.001, true),
-            pt("av", "c", 1.6, 0.0, false),
-        ];
-        let mut out = String::new();
-        let layout = {
-            let area = SVGBackend::with_string(&mut out, (640, 400)).into_drawing_area();
-            draw_frontier(&area, &pts, &FrontierChartOptions::default()).unwrap()
-        };
-        let ((x0, y0), (x1, y1)) = layout.plot_area;
-        for &(x, y) in &layout.points {
-            assert!(
-                x >= x0 && x <= x1 && y >= y0 && y <= y1,
-                "{x},{y} outside {:?}",
-                layout.plot_area
-            );
-        }
-        // higher q is higher on screen (smaller y); the zero sits lowest
-        assert!(layout.points[0].1 < layout.points[1].1 && layout.points[1].1 < layout.points[2].1);
-        assert_eq!(layout.zero_floor, Some(1e-4));
-    }
-
-    #[test]
-    pub(crate) fn degenerate_inputs_do_not_panic() {
-        assert!(frontier_svg(&[], &FrontierChartOptions::default(), 300, 200).is_ok());
-        let all_zero = vec![pt("max", "max", 2.0, 0.0, true)];
-        assert!(frontier_svg(
-            &all_zero,
-            &FrontierChartOptions {
-                target_rho: Some(0.05),
-                ..Default::default()
-            },
-            300,
-            200
-        )
-        .is_ok());
-        let nan = vec![pt("gpa", "x", f64::NAN, f64::NAN, false)];
-        assert!(frontier_svg(&nan, &FrontierChartOptions::default(), 300, 200).is_ok());
-        let m = MachineChart {
-            totals: vec![0.5; 10],
-            mean: 0.5,
-            sd: 0.0,
-            capacity: 1.0,
-            ..Default::default()
-        };
-        assert!(machine_svg(&m, 400, 300).is_ok());
-        let bad = MachineChart {
-            mean: f64::NAN,
-            ..Default::default()
-        };
-        assert!(machine_svg(&bad, 400, 300).is_err());
-        assert!(histogram_svg(&HistogramChart::default(), 300, 200).is_err());
-    }
-
-    #[test]
-    pub(crate) fn machine_and_histogram_svgs() {
-        let totals: Vec<f64> = (0..500)
-            .map(|i| 0.6 + 0.3 * ((i as f64) * 0.7).sin())
-            .collect();
-        let m = MachineChart {
-            totals,
-            mean: 0.6,
-            sd: 0.2,
-            capacity: 0.85,
-            p_empirical: 0.2,
-            p_gaussian: 0.106,
-            ..Default::default()
-        };
-        let svg = machine_svg(&m, 700, 400).unwrap();
-        assert!(svg.contains("capacity c = 0.85"));
-        let h = HistogramChart {
-            lo: 0.0,
-            hi: 1.0,
-            counts: vec![1000, 300, 50, 0, 3],
-            ..Default::default()
-        };
-        assert!(histogram_svg(&h, 400, 220).unwrap().contains("100%"));
     }
 
     /// The attributes of every `<name …>` tag of an SVG, each with the text that follows the tag.
@@ -758,9 +654,17 @@ mod tests {
             .map(|(t, _)| (attr(t, "cx").unwrap() as i32, attr(t, "cy").unwrap() as i32))
             .collect()
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_util::*;
+    use super::*;
+    use crate::models::admission::chart::*;
+    use crate::models::placement::chart::*;
 
     #[test]
-    pub(crate) fn log_axis_decades_floor_and_labels() {
+    fn log_axis_decades_floor_and_labels() {
         let a = LogAxis::new(&[0.08, 0.006, 0.0, f64::NAN, 0.0], Some(0.05), (1e-3, 1e-1));
         assert_eq!((a.lo_exp, a.hi_exp), (-3.0, 0.0));
         assert_eq!(a.zero_floor, Some(1e-4));
@@ -788,7 +692,7 @@ mod tests {
     /// were byte-identical before and after the axis was shared; pixel values depend on the platform's
     /// log10/powf, so only structure is asserted here.)
     #[test]
-    pub(crate) fn frontier_charts_share_the_log_axis() {
+    fn frontier_charts_share_the_log_axis() {
         let qs = [0.08, 0.006, 0.0, 0.0];
         let pts: Vec<ChartPoint> = qs
             .iter()
@@ -872,7 +776,7 @@ mod tests {
     }
 
     #[test]
-    pub(crate) fn tick_formatting() {
+    fn tick_formatting() {
         assert_eq!(fmt_log_tick(1e-3), "10⁻³");
         assert_eq!(fmt_log_tick(0.1), "0.1");
         assert_eq!(fmt_log_tick(2e-3), "");
@@ -881,46 +785,5 @@ mod tests {
         assert_eq!(fmt_num(1.2345), "1.23");
         assert_eq!(fmt_num(2e-6), "2e-6");
         assert_eq!(fmt_num(2.5e-6), "2.5e-6");
-    }
-
-    #[test]
-    pub(crate) fn admission_charts_render_to_svg() {
-        let curves = vec![
-            AdmissionCurve {
-                label: "ZEROTH".into(),
-                points: vec![(0.5, 0.0), (0.7, 2e-3), (0.8, 1e-2)],
-                tuned: Some((0.5, 0.0)),
-            },
-            AdmissionCurve {
-                label: "SECOND".into(),
-                points: vec![(0.6, 0.0), (0.75, 5e-4)],
-                tuned: Some((0.75, 5e-4)),
-            },
-        ];
-        let svg = admission_frontier_svg(
-            &curves,
-            &AdmissionChartOptions {
-                sla: Some(1e-3),
-                ..Default::default()
-            },
-            800,
-            500,
-        )
-        .unwrap();
-        assert!(svg.contains("SLA") && svg.contains("SECOND") && svg.contains("tuned"));
-        assert!(admission_frontier_svg(&[], &AdmissionChartOptions::default(), 400, 300).is_ok());
-        let c = AdmissionSeriesChart {
-            t: vec![0.0, 24.0, 48.0],
-            active: vec![0.0, 50.0, 90.0],
-            failures: vec![0.0, 0.0, 2.0],
-            accepted: vec![0.0, 20.0, 40.0],
-            rejected: vec![0.0, 1.0, 5.0],
-            capacity: 100.0,
-            ..Default::default()
-        };
-        let svg = admission_series_svg(&c, 800, 500).unwrap();
-        assert!(svg.contains("capacity") && svg.contains("rejected"));
-        let bad = AdmissionSeriesChart { t: vec![1.0], ..c };
-        assert!(admission_series_svg(&bad, 800, 500).is_err());
     }
 }

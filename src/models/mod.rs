@@ -229,5 +229,10 @@ mod tests {
             }
         }
         assert_eq!(Model::from_id("nope"), None);
+        // the admission model's experiments are its presets, each parsing back to itself
+        for name in Model::Admission.info().experiments {
+            let p = crate::admission::tuning::Preset::parse(name).unwrap();
+            assert_eq!(p.name(), *name);
+        }
     }
 }

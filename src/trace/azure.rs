@@ -17,7 +17,7 @@
 use super::TraceError;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 
 /// Bin width of the arrival sequences and of vmtable timestamps, in seconds (5 minutes).
 pub const BIN_S: u64 = 300;
@@ -585,6 +585,15 @@ pub fn join_arrivals(
 
 /// First line of the derived arrivals bundle.
 pub const BUNDLE_MAGIC: &str = "#packlab-azure-arrivals v1";
+/// Most VMs an arrivals bundle may expand to (its `*<n>` repeat counts are expanded): 3 million (the Azure
+/// 2017 arrivals hold 669,435).
+pub const MAX_BUNDLE_VMS: usize = 3_000_000;
+/// Most 5-minute lifetime steps the `#bins` line of a bundle may span (they are expanded into a lookup
+/// table): 1,000,000 = 9.5 years (the real bins end at 1,728,000 s = 5,761 steps).
+pub const MAX_BUNDLE_BIN_STEPS: u64 = 1_000_000;
+/// Largest split time of a bundle, s (about 317 years), so its time arithmetic cannot overflow.
+pub const MAX_BUNDLE_TIME_S: u64 = 10_000_000_000;
+const MAX_BIN_ENTRIES: u64 = MAX_BUNDLE_BIN_STEPS;
 
 /// Writes the compact derived bundle (text; gzip it with [`gzip`]) of an arrivals data set.
 ///
@@ -666,26 +675,8 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
 /// Reads the bundle written by [`write_arrivals_bundle`], gzip-compressed or not. Errors name `file`, line and
 /// column.
 pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, TraceError> {
-    let owned;
-    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut d =
-            flate2::read::MultiGzDecoder::new(bytes).take(super::MAX_UPLOAD_BYTES as u64 + 1);
-        let mut v = Vec::new();
-        d.read_to_end(&mut v)
-            .map_err(|e| TraceError::new(file, None, None, format!("gzip: {e}")))?;
-        if v.len() > super::MAX_UPLOAD_BYTES {
-            return Err(TraceError::new(
-                file,
-                None,
-                None,
-                "larger than 256 MiB after decompression",
-            ));
-        }
-        owned = v;
-        &owned[..]
-    } else {
-        bytes
-    };
+    let bytes = super::maybe_gunzip(file, bytes)?;
+    let bytes = &bytes[..];
     let text = std::str::from_utf8(bytes)
         .map_err(|_| TraceError::new(file, None, None, "not UTF-8 text"))?;
     let mut it = text
@@ -709,6 +700,7 @@ pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, T
         .strip_prefix("source=")
         .unwrap_or("")
         .to_string();
+    let (mut bin_entries, mut vm_count) = (0u64, 0usize);
     let mut data = AzureArrivals {
         source,
         flavours: FlavourMap::default(),
@@ -755,6 +747,18 @@ pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, T
                 if b < a || data.intervals.bins.last().is_some_and(|p| p.1 >= a) {
                     return Err(bad());
                 }
+                // the bins are expanded into one entry per 5-minute lifetime: bound them before allocating
+                bin_entries = bin_entries.saturating_add((b - a) / BIN_S + 1);
+                if bin_entries > MAX_BIN_ENTRIES {
+                    return Err(err(
+                        file,
+                        ln,
+                        col,
+                        format!(
+                            "the lifetime bins span more than {MAX_BIN_ENTRIES} five-minute steps"
+                        ),
+                    ));
+                }
                 data.intervals.bins.push((a, b));
                 let mut t = a;
                 while t <= b {
@@ -781,6 +785,17 @@ pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, T
                     .ok_or_else(|| err(file, ln, 1, format!("#split needs {k}=")))
             };
             let (start_s, end_s, cut_s, nl) = (g("start")?, g("end")?, g("cut")?, g("lines")?);
+            if [start_s, end_s, cut_s]
+                .iter()
+                .any(|v| *v > MAX_BUNDLE_TIME_S)
+            {
+                return Err(err(
+                    file,
+                    ln,
+                    1,
+                    format!("#split times must be at most {MAX_BUNDLE_TIME_S} s"),
+                ));
+            }
             if end_s <= start_s || cut_s + BIN_S < end_s {
                 return Err(err(file, ln, 1, "#split needs start < end ≤ cut + 300"));
             }
@@ -805,13 +820,24 @@ pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, T
             let b: u64 = bs
                 .parse()
                 .map_err(|_| err(file, ln, 1, format!("bin '{bs}' is not an integer")))?;
-            let t = sp.start_s + b * BIN_S;
-            if t >= sp.end_s || sp.batches.last().is_some_and(|p| p.t_s >= t) {
+            let t = b
+                .checked_mul(BIN_S)
+                .and_then(|x| x.checked_add(sp.start_s))
+                .filter(|t| *t < sp.end_s && !sp.batches.last().is_some_and(|p| p.t_s >= *t))
+                .ok_or_else(|| {
+                    err(
+                        file,
+                        ln,
+                        1,
+                        format!("bin {b} is out of order or outside the split"),
+                    )
+                })?;
+            if t > sp.cut_s {
                 return Err(err(
                     file,
                     ln,
                     1,
-                    format!("bin {b} is out of order or outside the split"),
+                    format!("bin {b} lies after the split's cut {} s", sp.cut_s),
                 ));
             }
             let age_bin = data.intervals.bin_of(sp.cut_s - t);
@@ -832,6 +858,13 @@ pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, T
                         ),
                         None => (g, 1),
                     };
+                    // repeat counts are expanded: bound the VMs before allocating
+                    vm_count = vm_count.saturating_add(n);
+                    if vm_count > MAX_BUNDLE_VMS {
+                        return Err(bad(&format!(
+                            "more than {MAX_BUNDLE_VMS} VMs in the bundle"
+                        )));
+                    }
                     let letter = spec.chars().next().ok_or_else(|| bad("empty"))?;
                     let f = data
                         .flavours

@@ -405,7 +405,8 @@ pub fn upload_name(files: &[InputFile]) -> String {
     }
 }
 
-/// Decompresses gzip bytes (detected by the magic number 1f 8b) with a size bound; other bytes pass through.
+/// Decompresses gzip bytes (detected by the magic number 1f 8b; multi-member streams too) with a size bound;
+/// other bytes pass through. The one gunzip of every reader.
 pub(crate) fn maybe_gunzip<'a>(
     file: &str,
     bytes: &'a [u8],
@@ -413,7 +414,7 @@ pub(crate) fn maybe_gunzip<'a>(
     use std::io::Read;
     if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
         let mut out = Vec::new();
-        let mut dec = flate2::read::GzDecoder::new(bytes).take(MAX_UPLOAD_BYTES as u64 + 1);
+        let mut dec = flate2::read::MultiGzDecoder::new(bytes).take(MAX_UPLOAD_BYTES as u64 + 1);
         dec.read_to_end(&mut out).map_err(|e| {
             TraceError::new(file, None, None, format!("not a valid gzip stream: {e}"))
         })?;

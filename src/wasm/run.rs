@@ -54,11 +54,14 @@ impl ExperimentRun {
 
     /// Advances by one unit of work and returns the model's partial result (e.g. `{ first, points }` for a
     /// frontier, `{ done, total, arm, label, evaluated, finished }` for an admission tuning), or `null` when
-    /// everything is done.
+    /// everything is done. Errors: the experiment's own (e.g. a set-up that failed), `{ kind: "run", ... }`.
     pub fn step(&mut self) -> JsResult<JsValue> {
         match self.inner.step_dyn(1) {
             Some(p) => to_js(&p),
-            None => Ok(JsValue::NULL),
+            None => match self.inner.error_dyn() {
+                Some(e) => Err(run_error(&e)),
+                None => Ok(JsValue::NULL),
+            },
         }
     }
 
@@ -80,7 +83,7 @@ impl ExperimentRun {
 
     /// Runs every remaining step and returns the report (for tests and timing).
     pub fn run_all(&mut self) -> JsResult<JsValue> {
-        while self.inner.step_dyn(1).is_some() {}
+        while !self.step()?.is_null() {}
         self.report()
     }
 

@@ -169,7 +169,6 @@ impl WorkloadReader for AzureArrivalsReader {
         let data = if let [one] = files {
             if super::first_line(one).starts_with(BUNDLE_MAGIC) {
                 let bytes = maybe_gunzip(&one.name, &one.bytes)?;
-                check_bundle_size(&one.name, &bytes)?;
                 Some(read_arrivals_bundle(&one.name, &bytes)?)
             } else {
                 None
@@ -197,96 +196,7 @@ impl WorkloadReader for AzureArrivalsReader {
     }
 }
 
-/// Most 5-minute lifetime steps the `#bins` line of an arrivals bundle may span (1,000,000 = 9.5 years; the
-/// real bins end at 1,728,000 s = 5,761 steps).
-pub const MAX_LIFETIME_ENTRIES: u64 = 1_000_000;
-
-/// Checks a bundle's VM count before [`read_arrivals_bundle`] expands the `*<n>` repeat counts (a repeat
-/// count of billions would otherwise allocate without bound) and that every bin lies at or before its split's
-/// cut, with times within [`MAX_TIME_S`] (so the bundle reader's time arithmetic cannot overflow), and that the
-/// `#bins` ranges span at most [`MAX_LIFETIME_ENTRIES`] steps (the reader expands them). Errors name the line
-/// and column.
-fn check_bundle_size(file: &str, bytes: &[u8]) -> Result<(), TraceError> {
-    let text = String::from_utf8_lossy(bytes);
-    let mut total: u64 = 0;
-    // (start, cut) of the current #split, s
-    let mut split: Option<(f64, f64)> = None;
-    for (i, l) in text.lines().enumerate() {
-        let ln = Some(i + 1);
-        if let Some(r) = l.strip_prefix("#split ") {
-            let get = |k: &str| {
-                r.split_whitespace()
-                    .find_map(|p| p.strip_prefix(k)?.strip_prefix('='))
-                    .and_then(|v| v.parse::<f64>().ok())
-            };
-            match (get("start"), get("cut")) {
-                (Some(a), Some(c)) if a <= MAX_TIME_S && c <= MAX_TIME_S => split = Some((a, c)),
-                _ => {
-                    return Err(TraceError::new(
-                        file,
-                        ln,
-                        Some(1),
-                        format!("#split needs start= and cut= of at most {MAX_TIME_S} s"),
-                    ))
-                }
-            }
-            continue;
-        }
-        if let Some(r) = l.strip_prefix("#bins") {
-            // the bundle reader lists every 300 s lifetime of a bin range: bound their number
-            let mut entries = 0u64;
-            for tok in r.split_whitespace() {
-                let (a, b) = tok.split_once('-').unwrap_or((tok, tok));
-                if let (Ok(a), Ok(b)) = (a.parse::<u64>(), b.parse::<u64>()) {
-                    entries = entries.saturating_add(b.saturating_sub(a) / 300 + 1);
-                }
-            }
-            if entries > MAX_LIFETIME_ENTRIES {
-                return Err(TraceError::new(
-                    file,
-                    ln,
-                    Some(1),
-                    format!(
-                        "the lifetime bins span more than {MAX_LIFETIME_ENTRIES} five-minute steps"
-                    ),
-                ));
-            }
-            continue;
-        }
-        if l.starts_with('#') || l.trim().is_empty() {
-            continue;
-        }
-        let (bin, rest) = l.split_once(' ').unwrap_or((l, ""));
-        if let (Ok(b), Some((start, cut))) = (bin.parse::<f64>(), split) {
-            if start + b * 300.0 > cut {
-                return Err(TraceError::new(
-                    file,
-                    ln,
-                    Some(1),
-                    format!("bin {} lies after the split's cut {cut} s", clip(bin)),
-                ));
-            }
-        }
-        let mut col = bin.chars().count() + 2;
-        for g in rest.split([',', '|']) {
-            let n = match g.split_once('*') {
-                Some((_, n)) => n.parse::<u64>().unwrap_or(1),
-                None => 1,
-            };
-            total = total.saturating_add(n);
-            if total > MAX_VMS as u64 {
-                return Err(TraceError::new(
-                    file,
-                    ln,
-                    Some(col),
-                    format!("more than {MAX_VMS} VMs (group '{}')", clip(g)),
-                ));
-            }
-            col += g.chars().count() + 1;
-        }
-    }
-    Ok(())
-}
+pub use crate::trace::azure::MAX_BUNDLE_BIN_STEPS as MAX_LIFETIME_ENTRIES;
 
 /// Converts parsed arrivals into a workload (see [`AzureArrivalsReader`]); `split` selects one split by name.
 /// The window is `[first selected split's start, last selected split's cut]`. Errors: unknown split, more
@@ -622,7 +532,7 @@ mod tests {
         let e = AzureArrivalsReader::default()
             .read("w", &one("b.txt", &format!("{bomb}0 a\n")))
             .unwrap_err();
-        assert_eq!((e.line, e.column), (Some(3), Some(1)), "{e}");
+        assert_eq!((e.line, e.column), (Some(3), Some(11)), "{e}");
         // start 100 s, bin 1 = 400 s > cut 300 s (the bundle reader would subtract 400 from 300)
         let late = head.replace("start=0 end=600 cut=600", "start=100 end=600 cut=300");
         let e = AzureArrivalsReader::default()

@@ -2,7 +2,7 @@
 // identical frontiers for the same scenarios, bit for bit; also records the wasm/native time ratio.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { loadWasm, parseTrace, bundledTraceFiles, ROOT } from './wasm-node.mjs';
@@ -23,6 +23,25 @@ test('wasm and native give identical frontiers for the saved links', async () =>
     run.free();
   }
   trace.free();
+});
+
+test('wasm and native give identical admission reports (the pinned CLI output, and the saved admission links)', async () => {
+  const w = await loadWasm();
+  // tests/pins/run-admission-tiny.json is `packlab run tests/pins/admission-tiny.json` as written by the engine
+  // before the experiment-contract refactor; the wasm stepper, one simulation run per step, must give it exactly
+  const scenario = JSON.parse(readFileSync(path.join(ROOT, 'tests/pins/admission-tiny.json'), 'utf8'));
+  const pinned = readFileSync(path.join(ROOT, 'tests/pins/run-admission-tiny.json'), 'utf8');
+  const run = new w.ExperimentRun(scenario);
+  let steps = 0;
+  while (run.step() !== null) steps += 1;
+  assert.equal(steps, run.total(), 'one simulation run per step in the browser');
+  assert.deepEqual(run.report(), JSON.parse(pinned));
+  run.free();
+  for (const entry of corpus.filter((e) => e.expect.model === 'admission')) {
+    const r = new w.ExperimentRun(w.scenario_from_link(entry.link));
+    assert.deepEqual(r.run_all(), cliRun({ link: entry.link }), entry.note);
+    r.free();
+  }
 });
 
 /** Median wall time (ms) of parse + frontier in wasm (node) and of `packlab run` (process included). */

@@ -9,9 +9,14 @@
 //                                          on a newly planned run (e.g. the placement teaching view 'machine')
 //   'model.call' { scenario, op, args, file? }  a scenario-level operation of the model (file = { name, bytes })
 
+/** The scenario's model id (the engine's default model when the scenario names none). */
+function modelOf(wasm, scenario) {
+  return scenario.model || wasm.default_scenario().model;
+}
+
 /** Whether the scenario's model reads the loaded trace (from the engine's registry). */
 function usesTrace(wasm, scenario) {
-  const info = wasm.models().find((m) => m.id === (scenario.model || wasm.default_scenario().model));
+  const info = wasm.models().find((m) => m.id === modelOf(wasm, scenario));
   return !!(info && info.uses_trace);
 }
 
@@ -23,8 +28,8 @@ function plan(ctx, scenario) {
 }
 
 /** Keep `run` as the model's last run under `key` (freeing the previous one). */
-function keep(state, scenario, key, run) {
-  const model = scenario.model || 'placement';
+function keep(wasm, state, scenario, key, run) {
+  const model = modelOf(wasm, scenario);
   const prev = state.models[model];
   if (prev && prev.run && prev.run !== run) prev.run.free();
   state.models[model] = { key: key ?? JSON.stringify(scenario), run };
@@ -46,7 +51,7 @@ export const runOps = {
         ctx.progress({ done: run.done(), total, partial });
       }
       const report = run.report();
-      keep(ctx.state, scenario, key, run);
+      keep(ctx.wasm, ctx.state, scenario, key, run);
       kept = true;
       return { report, elapsed_ms: performance.now() - t0 };
     } finally {
@@ -55,11 +60,11 @@ export const runOps = {
   },
 
   async 'run.query'({ scenario, op, args, key }, ctx) {
-    const { state } = ctx;
-    const model = scenario.model || 'placement';
+    const { state, wasm } = ctx;
+    const model = modelOf(wasm, scenario);
     let cache = state.models[model];
     if (!cache || cache.key !== (key ?? JSON.stringify(scenario))) {
-      keep(state, scenario, key, plan(ctx, scenario));
+      keep(wasm, state, scenario, key, plan(ctx, scenario));
       cache = state.models[model];
     }
     return cache.run.query(op, args);

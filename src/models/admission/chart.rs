@@ -311,3 +311,49 @@ pub fn admission_series_svg(
 ) -> Result<String, ChartError> {
     render_svg(width, height, |area| draw_admission_series(area, c))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn admission_charts_render_to_svg() {
+        let curves = vec![
+            AdmissionCurve {
+                label: "ZEROTH".into(),
+                points: vec![(0.5, 0.0), (0.7, 2e-3), (0.8, 1e-2)],
+                tuned: Some((0.5, 0.0)),
+            },
+            AdmissionCurve {
+                label: "SECOND".into(),
+                points: vec![(0.6, 0.0), (0.75, 5e-4)],
+                tuned: Some((0.75, 5e-4)),
+            },
+        ];
+        let svg = admission_frontier_svg(
+            &curves,
+            &AdmissionChartOptions {
+                sla: Some(1e-3),
+                ..Default::default()
+            },
+            800,
+            500,
+        )
+        .unwrap();
+        assert!(svg.contains("SLA") && svg.contains("SECOND") && svg.contains("tuned"));
+        assert!(admission_frontier_svg(&[], &AdmissionChartOptions::default(), 400, 300).is_ok());
+        let c = AdmissionSeriesChart {
+            t: vec![0.0, 24.0, 48.0],
+            active: vec![0.0, 50.0, 90.0],
+            failures: vec![0.0, 0.0, 2.0],
+            accepted: vec![0.0, 20.0, 40.0],
+            rejected: vec![0.0, 1.0, 5.0],
+            capacity: 100.0,
+            ..Default::default()
+        };
+        let svg = admission_series_svg(&c, 800, 500).unwrap();
+        assert!(svg.contains("capacity") && svg.contains("rejected"));
+        let bad = AdmissionSeriesChart { t: vec![1.0], ..c };
+        assert!(admission_series_svg(&bad, 800, 500).is_err());
+    }
+}

@@ -1,12 +1,14 @@
 //! The admission experiment on the experiment contract (seed 000, ALGORITHMS.md §2.8–§2.12): every arm of a
 //! preset tuned to the SLA by its [`ArmTuner`], on shared runs (common random numbers), advanced a few
-//! simulation runs per step. The CLI (`packlab run`, `packlab admit` through [`run_preset`]), the wasm
-//! binding and the Web Worker all drive this one stepper.
+//! simulation runs per step. The CLI (`packlab run`; `packlab admission tune` through [`run_preset`]), the
+//! wasm binding and the Web Worker all drive this one stepper through the one driver
+//! ([`crate::experiment::drive`]) or step by step.
 
 use super::importance;
 use super::params::{AdmitParams, PolicyKind, PolicySpec};
 use super::scenario::{
-    arm_result, report, AdmissionArm, AdmissionArmSpec, AdmissionReport, SweepPoint,
+    arm_result, gains_vs_zeroth, report, AdmissionArm, AdmissionArmSpec, AdmissionReport,
+    SweepPoint,
 };
 use super::sim::{lead_grid, simulate_run, RunResult, SimCache};
 use super::tuning::{run_seed, ArmResult, ArmTuner, ExperimentResult, Preset, RunPlan};
@@ -45,6 +47,8 @@ pub struct AdmissionExperiment {
     done: usize,
     total: usize,
     scenario: Scenario,
+    /// Why the run stopped early (an importance-sampling set-up that failed).
+    failed: Option<RunError>,
 }
 
 impl AdmissionExperiment {
@@ -97,7 +101,47 @@ impl AdmissionExperiment {
             done: 0,
             total,
             scenario,
+            failed: None,
         }
+    }
+
+    /// One arm, `kind` (+ MARGINAL) under `p`, tuned on the given runs `plan` ([`super::tuning::tune_with_plan`]);
+    /// `seed` seeds the bootstrap. Planned runs: the search's only (no set-up).
+    pub fn for_arm(
+        p: &AdmitParams,
+        kind: PolicyKind,
+        marginal: bool,
+        plan: RunPlan,
+        seed: u64,
+    ) -> Self {
+        let mut sc = Scenario {
+            seed,
+            ..Scenario::default()
+        };
+        sc.admission.runs = plan.seeds.len();
+        sc.admission.params = p.clone();
+        let spec = AdmissionArmSpec {
+            label: kind.name().to_string(),
+            params: p.clone(),
+            kind,
+            marginal,
+        };
+        let runs = plan.seeds.len();
+        let mut exp = Self::from_specs(sc, vec![spec], runs);
+        exp.total = exp.tuners[0].planned_runs(runs);
+        exp.plans.push((importance::plan_params(p), plan));
+        exp.arm_plan[0] = Some(0);
+        exp
+    }
+
+    /// The search of arm `i` (its result once tuned).
+    pub fn tuner(&self, i: usize) -> Option<&ArmTuner> {
+        self.tuners.get(i)
+    }
+
+    /// Swaps the experiment's table cache with `cache` (to reuse a caller's cache across experiments).
+    pub fn swap_cache(&mut self, cache: &mut SimCache) {
+        std::mem::swap(&mut self.cache, cache);
     }
 
     /// The experiment of [`run_preset`]: every arm of `preset` on `base`, `runs` runs, master seed `seed`.
@@ -176,16 +220,12 @@ impl AdmissionExperiment {
                 importance: self.arm_plan[i].and_then(|k| self.plans[k].1.importance.clone()),
             });
         }
-        if let Some(z) = out
+        let utils: Vec<(PolicyKind, f64)> = out
             .iter()
-            .find(|a| a.result.kind == PolicyKind::Zeroth)
-            .map(|a| a.result.tuned.utilization)
-        {
-            for a in &mut out {
-                if z > 0.0 {
-                    a.gain_vs_zeroth = Some(a.result.tuned.utilization / z - 1.0);
-                }
-            }
+            .map(|a| (a.result.kind, a.result.tuned.utilization))
+            .collect();
+        for (a, g) in out.iter_mut().zip(gains_vs_zeroth(&utils)) {
+            a.gain_vs_zeroth = g;
         }
         let a = &self.scenario.admission;
         Some(ExperimentResult {
@@ -216,7 +256,10 @@ impl Experiment for AdmissionExperiment {
         let i = self.tuners.iter().position(|t| t.result().is_none())?;
         let (k, setup) = match self.plan_of(i) {
             Ok(x) => x,
-            Err(_) => return None,
+            Err(m) => {
+                self.failed = Some(RunError::field("admission.params.importance", m));
+                return None;
+            }
         };
         let mut evaluated = None;
         let mut finished = None;
@@ -226,12 +269,7 @@ impl Experiment for AdmissionExperiment {
             let plan = &self.plans[k].1;
             let st = self.tuners[i].step(plan, self.seed, units, &mut self.cache);
             self.done += st.runs;
-            evaluated = st.evaluated.map(|ev| SweepPoint {
-                threshold: ev.threshold,
-                utilization: ev.utilization,
-                failure_rate: ev.failure_rate,
-                failure_rate_upper: ev.failure_rate_upper,
-            });
+            evaluated = st.evaluated.as_ref().map(SweepPoint::from);
             if st.finished {
                 let r = self.tuners[i].result().expect("finished");
                 finished = Some(arm_result(&self.specs[i], r));
@@ -245,6 +283,15 @@ impl Experiment for AdmissionExperiment {
             evaluated,
             finished,
         })
+    }
+
+    /// The runs of a threshold are independent: a native step may simulate all R at once.
+    fn batch(&self) -> usize {
+        self.runs
+    }
+
+    fn error(&self) -> Option<RunError> {
+        self.failed.clone()
     }
 
     fn report(&self) -> Option<AdmissionReport> {
@@ -285,14 +332,9 @@ pub fn run_preset(
         return Err("runs must be ≥ 1".into());
     }
     let mut exp = AdmissionExperiment::for_preset(preset, base, runs, seed);
-    let units = crate::experiment::threads().max(runs);
-    while let Some(_) = exp.step(units) {
-        if !progress(exp.done, exp.total) {
-            return Err("cancelled".into());
-        }
-    }
+    crate::experiment::drive(&mut exp, progress).map_err(|e| e.message)?;
     exp.experiment_result()
-        .ok_or_else(|| "the importance-sampling set-up failed".to_string())
+        .ok_or_else(|| "the experiment ended without a result".to_string())
 }
 
 /// One simulated run with its time series, for the playground's run view: arm `label` of the scenario

@@ -14,7 +14,7 @@
 //! 5. [`build_plan`] puts it together: R accepted run seeds with their weights ([`ImportancePlan`]).
 //! 6. Estimators (step 6): [`weighted_failure_rate`], [`weighted_utilization`].
 //!
-//! Arithmetic: transcendental functions come from `libm` (as in `crate::stats`), so the plan is bit-identical
+//! Arithmetic: transcendental functions come from `libm` (as in `crate::substrate::stats`), so the plan is bit-identical
 //! natively and in WebAssembly.
 //!
 //! Random streams (ALGORITHMS.md §0): everything is drawn from the component

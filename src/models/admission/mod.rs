@@ -60,9 +60,6 @@ use serde_json::Value;
 /// The admission model in the registry ([`crate::models`]).
 pub struct AdmissionModel;
 
-/// The bundled file the `azure_fit` operation reads (`Inputs::files`), by name.
-pub const AZURE_ARRIVALS_FILE: &str = "azure2017-arrivals.txt.gz";
-
 #[derive(serde::Serialize)]
 struct ArmInfo {
     label: String,
@@ -108,7 +105,7 @@ impl ModelDef for AdmissionModel {
         hint: "Bayesian admission control with a scale-out SLA (seed 000)",
         source: "seed 000, ALGORITHMS.md §2",
         uses_trace: false,
-        experiments: &["E0.1", "E0.2", "E0.3", "E0.4"],
+        experiments: tuning::Preset::NAMES,
         charts: &["admission.frontier", "admission.series"],
         ops: &["arms", "series", "azure_fit"],
         run_ops: &[],
@@ -129,7 +126,7 @@ impl ModelDef for AdmissionModel {
     /// `arms` (no args): every arm of the preset, `[{ label, kind, marginal, pseudo_obs, labelling }]`;
     /// `series` (`{ label, threshold, run, points }`): one run with its time series, `{ t (hours), active
     /// (cores), failures, accepted, rejected (cumulative counts), capacity, utilization, failure_rate,
-    /// requests, failed, arrivals, admitted }`; `azure_fit` (input file [`AZURE_ARRIVALS_FILE`]): `{ scenario,
+    /// requests, failed, arrivals, admitted }`; `azure_fit` (input file [`crate::data::AZURE2017_ARRIVALS`], by its file name): `{ scenario,
     /// fit }` with the identified parameters written into the scenario ([`admission::scenario::apply_azure_fit`]).
     fn call(sc: &Scenario, op: &str, args: &Value, inputs: &Inputs) -> Result<Output, RunError> {
         match op {
@@ -178,7 +175,7 @@ impl ModelDef for AdmissionModel {
                 }))
             }
             "azure_fit" => {
-                let bytes = inputs.need_file(AZURE_ARRIVALS_FILE)?;
+                let bytes = inputs.need_file(crate::data::AZURE2017_ARRIVALS.file_name())?;
                 let mut s = sc.clone();
                 let fit = scenario::apply_azure_fit(&mut s.admission, bytes)
                     .map_err(|m| RunError::field("admission.source", m))?;

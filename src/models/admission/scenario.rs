@@ -204,7 +204,7 @@ impl AdmissionScenario {
 pub const AZURE_FIT_AVAILABLE: bool = true;
 
 /// Path of the bundled derived Azure 2017 arrivals, relative to the repository (served at `/static/...`).
-pub const AZURE_ARRIVALS_PATH: &str = "static/traces/azure2017-arrivals.txt.gz";
+pub const AZURE_ARRIVALS_PATH: &str = crate::data::AZURE2017_ARRIVALS.path;
 
 /// Fits what the Azure 2017 arrivals identify ([`crate::admission::fit::fit_azure_arrivals`]: arrival rate per
 /// hour, the empirical initial-size distribution, the core-lifetime prior λ ~ Γ) from the bundle `bytes`
@@ -218,8 +218,11 @@ pub fn apply_azure_fit(
     a: &mut AdmissionScenario,
     bytes: &[u8],
 ) -> Result<crate::admission::fit::AzureFit, String> {
-    let data = crate::trace::azure::read_arrivals_bundle("azure2017-arrivals.txt.gz", bytes)
-        .map_err(|e| e.to_string())?;
+    let data = crate::trace::azure::read_arrivals_bundle(
+        crate::data::AZURE2017_ARRIVALS.file_name(),
+        bytes,
+    )
+    .map_err(|e| e.to_string())?;
     let mut fit = crate::admission::fit::fit_azure_arrivals(
         &data,
         &crate::admission::fit::FitOptions::default(),
@@ -238,6 +241,28 @@ pub fn apply_azure_fit(
     ));
     a.source = ParamSource::Azure;
     Ok(fit)
+}
+
+/// The relative utilization gain of every arm over the (first) ZEROTH arm, `u / u_ZEROTH − 1`, from
+/// (policy, utilization) in arm order; all `None` without a ZEROTH arm or when its utilization is 0.
+pub fn gains_vs_zeroth(arms: &[(PolicyKind, f64)]) -> Vec<Option<f64>> {
+    let z = arms
+        .iter()
+        .find(|a| a.0 == PolicyKind::Zeroth)
+        .map(|a| a.1)
+        .filter(|z| *z > 0.0);
+    arms.iter().map(|a| z.map(|z| a.1 / z - 1.0)).collect()
+}
+
+impl From<&super::tuning::Evaluation> for SweepPoint {
+    fn from(e: &super::tuning::Evaluation) -> Self {
+        SweepPoint {
+            threshold: e.threshold,
+            utilization: e.utilization,
+            failure_rate: e.failure_rate,
+            failure_rate_upper: e.failure_rate_upper,
+        }
+    }
 }
 
 /// One evaluated threshold of an arm (a point of the frontier).
@@ -326,31 +351,14 @@ pub(crate) fn arm_result(spec: &AdmissionArmSpec, r: &TuneResult) -> AdmissionAr
         monthly_failure_rate: r.tuned.monthly_failure_rate,
         runs_with_failure: r.tuned.runs_with_failure,
         gain_vs_zeroth: None,
-        sweep: r
-            .sweep
-            .iter()
-            .map(|e| SweepPoint {
-                threshold: e.threshold,
-                utilization: e.utilization,
-                failure_rate: e.failure_rate,
-                failure_rate_upper: e.failure_rate_upper,
-            })
-            .collect(),
+        sweep: r.sweep.iter().map(SweepPoint::from).collect(),
     }
 }
 
 pub(crate) fn report(sc: &Scenario, mut arms: Vec<AdmissionArm>) -> AdmissionReport {
-    // as tuning::run_preset: gain relative to the ZEROTH arm's utilization
-    if let Some(z) = arms
-        .iter()
-        .find(|a| a.kind == PolicyKind::Zeroth)
-        .map(|a| a.utilization)
-    {
-        for a in &mut arms {
-            if z > 0.0 {
-                a.gain_vs_zeroth = Some(a.utilization / z - 1.0);
-            }
-        }
+    let utils: Vec<(PolicyKind, f64)> = arms.iter().map(|a| (a.kind, a.utilization)).collect();
+    for (a, g) in arms.iter_mut().zip(gains_vs_zeroth(&utils)) {
+        a.gain_vs_zeroth = g;
     }
     let a = &sc.admission;
     AdmissionReport {

@@ -266,8 +266,8 @@ fn tuning_runs(p: &AdmitParams, kind: PolicyKind, runs: usize) -> usize {
 }
 
 /// [`tune`] on given runs (`plan`, e.g. shared by the arms of a preset); `seed` seeds the bootstrap. The
-/// utilization CI is the BCa CI of the weighted mean ([`bca_weighted_mean_ci`]). Drives an [`ArmTuner`] to the
-/// end, the runs of each threshold on all cores natively.
+/// utilization CI is the BCa CI of the weighted mean ([`bca_weighted_mean_ci`]). A one-arm admission
+/// experiment driven to the end ([`crate::experiment::drive`]), the runs of each threshold on all cores.
 pub fn tune_with_plan(
     p: &AdmitParams,
     kind: PolicyKind,
@@ -285,19 +285,17 @@ pub fn tune_with_plan(
     if plan.weights.len() != runs {
         return Err("run plan: one weight per seed needed".into());
     }
-    let mut arm = ArmTuner::new(p.clone(), kind, marginal);
-    let total = arm.planned_runs(runs);
-    let units = crate::experiment::threads().max(runs);
-    loop {
-        let st = arm.step(plan, seed, units, cache);
-        if st.runs > 0 && !progress(arm.done(), total) {
-            return Err("cancelled".into());
-        }
-        if st.finished {
-            break;
-        }
-    }
-    Ok(arm.result().cloned().expect("a finished arm has a result"))
+    let mut exp =
+        super::experiment::AdmissionExperiment::for_arm(p, kind, marginal, plan.clone(), seed);
+    exp.swap_cache(cache);
+    let r = crate::experiment::drive(&mut exp, progress);
+    exp.swap_cache(cache);
+    r.map_err(|e| e.message)?;
+    Ok(exp
+        .tuner(0)
+        .and_then(|t| t.result())
+        .cloned()
+        .expect("a finished arm has a result"))
 }
 
 /// What one [`ArmTuner::step`] did.
@@ -521,6 +519,9 @@ pub enum Preset {
 }
 
 impl Preset {
+    /// The names of every preset, in order ([`Preset::name`]).
+    pub const NAMES: &'static [&'static str] = &["E0.1", "E0.2", "E0.3", "E0.4"];
+
     /// Parse "E0.1" … "E0.4" (also "e01", "1" …).
     pub fn parse(s: &str) -> Result<Preset, String> {
         match s
@@ -540,12 +541,7 @@ impl Preset {
     }
     /// Canonical name "E0.1" … "E0.4".
     pub fn name(&self) -> &'static str {
-        match self {
-            Preset::E01 => "E0.1",
-            Preset::E02 => "E0.2",
-            Preset::E03 => "E0.3",
-            Preset::E04 => "E0.4",
-        }
+        Preset::NAMES[*self as usize]
     }
     /// The experiment's arms: (label, params, policy, marginal).
     pub fn arms(&self, base: &AdmitParams) -> Vec<(String, AdmitParams, PolicyKind, bool)> {

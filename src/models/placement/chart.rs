@@ -447,3 +447,112 @@ pub fn machine_chart(
         scale: Some(o.scale.unwrap_or(1.0)),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chart::test_util::*;
+
+    #[test]
+    fn frontier_svg_has_series_zero_floor_and_target() {
+        let pts = vec![
+            pt("gpa", "gpa:0.1", 1.05, 0.08, true),
+            pt("gpa", "gpa:0.01", 1.2, 0.006, true),
+            pt("av", "av:2", 1.5, 0.0, true),
+            pt("max", "max", 2.4, 0.0, false),
+        ];
+        let opts = FrontierChartOptions {
+            target_rho: Some(0.05),
+            highlight: Some("gpa:0.01".into()),
+            ..Default::default()
+        };
+        let svg = frontier_svg(&pts, &opts, 800, 500).unwrap();
+        assert!(svg.starts_with("<svg"));
+        assert!(svg.contains("q = 0"));
+        assert!(svg.contains("target ρ = 0.05"));
+        assert!(svg.contains("Pareto front"));
+        assert!(svg.contains("GPA ρ") && svg.contains("av f") && svg.contains("max"));
+    }
+
+    #[test]
+    fn layout_maps_points_inside_the_plot_and_orders_q() {
+        let pts = vec![
+            pt("gpa", "a", 1.0, 0.1, true),
+            pt("gpa", "b", 1.3, 0.001, true),
+            pt("av", "c", 1.6, 0.0, false),
+        ];
+        let mut out = String::new();
+        let layout = {
+            let area = SVGBackend::with_string(&mut out, (640, 400)).into_drawing_area();
+            draw_frontier(&area, &pts, &FrontierChartOptions::default()).unwrap()
+        };
+        let ((x0, y0), (x1, y1)) = layout.plot_area;
+        for &(x, y) in &layout.points {
+            assert!(
+                x >= x0 && x <= x1 && y >= y0 && y <= y1,
+                "{x},{y} outside {:?}",
+                layout.plot_area
+            );
+        }
+        // higher q is higher on screen (smaller y); the zero sits lowest
+        assert!(layout.points[0].1 < layout.points[1].1 && layout.points[1].1 < layout.points[2].1);
+        assert_eq!(layout.zero_floor, Some(1e-4));
+    }
+
+    #[test]
+    fn degenerate_inputs_do_not_panic() {
+        assert!(frontier_svg(&[], &FrontierChartOptions::default(), 300, 200).is_ok());
+        let all_zero = vec![pt("max", "max", 2.0, 0.0, true)];
+        assert!(frontier_svg(
+            &all_zero,
+            &FrontierChartOptions {
+                target_rho: Some(0.05),
+                ..Default::default()
+            },
+            300,
+            200
+        )
+        .is_ok());
+        let nan = vec![pt("gpa", "x", f64::NAN, f64::NAN, false)];
+        assert!(frontier_svg(&nan, &FrontierChartOptions::default(), 300, 200).is_ok());
+        let m = MachineChart {
+            totals: vec![0.5; 10],
+            mean: 0.5,
+            sd: 0.0,
+            capacity: 1.0,
+            ..Default::default()
+        };
+        assert!(machine_svg(&m, 400, 300).is_ok());
+        let bad = MachineChart {
+            mean: f64::NAN,
+            ..Default::default()
+        };
+        assert!(machine_svg(&bad, 400, 300).is_err());
+        assert!(histogram_svg(&HistogramChart::default(), 300, 200).is_err());
+    }
+
+    #[test]
+    fn machine_and_histogram_svgs() {
+        let totals: Vec<f64> = (0..500)
+            .map(|i| 0.6 + 0.3 * ((i as f64) * 0.7).sin())
+            .collect();
+        let m = MachineChart {
+            totals,
+            mean: 0.6,
+            sd: 0.2,
+            capacity: 0.85,
+            p_empirical: 0.2,
+            p_gaussian: 0.106,
+            ..Default::default()
+        };
+        let svg = machine_svg(&m, 700, 400).unwrap();
+        assert!(svg.contains("capacity c = 0.85"));
+        let h = HistogramChart {
+            lo: 0.0,
+            hi: 1.0,
+            counts: vec![1000, 300, 50, 0, 3],
+            ..Default::default()
+        };
+        assert!(histogram_svg(&h, 400, 220).unwrap().contains("100%"));
+    }
+}

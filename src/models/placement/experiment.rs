@@ -1,7 +1,7 @@
 //! The placement frontier on the experiment contract (seed 002 §5, ALGORITHMS.md §4): the instance is built
 //! when the run is planned, each unit of work is one frontier point (one fit test packed and evaluated), the
-//! report is the whole [`Frontier`] with its Pareto front. The CLI ([`run_frontier`], `packlab run`), the
-//! wasm binding and the Web Worker all drive this one stepper; natively a step computes its points on all
+//! report is the whole [`Frontier`] with its Pareto front. The CLI ([`run_frontier`] for `packlab placement
+//! frontier`, `packlab run`), the wasm binding and the Web Worker all drive this one stepper; natively a step computes its points on all
 //! cores (points are independent, so the frontier is the same for any number of threads).
 
 use super::{
@@ -109,6 +109,11 @@ impl Experiment for FrontierRun {
         });
         self.points.extend(points.iter().cloned());
         Some(FrontierStep { first, points })
+    }
+
+    /// Every remaining point is independent: a native step may compute them all at once.
+    fn batch(&self) -> usize {
+        self.specs.len() - self.points.len()
     }
 
     fn report(&self) -> Option<Frontier> {
