@@ -13,13 +13,40 @@
 //! whatever the units per step or the thread count (each model tests this).
 //!
 //! [`DynExperiment`] is the type-erased form the model registry ([`crate::models`]) hands out: partial
-//! results and reports are `erased_serde` values, serialized straight to JSON (CLI) or to JS objects (wasm).
+//! results and reports cross as [`Json`] text, exactly what `serde_json` writes for the typed values (the
+//! CLI prints it; the wasm binding hands it to `JSON.parse`), so both see the same numbers.
 
 use crate::substrate::error::FieldError;
 use serde::Serialize;
 
-/// A type-erased serializable value (a partial result, a report or a query answer).
-pub type Output = Box<dyn erased_serde::Serialize>;
+/// A value (a partial result, a report or an answer) as JSON text, exactly as `serde_json::to_string` writes
+/// it for the typed value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Json(String);
+
+impl Json {
+    /// The JSON of `v`.
+    pub fn of<T: Serialize + ?Sized>(v: &T) -> Json {
+        Json(serde_json::to_string(v).unwrap_or_else(|e| {
+            // only maps with non-string keys fail, and no engine type has one
+            serde_json::json!({ "error": e.to_string() }).to_string()
+        }))
+    }
+
+    /// The JSON text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Json {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What type-erased results are: [`Json`].
+pub type Output = Json;
 
 /// An error of an experiment or a model operation: the field (dotted path) to blame when there is one, and a
 /// message. Displays as `field: message`.
@@ -135,10 +162,10 @@ impl<E: Experiment> DynExperiment for E {
         Experiment::done(self)
     }
     fn step_dyn(&mut self, units: usize) -> Option<Output> {
-        self.step(units).map(|p| Box::new(p) as Output)
+        self.step(units).map(|p| Json::of(&p))
     }
     fn report_dyn(&self) -> Option<Output> {
-        self.report().map(|r| Box::new(r) as Output)
+        self.report().map(|r| Json::of(&r))
     }
     fn query_dyn(&self, op: &str, args: &serde_json::Value) -> Result<Output, RunError> {
         self.query(op, args)
@@ -351,14 +378,11 @@ mod tests {
         };
         let mut partials = Vec::new();
         while let Some(p) = s.step_dyn(1) {
-            partials.push(serde_json::to_string(&p).unwrap());
+            partials.push(p.to_string());
         }
         assert_eq!(partials.len(), 10);
         assert_eq!(partials[3], "[16]");
-        assert_eq!(
-            serde_json::to_string(&s.report_dyn().unwrap()).unwrap(),
-            "385"
-        );
+        assert_eq!(s.report_dyn().unwrap().as_str(), "385");
         assert!(s.query_dyn("x", &serde_json::Value::Null).is_err());
     }
 

@@ -4,7 +4,7 @@
 //! very same stepper to the end.
 
 use super::trace::Trace;
-use super::{error_obj, json_from_js, run_error, to_js, valid_scenario, JsResult};
+use super::{error_obj, json_from_js, json_to_js, run_error, valid_scenario, JsResult};
 use crate::experiment::DynExperiment;
 use crate::models::Inputs;
 use crate::trace::InputFile;
@@ -57,7 +57,7 @@ impl ExperimentRun {
     /// everything is done. Errors: the experiment's own (e.g. a set-up that failed), `{ kind: "run", ... }`.
     pub fn step(&mut self) -> JsResult<JsValue> {
         match self.inner.step_dyn(1) {
-            Some(p) => to_js(&p),
+            Some(p) => json_to_js(&p),
             None => match self.inner.error_dyn() {
                 Some(e) => Err(run_error(&e)),
                 None => Ok(JsValue::NULL),
@@ -68,7 +68,7 @@ impl ExperimentRun {
     /// The report (what `packlab run` prints for the same scenario); an error before the last step.
     pub fn report(&self) -> JsResult<JsValue> {
         match self.inner.report_dyn() {
-            Some(r) => to_js(&r),
+            Some(r) => json_to_js(&r),
             None => Err(error_obj(
                 "input",
                 &format!(
@@ -91,7 +91,7 @@ impl ExperimentRun {
     pub fn query(&self, op: &str, args: JsValue) -> JsResult<JsValue> {
         let args = json_from_js(args, "the arguments")?;
         let out = self.inner.query_dyn(op, &args).map_err(|e| run_error(&e))?;
-        to_js(&out)
+        json_to_js(&out)
     }
 }
 
@@ -118,5 +118,5 @@ pub fn model_call(
         browser: true,
     };
     let out = crate::models::call(&s, op, &args, &inputs).map_err(|e| run_error(&e))?;
-    to_js(&out)
+    json_to_js(&out)
 }

@@ -321,7 +321,7 @@ impl Workload {
             .iter()
             .filter_map(|v| v.deleted_s.map(|d| d - v.created_s))
             .collect();
-        life.sort_by(f64::total_cmp);
+        life.sort_unstable_by(f64::total_cmp);
         let median = match life.len() {
             0 => 0.0,
             n if n % 2 == 1 => life[n / 2],

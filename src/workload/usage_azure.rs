@@ -238,7 +238,7 @@ mod tests {
                 })
             })
             .collect();
-        fs.sort_by(|a, b| a.name.cmp(&b.name));
+        fs.sort_unstable_by(|a, b| a.name.cmp(&b.name));
         assert_eq!(fs.len(), 40);
         let t = read_azure_cpu_readings_timed("az30", &fs, ReadingStat::Avg).unwrap();
         assert_eq!((t.trace.items.len(), t.trace.samples), (20, 8558));

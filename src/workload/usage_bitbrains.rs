@@ -39,11 +39,15 @@ pub fn read_bitbrains_timed(name: &str, files: &[InputFile]) -> Result<TimedUsag
         let b = b.strip_suffix(".gz").unwrap_or(b);
         b.strip_suffix(".csv").unwrap_or(b).to_string()
     };
-    if fs.iter().all(|f| stem(f).parse::<u64>().is_ok()) {
-        fs.sort_by_key(|f| stem(f).parse::<u64>().unwrap_or(0));
-    } else {
-        fs.sort_by_key(|f| stem(f));
-    }
+    // by file number when every stem is one, else by name; ties (equal numbers) by the full name
+    let numeric = fs.iter().all(|f| stem(f).parse::<u64>().is_ok());
+    fs.sort_unstable_by(|a, b| {
+        let key = |f: &InputFile| {
+            let s = stem(f);
+            (if numeric { s.parse::<u64>().unwrap_or(0) } else { 0 }, s, f.name.clone())
+        };
+        key(*a).cmp(&key(*b))
+    });
     if fs.is_empty() {
         return Err(TraceError::new(name, None, None, "no VM files"));
     }
@@ -172,7 +176,7 @@ fn read_one(f: &InputFile, total: &mut usize) -> Result<Vec<(f64, f64)>, TraceEr
             "no data rows after the header",
         ));
     }
-    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    rows.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     if let Some(w) = rows.windows(2).find(|w| w[0].0 == w[1].0) {
         return Err(TraceError::new(
             file,

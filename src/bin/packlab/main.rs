@@ -328,10 +328,7 @@ fn run_scenario(sc: &Scenario, trace: Option<&UsageTrace>) -> Result<(), String>
     let mut exp = packlab::models::start(sc, &inputs).map_err(|e| e.to_string())?;
     let report = packlab::experiment::run_dyn_to_end(exp.as_mut(), &mut |_, _| true)
         .map_err(|e| e.to_string())?;
-    println!(
-        "{}",
-        serde_json::to_string(&report).map_err(|e| e.to_string())?
-    );
+    println!("{report}");
     Ok(())
 }
 

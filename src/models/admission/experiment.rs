@@ -168,7 +168,11 @@ impl AdmissionExperiment {
 
     /// The run plan of arm `i`, building it (the importance set-up) when first needed. Returns the plan's
     /// index and the set-up runs done now.
-    fn plan_of(&mut self, i: usize) -> Result<(usize, usize), String> {
+    fn plan_of(
+        &mut self,
+        i: usize,
+        progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> Result<(usize, usize), String> {
         if let Some(k) = self.arm_plan[i] {
             return Ok((k, 0));
         }
@@ -193,12 +197,25 @@ impl AdmissionExperiment {
         {
             (k, 0)
         } else {
-            let plan = RunPlan::build(p, self.runs, self.seed, &mut self.cache, &mut |_, _| true)?;
+            let plan = RunPlan::build(p, self.runs, self.seed, &mut self.cache, progress)?;
             self.plans.push((key, plan));
             (self.plans.len() - 1, RunPlan::setup_runs(p))
         };
         self.arm_plan[i] = Some(k);
         Ok((k, setup))
+    }
+
+    /// Builds every arm's run plan now (the importance-sampling set-ups, §2.9; nothing to do without
+    /// importance sampling) instead of inside the steps, so that a long set-up reports its pilot runs to
+    /// `progress(done, total)` and can be cancelled (false → error "cancelled"). What `packlab admission
+    /// tune` does before driving the experiment.
+    pub fn prepare(&mut self, progress: &mut dyn FnMut(usize, usize) -> bool) -> Result<(), String> {
+        for i in 0..self.specs.len() {
+            let (base, total) = (self.done, self.total);
+            let (_, setup) = self.plan_of(i, &mut |d, _| progress(base + d, total))?;
+            self.done += setup;
+        }
+        Ok(())
     }
 
     /// Whether every arm is tuned.
@@ -254,7 +271,7 @@ impl Experiment for AdmissionExperiment {
     /// that arm's importance plan, or finalises it).
     fn step(&mut self, units: usize) -> Option<AdmissionStep> {
         let i = self.tuners.iter().position(|t| t.result().is_none())?;
-        let (k, setup) = match self.plan_of(i) {
+        let (k, setup) = match self.plan_of(i, &mut |_, _| true) {
             Ok(x) => x,
             Err(m) => {
                 self.failed = Some(RunError::field("admission.params.importance", m));
@@ -332,6 +349,7 @@ pub fn run_preset(
         return Err("runs must be ≥ 1".into());
     }
     let mut exp = AdmissionExperiment::for_preset(preset, base, runs, seed);
+    exp.prepare(progress)?;
     crate::experiment::drive(&mut exp, progress).map_err(|e| e.message)?;
     exp.experiment_result()
         .ok_or_else(|| "the experiment ended without a result".to_string())
@@ -546,5 +564,27 @@ mod tests {
             Some("admission.params.importance.enabled")
         );
         assert!(AdmissionExperiment::new(&is, false).is_ok());
+    }
+
+    /// The importance-sampling set-up reports its pilot runs and can be cancelled during them
+    /// (`run_preset` prepares the plans before driving the experiment).
+    #[test]
+    fn importance_set_up_reports_progress_and_cancels() {
+        let mut p = tiny_admission().admission.params;
+        p.importance.enabled = true;
+        p.importance.pilot_runs_per_bucket = 3;
+        p.importance.pre_draws = 40;
+        let mut seen = Vec::new();
+        let e = run_preset(Preset::E01, &p, 2, 5, &mut |d, t| {
+            seen.push((d, t));
+            d < 4
+        })
+        .unwrap_err();
+        assert_eq!(e, "cancelled");
+        // 3 buckets × 3 pilots = 9 set-up runs: the cancel came during the set-up (pilots already started
+        // finish first), before any tuning run
+        let last = seen.last().unwrap().0;
+        assert!((4..=9).contains(&last), "{seen:?}");
+        assert!(seen.iter().all(|x| x.1 == seen[0].1 && x.1 > 9));
     }
 }

@@ -51,7 +51,7 @@ pub mod component {
 // the registry entry
 
 use crate::chart::{from_json, opts_from_json, ChartError};
-use crate::experiment::{DynExperiment, Output, RunError};
+use crate::experiment::{DynExperiment, Json, Output, RunError};
 use crate::models::{Inputs, ModelDef, ModelInfo};
 use crate::scenario::Scenario;
 use crate::substrate::error::FieldError;
@@ -146,7 +146,7 @@ impl ModelDef for AdmissionModel {
                         labelling: a.params.labelling,
                     })
                     .collect();
-                Ok(Box::new(out))
+                Ok(Json::of(&out))
             }
             "series" => {
                 let label = args.get("label").and_then(Value::as_str).unwrap_or("");
@@ -159,7 +159,7 @@ impl ModelDef for AdmissionModel {
                     arg_usize(args, "points", 400),
                 )
                 .map_err(|m| RunError::field("admission.series_arm", m))?;
-                Ok(Box::new(SeriesOut {
+                Ok(Json::of(&SeriesOut {
                     t: r.series.iter().map(|p| p.t).collect(),
                     active: r.series.iter().map(|p| p.active).collect(),
                     failures: r.series.iter().map(|p| p.failures as f64).collect(),
@@ -184,7 +184,7 @@ impl ModelDef for AdmissionModel {
                     scenario: Scenario,
                     fit: fit::AzureFit,
                 }
-                Ok(Box::new(Out { scenario: s, fit }))
+                Ok(Json::of(&Out { scenario: s, fit }))
             }
             _ => Err(RunError::msg(format!(
                 "the admission model has no operation '{op}'"

@@ -215,6 +215,7 @@ pub struct SimCache {
     pub delta_misses: u64,
     /// Caches of the extra worker threads of [`simulate_runs`] (native only), kept so that later calls reuse
     /// their tables.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     workers: Vec<SimCache>,
 }
 
@@ -907,7 +908,10 @@ pub fn simulate_runs_on(
     progress: &mut dyn FnMut(usize) -> bool,
 ) -> Option<Vec<RunResult>> {
     #[cfg(target_arch = "wasm32")]
-    let threads = 1;
+    let threads = {
+        let _ = threads;
+        1
+    };
     let threads = threads.min(seeds.len()).max(1);
     if threads == 1 {
         let mut out = Vec::with_capacity(seeds.len());

@@ -8,7 +8,7 @@ use super::{
     frontier_specs, mark_pareto, FitSpec, Frontier, FrontierPoint, Instance, PlacementError,
     PlacementParams,
 };
-use crate::experiment::{map_parallel, threads, Experiment, Output, RunError};
+use crate::experiment::{map_parallel, threads, Experiment, Json, Output, RunError};
 use crate::trace::UsageTrace;
 use serde::Serialize;
 
@@ -138,7 +138,7 @@ impl Experiment for FrontierRun {
                 let a = self
                     .machine(fit, machine as usize)
                     .map_err(RunError::from)?;
-                Ok(Box::new(a))
+                Ok(Json::of(&a))
             }
             _ => Err(RunError::msg(format!(
                 "the placement run has no operation '{op}'"
