@@ -12,41 +12,13 @@
 //! Because every unit's result depends only on the scenario and its seed, a run gives bit-identical reports
 //! whatever the units per step or the thread count (each model tests this).
 //!
-//! [`DynExperiment`] is the type-erased form the model registry ([`crate::models`]) hands out: partial
-//! results and reports cross as [`Json`] text, exactly what `serde_json` writes for the typed values (the
-//! CLI prints it; the wasm binding hands it to `JSON.parse`), so both see the same numbers.
+//! The model registry ([`crate::models`]) wraps the runs of all models in one generated enum (`AnyRun`)
+//! without type erasure: partial results and reports are serialized with whatever serde serializer the
+//! caller brings (`serde_json` in the CLI, `serde_wasm_bindgen` in the binding), so both see the same
+//! numbers and no serialization code exists twice. [`Steppable`] is what a driver needs of a run.
 
 use crate::substrate::error::FieldError;
 use serde::Serialize;
-
-/// A value (a partial result, a report or an answer) as JSON text, exactly as `serde_json::to_string` writes
-/// it for the typed value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Json(String);
-
-impl Json {
-    /// The JSON of `v`.
-    pub fn of<T: Serialize + ?Sized>(v: &T) -> Json {
-        Json(serde_json::to_string(v).unwrap_or_else(|e| {
-            // only maps with non-string keys fail, and no engine type has one
-            serde_json::json!({ "error": e.to_string() }).to_string()
-        }))
-    }
-
-    /// The JSON text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Display for Json {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// What type-erased results are: [`Json`].
-pub type Output = Json;
 
 /// An error of an experiment or a model operation: the field (dotted path) to blame when there is one, and a
 /// message. Displays as `field: message`.
@@ -128,54 +100,56 @@ pub trait Experiment {
         None
     }
     /// A question about the finished (or running) experiment, e.g. the placement model's teaching view
-    /// (`"machine"`); `args` is a JSON object. Errors: unknown operation or bad arguments.
-    fn query(&self, op: &str, _args: &serde_json::Value) -> Result<Output, RunError> {
+    /// (`"machine"`); `args` is a JSON object; the answer is serialized with `ser`. Errors: unknown operation,
+    /// bad arguments.
+    fn query<S: serde::Serializer>(
+        &self,
+        op: &str,
+        _args: &serde_json::Value,
+        _ser: S,
+    ) -> Result<S::Ok, RunError> {
         Err(RunError::msg(format!(
             "this experiment has no operation '{op}'"
         )))
     }
 }
 
-/// The object-safe, type-erased form of [`Experiment`] (implemented for every experiment).
-pub trait DynExperiment {
+/// What a driver needs of a run, whatever its result types (object-safe; implemented for every
+/// [`Experiment`] and for the registry's `AnyRun`).
+pub trait Steppable {
     /// See [`Experiment::total`].
     fn total(&self) -> usize;
     /// See [`Experiment::done`].
     fn done(&self) -> usize;
-    /// See [`Experiment::step`].
-    fn step_dyn(&mut self, units: usize) -> Option<Output>;
-    /// See [`Experiment::report`].
-    fn report_dyn(&self) -> Option<Output>;
-    /// See [`Experiment::query`].
-    fn query_dyn(&self, op: &str, args: &serde_json::Value) -> Result<Output, RunError>;
+    /// [`Experiment::step`] without looking at the partial result: false once everything is done.
+    fn advance(&mut self, units: usize) -> bool;
     /// See [`Experiment::batch`].
-    fn batch_dyn(&self) -> usize;
+    fn batch(&self) -> usize;
     /// See [`Experiment::error`].
-    fn error_dyn(&self) -> Option<RunError>;
+    fn error(&self) -> Option<RunError>;
 }
 
-impl<E: Experiment> DynExperiment for E {
+impl<E: Experiment> Steppable for E {
     fn total(&self) -> usize {
         Experiment::total(self)
     }
     fn done(&self) -> usize {
         Experiment::done(self)
     }
-    fn step_dyn(&mut self, units: usize) -> Option<Output> {
-        self.step(units).map(|p| Json::of(&p))
+    fn advance(&mut self, units: usize) -> bool {
+        self.step(units).is_some()
     }
-    fn report_dyn(&self) -> Option<Output> {
-        self.report().map(|r| Json::of(&r))
+    fn batch(&self) -> usize {
+        Experiment::batch(self)
     }
-    fn query_dyn(&self, op: &str, args: &serde_json::Value) -> Result<Output, RunError> {
-        self.query(op, args)
+    fn error(&self) -> Option<RunError> {
+        Experiment::error(self)
     }
-    fn batch_dyn(&self) -> usize {
-        self.batch()
-    }
-    fn error_dyn(&self) -> Option<RunError> {
-        self.error()
-    }
+}
+
+/// A serializer error as a [`RunError`].
+pub fn ser_error<E: std::fmt::Display>(e: E) -> RunError {
+    RunError::msg(format!("cannot serialize the result: {e}"))
 }
 
 /// Worker threads a native step may use: the `PACKLAB_THREADS` environment variable if set (≥ 1), else
@@ -249,21 +223,21 @@ pub fn map_parallel<T: Sync, R: Send>(
 /// that did it); returning false cancels (error `cancelled`). Errors: cancelled, or the experiment's own
 /// [`Experiment::error`]. The one run loop of the native side.
 pub fn drive(
-    exp: &mut dyn DynExperiment,
+    exp: &mut dyn Steppable,
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<(), RunError> {
     let threads = threads();
     let mut seen = exp.done();
     loop {
-        let units = threads.max(exp.batch_dyn());
-        if exp.step_dyn(units).is_none() {
+        let units = threads.max(exp.batch());
+        if !exp.advance(units) {
             break;
         }
         if !report_units(&mut seen, exp.done(), exp.total(), progress) {
             return Err(RunError::cancelled());
         }
     }
-    match exp.error_dyn() {
+    match exp.error() {
         Some(e) => Err(e),
         None => Ok(()),
     }
@@ -276,16 +250,6 @@ pub fn run_to_end<E: Experiment>(
 ) -> Result<E::Report, RunError> {
     drive(exp, progress)?;
     exp.report()
-        .ok_or_else(|| RunError::msg("the experiment ended without a report"))
-}
-
-/// [`run_to_end`] for a type-erased experiment (what the CLI runs for any model).
-pub fn run_dyn_to_end(
-    exp: &mut dyn DynExperiment,
-    progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> Result<Output, RunError> {
-    drive(exp, progress)?;
-    exp.report_dyn()
         .ok_or_else(|| RunError::msg("the experiment ended without a report"))
 }
 
@@ -377,13 +341,20 @@ mod tests {
             acc: 0,
         };
         let mut partials = Vec::new();
-        while let Some(p) = s.step_dyn(1) {
-            partials.push(p.to_string());
+        while let Some(p) = s.step(1) {
+            partials.push(serde_json::to_string(&p).unwrap());
         }
         assert_eq!(partials.len(), 10);
         assert_eq!(partials[3], "[16]");
-        assert_eq!(s.report_dyn().unwrap().as_str(), "385");
-        assert!(s.query_dyn("x", &serde_json::Value::Null).is_err());
+        assert_eq!(s.report(), Some(385));
+        assert!(!s.advance(1));
+        let mut out = Vec::new();
+        let q = s.query(
+            "x",
+            &serde_json::Value::Null,
+            &mut serde_json::Serializer::new(&mut out),
+        );
+        assert!(q.is_err());
     }
 
     #[test]

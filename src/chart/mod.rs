@@ -521,68 +521,69 @@ pub fn histogram_svg(h: &HistogramChart, width: u32, height: u32) -> Result<Stri
     render_svg(width, height, |area| draw_histogram(area, h))
 }
 
-/// Parses chart input JSON into its serde type (errors name what was expected).
-pub fn from_json<T: serde::de::DeserializeOwned>(
-    v: &serde_json::Value,
+/// Where a chart's points landed, in backend pixels (same order as its input points), so a page can
+/// hit-test clicks and hovers; plus the plotting area and, on log axes, the y standing for 0.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Layout {
+    /// (x, y) pixel of every input point.
+    pub points: Vec<(i32, i32)>,
+    /// The plotting area's corners.
+    pub plot_area: ((i32, i32), (i32, i32)),
+    /// The y value standing for 0 (None when no point is 0).
+    pub zero_floor: Option<f64>,
+}
+
+/// Chart input (a JS value, or JSON) into its serde type; errors name what was expected.
+pub fn from_de<'de, T: Deserialize<'de>, D: serde::Deserializer<'de>>(
+    d: D,
     what: &str,
 ) -> Result<T, ChartError> {
-    T::deserialize(v).map_err(|e| ChartError(format!("bad {what}: {e}")))
+    T::deserialize(d).map_err(|e| ChartError(format!("bad {what}: {e}")))
 }
 
-/// Options JSON: null/absent gives the defaults.
-pub fn opts_from_json<T: serde::de::DeserializeOwned + Default>(
-    v: &serde_json::Value,
+/// Chart options: null or undefined give the defaults.
+pub fn opts_from_de<'de, T: Deserialize<'de> + Default, D: serde::Deserializer<'de>>(
+    d: D,
 ) -> Result<T, ChartError> {
-    if v.is_null() {
-        Ok(T::default())
-    } else {
-        from_json(v, "chart options")
-    }
+    Ok(from_de::<Option<T>, D>(d, "chart options")?.unwrap_or_default())
 }
 
-/// The charts that belong to no model: `trace.histogram` (data = a trace summary with its `histogram` of
-/// `{ lo, hi, count }` bins; opts = `{ scale }`). `None` for other names.
-pub fn draw_shared<DB: DrawingBackend>(
-    name: &str,
+/// The chart that belongs to no model, `trace.histogram`: data = a trace summary with its `histogram` of
+/// `{ lo, hi, count }` bins; opts = `{ scale }`.
+pub fn draw_shared<'de, DB: DrawingBackend, D: serde::Deserializer<'de>>(
     area: &DrawingArea<DB, Shift>,
-    data: &serde_json::Value,
-    opts: &serde_json::Value,
-) -> Option<Result<serde_json::Value, ChartError>> {
-    if name != "trace.histogram" {
-        return None;
+    data: D,
+    opts: D,
+) -> Result<(), ChartError> {
+    #[derive(Deserialize)]
+    struct Bin {
+        lo: f64,
+        hi: f64,
+        count: u64,
     }
-    Some((|| {
-        #[derive(Deserialize)]
-        struct Bin {
-            lo: f64,
-            hi: f64,
-            count: u64,
-        }
-        #[derive(Deserialize)]
-        struct Summary {
-            histogram: Vec<Bin>,
-        }
-        #[derive(Deserialize, Default)]
-        struct Opts {
-            #[serde(default)]
-            scale: Option<f64>,
-        }
-        let s: Summary = from_json(data, "trace summary")?;
-        let o: Opts = opts_from_json(opts)?;
-        let (Some(first), Some(last)) = (s.histogram.first(), s.histogram.last()) else {
-            return Err(ChartError("the summary has no histogram".into()));
-        };
-        let h = HistogramChart {
-            lo: first.lo,
-            hi: last.hi,
-            counts: s.histogram.iter().map(|b| b.count).collect(),
-            x_label: Some("usage per VM sample (VM units)".into()),
-            title: None,
-            scale: o.scale,
-        };
-        draw_histogram(area, &h)?;
-        Ok(serde_json::Value::Null)
-    })())
+    #[derive(Deserialize)]
+    struct Summary {
+        histogram: Vec<Bin>,
+    }
+    #[derive(Deserialize, Default)]
+    struct Opts {
+        #[serde(default)]
+        scale: Option<f64>,
+    }
+    let s: Summary = from_de(data, "trace summary")?;
+    let o: Opts = opts_from_de(opts)?;
+    let (Some(first), Some(last)) = (s.histogram.first(), s.histogram.last()) else {
+        return Err(ChartError("the summary has no histogram".into()));
+    };
+    let h = HistogramChart {
+        lo: first.lo,
+        hi: last.hi,
+        counts: s.histogram.iter().map(|b| b.count).collect(),
+        x_label: Some("usage per VM sample (VM units)".into()),
+        title: None,
+        scale: o.scale,
+    };
+    draw_histogram(area, &h)
 }
 
 /// SVG inspection helpers shared by the chart tests of the frame and of the models.

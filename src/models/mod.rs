@@ -15,13 +15,13 @@ pub mod admission;
 pub mod placement;
 
 use crate::chart::ChartError;
-use crate::experiment::{DynExperiment, Output, RunError};
+use crate::experiment::{Experiment, RunError, Steppable};
 use crate::scenario::Scenario;
 use crate::substrate::error::FieldError;
 use crate::trace::{InputFile, UsageTrace};
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
-use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use serde::{de::DeserializeOwned, Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 /// The registry: calls `$callback!` with one line per model, `field: Variant => ModelDef type`, in tab
@@ -99,25 +99,35 @@ pub trait ModelDef {
     const INFO: ModelInfo;
     /// The model's scenario section (its field of [`Scenario`] is named [`ModelInfo::id`]).
     type Section: Serialize + DeserializeOwned + Default + Clone + PartialEq + std::fmt::Debug;
+    /// The model's run (its experiment stepper).
+    type Run: Experiment;
     /// Every problem of the section, field paths prefixed with `prefix` (e.g. `placement.`).
     fn validate(section: &Self::Section, prefix: &str) -> Vec<FieldError>;
     /// Plans the run of a validated scenario whose `model` is this one.
-    fn start(sc: &Scenario, inputs: &Inputs) -> Result<Box<dyn DynExperiment>, RunError>;
-    /// A scenario-level operation of [`ModelInfo::ops`] with JSON arguments.
-    fn call(_sc: &Scenario, op: &str, _args: &Value, _inputs: &Inputs) -> Result<Output, RunError> {
+    fn start(sc: &Scenario, inputs: &Inputs) -> Result<Self::Run, RunError>;
+    /// A scenario-level operation of [`ModelInfo::ops`] with JSON arguments; the answer is serialized with
+    /// `ser`.
+    fn call<S: Serializer>(
+        _sc: &Scenario,
+        op: &str,
+        _args: &Value,
+        _inputs: &Inputs,
+        _ser: S,
+    ) -> Result<S::Ok, RunError> {
         Err(RunError::msg(format!(
             "the {} model has no operation '{op}'",
             Self::INFO.id
         )))
     }
-    /// Draws chart `name` (one of [`ModelInfo::charts`]) from JSON `data` and `opts` into `area`, returning
-    /// its layout as JSON (or null); `None` when the chart is not this model's.
-    fn draw<DB: DrawingBackend>(
+    /// Draws chart `name` (one of [`ModelInfo::charts`]) from `data` and `opts` (any serde deserializers:
+    /// JS values in the browser, JSON natively) into `area`, returning where its points landed when the
+    /// chart has points to hit-test; `None` when the chart is not this model's.
+    fn draw<'de, DB: DrawingBackend, D: Deserializer<'de>>(
         _name: &str,
         _area: &DrawingArea<DB, Shift>,
-        _data: &Value,
-        _opts: &Value,
-    ) -> Option<Result<Value, ChartError>> {
+        _data: D,
+        _opts: D,
+    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
         None
     }
 }
@@ -158,36 +168,84 @@ macro_rules! define_registry {
         /// The static facts of every model, in registry order.
         pub const MODELS: &[ModelInfo] = &[$( <$def as ModelDef>::INFO ),+];
 
+        /// A run of any model (its [`ModelDef::Run`]), without type erasure: results are serialized with the
+        /// caller's serializer.
+        pub enum AnyRun {
+            $( $(#[$doc])* $variant(<$def as ModelDef>::Run), )+
+        }
+
+        impl Steppable for AnyRun {
+            fn total(&self) -> usize {
+                match self { $( AnyRun::$variant(r) => Experiment::total(r), )+ }
+            }
+            fn done(&self) -> usize {
+                match self { $( AnyRun::$variant(r) => Experiment::done(r), )+ }
+            }
+            fn advance(&mut self, units: usize) -> bool {
+                match self { $( AnyRun::$variant(r) => r.step(units).is_some(), )+ }
+            }
+            fn batch(&self) -> usize {
+                match self { $( AnyRun::$variant(r) => Experiment::batch(r), )+ }
+            }
+            fn error(&self) -> Option<RunError> {
+                match self { $( AnyRun::$variant(r) => Experiment::error(r), )+ }
+            }
+        }
+
+        impl AnyRun {
+            /// [`Experiment::step`], the partial result serialized with `ser`; `None` once everything is done.
+            pub fn step<S: Serializer>(&mut self, units: usize, ser: S) -> Option<Result<S::Ok, S::Error>> {
+                match self { $( AnyRun::$variant(r) => r.step(units).map(|p| p.serialize(ser)), )+ }
+            }
+            /// [`Experiment::report`] serialized with `ser`; `None` before the end.
+            pub fn report<S: Serializer>(&self, ser: S) -> Option<Result<S::Ok, S::Error>> {
+                match self { $( AnyRun::$variant(r) => r.report().map(|p| p.serialize(ser)), )+ }
+            }
+            /// [`Experiment::query`].
+            pub fn query<S: Serializer>(&self, op: &str, args: &Value, ser: S) -> Result<S::Ok, RunError> {
+                match self { $( AnyRun::$variant(r) => r.query(op, args, ser), )+ }
+            }
+        }
+
         /// Validates `sc` and plans its model's run (see [`ModelDef::start`]). Errors: the first invalid field.
-        pub fn start(sc: &Scenario, inputs: &Inputs) -> Result<Box<dyn DynExperiment>, RunError> {
+        pub fn start(sc: &Scenario, inputs: &Inputs) -> Result<AnyRun, RunError> {
             if let Err(errs) = sc.validate() {
                 return Err(errs.into_iter().next().expect("at least one error").into());
             }
             match sc.model {
-                $( Model::$variant => <$def as ModelDef>::start(sc, inputs), )+
+                $( Model::$variant => <$def as ModelDef>::start(sc, inputs).map(AnyRun::$variant), )+
             }
         }
 
-        /// Operation `op` of `sc`'s model ([`ModelDef::call`]).
-        pub fn call(sc: &Scenario, op: &str, args: &Value, inputs: &Inputs) -> Result<Output, RunError> {
+        /// Operation `op` of `sc`'s model ([`ModelDef::call`]), the answer serialized with `ser`.
+        pub fn call<S: Serializer>(
+            sc: &Scenario,
+            op: &str,
+            args: &Value,
+            inputs: &Inputs,
+            ser: S,
+        ) -> Result<S::Ok, RunError> {
             match sc.model {
-                $( Model::$variant => <$def as ModelDef>::call(sc, op, args, inputs), )+
+                $( Model::$variant => <$def as ModelDef>::call(sc, op, args, inputs, ser), )+
             }
         }
 
-        /// Draws the chart `name` of any model (or the shared `trace.histogram`) into `area`.
-        pub fn draw_chart<DB: DrawingBackend>(
+        /// Draws the chart `name` of any model (or the shared `trace.histogram`) into `area` from `data` and
+        /// `opts` (serde deserializers; null options give the defaults); returns where its points landed, for
+        /// charts with points to hit-test.
+        pub fn draw_chart<'de, DB: DrawingBackend, D: Deserializer<'de>>(
             name: &str,
             area: &DrawingArea<DB, Shift>,
-            data: &Value,
-            opts: &Value,
-        ) -> Result<Value, ChartError> {
-            if let Some(r) = crate::chart::draw_shared(name, area, data, opts) {
-                return r;
+            data: D,
+            opts: D,
+        ) -> Result<Option<crate::chart::Layout>, ChartError> {
+            if name == "trace.histogram" {
+                return crate::chart::draw_shared(area, data, opts).map(|_| None);
             }
             $(
-                if let Some(r) = <$def as ModelDef>::draw(name, area, data, opts) {
-                    return r;
+                if name.starts_with(concat!(stringify!($field), ".")) {
+                    return <$def as ModelDef>::draw(name, area, data, opts)
+                        .unwrap_or_else(|| Err(ChartError(format!("no chart '{name}'"))));
                 }
             )+
             Err(ChartError(format!("no chart '{name}'")))
@@ -196,7 +254,8 @@ macro_rules! define_registry {
 }
 for_each_model!(define_registry);
 
-/// The chart `name` as an SVG document of `width` × `height` px ([`draw_chart`] on an SVG backend).
+/// The chart `name` as an SVG document of `width` × `height` px ([`draw_chart`] on an SVG backend) from JSON
+/// data and options.
 pub fn chart_svg(
     name: &str,
     data: &Value,

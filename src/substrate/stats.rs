@@ -162,6 +162,17 @@ pub fn normal_sf(z: f64) -> f64 {
     0.5 * libm::erfc(z / std::f64::consts::SQRT_2)
 }
 
+/// Sorts `v` ascending by `f64::total_cmp` (NaN last). The one f64 sort of the engine (one instantiation in
+/// the wasm bundle); values equal under `total_cmp` have identical bits, so the order is fully determined.
+pub fn sort_f64(v: &mut [f64]) {
+    v.sort_unstable_by(f64::total_cmp);
+}
+
+/// Sorts pairs ascending by their first, then their second component (`f64::total_cmp`); fully determined.
+pub fn sort_pairs(v: &mut [(f64, f64)]) {
+    v.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // exact Poisson bounds and the BCa bootstrap (seed 000 §5.2, ALGORITHMS.md §2.8, §2.10)
 
@@ -279,7 +290,7 @@ pub fn bca_weighted_mean_ci(x: &[f64], w: &[f64], b: usize, level: f64, seed: u6
             }
         })
         .collect();
-    boots.sort_by(|a, c| a.total_cmp(c));
+    sort_f64(&mut boots);
     let below = boots.iter().filter(|v| **v < mean).count() as f64;
     let prop = ((below + 0.5 * boots.iter().filter(|v| **v == mean).count() as f64) / b as f64)
         .clamp(1e-6, 1.0 - 1e-6);

@@ -1,9 +1,11 @@
-//! Every chart by name ([`crate::models::draw_chart`]): on a canvas (main thread only) or as SVG.
+//! Every chart by name ([`crate::models::draw_chart`]): on a canvas (main thread only) or as SVG. Chart data
+//! and options are read straight from the JS values.
 
-use super::{error_obj, json_from_js, to_js, JsResult};
+use super::{error_obj, to_js, JsResult};
 use crate::chart::ChartError;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
+use serde_wasm_bindgen::Deserializer;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
@@ -11,8 +13,9 @@ fn chart_error(e: ChartError) -> JsValue {
     error_obj("chart", &e.0, None)
 }
 
-/// Draws chart `name` (a model's `charts`, or `trace.histogram`) from `data` and `opts` into `canvas`;
-/// returns the chart's layout (e.g. the frontier's point positions in canvas pixels) or `null`.
+/// Draws chart `name` (a model's `charts`, or `trace.histogram`) from `data` and `opts` (null or undefined
+/// = defaults) into `canvas`; returns where its points landed (`{ points: [[x, y]...], plot_area,
+/// zero_floor }` in canvas pixels, for charts with points to hit-test) or `null`.
 #[wasm_bindgen]
 pub fn draw_chart(
     canvas: HtmlCanvasElement,
@@ -20,12 +23,16 @@ pub fn draw_chart(
     data: JsValue,
     opts: JsValue,
 ) -> JsResult<JsValue> {
-    let data = json_from_js(data, "the chart data")?;
-    let opts = json_from_js(opts, "the chart options")?;
     let area = CanvasBackend::with_canvas_object(canvas)
         .map(|b| b.into_drawing_area())
         .ok_or_else(|| error_obj("chart", "the canvas has no 2D context", None))?;
-    let layout = crate::models::draw_chart(name, &area, &data, &opts).map_err(chart_error)?;
+    let layout = crate::models::draw_chart(
+        name,
+        &area,
+        Deserializer::from(data),
+        Deserializer::from(opts),
+    )
+    .map_err(chart_error)?;
     to_js(&layout)
 }
 
@@ -38,15 +45,15 @@ pub fn chart_svg(
     width: u32,
     height: u32,
 ) -> JsResult<String> {
-    let data = json_from_js(data, "the chart data")?;
-    let opts = json_from_js(opts, "the chart options")?;
-    crate::models::chart_svg(
-        name,
-        &data,
-        &opts,
-        width.clamp(100, 8000),
-        height.clamp(100, 8000),
-    )
+    crate::chart::render_svg(width.clamp(100, 8000), height.clamp(100, 8000), |area| {
+        crate::models::draw_chart(
+            name,
+            area,
+            Deserializer::from(data),
+            Deserializer::from(opts),
+        )
+        .map(|_| ())
+    })
     .map_err(chart_error)
 }
 

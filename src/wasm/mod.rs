@@ -92,11 +92,6 @@ pub(crate) fn scenario_error(e: &ScenarioError) -> JsValue {
     error_obj("scenario", &e.message, e.field.as_deref())
 }
 
-/// A JSON result of the engine ([`crate::experiment::Json`]) as a JS value (`JSON.parse`).
-pub(crate) fn json_to_js(j: &crate::experiment::Json) -> JsResult<JsValue> {
-    js_sys::JSON::parse(j.as_str()).map_err(|_| error_obj("internal", "the engine wrote invalid JSON", None))
-}
-
 /// A run or model-operation error: `{ kind: "run", field?, message }`.
 pub(crate) fn run_error(e: &RunError) -> JsValue {
     error_obj("run", &e.message, e.field.as_deref())

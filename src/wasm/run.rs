@@ -4,17 +4,30 @@
 //! very same stepper to the end.
 
 use super::trace::Trace;
-use super::{error_obj, json_from_js, json_to_js, run_error, valid_scenario, JsResult};
-use crate::experiment::DynExperiment;
-use crate::models::Inputs;
+use super::{error_obj, json_from_js, run_error, valid_scenario, JsResult};
+use crate::experiment::Steppable;
+use crate::models::{AnyRun, Inputs};
 use crate::trace::InputFile;
 use wasm_bindgen::prelude::*;
+
+/// The serializer results cross with (JSON-compatible: maps become plain objects).
+fn ser() -> serde_wasm_bindgen::Serializer {
+    serde_wasm_bindgen::Serializer::json_compatible()
+}
+
+fn ser_err(e: serde_wasm_bindgen::Error) -> JsValue {
+    error_obj(
+        "internal",
+        &format!("cannot convert a result for JavaScript: {e}"),
+        None,
+    )
+}
 
 /// An experiment in progress (any model). It keeps its state after the last step, for queries such as the
 /// placement model's teaching view.
 #[wasm_bindgen]
 pub struct ExperimentRun {
-    inner: Box<dyn DynExperiment>,
+    inner: AnyRun,
 }
 
 fn plan(scenario: JsValue, trace: Option<&Trace>) -> JsResult<ExperimentRun> {
@@ -56,9 +69,9 @@ impl ExperimentRun {
     /// frontier, `{ done, total, arm, label, evaluated, finished }` for an admission tuning), or `null` when
     /// everything is done. Errors: the experiment's own (e.g. a set-up that failed), `{ kind: "run", ... }`.
     pub fn step(&mut self) -> JsResult<JsValue> {
-        match self.inner.step_dyn(1) {
-            Some(p) => json_to_js(&p),
-            None => match self.inner.error_dyn() {
+        match self.inner.step(1, &ser()) {
+            Some(p) => p.map_err(ser_err),
+            None => match self.inner.error() {
                 Some(e) => Err(run_error(&e)),
                 None => Ok(JsValue::NULL),
             },
@@ -67,8 +80,8 @@ impl ExperimentRun {
 
     /// The report (what `packlab run` prints for the same scenario); an error before the last step.
     pub fn report(&self) -> JsResult<JsValue> {
-        match self.inner.report_dyn() {
-            Some(r) => json_to_js(&r),
+        match self.inner.report(&ser()) {
+            Some(r) => r.map_err(ser_err),
             None => Err(error_obj(
                 "input",
                 &format!(
@@ -90,8 +103,9 @@ impl ExperimentRun {
     /// A run operation of the model's `run_ops` (e.g. `machine` with `{ fit, machine }`).
     pub fn query(&self, op: &str, args: JsValue) -> JsResult<JsValue> {
         let args = json_from_js(args, "the arguments")?;
-        let out = self.inner.query_dyn(op, &args).map_err(|e| run_error(&e))?;
-        json_to_js(&out)
+        self.inner
+            .query(op, &args, &ser())
+            .map_err(|e| run_error(&e))
     }
 }
 
@@ -117,6 +131,5 @@ pub fn model_call(
         files: &files,
         browser: true,
     };
-    let out = crate::models::call(&s, op, &args, &inputs).map_err(|e| run_error(&e))?;
-    json_to_js(&out)
+    crate::models::call(&s, op, &args, &inputs, &ser()).map_err(|e| run_error(&e))
 }

@@ -150,7 +150,7 @@ pub(crate) fn align_exact(
         .filter(|(_, c)| **c == n)
         .map(|(t, _)| f64::from_bits(*t))
         .collect();
-    times.sort_unstable_by(f64::total_cmp);
+    crate::substrate::stats::sort_f64(&mut times);
     let dropped = count.len() - times.len();
     if times.is_empty() {
         let (fewest, _) = points
@@ -184,7 +184,7 @@ pub(crate) fn align_exact(
     let series = points
         .iter_mut()
         .map(|p| {
-            p.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            crate::substrate::stats::sort_pairs(p);
             p.iter()
                 .filter(|(t, _)| keep.contains(&t.to_bits()))
                 .map(|(_, v)| *v)

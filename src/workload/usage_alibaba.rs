@@ -127,7 +127,7 @@ pub fn read_alibaba_machine_usage_timed(
     }
     // machines with samples, their spans
     for s in &mut samples {
-        s.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        crate::substrate::stats::sort_pairs(s);
     }
     let span = |s: &[(f64, f64)]| match (s.first(), s.last()) {
         (Some(a), Some(b)) => b.0 - a.0,

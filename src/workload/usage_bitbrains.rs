@@ -44,7 +44,15 @@ pub fn read_bitbrains_timed(name: &str, files: &[InputFile]) -> Result<TimedUsag
     fs.sort_unstable_by(|a, b| {
         let key = |f: &InputFile| {
             let s = stem(f);
-            (if numeric { s.parse::<u64>().unwrap_or(0) } else { 0 }, s, f.name.clone())
+            (
+                if numeric {
+                    s.parse::<u64>().unwrap_or(0)
+                } else {
+                    0
+                },
+                s,
+                f.name.clone(),
+            )
         };
         key(*a).cmp(&key(*b))
     });

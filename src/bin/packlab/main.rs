@@ -325,10 +325,13 @@ fn run_scenario(sc: &Scenario, trace: Option<&UsageTrace>) -> Result<(), String>
         trace,
         ..Default::default()
     };
-    let mut exp = packlab::models::start(sc, &inputs).map_err(|e| e.to_string())?;
-    let report = packlab::experiment::run_dyn_to_end(exp.as_mut(), &mut |_, _| true)
+    let mut run = packlab::models::start(sc, &inputs).map_err(|e| e.to_string())?;
+    packlab::experiment::drive(&mut run, &mut |_, _| true).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    run.report(&mut serde_json::Serializer::new(&mut out))
+        .ok_or("the experiment ended without a report")?
         .map_err(|e| e.to_string())?;
-    println!("{report}");
+    println!("{}", String::from_utf8_lossy(&out));
     Ok(())
 }
 

@@ -209,7 +209,10 @@ impl AdmissionExperiment {
     /// importance sampling) instead of inside the steps, so that a long set-up reports its pilot runs to
     /// `progress(done, total)` and can be cancelled (false → error "cancelled"). What `packlab admission
     /// tune` does before driving the experiment.
-    pub fn prepare(&mut self, progress: &mut dyn FnMut(usize, usize) -> bool) -> Result<(), String> {
+    pub fn prepare(
+        &mut self,
+        progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> Result<(), String> {
         for i in 0..self.specs.len() {
             let (base, total) = (self.done, self.total);
             let (_, setup) = self.plan_of(i, &mut |d, _| progress(base + d, total))?;

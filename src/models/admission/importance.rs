@@ -142,7 +142,7 @@ pub fn split_bounds(bm: &[f64]) -> [f64; 2] {
         return [f64::INFINITY; 2];
     }
     let mut s = bm.to_vec();
-    s.sort_by(|a, b| a.total_cmp(b));
+    crate::substrate::stats::sort_f64(&mut s);
     let n = s.len();
     SPLIT_QUANTILES.map(|q| s[((q * n as f64).ceil() as usize).clamp(1, n) - 1])
 }

@@ -50,8 +50,8 @@ pub mod component {
 // ---------------------------------------------------------------------------------------------------------
 // the registry entry
 
-use crate::chart::{from_json, opts_from_json, ChartError};
-use crate::experiment::{DynExperiment, Json, Output, RunError};
+use crate::chart::{from_de, opts_from_de, ChartError};
+use crate::experiment::{ser_error, RunError};
 use crate::models::{Inputs, ModelDef, ModelInfo};
 use crate::scenario::Scenario;
 use crate::substrate::error::FieldError;
@@ -111,16 +111,14 @@ impl ModelDef for AdmissionModel {
         run_ops: &[],
     };
     type Section = scenario::AdmissionScenario;
+    type Run = experiment::AdmissionExperiment;
 
     fn validate(section: &Self::Section, prefix: &str) -> Vec<FieldError> {
         section.validate(prefix)
     }
 
-    fn start(sc: &Scenario, inputs: &Inputs) -> Result<Box<dyn DynExperiment>, RunError> {
-        Ok(Box::new(experiment::AdmissionExperiment::new(
-            sc,
-            inputs.browser,
-        )?))
+    fn start(sc: &Scenario, inputs: &Inputs) -> Result<experiment::AdmissionExperiment, RunError> {
+        experiment::AdmissionExperiment::new(sc, inputs.browser)
     }
 
     /// `arms` (no args): every arm of the preset, `[{ label, kind, marginal, pseudo_obs, labelling }]`;
@@ -128,7 +126,14 @@ impl ModelDef for AdmissionModel {
     /// (cores), failures, accepted, rejected (cumulative counts), capacity, utilization, failure_rate,
     /// requests, failed, arrivals, admitted }`; `azure_fit` (input file [`crate::data::AZURE2017_ARRIVALS`], by its file name): `{ scenario,
     /// fit }` with the identified parameters written into the scenario ([`admission::scenario::apply_azure_fit`]).
-    fn call(sc: &Scenario, op: &str, args: &Value, inputs: &Inputs) -> Result<Output, RunError> {
+    fn call<S: serde::Serializer>(
+        sc: &Scenario,
+        op: &str,
+        args: &Value,
+        inputs: &Inputs,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
+        use serde::Serialize;
         match op {
             "arms" => {
                 let mut a = sc.admission.clone();
@@ -146,7 +151,7 @@ impl ModelDef for AdmissionModel {
                         labelling: a.params.labelling,
                     })
                     .collect();
-                Ok(Json::of(&out))
+                out.serialize(ser).map_err(ser_error)
             }
             "series" => {
                 let label = args.get("label").and_then(Value::as_str).unwrap_or("");
@@ -159,7 +164,7 @@ impl ModelDef for AdmissionModel {
                     arg_usize(args, "points", 400),
                 )
                 .map_err(|m| RunError::field("admission.series_arm", m))?;
-                Ok(Json::of(&SeriesOut {
+                SeriesOut {
                     t: r.series.iter().map(|p| p.t).collect(),
                     active: r.series.iter().map(|p| p.active).collect(),
                     failures: r.series.iter().map(|p| p.failures as f64).collect(),
@@ -172,7 +177,9 @@ impl ModelDef for AdmissionModel {
                     failed: r.failures,
                     arrivals: r.arrivals,
                     admitted: r.accepted,
-                }))
+                }
+                .serialize(ser)
+                .map_err(ser_error)
             }
             "azure_fit" => {
                 let bytes = inputs.need_file(crate::data::AZURE2017_ARRIVALS.file_name())?;
@@ -184,7 +191,7 @@ impl ModelDef for AdmissionModel {
                     scenario: Scenario,
                     fit: fit::AzureFit,
                 }
-                Ok(Json::of(&Out { scenario: s, fit }))
+                Out { scenario: s, fit }.serialize(ser).map_err(ser_error)
             }
             _ => Err(RunError::msg(format!(
                 "the admission model has no operation '{op}'"
@@ -195,23 +202,22 @@ impl ModelDef for AdmissionModel {
     /// `admission.frontier`: data = `[{ label, points: [[utilization, failure_rate]...], tuned }]`, opts =
     /// `{ sla, title, scale }`; `admission.series`: data = `{ t, active, failures, accepted, rejected,
     /// capacity, title?, scale? }`.
-    fn draw<DB: plotters::prelude::DrawingBackend>(
+    fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
         name: &str,
         area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
-        data: &Value,
-        opts: &Value,
-    ) -> Option<Result<Value, ChartError>> {
+        data: D,
+        opts: D,
+    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
         Some(match name {
             "admission.frontier" => (|| {
-                let curves: Vec<chart::AdmissionCurve> = from_json(data, "admission curves")?;
-                let o: chart::AdmissionChartOptions = opts_from_json(opts)?;
-                chart::draw_admission_frontier(area, &curves, &o)?;
-                Ok(Value::Null)
+                let curves: Vec<chart::AdmissionCurve> = from_de(data, "admission curves")?;
+                let o: chart::AdmissionChartOptions = opts_from_de(opts)?;
+                chart::draw_admission_frontier(area, &curves, &o).map(|_| None)
             })(),
             "admission.series" => (|| {
-                let c: chart::AdmissionSeriesChart = from_json(data, "time series")?;
-                chart::draw_admission_series(area, &c)?;
-                Ok(Value::Null)
+                let c: chart::AdmissionSeriesChart = from_de(data, "time series")?;
+                let _ = opts;
+                chart::draw_admission_series(area, &c).map(|_| None)
             })(),
             _ => return None,
         })

@@ -854,7 +854,7 @@ pub fn posterior_moments_with(
             } else {
                 let pos: Vec<f64> = t.iter().copied().filter(|&x| x > 0.0).collect();
                 let mut uniq = pos.clone();
-                uniq.sort_by(|a, b| a.total_cmp(b));
+                crate::substrate::stats::sort_f64(&mut uniq);
                 uniq.dedup();
                 if uniq.len() <= cfg.n_interp.max(2) {
                     let d = absorption_corrections(b, kappa, &uniq, cfg, src, nodes);

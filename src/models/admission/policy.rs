@@ -25,7 +25,7 @@ impl LeadGrid {
             }
         }
         let mut sorted = policy_t.clone();
-        sorted.sort_by(|a, b| a.total_cmp(b));
+        crate::substrate::stats::sort_f64(&mut sorted);
         sorted.dedup();
         if curve_points == 0 || sorted.len() < 2 {
             let map = policy_t

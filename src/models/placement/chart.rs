@@ -47,15 +47,8 @@ pub struct FrontierChartOptions {
     pub scale: Option<f64>,
 }
 
-/// Where each point landed, in backend pixels (same order as the input), so a page can hit-test clicks and
-/// hovers; plus the plotting area.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct FrontierLayout {
-    pub points: Vec<(i32, i32)>,
-    pub plot_area: ((i32, i32), (i32, i32)),
-    /// The y value standing for q = 0 (None when no point has q = 0).
-    pub zero_floor: Option<f64>,
-}
+/// Where each point landed (the shared [`Layout`]).
+pub type FrontierLayout = Layout;
 
 /// The teaching view of one machine.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -407,11 +400,11 @@ pub fn machine_svg(m: &MachineChart, width: u32, height: u32) -> Result<String, 
     render_svg(width, height, |area| draw_machine(area, m))
 }
 
-/// The teaching view's chart from a `MachineView` JSON (`{ machine, totals, mean, sd, capacity,
+/// The teaching view's chart from a `MachineView` (`{ machine, totals, mean, sd, capacity,
 /// empirical_overflow, gaussian_overflow, items }`) and `opts` = `{ scale }`.
-pub fn machine_chart(
-    view: &serde_json::Value,
-    opts: &serde_json::Value,
+pub fn machine_chart<'de, D: serde::Deserializer<'de>>(
+    view: D,
+    opts: D,
 ) -> Result<MachineChart, ChartError> {
     #[derive(Deserialize)]
     struct View {
@@ -430,8 +423,8 @@ pub fn machine_chart(
         #[serde(default)]
         scale: Option<f64>,
     }
-    let v: View = from_json(view, "machine view")?;
-    let o: Opts = opts_from_json(opts)?;
+    let v: View = from_de(view, "machine view")?;
+    let o: Opts = opts_from_de(opts)?;
     Ok(MachineChart {
         totals: v.totals,
         mean: v.mean,

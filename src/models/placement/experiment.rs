@@ -8,7 +8,7 @@ use super::{
     frontier_specs, mark_pareto, FitSpec, Frontier, FrontierPoint, Instance, PlacementError,
     PlacementParams,
 };
-use crate::experiment::{map_parallel, threads, Experiment, Json, Output, RunError};
+use crate::experiment::{map_parallel, ser_error, threads, Experiment, RunError};
 use crate::trace::UsageTrace;
 use serde::Serialize;
 
@@ -126,7 +126,12 @@ impl Experiment for FrontierRun {
     }
 
     /// `machine` with `{ fit, machine }`: see [`FrontierRun::machine`].
-    fn query(&self, op: &str, args: &serde_json::Value) -> Result<Output, RunError> {
+    fn query<S: serde::Serializer>(
+        &self,
+        op: &str,
+        args: &serde_json::Value,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
         match op {
             "machine" => {
                 let fit = args.get("fit").and_then(|v| v.as_str()).unwrap_or("");
@@ -138,7 +143,7 @@ impl Experiment for FrontierRun {
                 let a = self
                     .machine(fit, machine as usize)
                     .map_err(RunError::from)?;
-                Ok(Json::of(&a))
+                a.serialize(ser).map_err(ser_error)
             }
             _ => Err(RunError::msg(format!(
                 "the placement run has no operation '{op}'"

@@ -184,7 +184,7 @@ impl Instance {
                     s.extend_from_slice(
                         &self.x[i * self.r + self.obs.start..i * self.r + self.obs.end],
                     );
-                    s[start..].sort_by(|a, b| a.total_cmp(b));
+                    crate::substrate::stats::sort_f64(&mut s[start..]);
                 }
                 s
             })

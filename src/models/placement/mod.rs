@@ -362,7 +362,7 @@ mod tests {
 // ---------------------------------------------------------------------------------------------------------
 // the registry entry
 
-use crate::experiment::{DynExperiment, RunError};
+use crate::experiment::RunError;
 use crate::models::{Inputs, ModelDef, ModelInfo};
 
 /// The placement model in the registry ([`crate::models`]).
@@ -381,40 +381,36 @@ impl ModelDef for PlacementModel {
         run_ops: &["machine"],
     };
     type Section = PlacementParams;
+    type Run = FrontierRun;
 
     fn validate(section: &PlacementParams, prefix: &str) -> Vec<FieldError> {
         section.validate(prefix)
     }
 
-    fn start(
-        sc: &crate::scenario::Scenario,
-        inputs: &Inputs,
-    ) -> Result<Box<dyn DynExperiment>, RunError> {
+    fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<FrontierRun, RunError> {
         let trace = inputs.need_trace()?;
-        Ok(Box::new(FrontierRun::new(trace, &sc.placement, sc.seed)?))
+        Ok(FrontierRun::new(trace, &sc.placement, sc.seed)?)
     }
 
     /// `placement.frontier`: data = the frontier's points (`[{ family, spec, m, q, pareto }]`), opts =
     /// `{ target_rho, highlight, title, scale }`, returns the layout `{ points: [[x, y]...], plot_area,
     /// zero_floor }` in backend pixels; `placement.machine`: data = a `MachineView`, opts = `{ scale }`.
-    fn draw<DB: plotters::prelude::DrawingBackend>(
+    fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
         name: &str,
         area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
-        data: &serde_json::Value,
-        opts: &serde_json::Value,
-    ) -> Option<Result<serde_json::Value, crate::chart::ChartError>> {
-        use crate::chart::{from_json, opts_from_json, ChartError};
+        data: D,
+        opts: D,
+    ) -> Option<Result<Option<crate::chart::Layout>, crate::chart::ChartError>> {
+        use crate::chart::{from_de, opts_from_de};
         Some(match name {
             "placement.frontier" => (|| {
-                let points: Vec<chart::ChartPoint> = from_json(data, "chart points")?;
-                let o: chart::FrontierChartOptions = opts_from_json(opts)?;
-                let layout = chart::draw_frontier(area, &points, &o)?;
-                serde_json::to_value(layout).map_err(|e| ChartError(e.to_string()))
+                let points: Vec<chart::ChartPoint> = from_de(data, "chart points")?;
+                let o: chart::FrontierChartOptions = opts_from_de(opts)?;
+                chart::draw_frontier(area, &points, &o).map(Some)
             })(),
             "placement.machine" => (|| {
                 let m = chart::machine_chart(data, opts)?;
-                chart::draw_machine(area, &m)?;
-                Ok(serde_json::Value::Null)
+                chart::draw_machine(area, &m).map(|_| None)
             })(),
             _ => return None,
         })
