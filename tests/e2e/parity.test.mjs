@@ -34,7 +34,8 @@ test('wasm and native give identical admission reports (the pinned CLI output, a
   const run = new w.ExperimentRun(scenario);
   let steps = 0;
   while (run.step() !== null) steps += 1;
-  assert.equal(steps, run.total(), 'one simulation run per step in the browser');
+  // one simulation run per step in the browser (a tuned threshold already evaluated is one step for its R runs)
+  assert.ok(steps > 0 && steps <= run.total() && run.done() === run.total(), `${steps} steps, ${run.done()} of ${run.total()}`);
   assert.deepEqual(run.report(), JSON.parse(pinned));
   run.free();
   for (const entry of corpus.filter((e) => e.expect.model === 'admission')) {
