@@ -277,7 +277,7 @@ fn report_units(
 mod tests {
     use super::*;
 
-    /// Sums 1..=n in steps: a toy experiment to check the driver and the erased form.
+    /// Sums 1..=n in steps: a toy experiment to check the driver and the stepping.
     struct Sum {
         n: usize,
         i: usize,
@@ -334,7 +334,7 @@ mod tests {
         };
         let e = run_to_end(&mut s, &mut |_, _| false).unwrap_err();
         assert_eq!(e.message, "cancelled");
-        // one unit per step (the browser's way) gives the same report, and the erased form serializes it
+        // one unit per step (the browser's way) gives the same report
         let mut s = Sum {
             n: 10,
             i: 0,

@@ -3,7 +3,7 @@
 //! Every model implements [`ModelDef`]: its static facts ([`ModelInfo`]: id, title, paper, charts,
 //! operations), its scenario section (a serde type with frozen defaults in `src/scenario/defaults-<k>.json`),
 //! the one validation convention (`validate(section, prefix) -> Vec<FieldError>`), how a run starts (an
-//! [`Experiment`](crate::experiment::Experiment) behind [`DynExperiment`]), its scenario-level operations and
+//! [`Experiment`](crate::experiment::Experiment), wrapped in the generated [`AnyRun`]), its scenario-level operations and
 //! its charts. The registry is the single list in [`for_each_model!`]; from it come the [`Model`] enum, the
 //! [`crate::scenario::Scenario`] sections, [`MODELS`], [`start`], [`call`] and [`draw_chart`], and through
 //! them the CLI's `run`/`models` commands, the wasm exports and the playground's tab list.
@@ -59,7 +59,7 @@ pub struct ModelInfo {
     pub charts: &'static [&'static str],
     /// Scenario-level operations accepted by [`call`] (e.g. `admission` `series`).
     pub ops: &'static [&'static str],
-    /// Operations on a run accepted by [`DynExperiment::query_dyn`] (e.g. `placement` `machine`).
+    /// Operations on a run accepted by [`AnyRun::query`] (e.g. `placement` `machine`).
     pub run_ops: &'static [&'static str],
 }
 
