@@ -31,13 +31,18 @@ impl Row<'_> {
         self.rec.len()
     }
 
-    /// 1-based column (characters) where field `k` starts; one past the end of the line when `k ≥ len`.
-    /// Exact for unquoted fields (all the sources here).
+    /// 1-based column (characters) of the first non-blank character of field `k` (fields may be padded, as
+    /// Bitbrains' `;` + TAB); one past the end of the line when `k ≥ len`. Exact for unquoted fields (all the
+    /// sources here).
     pub fn col(&self, k: usize) -> usize {
-        1 + (0..k.min(self.rec.len()))
+        let start = 1 + (0..k.min(self.rec.len()))
             .map(|j| self.rec[j].chars().count() + 1)
             .sum::<usize>()
-            - usize::from(k >= self.rec.len() && !self.rec.is_empty())
+            - usize::from(k >= self.rec.len() && !self.rec.is_empty());
+        let lead = self.rec.get(k).map_or(0, |f| {
+            f.chars().take_while(|c| c.is_whitespace()).count()
+        });
+        start + lead
     }
 
     /// An error at field `k`.

@@ -4,7 +4,8 @@
 //! Source: ../shared/data/bitbrains-gwa-t-12-rnd/SOURCE.md (Rnd trace, July 2013): heavier-tailed enterprise VM
 //! demand for stochastic bin packing (seed 002, ALGORITHMS.md §4.5) next to PlanetLab.
 
-use super::parse::{align_exact, base, check_range, clip, nominal_interval};
+use super::parse::{align_exact, base, clip, for_each_record, nominal_interval};
+use crate::substrate::stats::sort_pairs;
 use super::{check_upload, TimedUsage, MAX_TIME_S};
 use crate::trace::{maybe_gunzip, utf8, InputFile, TraceError, UsageTrace, MAX_VALUES};
 
@@ -39,23 +40,16 @@ pub fn read_bitbrains_timed(name: &str, files: &[InputFile]) -> Result<TimedUsag
         let b = b.strip_suffix(".gz").unwrap_or(b);
         b.strip_suffix(".csv").unwrap_or(b).to_string()
     };
-    // by file number when every stem is one, else by name; ties (equal numbers) by the full name
-    let numeric = fs.iter().all(|f| stem(f).parse::<u64>().is_ok());
-    fs.sort_unstable_by(|a, b| {
-        let key = |f: &InputFile| {
-            let s = stem(f);
-            (
-                if numeric {
-                    s.parse::<u64>().unwrap_or(0)
-                } else {
-                    0
-                },
-                s,
-                f.name.clone(),
-            )
-        };
-        key(*a).cmp(&key(*b))
-    });
+    // by file number when every stem is one, else by name (names are unique within an upload)
+    let numbers: Option<Vec<u64>> = fs.iter().map(|f| stem(f).parse::<u64>().ok()).collect();
+    match numbers {
+        Some(n) => {
+            let mut order: Vec<(f64, f64)> = n.iter().enumerate().map(|(i, k)| (*k as f64, i as f64)).collect();
+            sort_pairs(&mut order);
+            fs = order.iter().map(|o| fs[o.1 as usize]).collect();
+        }
+        None => fs.sort_unstable_by(|a, b| a.name.cmp(&b.name)),
+    }
     if fs.is_empty() {
         return Err(TraceError::new(name, None, None, "no VM files"));
     }
@@ -83,98 +77,64 @@ pub fn read_bitbrains_timed(name: &str, files: &[InputFile]) -> Result<TimedUsag
     })
 }
 
-/// Fields of a `;`-separated line: (trimmed text, 1-based column of its first non-blank character).
-fn fields(line: &str) -> Vec<(&str, usize)> {
-    let mut out = Vec::new();
-    let mut col = 1;
-    for raw in line.split(';') {
-        let lead = raw.len() - raw.trim_start().len();
-        out.push((raw.trim(), col + raw[..lead].chars().count()));
-        col += raw.chars().count() + 1;
-    }
-    out
-}
-
-/// One file's `(timestamp, usage in VM units)` rows; `total` counts rows over all files.
+/// One file's `(timestamp, usage in VM units)` rows, sorted by time; `total` counts rows over all files.
+/// Records come from the shared CSV walker ([`for_each_record`], `;`-separated, fields trimmed).
 fn read_one(f: &InputFile, total: &mut usize) -> Result<Vec<(f64, f64)>, TraceError> {
     let file = f.name.as_str();
     let bytes = maybe_gunzip(file, &f.bytes)?;
     let text = utf8(file, &bytes)?;
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
-        .filter(|(_, l)| !l.trim().is_empty());
-    let Some((hl, header)) = lines.next() else {
+    // (timestamp column, usage column) once the header is read
+    let mut cols: Option<(usize, usize)> = None;
+    // (time, row index) for the shared pair sort; the usage and line of each row
+    let mut order: Vec<(f64, f64)> = Vec::new();
+    let mut rows: Vec<(f64, usize)> = Vec::new();
+    for_each_record(file, text, b';', |r| {
+        let Some((ct, cu)) = cols else {
+            let find = |want: fn(&str) -> bool| {
+                (0..r.len()).find(|&k| want(&r.rec[k].trim().to_ascii_lowercase()))
+            };
+            match (
+                find(|s| s.starts_with("timestamp")),
+                find(|s| s == "cpu usage [%]"),
+            ) {
+                (Some(ct), Some(cu)) => cols = Some((ct, cu)),
+                _ => {
+                    let header: Vec<&str> = r.rec.iter().map(str::trim).collect();
+                    return Err(TraceError::new(
+                        file,
+                        Some(r.line),
+                        Some(1),
+                        format!(
+                            "the header must name 'Timestamp [ms]' and 'CPU usage [%]' (found: {})",
+                            clip(&header.join(";"))
+                        ),
+                    ));
+                }
+            }
+            return Ok(());
+        };
+        let t = r.num(ct, "timestamp", MAX_TIME_S)?;
+        let u = r.num(cu, "CPU usage [%]", MAX_BITBRAINS_CPU_PERCENT)?;
+        *total += 1;
+        if *total > MAX_VALUES {
+            return Err(TraceError::new(
+                file,
+                Some(r.line),
+                None,
+                format!("more than {MAX_VALUES} rows in all"),
+            ));
+        }
+        order.push((t, rows.len() as f64));
+        rows.push((u / 100.0, r.line));
+        Ok(())
+    })?;
+    if cols.is_none() {
         return Err(TraceError::new(
             file,
             None,
             None,
             "empty file (expected a header line with 'CPU usage [%]')",
         ));
-    };
-    let h = fields(header);
-    let find = |p: fn(&str) -> bool| h.iter().position(|(s, _)| p(&s.to_ascii_lowercase()));
-    let (Some(ct), Some(cu)) = (
-        find(|s| s.starts_with("timestamp")),
-        find(|s| s == "cpu usage [%]"),
-    ) else {
-        return Err(TraceError::new(
-            file,
-            Some(hl),
-            Some(1),
-            format!(
-                "the header must name 'Timestamp [ms]' and 'CPU usage [%]' (found: {})",
-                clip(header)
-            ),
-        ));
-    };
-    let mut rows: Vec<(f64, f64, usize)> = Vec::new();
-    for (ln, l) in lines {
-        let fl = fields(l);
-        let get = |k: usize, what: &str, max: f64| -> Result<f64, TraceError> {
-            let Some(&(s, col)) = fl.get(k) else {
-                return Err(TraceError::new(
-                    file,
-                    Some(ln),
-                    Some(l.chars().count() + 1),
-                    format!(
-                        "{} fields; the header has {} ('{what}' is field {})",
-                        fl.len(),
-                        h.len(),
-                        k + 1
-                    ),
-                ));
-            };
-            let v: f64 = s.parse().map_err(|_| {
-                TraceError::new(
-                    file,
-                    Some(ln),
-                    Some(col),
-                    format!("{what} '{}' is not a number", clip(s)),
-                )
-            })?;
-            check_range(v, max).map_err(|m| {
-                TraceError::new(
-                    file,
-                    Some(ln),
-                    Some(col),
-                    format!("{what} '{}' {m}", clip(s)),
-                )
-            })
-        };
-        let t = get(ct, "timestamp", MAX_TIME_S)?;
-        let u = get(cu, "CPU usage [%]", MAX_BITBRAINS_CPU_PERCENT)?;
-        *total += 1;
-        if *total > MAX_VALUES {
-            return Err(TraceError::new(
-                file,
-                Some(ln),
-                None,
-                format!("more than {MAX_VALUES} rows in all"),
-            ));
-        }
-        rows.push((t, u / 100.0, ln));
     }
     if rows.is_empty() {
         return Err(TraceError::new(
@@ -184,21 +144,21 @@ fn read_one(f: &InputFile, total: &mut usize) -> Result<Vec<(f64, f64)>, TraceEr
             "no data rows after the header",
         ));
     }
-    rows.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-    if let Some(w) = rows.windows(2).find(|w| w[0].0 == w[1].0) {
+    sort_pairs(&mut order);
+    let line = |o: &(f64, f64)| rows[o.1 as usize].1;
+    if let Some(w) = order.windows(2).find(|w| w[0].0 == w[1].0) {
+        let (l0, l1) = (line(&w[0]).min(line(&w[1])), line(&w[0]).max(line(&w[1])));
         return Err(TraceError::new(
             file,
-            Some(w[0].2.max(w[1].2)),
+            Some(l1),
             Some(1),
-            format!(
-                "timestamp {} appears twice (lines {} and {})",
-                w[0].0,
-                w[0].2.min(w[1].2),
-                w[0].2.max(w[1].2)
-            ),
+            format!("timestamp {} appears twice (lines {l0} and {l1})", w[0].0),
         ));
     }
-    Ok(rows.into_iter().map(|(t, u, _)| (t, u)).collect())
+    Ok(order
+        .iter()
+        .map(|o| (o.0, rows[o.1 as usize].0))
+        .collect())
 }
 
 #[cfg(test)]
