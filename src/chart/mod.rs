@@ -60,6 +60,28 @@ pub fn arm_color_hex(i: usize) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
 }
 
+/// The mesh look every chart shares: label and axis-description fonts (`label_px`, `desc_px` before device
+/// scaling), grid lines and axis colour.
+pub(crate) trait MeshLook {
+    /// Applies the look; returns the mesh for further settings.
+    fn look(&mut self, dp: Px, label_px: f64, desc_px: f64) -> &mut Self;
+}
+
+impl<
+        X: plotters::coord::ranged1d::Ranged,
+        Y: plotters::coord::ranged1d::Ranged,
+        DB: DrawingBackend,
+    > MeshLook for plotters::chart::MeshStyle<'_, '_, X, Y, DB>
+{
+    fn look(&mut self, dp: Px, label_px: f64, desc_px: f64) -> &mut Self {
+        self.label_style((FONT, dp.px(label_px)).into_font().color(&INK))
+            .axis_desc_style((FONT, dp.px(desc_px)).into_font().color(&INK))
+            .bold_line_style(GRID.stroke_width(dp.px(1.0)))
+            .light_line_style(GRID_LIGHT.stroke_width(dp.px(1.0)))
+            .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
+    }
+}
+
 pub(crate) fn err<E: std::fmt::Debug>(e: E) -> ChartError {
     ChartError(format!("{e:?}"))
 }
@@ -320,11 +342,7 @@ impl LogAxis {
             .y_labels(self.label_count())
             .x_label_formatter(f.x_fmt)
             .y_label_formatter(&y_fmt)
-            .label_style((FONT, dp.px(12.0)).into_font().color(&INK))
-            .axis_desc_style((FONT, dp.px(13.0)).into_font().color(&INK))
-            .bold_line_style(GRID.stroke_width(dp.px(1.0)))
-            .light_line_style(GRID_LIGHT.stroke_width(dp.px(1.0)))
-            .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
+            .look(dp, 12.0, 13.0)
             .draw()
             .map_err(err)?;
         self.draw_floor(&mut chart, x_lo, x_hi, f.floor_label, dp)?;
@@ -459,11 +477,7 @@ pub fn draw_histogram<DB: DrawingBackend>(
         .y_labels(8)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .label_style((FONT, dp.px(11.0)).into_font().color(&INK))
-        .axis_desc_style((FONT, dp.px(11.0)).into_font().color(&INK))
-        .bold_line_style(GRID.stroke_width(dp.px(1.0)))
-        .light_line_style(GRID_LIGHT.stroke_width(dp.px(1.0)))
-        .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
+        .look(dp, 11.0, 11.0)
         .draw()
         .map_err(err)?;
     let pct = |v: &f64| format!("{:.0}%", v * 100.0);

@@ -35,13 +35,15 @@ impl Row<'_> {
     /// Bitbrains' `;` + TAB); one past the end of the line when `k ≥ len`. Exact for unquoted fields (all the
     /// sources here).
     pub fn col(&self, k: usize) -> usize {
-        let start = 1 + (0..k.min(self.rec.len()))
-            .map(|j| self.rec[j].chars().count() + 1)
-            .sum::<usize>()
+        let start = 1
+            + (0..k.min(self.rec.len()))
+                .map(|j| self.rec[j].chars().count() + 1)
+                .sum::<usize>()
             - usize::from(k >= self.rec.len() && !self.rec.is_empty());
-        let lead = self.rec.get(k).map_or(0, |f| {
-            f.chars().take_while(|c| c.is_whitespace()).count()
-        });
+        let lead = self
+            .rec
+            .get(k)
+            .map_or(0, |f| f.chars().take_while(|c| c.is_whitespace()).count());
         start + lead
     }
 

@@ -5,8 +5,8 @@
 //! demand for stochastic bin packing (seed 002, ALGORITHMS.md §4.5) next to PlanetLab.
 
 use super::parse::{align_exact, base, clip, for_each_record, nominal_interval};
-use crate::substrate::stats::sort_pairs;
 use super::{check_upload, TimedUsage, MAX_TIME_S};
+use crate::substrate::stats::sort_pairs;
 use crate::trace::{maybe_gunzip, utf8, InputFile, TraceError, UsageTrace, MAX_VALUES};
 
 /// Largest accepted CPU usage, percent of the VM's provisioned capacity (Bitbrains usage may exceed 100 %
@@ -44,7 +44,11 @@ pub fn read_bitbrains_timed(name: &str, files: &[InputFile]) -> Result<TimedUsag
     let numbers: Option<Vec<u64>> = fs.iter().map(|f| stem(f).parse::<u64>().ok()).collect();
     match numbers {
         Some(n) => {
-            let mut order: Vec<(f64, f64)> = n.iter().enumerate().map(|(i, k)| (*k as f64, i as f64)).collect();
+            let mut order: Vec<(f64, f64)> = n
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (*k as f64, i as f64))
+                .collect();
             sort_pairs(&mut order);
             fs = order.iter().map(|o| fs[o.1 as usize]).collect();
         }
@@ -155,10 +159,7 @@ fn read_one(f: &InputFile, total: &mut usize) -> Result<Vec<(f64, f64)>, TraceEr
             format!("timestamp {} appears twice (lines {l0} and {l1})", w[0].0),
         ));
     }
-    Ok(order
-        .iter()
-        .map(|o| (o.0, rows[o.1 as usize].0))
-        .collect())
+    Ok(order.iter().map(|o| (o.0, rows[o.1 as usize].0)).collect())
 }
 
 #[cfg(test)]

@@ -183,11 +183,7 @@ pub fn draw_admission_series<DB: DrawingBackend>(
                 .y_labels(6)
                 .x_label_formatter(&fmt)
                 .y_label_formatter(&fmt)
-                .label_style((FONT, dp.px(11.0)).into_font().color(&INK))
-                .axis_desc_style((FONT, dp.px(12.0)).into_font().color(&INK))
-                .bold_line_style(GRID.stroke_width(dp.px(1.0)))
-                .light_line_style(GRID_LIGHT.stroke_width(dp.px(1.0)))
-                .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
+                .look(dp, 11.0, 12.0)
                 .draw()
                 .map_err(err)
         }};

@@ -288,11 +288,7 @@ pub fn draw_machine<DB: DrawingBackend>(
         .y_desc("density")
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .label_style((FONT, dp.px(12.0)).into_font().color(&INK))
-        .axis_desc_style((FONT, dp.px(13.0)).into_font().color(&INK))
-        .bold_line_style(GRID.stroke_width(dp.px(1.0)))
-        .light_line_style(GRID_LIGHT.stroke_width(dp.px(1.0)))
-        .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
+        .look(dp, 12.0, 13.0)
         .draw()
         .map_err(err)?;
 

@@ -1,0 +1,39 @@
+//! Every chart renders to the same SVG bytes as the engine before the experiment-contract refactor:
+//! tests/pins/charts.txt holds `name length hash` of each SVG (FNV-style 64-bit fold of the bytes) as written
+//! by that engine (b31f80f, through its `chart::*_svg` functions) for the inputs below.
+
+use serde_json::json;
+
+#[test]
+fn charts_render_the_pinned_svgs() {
+    let pts = json!([{"family":"gpa","spec":"gpa:0.1","m":1.1,"q":0.01,"pareto":true},{"family":"av","spec":"av:1","m":1.3,"q":0.0,"pareto":false},{"family":"max","spec":"max","m":1.9,"q":0.0,"pareto":true}]);
+    let mv = json!({"machine":0,"totals":[0.5,0.7,0.9,1.2,0.4],"mean":0.7,"sd":0.3,"capacity":1.0,"empirical_overflow":0.2,"gaussian_overflow":0.16,"items":["a","b"]});
+    let hist = json!({"histogram":[{"lo":0.0,"hi":0.5,"count":10},{"lo":0.5,"hi":1.0,"count":3}]});
+    let curves = json!([{"label":"ZEROTH","points":[[0.4,0.0],[0.6,0.002]],"tuned":[0.4,0.0]},{"label":"SECOND","points":[[0.5,0.0],[0.65,0.0005]],"tuned":[0.65,0.0005]}]);
+    let series = json!({"t":[0.0,1.0,2.0],"active":[10.0,20.0,15.0],"failures":[0.0,1.0,1.0],"accepted":[1.0,2.0,3.0],"rejected":[0.0,0.0,1.0],"capacity":30.0});
+    let mut out = String::new();
+    for (n, d, o) in [
+        (
+            "placement.frontier",
+            &pts,
+            json!({"target_rho":0.05,"title":"t"}),
+        ),
+        ("placement.machine", &mv, json!({"scale":2})),
+        ("trace.histogram", &hist, json!(null)),
+        ("admission.frontier", &curves, json!({"sla":0.001})),
+        ("admission.series", &series, json!(null)),
+    ] {
+        let svg = packlab::models::chart_svg(n, d, &o, 640, 400).unwrap();
+        out.push_str(&format!(
+            "{n} {} {}\n",
+            svg.len(),
+            svg.bytes()
+                .fold(0u64, |h, b| h.wrapping_mul(1099511628211) ^ b as u64)
+        ));
+    }
+    let pinned = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pins/charts.txt"),
+    )
+    .unwrap();
+    assert_eq!(out, pinned);
+}
