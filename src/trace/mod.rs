@@ -366,13 +366,34 @@ pub fn read_trace(
         TraceFormat::AzureReadingsMax => {
             crate::workload::read_azure_cpu_readings(name, files, crate::workload::ReadingStat::Max)
         }
-        TraceFormat::AlibabaMachineUsage => crate::workload::read_alibaba_machine_usage(
-            name,
-            files,
-            &crate::workload::MachineUsageOptions::default(),
-        ),
+        TraceFormat::AlibabaMachineUsage => read_alibaba_machine_usage(name, files),
     }?;
     Ok(trace)
+}
+
+/// The Alibaba 2018 machine-usage reader, natively. It is a cluster-wide machine trace, not a per-VM upload of
+/// the placement view, and the browser bundle leaves it out to stay within its size budget (it adds 5 KiB
+/// gzip): there the file is converted once with `packlab bundle --format alibaba-machine-usage --trace FILE
+/// --out x.tsv.gz`, and the wide file is uploaded.
+#[cfg(not(target_arch = "wasm32"))]
+fn read_alibaba_machine_usage(name: &str, files: &[InputFile]) -> Result<UsageTrace, TraceError> {
+    crate::workload::read_alibaba_machine_usage(
+        name,
+        files,
+        &crate::workload::MachineUsageOptions::default(),
+    )
+}
+
+/// In the browser: a clear message pointing to the CLI conversion (see the native version).
+#[cfg(target_arch = "wasm32")]
+fn read_alibaba_machine_usage(name: &str, _files: &[InputFile]) -> Result<UsageTrace, TraceError> {
+    Err(TraceError::new(
+        name,
+        None,
+        None,
+        "Alibaba 2018 machine usage is read by the packlab CLI: convert it with `packlab bundle --format \
+         alibaba-machine-usage --trace machine_usage.csv --out machines.tsv.gz` and upload machines.tsv.gz",
+    ))
 }
 
 /// Convenience for the browser: detects the format and reads; the trace is named after the single file
