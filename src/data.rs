@@ -14,6 +14,13 @@ pub enum DataKind {
     AzureArrivals,
 }
 
+impl DataKind {
+    /// True for kinds that hold VM/job records (read with [`crate::workload::read_workload`]).
+    pub fn is_workload(self) -> bool {
+        matches!(self, DataKind::AzureArrivals)
+    }
+}
+
 /// One bundled data file.
 #[derive(Clone, Debug, Serialize)]
 pub struct BundledData {
@@ -52,7 +59,7 @@ pub const AZURE2017_ARRIVALS: BundledData = BundledData {
         id: "azure2017-arrivals",
         path: "static/traces/azure2017-arrivals.txt.gz",
         kind: DataKind::AzureArrivals,
-        models: &["admission"],
+        models: &["admission", "lifetime"],
         format: None,
         title: "Azure 2017 VM arrivals (Bergsma et al., SOSP 2021 release): derived per-VM arrival, flavour and \
                 binned-lifetime records",

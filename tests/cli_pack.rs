@@ -248,7 +248,9 @@ fn frontier_csv_and_run_scenario_agree() {
     assert!(ok, "{err}");
     assert_eq!(out, out2);
     // the same link in the old `v1.` form (made before links recorded their defaults set) too
-    let v1 = s.to_link().replacen("v2.d1.", "v1.", 1);
+    let cur = format!("v2.d{}.", packlab::scenario::DEFAULTS_SET);
+    let v1 = s.to_link().replacen(&cur, "v1.", 1);
+    assert!(v1.starts_with("v1."));
     let (ok, out3, err) = packlab(&["run", "--link", &v1]);
     assert!(ok, "{err}");
     assert_eq!(out, out3);
@@ -360,9 +362,11 @@ fn bad_input_gives_one_line_errors_never_panics() {
             vec![
                 "run".into(),
                 "--link".into(),
-                packlab::scenario::Scenario::default()
-                    .to_link()
-                    .replacen("v2.d1.", "v2.d9.", 1),
+                packlab::scenario::Scenario::default().to_link().replacen(
+                    &format!("v2.d{}.", packlab::scenario::DEFAULTS_SET),
+                    "v2.d9.",
+                    1,
+                ),
             ],
             "--link: defaults: the link was made under defaults set 9",
         ),

@@ -57,7 +57,7 @@ fn engine_facts() {
         .iter()
         .map(|x| get(&x, "id").as_string().unwrap())
         .collect();
-    assert_eq!(ids, ["placement", "admission"]);
+    assert_eq!(ids, ["placement", "admission", "lifetime"]);
     assert_eq!(
         get(&Array::from(&m).get(0), "uses_trace").as_bool(),
         Some(true)
@@ -74,7 +74,9 @@ fn engine_facts() {
 fn links_round_trip_and_bad_links_are_errors() {
     let s = json(r#"{"seed":42,"placement":{"capacity":2.5,"rule":"ff","fit":"perc:95"}}"#);
     let link = scenario_to_link(s).unwrap();
-    assert!(link.starts_with("v2.d1."), "{link}");
+    let set = packlab::scenario::DEFAULTS_SET;
+    let cur = format!("v2.d{set}.");
+    assert!(link.starts_with(&cur), "{link}");
     let back = scenario_from_link(&format!("#s={link}")).unwrap();
     assert_eq!(get(&back, "seed").as_f64(), Some(42.0));
     assert_eq!(
@@ -93,15 +95,15 @@ fn links_round_trip_and_bad_links_are_errors() {
         assert!(get(&e, "message").as_string().is_some());
     }
     // a link made under a defaults set this engine does not know names the field
-    let newer = link.replacen("v2.d1.", "v2.d2.", 1);
+    let newer = link.replacen(&cur, &format!("v2.d{}.", set + 1), 1);
     let e = scenario_from_link(&newer).unwrap_err();
     assert_eq!(get(&e, "field").as_string().as_deref(), Some("defaults"));
     assert!(get(&e, "message")
         .as_string()
         .unwrap()
-        .contains("defaults set 2"));
+        .contains(&format!("defaults set {}", set + 1)));
     // the old v1 form of the same link (same JSON payload) still loads
-    let old = link.replacen("v2.d1.", "v1.", 1);
+    let old = link.replacen(&cur, "v1.", 1);
     assert_eq!(
         stringify(&scenario_from_link(&old).unwrap()),
         stringify(&scenario_from_link(&link).unwrap())
@@ -504,4 +506,64 @@ fn admission_charts_and_series_draw() {
         JsValue::NULL
     )
     .is_err());
+}
+
+/// The lifetime model in wasm on the bundled Azure 2017 arrivals gives bit for bit the numbers the native CLI
+/// printed for the same scenario (`tests/pins/lifetime-small.json`: `packlab lifetime --share 0.03 --seed 2
+/// --json`).
+#[wasm_bindgen_test]
+fn lifetime_run_in_wasm_equals_the_native_cli() {
+    let mut b = TraceBuilder::new();
+    b.add(
+        "azure2017-arrivals.txt.gz".into(),
+        include_bytes!("../static/traces/azure2017-arrivals.txt.gz").to_vec(),
+    )
+    .unwrap();
+    let w = b
+        .finish_workload(Some("azure2017-arrivals".into()))
+        .unwrap();
+    let mut run = ExperimentRun::with_workload(
+        &w,
+        json(r#"{"model":"lifetime","seed":2,"lifetime":{"share":0.03}}"#),
+    )
+    .unwrap();
+    assert_eq!(run.total(), 4);
+    let rep = run.run_all().unwrap();
+    let results = Array::from(&get(&rep, "results"));
+    let pinned: serde_json::Value =
+        serde_json::from_str(include_str!("pins/lifetime-small.json")).unwrap();
+    let pinned = pinned.as_array().unwrap();
+    assert_eq!(results.length() as usize, pinned.len());
+    for (i, p) in pinned.iter().enumerate() {
+        let r = results.get(i as u32);
+        assert_eq!(
+            get(&r, "policy").as_string().unwrap(),
+            p["policy"].as_str().unwrap()
+        );
+        for f in [
+            "empty_hosts",
+            "empty_hosts_pp_vs_best_fit",
+            "optimum_empty_hosts",
+            "packing_density",
+            "stranded_cpu",
+            "stranded_mem",
+            "allocation",
+        ] {
+            assert_eq!(
+                get(&r, f).as_f64().unwrap(),
+                p[f].as_f64().unwrap(),
+                "{f} of {}",
+                p["policy"]
+            );
+        }
+        assert_eq!(
+            get(&r, "failures").as_f64().unwrap(),
+            p["failures"].as_f64().unwrap()
+        );
+    }
+    // a workload model without a workload is a clear error naming the field
+    let e = ExperimentRun::new(json(r#"{"model":"lifetime"}"#))
+        .err()
+        .unwrap();
+    assert_eq!(get(&e, "field").as_string().as_deref(), Some("workload"));
 }

@@ -12,6 +12,7 @@
 //! `www/<id>/` and one entry in `www/models.js` (ARCHITECTURE.md has the checklist).
 
 pub mod admission;
+pub mod lifetime;
 pub mod placement;
 
 use crate::chart::ChartError;
@@ -19,6 +20,7 @@ use crate::experiment::{Experiment, RunError, Steppable};
 use crate::scenario::Scenario;
 use crate::substrate::error::FieldError;
 use crate::trace::{InputFile, UsageTrace};
+use crate::workload::Workload;
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
 use serde::{de::DeserializeOwned, Deserialize, Deserializer, Serialize, Serializer};
@@ -35,6 +37,9 @@ macro_rules! for_each_model {
             /// Cluster admission control with Bayesian moment policies (seed 000, ALGORITHMS.md §2); ignored
             /// by other models. Absent in v1 placement links.
             admission: Admission => $crate::models::admission::AdmissionModel,
+            /// Lifetime-aware VM allocation: NILAS, LAVA, LA-Binary (seed 003, ALGORITHMS.md §5); ignored by
+            /// other models. Absent in links of engines before it.
+            lifetime: Lifetime => $crate::models::lifetime::LifetimeModel,
         }
     };
 }
@@ -53,6 +58,8 @@ pub struct ModelInfo {
     pub source: &'static str,
     /// Whether runs read a usage trace (the scenario's `trace`).
     pub uses_trace: bool,
+    /// Whether runs read a workload of VM records (the scenario's `workload`, [`crate::workload::Workload`]).
+    pub uses_workload: bool,
     /// The named experiments (presets) of its section, if any.
     pub experiments: &'static [&'static str],
     /// Its charts: names accepted by [`draw_chart`] (prefixed with the id, e.g. `placement.frontier`).
@@ -69,6 +76,8 @@ pub struct ModelInfo {
 pub struct Inputs<'a> {
     /// The loaded usage trace, for models with [`ModelInfo::uses_trace`].
     pub trace: Option<&'a UsageTrace>,
+    /// The loaded workload, for models with [`ModelInfo::uses_workload`].
+    pub workload: Option<&'a Workload>,
     /// Further input files by name.
     pub files: &'a [InputFile],
     /// Whether the run is in the browser (one thread, a page waiting): models refuse set-ups too long for
@@ -81,6 +90,12 @@ impl<'a> Inputs<'a> {
     pub fn need_trace(&self) -> Result<&'a UsageTrace, RunError> {
         self.trace
             .ok_or_else(|| RunError::field("trace", "no trace is loaded"))
+    }
+
+    /// The loaded workload, or an error on the field `workload` when none is loaded.
+    pub fn need_workload(&self) -> Result<&'a Workload, RunError> {
+        self.workload
+            .ok_or_else(|| RunError::field("workload", "no workload is loaded"))
     }
 
     /// The bytes of the input file `name`, or an error naming it.
@@ -275,7 +290,7 @@ mod tests {
     #[test]
     fn registry_lists_every_model_once_with_its_section() {
         let ids: Vec<&str> = MODELS.iter().map(|m| m.id).collect();
-        assert_eq!(ids, vec!["placement", "admission"]);
+        assert_eq!(ids, vec!["placement", "admission", "lifetime"]);
         assert_eq!(Model::default(), Model::Placement);
         let json = serde_json::to_value(Scenario::default()).unwrap();
         for m in Model::ALL {

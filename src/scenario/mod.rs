@@ -39,6 +39,8 @@ pub const LINK_VERSION: u32 = 2;
 pub const DEFAULTS_SETS: &[&str] = &[
     // engine 0.1.0 (placement and admission models); also every `v1.` link
     include_str!("defaults-1.json"),
+    // + the workload reference and the lifetime model (seed 003)
+    include_str!("defaults-2.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;
@@ -61,6 +63,45 @@ pub enum TraceRef {
         /// Lower-case hex SHA-256 of the upload.
         sha256: String,
     },
+}
+
+/// Where a scenario's workload (VM/job records, [`crate::workload::Workload`]) comes from, for models with
+/// [`crate::models::ModelInfo::uses_workload`]. Same shape as [`TraceRef`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum WorkloadRef {
+    /// A bundled workload by id (a [`crate::data::BUNDLED_DATA`] entry whose kind holds VM records).
+    Bundled(String),
+    /// A user's upload: its name and SHA-256 (see [`crate::trace::upload_sha256`]); the format is detected
+    /// from the files ([`crate::workload::WorkloadFormat::detect`]).
+    Upload {
+        /// File or folder name as uploaded.
+        name: String,
+        /// Lower-case hex SHA-256 of the upload.
+        sha256: String,
+    },
+}
+
+impl Default for WorkloadRef {
+    fn default() -> Self {
+        WorkloadRef::Bundled(
+            crate::data::BUNDLED_DATA
+                .iter()
+                .find(|b| b.kind.is_workload())
+                .expect("a bundled workload")
+                .id
+                .to_string(),
+        )
+    }
+}
+
+fn check_sha256(sha256: &str, field: &str, errs: &mut Vec<FieldError>) {
+    if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+        errs.push(FieldError {
+            field: field.into(),
+            message: "must be 64 hex digits".into(),
+        })
+    }
 }
 
 impl Default for TraceRef {
@@ -94,6 +135,9 @@ macro_rules! define_scenario {
             pub model: Model,
             /// The trace (models that read a usage trace; see [`crate::models::ModelInfo::uses_trace`]).
             pub trace: TraceRef,
+            /// The workload (models that replay VM records; see [`crate::models::ModelInfo::uses_workload`]).
+            /// Absent in links of engines before the lifetime model (the default then applies).
+            pub workload: WorkloadRef,
             /// Seed of every random stream. Kept below 2^53 so it crosses to JS exactly.
             pub seed: u64,
             $( $(#[$doc])* pub $field: <$def as crate::models::ModelDef>::Section, )+
@@ -106,6 +150,7 @@ macro_rules! define_scenario {
                     engine: crate::ENGINE_VERSION.to_string(),
                     model: Model::default(),
                     trace: TraceRef::default(),
+                    workload: WorkloadRef::default(),
                     seed: 1,
                     $( $field: Default::default(), )+
                 }
@@ -177,13 +222,22 @@ impl Scenario {
                 field: "trace.bundled".into(),
                 message: format!("no bundled trace '{id}'"),
             }),
-            TraceRef::Upload { sha256, .. }
-                if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) =>
+            TraceRef::Upload { sha256, .. } => {
+                check_sha256(sha256, "trace.upload.sha256", &mut errs)
+            }
+            _ => {}
+        }
+        match &self.workload {
+            WorkloadRef::Bundled(id)
+                if !crate::data::bundled(id).is_some_and(|b| b.kind.is_workload()) =>
             {
                 errs.push(FieldError {
-                    field: "trace.upload.sha256".into(),
-                    message: "must be 64 hex digits".into(),
+                    field: "workload.bundled".into(),
+                    message: format!("no bundled workload '{id}'"),
                 })
+            }
+            WorkloadRef::Upload { sha256, .. } => {
+                check_sha256(sha256, "workload.upload.sha256", &mut errs)
             }
             _ => {}
         }
@@ -415,8 +469,10 @@ fn merge(base: &mut Value, patch: Value) {
         (Value::Object(b), Value::Object(p)) => {
             for (k, v) in p {
                 match b.get_mut(&k) {
-                    // `trace` is an externally tagged enum: a patch replaces it whole
-                    Some(slot) if k != "trace" && slot.is_object() && v.is_object() => {
+                    // `trace` and `workload` are externally tagged enums: a patch replaces them whole
+                    Some(slot)
+                        if k != "trace" && k != "workload" && slot.is_object() && v.is_object() =>
+                    {
                         merge(slot, v)
                     }
                     _ => {
@@ -465,10 +521,14 @@ mod tests {
     use crate::placement::{FitSpec, Rule};
 
     #[test]
+    #[test]
     fn default_link_is_short_and_round_trips() {
         let s = Scenario::default();
         let link = s.to_link();
-        assert!(link.starts_with("v2.d1.") && link.len() < 80, "{link}");
+        assert!(
+            link.starts_with(&format!("v2.d{DEFAULTS_SET}.")) && link.len() < 80,
+            "{link}"
+        );
         assert_eq!(Scenario::from_link(&link).unwrap(), s);
         assert_eq!(
             Scenario::from_link(&format!("https://x/y/#s={link}")).unwrap(),
@@ -606,19 +666,26 @@ mod tests {
         }
     }
 
-    /// The saved `v2.` links keep loading and re-encode to themselves (same defaults set, same bytes).
+    /// The saved `v2.` links keep loading; those made under the newest defaults set re-encode to themselves
+    /// (same bytes), older ones re-encode under the newest set to a link of the same scenario.
     #[test]
     fn saved_v2_links_load_and_re_encode_identically() {
         let links = saved_links(V2_LINKS);
         assert!(links.len() >= 4);
+        let newest = format!("v2.d{DEFAULTS_SET}.");
+        assert!(links.iter().any(|(_, l, _)| l.starts_with(&newest)));
         for (note, link, expect) in &links {
-            assert!(link.starts_with("v2.d1."), "{note}: {link}");
+            assert!(link.starts_with("v2.d"), "{note}: {link}");
             let s = Scenario::from_link(link).unwrap_or_else(|e| panic!("{note}: {e}"));
             assert!(
                 contains(&to_json(&s), expect),
                 "{note}: does not contain {expect}"
             );
-            assert_eq!(&s.to_link(), link, "{note}");
+            if link.starts_with(&newest) {
+                assert_eq!(&s.to_link(), link, "{note}");
+            } else {
+                assert_eq!(Scenario::from_link(&s.to_link()).unwrap(), s, "{note}");
+            }
         }
     }
 
@@ -666,9 +733,10 @@ mod tests {
         let mut set2 = future_defaults.clone();
         set2.as_object_mut().unwrap().remove("v");
         set2.as_object_mut().unwrap().remove("engine");
+        let next = today.sets.len() as u32 + 1;
         let future = LinkDefaults {
             current: future_defaults.clone(),
-            sets: vec![today.sets[0].clone(), set2.clone()],
+            sets: today.sets.iter().cloned().chain([set2.clone()]).collect(),
         };
         // the pre-defaults-sets behaviour: payloads merged onto whatever the current defaults are
         let naive = LinkDefaults {
@@ -722,10 +790,10 @@ mod tests {
             ("E0.1", 1000.0, 0.001)
         );
 
-        // links of the future engine: `v2.d2.`, its defaults are short again and mean its values...
-        let fut_default: Scenario = serde_json::from_value(future.base(2).unwrap()).unwrap();
+        // links of the future engine: `v2.d<next>.`, its defaults are short again and mean its values...
+        let fut_default: Scenario = serde_json::from_value(future.base(next).unwrap()).unwrap();
         let link = future.encode(&fut_default);
-        assert!(link.starts_with("v2.d2."), "{link}");
+        assert!(link.starts_with(&format!("v2.d{next}.")), "{link}");
         assert_eq!(link.len(), today.encode(&Scenario::default()).len());
         assert_eq!(future.decode(&link).unwrap().placement.capacity, 8.0);
         // ...a future link with the old value stores it explicitly
@@ -736,24 +804,24 @@ mod tests {
         let e = today.decode(&link).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("defaults"), "{e}");
         assert!(
-            e.message.contains("defaults set 2") && e.message.contains("newer packlab"),
+            e.message.contains(&format!("defaults set {next}"))
+                && e.message.contains("newer packlab"),
             "{e}"
         );
         let e = Scenario::from_link(&format!("https://x/#s={link}")).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("defaults"), "{e}");
 
         // a field added after set 1 (simulated: set 1 without `bootstrap`) takes its current default
-        let mut set1 = today.sets[0].clone();
-        set1["admission"]["params"]
-            .as_object_mut()
-            .unwrap()
-            .remove("bootstrap");
+        let mut sets = today.sets.clone();
+        for set in &mut sets {
+            set["admission"]["params"]
+                .as_object_mut()
+                .unwrap()
+                .remove("bootstrap");
+        }
         let mut cur = today.current.clone();
         cur["admission"]["params"]["bootstrap"] = serde_json::json!(777);
-        let added = LinkDefaults {
-            current: cur,
-            sets: vec![set1],
-        };
+        let added = LinkDefaults { current: cur, sets };
         let a = added.decode(&old_links[old_links.len() - 1].1).unwrap();
         assert_eq!(a.admission.params.bootstrap, 777);
         assert_eq!(a.admission.params.capacity, 1000.0);
@@ -764,12 +832,13 @@ mod tests {
     #[test]
     fn tampered_or_unknown_defaults_sets_are_clear_errors() {
         let good = Scenario::default().to_link();
-        let payload = good.strip_prefix("v2.d1.").unwrap();
+        let payload = good.strip_prefix(&format!("v2.d{DEFAULTS_SET}.")).unwrap();
+        let next = DEFAULTS_SET + 1;
         for (bad, field, needle) in [
             (
-                format!("v2.d2.{payload}"),
+                format!("v2.d{next}.{payload}"),
                 Some("defaults"),
-                "defaults set 2",
+                &format!("defaults set {next}")[..],
             ),
             (
                 format!("v2.d99.{payload}"),

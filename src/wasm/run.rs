@@ -3,7 +3,7 @@
 //! a time (reporting progress and honouring Cancel between steps) and reads the report; the CLI drives the
 //! very same stepper to the end.
 
-use super::trace::Trace;
+use super::trace::{LoadedWorkload, Trace};
 use super::{error_obj, json_from_js, run_error, valid_scenario, JsResult};
 use crate::experiment::Steppable;
 use crate::models::{AnyRun, Inputs};
@@ -30,10 +30,15 @@ pub struct ExperimentRun {
     inner: AnyRun,
 }
 
-fn plan(scenario: JsValue, trace: Option<&Trace>) -> JsResult<ExperimentRun> {
+fn plan(
+    scenario: JsValue,
+    trace: Option<&Trace>,
+    workload: Option<&LoadedWorkload>,
+) -> JsResult<ExperimentRun> {
     let s = valid_scenario(scenario)?;
     let inputs = Inputs {
         trace: trace.map(|t| t.usage_trace()),
+        workload: workload.map(|w| w.workload()),
         files: &[],
         browser: true,
     };
@@ -47,12 +52,17 @@ impl ExperimentRun {
     /// "scenario", field, message, errors }` or `{ kind: "run", field?, message }`.
     #[wasm_bindgen(constructor)]
     pub fn new(scenario: JsValue) -> JsResult<ExperimentRun> {
-        plan(scenario, None)
+        plan(scenario, None, None)
     }
 
     /// Like the constructor, for models that read the loaded usage trace `trace`.
     pub fn with_trace(trace: &Trace, scenario: JsValue) -> JsResult<ExperimentRun> {
-        plan(scenario, Some(trace))
+        plan(scenario, Some(trace), None)
+    }
+
+    /// Like the constructor, for models that replay the loaded workload `workload` (e.g. the lifetime model).
+    pub fn with_workload(workload: &LoadedWorkload, scenario: JsValue) -> JsResult<ExperimentRun> {
+        plan(scenario, None, Some(workload))
     }
 
     /// Units of work planned.
@@ -128,6 +138,7 @@ pub fn model_call(
     };
     let inputs = Inputs {
         trace: None,
+        workload: None,
         files: &files,
         browser: true,
     };

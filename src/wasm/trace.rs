@@ -65,6 +65,48 @@ impl TraceBuilder {
         let t = trace::read_trace(&name, &self.files, None).map_err(|e| trace_error(&e))?;
         Ok(Trace { inner: t, sha256 })
     }
+
+    /// Like [`TraceBuilder::finish`] for a workload of VM records (the Azure 2017 arrivals, Azure vmtables,
+    /// Alibaba GPU 2023; format detected, see [`crate::workload::read_workload`]).
+    pub fn finish_workload(self, name: Option<String>) -> JsResult<LoadedWorkload> {
+        let sha256 = trace::upload_sha256(&self.files);
+        let name = name
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| trace::upload_name(&self.files));
+        let w = crate::workload::read_workload(&name, &self.files, None)
+            .map_err(|e| trace_error(&e))?;
+        Ok(LoadedWorkload { inner: w, sha256 })
+    }
+}
+
+/// A parsed workload (VM records) and the SHA-256 of the bytes it came from.
+#[wasm_bindgen]
+pub struct LoadedWorkload {
+    inner: crate::workload::Workload,
+    sha256: String,
+}
+
+#[wasm_bindgen]
+impl LoadedWorkload {
+    /// Its name.
+    pub fn name(&self) -> String {
+        self.inner.name.clone()
+    }
+    /// SHA-256 of its files.
+    pub fn sha256(&self) -> String {
+        self.sha256.clone()
+    }
+    /// Counts, totals and the window ([`crate::workload::WorkloadSummary`]).
+    pub fn summary(&self) -> JsResult<JsValue> {
+        to_js(&self.inner.summary())
+    }
+}
+
+impl LoadedWorkload {
+    /// The engine's workload.
+    pub fn workload(&self) -> &crate::workload::Workload {
+        &self.inner
+    }
 }
 
 /// A parsed trace and the SHA-256 of the bytes it came from (what upload share links record).

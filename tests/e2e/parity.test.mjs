@@ -14,7 +14,7 @@ const TMP = tempDir('packlab-parity-');
 test('wasm and native give identical frontiers for the saved links', async () => {
   const w = await loadWasm();
   const trace = parseTrace(w, bundledTraceFiles(), 'planetlab-20110303');
-  for (const entry of corpus.filter((e) => !(e.expect.trace && e.expect.trace.upload) && e.expect.model !== 'admission')) {
+  for (const entry of corpus.filter((e) => !(e.expect.trace && e.expect.trace.upload) && (e.expect.model || 'placement') === 'placement')) {
     const scenario = w.scenario_from_link(entry.link);
     const native = cliRun({ link: entry.link });
     // the point-by-point path the worker uses (the engine's experiment contract, one unit per step)

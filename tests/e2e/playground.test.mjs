@@ -156,7 +156,7 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   // saved links of every version (tests/links/v*.jsonl) restore their controls
   const corpus = savedLinks();
   assert.ok(corpus.some((e) => e.link.startsWith('v1.')) && corpus.some((e) => e.link.startsWith('v2.d1.')));
-  for (const entry of corpus.filter((e) => !(e.expect.trace && e.expect.trace.upload) && e.expect.model !== 'admission')) {
+  for (const entry of corpus.filter((e) => !(e.expect.trace && e.expect.trace.upload) && (e.expect.model || 'placement') === 'placement')) {
     const p = await newPage(env.browser);
     await p.goto(`${env.server.url}#s=${entry.link}`);
     await waitForRun(p);

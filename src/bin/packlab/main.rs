@@ -4,11 +4,13 @@
 //! naming the problem and exits non-zero; it never panics on user input.
 
 mod admission;
+mod lifetime;
 mod placement;
 
 use clap::{Args, Parser, Subcommand};
-use packlab::scenario::{Scenario, TraceRef};
+use packlab::scenario::{Scenario, TraceRef, WorkloadRef};
 use packlab::trace::{self, InputFile, TraceFormat, UsageTrace};
+use packlab::workload::Workload;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -39,6 +41,9 @@ enum Command {
     /// The admission model (seed 000): tune a preset's policies, moments, the Azure fit.
     #[command(subcommand)]
     Admission(AdmissionCommand),
+    /// The lifetime model (seed 003): best fit, LA-Binary, NILAS and LAVA on a pool's share of real arrivals;
+    /// prints one JSON array, one object per policy, with `--json`.
+    Lifetime(lifetime::LifetimeArgs),
     /// = `packlab placement pack` (earlier name).
     #[command(hide = true)]
     Pack(placement::PackArgs),
@@ -101,6 +106,9 @@ struct RunArgs {
     /// The uploaded trace a scenario refers to (its SHA-256 must match); also overrides a bundled trace.
     #[arg(long, value_name = "PATH")]
     trace: Option<PathBuf>,
+    /// The uploaded workload a scenario refers to (its SHA-256 must match); also overrides a bundled one.
+    #[arg(long, value_name = "PATH")]
+    workload: Option<PathBuf>,
     /// Print JSON (the default for `run`; kept for symmetry).
     #[arg(long)]
     json: bool,
@@ -181,6 +189,7 @@ fn dispatch(cmd: &Command) -> Result<(), String> {
             Ok(())
         }
         Command::Bundle(a) => cmd_bundle(a),
+        Command::Lifetime(a) => lifetime::run(a),
         Command::Admit(a) | Command::Admission(AdmissionCommand::Tune(a)) => {
             admission::run_admit(a)
         }
@@ -277,9 +286,13 @@ fn cmd_run(a: &RunArgs) -> Result<(), String> {
         (None, None) => return Err("give a scenario file or --link".into()),
     };
     let info = sc.model.info();
+    if info.uses_workload {
+        let w = load_workload(&sc.workload, a.workload.as_deref())?;
+        return run_scenario(&sc, None, Some(&w));
+    }
     if !info.uses_trace {
         // e.g. the admission model (seed 000) needs no trace
-        return run_scenario(&sc, None);
+        return run_scenario(&sc, None, None);
     }
     let t = match (&sc.trace, &a.trace) {
         (_, Some(path)) => {
@@ -315,14 +328,92 @@ fn cmd_run(a: &RunArgs) -> Result<(), String> {
         }
     };
     let _ = a.json;
-    run_scenario(&sc, Some(&t))
+    run_scenario(&sc, Some(&t), None)
+}
+
+/// Reads a path into input files for a workload: a single file, or a folder's files and those of its
+/// immediate subfolders (the Azure arrivals folder has `maps/` and `traces/`), named relative to the folder's
+/// parent, in name order.
+fn read_workload_files(path: &Path) -> Result<Vec<InputFile>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !meta.is_dir() {
+        return read_files(path);
+    }
+    let mut out = read_files(path).unwrap_or_default();
+    let folder = path
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| ".".into());
+    for ent in std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))? {
+        let p = ent.map_err(|e| format!("{}: {e}", path.display()))?.path();
+        if p.is_dir() {
+            for f in read_files(&p).unwrap_or_default() {
+                out.push(InputFile {
+                    name: format!("{folder}/{}", f.name),
+                    bytes: f.bytes,
+                });
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("{}: the folder holds no files", path.display()));
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// Loads the workload `r` refers to: `path` when given (checked against an upload's SHA-256), else the
+/// bundled file.
+pub fn load_workload(r: &WorkloadRef, path: Option<&Path>) -> Result<Workload, String> {
+    let read = |name: &str, files: &[InputFile]| {
+        packlab::workload::read_workload(name, files, None).map_err(|e| e.to_string())
+    };
+    match (r, path) {
+        (_, Some(path)) => {
+            let files = read_workload_files(path)?;
+            if let WorkloadRef::Upload { sha256, name } = r {
+                let got = trace::upload_sha256(&files);
+                if &got != sha256 {
+                    return Err(format!("{}: SHA-256 {got} differs from the scenario's upload '{name}' ({sha256}); not the same workload", path.display()));
+                }
+            }
+            read(&path.display().to_string(), &files)
+        }
+        (WorkloadRef::Bundled(id), None) => {
+            let b = packlab::data::bundled(id)
+                .filter(|b| b.kind.is_workload())
+                .ok_or_else(|| format!("no bundled workload '{id}'"))?;
+            let path = bundled_path(b.path).ok_or_else(|| {
+                format!(
+                    "bundled file {} not found (run from the repository)",
+                    b.path
+                )
+            })?;
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            read(
+                id,
+                &[InputFile {
+                    name: b.file_name().to_string(),
+                    bytes,
+                }],
+            )
+        }
+        (WorkloadRef::Upload { name, .. }, None) => Err(format!(
+            "the scenario uses the uploaded workload '{name}': pass it with --workload PATH"
+        )),
+    }
 }
 
 /// Runs any model's scenario to the end through the registry and the experiment contract (all cores) and
 /// prints its report as one JSON line.
-fn run_scenario(sc: &Scenario, trace: Option<&UsageTrace>) -> Result<(), String> {
+fn run_scenario(
+    sc: &Scenario,
+    trace: Option<&UsageTrace>,
+    workload: Option<&Workload>,
+) -> Result<(), String> {
     let inputs = packlab::models::Inputs {
         trace,
+        workload,
         ..Default::default()
     };
     let mut run = packlab::models::start(sc, &inputs).map_err(|e| e.to_string())?;

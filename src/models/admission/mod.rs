@@ -105,6 +105,7 @@ impl ModelDef for AdmissionModel {
         hint: "Bayesian admission control with a scale-out SLA (seed 000)",
         source: "seed 000, ALGORITHMS.md §2",
         uses_trace: false,
+        uses_workload: false,
         experiments: tuning::Preset::NAMES,
         charts: &["admission.frontier", "admission.series"],
         ops: &["arms", "series", "azure_fit"],

@@ -375,6 +375,7 @@ impl ModelDef for PlacementModel {
         hint: "stochastic bin packing with GPA (seed 002)",
         source: "seed 002, ALGORITHMS.md §4",
         uses_trace: true,
+        uses_workload: false,
         experiments: &[],
         charts: &["placement.frontier", "placement.machine"],
         ops: &[],

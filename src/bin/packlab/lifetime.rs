@@ -1,0 +1,210 @@
+//! `packlab lifetime`: the lifetime model (seed 003, ALGORITHMS.md §5) from the command line, through the
+//! registry and the experiment contract (the same run the playground and `packlab run` make).
+
+use packlab::models::lifetime::{LifetimeParams, Policy, PredictorKind};
+use packlab::scenario::{Model, Scenario, WorkloadRef};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// `packlab lifetime`: simulate the policies on one pool's share of a workload.
+#[derive(clap::Args, Debug)]
+pub struct LifetimeArgs {
+    /// The workload: a bundled id (`azure2017` = `azure2017-arrivals`, the default), or a path (the Azure 2017
+    /// arrivals folder or bundle, Azure vmtable CSV files, an Alibaba GPU 2023 folder).
+    #[arg(
+        long,
+        alias = "trace",
+        value_name = "ID|PATH",
+        default_value = "azure2017"
+    )]
+    pub workload: String,
+    /// Policies, comma-separated: best-fit, la-binary, nilas, lava (best fit always runs as the baseline).
+    #[arg(long, default_value = "best-fit,la-binary,nilas,lava")]
+    pub policies: String,
+    /// Predictor: oracle | noisy:A | distributional | one-shot:A (noisy at accuracy A without reprediction).
+    #[arg(long, default_value = "oracle")]
+    pub predictor: String,
+    /// Turn reprediction off for any predictor (the one-shot ablation).
+    #[arg(long)]
+    pub no_reprediction: bool,
+    /// The split simulated (`test` or `dev` of the Azure 2017 arrivals; empty = every VM).
+    #[arg(long)]
+    pub split: Option<String>,
+    /// Fraction of tenant batches the pool receives, (0, 1].
+    #[arg(long)]
+    pub share: Option<f64>,
+    /// Hosts in the pool.
+    #[arg(long)]
+    pub hosts: Option<usize>,
+    /// Cores per host.
+    #[arg(long)]
+    pub host_cores: Option<f64>,
+    /// Memory per host, GB.
+    #[arg(long)]
+    pub host_memory: Option<f64>,
+    /// Warm-up before measuring, hours.
+    #[arg(long)]
+    pub warmup_h: Option<f64>,
+    /// NILAS host-exit cache refresh, seconds (0 = none).
+    #[arg(long)]
+    pub refresh_s: Option<f64>,
+    /// Stranding sampling period, hours (0 = off).
+    #[arg(long)]
+    pub stranding_h: Option<f64>,
+    /// Seed (pool share, noisy predictions, inflation draws).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON array, one object per policy (without the hourly series).
+    #[arg(long)]
+    pub json: bool,
+    /// Print the whole report (setup, series) as JSON, as `packlab run` does.
+    #[arg(long)]
+    pub report: bool,
+}
+
+fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
+    let mut p = LifetimeParams {
+        policies: a
+            .policies
+            .split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(Policy::parse)
+            .collect::<Result<_, _>>()?,
+        ..LifetimeParams::default()
+    };
+    let accuracy = |s: &str| -> Result<f64, String> {
+        s.parse::<f64>()
+            .map_err(|_| format!("--predictor: '{s}' is not an accuracy in [0, 1]"))
+    };
+    match a.predictor.split_once(':') {
+        None if a.predictor == "oracle" => p.predictor = PredictorKind::Oracle,
+        None if a.predictor == "distributional" => p.predictor = PredictorKind::Distributional,
+        Some(("noisy", x)) => {
+            p.predictor = PredictorKind::Noisy;
+            p.accuracy = accuracy(x)?;
+        }
+        Some(("one-shot", x)) => {
+            p.predictor = PredictorKind::Noisy;
+            p.accuracy = accuracy(x)?;
+            p.reprediction = false;
+        }
+        _ => return Err(format!(
+            "--predictor: unknown '{}' (expected oracle, noisy:A, distributional or one-shot:A)",
+            a.predictor
+        )),
+    }
+    if a.no_reprediction {
+        p.reprediction = false;
+    }
+    if let Some(s) = &a.split {
+        p.split = s.clone();
+    }
+    macro_rules! set {
+        ($($f:ident = $v:expr),*) => { $( if let Some(v) = $v { p.$f = v; } )* };
+    }
+    set!(
+        share = a.share,
+        hosts = a.hosts,
+        host_cores = a.host_cores,
+        host_memory_gb = a.host_memory,
+        warmup_h = a.warmup_h,
+        refresh_s = a.refresh_s,
+        stranding_h = a.stranding_h
+    );
+    Ok(p)
+}
+
+/// Runs `packlab lifetime`.
+pub fn run(a: &LifetimeArgs) -> Result<(), String> {
+    let lifetime = params(a)?;
+    let (wref, path) = match a.workload.as_str() {
+        "azure2017" | "azure2017-arrivals" => {
+            (WorkloadRef::Bundled("azure2017-arrivals".into()), None)
+        }
+        p => (WorkloadRef::default(), Some(PathBuf::from(p))),
+    };
+    let sc = Scenario {
+        model: Model::Lifetime,
+        workload: wref.clone(),
+        seed: a.seed,
+        lifetime,
+        ..Scenario::default()
+    };
+    if let Err(errs) = sc.validate() {
+        return Err(errs[0].to_string());
+    }
+    let w = crate::load_workload(&wref, path.as_deref())?;
+    let inputs = packlab::models::Inputs {
+        workload: Some(&w),
+        ..Default::default()
+    };
+    let mut run = <packlab::models::lifetime::LifetimeModel as packlab::models::ModelDef>::start(
+        &sc, &inputs,
+    )
+    .map_err(|e| e.to_string())?;
+    let total = packlab::experiment::Experiment::total(&run);
+    let mut err = std::io::stderr();
+    let rep = packlab::experiment::run_to_end(&mut run, &mut |done, _| {
+        let _ = writeln!(err, "lifetime: {done}/{total} policies simulated");
+        true
+    })
+    .map_err(|e| e.to_string())?;
+    let mut out = std::io::stdout().lock();
+    let w = |out: &mut dyn Write, s: String| writeln!(out, "{s}").map_err(|e| e.to_string());
+    if a.report {
+        return w(
+            &mut out,
+            serde_json::to_string(&rep).map_err(|e| e.to_string())?,
+        );
+    }
+    if a.json {
+        let rows: Vec<serde_json::Value> = rep
+            .results
+            .iter()
+            .map(|r| {
+                let mut v = serde_json::to_value(r).unwrap_or_default();
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("empty_series");
+                    o.insert("predictor".into(), rep.predictor.clone().into());
+                }
+                v
+            })
+            .collect();
+        return w(
+            &mut out,
+            serde_json::to_string(&rows).map_err(|e| e.to_string())?,
+        );
+    }
+    let s = &rep.setup;
+    w(
+        &mut out,
+        format!(
+            "# {} split '{}': {} of {} VMs ({} of {} tenant batches), {:.1} h, warm-up {} h; {} hosts of {} cores / {} GB; offered allocation {:.1}%; predictor {}",
+            s.workload, s.split, s.vms, s.split_vms, s.batches, s.split_batches, s.window_h, rep.warmup_h,
+            rep.hosts, rep.host_capacity[0], rep.host_capacity[1], 100.0 * s.offered_allocation, rep.predictor
+        ),
+    )?;
+    w(
+        &mut out,
+        "policy      empty%  Δpp_vs_bf  optimum%  empty/free  density  alloc%  strand_cpu%  strand_mem%  failures".into(),
+    )?;
+    for r in &rep.results {
+        w(
+            &mut out,
+            format!(
+                "{:<10} {:7.2} {:10.2} {:9.2} {:11.3} {:8.3} {:7.2} {:12.2} {:12.2} {:9}",
+                r.policy.name(),
+                100.0 * r.empty_hosts,
+                r.empty_hosts_pp_vs_best_fit,
+                100.0 * r.optimum_empty_hosts,
+                r.empty_to_free,
+                r.packing_density,
+                100.0 * r.allocation,
+                100.0 * r.stranded_cpu,
+                100.0 * r.stranded_mem,
+                r.failures
+            ),
+        )?;
+    }
+    Ok(())
+}

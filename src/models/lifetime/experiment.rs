@@ -1,0 +1,285 @@
+//! The lifetime model on the experiment contract (seed 003 §6; ALGORITHMS.md §5.9): the pool's share and the
+//! predictions are made when the run is planned; one unit of work is one policy simulated on that pool
+//! (best fit first: the baseline of every Δ); the report lists every policy with its Δ empty hosts in
+//! percentage points against best fit on the same arrivals. Units are independent, so natively a step
+//! simulates its policies on all cores and the report does not depend on the thread count.
+
+use super::pool::{select, PoolJobs, ShareSetup};
+use super::predictor::{Distributional, LifetimePredictor, Noisy, OneShot, Oracle};
+use super::sim::{simulate, PolicyResult, SimConfig};
+use super::{LifetimeParams, Policy, PredictorKind};
+use crate::experiment::{map_parallel, threads, Experiment, RunError};
+use crate::workload::Workload;
+use serde::Serialize;
+
+/// Random-stream component of the noisy predictor's draws.
+const COMP_NOISY: u64 = 0x6e6f_6973;
+
+/// What one step simulated: the results of policies `first..first + results.len()` (Δ not yet filled).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LifetimeStep {
+    /// Index of the first policy of this step among [`LifetimeParams::runs`].
+    pub first: usize,
+    /// Their results.
+    pub results: Vec<PolicyResult>,
+}
+
+/// The report of a lifetime run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LifetimeReport {
+    /// The pool's share of the workload.
+    pub setup: ShareSetup,
+    /// Hosts, and their capacity `(cores, memory GB, GPUs)`.
+    pub hosts: usize,
+    /// Host capacity `[cores, memory GB, GPUs]`.
+    pub host_capacity: [f64; 3],
+    /// Warm-up, hours.
+    pub warmup_h: f64,
+    /// The predictor's label (e.g. `oracle`, `noisy:0.9`).
+    pub predictor: String,
+    /// Seed.
+    pub seed: u64,
+    /// One result per policy, best fit first.
+    pub results: Vec<PolicyResult>,
+}
+
+/// A lifetime experiment in progress.
+pub struct LifetimeRun {
+    params: LifetimeParams,
+    seed: u64,
+    pool: PoolJobs,
+    pred: Box<dyn LifetimePredictor>,
+    runs: Vec<Policy>,
+    results: Vec<PolicyResult>,
+}
+
+impl LifetimeRun {
+    /// Selects the pool's share of `w` and makes the predictions. Errors: invalid parameters (naming the
+    /// field), a split without VMs, a share that keeps nothing.
+    pub fn new(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<LifetimeRun, RunError> {
+        if let Some(e) = params.validate("lifetime.").into_iter().next() {
+            return Err(e.into());
+        }
+        let pool = select(w, params, seed)?;
+        let life: Vec<f64> = pool.jobs.iter().map(|j| j.life).collect();
+        let pred: Box<dyn LifetimePredictor> = match (params.predictor, params.reprediction) {
+            (PredictorKind::Oracle, _) => Box::new(Oracle::new(life)),
+            (PredictorKind::Noisy, true) => {
+                Box::new(Noisy::new(&life, params.accuracy, seed, COMP_NOISY))
+            }
+            (PredictorKind::Noisy, false) => Box::new(OneShot(Noisy::new(
+                &life,
+                params.accuracy,
+                seed,
+                COMP_NOISY,
+            ))),
+            (PredictorKind::Distributional, true) => {
+                Box::new(Distributional::new(pool.dist.clone()))
+            }
+            (PredictorKind::Distributional, false) => {
+                Box::new(OneShot(Distributional::new(pool.dist.clone())))
+            }
+        };
+        Ok(LifetimeRun {
+            runs: params.runs(),
+            params: params.clone(),
+            seed,
+            pool,
+            pred,
+            results: Vec::new(),
+        })
+    }
+
+    /// The simulation settings of `policy`.
+    pub fn config(&self, policy: Policy) -> SimConfig {
+        let p = &self.params;
+        SimConfig {
+            policy,
+            hosts: self.pool.setup.hosts,
+            cap: [p.host_cores, p.host_memory_gb, p.host_gpus],
+            warmup_h: p.warmup_h,
+            end: self.pool.end,
+            refresh_h: p.refresh_s / 3600.0,
+            sample_h: p.sample_min / 60.0,
+            stranding_h: p.stranding_h,
+            seed: self.seed,
+        }
+    }
+
+    /// The pool's share (jobs, window, distribution).
+    pub fn pool(&self) -> &PoolJobs {
+        &self.pool
+    }
+}
+
+impl Experiment for LifetimeRun {
+    type Partial = LifetimeStep;
+    type Report = LifetimeReport;
+
+    fn total(&self) -> usize {
+        self.runs.len()
+    }
+
+    fn done(&self) -> usize {
+        self.results.len()
+    }
+
+    fn step(&mut self, units: usize) -> Option<LifetimeStep> {
+        let first = self.results.len();
+        if first == self.runs.len() {
+            return None;
+        }
+        let to = (first + units.max(1)).min(self.runs.len());
+        let configs: Vec<SimConfig> = self.runs[first..to]
+            .iter()
+            .map(|&p| self.config(p))
+            .collect();
+        let (jobs, pred) = (&self.pool.jobs, &*self.pred);
+        let results = map_parallel(threads(), &configs, |cfg| simulate(jobs, pred, cfg));
+        self.results.extend(results.iter().cloned());
+        Some(LifetimeStep { first, results })
+    }
+
+    /// Every remaining policy is independent.
+    fn batch(&self) -> usize {
+        self.runs.len() - self.results.len()
+    }
+
+    fn report(&self) -> Option<LifetimeReport> {
+        if self.results.len() != self.runs.len() {
+            return None;
+        }
+        let base = self.results[0].empty_hosts;
+        let results = self
+            .results
+            .iter()
+            .map(|r| PolicyResult {
+                empty_hosts_pp_vs_best_fit: 100.0 * (r.empty_hosts - base),
+                ..r.clone()
+            })
+            .collect();
+        let p = &self.params;
+        Some(LifetimeReport {
+            setup: self.pool.setup.clone(),
+            hosts: self.pool.setup.hosts,
+            host_capacity: [p.host_cores, p.host_memory_gb, p.host_gpus],
+            warmup_h: p.warmup_h,
+            predictor: p.predictor_label(),
+            seed: self.seed,
+            results,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::run_to_end;
+    use crate::trace::InputFile;
+
+    fn bundled() -> Workload {
+        let b = crate::data::AZURE2017_ARRIVALS;
+        let bytes = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
+            .expect("the bundled arrivals");
+        crate::workload::read_workload(
+            b.id,
+            &[InputFile {
+                name: b.file_name().into(),
+                bytes,
+            }],
+            None,
+        )
+        .expect("readable")
+    }
+
+    fn small() -> LifetimeParams {
+        LifetimeParams {
+            share: 0.03,
+            stranding_h: 12.0,
+            ..LifetimeParams::default()
+        }
+    }
+
+    #[test]
+    fn report_is_the_same_for_any_units_per_step_and_holds_the_invariants() {
+        let w = bundled();
+        let p = small();
+        let mut one = LifetimeRun::new(&w, &p, 3).unwrap();
+        while one.step(1).is_some() {}
+        let mut all = LifetimeRun::new(&w, &p, 3).unwrap();
+        let rep = run_to_end(&mut all, &mut |_, _| true).unwrap();
+        assert_eq!(one.report().unwrap(), rep);
+        assert_eq!(
+            rep.results.iter().map(|r| r.policy).collect::<Vec<_>>(),
+            Policy::ALL.to_vec()
+        );
+        let base = rep.results[0].empty_hosts;
+        for r in &rep.results {
+            assert!(r.empty_hosts <= r.optimum_empty_hosts + 1e-12, "{r:?}");
+            assert!((r.empty_hosts_pp_vs_best_fit - 100.0 * (r.empty_hosts - base)).abs() < 1e-9);
+            assert!(r.samples > 0 && r.stranding_samples > 0);
+            assert_eq!(r.arrivals as usize, rep.setup.vms);
+            assert!((0.0..=1.0).contains(&r.packing_density) && r.packing_density >= r.allocation);
+        }
+        assert_eq!(rep.results[0].empty_hosts_pp_vs_best_fit, 0.0);
+    }
+
+    #[test]
+    fn the_share_keeps_whole_tenant_batches_and_sizes_the_pool_to_the_peak() {
+        let w = bundled();
+        let p = small();
+        let run = LifetimeRun::new(&w, &p, 5).unwrap();
+        let pool = run.pool();
+        // whole batches: every kept batch holds as many VMs as the same deployment in the workload
+        let mut per_batch = std::collections::HashMap::new();
+        for v in w
+            .vms
+            .iter()
+            .filter(|v| v.deployment.as_deref().unwrap_or("").starts_with("test:"))
+        {
+            *per_batch
+                .entry(v.deployment.clone().unwrap())
+                .or_insert(0usize) += 1;
+        }
+        let kept: usize = pool.jobs.len();
+        assert!(pool.setup.batches > 0 && pool.setup.split_batches == per_batch.len());
+        // the kept fraction of batches is near the share (binomial: 82,946 batches, sd ≈ 0.0006)
+        let frac = pool.setup.batches as f64 / pool.setup.split_batches as f64;
+        assert!((frac - p.share).abs() < 0.003, "{frac}");
+        assert!(kept < w.vms.len());
+        // the pool is the smallest whose capacity the peak fills to at most 95%
+        let peak = super::super::pool::peak_demand(&pool.jobs, pool.end);
+        let h = pool.setup.hosts as f64;
+        assert!(
+            peak[0] <= 0.95 * h * p.host_cores + 1e-9
+                && peak[1] <= 0.95 * h * p.host_memory_gb + 1e-9
+        );
+        assert!(
+            peak[0] > 0.95 * (h - 1.0) * p.host_cores
+                || peak[1] > 0.95 * (h - 1.0) * p.host_memory_gb
+        );
+        // censored VMs never exit and their imputed lifetime is at least their age at the end
+        for j in pool.jobs.iter().filter(|j| j.censored) {
+            assert!(j.exit.is_infinite() && j.life >= pool.end - j.start - 1e-9);
+        }
+        // a share that keeps nothing names the field
+        let none = LifetimeParams {
+            share: 1e-9,
+            ..small()
+        };
+        let e = LifetimeRun::new(&w, &none, 1).err().unwrap();
+        assert_eq!(e.field.as_deref(), Some("lifetime.share"));
+        let bad = LifetimeParams {
+            split: "train".into(),
+            ..small()
+        };
+        assert_eq!(
+            LifetimeRun::new(&w, &bad, 1)
+                .err()
+                .unwrap()
+                .field
+                .as_deref(),
+            Some("lifetime.split")
+        );
+    }
+}

@@ -1,0 +1,282 @@
+//! Lifetime-aware VM allocation (seed 003; ALGORITHMS.md §5): best fit, LA-Binary, NILAS and LAVA on one
+//! pool's share of real VM arrivals, with oracle, noisy and distributional lifetime predictions.
+//!
+//! - [`pool`]: the pool's share of a workload (thinning by tenant batches, censoring, the population
+//!   lifetime distribution);
+//! - [`predictor`]: the predictors behind [`predictor::LifetimePredictor`] (§5.2);
+//! - [`sim`]: the event-driven pool and the policies (§5.1, §5.3–5.5) with the metrics of §5.8;
+//! - [`experiment`]: [`LifetimeRun`], one unit of work = one policy simulated on the pool;
+//! - [`LifetimeModel`]: the registry entry.
+//!
+//! Units: hours for times and lifetimes, cores / GB / GPUs for shapes, fractions for metrics (and percentage
+//! points for differences).
+
+pub mod experiment;
+pub mod pool;
+pub mod predictor;
+pub mod sim;
+
+pub use experiment::{LifetimeReport, LifetimeRun, LifetimeStep};
+pub use sim::{PolicyResult, SimConfig};
+
+use super::{Inputs, ModelDef, ModelInfo};
+use crate::experiment::RunError;
+use crate::substrate::error::FieldError;
+use serde::{Deserialize, Serialize};
+
+/// A placement policy (ALGORITHMS.md §5.1, §5.3–5.5). Serialized kebab-case: `best-fit`, `la-binary`,
+/// `nilas`, `lava`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Policy {
+    /// The baseline scorer: multi-dimensional best fit (§5.1 [UNSTATED → best fit]).
+    BestFit,
+    /// One-shot binary lifetime classes at 2 h, same-class hosts first (§5.5).
+    LaBinary,
+    /// Non-invasive lifetime-aware scoring: the temporal cost ahead of best fit (§5.3).
+    Nilas,
+    /// Lifetime classes, host states and deadlines, NILAS within the chosen tier (§5.4).
+    Lava,
+}
+
+impl Policy {
+    /// Every policy, baseline first.
+    pub const ALL: [Policy; 4] = [
+        Policy::BestFit,
+        Policy::LaBinary,
+        Policy::Nilas,
+        Policy::Lava,
+    ];
+
+    /// The policy's name (`best-fit`, `la-binary`, `nilas`, `lava`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::BestFit => "best-fit",
+            Policy::LaBinary => "la-binary",
+            Policy::Nilas => "nilas",
+            Policy::Lava => "lava",
+        }
+    }
+
+    /// Parses a name of [`Policy::name`].
+    pub fn parse(s: &str) -> Result<Policy, String> {
+        Policy::ALL
+            .into_iter()
+            .find(|p| p.name() == s.trim())
+            .ok_or_else(|| {
+                format!("unknown policy '{s}' (expected best-fit, la-binary, nilas or lava)")
+            })
+    }
+}
+
+/// The lifetime predictor (ALGORITHMS.md §5.2). Serialized kebab-case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PredictorKind {
+    /// True lifetimes (right-censored VMs: imputed, see [`pool::Job::life`]).
+    Oracle,
+    /// The App. G.1 noise model at [`LifetimeParams::accuracy`].
+    Noisy,
+    /// The population's `E[T − u | T > u]` (Kaplan–Meier of the training VMs), no features.
+    Distributional,
+}
+
+impl PredictorKind {
+    /// The name (`oracle`, `noisy`, `distributional`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PredictorKind::Oracle => "oracle",
+            PredictorKind::Noisy => "noisy",
+            PredictorKind::Distributional => "distributional",
+        }
+    }
+}
+
+/// The lifetime model's scenario section: the pool, the policies and the predictor.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LifetimeParams {
+    /// Policies to simulate, in order; best fit (the baseline of every Δ) is simulated first even when absent.
+    pub policies: Vec<Policy>,
+    /// The lifetime predictor.
+    pub predictor: PredictorKind,
+    /// Accuracy `A` of the noisy predictor, in [0, 1] (App. G.1).
+    pub accuracy: f64,
+    /// Whether predictions are repredicted with the uptime (`false`: the one-shot ablation `max(L̂ − u, 0)`).
+    /// LA-Binary never repredicts (§5.5).
+    pub reprediction: bool,
+    /// The split simulated: a deployment prefix of the Azure 2017 arrivals (`dev` or `test`); the other split
+    /// trains the distributional predictor. Empty = every VM of the workload.
+    pub split: String,
+    /// Fraction of tenant batches the pool receives, in (0, 1] (thinning by whole batches).
+    pub share: f64,
+    /// Hosts in the pool; 0 = sized to the share: the fewest hosts whose capacity the peak demand fills to at
+    /// most `peak_allocation` in every dimension.
+    pub hosts: usize,
+    /// With `hosts` = 0: the largest fraction of the pool the peak demand may fill, in (0, 1].
+    pub peak_allocation: f64,
+    /// Cores per host.
+    pub host_cores: f64,
+    /// Memory per host, GB.
+    pub host_memory_gb: f64,
+    /// GPUs per host (0 for CPU pools).
+    pub host_gpus: f64,
+    /// Warm-up before measuring, hours (App. F, stated: 2 days).
+    pub warmup_h: f64,
+    /// NILAS host-exit cache refresh, seconds (§5.3, stated default 60 s; 0 = no cache).
+    pub refresh_s: f64,
+    /// Metric sampling period, minutes (§5.8: 5).
+    pub sample_min: f64,
+    /// Stranding (inflation) sampling period, hours (0 = off) [UNSTATED: inflation at every 5-minute sample
+    /// costs ~100× a run; every 6 h by default].
+    pub stranding_h: f64,
+}
+
+impl Default for LifetimeParams {
+    /// The defaults: all four policies with the oracle on the Azure 2017 `test` split; a pool of 40-core /
+    /// 128 GB hosts receiving 20% of the tenant batches, sized so that the peak demand fills 90% of it (see
+    /// README "Lifetime-aware allocation" for the figures behind these choices).
+    fn default() -> Self {
+        LifetimeParams {
+            policies: Policy::ALL.to_vec(),
+            predictor: PredictorKind::Oracle,
+            accuracy: 0.9,
+            reprediction: true,
+            split: "test".into(),
+            share: 0.2,
+            hosts: 0,
+            peak_allocation: 0.95,
+            host_cores: 40.0,
+            host_memory_gb: 128.0,
+            host_gpus: 0.0,
+            warmup_h: 48.0,
+            refresh_s: 60.0,
+            sample_min: 5.0,
+            stranding_h: 6.0,
+        }
+    }
+}
+
+/// Most hosts a pool may have (the browser holds one state per host).
+pub const MAX_POOL_HOSTS: usize = 100_000;
+
+impl LifetimeParams {
+    /// Every problem, field paths prefixed with `prefix` (e.g. `lifetime.`).
+    pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let mut bad = |field: &str, message: String| {
+            errs.push(FieldError {
+                field: format!("{prefix}{field}"),
+                message,
+            })
+        };
+        if self.policies.is_empty() {
+            bad("policies", "give at least one policy".into());
+        }
+        if !(0.0..=1.0).contains(&self.accuracy) {
+            bad(
+                "accuracy",
+                format!("must lie in [0, 1], got {}", self.accuracy),
+            );
+        }
+        if !(self.share > 0.0 && self.share <= 1.0) {
+            bad("share", format!("must lie in (0, 1], got {}", self.share));
+        }
+        if self.hosts > MAX_POOL_HOSTS {
+            bad(
+                "hosts",
+                format!(
+                    "must lie in 0..={MAX_POOL_HOSTS} (0 = sized to the share), got {}",
+                    self.hosts
+                ),
+            );
+        }
+        if !(self.peak_allocation > 0.0 && self.peak_allocation <= 1.0) {
+            bad(
+                "peak_allocation",
+                format!("must lie in (0, 1], got {}", self.peak_allocation),
+            );
+        }
+        for (f, v, lo) in [
+            ("host_cores", self.host_cores, f64::MIN_POSITIVE),
+            ("host_memory_gb", self.host_memory_gb, 0.0),
+            ("host_gpus", self.host_gpus, 0.0),
+        ] {
+            if !(v.is_finite() && v >= lo && v <= 1e6) {
+                bad(f, format!("must be a number in [{lo}, 1e6], got {v}"));
+            }
+        }
+        for (f, v) in [
+            ("warmup_h", self.warmup_h),
+            ("refresh_s", self.refresh_s),
+            ("stranding_h", self.stranding_h),
+        ] {
+            if !(v.is_finite() && (0.0..=1e6).contains(&v)) {
+                bad(f, format!("must be a number in [0, 1e6], got {v}"));
+            }
+        }
+        if !(self.sample_min.is_finite() && self.sample_min >= 1.0 && self.sample_min <= 1440.0) {
+            bad(
+                "sample_min",
+                format!("must lie in [1, 1440] minutes, got {}", self.sample_min),
+            );
+        }
+        if self.split.len() > 64 {
+            bad("split", "at most 64 characters".into());
+        }
+        errs
+    }
+
+    /// The policies simulated: best fit first, then the others in the given order without repeats.
+    pub fn runs(&self) -> Vec<Policy> {
+        let mut out = vec![Policy::BestFit];
+        for p in &self.policies {
+            if !out.contains(p) {
+                out.push(*p);
+            }
+        }
+        out
+    }
+
+    /// The predictor's label, e.g. `oracle`, `noisy:0.9`, `noisy:0.9 one-shot`.
+    pub fn predictor_label(&self) -> String {
+        let base = match self.predictor {
+            PredictorKind::Noisy => format!("noisy:{}", self.accuracy),
+            k => k.name().to_string(),
+        };
+        if self.reprediction || self.predictor == PredictorKind::Oracle {
+            base
+        } else {
+            format!("{base} one-shot")
+        }
+    }
+}
+
+/// The registry entry of the lifetime model.
+pub struct LifetimeModel;
+
+impl ModelDef for LifetimeModel {
+    const INFO: ModelInfo = ModelInfo {
+        id: "lifetime",
+        title: "Lifetime",
+        hint: "lifetime-aware VM allocation: NILAS, LAVA (seed 003)",
+        source: "seed 003, ALGORITHMS.md §5",
+        uses_trace: false,
+        uses_workload: true,
+        experiments: &[],
+        charts: &[],
+        ops: &[],
+        run_ops: &[],
+    };
+    type Section = LifetimeParams;
+    type Run = LifetimeRun;
+
+    fn validate(section: &LifetimeParams, prefix: &str) -> Vec<FieldError> {
+        section.validate(prefix)
+    }
+
+    fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<LifetimeRun, RunError> {
+        let w = inputs.need_workload()?;
+        LifetimeRun::new(w, &sc.lifetime, sc.seed)
+    }
+}

@@ -1,0 +1,320 @@
+//! The simulated pool's jobs: one pool's share of a workload (ALGORITHMS.md §5.1, §5.9).
+//!
+//! A workload from `src/workload/` (e.g. the Azure 2017 arrivals) is a whole region. One pool sees a share of
+//! it: whole tenant batches (a deployment) are kept with probability `share`, decided by a hash of the seed and
+//! the batch, so a seed is one pool instance and different seeds give independent instances. Times become hours
+//! from the first kept arrival; shapes are `(cores, memory GB, GPUs)`.
+
+use super::predictor::LifetimeDist;
+use super::LifetimeParams;
+use crate::experiment::RunError;
+use crate::substrate::rng::mix64;
+use crate::workload::Workload;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Capacity dimensions: cores, memory (GB), GPUs.
+pub const DIMS: usize = 3;
+
+/// One VM of the pool's share.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    /// Arrival (creation) time, hours from the pool's origin.
+    pub start: f64,
+    /// Exit time, hours from the origin; `f64::INFINITY` when the exit was not observed (right-censored: the
+    /// VM outlives the simulation).
+    pub exit: f64,
+    /// Its lifetime for the oracle and the noisy predictor, hours: `exit − start` when observed; for a
+    /// right-censored VM the age `a` it reached plus the population's `E[T − a | T > a]` (imputed).
+    pub life: f64,
+    /// Whether the exit was not observed.
+    pub censored: bool,
+    /// Requested `(cores, memory GB, GPUs)`.
+    pub shape: [f64; DIMS],
+    /// Index of its tenant batch (deployment) among the kept ones.
+    pub batch: u32,
+}
+
+/// The pool's share of a workload.
+#[derive(Clone, Debug)]
+pub struct PoolJobs {
+    /// Jobs in arrival order (ties in workload order).
+    pub jobs: Vec<Job>,
+    /// End of the simulation, hours from the origin (the end of the observation window).
+    pub end: f64,
+    /// The population lifetime distribution (Kaplan–Meier) of the training VMs: the workload's VMs outside the
+    /// simulated split when there are any, else the simulated VMs.
+    pub dist: LifetimeDist,
+    /// What was selected, for the report.
+    pub setup: ShareSetup,
+}
+
+/// What the pool's share holds (reported with every run).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ShareSetup {
+    /// Workload name.
+    pub workload: String,
+    /// Split simulated (`""` = the whole workload).
+    pub split: String,
+    /// VMs of the split (before thinning).
+    pub split_vms: usize,
+    /// Tenant batches of the split.
+    pub split_batches: usize,
+    /// VMs kept.
+    pub vms: usize,
+    /// Batches kept.
+    pub batches: usize,
+    /// Kept VMs whose exit was not observed.
+    pub censored: usize,
+    /// Window simulated, hours.
+    pub window_h: f64,
+    /// Hosts in the pool (given, or sized to the peak demand when `lifetime.hosts` = 0).
+    pub hosts: usize,
+    /// Training VMs behind the population distribution (distributional predictor, imputed lifetimes).
+    pub training_vms: usize,
+    /// Mean of the population distribution, hours.
+    pub mean_lifetime_h: f64,
+    /// Mean requested cores alive over the measured window divided by the pool's cores (the allocation the
+    /// share offers; a policy that fails VMs allocates less).
+    pub offered_allocation: f64,
+    /// Facts worth showing (censoring, excluded VMs).
+    pub notes: Vec<String>,
+}
+
+fn in_split(deployment: Option<&String>, split: &str) -> bool {
+    split.is_empty()
+        || deployment.is_some_and(|d| d.strip_prefix(split).is_some_and(|r| r.starts_with(':')))
+}
+
+/// Selects the pool's share of `w` for `params` and `seed` (see the module documentation). Errors: no VM in
+/// the split (naming `lifetime.split`), no VM kept (naming `lifetime.share`).
+pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJobs, RunError> {
+    let split = params.split.as_str();
+    let picked: Vec<usize> = (0..w.vms.len())
+        .filter(|&i| in_split(w.vms[i].deployment.as_ref(), split))
+        .collect();
+    if picked.is_empty() {
+        return Err(RunError::field(
+            "lifetime.split",
+            format!(
+                "the workload '{}' has no VM in the split '{split}' (splits are the deployment prefixes of the Azure 2017 arrivals, e.g. dev, test; empty = every VM)",
+                w.name
+            ),
+        ));
+    }
+    let end_s = picked
+        .iter()
+        .filter_map(|&i| {
+            let v = &w.vms[i];
+            v.is_censored()
+                .then(|| v.censored_at_s.unwrap_or(w.trace_end_s))
+        })
+        .fold(f64::INFINITY, f64::min);
+    let end_s = if end_s.is_finite() {
+        end_s
+    } else {
+        picked
+            .iter()
+            .filter_map(|&i| w.vms[i].deleted_s)
+            .fold(w.trace_end_s, f64::max)
+    };
+    // training population: VMs outside the split, else the split itself
+    let training: Vec<usize> = if split.is_empty() {
+        picked.clone()
+    } else {
+        let other: Vec<usize> = (0..w.vms.len())
+            .filter(|&i| !in_split(w.vms[i].deployment.as_ref(), split))
+            .collect();
+        if other.is_empty() {
+            picked.clone()
+        } else {
+            other
+        }
+    };
+    let obs: Vec<(f64, bool)> = training
+        .iter()
+        .map(|&i| {
+            let v = &w.vms[i];
+            (v.lifetime_s(w.trace_end_s) / 3600.0, v.is_censored())
+        })
+        .collect();
+    let dist = LifetimeDist::kaplan_meier(&obs)
+        .ok_or_else(|| RunError::field("workload", "no VM lifetime to learn from"))?;
+
+    let mut batch_of: HashMap<&str, u32> = HashMap::new();
+    let mut split_batches = 0usize;
+    let mut kept_batches = 0u32;
+    let mut keep_batch: Vec<Option<u32>> = Vec::new();
+    let origin = picked
+        .iter()
+        .map(|&i| w.vms[i].created_s)
+        .fold(f64::INFINITY, f64::min);
+    let mut jobs = Vec::new();
+    let (mut dropped_late, mut no_batch) = (0usize, 0usize);
+    for &i in &picked {
+        let v = &w.vms[i];
+        // a VM without a deployment is its own batch
+        let key = v.deployment.as_deref().unwrap_or(v.id.as_str());
+        if v.deployment.is_none() {
+            no_batch += 1;
+        }
+        let b = *batch_of.entry(key).or_insert_with(|| {
+            split_batches += 1;
+            (split_batches - 1) as u32
+        }) as usize;
+        if b == keep_batch.len() {
+            let u =
+                (mix64(seed ^ mix64(0x6c69_6665 ^ b as u64)) >> 11) as f64 / (1u64 << 53) as f64;
+            keep_batch.push((u < params.share).then(|| {
+                kept_batches += 1;
+                kept_batches - 1
+            }));
+        }
+        let Some(batch) = keep_batch[b] else { continue };
+        if v.created_s >= end_s {
+            dropped_late += 1;
+            continue;
+        }
+        let start = (v.created_s - origin) / 3600.0;
+        let (exit, life) = match v.deleted_s {
+            Some(d) => {
+                let e = (d - origin) / 3600.0;
+                (e, e - start)
+            }
+            None => {
+                let age = (end_s - v.created_s) / 3600.0;
+                (f64::INFINITY, age + dist.mean_residual(age))
+            }
+        };
+        jobs.push(Job {
+            start,
+            exit,
+            life,
+            censored: v.deleted_s.is_none(),
+            shape: [v.cores, v.memory_gb, v.gpus],
+            batch,
+        });
+    }
+    if jobs.is_empty() {
+        return Err(RunError::field(
+            "lifetime.share",
+            format!(
+                "the share {} keeps no tenant batch of the {split_batches} in the split",
+                params.share
+            ),
+        ));
+    }
+    let end = (end_s - origin) / 3600.0;
+    let mut notes = vec![format!(
+        "a pool's share: {kept_batches} of {split_batches} tenant batches kept (share {}), chosen by a hash of the seed",
+        params.share
+    )];
+    let censored = jobs.iter().filter(|j| j.censored).count();
+    if censored > 0 {
+        notes.push(format!(
+            "{censored} VMs outlive the window (right-censored): they never exit; the oracle's lifetime for them is their age at the end plus the population's mean residual life"
+        ));
+    }
+    if dropped_late > 0 {
+        notes.push(format!(
+            "{dropped_late} VMs created at or after the end of the window were left out"
+        ));
+    }
+    if no_batch > 0 {
+        notes.push(format!(
+            "{no_batch} VMs have no deployment: each is its own batch"
+        ));
+    }
+    notes.push(
+        "the pool starts empty (VMs alive before the window are not in the data); the warm-up absorbs the ramp"
+            .into(),
+    );
+    let cap = [params.host_cores, params.host_memory_gb, params.host_gpus];
+    let hosts = if params.hosts == 0 {
+        let h = hosts_for_peak(&jobs, end, &cap, params.peak_allocation);
+        if h > super::MAX_POOL_HOSTS {
+            return Err(RunError::field(
+                "lifetime.hosts",
+                format!(
+                    "the share's peak demand needs {h} hosts, more than {}; lower lifetime.share",
+                    super::MAX_POOL_HOSTS
+                ),
+            ));
+        }
+        notes.push(format!(
+            "pool sized to the share: {h} hosts, the fewest whose capacity the peak demand fills to at most {}% in every dimension",
+            100.0 * params.peak_allocation
+        ));
+        h
+    } else {
+        params.hosts
+    };
+    let offered =
+        offered_allocation(&jobs, params.warmup_h, end) / (hosts as f64 * params.host_cores);
+    Ok(PoolJobs {
+        setup: ShareSetup {
+            workload: w.name.clone(),
+            split: split.to_string(),
+            split_vms: picked.len(),
+            split_batches,
+            vms: jobs.len(),
+            batches: kept_batches as usize,
+            hosts,
+            censored,
+            window_h: end,
+            training_vms: training.len(),
+            mean_lifetime_h: dist.mean(),
+            offered_allocation: offered,
+            notes,
+        },
+        jobs,
+        end,
+        dist,
+    })
+}
+
+/// The largest total shape `(cores, memory GB, GPUs)` alive at once (every job placed), per dimension, over
+/// `[0, end]` hours.
+pub fn peak_demand(jobs: &[Job], end: f64) -> [f64; DIMS] {
+    // (time, +1 arrival / −1 exit, job); exits before arrivals at equal times
+    let mut ev: Vec<(f64, i8, usize)> = Vec::with_capacity(2 * jobs.len());
+    for (i, j) in jobs.iter().enumerate() {
+        if j.start < end {
+            ev.push((j.start, 1, i));
+            if j.exit < end {
+                ev.push((j.exit, -1, i));
+            }
+        }
+    }
+    ev.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let (mut cur, mut peak) = ([0.0; DIMS], [0.0f64; DIMS]);
+    for (_, sign, i) in ev {
+        for r in 0..DIMS {
+            cur[r] += sign as f64 * jobs[i].shape[r];
+            peak[r] = peak[r].max(cur[r]);
+        }
+    }
+    peak
+}
+
+/// Hosts needed so that the peak demand ([`peak_demand`]) fills at most `peak_allocation` of the pool in
+/// every dimension with capacity (at least 1).
+pub fn hosts_for_peak(jobs: &[Job], end: f64, cap: &[f64; DIMS], peak_allocation: f64) -> usize {
+    let peak = peak_demand(jobs, end);
+    (0..DIMS)
+        .filter(|&r| cap[r] > 0.0)
+        .map(|r| (peak[r] / (peak_allocation * cap[r]) - 1e-9).ceil())
+        .fold(1.0f64, f64::max) as usize
+}
+
+/// Time-average over `[from, to]` (hours) of the requested cores of the jobs alive (all placed).
+pub fn offered_allocation(jobs: &[Job], from: f64, to: f64) -> f64 {
+    if to <= from {
+        return 0.0;
+    }
+    let core_hours: f64 = jobs
+        .iter()
+        .map(|j| (j.exit.min(to) - j.start.max(from)).max(0.0) * j.shape[0])
+        .sum();
+    core_hours / (to - from)
+}

@@ -1,0 +1,352 @@
+//! Lifetime predictors (seed 003 §3, App. B, C, G.1; ALGORITHMS.md §5.2) behind one trait.
+//!
+//! Times are hours. A predictor answers two questions about job `j` of the simulated workload: its first
+//! prediction `L̂` (at uptime 0) and its predicted remaining lifetime `R̂_j(u) = E[T − u | T > u]` at uptime
+//! `u` (the reprediction). Without reprediction (the "one-shot" ablation, also what LA-Binary uses) the
+//! remaining time is `max(L̂ − u, 0)` ([`OneShot`]).
+
+use crate::substrate::rng::{normal, stream};
+use crate::substrate::stats::normal_sf;
+use rand::RngExt;
+
+/// A lifetime predictor over the jobs of one simulation (indices `0..n`).
+pub trait LifetimePredictor: Send + Sync {
+    /// `L̂`: the first prediction of job `j`'s lifetime, hours (≥ 0).
+    fn first(&self, j: usize) -> f64;
+    /// `R̂_j(u)`: the predicted remaining lifetime of job `j` at uptime `u` hours (≥ 0).
+    fn remaining(&self, j: usize, u: f64) -> f64;
+}
+
+/// Cap of the noisy predictor's `L̂` (App. G.1, stated): 14 days, hours.
+pub const MAX_PREDICTION_H: f64 = 14.0 * 24.0;
+/// Floor of the noisy predictor's `L̂`, hours (1 s): App. G.1 caps at 0, but a log-normal reprediction needs
+/// `L̂ > 0` [UNSTATED].
+pub const MIN_PREDICTION_H: f64 = 1.0 / 3600.0;
+/// Spread of the noisy predictor's reprediction model, decades (ALGORITHMS.md §5.2, [UNSTATED → 0.5]).
+pub const REPREDICTION_SPREAD_DECADES: f64 = 0.5;
+/// Log10 error of a correct noisy prediction (App. G.1, stated).
+pub const CORRECT_ERROR_DECADES: f64 = 0.001;
+/// Log10 error of an incorrect noisy prediction (App. G.1, stated).
+pub const WRONG_ERROR_DECADES: f64 = 3.0;
+
+/// The oracle: `L̂ = T`, `R̂(u) = max(T − u, 0)` with `T` the true lifetime (for right-censored jobs the
+/// imputed one, see [`super::pool::Job::life`]).
+pub struct Oracle {
+    life: Vec<f64>,
+}
+
+impl Oracle {
+    /// From the true lifetimes, hours.
+    pub fn new(life: Vec<f64>) -> Oracle {
+        Oracle { life }
+    }
+}
+
+impl LifetimePredictor for Oracle {
+    fn first(&self, j: usize) -> f64 {
+        self.life[j]
+    }
+    fn remaining(&self, j: usize, u: f64) -> f64 {
+        (self.life[j] - u).max(0.0)
+    }
+}
+
+/// `E[T − u | T > u]` for `T ~ LogNormal(m, s²)` (natural log), hours:
+/// `exp(m + s²/2)·Φ((m + s² − ln u)/s) / Φ((m − ln u)/s) − u`, and `exp(m + s²/2)` at `u ≤ 0`
+/// (ALGORITHMS.md §5.2). When the tail probability underflows, the Mills-ratio asymptote `u·s²/(ln u − m)`.
+pub fn lognormal_mean_residual(m: f64, s: f64, u: f64) -> f64 {
+    let mean = (m + 0.5 * s * s).exp();
+    if u <= 0.0 {
+        return mean;
+    }
+    let lu = u.ln();
+    // Φ(x) = normal_sf(−x)
+    let den = normal_sf((lu - m) / s);
+    let num = normal_sf((lu - m - s * s) / s);
+    if den > 1e-300 && num.is_finite() {
+        (mean * num / den - u).max(0.0)
+    } else {
+        (u * s * s / (lu - m)).max(0.0)
+    }
+}
+
+/// The noisy predictor at accuracy `A` (App. G.1, stated): per job, `correct ~ Bernoulli(A)` once, then
+/// `log10 L̂ = log10 T + N(0, s_e²)` with `s_e` = [`CORRECT_ERROR_DECADES`] if correct, else
+/// [`WRONG_ERROR_DECADES`]; `L̂` is capped to [[`MIN_PREDICTION_H`], [`MAX_PREDICTION_H`]]. Reprediction treats
+/// `T ~ LogNormal(ln L̂, (s_p·ln 10)²)` with `s_p` = [`REPREDICTION_SPREAD_DECADES`] ([`lognormal_mean_residual`]).
+pub struct Noisy {
+    lhat: Vec<f64>,
+    s: f64,
+}
+
+impl Noisy {
+    /// Draws the predictions for true lifetimes `life` (hours) at accuracy `accuracy` ∈ [0, 1]; job `j` uses
+    /// its own random stream `(seed, comp, j)`, so predictions do not depend on the order of evaluation.
+    pub fn new(life: &[f64], accuracy: f64, seed: u64, comp: u64) -> Noisy {
+        let lhat = life
+            .iter()
+            .enumerate()
+            .map(|(j, &t)| {
+                let mut r = stream(seed, comp, j as u64);
+                let correct = r.random::<f64>() < accuracy;
+                let se = if correct {
+                    CORRECT_ERROR_DECADES
+                } else {
+                    WRONG_ERROR_DECADES
+                };
+                let lg = t.max(MIN_PREDICTION_H).log10() + se * normal(&mut r);
+                10f64.powf(lg).clamp(MIN_PREDICTION_H, MAX_PREDICTION_H)
+            })
+            .collect();
+        Noisy {
+            lhat,
+            s: REPREDICTION_SPREAD_DECADES * std::f64::consts::LN_10,
+        }
+    }
+}
+
+impl LifetimePredictor for Noisy {
+    fn first(&self, j: usize) -> f64 {
+        self.lhat[j]
+    }
+    /// `R̂(0) = L̂·exp(s²/2)` (the log-normal's mean), then the log-normal mean residual.
+    fn remaining(&self, j: usize, u: f64) -> f64 {
+        lognormal_mean_residual(self.lhat[j].ln(), self.s, u)
+    }
+}
+
+/// A lifetime distribution on points (hours) with probabilities: the Kaplan–Meier estimate of a population's
+/// lifetimes with right-censoring (the mass left after the last event sits at the largest observed time).
+/// Answers the mean residual life `E[T − u | T > u]` in `O(log n)`.
+#[derive(Clone, Debug)]
+pub struct LifetimeDist {
+    t: Vec<f64>,
+    /// Σ_{k ≥ i} p_k
+    tail_p: Vec<f64>,
+    /// Σ_{k ≥ i} p_k·t_k
+    tail_pt: Vec<f64>,
+}
+
+impl LifetimeDist {
+    /// The Kaplan–Meier estimate from `(lifetime hours, censored)` observations (censored = a lower bound).
+    /// At tied times events come before censorings (the usual convention). `None` when there are none.
+    pub fn kaplan_meier(obs: &[(f64, bool)]) -> Option<LifetimeDist> {
+        let mut o: Vec<(f64, bool)> = obs
+            .iter()
+            .copied()
+            .filter(|(t, _)| t.is_finite() && *t >= 0.0)
+            .collect();
+        if o.is_empty() {
+            return None;
+        }
+        // events (censored = false) first at equal times
+        o.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let max_t = o.last().map(|x| x.0).unwrap_or(0.0);
+        let mut at_risk = o.len() as f64;
+        let mut s = 1.0;
+        let (mut t, mut p) = (Vec::new(), Vec::new());
+        let mut i = 0;
+        while i < o.len() {
+            let ti = o[i].0;
+            let (mut d, mut c) = (0.0, 0.0);
+            while i < o.len() && o[i].0 == ti {
+                if o[i].1 {
+                    c += 1.0;
+                } else {
+                    d += 1.0;
+                }
+                i += 1;
+            }
+            if d > 0.0 {
+                let s_next = s * (1.0 - d / at_risk);
+                t.push(ti);
+                p.push(s - s_next);
+                s = s_next;
+            }
+            at_risk -= d + c;
+        }
+        if s > 0.0 {
+            match t.last() {
+                Some(&last) if last == max_t => *p.last_mut().expect("non-empty") += s,
+                _ => {
+                    t.push(max_t);
+                    p.push(s);
+                }
+            }
+        }
+        let n = t.len();
+        let (mut tail_p, mut tail_pt) = (vec![0.0; n + 1], vec![0.0; n + 1]);
+        for k in (0..n).rev() {
+            tail_p[k] = tail_p[k + 1] + p[k];
+            tail_pt[k] = tail_pt[k + 1] + p[k] * t[k];
+        }
+        Some(LifetimeDist { t, tail_p, tail_pt })
+    }
+
+    /// The mean lifetime, hours.
+    pub fn mean(&self) -> f64 {
+        self.tail_pt[0]
+    }
+
+    /// `E[T − u | T > u]`, hours; 0 when no mass lies beyond `u`.
+    pub fn mean_residual(&self, u: f64) -> f64 {
+        let i = self.t.partition_point(|&x| x <= u);
+        let p = self.tail_p[i];
+        if p <= 0.0 {
+            0.0
+        } else {
+            (self.tail_pt[i] / p - u).max(0.0)
+        }
+    }
+
+    /// `P(T > u)`.
+    pub fn survival(&self, u: f64) -> f64 {
+        self.tail_p[self.t.partition_point(|&x| x <= u)]
+    }
+}
+
+/// The feature-free distributional predictor: every job gets the population's `E[T − u | T > u]`
+/// (ALGORITHMS.md §5.2 item 3), from a [`LifetimeDist`] fitted on the training VMs.
+pub struct Distributional {
+    dist: LifetimeDist,
+}
+
+impl Distributional {
+    /// From the population distribution.
+    pub fn new(dist: LifetimeDist) -> Distributional {
+        Distributional { dist }
+    }
+}
+
+impl LifetimePredictor for Distributional {
+    fn first(&self, _j: usize) -> f64 {
+        self.dist.mean()
+    }
+    fn remaining(&self, _j: usize, u: f64) -> f64 {
+        self.dist.mean_residual(u)
+    }
+}
+
+/// Any predictor without reprediction: `R̂(u) = max(L̂ − u, 0)` (ALGORITHMS.md §5.2 item 4).
+pub struct OneShot<P>(pub P);
+
+impl<P: LifetimePredictor> LifetimePredictor for OneShot<P> {
+    fn first(&self, j: usize) -> f64 {
+        self.0.first(j)
+    }
+    fn remaining(&self, j: usize, u: f64) -> f64 {
+        (self.0.first(j) - u).max(0.0)
+    }
+}
+
+impl LifetimePredictor for Box<dyn LifetimePredictor> {
+    fn first(&self, j: usize) -> f64 {
+        (**self).first(j)
+    }
+    fn remaining(&self, j: usize, u: f64) -> f64 {
+        (**self).remaining(j, u)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `E[T − u | T > u]` by numerical integration of `∫_u^∞ S(t) dt / S(u)` for a log-normal, an
+    /// independent route from the closed form (which integrates `t·f(t)`).
+    fn residual_by_quadrature(m: f64, s: f64, u: f64) -> f64 {
+        let surv = |t: f64| normal_sf((t.ln() - m) / s);
+        // substitute t = u + x, integrate S over x ∈ [0, big] with Simpson on a log-spaced grid in x
+        let (lo, hi) = (1e-9f64, (m + 12.0 * s).exp() * 10.0 + u);
+        let n = 200_000;
+        let (a, b) = (lo.ln(), hi.ln());
+        let h = (b - a) / n as f64;
+        let f = |y: f64| {
+            let x = y.exp();
+            surv(u + x) * x
+        };
+        let mut sum = f(a) + f(b);
+        for k in 1..n {
+            let y = a + k as f64 * h;
+            sum += if k % 2 == 1 { 4.0 } else { 2.0 } * f(y);
+        }
+        // the part x ∈ [0, lo] adds at most lo·S(u)
+        (sum * h / 3.0 + lo * surv(u)) / surv(u)
+    }
+
+    #[test]
+    fn lognormal_reprediction_matches_numerical_integration() {
+        let s = REPREDICTION_SPREAD_DECADES * std::f64::consts::LN_10;
+        for &(lhat, u) in &[
+            (1.0, 0.5),
+            (1.0, 3.0),
+            (24.0, 10.0),
+            (24.0, 200.0),
+            (0.2, 5.0),
+        ] {
+            let m = f64::ln(lhat);
+            let closed = lognormal_mean_residual(m, s, u);
+            let quad = residual_by_quadrature(m, s, u);
+            assert!(
+                (closed - quad).abs() <= 1e-4 * quad.max(1.0),
+                "L̂ = {lhat}, u = {u}: closed {closed} vs quadrature {quad}"
+            );
+        }
+        // R̂(0) = L̂·exp(s²/2): with s = 0.5·ln 10, exp(s²/2) = 1.940…
+        let r0 = lognormal_mean_residual(0.0, s, 0.0);
+        assert!((r0 - (s * s / 2.0).exp()).abs() < 1e-12);
+        assert!((r0 - 1.9401).abs() < 1e-4, "{r0}");
+    }
+
+    #[test]
+    fn reprediction_grows_with_uptime_far_in_the_tail() {
+        // the asymptote takes over smoothly where the tail underflows
+        let s = 1.0;
+        let near = lognormal_mean_residual(0.0, s, 1e15);
+        let far = lognormal_mean_residual(0.0, s, 1e300);
+        assert!(near > 0.0 && far > near);
+    }
+
+    #[test]
+    fn kaplan_meier_by_hand() {
+        // lifetimes 1, 2 (censored), 3, 4: S jumps at 1 (3/4), at 3 (3/4·1/2 = 3/8), at 4 (0)
+        let d =
+            LifetimeDist::kaplan_meier(&[(1.0, false), (2.0, true), (3.0, false), (4.0, false)])
+                .unwrap();
+        assert!((d.survival(0.5) - 1.0).abs() < 1e-15);
+        assert!((d.survival(1.0) - 0.75).abs() < 1e-15);
+        assert!((d.survival(3.0) - 0.375).abs() < 1e-15);
+        assert_eq!(d.survival(4.0), 0.0);
+        // mean = 1·0.25 + 3·0.375 + 4·0.375 = 2.875
+        assert!((d.mean() - 2.875).abs() < 1e-12);
+        // E[T − 2 | T > 2] = (3·0.375 + 4·0.375)/0.75 − 2 = 1.5
+        assert!((d.mean_residual(2.0) - 1.5).abs() < 1e-12);
+        assert_eq!(d.mean_residual(4.0), 0.0);
+        // a censored last observation keeps its mass at the largest time
+        let d = LifetimeDist::kaplan_meier(&[(1.0, false), (5.0, true)]).unwrap();
+        assert!((d.mean() - 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn noisy_predictor_is_exact_when_correct_and_capped() {
+        let life = vec![0.5, 10.0, 1000.0];
+        let p = Noisy::new(&life, 1.0, 7, 1);
+        for (j, &t) in life.iter().enumerate() {
+            let want = t.min(MAX_PREDICTION_H);
+            assert!(
+                (p.first(j) / want - 1.0).abs() < 0.02,
+                "{} vs {want}",
+                p.first(j)
+            );
+        }
+        let bad = Noisy::new(&vec![1.0; 2000], 0.0, 7, 1);
+        // wrong predictions scatter by 3 decades: about 74% land outside ×/÷ 10 (P(|Z| > 1/3))
+        let far = (0..2000)
+            .filter(|&j| (bad.first(j).log10()).abs() > 1.0)
+            .count();
+        assert!((1300..1650).contains(&far), "{far}");
+        let one = OneShot(Oracle::new(vec![3.0]));
+        assert_eq!(one.remaining(0, 1.0), 2.0);
+        assert_eq!(one.remaining(0, 5.0), 0.0);
+    }
+}

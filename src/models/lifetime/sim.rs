@@ -1,0 +1,757 @@
+//! The event-driven pool (seed 003 §2, §5.1, App. F; ALGORITHMS.md §5.1) and its policies: best fit
+//! (the baseline scorer), LA-Binary (§5.5), NILAS (§5.3) and LAVA (§5.4), on the shared DES kernel.
+//!
+//! Times are hours. Events: VM arrival, VM exit, LAVA host deadline, metric sample (every
+//! [`SimConfig::sample_h`]) and stranding sample (every [`SimConfig::stranding_h`]). Hosts are identical with
+//! capacity `cap = (cores, memory GB, GPUs)`; a VM fits when `used + shape ≤ cap` in every dimension; a VM no
+//! host can take is a scheduling failure (counted, never placed). Metrics (§5.8) are averaged over the samples
+//! after the warm-up.
+
+use super::pool::{Job, DIMS};
+use super::predictor::LifetimePredictor;
+use super::Policy;
+use crate::substrate::des::{Des, TimerKey, World};
+use crate::substrate::rng::stream;
+use rand::RngExt;
+use serde::Serialize;
+
+/// NILAS temporal-cost bounds, hours (seed 003 Alg. 2, stated): 0, 30 min, 60 min, 90 min, 2 h, 3 h, 4 h, 6 h,
+/// 12 h, 24 h, 168 h.
+pub const NILAS_BOUNDS_H: [f64; 11] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 12.0, 24.0, 168.0];
+/// LA-Binary's cutoff between short and long VMs, hours (seed 003 §5.3, stated: 2 h).
+pub const LA_BINARY_CUTOFF_H: f64 = 2.0;
+/// LAVA's occupancy above which an OPEN host turns RECYCLING (seed 003 Alg. 3, stated: 90%).
+pub const LAVA_RECYCLE_AT: f64 = 0.9;
+/// LAVA's deadline factor: a host is expected to empty within 1.1 × its class's upper bound (stated).
+pub const LAVA_DEADLINE_FACTOR: f64 = 1.1;
+/// Highest lifetime class (classes continue by decades beyond 4, ALGORITHMS.md §5.10 [UNSTATED]).
+pub const MAX_CLASS: u8 = 12;
+/// Consecutive failures that end an inflation (ALGORITHMS.md §5.8 [UNSTATED → 100]).
+pub const INFLATION_FAILURES: usize = 100;
+/// Arrival shapes the inflation draws from: the most recent ones (ALGORITHMS.md §5.8 "recent-arrival shape
+/// mix" [UNSTATED → the last 1,000 arrivals]).
+pub const INFLATION_RECENT: usize = 1000;
+/// Random-stream component of the inflation draws.
+const COMP_INFLATION: u64 = 0x7374_7261;
+const NONE: u32 = u32::MAX;
+const EPS: f64 = 1e-9;
+
+/// NILAS temporal cost of a lifetime extension `dt` hours: `max{i : dt ≥ bounds[i]}` (seed 003 Alg. 2; e.g.
+/// 70 min → 2).
+pub fn temporal_cost(dt: f64) -> u8 {
+    NILAS_BOUNDS_H.iter().rposition(|&b| dt >= b).unwrap_or(0) as u8
+}
+
+/// LAVA lifetime class of a predicted lifetime `x` hours: 1 below 1 h, 2 in [1, 10) h, 3 in [10, 100) h, …
+/// (seed 003 §4.3, stated to 4; by decades beyond, up to [`MAX_CLASS`]).
+pub fn lifetime_class(x: f64) -> u8 {
+    let (mut k, mut ub) = (1u8, 1.0);
+    while x >= ub && k < MAX_CLASS {
+        k += 1;
+        ub *= 10.0;
+    }
+    k
+}
+
+/// Upper bound of lifetime class `k`, hours: `10^(k−1)`.
+pub fn class_upper_bound(k: u8) -> f64 {
+    10f64.powi(k as i32 - 1)
+}
+
+/// The pool and run settings of one simulation.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// The policy.
+    pub policy: Policy,
+    /// Number of hosts.
+    pub hosts: usize,
+    /// Host capacity `(cores, memory GB, GPUs)`.
+    pub cap: [f64; DIMS],
+    /// Metrics are measured from this time on, hours.
+    pub warmup_h: f64,
+    /// End of the simulation, hours.
+    pub end: f64,
+    /// NILAS host-exit cache refresh period, hours (0 = recompute at every use).
+    pub refresh_h: f64,
+    /// Metric sampling period, hours.
+    pub sample_h: f64,
+    /// Stranding (inflation) sampling period, hours (0 = no stranding measurement).
+    pub stranding_h: f64,
+    /// Seed of the inflation draws.
+    pub seed: u64,
+}
+
+/// Results of one policy on one pool (ALGORITHMS.md §5.8). Fractions are in [0, 1]; averages are over the
+/// metric samples after the warm-up.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PolicyResult {
+    /// The policy.
+    pub policy: Policy,
+    /// Time-average fraction of hosts without VMs.
+    pub empty_hosts: f64,
+    /// `empty_hosts` minus the best-fit baseline's on the same arrivals, percentage points (0 for best fit).
+    pub empty_hosts_pp_vs_best_fit: f64,
+    /// Time-average of (cores on empty hosts / all free cores); samples without free cores are skipped.
+    pub empty_to_free: f64,
+    /// Time-average of (allocated cores on non-empty hosts / cores of non-empty hosts).
+    pub packing_density: f64,
+    /// Time-average fraction of all cores allocated.
+    pub allocation: f64,
+    /// Free cores left after inflation / all cores, averaged over the stranding samples (NaN-free: 0 when none).
+    pub stranded_cpu: f64,
+    /// Free memory left after inflation / all memory, averaged over the stranding samples.
+    pub stranded_mem: f64,
+    /// Live migrations (no defragmentation runs in these experiments: 0).
+    pub migrations: u64,
+    /// VMs no host could take, over the whole run.
+    pub failures: u64,
+    /// Of those, after the warm-up.
+    pub failures_measured: u64,
+    /// Time-average of the theoretical optimum `⌊H·min_r(free_r / cap_r)⌋ / H` (App. G.2).
+    pub optimum_empty_hosts: f64,
+    /// Metric samples averaged.
+    pub samples: usize,
+    /// Stranding samples averaged.
+    pub stranding_samples: usize,
+    /// VMs that arrived.
+    pub arrivals: u64,
+    /// Events handled.
+    pub events: u64,
+    /// Empty-host fraction averaged per hour from time 0 (warm-up included), for the chart.
+    pub empty_series: Vec<f64>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    Arrive(u32),
+    Exit(u32),
+    Deadline(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Empty,
+    Open,
+    Recycling,
+}
+
+struct Host {
+    used: [f64; DIMS],
+    vms: Vec<u32>,
+    state: State,
+    class: u8,
+    key: TimerKey,
+    res_epoch: u32,
+    res_count: u32,
+    long: u32,
+    exit_cache: f64,
+    cache_at: f64,
+    cache_valid: bool,
+}
+
+#[derive(Default)]
+struct Acc {
+    samples: usize,
+    empty: f64,
+    e2f: f64,
+    e2f_n: usize,
+    density: f64,
+    density_n: usize,
+    alloc: f64,
+    opt: f64,
+    series: Vec<(f64, usize)>,
+    strand_cpu: f64,
+    strand_mem: f64,
+    strand_n: usize,
+    failures: u64,
+    failures_measured: u64,
+    arrivals: u64,
+}
+
+struct Pool<'a> {
+    jobs: &'a [Job],
+    pred: &'a dyn LifetimePredictor,
+    cfg: &'a SimConfig,
+    hosts: Vec<Host>,
+    on: Vec<u32>,
+    class: Vec<u8>,
+    res_epoch: Vec<u32>,
+    long: Vec<bool>,
+    recent: Vec<[f64; DIMS]>,
+    recent_next: usize,
+    placed: Vec<u32>,
+    acc: Acc,
+}
+
+fn fits(used: &[f64; DIMS], cap: &[f64; DIMS], shape: &[f64; DIMS]) -> bool {
+    (0..DIMS).all(|r| used[r] + shape[r] <= cap[r] + EPS)
+}
+
+/// The baseline scorer (ALGORITHMS.md §5.1, multi-dimensional best fit): `Σ_r (cap_r − used_r − shape_r)/cap_r`
+/// over the dimensions with capacity; lower is better.
+fn best_fit_score(used: &[f64; DIMS], cap: &[f64; DIMS], shape: &[f64; DIMS]) -> f64 {
+    (0..DIMS)
+        .filter(|&r| cap[r] > 0.0)
+        .map(|r| (cap[r] - used[r] - shape[r]) / cap[r])
+        .sum()
+}
+
+impl<'a> Pool<'a> {
+    fn host_exit(&mut self, h: usize, now: f64) -> f64 {
+        let refresh = self.cfg.refresh_h;
+        let host = &self.hosts[h];
+        if host.vms.is_empty() {
+            return now;
+        }
+        if host.cache_valid
+            && refresh > 0.0
+            && now < host.exit_cache
+            && now - host.cache_at < refresh
+        {
+            return host.exit_cache;
+        }
+        let exit = host
+            .vms
+            .iter()
+            .map(|&v| {
+                let j = v as usize;
+                now + self.pred.remaining(j, now - self.jobs[j].start)
+            })
+            .fold(now, f64::max);
+        let host = &mut self.hosts[h];
+        host.exit_cache = exit;
+        host.cache_at = now;
+        host.cache_valid = true;
+        exit
+    }
+
+    /// The host for job `j` under the policy, or `None` (a scheduling failure).
+    fn choose(&mut self, j: usize, now: f64) -> Option<usize> {
+        let shape = self.jobs[j].shape;
+        let cap = self.cfg.cap;
+        let policy = self.cfg.policy;
+        let temporal = matches!(policy, Policy::Nilas | Policy::Lava);
+        let vm_exit = if temporal {
+            now + self.pred.remaining(j, 0.0)
+        } else {
+            0.0
+        };
+        let vclass = self.class[j];
+        let vlong = self.long[j];
+        // key: (tier, sub-tier, temporal cost, score, host)
+        let mut best: Option<(u8, u8, u8, f64, usize)> = None;
+        for h in 0..self.hosts.len() {
+            let host = &self.hosts[h];
+            if !fits(&host.used, &cap, &shape) {
+                continue;
+            }
+            let empty = host.vms.is_empty();
+            let (tier, sub) = match policy {
+                Policy::BestFit | Policy::Nilas => (0, 0),
+                Policy::LaBinary => {
+                    if empty {
+                        (2, 0)
+                    } else if (host.long > 0) == vlong {
+                        (0, 0)
+                    } else {
+                        (1, 0)
+                    }
+                }
+                Policy::Lava => match host.state {
+                    State::Recycling if host.class > vclass => (0, host.class),
+                    State::Open if host.class == vclass => (1, 0),
+                    _ if !empty => (2, 0),
+                    _ => (3, 0),
+                },
+            };
+            if let Some(b) = best {
+                if (tier, sub) > (b.0, b.1) {
+                    continue;
+                }
+            }
+            let score = best_fit_score(&host.used, &cap, &shape);
+            let cost = if temporal {
+                let he = self.host_exit(h, now);
+                temporal_cost((vm_exit - he).max(0.0))
+            } else {
+                0
+            };
+            let cand = (tier, sub, cost, score, h);
+            let better = match best {
+                None => true,
+                Some(b) => (cand.0, cand.1, cand.2)
+                    .cmp(&(b.0, b.1, b.2))
+                    .then(cand.3.total_cmp(&b.3))
+                    .then(cand.4.cmp(&b.4))
+                    .is_lt(),
+            };
+            if better {
+                best = Some(cand);
+            }
+        }
+        best.map(|b| b.4)
+    }
+
+    fn res_all(&mut self, h: usize) {
+        let host = &mut self.hosts[h];
+        host.res_epoch = host.res_epoch.wrapping_add(1);
+        host.res_count = host.vms.len() as u32;
+        for &v in &host.vms {
+            self.res_epoch[v as usize] = host.res_epoch;
+        }
+    }
+
+    fn res_only(&mut self, h: usize, j: usize) {
+        let host = &mut self.hosts[h];
+        host.res_epoch = host.res_epoch.wrapping_add(1);
+        host.res_count = 1;
+        self.res_epoch[j] = host.res_epoch;
+    }
+
+    fn reset_deadline(&mut self, h: usize, now: f64, des: &mut Des<Ev>) {
+        let host = &self.hosts[h];
+        let t = now + LAVA_DEADLINE_FACTOR * class_upper_bound(host.class);
+        des.schedule_keyed(host.key, t, Ev::Deadline(h as u32));
+    }
+
+    fn place(&mut self, j: usize, h: usize, now: f64, des: &mut Des<Ev>) {
+        let shape = self.jobs[j].shape;
+        let was_empty = self.hosts[h].vms.is_empty();
+        {
+            let host = &mut self.hosts[h];
+            for (u, s) in host.used.iter_mut().zip(shape) {
+                *u += s;
+            }
+            host.vms.push(j as u32);
+            host.cache_valid = false;
+            if self.long[j] {
+                host.long += 1;
+            }
+        }
+        self.on[j] = h as u32;
+        self.placed[j] = h as u32;
+        self.res_epoch[j] = NONE;
+        if self.cfg.policy == Policy::Lava {
+            let vclass = self.class[j];
+            if was_empty {
+                self.hosts[h].state = State::Open;
+                self.hosts[h].class = vclass;
+                self.res_only(h, j);
+                self.reset_deadline(h, now, des);
+            } else if self.hosts[h].state == State::Open && vclass == self.hosts[h].class {
+                let host = &mut self.hosts[h];
+                host.res_count += 1;
+                self.res_epoch[j] = host.res_epoch;
+            } else if vclass > self.hosts[h].class {
+                self.hosts[h].class = vclass;
+                self.res_only(h, j);
+                self.reset_deadline(h, now, des);
+            }
+            let host = &self.hosts[h];
+            let cap = self.cfg.cap;
+            if host.state == State::Open
+                && (host.used[0] > LAVA_RECYCLE_AT * cap[0]
+                    || host.used[1] > LAVA_RECYCLE_AT * cap[1])
+            {
+                self.hosts[h].state = State::Recycling;
+                self.res_all(h);
+            }
+        }
+        let exit = self.jobs[j].exit;
+        if exit < self.cfg.end {
+            des.schedule(exit, Ev::Exit(j as u32));
+        }
+    }
+
+    fn remove(&mut self, j: usize, now: f64, des: &mut Des<Ev>) {
+        let h = self.on[j];
+        if h == NONE {
+            return; // a scheduling failure: never placed
+        }
+        let h = h as usize;
+        self.on[j] = NONE;
+        let jobs = self.jobs;
+        {
+            let host = &mut self.hosts[h];
+            if let Some(pos) = host.vms.iter().position(|&v| v as usize == j) {
+                host.vms.swap_remove(pos);
+            }
+            // recomputed, not decremented: exact whatever the order of arrivals and exits
+            let mut used = [0.0; DIMS];
+            for &v in &host.vms {
+                for (u, s) in used.iter_mut().zip(jobs[v as usize].shape) {
+                    *u += s;
+                }
+            }
+            host.used = used;
+            host.cache_valid = false;
+            if self.long[j] {
+                host.long -= 1;
+            }
+        }
+        if self.cfg.policy == Policy::Lava {
+            let was_res = self.res_epoch[j] == self.hosts[h].res_epoch;
+            let host = &mut self.hosts[h];
+            if was_res {
+                host.res_count = host.res_count.saturating_sub(1);
+            }
+            if host.vms.is_empty() {
+                host.state = State::Empty;
+                host.class = 0;
+                des.cancel(host.key);
+            } else if host.state == State::Recycling && host.res_count == 0 {
+                host.class = host.class.saturating_sub(1).max(1);
+                self.res_all(h);
+                self.reset_deadline(h, now, des);
+            }
+        }
+    }
+
+    fn sample(&mut self, now: f64) {
+        let cap = self.cfg.cap;
+        let n = self.hosts.len() as f64;
+        let mut empty = 0usize;
+        let mut free = [0.0; DIMS];
+        let (mut alloc_nonempty, mut cores_nonempty) = (0.0, 0.0);
+        for host in &self.hosts {
+            for r in 0..DIMS {
+                free[r] += cap[r] - host.used[r];
+            }
+            if host.vms.is_empty() {
+                empty += 1;
+            } else {
+                alloc_nonempty += host.used[0];
+                cores_nonempty += cap[0];
+            }
+        }
+        let frac = empty as f64 / n;
+        let hour = now.floor().max(0.0) as usize;
+        let acc = &mut self.acc;
+        if acc.series.len() <= hour {
+            acc.series.resize(hour + 1, (0.0, 0));
+        }
+        acc.series[hour].0 += frac;
+        acc.series[hour].1 += 1;
+        if now < self.cfg.warmup_h {
+            return;
+        }
+        acc.samples += 1;
+        acc.empty += frac;
+        if free[0] > EPS {
+            acc.e2f += empty as f64 * cap[0] / free[0];
+            acc.e2f_n += 1;
+        }
+        if cores_nonempty > 0.0 {
+            acc.density += alloc_nonempty / cores_nonempty;
+            acc.density_n += 1;
+        }
+        acc.alloc += 1.0 - free[0] / (n * cap[0]);
+        let min_free = (0..DIMS)
+            .filter(|&r| cap[r] > 0.0)
+            .map(|r| free[r] / (n * cap[r]))
+            .fold(f64::INFINITY, f64::min);
+        acc.opt += (n * min_free + EPS).floor().max(0.0) / n;
+    }
+
+    /// Inflation (ALGORITHMS.md §5.8): best-fit placements of shapes drawn from the recent arrivals until
+    /// [`INFLATION_FAILURES`] consecutive failures; the free capacity left is stranded.
+    fn strand(&mut self, now: f64) {
+        if now < self.cfg.warmup_h || self.recent.is_empty() {
+            return;
+        }
+        let cap = self.cfg.cap;
+        let mut used: Vec<[f64; DIMS]> = self.hosts.iter().map(|h| h.used).collect();
+        let mut rng = stream(self.cfg.seed, COMP_INFLATION, self.acc.strand_n as u64);
+        let mut fails = 0;
+        let mut draws = 0usize;
+        let limit = 1000 * self.hosts.len() + 10_000;
+        while fails < INFLATION_FAILURES && draws < limit {
+            draws += 1;
+            let shape = self.recent[rng.random_range(0..self.recent.len())];
+            let mut best: Option<(f64, usize)> = None;
+            for (h, u) in used.iter().enumerate() {
+                if fits(u, &cap, &shape) {
+                    let s = best_fit_score(u, &cap, &shape);
+                    if best.is_none_or(|b| s < b.0) {
+                        best = Some((s, h));
+                    }
+                }
+            }
+            match best {
+                Some((_, h)) => {
+                    fails = 0;
+                    for (x, s) in used[h].iter_mut().zip(shape) {
+                        *x += s;
+                    }
+                }
+                None => fails += 1,
+            }
+        }
+        let n = self.hosts.len() as f64;
+        let free = |r: usize| used.iter().map(|u| cap[r] - u[r]).sum::<f64>() / (n * cap[r]);
+        self.acc.strand_cpu += free(0);
+        self.acc.strand_mem += if cap[1] > 0.0 { free(1) } else { 0.0 };
+        self.acc.strand_n += 1;
+    }
+}
+
+impl World<Ev> for Pool<'_> {
+    fn handle(&mut self, now: f64, ev: Ev, des: &mut Des<Ev>) {
+        match ev {
+            Ev::Arrive(j) => {
+                let j = j as usize;
+                self.acc.arrivals += 1;
+                let shape = self.jobs[j].shape;
+                if shape[0] > 0.0 || shape[1] > 0.0 {
+                    if self.recent.len() < INFLATION_RECENT {
+                        self.recent.push(shape);
+                    } else {
+                        self.recent[self.recent_next] = shape;
+                    }
+                    self.recent_next = (self.recent_next + 1) % INFLATION_RECENT;
+                }
+                match self.choose(j, now) {
+                    Some(h) => self.place(j, h, now, des),
+                    None => {
+                        self.acc.failures += 1;
+                        if now >= self.cfg.warmup_h {
+                            self.acc.failures_measured += 1;
+                        }
+                    }
+                }
+            }
+            Ev::Exit(j) => self.remove(j as usize, now, des),
+            Ev::Deadline(h) => {
+                let h = h as usize;
+                if !self.hosts[h].vms.is_empty() {
+                    let host = &mut self.hosts[h];
+                    host.class = (host.class + 1).min(MAX_CLASS);
+                    self.res_all(h);
+                    self.reset_deadline(h, now, des);
+                }
+            }
+        }
+    }
+}
+
+/// Simulates `jobs` (arrival order) on the pool of `cfg` under `cfg.policy` with predictor `pred` and returns
+/// the metrics. Deterministic: the same inputs give bit-identical results.
+pub fn simulate(jobs: &[Job], pred: &dyn LifetimePredictor, cfg: &SimConfig) -> PolicyResult {
+    run(jobs, pred, cfg).0
+}
+
+/// Like [`simulate`], also returning the host each job was placed on (`None`: a scheduling failure or an
+/// arrival after the end).
+pub fn simulate_placements(
+    jobs: &[Job],
+    pred: &dyn LifetimePredictor,
+    cfg: &SimConfig,
+) -> (PolicyResult, Vec<Option<usize>>) {
+    let (r, placed) = run(jobs, pred, cfg);
+    (
+        r,
+        placed
+            .into_iter()
+            .map(|h| (h != NONE).then_some(h as usize))
+            .collect(),
+    )
+}
+
+fn run(jobs: &[Job], pred: &dyn LifetimePredictor, cfg: &SimConfig) -> (PolicyResult, Vec<u32>) {
+    let n = jobs.len();
+    let mut des: Des<Ev> = Des::new();
+    let hosts = (0..cfg.hosts)
+        .map(|_| Host {
+            used: [0.0; DIMS],
+            vms: Vec::new(),
+            state: State::Empty,
+            class: 0,
+            key: des.new_key(),
+            res_epoch: 0,
+            res_count: 0,
+            long: 0,
+            exit_cache: 0.0,
+            cache_at: 0.0,
+            cache_valid: false,
+        })
+        .collect();
+    let mut pool = Pool {
+        jobs,
+        pred,
+        cfg,
+        hosts,
+        on: vec![NONE; n],
+        class: (0..n)
+            .map(|j| lifetime_class(pred.remaining(j, 0.0)))
+            .collect(),
+        res_epoch: vec![NONE; n],
+        long: (0..n).map(|j| pred.first(j) > LA_BINARY_CUTOFF_H).collect(),
+        recent: Vec::new(),
+        recent_next: 0,
+        placed: vec![NONE; n],
+        acc: Acc::default(),
+    };
+    for (j, job) in jobs.iter().enumerate() {
+        if job.start < cfg.end {
+            des.schedule(job.start, Ev::Arrive(j as u32));
+        }
+    }
+    // samples see the state after every event at or before their time (arrivals of that 5-minute bin
+    // included, exits at that instant done)
+    let mut events = 0;
+    let mut next_strand = if cfg.stranding_h > 0.0 {
+        cfg.warmup_h
+    } else {
+        f64::INFINITY
+    };
+    let mut k = 0u64;
+    loop {
+        let t = k as f64 * cfg.sample_h;
+        if t >= cfg.end || cfg.sample_h <= 0.0 {
+            break;
+        }
+        events += des.run_until(t, &mut pool);
+        pool.sample(t);
+        if t >= next_strand {
+            pool.strand(t);
+            next_strand += cfg.stranding_h;
+        }
+        k += 1;
+    }
+    events += des.run_until(cfg.end, &mut pool);
+    let a = &pool.acc;
+    let avg = |s: f64, n: usize| if n == 0 { 0.0 } else { s / n as f64 };
+    let result = PolicyResult {
+        policy: cfg.policy,
+        empty_hosts: avg(a.empty, a.samples),
+        empty_hosts_pp_vs_best_fit: 0.0,
+        empty_to_free: avg(a.e2f, a.e2f_n),
+        packing_density: avg(a.density, a.density_n),
+        allocation: avg(a.alloc, a.samples),
+        stranded_cpu: avg(a.strand_cpu, a.strand_n),
+        stranded_mem: avg(a.strand_mem, a.strand_n),
+        migrations: 0,
+        failures: a.failures,
+        failures_measured: a.failures_measured,
+        optimum_empty_hosts: avg(a.opt, a.samples),
+        samples: a.samples,
+        stranding_samples: a.strand_n,
+        arrivals: a.arrivals,
+        events,
+        empty_series: a.series.iter().map(|&(s, n)| avg(s, n)).collect(),
+    };
+    (result, pool.placed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::predictor::Oracle;
+    use super::*;
+
+    fn job(start: f64, life: f64, cores: f64) -> Job {
+        Job {
+            start,
+            exit: start + life,
+            life,
+            censored: false,
+            shape: [cores, 0.0, 0.0],
+            batch: 0,
+        }
+    }
+
+    fn cfg(policy: Policy, hosts: usize, cores: f64) -> SimConfig {
+        SimConfig {
+            policy,
+            hosts,
+            cap: [cores, 0.0, 0.0],
+            warmup_h: 0.0,
+            end: 100.0,
+            refresh_h: 60.0 / 3600.0,
+            sample_h: 5.0 / 60.0,
+            stranding_h: 0.0,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn temporal_cost_and_lifetime_classes_by_hand() {
+        // seed 003 §4.2's example: ΔT = 70 min → cost 2
+        assert_eq!(temporal_cost(70.0 / 60.0), 2);
+        assert_eq!(temporal_cost(0.0), 0);
+        assert_eq!(temporal_cost(29.0 / 60.0), 0);
+        assert_eq!(temporal_cost(0.5), 1);
+        assert_eq!(temporal_cost(5.0), 6);
+        assert_eq!(temporal_cost(200.0), 10);
+        assert_eq!(lifetime_class(0.5), 1);
+        assert_eq!(lifetime_class(1.0), 2);
+        assert_eq!(lifetime_class(9.99), 2);
+        assert_eq!(lifetime_class(10.0), 3);
+        assert_eq!(lifetime_class(999.0), 4);
+        assert_eq!(lifetime_class(1000.0), 5);
+        assert_eq!(class_upper_bound(3), 100.0);
+    }
+
+    /// Two 4-core hosts. A (2 cores, 10 h) opens host 0; C (3 cores, 2 h) does not fit beside it and opens
+    /// host 1; D (1 core, 8.5 h, at t = 1 h) fits both.
+    /// - best fit: host 1 (4 − 3 − 1 = 0 cores left vs 1);
+    /// - NILAS: host 0 exits at 10 h, after D (9.5 h): ΔT = 0, cost 0; host 1 exits at 2 h: ΔT = 7.5 h, cost 7;
+    ///   so host 0;
+    /// - LAVA: D's class is 2 (8.5 h ∈ [1, 10)); host 0 is OPEN in class 3 (10 h), host 1 OPEN in class 2
+    ///   (2 h) at 75% < 90%, so tier 2 (open, same class) = host 1;
+    /// - LA-Binary: A and D are long (> 2 h), C is short (2 h is not > 2 h): host 0, the long host.
+    #[test]
+    fn hand_worked_placements_of_every_policy() {
+        let jobs = vec![job(0.0, 10.0, 2.0), job(0.0, 2.0, 3.0), job(1.0, 8.5, 1.0)];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        for (policy, want) in [
+            (Policy::BestFit, 1),
+            (Policy::Nilas, 0),
+            (Policy::Lava, 1),
+            (Policy::LaBinary, 0),
+        ] {
+            let (_, placed) = simulate_placements(&jobs, &pred, &cfg(policy, 2, 4.0));
+            assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "{policy:?}");
+        }
+    }
+
+    /// LAVA's host states: a host filled above 90% turns RECYCLING and then takes only shorter classes first
+    /// (tier 1); when its residual VMs are gone its class drops by one.
+    #[test]
+    fn lava_recycling_host_takes_shorter_vms_first() {
+        // host 0: A (10 cores, 50 h, class 3) → 100% full → RECYCLING; B (1 core... ) cannot fit until A's
+        // share frees: use a 20-core host: A 19 cores (95% > 90%) → RECYCLING class 3.
+        // E (1 core, 0.5 h, class 1) arrives: tier 1 (recycling, class 3 > 1) = host 0, not the empty host 1,
+        // although best fit would also pick host 0; F (1 core, 50 h, class 3) arrives after E left: host 0 is
+        // RECYCLING with class 3 = F's class, so tier 1 does not apply; host 0 is non-empty (tier 3), host 1
+        // empty (tier 4): host 0.
+        let jobs = vec![
+            job(0.0, 50.0, 19.0),
+            job(1.0, 0.5, 1.0),
+            job(2.0, 50.0, 1.0),
+        ];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let (_, placed) = simulate_placements(&jobs, &pred, &cfg(Policy::Lava, 2, 20.0));
+        assert_eq!(placed, vec![Some(0), Some(0), Some(0)]);
+        // with NILAS, F (exit 52 h) on host 0 (exit 50 h): ΔT = 2 h, cost 4; host 1 empty: ΔT = 50 h, cost 9
+        let (_, placed) = simulate_placements(&jobs, &pred, &cfg(Policy::Nilas, 2, 20.0));
+        assert_eq!(placed[2], Some(0));
+    }
+
+    #[test]
+    fn failures_are_counted_and_empty_hosts_never_exceed_the_optimum() {
+        // three 4-core VMs on two 4-core hosts at once: one fails
+        let jobs = vec![job(0.0, 5.0, 4.0), job(0.0, 5.0, 4.0), job(0.0, 5.0, 4.0)];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let mut c = cfg(Policy::BestFit, 2, 4.0);
+        c.end = 10.0;
+        let (r, placed) = simulate_placements(&jobs, &pred, &c);
+        assert_eq!(placed, vec![Some(0), Some(1), None]);
+        assert_eq!(r.failures, 1);
+        // samples every 5 min over [0, 10): 120; the pool is full at the 60 samples in [0, 5) and empty from
+        // 5 h on (the exits at 5 h come before the sample at 5 h): mean empty fraction 0.5; optimum the same
+        assert_eq!(r.samples, 120);
+        assert!((r.empty_hosts - 0.5).abs() < 1e-12, "{}", r.empty_hosts);
+        assert!((r.optimum_empty_hosts - 0.5).abs() < 1e-12);
+        assert!((r.allocation - 0.5).abs() < 1e-12);
+    }
+}
