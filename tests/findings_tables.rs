@@ -1,0 +1,22 @@
+//! The findings tables in the README are the stored outputs of the committed scripts, verbatim: a change of
+//! results shows up here until the script is re-run and the README updated.
+
+fn read(p: &str) -> String {
+    std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(p))
+        .unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+#[test]
+fn readme_includes_the_stored_seed_003_tables_verbatim() {
+    let readme = read("README.md");
+    let tables = read("results/003/tables.md");
+    assert!(tables.contains("E3.1") && tables.contains("E3.2"));
+    assert!(
+        readme.contains(&tables),
+        "README.md does not include results/003/tables.md verbatim (re-run python3 scripts/seed003_findings.py and copy the tables)"
+    );
+    // the raw results behind the tables are stored with their commands
+    let raw: serde_json::Value = serde_json::from_str(&read("results/003/e31_e32.json")).unwrap();
+    let runs = raw["runs"].as_array().unwrap();
+    assert!(runs.iter().all(|r| r["command"].as_str().unwrap().contains("packlab lifetime")));
+}
