@@ -18,5 +18,7 @@ fn readme_includes_the_stored_seed_003_tables_verbatim() {
     // the raw results behind the tables are stored with their commands
     let raw: serde_json::Value = serde_json::from_str(&read("results/003/e31_e32.json")).unwrap();
     let runs = raw["runs"].as_array().unwrap();
-    assert!(runs.iter().all(|r| r["command"].as_str().unwrap().contains("packlab lifetime")));
+    assert!(runs
+        .iter()
+        .all(|r| r["command"].as_str().unwrap().contains("packlab lifetime")));
 }

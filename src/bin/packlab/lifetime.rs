@@ -51,6 +51,10 @@ pub struct LifetimeArgs {
     /// Stranding sampling period, hours (0 = off).
     #[arg(long)]
     pub stranding_h: Option<f64>,
+    /// Defragmentation with live migrations (E3.5): each policy in start-time order, then the same drains in
+    /// the LARS order; prints both migration counts.
+    #[arg(long)]
+    pub defrag: bool,
     /// Seed (pool share, noisy predictions, inflation draws).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -88,14 +92,17 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
             p.accuracy = accuracy(x)?;
             p.reprediction = false;
         }
-        _ => return Err(format!(
+        _ => {
+            return Err(format!(
             "--predictor: unknown '{}' (expected oracle, noisy:A, distributional or one-shot:A)",
             a.predictor
-        )),
+        ))
+        }
     }
     if a.no_reprediction {
         p.reprediction = false;
     }
+    p.defrag = a.defrag;
     if let Some(s) = &a.split {
         p.split = s.clone();
     }

@@ -6,7 +6,7 @@
 
 use super::pool::{select, PoolJobs, ShareSetup};
 use super::predictor::{Distributional, LifetimePredictor, Noisy, OneShot, Oracle};
-use super::sim::{simulate, PolicyResult, SimConfig};
+use super::sim::{simulate, simulate_recording, Defrag, MigrationOrder, PolicyResult, SimConfig};
 use super::{LifetimeParams, Policy, PredictorKind};
 use crate::experiment::{map_parallel, threads, Experiment, RunError};
 use crate::workload::Workload;
@@ -103,12 +103,45 @@ impl LifetimeRun {
             sample_h: p.sample_min / 60.0,
             stranding_h: p.stranding_h,
             seed: self.seed,
+            defrag: None,
         }
     }
 
     /// The pool's share (jobs, window, distribution).
     pub fn pool(&self) -> &PoolJobs {
         &self.pool
+    }
+}
+
+/// E3.5 (seed 003 §6.3, ALGORITHMS.md §5.6): the policy with defragmentation in ascending start-time order
+/// chooses the drains (recorded); then the same drain actions are replayed twice, in start-time order and in
+/// the LARS order, and the LARS replay is returned with the start-order replay's counts in `start_order`.
+/// Both compared runs replay: a replayed host can hold other VMs than in the run that chose it (the states
+/// diverge once migrations land elsewhere), and replaying only one order would bias against it (measured:
+/// the chosen hosts hold the fewest VMs in the choosing run, more in a replay).
+fn defrag_pair(
+    jobs: &[super::pool::Job],
+    pred: &dyn LifetimePredictor,
+    cfg: &SimConfig,
+) -> PolicyResult {
+    let with = |order, replay| SimConfig {
+        defrag: Some(Defrag { order, replay }),
+        ..cfg.clone()
+    };
+    let (_, actions) = simulate_recording(jobs, pred, &with(MigrationOrder::StartTime, None));
+    let actions = Some(std::sync::Arc::new(actions));
+    let base = simulate(
+        jobs,
+        pred,
+        &with(MigrationOrder::StartTime, actions.clone()),
+    );
+    PolicyResult {
+        start_order: Some(super::sim::MigrationCounts {
+            migrations: base.migrations,
+            migrations_saved: base.migrations_saved,
+            drained_hosts: base.drained_hosts,
+        }),
+        ..simulate(jobs, pred, &with(MigrationOrder::Lars, actions))
     }
 }
 
@@ -135,7 +168,14 @@ impl Experiment for LifetimeRun {
             .map(|&p| self.config(p))
             .collect();
         let (jobs, pred) = (&self.pool.jobs, &*self.pred);
-        let results = map_parallel(threads(), &configs, |cfg| simulate(jobs, pred, cfg));
+        let defrag = self.params.defrag;
+        let results = map_parallel(threads(), &configs, |cfg| {
+            if defrag {
+                defrag_pair(jobs, pred, cfg)
+            } else {
+                simulate(jobs, pred, cfg)
+            }
+        });
         self.results.extend(results.iter().cloned());
         Some(LifetimeStep { first, results })
     }

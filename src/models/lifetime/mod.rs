@@ -127,6 +127,10 @@ pub struct LifetimeParams {
     pub refresh_s: f64,
     /// Metric sampling period, minutes (§5.8: 5).
     pub sample_min: f64,
+    /// Defragmentation with live migrations (§5.6, E3.5): each policy runs with drains in ascending start-time
+    /// order, then the same drains replayed in the LARS order (longest predicted remaining lifetime first);
+    /// the report carries both migration counts.
+    pub defrag: bool,
     /// Stranding (inflation) sampling period, hours (0 = off) [UNSTATED: inflation at every 5-minute sample
     /// costs ~100× a run; every 6 h by default].
     pub stranding_h: f64,
@@ -152,6 +156,7 @@ impl Default for LifetimeParams {
             warmup_h: 48.0,
             refresh_s: 60.0,
             sample_min: 5.0,
+            defrag: false,
             stranding_h: 6.0,
         }
     }

@@ -31,6 +31,39 @@ pub const INFLATION_FAILURES: usize = 100;
 /// Arrival shapes the inflation draws from: the most recent ones (ALGORITHMS.md §5.8 "recent-arrival shape
 /// mix" [UNSTATED → the last 1,000 arrivals]).
 pub const INFLATION_RECENT: usize = 1000;
+/// LARS defragmentation defaults (seed 003 §4.4, App. H; ALGORITHMS.md §5.6): check every 5 min
+/// [UNSTATED], when fewer than 5% of hosts are empty [UNSTATED], drain up to 3 hosts [UNSTATED]; at most 3
+/// concurrent migrations pool-wide, 20 min each (stated).
+pub const DEFRAG_PERIOD_H: f64 = 5.0 / 60.0;
+/// Empty-host fraction below which a defragmentation starts [UNSTATED → 5%].
+pub const DEFRAG_THRESHOLD: f64 = 0.05;
+/// Hosts drained at once [UNSTATED → 3].
+pub const DEFRAG_CANDIDATES: usize = 3;
+/// Concurrent live migrations pool-wide (stated: 3).
+pub const MIGRATION_CONCURRENCY: usize = 3;
+/// Duration of one live migration, hours (stated: 20 min).
+pub const MIGRATION_H: f64 = 20.0 / 60.0;
+
+/// The order in which a drained host's VMs are migrated (ALGORITHMS.md §5.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MigrationOrder {
+    /// Ascending start time (trace order): the baseline.
+    StartTime,
+    /// LARS: longest predicted remaining lifetime first, so VMs about to exit are not migrated.
+    Lars,
+}
+
+/// Defragmentation settings of a run: the order, and optionally the drain actions to replay (the
+/// `(check index, host)` list of an earlier run, so that two orders see the same host selection sequence).
+#[derive(Clone, Debug)]
+pub struct Defrag {
+    /// Migration order.
+    pub order: MigrationOrder,
+    /// Drain actions to replay instead of choosing candidates; `None` = choose by the threshold rule.
+    pub replay: Option<std::sync::Arc<Vec<(u64, u32)>>>,
+}
+
 /// Random-stream component of the inflation draws.
 const COMP_INFLATION: u64 = 0x7374_7261;
 const NONE: u32 = u32::MAX;
@@ -79,6 +112,8 @@ pub struct SimConfig {
     pub stranding_h: f64,
     /// Seed of the inflation draws.
     pub seed: u64,
+    /// LARS / baseline-order defragmentation (§5.6); `None` = no migrations.
+    pub defrag: Option<Defrag>,
 }
 
 /// Results of one policy on one pool (ALGORITHMS.md §5.8). Fractions are in [0, 1]; averages are over the
@@ -101,8 +136,17 @@ pub struct PolicyResult {
     pub stranded_cpu: f64,
     /// Free memory left after inflation / all memory, averaged over the stranding samples.
     pub stranded_mem: f64,
-    /// Live migrations (no defragmentation runs in these experiments: 0).
+    /// Live migrations started (0 without defragmentation).
     pub migrations: u64,
+    /// Queued migrations dropped because the VM exited first (saved migrations).
+    pub migrations_saved: u64,
+    /// Migrations that found no target (the drain of that host was abandoned).
+    pub migration_failures: u64,
+    /// Hosts drained by the defragmentation.
+    pub drained_hosts: u64,
+    /// With defragmentation: the counts of the run in ascending start-time order (the baseline order of
+    /// §5.6) whose drain actions this LARS run replays; `None` otherwise.
+    pub start_order: Option<MigrationCounts>,
     /// VMs no host could take, over the whole run.
     pub failures: u64,
     /// Of those, after the warm-up.
@@ -121,11 +165,23 @@ pub struct PolicyResult {
     pub empty_series: Vec<f64>,
 }
 
+/// Migration counts of one defragmentation run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MigrationCounts {
+    /// Live migrations started.
+    pub migrations: u64,
+    /// Queued migrations dropped because the VM exited first.
+    pub migrations_saved: u64,
+    /// Hosts drained.
+    pub drained_hosts: u64,
+}
+
 #[derive(Clone, Copy, Debug)]
 enum Ev {
     Arrive(u32),
     Exit(u32),
     Deadline(u32),
+    MigrationDone(u32, u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,6 +194,10 @@ enum State {
 struct Host {
     used: [f64; DIMS],
     vms: Vec<u32>,
+    /// VMs migrating away: their shapes stay reserved here until the migration is done.
+    ghosts: Vec<u32>,
+    /// Being drained by the defragmentation: not schedulable.
+    draining: bool,
     state: State,
     class: u8,
     key: TimerKey,
@@ -181,6 +241,31 @@ struct Pool<'a> {
     recent_next: usize,
     placed: Vec<u32>,
     acc: Acc,
+    mig: Migrations,
+}
+
+#[derive(Default)]
+struct Migrations {
+    queue: std::collections::VecDeque<(u32, u32)>,
+    active: usize,
+    draining: usize,
+    record: Vec<(u64, u32)>,
+    started: u64,
+    saved: u64,
+    failed: u64,
+    drained: u64,
+}
+
+/// A host's used capacity, summed from its VMs and ghosts (recomputed, not decremented: exact whatever the
+/// order of arrivals, exits and migrations).
+fn used_of(host: &Host, jobs: &[Job]) -> [f64; DIMS] {
+    let mut used = [0.0; DIMS];
+    for &v in host.vms.iter().chain(&host.ghosts) {
+        for (u, s) in used.iter_mut().zip(jobs[v as usize].shape) {
+            *u += s;
+        }
+    }
+    used
 }
 
 fn fits(used: &[f64; DIMS], cap: &[f64; DIMS], shape: &[f64; DIMS]) -> bool {
@@ -242,7 +327,7 @@ impl<'a> Pool<'a> {
         let mut best: Option<(u8, u8, u8, f64, usize)> = None;
         for h in 0..self.hosts.len() {
             let host = &self.hosts[h];
-            if !fits(&host.used, &cap, &shape) {
+            if host.draining || !fits(&host.used, &cap, &shape) {
                 continue;
             }
             let empty = host.vms.is_empty();
@@ -314,7 +399,7 @@ impl<'a> Pool<'a> {
         des.schedule_keyed(host.key, t, Ev::Deadline(h as u32));
     }
 
-    fn place(&mut self, j: usize, h: usize, now: f64, des: &mut Des<Ev>) {
+    fn place(&mut self, j: usize, h: usize, now: f64, des: &mut Des<Ev>, schedule_exit: bool) {
         let shape = self.jobs[j].shape;
         let was_empty = self.hosts[h].vms.is_empty();
         {
@@ -329,7 +414,9 @@ impl<'a> Pool<'a> {
             }
         }
         self.on[j] = h as u32;
-        self.placed[j] = h as u32;
+        if schedule_exit {
+            self.placed[j] = h as u32; // the arrival's host (migrations move it later)
+        }
         self.res_epoch[j] = NONE;
         if self.cfg.policy == Policy::Lava {
             let vclass = self.class[j];
@@ -358,12 +445,14 @@ impl<'a> Pool<'a> {
             }
         }
         let exit = self.jobs[j].exit;
-        if exit < self.cfg.end {
+        if schedule_exit && exit < self.cfg.end {
             des.schedule(exit, Ev::Exit(j as u32));
         }
     }
 
-    fn remove(&mut self, j: usize, now: f64, des: &mut Des<Ev>) {
+    /// Takes job `j` off its host (an exit, or with `ghost` the start of its migration away: its shape stays
+    /// reserved on the host until [`Ev::MigrationDone`]).
+    fn remove(&mut self, j: usize, now: f64, des: &mut Des<Ev>, ghost: bool) {
         let h = self.on[j];
         if h == NONE {
             return; // a scheduling failure: never placed
@@ -376,14 +465,10 @@ impl<'a> Pool<'a> {
             if let Some(pos) = host.vms.iter().position(|&v| v as usize == j) {
                 host.vms.swap_remove(pos);
             }
-            // recomputed, not decremented: exact whatever the order of arrivals and exits
-            let mut used = [0.0; DIMS];
-            for &v in &host.vms {
-                for (u, s) in used.iter_mut().zip(jobs[v as usize].shape) {
-                    *u += s;
-                }
+            if ghost {
+                host.ghosts.push(j as u32);
             }
-            host.used = used;
+            host.used = used_of(host, jobs);
             host.cache_valid = false;
             if self.long[j] {
                 host.long -= 1;
@@ -405,6 +490,130 @@ impl<'a> Pool<'a> {
                 self.reset_deadline(h, now, des);
             }
         }
+        self.check_drained(h);
+    }
+
+    fn check_drained(&mut self, h: usize) {
+        let host = &mut self.hosts[h];
+        if host.draining && host.vms.is_empty() && host.ghosts.is_empty() {
+            host.draining = false;
+            self.mig.draining -= 1;
+        }
+    }
+
+    /// Starts queued migrations while fewer than [`MIGRATION_CONCURRENCY`] run: the target is the policy's
+    /// choice among schedulable hosts; a VM that has left its source is dropped (a saved migration); a VM
+    /// without a target abandons the drain of its source.
+    fn start_migrations(&mut self, now: f64, des: &mut Des<Ev>) {
+        while self.mig.active < MIGRATION_CONCURRENCY {
+            let Some((j, src)) = self.mig.queue.pop_front() else {
+                break;
+            };
+            let (j, src) = (j as usize, src as usize);
+            if self.on[j] as usize != src {
+                self.mig.saved += 1;
+                continue;
+            }
+            match self.choose(j, now) {
+                Some(t) => {
+                    self.remove(j, now, des, true);
+                    self.place(j, t, now, des, false);
+                    self.mig.active += 1;
+                    self.mig.started += 1;
+                    des.schedule(now + MIGRATION_H, Ev::MigrationDone(j as u32, src as u32));
+                }
+                None => {
+                    self.mig.failed += 1;
+                    self.mig.queue.retain(|&(_, s)| s as usize != src);
+                    if self.hosts[src].draining {
+                        self.hosts[src].draining = false;
+                        self.mig.draining -= 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The `k`-th defragmentation check (§5.6): when fewer than [`DEFRAG_THRESHOLD`] of the hosts are empty,
+    /// drain up to [`DEFRAG_CANDIDATES`] non-empty hosts, fewest VMs first, then most free capacity (or replay
+    /// the drains recorded at check `k` of an earlier run), queueing their VMs in the configured order.
+    fn defrag_check(&mut self, k: u64, now: f64, des: &mut Des<Ev>) {
+        let Some(d) = self.cfg.defrag.as_ref() else {
+            return;
+        };
+        let cap = self.cfg.cap;
+        let drains: Vec<usize> = match &d.replay {
+            Some(list) => {
+                let from = list.partition_point(|&(c, _)| c < k);
+                list[from..]
+                    .iter()
+                    .take_while(|&&(c, _)| c == k)
+                    .map(|&(_, h)| h as usize)
+                    .filter(|&h| h < self.hosts.len())
+                    .collect()
+            }
+            None => {
+                let n = self.hosts.len();
+                let empty = self
+                    .hosts
+                    .iter()
+                    .filter(|h| h.vms.is_empty() && h.ghosts.is_empty())
+                    .count();
+                if empty as f64 >= DEFRAG_THRESHOLD * n as f64
+                    || self.mig.draining >= DEFRAG_CANDIDATES
+                {
+                    Vec::new()
+                } else {
+                    let free = |h: &Host| -> f64 {
+                        (0..DIMS)
+                            .filter(|&r| cap[r] > 0.0)
+                            .map(|r| (cap[r] - h.used[r]) / cap[r])
+                            .sum()
+                    };
+                    let mut c: Vec<usize> = (0..n)
+                        .filter(|&h| !self.hosts[h].draining && !self.hosts[h].vms.is_empty())
+                        .collect();
+                    c.sort_by(|&a, &b| {
+                        let (ha, hb) = (&self.hosts[a], &self.hosts[b]);
+                        ha.vms
+                            .len()
+                            .cmp(&hb.vms.len())
+                            .then(free(hb).total_cmp(&free(ha)))
+                            .then(a.cmp(&b))
+                    });
+                    c.truncate(DEFRAG_CANDIDATES - self.mig.draining);
+                    c
+                }
+            }
+        };
+        let order = d.order;
+        for h in drains {
+            if self.hosts[h].draining || self.hosts[h].vms.is_empty() {
+                continue;
+            }
+            self.hosts[h].draining = true;
+            self.mig.draining += 1;
+            self.mig.drained += 1;
+            self.mig.record.push((k, h as u32));
+            let mut vms: Vec<usize> = self.hosts[h].vms.iter().map(|&v| v as usize).collect();
+            match order {
+                MigrationOrder::StartTime => vms.sort_unstable(),
+                MigrationOrder::Lars => {
+                    let jobs = self.jobs;
+                    let key: Vec<(f64, usize)> = vms
+                        .iter()
+                        .map(|&j| (self.pred.remaining(j, now - jobs[j].start), j))
+                        .collect();
+                    let mut key = key;
+                    key.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                    vms = key.into_iter().map(|(_, j)| j).collect();
+                }
+            }
+            self.mig
+                .queue
+                .extend(vms.into_iter().map(|j| (j as u32, h as u32)));
+        }
+        self.start_migrations(now, des);
     }
 
     fn sample(&mut self, now: f64) {
@@ -417,7 +626,7 @@ impl<'a> Pool<'a> {
             for r in 0..DIMS {
                 free[r] += cap[r] - host.used[r];
             }
-            if host.vms.is_empty() {
+            if host.vms.is_empty() && host.ghosts.is_empty() {
                 empty += 1;
             } else {
                 alloc_nonempty += host.used[0];
@@ -511,7 +720,7 @@ impl World<Ev> for Pool<'_> {
                     self.recent_next = (self.recent_next + 1) % INFLATION_RECENT;
                 }
                 match self.choose(j, now) {
-                    Some(h) => self.place(j, h, now, des),
+                    Some(h) => self.place(j, h, now, des, true),
                     None => {
                         self.acc.failures += 1;
                         if now >= self.cfg.warmup_h {
@@ -520,7 +729,18 @@ impl World<Ev> for Pool<'_> {
                     }
                 }
             }
-            Ev::Exit(j) => self.remove(j as usize, now, des),
+            Ev::Exit(j) => self.remove(j as usize, now, des, false),
+            Ev::MigrationDone(j, src) => {
+                let src = src as usize;
+                let host = &mut self.hosts[src];
+                if let Some(pos) = host.ghosts.iter().position(|&v| v == j) {
+                    host.ghosts.swap_remove(pos);
+                }
+                host.used = used_of(host, self.jobs);
+                self.mig.active -= 1;
+                self.check_drained(src);
+                self.start_migrations(now, des);
+            }
             Ev::Deadline(h) => {
                 let h = h as usize;
                 if !self.hosts[h].vms.is_empty() {
@@ -540,8 +760,8 @@ pub fn simulate(jobs: &[Job], pred: &dyn LifetimePredictor, cfg: &SimConfig) -> 
     run(jobs, pred, cfg).0
 }
 
-/// Like [`simulate`], also returning the host each job was placed on (`None`: a scheduling failure or an
-/// arrival after the end).
+/// Like [`simulate`], also returning the host each job was placed on at its arrival (`None`: a scheduling
+/// failure or an arrival after the end).
 pub fn simulate_placements(
     jobs: &[Job],
     pred: &dyn LifetimePredictor,
@@ -557,13 +777,35 @@ pub fn simulate_placements(
     )
 }
 
+/// Like [`simulate`], also returning the drain actions `(check index, host)` of the defragmentation (to replay
+/// them under another migration order, ALGORITHMS.md §5.6).
+pub fn simulate_recording(
+    jobs: &[Job],
+    pred: &dyn LifetimePredictor,
+    cfg: &SimConfig,
+) -> (PolicyResult, Vec<(u64, u32)>) {
+    let (r, _, rec) = run_full(jobs, pred, cfg);
+    (r, rec)
+}
+
 fn run(jobs: &[Job], pred: &dyn LifetimePredictor, cfg: &SimConfig) -> (PolicyResult, Vec<u32>) {
+    let (r, placed, _) = run_full(jobs, pred, cfg);
+    (r, placed)
+}
+
+fn run_full(
+    jobs: &[Job],
+    pred: &dyn LifetimePredictor,
+    cfg: &SimConfig,
+) -> (PolicyResult, Vec<u32>, Vec<(u64, u32)>) {
     let n = jobs.len();
     let mut des: Des<Ev> = Des::new();
     let hosts = (0..cfg.hosts)
         .map(|_| Host {
             used: [0.0; DIMS],
             vms: Vec::new(),
+            ghosts: Vec::new(),
+            draining: false,
             state: State::Empty,
             class: 0,
             key: des.new_key(),
@@ -590,6 +832,7 @@ fn run(jobs: &[Job], pred: &dyn LifetimePredictor, cfg: &SimConfig) -> (PolicyRe
         recent_next: 0,
         placed: vec![NONE; n],
         acc: Acc::default(),
+        mig: Migrations::default(),
     };
     for (j, job) in jobs.iter().enumerate() {
         if job.start < cfg.end {
@@ -605,10 +848,23 @@ fn run(jobs: &[Job], pred: &dyn LifetimePredictor, cfg: &SimConfig) -> (PolicyRe
         f64::INFINITY
     };
     let mut k = 0u64;
+    let mut check = 0u64;
     loop {
         let t = k as f64 * cfg.sample_h;
         if t >= cfg.end || cfg.sample_h <= 0.0 {
             break;
+        }
+        // defragmentation checks every DEFRAG_PERIOD_H up to t, each after the events before it
+        if cfg.defrag.is_some() {
+            loop {
+                let tc = check as f64 * DEFRAG_PERIOD_H;
+                if tc > t {
+                    break;
+                }
+                events += des.run_until(tc, &mut pool);
+                pool.defrag_check(check, tc, &mut des);
+                check += 1;
+            }
         }
         events += des.run_until(t, &mut pool);
         pool.sample(t);
@@ -630,7 +886,11 @@ fn run(jobs: &[Job], pred: &dyn LifetimePredictor, cfg: &SimConfig) -> (PolicyRe
         allocation: avg(a.alloc, a.samples),
         stranded_cpu: avg(a.strand_cpu, a.strand_n),
         stranded_mem: avg(a.strand_mem, a.strand_n),
-        migrations: 0,
+        migrations: pool.mig.started,
+        migrations_saved: pool.mig.saved,
+        migration_failures: pool.mig.failed,
+        drained_hosts: pool.mig.drained,
+        start_order: None,
         failures: a.failures,
         failures_measured: a.failures_measured,
         optimum_empty_hosts: avg(a.opt, a.samples),
@@ -640,7 +900,7 @@ fn run(jobs: &[Job], pred: &dyn LifetimePredictor, cfg: &SimConfig) -> (PolicyRe
         events,
         empty_series: a.series.iter().map(|&(s, n)| avg(s, n)).collect(),
     };
-    (result, pool.placed)
+    (result, pool.placed, pool.mig.record)
 }
 
 #[cfg(test)]
@@ -670,6 +930,7 @@ mod tests {
             sample_h: 5.0 / 60.0,
             stranding_h: 0.0,
             seed: 1,
+            defrag: None,
         }
     }
 
@@ -735,6 +996,37 @@ mod tests {
         // with NILAS, F (exit 52 h) on host 0 (exit 50 h): ΔT = 2 h, cost 4; host 1 empty: ΔT = 50 h, cost 9
         let (_, placed) = simulate_placements(&jobs, &pred, &cfg(Policy::Nilas, 2, 20.0));
         assert_eq!(placed[2], Some(0));
+    }
+
+    /// LARS against the start-time order on one drained host (§5.6), by hand. Three 10-core hosts: host 0 is
+    /// filled by C1–C5 (2 cores, 50 h); B (2 cores, 0.1 h) and A1–A3 (2 cores, 10 h) open host 1; host 2 is
+    /// empty. Host 1 is drained at the first check (t = 0, replayed action). At most 3 migrations run at once,
+    /// 20 min each. Start-time order: B, A1, A2 start at 0 and A3 when the first ends: 4 migrations. LARS:
+    /// A1, A2, A3 start at 0; B waits and exits at 0.1 h, before a slot frees at 1/3 h: 3 migrations, 1 saved.
+    #[test]
+    fn lars_saves_the_short_vm_the_start_order_migrates() {
+        let mut jobs: Vec<Job> = (0..5).map(|_| job(0.0, 50.0, 2.0)).collect();
+        jobs.push(job(0.0, 0.1, 2.0));
+        jobs.extend((0..3).map(|_| job(0.0, 10.0, 2.0)));
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let replay = Some(std::sync::Arc::new(vec![(0u64, 1u32)]));
+        let mut out = Vec::new();
+        for order in [MigrationOrder::StartTime, MigrationOrder::Lars] {
+            let mut c = cfg(Policy::BestFit, 3, 10.0);
+            c.end = 5.0;
+            c.defrag = Some(Defrag {
+                order,
+                replay: replay.clone(),
+            });
+            let (r, placed) = simulate_placements(&jobs, &pred, &c);
+            assert_eq!(
+                placed,
+                [vec![Some(0); 5], vec![Some(1); 4]].concat(),
+                "initial placement"
+            );
+            out.push((r.migrations, r.migrations_saved, r.drained_hosts));
+        }
+        assert_eq!(out, vec![(4, 0, 1), (3, 1, 1)]);
     }
 
     #[test]
