@@ -198,6 +198,8 @@ struct Host {
     ghosts: Vec<u32>,
     /// Being drained by the defragmentation: not schedulable.
     draining: bool,
+    /// [`slack`] of `used` (its key in the pool's slack order).
+    slack: f64,
     state: State,
     class: u8,
     key: TimerKey,
@@ -242,6 +244,8 @@ struct Pool<'a> {
     placed: Vec<u32>,
     acc: Acc,
     mig: Migrations,
+    /// Every host by (slack, id).
+    order: std::collections::BTreeSet<SlackKey>,
 }
 
 #[derive(Default)]
@@ -272,45 +276,68 @@ fn fits(used: &[f64; DIMS], cap: &[f64; DIMS], shape: &[f64; DIMS]) -> bool {
     (0..DIMS).all(|r| used[r] + shape[r] <= cap[r] + EPS)
 }
 
-/// The baseline scorer (ALGORITHMS.md §5.1, multi-dimensional best fit): `Σ_r (cap_r − used_r − shape_r)/cap_r`
-/// over the dimensions with capacity; lower is better.
-fn best_fit_score(used: &[f64; DIMS], cap: &[f64; DIMS], shape: &[f64; DIMS]) -> f64 {
+/// A host's slack `Σ_r (cap_r − used_r)/cap_r` over the dimensions with capacity. The baseline scorer
+/// (ALGORITHMS.md §5.1, multi-dimensional best fit) `Σ_r (cap_r − used_r − shape_r)/cap_r` is the slack minus
+/// a term of the VM alone, so best fit ranks hosts by slack (lower is better, ties by host id) and the pool
+/// keeps its hosts ordered by it.
+fn slack(used: &[f64; DIMS], cap: &[f64; DIMS]) -> f64 {
     (0..DIMS)
         .filter(|&r| cap[r] > 0.0)
-        .map(|r| (cap[r] - used[r] - shape[r]) / cap[r])
+        .map(|r| (cap[r] - used[r]) / cap[r])
         .sum()
 }
 
-impl<'a> Pool<'a> {
-    fn host_exit(&mut self, h: usize, now: f64) -> f64 {
-        let refresh = self.cfg.refresh_h;
-        let host = &self.hosts[h];
-        if host.vms.is_empty() {
-            return now;
-        }
-        if host.cache_valid
-            && refresh > 0.0
-            && now < host.exit_cache
-            && now - host.cache_at < refresh
-        {
-            return host.exit_cache;
-        }
-        let exit = host
-            .vms
-            .iter()
-            .map(|&v| {
-                let j = v as usize;
-                now + self.pred.remaining(j, now - self.jobs[j].start)
-            })
-            .fold(now, f64::max);
-        let host = &mut self.hosts[h];
-        host.exit_cache = exit;
-        host.cache_at = now;
-        host.cache_valid = true;
-        exit
-    }
+/// A host in the slack order: (slack, host id), totally ordered.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SlackKey(f64, u32);
 
-    /// The host for job `j` under the policy, or `None` (a scheduling failure).
+impl Eq for SlackKey {}
+impl PartialOrd for SlackKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for SlackKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+/// `host_exit(h)` of NILAS (seed 003 Alg. 2): the latest repredicted exit of its VMs (`now` when empty), from
+/// the host's cache when it is still valid (§5.3: recomputed when VMs change, when the cached exit passes and
+/// every `refresh_h`).
+fn host_exit_of(
+    host: &mut Host,
+    jobs: &[Job],
+    pred: &dyn LifetimePredictor,
+    refresh: f64,
+    now: f64,
+) -> f64 {
+    if host.vms.is_empty() {
+        return now;
+    }
+    if host.cache_valid && refresh > 0.0 && now < host.exit_cache && now - host.cache_at < refresh {
+        return host.exit_cache;
+    }
+    let exit = host
+        .vms
+        .iter()
+        .map(|&v| {
+            let j = v as usize;
+            now + pred.remaining(j, now - jobs[j].start)
+        })
+        .fold(now, f64::max);
+    host.exit_cache = exit;
+    host.cache_at = now;
+    host.cache_valid = true;
+    exit
+}
+
+impl<'a> Pool<'a> {
+    /// The host for job `j` under the policy, or `None` (a scheduling failure): the least key
+    /// `(tier, sub-tier, temporal cost, slack, host)` among the schedulable hosts it fits. Hosts are visited in
+    /// slack order, so the scan stops at the first host whose (tier, sub-tier, cost) is the least possible,
+    /// and of the empty hosts (all alike) only the first is scored.
     fn choose(&mut self, j: usize, now: f64) -> Option<usize> {
         let shape = self.jobs[j].shape;
         let cap = self.cfg.cap;
@@ -323,14 +350,33 @@ impl<'a> Pool<'a> {
         };
         let vclass = self.class[j];
         let vlong = self.long[j];
-        // key: (tier, sub-tier, temporal cost, score, host)
-        let mut best: Option<(u8, u8, u8, f64, usize)> = None;
-        for h in 0..self.hosts.len() {
-            let host = &self.hosts[h];
+        let least: (u8, u8, u8) = match policy {
+            Policy::Lava => (0, vclass.saturating_add(1), 0),
+            _ => (0, 0, 0),
+        };
+        let Pool {
+            order,
+            hosts,
+            jobs,
+            pred,
+            cfg,
+            ..
+        } = self;
+        let mut best: Option<((u8, u8, u8), usize)> = None;
+        let mut seen_empty = false;
+        for &SlackKey(_, h) in order.iter() {
+            let h = h as usize;
+            let host = &mut hosts[h];
             if host.draining || !fits(&host.used, &cap, &shape) {
                 continue;
             }
-            let empty = host.vms.is_empty();
+            let empty = host.vms.is_empty() && host.ghosts.is_empty();
+            if empty {
+                if seen_empty {
+                    continue;
+                }
+                seen_empty = true;
+            }
             let (tier, sub) = match policy {
                 Policy::BestFit | Policy::Nilas => (0, 0),
                 Policy::LaBinary => {
@@ -349,32 +395,37 @@ impl<'a> Pool<'a> {
                     _ => (3, 0),
                 },
             };
-            if let Some(b) = best {
-                if (tier, sub) > (b.0, b.1) {
+            if let Some((b, _)) = best {
+                // a later host has no less slack: it must be strictly better in (tier, sub, cost)
+                if (tier, sub) > (b.0, b.1) || (tier, sub, 0) >= b {
                     continue;
                 }
             }
-            let score = best_fit_score(&host.used, &cap, &shape);
             let cost = if temporal {
-                let he = self.host_exit(h, now);
+                let he = host_exit_of(host, jobs, *pred, cfg.refresh_h, now);
                 temporal_cost((vm_exit - he).max(0.0))
             } else {
                 0
             };
-            let cand = (tier, sub, cost, score, h);
-            let better = match best {
-                None => true,
-                Some(b) => (cand.0, cand.1, cand.2)
-                    .cmp(&(b.0, b.1, b.2))
-                    .then(cand.3.total_cmp(&b.3))
-                    .then(cand.4.cmp(&b.4))
-                    .is_lt(),
-            };
-            if better {
-                best = Some(cand);
+            let key = (tier, sub, cost);
+            if best.is_none_or(|(b, _)| key < b) {
+                best = Some((key, h));
+                if key == least {
+                    break;
+                }
             }
         }
-        best.map(|b| b.4)
+        best.map(|(_, h)| h)
+    }
+
+    /// Sets host `h`'s used capacity and keeps the slack order.
+    fn set_used(&mut self, h: usize, used: [f64; DIMS]) {
+        let cap = self.cfg.cap;
+        let host = &mut self.hosts[h];
+        self.order.remove(&SlackKey(host.slack, h as u32));
+        host.used = used;
+        host.slack = slack(&used, &cap);
+        self.order.insert(SlackKey(host.slack, h as u32));
     }
 
     fn res_all(&mut self, h: usize) {
@@ -402,11 +453,13 @@ impl<'a> Pool<'a> {
     fn place(&mut self, j: usize, h: usize, now: f64, des: &mut Des<Ev>, schedule_exit: bool) {
         let shape = self.jobs[j].shape;
         let was_empty = self.hosts[h].vms.is_empty();
+        let mut used = self.hosts[h].used;
+        for (u, s) in used.iter_mut().zip(shape) {
+            *u += s;
+        }
+        self.set_used(h, used);
         {
             let host = &mut self.hosts[h];
-            for (u, s) in host.used.iter_mut().zip(shape) {
-                *u += s;
-            }
             host.vms.push(j as u32);
             host.cache_valid = false;
             if self.long[j] {
@@ -468,12 +521,13 @@ impl<'a> Pool<'a> {
             if ghost {
                 host.ghosts.push(j as u32);
             }
-            host.used = used_of(host, jobs);
             host.cache_valid = false;
             if self.long[j] {
                 host.long -= 1;
             }
         }
+        let used = used_of(&self.hosts[h], jobs);
+        self.set_used(h, used);
         if self.cfg.policy == Policy::Lava {
             let was_res = self.res_epoch[j] == self.hosts[h].res_epoch;
             let host = &mut self.hosts[h];
@@ -680,7 +734,7 @@ impl<'a> Pool<'a> {
             let mut best: Option<(f64, usize)> = None;
             for (h, u) in used.iter().enumerate() {
                 if fits(u, &cap, &shape) {
-                    let s = best_fit_score(u, &cap, &shape);
+                    let s = slack(u, &cap);
                     if best.is_none_or(|b| s < b.0) {
                         best = Some((s, h));
                     }
@@ -736,7 +790,8 @@ impl World<Ev> for Pool<'_> {
                 if let Some(pos) = host.ghosts.iter().position(|&v| v == j) {
                     host.ghosts.swap_remove(pos);
                 }
-                host.used = used_of(host, self.jobs);
+                let used = used_of(host, self.jobs);
+                self.set_used(src, used);
                 self.mig.active -= 1;
                 self.check_drained(src);
                 self.start_migrations(now, des);
@@ -806,6 +861,7 @@ fn run_full(
             vms: Vec::new(),
             ghosts: Vec::new(),
             draining: false,
+            slack: slack(&[0.0; DIMS], &cfg.cap),
             state: State::Empty,
             class: 0,
             key: des.new_key(),
@@ -833,6 +889,9 @@ fn run_full(
         placed: vec![NONE; n],
         acc: Acc::default(),
         mig: Migrations::default(),
+        order: (0..cfg.hosts)
+            .map(|h| SlackKey(slack(&[0.0; DIMS], &cfg.cap), h as u32))
+            .collect(),
     };
     for (j, job) in jobs.iter().enumerate() {
         if job.start < cfg.end {
