@@ -1,12 +1,23 @@
 //! Placement model (seed 002) against hand-worked instances and invariants that must hold on any input.
 
-use packlab::placement::{run_frontier, FitSpec, Instance, Mode, PlacementParams, Rule};
-use packlab::trace::UsageTrace;
+use packlab::placement::{run_frontier, FitSpec, Instance, Mode, Packing, PlacementParams, Rule};
+use packlab::trace::{Unit, UsageTrace};
 use proptest::prelude::*;
 
 fn trace(series: Vec<Vec<f64>>) -> UsageTrace {
     let items = (0..series.len()).map(|i| format!("vm{i}")).collect();
     UsageTrace::from_series("hand", items, series, 300.0).unwrap()
+}
+
+/// A trace of integer CPU % per item, as a PlanetLab day holds them (converted to VM units by the readers'
+/// one conversion).
+fn percent_trace(percent: &[Vec<i64>]) -> UsageTrace {
+    let items = (0..percent.len()).map(|i| format!("vm{i}")).collect();
+    let series = percent
+        .iter()
+        .map(|s| s.iter().map(|&p| p as f64).collect())
+        .collect();
+    UsageTrace::from_series_in("pct", items, series, 300.0, Unit::Percent).unwrap()
 }
 
 fn params(c: f64, fit: FitSpec, rule: Rule, rebalance: bool) -> PlacementParams {
@@ -87,6 +98,71 @@ fn clairvoyance_splits_observation_and_evaluation() {
     assert_eq!(e.field.as_deref(), Some("placement.clairvoyance"));
 }
 
+/// Worked by hand (issue 12): c = 1, one machine holding a = [33 34 33], b = [56 56 56], d = [11 10 12] CPU %.
+/// Its totals are 100, 100 and 101 %: one overflow (t = 2), q = 1/3. Summed left to right in f64, the first two
+/// totals are 0.33 + 0.56 + 0.11 = 0.34 + 0.56 + 0.10 = 1.0000000000000002 > 1, so a plain `total > c` gave
+/// q = 1; in the reverse order (0.11 + 0.56 + 0.33 = 0.10 + 0.56 + 0.34 = 1.0) it gave 1/3. The exact count
+/// is 1/3 in every order.
+#[test]
+fn q_counts_exact_ties_with_the_capacity_as_no_overflow() {
+    let t = percent_trace(&[vec![33, 34, 33], vec![56; 3], vec![11, 10, 12]]);
+    assert_eq!(
+        t.grid.map(|g| g.decimals()),
+        Some(2),
+        "integer % lie on the grid 0.01"
+    );
+    let p = params(1.0, FitSpec::Max, Rule::FirstFit, false);
+    let inst = Instance::new(&t, &p, 1).unwrap();
+    for bin in [vec![0, 1, 2], vec![2, 1, 0], vec![1, 2, 0]] {
+        let packing = Packing { bins: vec![bin] };
+        let r = inst.evaluate(&p.fit, &packing);
+        assert_eq!(r.q, 1.0 / 3.0, "{:?}", packing.bins);
+        assert_eq!(r.q_per_machine, vec![1.0 / 3.0]);
+        let v = inst.machine_view(&packing, 0, &t.items).unwrap();
+        assert_eq!(v.empirical_overflow, 1.0 / 3.0);
+    }
+    // the f64 totals of the teaching view keep the placement-order sums
+    let v = inst
+        .machine_view(
+            &Packing {
+                bins: vec![vec![0, 1, 2]],
+            },
+            0,
+            &t.items,
+        )
+        .unwrap();
+    assert_eq!(v.totals[..2], [1.0000000000000002; 2]);
+    // a capacity with more decimals than the data: 99.9 % < 100 %, so all three columns overflow
+    let p = params(0.999, FitSpec::Max, Rule::FirstFit, false);
+    let inst = Instance::new(&t, &p, 1).unwrap();
+    let r = inst.evaluate(
+        &p.fit,
+        &Packing {
+            bins: vec![vec![0, 1, 2]],
+        },
+    );
+    assert_eq!(r.q, 1.0);
+}
+
+/// Off a decimal grid the doubles themselves are compared exactly: 0.1 + 0.2 (= 0.30000000000000004) and
+/// 0.7000000000000001 add up to 1.0 in f64, but their exact sum is 1 + 2^-53·(…) > 1 (Python:
+/// `Fraction(0.1 + 0.2) + Fraction(0.7000000000000001) > 1` is True), so the machine overflows: q = 1.
+#[test]
+fn off_the_grid_q_compares_the_exact_sum_of_the_doubles() {
+    let t = trace(vec![vec![0.1 + 0.2], vec![0.7000000000000001]]);
+    assert_eq!(t.grid, None);
+    assert_eq!((0.1 + 0.2) + 0.7000000000000001, 1.0);
+    let p = params(1.0, FitSpec::Max, Rule::FirstFit, false);
+    let inst = Instance::new(&t, &p, 1).unwrap();
+    let r = inst.evaluate(
+        &p.fit,
+        &Packing {
+            bins: vec![vec![0, 1]],
+        },
+    );
+    assert_eq!(r.q, 1.0);
+}
+
 #[test]
 fn resampled_mode_is_seeded_and_uses_only_observed_values() {
     let t = trace(vec![vec![0.0, 0.5, 1.0], vec![0.2, 0.2, 0.4]]);
@@ -123,6 +199,55 @@ fn cancel_stops_a_frontier() {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Integer CPU % with many machine totals equal to c exactly (`tie` fills a machine's last item up to
+    /// 100·c where it can): q is the same for any order of the items within the machines, and equals the
+    /// count computed with integer sums, Σ % > 100·c.
+    #[test]
+    fn q_is_exact_and_independent_of_the_item_order(
+        mut percent in prop::collection::vec(prop::collection::vec(0i64..=60, 6), 2..30),
+        tie in prop::collection::vec(any::<bool>(), 6),
+        keys in prop::collection::vec(any::<u64>(), 30),
+        machines in 1usize..6,
+        c in 1i64..4,
+    ) {
+        let machines = machines.min(percent.len());
+        let bins: Vec<Vec<usize>> = (0..machines)
+            .map(|j| (j..percent.len()).step_by(machines).collect())
+            .collect();
+        for b in &bins {
+            let (last, rest) = b.split_last().unwrap();
+            for t in 0..6 {
+                let others: i64 = rest.iter().map(|&i| percent[i][t]).sum();
+                if tie[t] && (0..=100).contains(&(100 * c - others)) {
+                    percent[*last][t] = 100 * c - others;
+                }
+            }
+        }
+        let truth = bins
+            .iter()
+            .map(|b| (0..6).filter(|&t| b.iter().map(|&i| percent[i][t]).sum::<i64>() > 100 * c).count())
+            .sum::<usize>() as f64
+            / (machines * 6) as f64;
+        let t = percent_trace(&percent);
+        let p = params(c as f64, FitSpec::Max, Rule::FirstFit, false);
+        let inst = Instance::new(&t, &p, 1).unwrap();
+        let q = inst.evaluate(&p.fit, &Packing { bins: bins.clone() }).q;
+        let shuffled = bins
+            .iter()
+            .map(|b| {
+                let mut b = b.clone();
+                b.sort_by_key(|&i| keys[i]);
+                b
+            })
+            .collect();
+        let q_shuffled = inst.evaluate(&p.fit, &Packing { bins: shuffled }).q;
+        let reversed = bins.iter().map(|b| b.iter().rev().copied().collect()).collect();
+        let q_reversed = inst.evaluate(&p.fit, &Packing { bins: reversed }).q;
+        prop_assert_eq!(q, truth);
+        prop_assert_eq!(q_shuffled, truth);
+        prop_assert_eq!(q_reversed, truth);
+    }
 
     /// On any instance: every item in exactly one bin; with a deterministic test no bin's load exceeds c
     /// unless it holds a single oversized item; `max` with ℓ = 1 never overflows; GPA bins satisfy the

@@ -232,6 +232,10 @@ mod tests {
         // other column order and extra columns
         let t = read("usage,host,item,time\n0.3,h,x,1\n").unwrap();
         assert_eq!(t.usage, vec![0.3]);
+        assert_eq!(t.grid.map(|g| g.decimals()), Some(1));
+        // a value written with 17 significant digits lies on no decimal grid
+        let t = read("item,time,usage\na,0,0.30000000000000004\n").unwrap();
+        assert_eq!(t.grid, None);
     }
 
     #[test]

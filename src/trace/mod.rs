@@ -10,6 +10,9 @@
 //! - [`TraceFormat::Wide`]: packlab's compact wide text format, optionally gzip-compressed (the bundled traces).
 //!
 //! Usage is always stored in VM units (CPU % / 100), the unit of the machine capacity `c` (seed 002 §5.1).
+//! Readers hand the values over in the unit they were written in ([`Unit`]); [`UsageTrace::from_series_in`]
+//! converts them and records the decimal grid they lie on as written ([`UsageTrace::grid`]), which makes the
+//! overflow count q exact (ALGORITHMS.md §4.4, [`crate::substrate::exact`]).
 
 pub mod azure;
 mod long_csv;
@@ -20,6 +23,7 @@ pub use long_csv::LongCsvReader;
 pub use planetlab::PlanetLabReader;
 pub use wide::{write_wide, WideReader};
 
+use crate::substrate::exact::{DecimalGrid, GridScan};
 use serde::Serialize;
 
 /// Largest upload accepted, in bytes (after decompression): 256 MiB.
@@ -40,6 +44,38 @@ pub struct UsageTrace {
     pub usage: Vec<f64>,
     /// Sampling interval in seconds (300 for PlanetLab); `0` when unknown.
     pub interval_s: f64,
+    /// The decimal grid (in VM units) every usage value lies on as written in the file, e.g. 10^-2 for
+    /// integer CPU %; `None` when some value lies on no grid with at most 15 decimals in its unit (e.g. bin
+    /// means). The overflow test decides exact ties on it (ALGORITHMS.md §4.4, [`crate::substrate::exact`]).
+    /// Set by [`UsageTrace::from_series_in`]; it describes `usage` as read, so `usage` is not to be changed.
+    pub grid: Option<DecimalGrid>,
+}
+
+/// The unit usage values are written in, in a trace file; the engine keeps VM units (seed 002 §5.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// VM units: 1.0 = one VM's full CPU (long CSV, `unit=vm` wide files).
+    Vm,
+    /// CPU percent of one VM: 100 = one VM unit (PlanetLab, `unit=percent` wide files, Bitbrains, Azure).
+    Percent,
+}
+
+impl Unit {
+    /// Decimal digits the conversion to VM units shifts by (value / 10^digits): 0 or 2.
+    pub fn shift(self) -> u32 {
+        match self {
+            Unit::Vm => 0,
+            Unit::Percent => 2,
+        }
+    }
+
+    /// The divisor to VM units: 1 or 100.
+    pub fn divisor(self) -> f64 {
+        match self {
+            Unit::Vm => 1.0,
+            Unit::Percent => 100.0,
+        }
+    }
 }
 
 impl UsageTrace {
@@ -48,13 +84,26 @@ impl UsageTrace {
         &self.usage[i * self.samples..(i + 1) * self.samples]
     }
 
-    /// Builds a trace from per-item series, checking that all have the same non-zero length and hold finite,
-    /// non-negative values. Errors name the trace and the item.
+    /// Builds a trace from per-item series in VM units: [`UsageTrace::from_series_in`] with [`Unit::Vm`].
     pub fn from_series(
         name: &str,
         items: Vec<String>,
         series: Vec<Vec<f64>>,
         interval_s: f64,
+    ) -> Result<Self, TraceError> {
+        UsageTrace::from_series_in(name, items, series, interval_s, Unit::Vm)
+    }
+
+    /// Builds a trace from per-item series of values as read from the file, in `unit`, checking that all
+    /// have the same non-zero length and hold finite, non-negative values; the values are converted to VM
+    /// units (divided by [`Unit::divisor`], the one conversion of every reader) and their decimal grid as
+    /// written is recorded in [`UsageTrace::grid`]. Errors name the trace and the item.
+    pub fn from_series_in(
+        name: &str,
+        items: Vec<String>,
+        series: Vec<Vec<f64>>,
+        interval_s: f64,
+        unit: Unit,
     ) -> Result<Self, TraceError> {
         if items.is_empty() {
             return Err(TraceError::new(
@@ -74,6 +123,8 @@ impl UsageTrace {
             ));
         }
         let mut usage = Vec::with_capacity(items.len() * samples);
+        let mut scan = GridScan::new();
+        let divisor = unit.divisor();
         for (item, s) in items.iter().zip(&series) {
             if s.len() != samples {
                 return Err(TraceError::new(
@@ -91,7 +142,8 @@ impl UsageTrace {
                     format!("item '{item}' has the invalid usage {v}"),
                 ));
             }
-            usage.extend_from_slice(s);
+            scan.add(s);
+            usage.extend(s.iter().map(|v| v / divisor));
         }
         Ok(UsageTrace {
             name: name.to_string(),
@@ -99,6 +151,7 @@ impl UsageTrace {
             samples,
             usage,
             interval_s,
+            grid: scan.grid(unit.shift()),
         })
     }
 

@@ -3,7 +3,7 @@
 //! A `.zip` of such a folder is read too (the browser's upload path).
 
 use super::{
-    maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, UsageTrace,
+    maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, Unit, UsageTrace,
     MAX_UPLOAD_BYTES, MAX_VALUES,
 };
 use std::io::Read;
@@ -76,7 +76,7 @@ impl TraceReader for PlanetLabReader {
                 ));
             }
         }
-        UsageTrace::from_series(name, items, series, 300.0)
+        UsageTrace::from_series_in(name, items, series, 300.0, Unit::Percent)
     }
 }
 
@@ -92,7 +92,8 @@ fn keep(path: &str) -> bool {
         || path.contains("/__MACOSX/"))
 }
 
-/// Parses one VM file: CPU % per line → VM units. Errors name the line and column of a bad value.
+/// Parses one VM file: CPU % per line (converted to VM units by [`UsageTrace::from_series_in`]). Errors name
+/// the line and column of a bad value.
 fn parse_vm_file(f: &InputFile) -> Result<Vec<f64>, TraceError> {
     let bytes = maybe_gunzip(&f.name, &f.bytes)?;
     let text = utf8(&f.name, &bytes)?;
@@ -135,7 +136,7 @@ fn parse_vm_file(f: &InputFile) -> Result<Vec<f64>, TraceError> {
                 format!("CPU % {trimmed} is outside 0–100"),
             ));
         }
-        out.push(v / 100.0);
+        out.push(v);
     }
     Ok(out)
 }
@@ -217,6 +218,8 @@ mod tests {
         assert_eq!(t.samples, 2);
         assert_eq!(t.usage, vec![0.0, 1.0, 0.1, 0.2]);
         assert_eq!(t.interval_s, 300.0);
+        // integer CPU % lie on the grid 0.01 VM units
+        assert_eq!(t.grid.map(|g| g.decimals()), Some(2));
     }
 
     #[test]

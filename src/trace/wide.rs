@@ -10,7 +10,8 @@
 
 use super::planetlab::clip;
 use super::{
-    maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, UsageTrace, MAX_VALUES,
+    maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, Unit, UsageTrace,
+    MAX_VALUES,
 };
 
 /// Reader of the wide format.
@@ -52,8 +53,8 @@ impl TraceReader for WideReader {
                 format!("missing the header `{MAGIC} unit=percent|vm interval_s=N`"),
             ));
         }
-        // divisor: percent values are divided by 100 exactly as the PlanetLab reader does (v * 0.01 differs)
-        let mut scale = None;
+        // values stay in their unit here; UsageTrace::from_series_in converts them (as for every reader)
+        let mut unit = None;
         let mut interval_s = 0.0;
         let mut col = MAGIC.len() + 1;
         for kv in header[MAGIC.len()..].split(' ') {
@@ -63,8 +64,8 @@ impl TraceReader for WideReader {
             }
             let at = col - kv.len() - 1;
             match kv.split_once('=') {
-                Some(("unit", "percent")) => scale = Some(100.0),
-                Some(("unit", "vm")) => scale = Some(1.0),
+                Some(("unit", "percent")) => unit = Some(Unit::Percent),
+                Some(("unit", "vm")) => unit = Some(Unit::Vm),
                 Some(("unit", u)) => {
                     return Err(TraceError::new(
                         fname,
@@ -90,7 +91,7 @@ impl TraceReader for WideReader {
                 _ => {} // other keys (e.g. source=...) are informational
             }
         }
-        let Some(scale) = scale else {
+        let Some(unit) = unit else {
             return Err(TraceError::new(
                 fname,
                 Some(1),
@@ -129,7 +130,7 @@ impl TraceReader for WideReader {
                         format!("'{}' is not a number", clip(t)),
                     )
                 })?;
-                if !v.is_finite() || v < 0.0 || (scale == 100.0 && v > 100.0) {
+                if !v.is_finite() || v < 0.0 || (unit == Unit::Percent && v > 100.0) {
                     return Err(TraceError::new(
                         fname,
                         Some(ln),
@@ -137,7 +138,7 @@ impl TraceReader for WideReader {
                         format!("usage '{t}' is out of range"),
                     ));
                 }
-                s.push(v / scale);
+                s.push(v);
                 col += tok.chars().count() + 1;
             }
             total += s.len();
@@ -174,7 +175,7 @@ impl TraceReader for WideReader {
                 "no items after the header",
             ));
         }
-        UsageTrace::from_series(name, items, series, interval_s)
+        UsageTrace::from_series_in(name, items, series, interval_s, unit)
     }
 }
 
@@ -222,6 +223,7 @@ mod tests {
             .unwrap();
         assert_eq!(t.items, vec!["vm a", "vm_b"]);
         assert_eq!(t.usage, vec![0.01, 0.02, 0.03, 0.99, 0.0, 0.5]);
+        assert_eq!(t.grid.map(|g| g.decimals()), Some(2));
         let text = write_wide(&t, "source=test");
         assert!(
             text.starts_with(
@@ -244,6 +246,10 @@ mod tests {
         assert_eq!(back.usage, t.usage);
         let t = read("#packlab-wide v1 unit=vm\na\t0.5,1.5\n").unwrap();
         assert_eq!(t.usage, vec![0.5, 1.5]);
+        assert_eq!(t.grid.map(|g| g.decimals()), Some(1));
+        // 12.25 % is 0.1225 VM units: 4 decimals
+        let t = read("#packlab-wide v1 unit=percent\na\t12.25,7\n").unwrap();
+        assert_eq!(t.grid.map(|g| g.decimals()), Some(4));
     }
 
     #[test]

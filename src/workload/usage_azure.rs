@@ -7,7 +7,7 @@
 
 use super::parse::{align_exact, clip, for_each_record, nominal_interval};
 use super::{check_upload, TimedUsage, MAX_TIME_S};
-use crate::trace::{maybe_gunzip, utf8, InputFile, TraceError, UsageTrace, MAX_VALUES};
+use crate::trace::{maybe_gunzip, utf8, InputFile, TraceError, Unit, UsageTrace, MAX_VALUES};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -129,7 +129,7 @@ pub fn read_azure_cpu_readings_timed(
         .into_iter()
         .map(|m| {
             m.into_iter()
-                .map(|(t, (v, _, _))| (f64::from_bits(t), v / 100.0))
+                .map(|(t, (v, _, _))| (f64::from_bits(t), v))
                 .collect()
         })
         .collect();
@@ -144,7 +144,7 @@ pub fn read_azure_cpu_readings_timed(
     if duplicates > 0 {
         notes.push(format!("{duplicates} exact duplicate rows dropped"));
     }
-    let trace = UsageTrace::from_series(name, items, a.series, interval)?;
+    let trace = UsageTrace::from_series_in(name, items, a.series, interval, Unit::Percent)?;
     Ok(TimedUsage {
         trace,
         times_s: a.times,
@@ -189,6 +189,8 @@ mod tests {
             (t.trace.items.len(), t.trace.samples, t.trace.interval_s),
             (20, AZ_KEPT, 300.0)
         );
+        // averages written with up to 16 significant digits lie on no decimal grid (exact q on the doubles)
+        assert_eq!(t.trace.grid, None);
         assert_eq!(t.times_s.len(), AZ_KEPT);
         assert!(
             t.notes[0].contains(&format!("{AZ_DROPPED} timestamps dropped")),

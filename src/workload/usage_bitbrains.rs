@@ -7,7 +7,7 @@
 use super::parse::{align_exact, base, clip, for_each_record, nominal_interval};
 use super::{check_upload, TimedUsage, MAX_TIME_S};
 use crate::substrate::stats::sort_pairs;
-use crate::trace::{maybe_gunzip, utf8, InputFile, TraceError, UsageTrace, MAX_VALUES};
+use crate::trace::{maybe_gunzip, utf8, InputFile, TraceError, Unit, UsageTrace, MAX_VALUES};
 
 /// Largest accepted CPU usage, percent of the VM's provisioned capacity (Bitbrains usage may exceed 100 %
 /// when a VM bursts above its provisioned MHz; values beyond this bound are taken as corrupt).
@@ -73,7 +73,7 @@ pub fn read_bitbrains_timed(name: &str, files: &[InputFile]) -> Result<TimedUsag
         a.times.len(),
         a.dropped
     )];
-    let trace = UsageTrace::from_series(name, items, a.series, interval)?;
+    let trace = UsageTrace::from_series_in(name, items, a.series, interval, Unit::Percent)?;
     Ok(TimedUsage {
         trace,
         times_s: a.times,
@@ -81,7 +81,7 @@ pub fn read_bitbrains_timed(name: &str, files: &[InputFile]) -> Result<TimedUsag
     })
 }
 
-/// One file's `(timestamp, usage in VM units)` rows, sorted by time; `total` counts rows over all files.
+/// One file's `(timestamp, CPU usage %)` rows, sorted by time; `total` counts rows over all files.
 /// Records come from the shared CSV walker ([`for_each_record`], `;`-separated, fields trimmed).
 fn read_one(f: &InputFile, total: &mut usize) -> Result<Vec<(f64, f64)>, TraceError> {
     let file = f.name.as_str();
@@ -129,7 +129,7 @@ fn read_one(f: &InputFile, total: &mut usize) -> Result<Vec<(f64, f64)>, TraceEr
             ));
         }
         order.push((t, rows.len() as f64));
-        rows.push((u / 100.0, r.line));
+        rows.push((u, r.line));
         Ok(())
     })?;
     if cols.is_none() {
@@ -205,6 +205,9 @@ mod tests {
         );
         // 1.csv line 2: 1372629804;\t2;\t5851.9989;\t87.7799835;\t1.5;… → 0.015
         assert_eq!(tr.series(0)[0], 0.015);
+        // percentages written with up to 17 significant digits lie on no decimal grid: exact q compares the
+        // doubles themselves
+        assert_eq!(tr.grid, None);
     }
     // → 8204 0.11567686375159847 0.023980000542692066
     const BB_COMMON: usize = 8204;
@@ -226,6 +229,7 @@ mod tests {
         .unwrap();
         assert_eq!(t.items, ["9", "10"]);
         assert_eq!(t.usage, [0.2, 0.1, 0.5, 0.25]);
+        assert_eq!(t.grid.map(|g| g.decimals()), Some(2));
         let one = |body: &str| read_bitbrains("b", &[file("1.csv", &format!("{h}{body}"))]);
         let e = one("0;\t1;\tabc\n").unwrap_err();
         assert_eq!(

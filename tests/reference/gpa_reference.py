@@ -4,13 +4,18 @@
 Written from ALGORITHMS.md §4.1-4.4 alone, sharing no code with the Rust engine: it reads the raw
 PlanetLab day folder (../shared/data/planetlab-cloudsim/20110303, not packlab's bundle), packs in file-name
 byte order with First Fit / Best Fit and the five fit tests, rebalances, and evaluates m_abs, m_norm, m, q
-and utilization. Plain Python 3 (statistics.NormalDist for z), explicit left-to-right float sums.
+and utilization. Plain Python 3 (statistics.NormalDist for z), explicit left-to-right float sums for the
+statistics, the packing and utilization. The overflow count behind q is exact (ALGORITHMS.md §4.4 on the
+values as written, issue 12): a machine's total at t is the integer sum of its VMs' CPU % compared with
+100·c as a fraction. `overflows_f64` is the count the left-to-right float sum `tot > c` gives instead (it
+counts some exact ties Σ = c as overflows).
 
-Usage: python3 tests/reference/gpa_reference.py [DAY_FOLDER]  -> prints a JSON list of results.
-The expected figures in tests/cli_pack.rs were produced by this script.
+Usage: python3 tests/reference/gpa_reference.py [DAY_FOLDER] > tests/reference/gpa_reference.json
+tests/cli_pack.rs checks the CLI on the bundled day against that stored output.
 """
 import json
 import math
+from fractions import Fraction
 import os
 import sys
 from statistics import NormalDist
@@ -26,16 +31,23 @@ CONFIGS = [
     ("cantelli:1.7", "ff", 2.0, True, 1.0),
     ("max", "bf", 1.0, True, 1.0),
     ("gpa:0.01", "bf", 4.0, True, 0.5),
+    ("gpa:0.1", "bf", 4.0, True, 1.0),
+    ("gpa:0.2", "ff", 1.0, True, 1.0),
+    ("av:1", "bf", 4.0, True, 1.0),
+    ("perc:50", "bf", 4.0, True, 1.0),
+    ("cantelli:0.5", "bf", 1.0, True, 1.0),
+    ("gpa:0.002", "bf", 4.0, True, 0.5),
 ]
 
 
 def read_day(folder):
     names = sorted(os.listdir(folder), key=lambda s: s.encode())
-    series = []
+    percent = []
     for n in names:
         with open(os.path.join(folder, n), "rb") as f:
-            series.append([int(line) / 100.0 for line in f.read().decode().split("\n") if line.strip()])
-    return names, series
+            percent.append([int(line) for line in f.read().decode().split("\n") if line.strip()])
+    series = [[p / 100.0 for p in s] for s in percent]
+    return names, percent, series
 
 
 def fsum_lr(xs):
@@ -53,7 +65,7 @@ def percentile(sorted_xs, p):
     return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (rank - lo)
 
 
-def run(series, fit, rule, c, reb, ell):
+def run(percent, series, fit, rule, c, reb, ell):
     R = len(series[0])
     if ell >= 1.0:
         O, E = range(0, R), range(0, R)
@@ -135,14 +147,17 @@ def run(series, fit, rule, c, reb, ell):
                     failures += 1
             j = (j + 1) % last
         bins = [b for b in bins if b]
-    over, usage = 0, 0.0
+    over, over_f64, usage = 0, 0, 0.0
+    cap = Fraction(c)  # 1, 2, 4: exact
     for b in bins:
         for t in E:
             tot = 0.0
             for i in b:
                 tot += series[i][t]
-            if tot > c:
+            if Fraction(sum(percent[i][t] for i in b), 100) > cap:
                 over += 1
+            if tot > c:
+                over_f64 += 1
             usage += tot
     true_total = fsum_lr([fsum_lr(s) / R for s in series])
     m_abs = len(bins)
@@ -151,14 +166,15 @@ def run(series, fit, rule, c, reb, ell):
         "fit": fit, "rule": rule, "capacity": c, "rebalance": reb, "clairvoyance": ell,
         "m_abs": m_abs, "m_norm": m_norm, "m": m_abs / m_norm,
         "q": over / (m_abs * len(E)), "utilization": usage / (m_abs * c * len(E)),
+        "overflows": over, "overflows_f64": over_f64,
     }
 
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     folder = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..", "..", "shared", "data", "planetlab-cloudsim", "20110303")
-    names, series = read_day(folder)
-    out = [run(series, *cfg) for cfg in CONFIGS]
+    names, percent, series = read_day(folder)
+    out = [run(percent, series, *cfg) for cfg in CONFIGS]
     json.dump(out, sys.stdout, indent=1)
     print()
 

@@ -5,6 +5,7 @@ use super::packing::{pack, rebalance, Packing, Rule};
 use super::{
     Frontier, FrontierPoint, Mode, PlacementError, PlacementParams, REBALANCE_MAX_FAILURES,
 };
+use crate::substrate::exact::ExactThreshold;
 use crate::substrate::stats::{mean, normal_sf, population_variance};
 use crate::trace::UsageTrace;
 use rand::{RngExt, SeedableRng};
@@ -26,6 +27,8 @@ pub struct Instance {
     vars: Vec<f64>,
     true_mean_total: f64,
     capacity: f64,
+    /// the overflow test Σ_{i∈S_j} x[i][t] > c, exact on the trace's values as written (ALGORITHMS.md §4.4)
+    overflow: ExactThreshold,
     /// ascending-sorted observations per item (row-major n × |O|), built on first use by a percentile test
     sorted_obs: OnceLock<Vec<f64>>,
 }
@@ -41,7 +44,8 @@ pub struct PackResult {
     pub m_norm: usize,
     /// m_abs / m_norm.
     pub m: f64,
-    /// Overflow frequency: (1/(m_abs·|E|)) Σ_j #{t ∈ E : Σ_{i∈S_j} x[i][t] > c}.
+    /// Overflow frequency: (1/(m_abs·|E|)) Σ_j #{t ∈ E : Σ_{i∈S_j} x[i][t] > c}, the sums compared with c
+    /// exactly on the usage values as written in the trace (see [`Instance::evaluate`]).
     pub q: f64,
     /// Per-machine overflow frequency q(j)/|E|, machine order.
     pub q_per_machine: Vec<f64>,
@@ -59,7 +63,8 @@ pub struct MachineView {
     pub machine: usize,
     /// Items on it.
     pub items: Vec<String>,
-    /// Total usage at each t ∈ E, VM units.
+    /// Total usage at each t ∈ E, VM units: f64 sums in placement order, so a total that equals c exactly as
+    /// written may show an ulp above c; `empirical_overflow` decides such ties exactly.
     pub totals: Vec<f64>,
     /// μ' = Σ μ_i from O.
     pub mean: f64,
@@ -67,7 +72,7 @@ pub struct MachineView {
     pub sd: f64,
     /// Capacity c.
     pub capacity: f64,
-    /// Empirical overflow frequency over E.
+    /// Empirical overflow frequency over E (exact, as [`PackResult::q`]).
     pub empirical_overflow: f64,
     /// Gaussian overflow probability 1 − Φ((c − μ')/σ') (0 or 1 when σ' = 0).
     pub gaussian_overflow: f64,
@@ -148,6 +153,7 @@ impl Instance {
             vars,
             true_mean_total,
             capacity: params.capacity,
+            overflow: ExactThreshold::new(params.capacity, trace.grid),
             sorted_obs: OnceLock::new(),
         })
     }
@@ -226,8 +232,12 @@ impl Instance {
         packing
     }
 
-    /// Total usage of machine `bin` at each column of E (items summed in placement order).
-    fn totals(&self, bin: &[usize]) -> Vec<f64> {
+    /// Total usage of machine `bin` at each column of E (VM units, items summed in placement order) and the
+    /// number of those columns where the machine overflows, Σ_{i∈S_j} x[i][t] > c, decided exactly on the
+    /// values as written and whatever the item order ([`ExactThreshold`]: the f64 total decides unless it is
+    /// within its rounding error of c; then the column is summed on the trace's decimal grid, or exactly in
+    /// binary off a grid).
+    fn totals(&self, bin: &[usize]) -> (Vec<f64>, usize) {
         let mut tot = vec![0.0; self.eval.len()];
         for &i in bin {
             let row = &self.x[i * self.r + self.eval.start..i * self.r + self.eval.end];
@@ -235,10 +245,21 @@ impl Instance {
                 *t += v;
             }
         }
-        tot
+        let column = |t: usize| {
+            bin.iter()
+                .map(move |&i| self.x[i * self.r + self.eval.start + t])
+        };
+        let over = self
+            .overflow
+            .sums_of(bin.len())
+            .count_exceeding(&tot, column);
+        (tot, over)
     }
 
-    /// Evaluates a packing on E (seed 002 §5.1; ALGORITHMS.md §4.4).
+    /// Evaluates a packing on E (seed 002 §5.1; ALGORITHMS.md §4.4). q counts the machine-samples whose total
+    /// exceeds c exactly, with respect to the usage values as written in the trace (issue 12: integer CPU %
+    /// often add up to c exactly, and a plain f64 sum counts some of those ties as overflows); utilization
+    /// sums the f64 totals.
     pub fn evaluate(&self, spec: &FitSpec, packing: &Packing) -> PackResult {
         let c = self.capacity;
         let e = self.eval.len() as f64;
@@ -246,8 +267,7 @@ impl Instance {
         let mut overflows = 0usize;
         let mut usage = 0.0;
         for bin in &packing.bins {
-            let tot = self.totals(bin);
-            let over = tot.iter().filter(|v| **v > c).count();
+            let (tot, over) = self.totals(bin);
             overflows += over;
             usage += tot.iter().sum::<f64>();
             q_per_machine.push(over as f64 / e);
@@ -324,7 +344,7 @@ impl Instance {
                 ),
             });
         };
-        let totals = self.totals(bin);
+        let (totals, over) = self.totals(bin);
         let mean: f64 = bin.iter().map(|&i| self.means[i]).sum();
         let sd = bin.iter().map(|&i| self.vars[i]).sum::<f64>().sqrt();
         let c = self.capacity;
@@ -344,8 +364,7 @@ impl Instance {
                         .unwrap_or_else(|| format!("#{i}"))
                 })
                 .collect(),
-            empirical_overflow: totals.iter().filter(|v| **v > c).count() as f64
-                / totals.len() as f64,
+            empirical_overflow: over as f64 / totals.len() as f64,
             totals,
             mean,
             sd,
