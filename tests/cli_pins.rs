@@ -1,6 +1,7 @@
 //! The CLI's outputs on pinned scenarios equal the stored ones byte for byte (tests/pins/commands.txt and every
 //! saved share link of tests/links/), so a refactor cannot move a number unnoticed. The stored files were
-//! written by the engine before the experiment-contract refactor with `scripts/pins.sh`.
+//! written by the engine before the experiment-contract refactor with `scripts/pins.sh`; the admission ones
+//! were rewritten when the threshold search's feasibility test changed (tests/pins/commands.txt).
 
 use std::path::Path;
 use std::process::Command;
