@@ -1,7 +1,9 @@
 //! The CLI's outputs on pinned scenarios equal the stored ones byte for byte (tests/pins/commands.txt and every
 //! saved share link of tests/links/), so a refactor cannot move a number unnoticed. The stored files were
 //! written by the engine before the experiment-contract refactor with `scripts/pins.sh`; the placement pins'
-//! q values since by the engine with exact q (every change: tests/reference/pin-changes-exact-q.txt).
+//! q values since by the engine with exact q (every change: tests/reference/pin-changes-exact-q.txt); the
+//! admission ones were rewritten when the threshold search's feasibility test changed (tests/pins/commands.txt);
+//! the lifetime ones were written by the engine that introduced the lifetime model.
 
 use std::path::Path;
 use std::process::Command;

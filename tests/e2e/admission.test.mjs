@@ -80,6 +80,48 @@ test('the Admission control tab opens the admission view and starts the default 
   await page.context().close();
 });
 
+test('the admission tab\'s default view tunes every policy to a threshold that admits, or says it cannot be tuned', async () => {
+  // the default scenario (E0.1, C = 1,000 cores, 1,460 h, 2 runs, 6 search steps, seed 1) run to the end
+  const page = await newPage(env.browser);
+  await page.goto(env.server.url);
+  await page.waitForSelector('#tab-admission:not([disabled])');
+  await page.click('#tab-admission');
+  await waitAdmission(page, 0, 180_000);
+  const rows = await page.$$eval('#admission-rows tr', (trs) => trs.map((r) => ({
+    label: r.dataset.label, status: r.dataset.status, threshold: Number(r.dataset.threshold),
+    utilization: Number(r.dataset.utilization), admitted: Number(r.dataset.admitted), text: r.textContent,
+  })));
+  assert.deepEqual(rows.map((r) => r.label), ['ZEROTH', 'FIRST', 'SECOND', 'UPPER_BOUND']);
+  for (const r of rows) {
+    if (r.status === 'tuned') {
+      // a non-degenerate threshold: it admits deployments and the cluster is used
+      assert.ok(r.admitted > 0 && r.utilization > 0, `${r.label} is tuned to a threshold that admits nothing: ${JSON.stringify(r)}`);
+      assert.ok(Number.isFinite(r.threshold) && r.threshold > 0, r.label);
+      assert.doesNotMatch(r.text, /cannot be tuned/);
+    } else if (r.status === 'untunable') {
+      // explicitly marked on screen instead of a threshold
+      assert.match(r.text, /cannot be tuned at this scale/, r.label);
+    } else {
+      assert.equal(r.status, 'bound', r.label);
+      assert.equal(r.label, 'UPPER_BOUND');
+    }
+  }
+  // at this scale all three policies are tuned (tests/admission_default.rs), and the page equals the CLI
+  assert.deepEqual(rows.filter((r) => r.status === 'tuned').map((r) => r.label), ['ZEROTH', 'FIRST', 'SECOND']);
+  assertSameTable(await readAdmissionTable(page), tableOfReport(cliRun({ link: page.url() })));
+  // the run view of SECOND (the default arm) shows a run that admits deployments
+  await page.waitForFunction(() => document.querySelector('#admission-series-card').dataset.ready);
+  assert.equal(await page.inputValue('#admission-series-arm'), 'SECOND');
+  const info = await page.textContent('#admission-series-info');
+  const m = info.match(/(\d+) of (\d+) arrivals admitted/);
+  assert.ok(m && Number(m[1]) > 0, info);
+  assert.ok((await canvasInk(page, '#admission-series-canvas')) > 3000, 'series canvas is blank');
+  assert.match(await page.textContent('#admission-status'), /4 policies tuned/);
+  await page.screenshot({ path: artifact('playground-admission-default.png'), fullPage: true });
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
 test('a small admission scenario: frontier drawn, table equals the CLI, time series, link round trip', async () => {
   const page = await newPage(env.browser);
   const t0 = Date.now();
@@ -209,7 +251,7 @@ test('admission exports: SVG, PNG, CSV, JSON, the scenario file and the run\'s S
   assert.deepEqual(json.report.arms.map((a) => a.label), ['ZEROTH', 'SECOND']);
   // CSV: per policy its tuned row, then every threshold its search evaluated
   const csv = (await grab('#admission-export-csv')).bytes.toString('utf8').trim().split('\n');
-  assert.equal(csv[0], 'policy,tuned,threshold,utilization,utilization_ci_lo,utilization_ci_hi,failure_rate,failure_rate_upper95');
+  assert.equal(csv[0], 'policy,tuned,threshold,utilization,utilization_ci_lo,utilization_ci_hi,failure_rate,failure_rate_upper95,status');
   assert.equal(csv.length, 1 + json.report.arms.reduce((n, a) => n + 1 + a.sweep.length, 0));
   const tuned = csv.filter((l) => l.split(',')[1] === 'true').map((l) => l.split(','));
   assert.deepEqual(tuned.map((c) => [c[0], Number(c[2]), Number(c[3])]), json.report.arms.map((a) => [a.label, a.threshold, a.utilization]));

@@ -24,6 +24,9 @@ export const model = {
 
 const pct = (v) => `${(v * 100).toFixed(2)}%`;
 
+/** The tuned point of an arm on the frontier: none when no threshold could be certified (status 'untunable'). */
+const tunedPoint = (a) => (a.status === 'untunable' ? null : [a.utilization, a.failure_rate]);
+
 /** The data note: what the real Azure 2017 arrivals identify and what keeps documented defaults. */
 function dataNote(azureOk, fitNote) {
   return h('section', { class: 'card data-note', id: 'admission-data', 'aria-labelledby': 'admission-data-title' },
@@ -74,10 +77,10 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     ready: () => !!report,
     svg: () => wasm.chart_svg('admission.frontier', curves, { sla: report.sla, title: subtitle.textContent }, 1000, 600),
     csv: () => {
-      const rows = [['policy', 'tuned', 'threshold', 'utilization', 'utilization_ci_lo', 'utilization_ci_hi', 'failure_rate', 'failure_rate_upper95']];
+      const rows = [['policy', 'tuned', 'threshold', 'utilization', 'utilization_ci_lo', 'utilization_ci_hi', 'failure_rate', 'failure_rate_upper95', 'status']];
       for (const a of report.arms) {
-        rows.push([a.label, true, a.threshold, a.utilization, a.utilization_ci[0], a.utilization_ci[1], a.failure_rate, a.failure_rate_upper95]);
-        for (const e of a.sweep) rows.push([a.label, false, e.threshold, e.utilization, '', '', e.failure_rate, e.failure_rate_upper]);
+        rows.push([a.label, true, a.threshold, a.utilization, a.utilization_ci[0], a.utilization_ci[1], a.failure_rate, a.failure_rate_upper95, a.status]);
+        for (const e of a.sweep) rows.push([a.label, false, e.threshold, e.utilization, '', '', e.failure_rate, e.failure_rate_upper, e.verdict]);
       }
       return rows;
     },
@@ -99,7 +102,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   const tbody = h('tbody', { id: 'admission-rows' });
   const tableCard = h('section', { class: 'card table-card', id: 'admission-table-card', 'aria-labelledby': 'admission-table-title' },
     h('h2', { id: 'admission-table-title' }, 'Tuned policies'),
-    h('p', { class: 'fine' }, 'Each policy\'s threshold is tuned by binary search so the 95% upper bound of the failure rate stays within the SLA (§2.8); utilization with its 95% BCa bootstrap CI over runs. Click a row to see one of its runs.'),
+    h('p', { class: 'fine' }, 'Each policy\'s threshold is tuned by binary search so the 95% upper bound of the failure rate stays within the SLA (§2.8); utilization with its 95% BCa bootstrap CI over runs. With no failure, certifying ε takes at least 3/ε scale-out requests (3,000 for ε = 0.001): when the runs carry fewer at every threshold that admits anything, the policy cannot be tuned at this scale and says so. Click a row to see one of its runs.'),
     h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'admission-table' },
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, 'policy'), h('th', { scope: 'col', class: 'num', title: 'cores for ZEROTH/FIRST, Cantelli ratio for SECOND' }, 'threshold'),
@@ -192,7 +195,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
           const c = curves[st.arm] || (curves[st.arm] = { label: st.label, points: [], tuned: null });
           if (st.evaluated) c.points.push([st.evaluated.utilization, st.evaluated.failure_rate]);
           if (st.finished) {
-            c.tuned = [st.finished.utilization, st.finished.failure_rate];
+            c.tuned = tunedPoint(st.finished);
             rowsByArm[st.arm] = st.finished;
             renderTable(rowsByArm.filter(Boolean), false);
             if (!frontierCard.dataset.firstMs) frontierCard.dataset.firstMs = String(Math.round(performance.now() - started));
@@ -209,11 +212,15 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
         running = null;
         runUi.ended(true);
         report = res.report;
-        curves = report.arms.map((a) => ({ label: a.label, points: a.sweep.map((e) => [e.utilization, e.failure_rate]), tuned: [a.utilization, a.failure_rate] }));
+        curves = report.arms.map((a) => ({ label: a.label, points: a.sweep.map((e) => [e.utilization, e.failure_rate]), tuned: tunedPoint(a) }));
         runCount += 1;
         frontierCard.dataset.runs = String(runCount);
         frontierCard.dataset.ms = String(Math.round(performance.now() - started));
-        setStatus('done', `${report.arms.length} policies tuned in ${(res.elapsed_ms / 1000).toFixed(1)} s`);
+        const untunable = report.arms.filter((a) => a.status === 'untunable').length;
+        const secs = `${(res.elapsed_ms / 1000).toFixed(1)} s`;
+        setStatus('done', untunable
+          ? `${report.arms.length - untunable} of ${report.arms.length} policies tuned in ${secs}; ${untunable} cannot be tuned at this scale (see the table)`
+          : `${report.arms.length} policies tuned in ${secs}`);
         subtitle.textContent = `${report.preset}: C = ${fmt(report.capacity)} cores, T = ${fmt(report.horizon_hours)} h, R = ${report.runs} runs, SLA ε = ${fmt(report.sla)}, seed ${report.seed}`;
         renderTable(report.arms, true);
         drawFrontier();
@@ -253,16 +260,23 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
       dataset: {
         label: a.label, threshold: String(a.threshold), utilization: String(a.utilization),
         ciLo: String(a.utilization_ci[0]), ciHi: String(a.utilization_ci[1]), failureRate: String(a.failure_rate),
-        failureRateUpper95: String(a.failure_rate_upper95),
+        failureRateUpper95: String(a.failure_rate_upper95), status: a.status, admitted: String(a.accepted),
+        arrivals: String(a.arrivals),
       },
       onclick: () => complete && setSeries(a.label, scenario.admission.series_run),
       onkeydown: (ev) => { if (complete && (ev.key === 'Enter' || ev.key === ' ')) { ev.preventDefault(); setSeries(a.label, scenario.admission.series_run); } },
     },
     h('td', {}, h('span', { class: 'swatch', style: { background: wasm.arm_color(Math.max(0, idx(a.label))) }, 'aria-hidden': 'true' }), a.label),
-    h('td', { class: 'num' }, fmt(a.threshold)),
-    h('td', { class: 'num' }, pct(a.utilization), h('span', { class: 'ci' }, ` [${(a.utilization_ci[0] * 100).toFixed(1)}, ${(a.utilization_ci[1] * 100).toFixed(1)}]`)),
-    h('td', { class: 'num', title: `95% upper bound ${fmt(a.failure_rate_upper95)}` }, fmt(a.failure_rate)),
-    h('td', { class: 'num' }, a.gain_vs_zeroth == null || a.kind === 'ZEROTH' ? '' : `${a.gain_vs_zeroth >= 0 ? '+' : ''}${(a.gain_vs_zeroth * 100).toFixed(1)}%`))));
+    ...(a.status === 'untunable'
+      // no certified threshold: say so instead of showing the threshold the search stopped at
+      ? [h('td', { colspan: 4, class: 'untunable', title: a.status_reason },
+        h('strong', {}, 'cannot be tuned at this scale'),
+        h('span', { class: 'reason' }, a.status_reason.replace(/^cannot be tuned( at this scale)?: /, '')))]
+      : [
+        h('td', { class: 'num', title: a.status === 'bound' ? 'no threshold: accepts whatever fits, failures ignored (§2.10)' : `${a.accepted} of ${a.arrivals} arrivals admitted` }, a.status === 'bound' ? '—' : fmt(a.threshold)),
+        h('td', { class: 'num' }, pct(a.utilization), h('span', { class: 'ci' }, ` [${(a.utilization_ci[0] * 100).toFixed(1)}, ${(a.utilization_ci[1] * 100).toFixed(1)}]`)),
+        h('td', { class: 'num', title: `95% upper bound ${fmt(a.failure_rate_upper95)}` }, fmt(a.failure_rate)),
+        h('td', { class: 'num' }, a.gain_vs_zeroth == null || a.kind === 'ZEROTH' ? '' : `${a.gain_vs_zeroth >= 0 ? '+' : ''}${(a.gain_vs_zeroth * 100).toFixed(1)}%`)]))));
     if (complete) {
       setChildren(armSelect, arms.map((a) => h('option', { value: a.label }, a.label)));
       armSelect.value = currentArm();
@@ -275,7 +289,9 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   function currentArm() {
     const arms = report ? report.arms : [];
     const want = scenario.admission.series_arm;
-    const a = arms.find((x) => x.label === want) || arms.find((x) => x.kind === 'SECOND') || arms[0];
+    const tuned = (x) => x.status === 'tuned';
+    const a = arms.find((x) => x.label === want) || arms.find((x) => x.kind === 'SECOND' && tuned(x))
+      || arms.find(tuned) || arms.find((x) => x.kind === 'SECOND') || arms[0];
     return a ? a.label : '';
   }
 
@@ -298,7 +314,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     const req = worker.request('model.call', { scenario, op: 'series', args: { label, threshold: arm.threshold, run: scenario.admission.series_run, points: 400 } });
     req.promise.then((s) => {
       if (id !== seriesReq) return;
-      series = { ...s, label, threshold: arm.threshold, run: scenario.admission.series_run };
+      series = { ...s, label, threshold: arm.threshold, run: scenario.admission.series_run, untunable: arm.status === 'untunable' };
       seriesCard.dataset.ready = String(id);
       drawSeries();
     }, (e) => {
@@ -321,6 +337,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     }
     const s = series;
     setChildren(sInfo,
+      s.untunable ? h('div', { class: 'fine' }, `${s.label} cannot be tuned at this scale: this run uses the most permissive threshold its search tried without a failure, which is not certified.`) : null,
       h('div', {}, h('strong', {}, s.label), ` at threshold ${fmt(s.threshold)}, run ${s.run}: utilization ${pct(s.utilization)}, ${s.admitted} of ${s.arrivals} arrivals admitted, ${s.failed} of ${s.requests} scale-outs failed (rate ${fmt(s.failure_rate)}).`));
   }
 

@@ -8,7 +8,7 @@ use packlab::admission::moments::{
     known_moments, posterior_moments, AliveMode, Belief, Gamma, MomentConfig, MomentMode,
 };
 use packlab::admission::params::AdmitParams;
-use packlab::admission::tuning::{run_preset, ArmResult, Preset};
+use packlab::admission::tuning::{run_preset, ArmResult, Preset, TuneStatus};
 use packlab::trace::azure::{
     gzip, read_arrivals_bundle, read_arrivals_files, read_vmtable, write_arrivals_bundle,
     AzureArrivals, BUNDLE_MAGIC,
@@ -175,11 +175,24 @@ fn importance_json(is: &ImportancePlan) -> serde_json::Value {
     })
 }
 
-/// One arm of `packlab admit --json`; `importance` only when importance sampling was on.
-fn arm_json(a: &ArmResult) -> serde_json::Value {
+/// The status as printed and in JSON: `tuned`, `untunable` or `bound`.
+fn status_name(s: TuneStatus) -> &'static str {
+    match s {
+        TuneStatus::Tuned => "tuned",
+        TuneStatus::Untunable => "untunable",
+        TuneStatus::Bound => "bound",
+    }
+}
+
+/// One arm of `packlab admit --json` (`sla` for the verdict of each evaluated threshold); `importance` only
+/// when importance sampling was on.
+fn arm_json(a: &ArmResult, sla: f64) -> serde_json::Value {
+    let t = &a.result.tuned;
     let mut v = serde_json::json!({
         "label": a.label, "policy": a.result.policy, "pseudo_obs": a.pseudo_obs,
-        "labelling": a.labelling, "threshold": a.result.threshold,
+        "labelling": a.labelling, "status": status_name(a.result.status),
+        "status_reason": a.result.status_reason, "threshold": a.result.threshold,
+        "admitted": t.accepted, "arrivals": t.arrivals, "requests": t.requests, "failures": t.failures,
         "utilization": a.result.tuned.utilization,
         "utilization_ci": [a.result.utilization_ci.0, a.result.utilization_ci.1],
         "failure_rate": a.result.tuned.failure_rate,
@@ -190,7 +203,9 @@ fn arm_json(a: &ArmResult) -> serde_json::Value {
         "failure_rate_upper95_delta": a.result.tuned.failure_rate_upper_delta,
         "failure_rate_upper95_exact": a.result.tuned.failure_rate_upper_exact,
         "sweep": a.result.sweep.iter().map(|e| serde_json::json!({
-            "threshold": e.threshold, "utilization": e.utilization, "failure_rate": e.failure_rate
+            "threshold": e.threshold, "utilization": e.utilization, "failure_rate": e.failure_rate,
+            "failure_rate_upper95": e.failure_rate_upper, "admitted": e.accepted,
+            "requests": e.requests, "failures": e.failures, "verdict": e.feasibility(sla),
         })).collect::<Vec<_>>(),
     });
     if let Some(is) = &a.importance {
@@ -206,48 +221,61 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
         return Err("--runs must be ≥ 1".into());
     }
     let p = load_params(args)?;
-    let mut last = 0usize;
-    let mut hook = |d: usize, t: usize| {
-        if !args.json && (d * 20 / t.max(1)) != last {
-            last = d * 20 / t.max(1);
-            eprint!("\r{} runs of {}", d, t);
-        }
-        true
-    };
-    let res = run_preset(preset, &p, args.runs, args.seed, &mut hook)?;
+    let mut progress = crate::progress::Progress::new("packlab admit", "simulation runs");
+    let res = run_preset(preset, &p, args.runs, args.seed, &mut |d, t| {
+        progress.update(d, t)
+    });
+    progress.finish();
+    let res = res?;
     if args.json {
         let v = serde_json::json!({
             "preset": res.preset, "runs": res.runs, "seed": res.seed,
             "capacity": p.capacity, "hours": p.horizon_hours, "sla": p.sla,
-            "arms": res.arms.iter().map(arm_json).collect::<Vec<_>>(),
+            "arms": res.arms.iter().map(|a| arm_json(a, p.sla)).collect::<Vec<_>>(),
         });
         println!(
             "{}",
             serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
         );
     } else {
-        eprintln!();
         println!(
             "{} — {} runs of {} h, C = {} cores, SLA {}",
             res.preset, res.runs, p.horizon_hours, p.capacity, p.sla
         );
         println!(
-            "{:<26} {:>12} {:>10} {:>21} {:>12} {:>9}",
-            "policy", "threshold", "util", "95% BCa CI", "fail rate", "vs ZEROTH"
+            "{:<26} {:>10} {:>12} {:>10} {:>21} {:>12} {:>13} {:>9}",
+            "policy",
+            "status",
+            "threshold",
+            "util",
+            "95% BCa CI",
+            "fail rate",
+            "admitted",
+            "vs ZEROTH"
         );
         for a in &res.arms {
+            let r = &a.result;
             println!(
-                "{:<26} {:>12.6} {:>10.4} [{:>8.4}, {:>8.4}] {:>12.3e} {:>9}",
+                "{:<26} {:>10} {:>12.6} {:>10.4} [{:>8.4}, {:>8.4}] {:>12.3e} {:>13} {:>9}",
                 a.label,
-                a.result.threshold,
-                a.result.tuned.utilization,
-                a.result.utilization_ci.0,
-                a.result.utilization_ci.1,
-                a.result.tuned.failure_rate,
+                status_name(r.status),
+                r.threshold,
+                r.tuned.utilization,
+                r.utilization_ci.0,
+                r.utilization_ci.1,
+                r.tuned.failure_rate,
+                format!("{}/{}", r.tuned.accepted, r.tuned.arrivals),
                 a.gain_vs_zeroth
                     .map(|g| format!("{:+.1}%", 100.0 * g))
                     .unwrap_or_default()
             );
+        }
+        for a in res
+            .arms
+            .iter()
+            .filter(|a| a.result.status == TuneStatus::Untunable)
+        {
+            println!("{}: {}", a.label, a.result.status_reason);
         }
         if let Some(is) = res.arms.iter().find_map(|a| a.importance.as_ref()) {
             let d = &is.diagnostics;

@@ -6,6 +6,7 @@
 mod admission;
 mod lifetime;
 mod placement;
+mod progress;
 
 use clap::{Args, Parser, Subcommand};
 use packlab::scenario::{Scenario, TraceRef, WorkloadRef};
@@ -417,7 +418,10 @@ fn run_scenario(
         ..Default::default()
     };
     let mut run = packlab::models::start(sc, &inputs).map_err(|e| e.to_string())?;
-    packlab::experiment::drive(&mut run, &mut |_, _| true).map_err(|e| e.to_string())?;
+    let mut progress = progress::Progress::new("packlab run", "units of work");
+    let r = packlab::experiment::drive(&mut run, &mut |d, t| progress.update(d, t));
+    progress.finish();
+    r.map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     run.report(&mut serde_json::Serializer::new(&mut out))
         .ok_or("the experiment ended without a report")?

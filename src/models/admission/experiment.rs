@@ -11,7 +11,7 @@ use super::scenario::{
     SweepPoint,
 };
 use super::sim::{lead_grid, simulate_run, RunResult, SimCache};
-use super::tuning::{run_seed, ArmResult, ArmTuner, ExperimentResult, Preset, RunPlan};
+use super::tuning::{run_seed, ArmResult, ArmTuner, ExperimentResult, Preset, RunPlan, TuneStatus};
 use crate::experiment::{Experiment, RunError};
 use crate::scenario::Scenario;
 use serde::Serialize;
@@ -240,9 +240,9 @@ impl AdmissionExperiment {
                 importance: self.arm_plan[i].and_then(|k| self.plans[k].1.importance.clone()),
             });
         }
-        let utils: Vec<(PolicyKind, f64)> = out
+        let utils: Vec<(PolicyKind, TuneStatus, f64)> = out
             .iter()
-            .map(|a| (a.result.kind, a.result.tuned.utilization))
+            .map(|a| (a.result.kind, a.result.status, a.result.tuned.utilization))
             .collect();
         for (a, g) in out.iter_mut().zip(gains_vs_zeroth(&utils)) {
             a.gain_vs_zeroth = g;
@@ -270,8 +270,8 @@ impl Experiment for AdmissionExperiment {
         self.done
     }
 
-    /// Simulates up to `units` runs of the current threshold of the first arm not yet tuned (or builds
-    /// that arm's importance plan, or finalises it).
+    /// Simulates up to `units` runs of the current threshold of the first arm not yet finished (or builds
+    /// that arm's importance plan); the step that completes an arm's last evaluation also finishes the arm.
     fn step(&mut self, units: usize) -> Option<AdmissionStep> {
         let i = self.tuners.iter().position(|t| t.result().is_none())?;
         let (k, setup) = match self.plan_of(i, &mut |_, _| true) {
@@ -289,7 +289,8 @@ impl Experiment for AdmissionExperiment {
             let plan = &self.plans[k].1;
             let st = self.tuners[i].step(plan, self.seed, units, &mut self.cache);
             self.done += st.runs;
-            evaluated = st.evaluated.as_ref().map(SweepPoint::from);
+            let sla = self.specs[i].params.sla;
+            evaluated = st.evaluated.as_ref().map(|e| SweepPoint::of(e, sla));
             if st.finished {
                 let r = self.tuners[i].result().expect("finished");
                 finished = Some(arm_result(&self.specs[i], r));

@@ -32,8 +32,9 @@
 //! [`ImportanceDiagnostics::p_se`] reports the standard errors; raise `pre_draws` to shrink them.
 
 use super::component as comp;
-use super::params::{AdmitParams, Labelling, PolicyKind, PolicySpec, SecondParam};
+use super::params::{AdmitParams, Labelling, PolicyKind, PolicySpec};
 use super::sim::{draw_arrival, lead_grid, simulate_run, RunResult, SimCache};
+use super::tuning::ThresholdSearch;
 use crate::substrate::rng::stream;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -423,16 +424,13 @@ pub fn plan_params(p: &AdmitParams) -> AdmitParams {
 }
 
 /// Threshold of the pilot SECOND policy: `p.importance.pilot_threshold`, or the first point of SECOND's
-/// binary search (§2.8: log10-midpoint of [1e−8, 0.5] = 7.07e−5 for the ratio form, C for the cores form).
+/// binary search ([`ThresholdSearch::midpoint`], §2.8: the log10-midpoint of [1e−8, 1] = 1e−4 for the
+/// ratio form, C for the cores form).
 pub fn pilot_threshold(p: &AdmitParams) -> f64 {
     if let Some(t) = p.importance.pilot_threshold {
         return t;
     }
-    let (lo, hi) = p.threshold_bounds(PolicyKind::Second);
-    match p.second_param {
-        SecondParam::Ratio => libm::pow(10.0, 0.5 * (libm::log10(lo) + libm::log10(hi))),
-        SecondParam::Cores { .. } => 0.5 * (lo + hi),
-    }
+    ThresholdSearch::new(p, PolicyKind::Second).midpoint()
 }
 
 /// Simulation runs the setup of [`build_plan`] plans (the pilot runs): `BUCKETS · pilot_runs_per_bucket`

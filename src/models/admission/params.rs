@@ -119,7 +119,8 @@ pub struct ImportanceConfig {
     pub pilot_runs_per_bucket: usize,
     /// Threshold of the pilot SECOND policy, in the parametrisation of `second_param` (Cantelli ratio, or cores
     /// for `SecondParam::Cores`). `None` (default) = the first point of SECOND's binary search (§2.8): the
-    /// log10-midpoint of [1e−8, 0.5], 7.07e−5, for the ratio form; C for the cores form.
+    /// log10-midpoint of [1e−8, 1] ([`AdmitParams::threshold_bounds`]), 1e−4, for the ratio form; C for the
+    /// cores form.
     pub pilot_threshold: Option<f64>,
     /// Weight of the nominal distribution in the target masses: `Q_i = (1 − mix)·P_i·g_i/Σ_k P_k·g_k + mix·P_i`
     /// (dimensionless, in (0, 1]; 1 = plain sampling). Default 0.5 (§2.9 step 5). Keeps every bucket's
@@ -321,6 +322,9 @@ impl AdmitParams {
         if self.steps == 0 {
             return Err("steps must be ≥ 1".into());
         }
+        if self.tune_iterations == 0 {
+            return Err("tune_iterations must be ≥ 1".into());
+        }
         if self.moments.j_tau == 0 || self.moments.j_nu == 0 || self.moments.j_sigma == 0 {
             return Err("quadrature sizes must be ≥ 1".into());
         }
@@ -349,13 +353,21 @@ impl AdmitParams {
         Ok(())
     }
 
-    /// Search bounds of the threshold of `kind` (ALGORITHMS.md §2.8): θ0, θ1 ∈ [0, C]; θ2 ∈ [1e−8, 0.5]
-    /// (searched in log10); SECOND-Cores ∈ [0, 2C].
+    /// Search bounds of the threshold of `kind` (ALGORITHMS.md §2.8): θ0, θ1 ∈ [0, C] (cores);
+    /// θ2 ∈ [1e−8, 1] (dimensionless, searched in log10); SECOND-Cores ∈ [0, 2C] (cores).
+    ///
+    /// θ2's upper end is 1, not §2.8's 0.5, because §2.7 gives no reason to stop at 0.5: with δ = C − E_k > 0
+    /// (which SECOND requires anyway) the Cantelli ratio r = V/(V + δ²) lies in [0, 1), and r < θ2 ⇔
+    /// E_k + sqrt(V_k·(1 − θ2)/θ2) < C, a buffer of sqrt((1 − θ2)/θ2) standard deviations. θ2 = 0.5 is a
+    /// one-s.d. buffer; θ2 → 1 shrinks it to 0, where SECOND is "∀k: E_k < C" = FIRST at θ1 = C, the upper
+    /// end of FIRST's bracket. Capping at 0.5 forbade buffers below one s.d. (in log space the search could not
+    /// get above 10^(−0.301 − 7.7/2^n) ≈ 0.38 after n = 6 steps) and reported the cap as tuned when the SLA
+    /// allowed more, e.g. for ε ≥ 0.03 at the playground's scale.
     pub fn threshold_bounds(&self, kind: PolicyKind) -> (f64, f64) {
         match kind {
             PolicyKind::Zeroth | PolicyKind::First => (0.0, self.capacity),
             PolicyKind::Second => match self.second_param {
-                SecondParam::Ratio => (1e-8, 0.5),
+                SecondParam::Ratio => (1e-8, 1.0),
                 SecondParam::Cores { .. } => (0.0, 2.0 * self.capacity),
             },
             PolicyKind::AcceptIfFits => (0.0, 0.0),

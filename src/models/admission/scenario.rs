@@ -2,7 +2,7 @@
 //! arms, the model and tuning parameters, the Azure-fitted option, and the report types a run produces.
 
 use super::params::{AdmitParams, Labelling, PolicyKind};
-use super::tuning::{Preset, TuneResult};
+use super::tuning::{Evaluation, Feasibility, Preset, TuneResult, TuneStatus};
 use crate::scenario::Scenario;
 use crate::substrate::error::FieldError;
 use serde::{Deserialize, Serialize};
@@ -244,23 +244,36 @@ pub fn apply_azure_fit(
 }
 
 /// The relative utilization gain of every arm over the (first) ZEROTH arm, `u / u_ZEROTH − 1`, from
-/// (policy, utilization) in arm order; all `None` without a ZEROTH arm or when its utilization is 0.
-pub fn gains_vs_zeroth(arms: &[(PolicyKind, f64)]) -> Vec<Option<f64>> {
+/// (policy, status, utilization) in arm order. `None` for untunable arms, and for all without a tuned
+/// ZEROTH arm of positive utilization.
+pub fn gains_vs_zeroth(arms: &[(PolicyKind, TuneStatus, f64)]) -> Vec<Option<f64>> {
     let z = arms
         .iter()
         .find(|a| a.0 == PolicyKind::Zeroth)
-        .map(|a| a.1)
+        .filter(|a| a.1 == TuneStatus::Tuned)
+        .map(|a| a.2)
         .filter(|z| *z > 0.0);
-    arms.iter().map(|a| z.map(|z| a.1 / z - 1.0)).collect()
+    arms.iter()
+        .map(|a| {
+            z.filter(|_| a.1 != TuneStatus::Untunable)
+                .map(|z| a.2 / z - 1.0)
+        })
+        .collect()
 }
 
-impl From<&super::tuning::Evaluation> for SweepPoint {
-    fn from(e: &super::tuning::Evaluation) -> Self {
+impl SweepPoint {
+    /// The frontier point of evaluation `e`, with its verdict against the SLA `sla`
+    /// ([`Evaluation::feasibility`]).
+    pub fn of(e: &Evaluation, sla: f64) -> Self {
         SweepPoint {
             threshold: e.threshold,
             utilization: e.utilization,
             failure_rate: e.failure_rate,
             failure_rate_upper: e.failure_rate_upper,
+            accepted: e.accepted,
+            requests: e.requests,
+            failures: e.failures,
+            verdict: e.feasibility(sla),
         }
     }
 }
@@ -276,6 +289,17 @@ pub struct SweepPoint {
     pub failure_rate: f64,
     /// Upper end of the 95% CI of the failure rate (what the tuning compares with the SLA).
     pub failure_rate_upper: f64,
+    /// Admitted deployments, pooled over the runs.
+    #[serde(default)]
+    pub accepted: u64,
+    /// Scale-out requests, pooled over the runs.
+    #[serde(default)]
+    pub requests: u64,
+    /// Failed scale-out requests, pooled over the runs.
+    #[serde(default)]
+    pub failures: u64,
+    /// Feasible, infeasible or too few requests to tell (ALGORITHMS.md §2.8 step 6).
+    pub verdict: Feasibility,
 }
 
 /// The result of one arm: tuned threshold, utilization with its 95% BCa CI, failure rate, and every
@@ -294,8 +318,20 @@ pub struct AdmissionArm {
     pub pseudo_obs: u32,
     /// Labelling mode.
     pub labelling: Labelling,
-    /// Tuned threshold.
+    /// Tuned (certified) threshold, or when `status` is untunable the threshold its reason names.
     pub threshold: f64,
+    /// `tuned`, `untunable` (no threshold could be certified: see `status_reason`) or `bound` (ACCEPT_IF_FITS).
+    pub status: TuneStatus,
+    /// Why the arm is untunable, or what a bound is; empty when tuned.
+    pub status_reason: String,
+    /// Admitted deployments at `threshold`, pooled over the runs.
+    pub accepted: u64,
+    /// Deployment arrivals, pooled over the runs.
+    pub arrivals: u64,
+    /// Scale-out requests at `threshold`, pooled over the runs.
+    pub requests: u64,
+    /// Failed scale-out requests at `threshold`, pooled over the runs.
+    pub failures: u64,
     /// Mean utilization at the tuned threshold.
     pub utilization: f64,
     /// 95% BCa bootstrap CI of the utilization (lo, hi).
@@ -344,6 +380,12 @@ pub(crate) fn arm_result(spec: &AdmissionArmSpec, r: &TuneResult) -> AdmissionAr
         pseudo_obs: spec.params.pseudo_obs,
         labelling: spec.params.labelling,
         threshold: r.threshold,
+        status: r.status,
+        status_reason: r.status_reason.clone(),
+        accepted: r.tuned.accepted,
+        arrivals: r.tuned.arrivals,
+        requests: r.tuned.requests,
+        failures: r.tuned.failures,
         utilization: r.tuned.utilization,
         utilization_ci: r.utilization_ci,
         failure_rate: r.tuned.failure_rate,
@@ -351,12 +393,19 @@ pub(crate) fn arm_result(spec: &AdmissionArmSpec, r: &TuneResult) -> AdmissionAr
         monthly_failure_rate: r.tuned.monthly_failure_rate,
         runs_with_failure: r.tuned.runs_with_failure,
         gain_vs_zeroth: None,
-        sweep: r.sweep.iter().map(SweepPoint::from).collect(),
+        sweep: r
+            .sweep
+            .iter()
+            .map(|e| SweepPoint::of(e, spec.params.sla))
+            .collect(),
     }
 }
 
 pub(crate) fn report(sc: &Scenario, mut arms: Vec<AdmissionArm>) -> AdmissionReport {
-    let utils: Vec<(PolicyKind, f64)> = arms.iter().map(|a| (a.kind, a.utilization)).collect();
+    let utils: Vec<(PolicyKind, TuneStatus, f64)> = arms
+        .iter()
+        .map(|a| (a.kind, a.status, a.utilization))
+        .collect();
     for (a, g) in arms.iter_mut().zip(gains_vs_zeroth(&utils)) {
         a.gain_vs_zeroth = g;
     }

@@ -44,6 +44,22 @@ pub struct Evaluation {
     /// Kish effective number of runs `(Σw)²/Σw²` (R without importance sampling).
     #[serde(default)]
     pub effective_runs: f64,
+    /// Effective scale-out request count of the exact bound, `Q_eff = (Σ w·req / Σ w)·n_eff` (the pooled
+    /// request count without importance sampling).
+    #[serde(default)]
+    pub effective_requests: f64,
+    /// Scale-out requests, pooled over the runs (unweighted count).
+    #[serde(default)]
+    pub requests: u64,
+    /// Failed scale-out requests, pooled over the runs (unweighted count).
+    #[serde(default)]
+    pub failures: u64,
+    /// Deployment arrivals, pooled over the runs (unweighted count).
+    #[serde(default)]
+    pub arrivals: u64,
+    /// Admitted deployments, pooled over the runs (unweighted count).
+    #[serde(default)]
+    pub accepted: u64,
     /// Weighted mean over runs and months of the monthly failure rates.
     pub monthly_failure_rate: f64,
     /// Weighted fraction of runs with at least one failure.
@@ -96,10 +112,12 @@ pub const EXACT_BOUND_LEVEL: f64 = 0.95;
 ///   failures clustering within runs, but needs many failing runs: with 0 failures, or 1 run, it is `f`.
 /// * `exact`: the one-sided 95% exact Poisson bound [`poisson_upper`] on the pooled failure count over the
 ///   effective request count: `Q_eff = (Σ w·req / Σ w) · n_eff` with the Kish `n_eff = (Σw)²/Σw²` (= total
-///   requests without weights), `F_eff = f · Q_eff`, bound `poisson_upper(F_eff)/Q_eff`. With 0 failures in
-///   Q requests it is 2.9957/Q, so "no failure seen" is feasible only if enough requests were seen. It treats
-///   requests as independent, which failures are not (they cluster in congested months); the delta term
-///   covers that once several runs fail. Without any request both are 0.
+///   requests without weights), `F_eff = f · Q_eff`, bound `min(1, poisson_upper(F_eff)/Q_eff)` (a rate is
+///   at most 1). With 0 failures in Q requests it is 2.9957/Q, so "no failure seen" is feasible only if
+///   enough requests were seen ([`requests_to_certify`]). It treats requests as independent, which failures
+///   are not (they cluster in congested months); the delta term covers that once several runs fail. Without
+///   any request the failure rate is unknown: the exact bound is 1 (the delta bound 0), so a threshold that
+///   admits nothing is never certified ([`Evaluation::feasibility`]).
 pub fn summarise_weighted(threshold: f64, runs: &[RunResult], weights: &[f64]) -> Evaluation {
     assert_eq!(runs.len(), weights.len(), "one weight per run");
     let w = weights;
@@ -126,9 +144,9 @@ pub fn summarise_weighted(threshold: f64, runs: &[RunResult], weights: &[f64]) -
     let n_eff = kish_ess(w);
     let q_eff = if sw > 0.0 { req / sw * n_eff } else { 0.0 };
     let upper_exact = if q_eff > 0.0 {
-        poisson_upper(f * q_eff, EXACT_BOUND_LEVEL) / q_eff
+        (poisson_upper(f * q_eff, EXACT_BOUND_LEVEL) / q_eff).min(1.0)
     } else {
-        0.0
+        1.0
     };
     let upper_delta = f + 1.96 * se;
     let mut months = 0.0;
@@ -154,10 +172,54 @@ pub fn summarise_weighted(threshold: f64, runs: &[RunResult], weights: &[f64]) -
         failure_rate_upper_delta: upper_delta,
         failure_rate_upper_exact: upper_exact,
         effective_runs: n_eff,
+        effective_requests: q_eff,
+        requests: runs.iter().map(|x| x.requests).sum(),
+        failures: runs.iter().map(|x| x.failures).sum(),
+        arrivals: runs.iter().map(|x| x.arrivals).sum(),
+        accepted: runs.iter().map(|x| x.accepted).sum(),
         monthly_failure_rate: if months > 0.0 { msum / months } else { 0.0 },
         runs_with_failure: if sw > 0.0 { with_failure / sw } else { 0.0 },
         run_utilization: runs.iter().map(|x| x.utilization).collect(),
         run_weights: w.to_vec(),
+    }
+}
+
+/// Effective scale-out requests needed to certify the SLA `sla` (a failure rate) when none fails: with no
+/// failure the exact bound of [`summarise_weighted`] is `−ln(1 − 0.95)/Q_eff`, which is ≤ `sla` from
+/// `Q_eff = −ln(0.05)/sla` on (2,995.7 requests for ε = 1e−3). Runs with fewer requests cannot certify the
+/// SLA at any threshold (ALGORITHMS.md §2.8 step 6).
+pub fn requests_to_certify(sla: f64) -> f64 {
+    poisson_upper(0.0, EXACT_BOUND_LEVEL) / sla
+}
+
+/// The verdict of the feasibility test on one evaluated threshold (ALGORITHMS.md §2.8 step 6), with "too
+/// few requests to tell" kept apart from "infeasible" ([`Evaluation::feasibility`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Feasibility {
+    /// The upper 95% bound of the failure rate is ≤ the SLA: the threshold is certified.
+    Feasible,
+    /// Failures were seen and the bound exceeds the SLA: evidence that the threshold breaks it.
+    Infeasible,
+    /// No failure was seen, yet the bound exceeds the SLA: the runs carried fewer than
+    /// [`requests_to_certify`] effective scale-out requests (none at all when nothing was admitted). This
+    /// says nothing against the threshold; more permissive thresholds admit more and see more requests.
+    TooFewRequests,
+}
+
+impl Evaluation {
+    /// This evaluation's verdict against the SLA `sla` (ALGORITHMS.md §2.8 step 6): feasible when
+    /// `failure_rate_upper ≤ sla`; otherwise infeasible when at least one scale-out failed, and too few
+    /// requests when none did (with no failure the delta bound is 0 and the exact bound `2.9957/Q_eff`, or 1
+    /// without requests, so the bound exceeds `sla` exactly when `Q_eff <` [`requests_to_certify`]`(sla)`).
+    pub fn feasibility(&self, sla: f64) -> Feasibility {
+        if self.failure_rate_upper <= sla {
+            Feasibility::Feasible
+        } else if self.failures > 0 {
+            Feasibility::Infeasible
+        } else {
+            Feasibility::TooFewRequests
+        }
     }
 }
 
@@ -210,6 +272,21 @@ impl RunPlan {
     }
 }
 
+/// How the tuning of one arm ended (ALGORITHMS.md §2.8, §2.10).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TuneStatus {
+    /// The threshold is the most permissive one the search certified (failure-rate bound ≤ SLA).
+    #[default]
+    Tuned,
+    /// No threshold the search evaluated was certified: the runs carry too few scale-out requests to certify
+    /// the SLA at any threshold tried (this scale is too small), or every threshold tried broke the SLA. The
+    /// reported threshold is the one the reason names, not a tuned one.
+    Untunable,
+    /// ACCEPT_IF_FITS: no threshold, the SLA ignored (the utilization upper bound of §2.10).
+    Bound,
+}
+
 /// Result of tuning one policy (one row of seed 000 Table 2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TuneResult {
@@ -219,10 +296,18 @@ pub struct TuneResult {
     pub kind: PolicyKind,
     /// MARGINAL heuristic on.
     pub marginal: bool,
-    /// Tuned threshold (cores for ZEROTH/FIRST, Cantelli ratio for SECOND).
+    /// Tuned threshold (cores for ZEROTH/FIRST, Cantelli ratio for SECOND); when untunable, the threshold
+    /// its reason names; 0 for ACCEPT_IF_FITS.
     pub threshold: f64,
-    /// Evaluation at the tuned threshold.
+    /// Evaluation at `threshold`.
     pub tuned: Evaluation,
+    /// How the tuning ended.
+    #[serde(default)]
+    pub status: TuneStatus,
+    /// Why the arm is untunable (the requests its runs carried against [`requests_to_certify`], or the
+    /// failures of the least permissive threshold tried), or what an upper-bound arm is; empty when tuned.
+    #[serde(default)]
+    pub status_reason: String,
     /// 95% BCa CI of the utilization.
     pub utilization_ci: (f64, f64),
     /// All thresholds evaluated during the search (the frontier: utilization vs failure rate).
@@ -230,10 +315,10 @@ pub struct TuneResult {
 }
 
 /// Tune the threshold of `kind` to the SLA `p.sla` by binary search over R = `runs` common-random-number runs
-/// (ALGORITHMS.md §2.8): plain run seeds with weight 1, or, with `p.importance.enabled`, the importance-sampled
-/// seeds and weights of §2.9 (set up once, reused for every threshold). A threshold is feasible when the upper
-/// 95% bound `failure_rate_upper` of [`summarise_weighted`] is ≤ SLA. ACCEPT_IF_FITS has no threshold and is
-/// evaluated once. The progress hook sees (runs done, runs planned), pilot runs included. Errors: invalid
+/// (ALGORITHMS.md §2.8; [`ThresholdSearch`]): plain run seeds with weight 1, or, with `p.importance.enabled`,
+/// the importance-sampled seeds and weights of §2.9 (set up once, reused for every threshold). A threshold is
+/// certified when the upper 95% bound `failure_rate_upper` of [`summarise_weighted`] is ≤ SLA; the result says
+/// whether one was ([`TuneStatus`]). ACCEPT_IF_FITS has no threshold and is evaluated once. The progress hook sees (runs done, runs planned), pilot runs included. Errors: invalid
 /// parameters, `runs == 0`, or "cancelled" if the progress hook returned false.
 pub fn tune(
     p: &AdmitParams,
@@ -256,13 +341,10 @@ pub fn tune(
     })
 }
 
-/// Simulation runs of one tuning without its setup: R·(iterations + 1), or R for ACCEPT_IF_FITS.
+/// Simulation runs of one tuning without its setup: R per search evaluation ([`ThresholdSearch::evaluations`]:
+/// the iterations, or 1 for ACCEPT_IF_FITS).
 fn tuning_runs(p: &AdmitParams, kind: PolicyKind, runs: usize) -> usize {
-    runs * if kind == PolicyKind::AcceptIfFits {
-        1
-    } else {
-        p.tune_iterations + 1
-    }
+    runs * ThresholdSearch::new(p, kind).evaluations()
 }
 
 /// [`tune`] on given runs (`plan`, e.g. shared by the arms of a preset); `seed` seeds the bootstrap. The
@@ -298,36 +380,232 @@ pub fn tune_with_plan(
         .expect("a finished arm has a result"))
 }
 
+/// How a [`ThresholdSearch`] ended: the status, its reason, the evaluation reported and every evaluation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchOutcome {
+    /// Tuned, untunable or the upper bound.
+    pub status: TuneStatus,
+    /// Why untunable (empty when tuned).
+    pub reason: String,
+    /// Tuned: the most permissive certified threshold's evaluation. Untunable: the evaluation the reason
+    /// names (the most permissive threshold without a failure, or else the least permissive one tried).
+    /// ACCEPT_IF_FITS: its one evaluation.
+    pub chosen: Evaluation,
+    /// Every evaluation, by ascending threshold.
+    pub sweep: Vec<Evaluation>,
+}
+
+/// The bisection of one policy's threshold to the SLA (ALGORITHMS.md §2.8) as a state machine over evaluated
+/// thresholds: [`ThresholdSearch::next_threshold`] proposes the midpoint of the bracket (in log10 space for
+/// SECOND's Cantelli ratio), [`ThresholdSearch::record`] takes its evaluation on the R runs, and after
+/// `p.tune_iterations` evaluations [`ThresholdSearch::finish`] reports. [`ArmTuner`] runs the simulations;
+/// this is the only implementation of the search's decisions.
+///
+/// A verdict ([`Evaluation::feasibility`]) moves the bracket:
+/// * feasible: the lower end rises to it, and it becomes the best (most permissive certified) threshold;
+/// * too few requests (no failure, but fewer than [`requests_to_certify`] requests): the lower end rises to
+///   it without making it a result. §2.8 treats "bound above the SLA" as infeasible and moves down; but
+///   there a less permissive threshold admits less and sees even fewer requests, so it cannot be certified
+///   either, and the search would walk down to thresholds that admit nothing. Such thresholds see no request,
+///   and counting that as "no failure, feasible" (the bound used to be 0 there) tuned SECOND to an empty
+///   cluster at the playground's scale. Feasibility is not monotone in the threshold (uncertifiable, then
+///   feasible, then infeasible as it grows); the direction of the search is (up unless failures break the
+///   SLA);
+/// * infeasible (failures seen, bound above the SLA): the upper end falls to it.
+///
+/// The result is the best threshold (status tuned), or, when none was certified, status untunable with a
+/// reason; no threshold is evaluated twice and no extra evaluation follows the last iteration.
+#[derive(Clone, Debug)]
+pub struct ThresholdSearch {
+    sla: f64,
+    log_space: bool,
+    bound: bool,
+    iters: usize,
+    lo: f64,
+    hi: f64,
+    best: Option<Evaluation>,
+    sweep: Vec<Evaluation>,
+}
+
+impl ThresholdSearch {
+    /// The search of `kind`'s threshold under `p`: the bracket [`AdmitParams::threshold_bounds`], SECOND's
+    /// ratio form in log10 space, `p.tune_iterations` evaluations (at least 1); ACCEPT_IF_FITS: one evaluation
+    /// at threshold 0, no search.
+    pub fn new(p: &AdmitParams, kind: PolicyKind) -> ThresholdSearch {
+        let (mut lo, mut hi) = p.threshold_bounds(kind);
+        let log_space = kind == PolicyKind::Second
+            && matches!(p.second_param, super::params::SecondParam::Ratio);
+        if log_space {
+            lo = libm::log10(lo);
+            hi = libm::log10(hi);
+        }
+        let bound = kind == PolicyKind::AcceptIfFits;
+        ThresholdSearch {
+            sla: p.sla,
+            log_space,
+            bound,
+            iters: if bound { 1 } else { p.tune_iterations.max(1) },
+            lo,
+            hi,
+            best: None,
+            sweep: Vec::new(),
+        }
+    }
+
+    /// Evaluations the search makes (each on every run of the plan).
+    pub fn evaluations(&self) -> usize {
+        self.iters
+    }
+
+    fn to_th(&self, x: f64) -> f64 {
+        if self.log_space {
+            libm::pow(10.0, x)
+        } else {
+            x
+        }
+    }
+
+    /// The midpoint of the current bracket as a threshold (for a new search, its first threshold).
+    pub fn midpoint(&self) -> f64 {
+        self.to_th(0.5 * (self.lo + self.hi))
+    }
+
+    /// The threshold to evaluate next ([`ThresholdSearch::midpoint`]), or `None` once every evaluation is
+    /// recorded.
+    pub fn next_threshold(&self) -> Option<f64> {
+        (self.sweep.len() < self.iters).then(|| self.midpoint())
+    }
+
+    /// Takes the evaluation of [`ThresholdSearch::next_threshold`] and moves the bracket by its verdict.
+    /// Ignored once the search is complete.
+    pub fn record(&mut self, ev: Evaluation) {
+        if self.sweep.len() >= self.iters {
+            return;
+        }
+        if !self.bound {
+            let mid = 0.5 * (self.lo + self.hi);
+            match ev.feasibility(self.sla) {
+                Feasibility::Feasible => {
+                    self.lo = mid;
+                    self.best = Some(ev.clone());
+                }
+                Feasibility::TooFewRequests => self.lo = mid,
+                Feasibility::Infeasible => self.hi = mid,
+            }
+        }
+        self.sweep.push(ev);
+    }
+
+    /// The outcome once every evaluation is recorded (`None` before).
+    pub fn finish(&self) -> Option<SearchOutcome> {
+        if self.sweep.len() < self.iters {
+            return None;
+        }
+        let mut sweep = self.sweep.clone();
+        sweep.sort_by(|a, b| a.threshold.total_cmp(&b.threshold));
+        if self.bound {
+            return Some(SearchOutcome {
+                status: TuneStatus::Bound,
+                reason:
+                    "accept-if-fits has no threshold and ignores the SLA: the utilization upper \
+                         bound of ALGORITHMS.md §2.10"
+                        .into(),
+                chosen: sweep[0].clone(),
+                sweep,
+            });
+        }
+        if let Some(best) = &self.best {
+            return Some(SearchOutcome {
+                status: TuneStatus::Tuned,
+                reason: String::new(),
+                chosen: best.clone(),
+                sweep,
+            });
+        }
+        let verdict = |e: &Evaluation| e.feasibility(self.sla);
+        let show = |th: f64| {
+            if self.log_space {
+                format!("θ = {th:.3e}")
+            } else {
+                format!("θ = {th}")
+            }
+        };
+        let runs = sweep[0].run_utilization.len();
+        let (chosen, reason) = match sweep
+            .iter()
+            .rposition(|e| verdict(e) == Feasibility::TooFewRequests)
+        {
+            Some(i) => {
+                let e = &sweep[i];
+                let mut r = format!(
+                    "cannot be tuned at this scale: no threshold tried could be certified. The most \
+                     permissive one without a failure, {}, admitted {} of {} arrivals and its {runs} runs \
+                     carried {:.0} scale-out requests; certifying the SLA ε = {} with no failure needs \
+                     {:.0} (95% bound 2.996/requests ≤ ε). More runs, a longer horizon or a larger \
+                     cluster carry more requests.",
+                    show(e.threshold),
+                    e.accepted,
+                    e.arrivals,
+                    e.effective_requests,
+                    self.sla,
+                    requests_to_certify(self.sla).ceil(),
+                );
+                if let Some(n) = sweep.get(i + 1) {
+                    r.push_str(&format!(
+                        " The next more permissive threshold tried, {}, failed {} of {} scale-out requests.",
+                        show(n.threshold),
+                        n.failures,
+                        n.requests
+                    ));
+                }
+                (e.clone(), r)
+            }
+            None => {
+                let e = &sweep[0];
+                (
+                    e.clone(),
+                    format!(
+                        "cannot be tuned: every threshold tried broke the SLA; even the least permissive, \
+                         {}, failed {} of {} scale-out requests (95% bound {:.3e} > ε = {}).",
+                        show(e.threshold),
+                        e.failures,
+                        e.requests,
+                        e.failure_rate_upper,
+                        self.sla
+                    ),
+                )
+            }
+        };
+        Some(SearchOutcome {
+            status: TuneStatus::Untunable,
+            reason,
+            chosen,
+            sweep,
+        })
+    }
+}
+
 /// What one [`ArmTuner::step`] did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TunerStep {
-    /// Simulation runs done (or skipped because the tuned threshold was already evaluated) in this step.
+    /// Simulation runs done in this step.
     pub runs: usize,
     /// A threshold whose runs all completed in this step.
     pub evaluated: Option<Evaluation>,
-    /// Whether the arm is now tuned.
+    /// Whether the arm is now finished (tuned, untunable or, for ACCEPT_IF_FITS, evaluated).
     pub finished: bool,
 }
 
-/// The binary search of one policy's threshold to the SLA (ALGORITHMS.md §2.8), advanced a few simulation
-/// runs at a time: the only implementation of the search ([`tune_with_plan`], [`run_preset`] and the
-/// admission experiment all drive it). Each of `p.tune_iterations` iterations evaluates the midpoint (in
-/// log10 space for SECOND's Cantelli ratio) on every run of the plan and keeps the half whose feasibility
-/// (`failure_rate_upper ≤ SLA`) says so; the tuned threshold is the last feasible lower end, evaluated once
-/// more unless it already was. ACCEPT_IF_FITS has no threshold and is evaluated once.
+/// One policy's threshold search (ALGORITHMS.md §2.8) advanced a few simulation runs at a time: it simulates
+/// the runs of the threshold its [`ThresholdSearch`] proposes and hands it the evaluation. [`tune_with_plan`],
+/// [`run_preset`] and the admission experiment all drive it.
 #[derive(Clone, Debug)]
 pub struct ArmTuner {
     params: AdmitParams,
     kind: PolicyKind,
     marginal: bool,
     grid: crate::admission::policy::LeadGrid,
-    iters: usize,
-    iter: usize,
-    lo: f64,
-    hi: f64,
-    log_space: bool,
-    best: Option<Evaluation>,
-    sweep: Vec<Evaluation>,
+    search: ThresholdSearch,
     /// The threshold being evaluated and the runs done at it.
     current: Option<(f64, Vec<RunResult>)>,
     done: usize,
@@ -337,30 +615,12 @@ pub struct ArmTuner {
 impl ArmTuner {
     /// A search for `kind` (+ MARGINAL) under `p` (validated by the caller).
     pub fn new(p: AdmitParams, kind: PolicyKind, marginal: bool) -> ArmTuner {
-        let (mut lo, mut hi) = p.threshold_bounds(kind);
-        let log_space = kind == PolicyKind::Second
-            && matches!(p.second_param, super::params::SecondParam::Ratio);
-        if log_space {
-            lo = libm::log10(lo);
-            hi = libm::log10(hi);
-        }
-        let iters = if kind == PolicyKind::AcceptIfFits {
-            0
-        } else {
-            p.tune_iterations
-        };
         ArmTuner {
             grid: lead_grid(&p),
+            search: ThresholdSearch::new(&p, kind),
             params: p,
             kind,
             marginal,
-            iters,
-            iter: 0,
-            lo,
-            hi,
-            log_space,
-            best: None,
-            sweep: Vec::new(),
             current: None,
             done: 0,
             result: None,
@@ -372,33 +632,25 @@ impl ArmTuner {
         &self.params
     }
 
-    /// Simulation runs this search plans on `runs` runs per threshold: R·(iterations + 1), or R for
+    /// Simulation runs this search plans on `runs` runs per threshold: R·iterations, or R for
     /// ACCEPT_IF_FITS.
     pub fn planned_runs(&self, runs: usize) -> usize {
-        tuning_runs(&self.params, self.kind, runs)
+        runs * self.search.evaluations()
     }
 
-    /// Runs done (or skipped) so far.
+    /// Runs done so far.
     pub fn done(&self) -> usize {
         self.done
     }
 
-    /// The result once tuned.
+    /// The result once finished.
     pub fn result(&self) -> Option<&TuneResult> {
         self.result.as_ref()
     }
 
-    fn to_th(&self, x: f64) -> f64 {
-        if self.log_space {
-            libm::pow(10.0, x)
-        } else {
-            x
-        }
-    }
-
     /// Simulates up to `units` (≥ 1) of the remaining runs of the current threshold on `plan` (natively on
     /// up to [`crate::experiment::threads`] threads; a run's result depends only on its seed, so the outcome
-    /// is the same for any `units`), or finalises the arm when its tuned threshold was already evaluated.
+    /// is the same for any `units`); the step that completes the last evaluation also finishes the arm.
     /// `seed` seeds the bootstrap CI. Does nothing once finished.
     pub fn step(
         &mut self,
@@ -413,73 +665,47 @@ impl ArmTuner {
             return out;
         }
         let runs = plan.seeds.len();
-        let mut finished_eval: Option<Evaluation> = None;
         if self.current.is_none() {
-            if self.iter < self.iters {
-                let th = self.to_th(0.5 * (self.lo + self.hi));
-                self.current = Some((th, Vec::with_capacity(runs)));
-            } else {
-                let th = self.to_th(self.lo);
-                match &self.best {
-                    Some(b) if b.threshold == th => {
-                        self.done += runs;
-                        out.runs = runs;
-                        finished_eval = Some(b.clone());
-                    }
-                    _ => self.current = Some((th, Vec::with_capacity(runs))),
-                }
-            }
-        }
-        if finished_eval.is_none() {
-            let (th, done_runs) = self
-                .current
-                .as_mut()
-                .expect("a threshold is being evaluated");
-            let spec = PolicySpec {
-                kind: self.kind,
-                threshold: *th,
-                marginal: self.marginal,
+            let Some(th) = self.search.next_threshold() else {
+                return out;
             };
-            let from = done_runs.len();
-            let to = (from + units.max(1)).min(runs);
-            let threads = crate::experiment::threads();
-            let batch = super::sim::simulate_runs_on(
-                threads,
-                &self.params,
-                spec,
-                &plan.seeds[from..to],
-                &self.grid,
-                cache,
-                &mut |_| true,
-            )
-            .expect("runs without a cancel hook always finish");
-            done_runs.extend(batch);
-            out.runs = to - from;
-            self.done += to - from;
-            if done_runs.len() == runs {
-                let (th, done_runs) = self.current.take().expect("current");
-                let ev = summarise_weighted(th, &done_runs, &plan.weights);
-                out.evaluated = Some(ev.clone());
-                if self.iter < self.iters {
-                    let mid = 0.5 * (self.lo + self.hi);
-                    if ev.failure_rate_upper <= self.params.sla {
-                        self.lo = mid;
-                        self.best = Some(ev.clone());
-                    } else {
-                        self.hi = mid;
-                    }
-                    self.sweep.push(ev);
-                    self.iter += 1;
-                } else {
-                    self.sweep.push(ev.clone());
-                    finished_eval = Some(ev);
-                }
-            }
+            self.current = Some((th, Vec::with_capacity(runs)));
         }
-        if let Some(tuned) = finished_eval {
+        let Some((th, done_runs)) = self.current.as_mut() else {
+            return out;
+        };
+        let spec = PolicySpec {
+            kind: self.kind,
+            threshold: *th,
+            marginal: self.marginal,
+        };
+        let from = done_runs.len();
+        let to = (from + units.max(1)).min(runs);
+        let batch = super::sim::simulate_runs_on(
+            crate::experiment::threads(),
+            &self.params,
+            spec,
+            &plan.seeds[from..to],
+            &self.grid,
+            cache,
+            &mut |_| true,
+        )
+        .unwrap_or_default(); // runs without a cancel hook always finish
+        done_runs.extend(batch);
+        out.runs = to - from;
+        self.done += to - from;
+        if done_runs.len() < runs {
+            return out;
+        }
+        if let Some((th, done_runs)) = self.current.take() {
+            let ev = summarise_weighted(th, &done_runs, &plan.weights);
+            out.evaluated = Some(ev.clone());
+            self.search.record(ev);
+        }
+        if let Some(o) = self.search.finish() {
             let ci = bca_weighted_mean_ci(
-                &tuned.run_utilization,
-                &tuned.run_weights,
+                &o.chosen.run_utilization,
+                &o.chosen.run_weights,
                 self.params.bootstrap,
                 0.95,
                 seed,
@@ -488,16 +714,16 @@ impl ArmTuner {
             if self.marginal {
                 name.push_str("+MARGINAL");
             }
-            let mut sweep = std::mem::take(&mut self.sweep);
-            sweep.sort_by(|a, b| a.threshold.total_cmp(&b.threshold));
             self.result = Some(TuneResult {
                 policy: name,
                 kind: self.kind,
                 marginal: self.marginal,
-                threshold: self.to_th(self.lo),
-                tuned,
+                threshold: o.chosen.threshold,
+                tuned: o.chosen,
+                status: o.status,
+                status_reason: o.reason,
                 utilization_ci: ci,
-                sweep,
+                sweep: o.sweep,
             });
             out.finished = true;
         }
@@ -863,9 +1089,169 @@ mod tests {
         let e = summarise_weighted(1.0, &[run(1000, 0), run(1000, 0)], &[1.0, 3.0]);
         assert!((e.effective_runs - 1.6).abs() < 1e-12);
         assert!((e.failure_rate_upper - 2.995732273553991 / 1600.0).abs() < 1e-15);
-        // no requests at all: nothing can fail
+        // no requests at all: the failure rate is unknown, the bound is the trivial 1 (not 0, which used to
+        // certify thresholds that admit nothing), and so is a bound above 1 (2.9957/1 for one request)
         let e = summarise(1.0, &[run(0, 0)]);
-        assert_eq!(e.failure_rate_upper, 0.0);
+        assert_eq!(e.failure_rate_upper, 1.0);
+        assert_eq!(e.feasibility(0.5), Feasibility::TooFewRequests);
+        assert_eq!(summarise(1.0, &[run(1, 0)]).failure_rate_upper, 1.0);
+    }
+
+    /// The verdicts around the request count needed to certify ε = 1e−3 with no failure: −ln(0.05)/1e−3 =
+    /// 2995.73 requests (`python3 -c "import math; print(-math.log(0.05)/1e-3)"`).
+    #[test]
+    fn verdicts_separate_too_few_requests_from_infeasible() {
+        assert!((requests_to_certify(1e-3) - 2995.732273553991).abs() < 1e-9);
+        let v = |runs: &[RunResult]| summarise(1.0, runs).feasibility(1e-3);
+        assert_eq!(v(&[run(1500, 0), run(1500, 0)]), Feasibility::Feasible); // 3000 requests
+        assert_eq!(
+            v(&[run(1495, 0), run(1495, 0)]),
+            Feasibility::TooFewRequests
+        ); // 2990
+        assert_eq!(v(&[run(0, 0), run(0, 0)]), Feasibility::TooFewRequests); // nothing admitted
+        assert_eq!(v(&[run(100, 1), run(100, 0)]), Feasibility::Infeasible);
+        // one failure in 10,000 requests of one run: exact bound 4.7439/10,000 (delta bound 1e−4)
+        assert_eq!(v(&[run(10_000, 1)]), Feasibility::Feasible);
+        // one failure in 4,000: 4.7439/4,000 = 1.19e−3 > ε, and a failure was seen
+        assert_eq!(v(&[run(4_000, 1)]), Feasibility::Infeasible);
+    }
+
+    /// Two runs whose pooled counts are (accepted, requests, failures), split evenly.
+    fn two_runs(accepted: u64, requests: u64, failures: u64) -> Vec<RunResult> {
+        (0..2)
+            .map(|_| RunResult {
+                utilization: accepted as f64 / 1000.0,
+                requests: requests / 2,
+                failures: failures / 2,
+                arrivals: 1000,
+                accepted: accepted / 2,
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    /// Drives a search of `kind` under `p` with the hand-made evaluation `f`; returns the thresholds in the
+    /// order evaluated and the outcome.
+    fn drive_search(
+        p: &AdmitParams,
+        kind: PolicyKind,
+        f: impl Fn(f64) -> Vec<RunResult>,
+    ) -> (Vec<f64>, SearchOutcome) {
+        let mut s = ThresholdSearch::new(p, kind);
+        let mut path = Vec::new();
+        while let Some(th) = s.next_threshold() {
+            path.push(th);
+            s.record(summarise(th, &f(th)));
+        }
+        (path, s.finish().expect("complete"))
+    }
+
+    fn search_params() -> AdmitParams {
+        AdmitParams {
+            capacity: 1000.0,
+            sla: 1e-3,
+            tune_iterations: 6,
+            ..AdmitParams::default()
+        }
+    }
+
+    /// A hand-constructed feasibility that is not monotone in the threshold (the playground's situation):
+    /// below 300 nothing is admitted (no request), on [300, 600) 1,000 requests without failure (too few to
+    /// certify ε = 1e−3, which needs 2,996), on [600, 800) 5,000 requests without failure (certified: bound
+    /// 2.9957/5000 = 6.0e−4), from 800 on 20 failures in 5,000 (infeasible). Bisection of [0, 1000] by hand:
+    /// 500 too few → [500, 1000]; 750 feasible → [750, 1000]; 875 infeasible → [750, 875]; 812.5 infeasible
+    /// → [750, 812.5]; 781.25 feasible; 796.875 feasible: tuned to 796.875, the most permissive certified
+    /// threshold. (Counting "bound above the SLA" as infeasible, as before, walked 500 → 250 → 375 → 312.5 →
+    /// 281.25 → 296.875 and reported 296.875, which admits nothing, as tuned.)
+    #[test]
+    fn search_climbs_past_thresholds_with_too_few_requests() {
+        let f = |th: f64| {
+            if th < 300.0 {
+                two_runs(0, 0, 0)
+            } else if th < 600.0 {
+                two_runs(40, 1000, 0)
+            } else if th < 800.0 {
+                two_runs(80, 5000, 0)
+            } else {
+                two_runs(90, 5000, 20)
+            }
+        };
+        let (path, o) = drive_search(&search_params(), PolicyKind::Zeroth, f);
+        assert_eq!(path, [500.0, 750.0, 875.0, 812.5, 781.25, 796.875]);
+        assert_eq!(o.status, TuneStatus::Tuned);
+        assert_eq!(o.chosen.threshold, 796.875);
+        assert_eq!(o.chosen.accepted, 80);
+        assert!(o.reason.is_empty());
+        let th: Vec<f64> = o.sweep.iter().map(|e| e.threshold).collect();
+        assert_eq!(th, [500.0, 750.0, 781.25, 796.875, 812.5, 875.0]);
+    }
+
+    /// No window of certified thresholds: [300, 800) carries 1,000 requests without failure, 800 and above
+    /// fail. By hand: 500 too few, 750 too few, 875 infeasible, 812.5 infeasible, 781.25 too few, 796.875
+    /// too few: untunable, naming 796.875 (the most permissive threshold without a failure, 1,000
+    /// requests against the 2,996 needed) and 812.5 (20 failures in 5,000).
+    #[test]
+    fn search_reports_untunable_when_no_threshold_carries_enough_requests() {
+        let f = |th: f64| {
+            if th < 300.0 {
+                two_runs(0, 0, 0)
+            } else if th < 800.0 {
+                two_runs(40, 1000, 0)
+            } else {
+                two_runs(90, 5000, 20)
+            }
+        };
+        let (path, o) = drive_search(&search_params(), PolicyKind::First, f);
+        assert_eq!(path, [500.0, 750.0, 875.0, 812.5, 781.25, 796.875]);
+        assert_eq!(o.status, TuneStatus::Untunable);
+        assert_eq!(o.chosen.threshold, 796.875);
+        assert!(o.reason.contains("θ = 796.875"), "{}", o.reason);
+        assert!(
+            o.reason.contains("carried 1000 scale-out requests"),
+            "{}",
+            o.reason
+        );
+        assert!(o.reason.contains("needs 2996"), "{}", o.reason);
+        assert!(
+            o.reason.contains("θ = 812.5, failed 20 of 5000 scale-out"),
+            "{}",
+            o.reason
+        );
+        // every threshold fails: untunable, naming the least permissive one tried (1000/64 = 15.625)
+        let (path, o) = drive_search(&search_params(), PolicyKind::Zeroth, |_| {
+            two_runs(10, 5000, 20)
+        });
+        assert_eq!(path, [500.0, 250.0, 125.0, 62.5, 31.25, 15.625]);
+        assert_eq!(o.status, TuneStatus::Untunable);
+        assert_eq!(o.chosen.threshold, 15.625);
+        assert!(
+            o.reason.contains("every threshold tried broke the SLA"),
+            "{}",
+            o.reason
+        );
+    }
+
+    /// SECOND's Cantelli ratio is bisected in log10 over [1e−8, 1] (ALGORITHMS.md §2.7: the ratio lies in
+    /// [0, 1) and θ2 → 1 is FIRST at C; see `AdmitParams::threshold_bounds`): with every threshold feasible
+    /// the exponents are −4, −2, −1, −0.5, −0.25, −0.125.
+    #[test]
+    fn second_is_searched_in_log_space_up_to_one() {
+        let (path, o) = drive_search(&search_params(), PolicyKind::Second, |_| {
+            two_runs(80, 5000, 0)
+        });
+        let want = [-4.0, -2.0, -1.0, -0.5, -0.25, -0.125];
+        assert_eq!(path.len(), want.len());
+        for (x, w) in path.iter().zip(want) {
+            assert!((x / 10f64.powf(w) - 1.0).abs() < 1e-14, "{x} vs 10^{w}");
+        }
+        assert_eq!(o.status, TuneStatus::Tuned);
+        assert_eq!(o.chosen.threshold, path[5]);
+        // accept-if-fits: one evaluation, no search
+        let (path, o) = drive_search(&search_params(), PolicyKind::AcceptIfFits, |_| {
+            two_runs(90, 5000, 20)
+        });
+        assert_eq!(path, [0.0]);
+        assert_eq!(o.status, TuneStatus::Bound);
     }
 
     #[test]
