@@ -149,13 +149,12 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
         &sc, &inputs,
     )
     .map_err(|e| e.to_string())?;
-    let total = packlab::experiment::Experiment::total(&run);
-    let mut err = std::io::stderr();
-    let rep = packlab::experiment::run_to_end(&mut run, &mut |done, _| {
-        let _ = writeln!(err, "lifetime: {done}/{total} policies simulated");
-        true
+    let mut progress = crate::progress::Progress::new("packlab lifetime", "policies");
+    let rep = packlab::experiment::run_to_end(&mut run, &mut |done, total| {
+        progress.update(done, total)
     })
     .map_err(|e| e.to_string())?;
+    progress.finish();
     let mut out = std::io::stdout().lock();
     let w = |out: &mut dyn Write, s: String| writeln!(out, "{s}").map_err(|e| e.to_string());
     if a.report {
