@@ -521,7 +521,6 @@ mod tests {
     use crate::placement::{FitSpec, Rule};
 
     #[test]
-    #[test]
     fn default_link_is_short_and_round_trips() {
         let s = Scenario::default();
         let link = s.to_link();

@@ -41,6 +41,13 @@ impl WorkloadReader for AlibabaGpuReader {
         let mut pods: Option<(String, Vec<Vm>)> = None;
         let mut hosts = Vec::new();
         for f in files {
+            // documentation shipped beside the lists (README.md, SOURCE.md, LICENSE) is not data
+            let base = super::parse::base(&f.name).to_ascii_lowercase();
+            if files.len() > 1
+                && (base.ends_with(".md") || base.ends_with(".txt") || base.starts_with("license"))
+            {
+                continue;
+            }
             let bytes = maybe_gunzip(&f.name, &f.bytes)?;
             let text = utf8(&f.name, &bytes)?;
             let head = text

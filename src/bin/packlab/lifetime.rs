@@ -150,10 +150,9 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     let mut progress = crate::progress::Progress::new("packlab lifetime", "policies");
-    let rep = packlab::experiment::run_to_end(&mut run, &mut |done, total| {
-        progress.update(done, total)
-    })
-    .map_err(|e| e.to_string())?;
+    let rep =
+        packlab::experiment::run_to_end(&mut run, &mut |done, total| progress.update(done, total))
+            .map_err(|e| e.to_string())?;
     progress.finish();
     let mut out = std::io::stdout().lock();
     let w = |out: &mut dyn Write, s: String| writeln!(out, "{s}").map_err(|e| e.to_string());
@@ -185,9 +184,10 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
     w(
         &mut out,
         format!(
-            "# {} split '{}': {} of {} VMs ({} of {} tenant batches), {:.1} h, warm-up {} h; {} hosts of {} cores / {} GB; offered allocation {:.1}%; predictor {}",
+            "# {} split '{}': {} of {} VMs ({} of {} tenant batches), {:.1} h, warm-up {} h; {} hosts, {} cores / {} GB / {} GPUs in all; offered allocation {:.1}%; predictor {}",
             s.workload, s.split, s.vms, s.split_vms, s.batches, s.split_batches, s.window_h, rep.warmup_h,
-            rep.hosts, rep.host_capacity[0], rep.host_capacity[1], 100.0 * s.offered_allocation, rep.predictor
+            rep.hosts, rep.pool_capacity[0], rep.pool_capacity[1], rep.pool_capacity[2],
+            100.0 * s.offered_allocation, rep.predictor
         ),
     )?;
     w(

@@ -31,8 +31,10 @@ pub struct LifetimeReport {
     pub setup: ShareSetup,
     /// Hosts, and their capacity `(cores, memory GB, GPUs)`.
     pub hosts: usize,
-    /// Host capacity `[cores, memory GB, GPUs]`.
+    /// Host capacity `[cores, memory GB, GPUs]` of the section (identical hosts).
     pub host_capacity: [f64; 3],
+    /// The pool's total capacity `[cores, memory GB, GPUs]` (for a node inventory, the sum of its hosts).
+    pub pool_capacity: [f64; 3],
     /// Warm-up, hours.
     pub warmup_h: f64,
     /// The predictor's label (e.g. `oracle`, `noisy:0.9`).
@@ -97,6 +99,7 @@ impl LifetimeRun {
             policy,
             hosts: self.pool.setup.hosts,
             cap: [p.host_cores, p.host_memory_gb, p.host_gpus],
+            caps: self.pool.caps.clone().map(std::sync::Arc::new),
             warmup_h: p.warmup_h,
             end: self.pool.end,
             refresh_h: p.refresh_s / 3600.0,
@@ -203,6 +206,15 @@ impl Experiment for LifetimeRun {
             setup: self.pool.setup.clone(),
             hosts: self.pool.setup.hosts,
             host_capacity: [p.host_cores, p.host_memory_gb, p.host_gpus],
+            pool_capacity: match &self.pool.caps {
+                Some(c) => c
+                    .iter()
+                    .fold([0.0; 3], |a, h| [a[0] + h[0], a[1] + h[1], a[2] + h[2]]),
+                None => {
+                    let n = self.pool.setup.hosts as f64;
+                    [n * p.host_cores, n * p.host_memory_gb, n * p.host_gpus]
+                }
+            },
             warmup_h: p.warmup_h,
             predictor: p.predictor_label(),
             seed: self.seed,

@@ -110,8 +110,9 @@ pub struct LifetimeParams {
     pub split: String,
     /// Fraction of tenant batches the pool receives, in (0, 1] (thinning by whole batches).
     pub share: f64,
-    /// Hosts in the pool; 0 = sized to the share: the fewest hosts whose capacity the peak demand fills to at
-    /// most `peak_allocation` in every dimension.
+    /// Hosts in the pool; 0 = the workload's own node inventory when it lists nodes (the Alibaba GPU 2023
+    /// cluster), else sized to the share: the fewest hosts whose capacity the peak demand fills to at most
+    /// `peak_allocation` in every dimension.
     pub hosts: usize,
     /// With `hosts` = 0: the largest fraction of the pool the peak demand may fill, in (0, 1].
     pub peak_allocation: f64,

@@ -47,6 +47,10 @@ pub struct PoolJobs {
     pub dist: LifetimeDist,
     /// What was selected, for the report.
     pub setup: ShareSetup,
+    /// The workload's node inventory `(cores, memory GB, GPUs)` per host, when the pool is that inventory
+    /// (`lifetime.hosts` = 0 and the workload lists nodes, e.g. the Alibaba GPU 2023 cluster); `None` = identical
+    /// hosts of the section's shape.
+    pub caps: Option<Vec<[f64; DIMS]>>,
 }
 
 /// What the pool's share holds (reported with every run).
@@ -230,7 +234,20 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
             .into(),
     );
     let cap = [params.host_cores, params.host_memory_gb, params.host_gpus];
-    let hosts = if params.hosts == 0 {
+    let inventory: Option<Vec<[f64; DIMS]>> =
+        (params.hosts == 0 && !w.hosts.is_empty()).then(|| {
+            w.hosts
+                .iter()
+                .map(|h| [h.cores, h.memory_gb, h.gpus])
+                .collect()
+        });
+    let hosts = if let Some(inv) = &inventory {
+        notes.push(format!(
+            "the pool is the workload's own node inventory: {} hosts of their real, heterogeneous shapes",
+            inv.len()
+        ));
+        inv.len()
+    } else if params.hosts == 0 {
         let h = hosts_for_peak(&jobs, end, &cap, params.peak_allocation);
         if h > super::MAX_POOL_HOSTS {
             return Err(RunError::field(
@@ -249,8 +266,11 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
     } else {
         params.hosts
     };
-    let offered =
-        offered_allocation(&jobs, params.warmup_h, end) / (hosts as f64 * params.host_cores);
+    let pool_cores = match &inventory {
+        Some(inv) => inv.iter().map(|c| c[0]).sum(),
+        None => hosts as f64 * params.host_cores,
+    };
+    let offered = offered_allocation(&jobs, params.warmup_h, end) / pool_cores;
     Ok(PoolJobs {
         setup: ShareSetup {
             workload: w.name.clone(),
@@ -270,6 +290,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         jobs,
         end,
         dist,
+        caps: inventory,
     })
 }
 

@@ -98,8 +98,11 @@ pub struct SimConfig {
     pub policy: Policy,
     /// Number of hosts.
     pub hosts: usize,
-    /// Host capacity `(cores, memory GB, GPUs)`.
+    /// Host capacity `(cores, memory GB, GPUs)` (identical hosts).
     pub cap: [f64; DIMS],
+    /// Per-host capacities of a heterogeneous pool (a workload's node inventory); when given, they replace
+    /// `hosts` × `cap`.
+    pub caps: Option<std::sync::Arc<Vec<[f64; DIMS]>>>,
     /// Metrics are measured from this time on, hours.
     pub warmup_h: f64,
     /// End of the simulation, hours.
@@ -192,6 +195,8 @@ enum State {
 }
 
 struct Host {
+    /// Capacity `(cores, memory GB, GPUs)`.
+    cap: [f64; DIMS],
     used: [f64; DIMS],
     vms: Vec<u32>,
     /// VMs migrating away: their shapes stay reserved here until the migration is done.
@@ -246,6 +251,10 @@ struct Pool<'a> {
     mig: Migrations,
     /// Every host by (slack, id).
     order: std::collections::BTreeSet<SlackKey>,
+    /// Total capacity per dimension.
+    total: [f64; DIMS],
+    /// Hosts by size (Σ_r cap_r / total_r) ascending, for the optimum of empty hosts.
+    by_size: Vec<usize>,
 }
 
 #[derive(Default)]
@@ -340,7 +349,6 @@ impl<'a> Pool<'a> {
     /// and of the empty hosts (all alike) only the first is scored.
     fn choose(&mut self, j: usize, now: f64) -> Option<usize> {
         let shape = self.jobs[j].shape;
-        let cap = self.cfg.cap;
         let policy = self.cfg.policy;
         let temporal = matches!(policy, Policy::Nilas | Policy::Lava);
         let vm_exit = if temporal {
@@ -367,7 +375,7 @@ impl<'a> Pool<'a> {
         for &SlackKey(_, h) in order.iter() {
             let h = h as usize;
             let host = &mut hosts[h];
-            if host.draining || !fits(&host.used, &cap, &shape) {
+            if host.draining || !fits(&host.used, &host.cap, &shape) {
                 continue;
             }
             let empty = host.vms.is_empty() && host.ghosts.is_empty();
@@ -420,11 +428,10 @@ impl<'a> Pool<'a> {
 
     /// Sets host `h`'s used capacity and keeps the slack order.
     fn set_used(&mut self, h: usize, used: [f64; DIMS]) {
-        let cap = self.cfg.cap;
         let host = &mut self.hosts[h];
         self.order.remove(&SlackKey(host.slack, h as u32));
         host.used = used;
-        host.slack = slack(&used, &cap);
+        host.slack = slack(&used, &host.cap);
         self.order.insert(SlackKey(host.slack, h as u32));
     }
 
@@ -488,7 +495,7 @@ impl<'a> Pool<'a> {
                 self.reset_deadline(h, now, des);
             }
             let host = &self.hosts[h];
-            let cap = self.cfg.cap;
+            let cap = host.cap;
             if host.state == State::Open
                 && (host.used[0] > LAVA_RECYCLE_AT * cap[0]
                     || host.used[1] > LAVA_RECYCLE_AT * cap[1])
@@ -595,7 +602,6 @@ impl<'a> Pool<'a> {
         let Some(d) = self.cfg.defrag.as_ref() else {
             return;
         };
-        let cap = self.cfg.cap;
         let drains: Vec<usize> = match &d.replay {
             Some(list) => {
                 let from = list.partition_point(|&(c, _)| c < k);
@@ -618,12 +624,7 @@ impl<'a> Pool<'a> {
                 {
                     Vec::new()
                 } else {
-                    let free = |h: &Host| -> f64 {
-                        (0..DIMS)
-                            .filter(|&r| cap[r] > 0.0)
-                            .map(|r| (cap[r] - h.used[r]) / cap[r])
-                            .sum()
-                    };
+                    let free = |h: &Host| -> f64 { slack(&h.used, &h.cap) };
                     let mut c: Vec<usize> = (0..n)
                         .filter(|&h| !self.hosts[h].draining && !self.hosts[h].vms.is_empty())
                         .collect();
@@ -671,24 +672,40 @@ impl<'a> Pool<'a> {
     }
 
     fn sample(&mut self, now: f64) {
-        let cap = self.cfg.cap;
         let n = self.hosts.len() as f64;
+        let total = self.total;
         let mut empty = 0usize;
+        let mut empty_cores = 0.0;
         let mut free = [0.0; DIMS];
         let (mut alloc_nonempty, mut cores_nonempty) = (0.0, 0.0);
         for host in &self.hosts {
             for r in 0..DIMS {
-                free[r] += cap[r] - host.used[r];
+                free[r] += host.cap[r] - host.used[r];
             }
             if host.vms.is_empty() && host.ghosts.is_empty() {
                 empty += 1;
+                empty_cores += host.cap[0];
             } else {
                 alloc_nonempty += host.used[0];
-                cores_nonempty += cap[0];
+                cores_nonempty += host.cap[0];
             }
         }
         let frac = empty as f64 / n;
         let hour = now.floor().max(0.0) as usize;
+        // the optimum (App. G.2): the most hosts whose capacity the free capacity covers in every dimension,
+        // smallest hosts first (for identical hosts ⌊H·min_r(free_r / total_r)⌋)
+        let mut opt = 0usize;
+        let mut left = free;
+        for &h in &self.by_size {
+            let c = self.hosts[h].cap;
+            if (0..DIMS).any(|r| c[r] > left[r] + EPS) {
+                break;
+            }
+            for r in 0..DIMS {
+                left[r] -= c[r];
+            }
+            opt += 1;
+        }
         let acc = &mut self.acc;
         if acc.series.len() <= hour {
             acc.series.resize(hour + 1, (0.0, 0));
@@ -701,19 +718,15 @@ impl<'a> Pool<'a> {
         acc.samples += 1;
         acc.empty += frac;
         if free[0] > EPS {
-            acc.e2f += empty as f64 * cap[0] / free[0];
+            acc.e2f += empty_cores / free[0];
             acc.e2f_n += 1;
         }
         if cores_nonempty > 0.0 {
             acc.density += alloc_nonempty / cores_nonempty;
             acc.density_n += 1;
         }
-        acc.alloc += 1.0 - free[0] / (n * cap[0]);
-        let min_free = (0..DIMS)
-            .filter(|&r| cap[r] > 0.0)
-            .map(|r| free[r] / (n * cap[r]))
-            .fold(f64::INFINITY, f64::min);
-        acc.opt += (n * min_free + EPS).floor().max(0.0) / n;
+        acc.alloc += 1.0 - free[0] / total[0];
+        acc.opt += opt as f64 / n;
     }
 
     /// Inflation (ALGORITHMS.md §5.8): best-fit placements of shapes drawn from the recent arrivals until
@@ -722,7 +735,6 @@ impl<'a> Pool<'a> {
         if now < self.cfg.warmup_h || self.recent.is_empty() {
             return;
         }
-        let cap = self.cfg.cap;
         let mut used: Vec<[f64; DIMS]> = self.hosts.iter().map(|h| h.used).collect();
         let mut rng = stream(self.cfg.seed, COMP_INFLATION, self.acc.strand_n as u64);
         let mut fails = 0;
@@ -733,8 +745,9 @@ impl<'a> Pool<'a> {
             let shape = self.recent[rng.random_range(0..self.recent.len())];
             let mut best: Option<(f64, usize)> = None;
             for (h, u) in used.iter().enumerate() {
-                if fits(u, &cap, &shape) {
-                    let s = slack(u, &cap);
+                let cap = &self.hosts[h].cap;
+                if fits(u, cap, &shape) {
+                    let s = slack(u, cap);
                     if best.is_none_or(|b| s < b.0) {
                         best = Some((s, h));
                     }
@@ -750,10 +763,17 @@ impl<'a> Pool<'a> {
                 None => fails += 1,
             }
         }
-        let n = self.hosts.len() as f64;
-        let free = |r: usize| used.iter().map(|u| cap[r] - u[r]).sum::<f64>() / (n * cap[r]);
+        let total = self.total;
+        let hosts = &self.hosts;
+        let free = |r: usize| {
+            used.iter()
+                .zip(hosts)
+                .map(|(u, h)| h.cap[r] - u[r])
+                .sum::<f64>()
+                / total[r]
+        };
         self.acc.strand_cpu += free(0);
-        self.acc.strand_mem += if cap[1] > 0.0 { free(1) } else { 0.0 };
+        self.acc.strand_mem += if total[1] > 0.0 { free(1) } else { 0.0 };
         self.acc.strand_n += 1;
     }
 }
@@ -855,13 +875,33 @@ fn run_full(
 ) -> (PolicyResult, Vec<u32>, Vec<(u64, u32)>) {
     let n = jobs.len();
     let mut des: Des<Ev> = Des::new();
-    let hosts = (0..cfg.hosts)
-        .map(|_| Host {
+    let caps: Vec<[f64; DIMS]> = match &cfg.caps {
+        Some(c) => c.to_vec(),
+        None => vec![cfg.cap; cfg.hosts],
+    };
+    let mut total = [0.0; DIMS];
+    for c in &caps {
+        for r in 0..DIMS {
+            total[r] += c[r];
+        }
+    }
+    let size = |c: &[f64; DIMS]| -> f64 {
+        (0..DIMS)
+            .filter(|&r| total[r] > 0.0)
+            .map(|r| c[r] / total[r])
+            .sum()
+    };
+    let mut by_size: Vec<usize> = (0..caps.len()).collect();
+    by_size.sort_by(|&a, &b| size(&caps[a]).total_cmp(&size(&caps[b])).then(a.cmp(&b)));
+    let hosts = caps
+        .iter()
+        .map(|&cap| Host {
+            cap,
             used: [0.0; DIMS],
             vms: Vec::new(),
             ghosts: Vec::new(),
             draining: false,
-            slack: slack(&[0.0; DIMS], &cfg.cap),
+            slack: slack(&[0.0; DIMS], &cap),
             state: State::Empty,
             class: 0,
             key: des.new_key(),
@@ -889,9 +929,13 @@ fn run_full(
         placed: vec![NONE; n],
         acc: Acc::default(),
         mig: Migrations::default(),
-        order: (0..cfg.hosts)
-            .map(|h| SlackKey(slack(&[0.0; DIMS], &cfg.cap), h as u32))
+        order: caps
+            .iter()
+            .enumerate()
+            .map(|(h, c)| SlackKey(slack(&[0.0; DIMS], c), h as u32))
             .collect(),
+        total,
+        by_size,
     };
     for (j, job) in jobs.iter().enumerate() {
         if job.start < cfg.end {
@@ -983,6 +1027,7 @@ mod tests {
             policy,
             hosts,
             cap: [cores, 0.0, 0.0],
+            caps: None,
             warmup_h: 0.0,
             end: 100.0,
             refresh_h: 60.0 / 3600.0,
