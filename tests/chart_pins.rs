@@ -1,6 +1,7 @@
 //! Every chart renders to the same SVG bytes as the engine before the experiment-contract refactor:
 //! tests/pins/charts.txt holds `name length hash` of each SVG (FNV-style 64-bit fold of the bytes) as written
-//! by that engine (b31f80f, through its `chart::*_svg` functions) for the inputs below.
+//! by that engine (b31f80f, through its `chart::*_svg` functions) for the inputs below. Charts added later are
+//! pinned to their first version (`lifetime.empty`: the engine that introduced it).
 
 use serde_json::json;
 
@@ -11,6 +12,7 @@ fn charts_render_the_pinned_svgs() {
     let hist = json!({"histogram":[{"lo":0.0,"hi":0.5,"count":10},{"lo":0.5,"hi":1.0,"count":3}]});
     let curves = json!([{"label":"ZEROTH","points":[[0.4,0.0],[0.6,0.002]],"tuned":[0.4,0.0]},{"label":"SECOND","points":[[0.5,0.0],[0.65,0.0005]],"tuned":[0.65,0.0005]}]);
     let series = json!({"t":[0.0,1.0,2.0],"active":[10.0,20.0,15.0],"failures":[0.0,1.0,1.0],"accepted":[1.0,2.0,3.0],"rejected":[0.0,0.0,1.0],"capacity":30.0});
+    let empty = json!([{"policy":"best-fit","empty_series":[1.0,0.6,0.4,0.35,0.3,0.31],"empty_hosts":0.31},{"policy":"lava","empty_series":[1.0,0.62,0.45,0.41,0.38,0.37],"empty_hosts":0.375,"failures":0}]);
     let mut out = String::new();
     for (n, d, o) in [
         (
@@ -22,6 +24,7 @@ fn charts_render_the_pinned_svgs() {
         ("trace.histogram", &hist, json!(null)),
         ("admission.frontier", &curves, json!({"sla":0.001})),
         ("admission.series", &series, json!(null)),
+        ("lifetime.empty", &empty, json!({"warmup_h":2,"title":"t"})),
     ] {
         let svg = packlab::models::chart_svg(n, d, &o, 640, 400).unwrap();
         out.push_str(&format!(

@@ -62,6 +62,16 @@ fn engine_facts() {
         get(&Array::from(&m).get(0), "uses_trace").as_bool(),
         Some(true)
     );
+    // the lifetime model replays a workload (the worker plans it with `ExperimentRun::with_workload`)
+    let lifetime = Array::from(&m).get(2);
+    assert_eq!(get(&lifetime, "uses_workload").as_bool(), Some(true));
+    assert_eq!(
+        Array::from(&get(&lifetime, "charts"))
+            .get(0)
+            .as_string()
+            .as_deref(),
+        Some("lifetime.empty")
+    );
     let d = default_scenario().unwrap();
     assert_eq!(get(&d, "model").as_string().unwrap(), "placement");
     assert_eq!(
@@ -561,6 +571,23 @@ fn lifetime_run_in_wasm_equals_the_native_cli() {
             p["failures"].as_f64().unwrap()
         );
     }
+    // the report's results draw as the chart `lifetime.empty`; malformed data is an error, not a panic
+    let c = canvas(800, 480);
+    draw_chart(
+        c.clone(),
+        "lifetime.empty",
+        get(&rep, "results"),
+        json(r#"{"warmup_h":48,"scale":1}"#),
+    )
+    .unwrap();
+    assert!(ink(&c) > 2000, "the lifetime chart is blank");
+    assert!(draw_chart(
+        c,
+        "lifetime.empty",
+        json(r#"[{"policy":1}]"#),
+        JsValue::NULL
+    )
+    .is_err());
     // a workload model without a workload is a clear error naming the field
     let e = ExperimentRun::new(json(r#"{"model":"lifetime"}"#))
         .err()

@@ -31,7 +31,7 @@ async function main() {
 
   const worker = new EngineWorker({
     module,
-    onStatus: (s) => { if (s === 'restarting') banner('The engine was restarted; your trace is being reloaded.', 'info'); else if (s === 'ready') banner(null); },
+    onStatus: (s) => { if (s === 'restarting') banner('The engine was restarted; your inputs are being reloaded.', 'info'); else if (s === 'ready') banner(null); },
   });
 
   // the scenario: a link (#s=v2.d1.…, or an old #s=v1.…) or the defaults; a bad link (or one made under

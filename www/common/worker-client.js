@@ -2,8 +2,9 @@
 //
 // Cancel is two-level. First cooperative: the worker checks a flag between steps (frontier points, files) and
 // rejects with { kind: 'cancelled' } within one step. If the worker has not answered after `hardCancelMs`
-// (a single huge step), the worker is terminated and a fresh one is started; the loaded trace survives
-// because this client keeps the last successfully loaded files and replays them into the new worker.
+// (a single huge step), the worker is terminated and a fresh one is started; the loaded trace and an uploaded
+// workload survive because this client keeps the last successfully loaded files and replays them into the new
+// worker (a bundled workload is fetched again when a run needs it).
 
 export class EngineWorker {
   /**
@@ -18,6 +19,7 @@ export class EngineWorker {
     this.pending = new Map();
     this.nextId = 1;
     this.traceFiles = null; // the last successfully loaded trace's files, replayed after a restart
+    this.workloadFiles = null; // the last successfully loaded uploaded workload's files, likewise
     this.hardCancelMs = 2000;
     this.spawn();
   }
@@ -82,8 +84,10 @@ export class EngineWorker {
     this.pending.clear();
     // init and the trace replay are queued first in the new worker, so later requests see the trace
     this.spawn();
-    const replay = this.traceFiles ? this.request('trace.load', { files: this.traceFiles, name: this.traceName }).promise : this.ready;
-    this.restarting = replay.then(() => this.onStatus('ready'), (e) => this.onStatus('failed', e));
+    const replays = [this.ready];
+    if (this.traceFiles) replays.push(this.request('trace.load', { files: this.traceFiles, name: this.traceName }).promise);
+    if (this.workloadFiles) replays.push(this.request('workload.load', { files: this.workloadFiles }).promise);
+    this.restarting = Promise.all(replays).then(() => this.onStatus('ready'), (e) => this.onStatus('failed', e));
     return this.restarting;
   }
 
@@ -93,6 +97,17 @@ export class EngineWorker {
     r.promise = r.promise.then((info) => {
       this.traceFiles = files;
       this.traceName = name;
+      return info;
+    });
+    return r;
+  }
+
+  /** Load an uploaded workload (VM records); on success remember its files for restarts. Returns { id,
+   * promise, cancel }; the promise resolves to { ref, name, sha256, summary }. */
+  loadWorkload(files, { expectSha256, onProgress } = {}) {
+    const r = this.request('workload.load', { files, expectSha256 }, { onProgress });
+    r.promise = r.promise.then((info) => {
+      this.workloadFiles = files;
       return info;
     });
     return r;

@@ -1,5 +1,5 @@
-// The engine's compute worker (a module Web Worker). It owns the loaded trace and runs every model's
-// computations so the page never freezes. Protocol (see worker-client.js):
+// The engine's compute worker (a module Web Worker). It owns the loaded trace and workload and runs every
+// model's computations so the page never freezes. Protocol (see worker-client.js):
 //   main → worker  { id, op, payload }            one request
 //                  { op: 'cancel', target: id }   cooperative cancel of request `id`
 //   worker → main  { id, type: 'progress', ... } | { id, type: 'result', result } | { id, type: 'error', error }
@@ -13,10 +13,15 @@
 import init, * as wasm from '../pkg/packlab.js';
 import { MODELS_WWW } from '../models.js';
 import { runOps } from './run-ops.js';
+import { inputOps, readFiles } from './inputs.js';
 
 const state = {
   /** the loaded trace (a wasm `Trace`), replaced only by a successful load */
   trace: null,
+  /** the loaded workload of VM records: { key, ref, loaded: wasm `LoadedWorkload`, info } (inputs.js) */
+  workload: null,
+  /** bundled files' bytes by id, fetched once (inputs.js) */
+  bundled: {},
   /** ids of requests asked to cancel */
   cancelled: new Set(),
   /** per-model caches */
@@ -43,67 +48,18 @@ const coreOps = {
    * only on success.
    */
   async 'trace.load'(payload, ctx) {
-    const files = payload.files || [];
-    if (!files.length) throw { kind: 'trace', file: 'upload', line: null, column: null, message: 'no files given' };
-    const total = files.reduce((s, f) => s + byteSize(f.data), 0);
-    const builder = new wasm.TraceBuilder();
-    let consumed = false;
-    try {
-      let done = 0;
-      ctx.progress({ stage: 'reading', done: 0, total });
-      let lastPost = 0;
-      for (const f of files) {
-        if (ctx.isCancelled()) throw { kind: 'cancelled', message: 'cancelled' };
-        const bytes = await toBytes(f.data);
-        builder.add(f.name, bytes);
-        done += bytes.byteLength;
-        const now = performance.now();
-        if (now - lastPost > 50 || done === total) {
-          ctx.progress({ stage: 'reading', done, total });
-          lastPost = now;
-          await ctx.yield();
-        }
-      }
-      if (payload.expectSha256) {
-        const sha256 = builder.sha256();
-        if (payload.expectSha256 !== sha256) {
-          throw {
-            kind: 'hash',
-            file: files.length === 1 ? files[0].name : `${files.length} files`,
-            message: `this is not the trace the link was made with: its SHA-256 is ${sha256}, the link expects ${payload.expectSha256}`,
-          };
-        }
-      }
-      ctx.progress({ stage: 'parsing', done: total, total });
-      await ctx.yield();
-      consumed = true;
-      const trace = builder.finish(payload.name || undefined); // consumes the builder; throws a structured TraceError
-      const sha256 = trace.sha256();
-      const info = { name: trace.name(), sha256, summary: trace.summary() };
-      if (state.trace) state.trace.free();
-      state.trace = trace;
-      state.models = {}; // caches depend on the trace
-      return info;
-    } finally {
-      if (!consumed) builder.free();
-    }
+    const { state } = ctx;
+    const builder = await readFiles(payload.files, ctx, { expectSha256: payload.expectSha256 });
+    const trace = builder.finish(payload.name || undefined); // consumes the builder; throws a structured TraceError
+    const info = { name: trace.name(), sha256: trace.sha256(), summary: trace.summary() };
+    if (state.trace) state.trace.free();
+    state.trace = trace;
+    state.models = {}; // caches depend on the trace
+    return info;
   },
 };
 
-function byteSize(d) {
-  if (!d) return 0;
-  if (typeof d.size === 'number') return d.size; // Blob / File
-  return d.byteLength || 0;
-}
-
-async function toBytes(d) {
-  if (d instanceof Uint8Array) return d;
-  if (d instanceof ArrayBuffer) return new Uint8Array(d);
-  if (d && typeof d.arrayBuffer === 'function') return new Uint8Array(await d.arrayBuffer());
-  throw { kind: 'internal', message: 'unsupported file payload' };
-}
-
-const ops = { ...coreOps, ...runOps };
+const ops = { ...coreOps, ...inputOps, ...runOps };
 /** Each model's own operations (www/<model>/worker-ops.js, listed in www/models.js), loaded once. */
 const modelOpsLoaded = Promise.all(Object.values(MODELS_WWW).map(async (m) => {
   if (!m.workerOps) return;

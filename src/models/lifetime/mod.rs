@@ -6,11 +6,13 @@
 //! - [`predictor`]: the predictors behind [`predictor::LifetimePredictor`] (§5.2);
 //! - [`sim`]: the event-driven pool and the policies (§5.1, §5.3–5.5) with the metrics of §5.8;
 //! - [`experiment`]: [`LifetimeRun`], one unit of work = one policy simulated on the pool;
+//! - [`chart`]: the chart `lifetime.empty` (empty hosts over time, one line per policy);
 //! - [`LifetimeModel`]: the registry entry.
 //!
 //! Units: hours for times and lifetimes, cores / GB / GPUs for shapes, fractions for metrics (and percentage
 //! points for differences).
 
+pub mod chart;
 pub mod experiment;
 pub mod pool;
 pub mod predictor;
@@ -20,6 +22,7 @@ pub use experiment::{LifetimeReport, LifetimeRun, LifetimeStep};
 pub use sim::{PolicyResult, SimConfig};
 
 use super::{Inputs, ModelDef, ModelInfo};
+use crate::chart::{from_de, opts_from_de, ChartError};
 use crate::experiment::RunError;
 use crate::substrate::error::FieldError;
 use serde::{Deserialize, Serialize};
@@ -270,7 +273,7 @@ impl ModelDef for LifetimeModel {
         uses_trace: false,
         uses_workload: true,
         experiments: &[],
-        charts: &[],
+        charts: &["lifetime.empty"],
         ops: &[],
         run_ops: &[],
     };
@@ -284,5 +287,23 @@ impl ModelDef for LifetimeModel {
     fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<LifetimeRun, RunError> {
         let w = inputs.need_workload()?;
         LifetimeRun::new(w, &sc.lifetime, sc.seed)
+    }
+
+    /// `lifetime.empty`: data = the report's `results` (or any `[{ policy, empty_series, empty_hosts? }]`),
+    /// opts = [`chart::EmptyChartOptions`] (`{ warmup_h, step_h, title, scale }`, null = defaults).
+    fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
+        name: &str,
+        area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+        data: D,
+        opts: D,
+    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
+        Some(match name {
+            "lifetime.empty" => (|| {
+                let curves: Vec<chart::EmptyCurve> = from_de(data, "empty-host curves")?;
+                let o: chart::EmptyChartOptions = opts_from_de(opts)?;
+                chart::draw_empty_hosts(area, &curves, &o).map(|_| None)
+            })(),
+            _ => return None,
+        })
     }
 }

@@ -1,0 +1,150 @@
+// The lifetime model's controls (seed 003, ALGORITHMS.md §5): a form that mirrors the scenario's `lifetime`
+// section (+ seed), reads into a scenario object and shows validation messages next to the fields. Field ids
+// are the engine's dotted field paths (lifetime.share, lifetime.accuracy, seed, ...), so the engine's
+// FieldErrors land in place.
+
+import { h, fmt } from '../common/dom.js';
+import { fieldId, field, num, readNumber, showFieldErrors } from '../common/fields.js';
+
+/**
+ * The policies in the engine's order (`Policy::ALL`; the chart colours a policy by its place here, so the
+ * table's swatches use the same index): [name, title, hint].
+ */
+export const POLICIES = [
+  ['best-fit', 'best fit', 'multi-dimensional best fit: the baseline of every Δ, always simulated (§5.1)'],
+  ['la-binary', 'LA-Binary', 'one-shot binary lifetime classes at 2 h, same-class hosts first (§5.5)'],
+  ['nilas', 'NILAS', 'temporal cost of extending a host\'s exit time ahead of best fit, repredicted (§5.3)'],
+  ['lava', 'LAVA', 'lifetime classes, host states and deadlines, NILAS inside the chosen tier (§5.4)'],
+];
+
+const SPLITS = [
+  ['test', 'test split', 'the test deployments are simulated; the dev split trains the distributional predictor'],
+  ['dev', 'dev split', 'the dev deployments are simulated; the test split trains the distributional predictor'],
+  ['', 'all VMs', 'every VM of the workload (for uploads without splits)'],
+];
+
+/**
+ * Build the controls. `onChange()` fires on every edit.
+ * Returns { el, fill(scenario), read(base) -> { scenario, errors }, showErrors(errors) }.
+ */
+export function createControls({ onChange, color }) {
+  const predictor = h('select', {},
+    h('option', { value: 'oracle' }, 'oracle (true lifetimes)'),
+    h('option', { value: 'noisy' }, 'noisy at accuracy A (App. G.1)'),
+    h('option', { value: 'distributional' }, 'distributional (no features)'));
+  const accuracy = h('input', { type: 'range', min: 0, max: 1, step: 0.05, value: 0.9 });
+  const accuracyOut = h('output', { id: 'lifetime-accuracy-value', for: fieldId('lifetime.accuracy') }, '0.9');
+  const reprediction = h('input', { type: 'checkbox' });
+  const split = h('select', {}, SPLITS.map(([v, t, hint]) => h('option', { value: v, title: hint }, t)));
+  const share = num({ placeholder: '0.2' });
+  const hosts = num({ inputmode: 'numeric', placeholder: '0' });
+  const peak = num({ placeholder: '0.95' });
+  const cores = num({ placeholder: '40' });
+  const memory = num({ placeholder: '128' });
+  const warmup = num({ placeholder: '48' });
+  const seed = num({ inputmode: 'numeric', placeholder: '1' });
+
+  const boxes = POLICIES.map(([name, title, hint], i) => {
+    const box = h('input', { type: 'checkbox', dataset: { policy: name }, id: `lifetime-policy-${name}` });
+    if (i === 0) { box.checked = true; box.disabled = true; }
+    box.addEventListener('change', () => onChange());
+    return { name, box, row: h('label', { class: 'policy-row', title: hint }, box,
+      h('span', { class: 'swatch', style: { background: color(i) }, 'aria-hidden': 'true' }), h('span', {}, title),
+      i === 0 ? h('span', { class: 'fine' }, ' (baseline, always run)') : null) };
+  });
+  const policyBox = h('div', { class: 'policies', id: 'f-lifetime-policies', dataset: { field: 'lifetime.policies' } }, boxes.map((b) => b.row));
+
+  const accField = field('lifetime.accuracy', 'accuracy A of the noisy predictor', accuracy, 'per VM, the prediction is right (0.001 decades of noise) with probability A, else off by 3 decades (App. G.1)');
+  accField.querySelector('.label').append(' = ', accuracyOut);
+
+  const el = h('section', { class: 'card', id: 'lifetime-controls', 'aria-labelledby': 'lifetime-controls-title' },
+    h('h2', { id: 'lifetime-controls-title' }, 'Scenario'),
+    h('h3', {}, 'Policies'),
+    policyBox,
+    h('div', { class: 'field-error', id: 'f-lifetime-policies-error', role: 'alert' }),
+    h('h3', {}, 'Lifetime predictions'),
+    field('lifetime.predictor', 'predictor', predictor, 'what the policies believe about a VM\'s remaining lifetime (§5.2)'),
+    accField,
+    h('label', { class: 'field check', for: fieldId('lifetime.reprediction'), title: 'repredict with the VM\'s uptime (off: the one-shot ablation max(L̂ − u, 0); LA-Binary never repredicts, the oracle is always exact)' },
+      Object.assign(reprediction, { id: fieldId('lifetime.reprediction') }), h('span', {}, 'reprediction with the uptime')),
+    h('h3', {}, 'Pool'),
+    h('div', { class: 'grid2' },
+      field('lifetime.share', 'share of tenant batches', share, 'fraction of the tenant batches (whole deployments) the pool receives, in (0, 1]'),
+      field('lifetime.hosts', 'hosts (0 = sized)', hosts, 'hosts in the pool; 0 = the fewest hosts the peak demand fills to at most the peak allocation'),
+      field('lifetime.peak_allocation', 'peak allocation', peak, 'with hosts = 0: the largest fraction of the pool the peak demand may fill, in (0, 1]'),
+      field('lifetime.host_cores', 'cores per host', cores, 'host capacity in cores'),
+      field('lifetime.host_memory_gb', 'memory per host (GB)', memory, 'host memory in GB'),
+      field('lifetime.warmup_h', 'warm-up (hours)', warmup, 'simulated before measuring (App. F: 2 days)'),
+      field('seed', 'seed', seed, 'which batches the pool gets, noisy predictions, inflation draws (integer, 0 … 2⁵³−1)'),
+      field('lifetime.split', 'VMs simulated', split, 'a deployment split of the Azure 2017 arrivals (the other split trains the distributional predictor), or every VM')));
+  reprediction.dataset.field = 'lifetime.reprediction';
+
+  const fire = () => onChange();
+  for (const i of [share, hosts, peak, cores, memory, warmup, seed]) i.addEventListener('input', fire);
+  accuracy.addEventListener('input', () => { accuracyOut.textContent = fmt(Number(accuracy.value)); fire(); });
+  for (const i of [predictor, reprediction, split]) i.addEventListener('change', () => { setEnabled(); fire(); });
+  hosts.addEventListener('input', setEnabled);
+
+  function setEnabled() {
+    accuracy.disabled = predictor.value !== 'noisy';
+    reprediction.disabled = predictor.value === 'oracle';
+    peak.disabled = hosts.value.trim() !== '0';
+  }
+
+  /** Put a scenario's values into the form. */
+  function fill(s) {
+    const p = s.lifetime;
+    const chosen = new Set(p.policies);
+    for (const [i, b] of boxes.entries()) if (i > 0) b.box.checked = chosen.has(b.name);
+    predictor.value = p.predictor;
+    accuracy.value = String(p.accuracy);
+    accuracyOut.textContent = fmt(p.accuracy);
+    reprediction.checked = !!p.reprediction;
+    if (![...split.options].some((o) => o.value === p.split)) split.append(h('option', { value: p.split }, p.split));
+    split.value = p.split;
+    share.value = String(p.share);
+    hosts.value = String(p.hosts);
+    peak.value = String(p.peak_allocation);
+    cores.value = String(p.host_cores);
+    memory.value = String(p.host_memory_gb);
+    warmup.value = String(p.warmup_h);
+    seed.value = String(s.seed);
+    setEnabled();
+    showErrors([]);
+  }
+
+  /** Read the form onto `base` (a full scenario); page-side errors are for values that are not numbers. */
+  function read(base) {
+    const errors = [];
+    const s = structuredClone(base);
+    s.model = 'lifetime';
+    const p = s.lifetime;
+    const keep = (v, old) => (Number.isFinite(v) ? v : old);
+    const number = (input, key) => keep(readNumber(input, `lifetime.${key}`, errors), p[key]);
+    // the policies in the engine's order; best fit (always simulated) is listed when the scenario listed it
+    // or nothing else is chosen, so a link's list reads back unchanged
+    const chosen = boxes.slice(1).filter((b) => b.box.checked).map((b) => b.name);
+    p.policies = base.lifetime.policies.includes('best-fit') || !chosen.length ? ['best-fit', ...chosen] : chosen;
+    p.predictor = predictor.value;
+    p.accuracy = number(accuracy, 'accuracy');
+    p.reprediction = reprediction.checked;
+    p.split = split.value;
+    p.share = number(share, 'share');
+    const n = readNumber(hosts, 'lifetime.hosts', errors, { integer: true });
+    p.hosts = Number.isSafeInteger(n) && n >= 0 ? n : p.hosts;
+    p.peak_allocation = number(peak, 'peak_allocation');
+    p.host_cores = number(cores, 'host_cores');
+    p.host_memory_gb = number(memory, 'host_memory_gb');
+    p.warmup_h = number(warmup, 'warmup_h');
+    const sd = readNumber(seed, 'seed', errors, { integer: true });
+    s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
+    return { scenario: s, errors };
+  }
+
+  /** Show `[{ field, message }]` next to their inputs; returns those without a field here. */
+  function showErrors(errors) {
+    return showFieldErrors(el, errors);
+  }
+
+  return { el, fill, read, showErrors };
+}
