@@ -47,6 +47,10 @@ pub struct PoolJobs {
     pub dist: LifetimeDist,
     /// What was selected, for the report.
     pub setup: ShareSetup,
+    /// Index in the workload's `vms` of each job (parallel to `jobs`).
+    pub vms: Vec<usize>,
+    /// Indices in the workload's `vms` of the training VMs (those behind `dist`).
+    pub training: Vec<usize>,
 }
 
 /// What the pool's share holds (reported with every run).
@@ -150,6 +154,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         .map(|&i| w.vms[i].created_s)
         .fold(f64::INFINITY, f64::min);
     let mut jobs = Vec::new();
+    let mut vms = Vec::new();
     let (mut dropped_late, mut no_batch) = (0usize, 0usize);
     for &i in &picked {
         let v = &w.vms[i];
@@ -194,6 +199,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
             shape: [v.cores, v.memory_gb, v.gpus],
             batch,
         });
+        vms.push(i);
     }
     if jobs.is_empty() {
         return Err(RunError::field(
@@ -270,6 +276,8 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         jobs,
         end,
         dist,
+        vms,
+        training,
     })
 }
 
