@@ -21,7 +21,8 @@ pub struct LifetimeArgs {
     /// Policies, comma-separated: best-fit, la-binary, nilas, lava (best fit always runs as the baseline).
     #[arg(long, default_value = "best-fit,la-binary,nilas,lava")]
     pub policies: String,
-    /// Predictor: oracle | noisy:A | distributional | one-shot:A (noisy at accuracy A without reprediction).
+    /// Predictor: oracle | noisy:A | distributional | learned | one-shot:A (noisy at accuracy A without
+    /// reprediction).
     #[arg(long, default_value = "oracle")]
     pub predictor: String,
     /// Turn reprediction off for any predictor (the one-shot ablation).
@@ -64,6 +65,49 @@ pub struct LifetimeArgs {
     /// Print the whole report (setup, series) as JSON, as `packlab run` does.
     #[arg(long)]
     pub report: bool,
+    /// Instead of simulating: train the learned predictor on the VMs outside the split and print the model
+    /// metrics (seed 003 §6.4–6.5, App. C; ALGORITHMS.md §5.8, E3.6) of it and of the Kaplan–Meier
+    /// (distributional) predictor on every VM of the split, as JSON.
+    #[arg(long)]
+    pub model_metrics: bool,
+    /// With --model-metrics: the cutoff of the long-lived class, hours.
+    #[arg(long, default_value_t = 24.0)]
+    pub long_h: f64,
+    /// With --model-metrics: the learned model's feature groups, comma-separated (flavour, batch_size,
+    /// batch_position, hour_of_day, day_of_week, recent_arrivals; all); default: all but day_of_week.
+    #[arg(long, value_name = "GROUPS")]
+    pub features: Option<String>,
+    /// With --model-metrics: segments of the feature effects, their upper bounds in hours, comma-separated
+    /// (multiples of 5 minutes; default none: proportional hazards).
+    #[arg(long, value_name = "HOURS")]
+    pub segments_h: Option<String>,
+}
+
+/// The learned model's settings from --features and --segments-h.
+fn learned_spec(
+    a: &LifetimeArgs,
+) -> Result<packlab::models::lifetime::learned::LearnedSpec, String> {
+    use packlab::models::lifetime::{features, hazard};
+    let mut spec = packlab::models::lifetime::learned::LearnedSpec::default();
+    if let Some(f) = &a.features {
+        spec.groups = features::parse_groups(f).map_err(|e| format!("--features: {e}"))?;
+    }
+    if let Some(s) = &a.segments_h {
+        spec.hazard.segment_bounds = s
+            .split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .map(|x| match x.parse::<f64>() {
+                Ok(h) if h.is_finite() && (0.0..=1e5).contains(&h) => {
+                    Ok(hazard::steps_of_seconds(h * 3600.0))
+                }
+                _ => Err(format!(
+                    "--segments-h: '{x}' is not a number of hours in [0, 1e5]"
+                )),
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    Ok(spec)
 }
 
 fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
@@ -83,6 +127,7 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
     match a.predictor.split_once(':') {
         None if a.predictor == "oracle" => p.predictor = PredictorKind::Oracle,
         None if a.predictor == "distributional" => p.predictor = PredictorKind::Distributional,
+        None if a.predictor == "learned" => p.predictor = PredictorKind::Learned,
         Some(("noisy", x)) => {
             p.predictor = PredictorKind::Noisy;
             p.accuracy = accuracy(x)?;
@@ -94,7 +139,7 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
         }
         _ => {
             return Err(format!(
-            "--predictor: unknown '{}' (expected oracle, noisy:A, distributional or one-shot:A)",
+            "--predictor: unknown '{}' (expected oracle, noisy:A, distributional, learned or one-shot:A)",
             a.predictor
         ))
         }
@@ -141,6 +186,32 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
         return Err(errs[0].to_string());
     }
     let w = crate::load_workload(&wref, path.as_deref())?;
+    if a.model_metrics {
+        let spec = learned_spec(a)?;
+        let mut last = std::time::Instant::now();
+        let mut err = std::io::stderr();
+        let m = packlab::models::lifetime::model_metrics::model_metrics(
+            &w,
+            &sc.lifetime,
+            a.long_h,
+            &spec,
+            &mut |phase| {
+                let _ = writeln!(
+                    err,
+                    "lifetime: model metrics: {phase} in {:.2} s",
+                    last.elapsed().as_secs_f64()
+                );
+                last = std::time::Instant::now();
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        return writeln!(
+            std::io::stdout().lock(),
+            "{}",
+            serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?
+        )
+        .map_err(|e| e.to_string());
+    }
     let inputs = packlab::models::Inputs {
         workload: Some(&w),
         ..Default::default()

@@ -81,6 +81,7 @@ impl LifetimeRun {
             (PredictorKind::Distributional, false) => {
                 Box::new(OneShot(Distributional::new(pool.dist.clone())))
             }
+            (PredictorKind::Learned, rep) => super::learned::for_pool(w, &pool, rep)?,
         };
         Ok(LifetimeRun {
             runs: params.runs(),

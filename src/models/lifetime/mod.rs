@@ -4,6 +4,10 @@
 //! - [`pool`]: the pool's share of a workload (thinning by tenant batches, censoring, the population
 //!   lifetime distribution);
 //! - [`predictor`]: the predictors behind [`predictor::LifetimePredictor`] (§5.2);
+//! - [`features`], [`hazard`], [`learned`]: the learned distributional predictor (VM features from the
+//!   workload records, a discrete-time survival model over the lifetime bins, the per-job distributions);
+//! - [`model_metrics`]: the model metrics of §5.8 and E3.6 (precision/recall/F1 of the long class, C-index,
+//!   |log10 error|, F1 by uptime quantile);
 //! - [`sim`]: the event-driven pool and the policies (§5.1, §5.3–5.5) with the metrics of §5.8;
 //! - [`experiment`]: [`LifetimeRun`], one unit of work = one policy simulated on the pool;
 //! - [`chart`]: the chart `lifetime.empty` (empty hosts over time, one line per policy);
@@ -14,6 +18,10 @@
 
 pub mod chart;
 pub mod experiment;
+pub mod features;
+pub mod hazard;
+pub mod learned;
+pub mod model_metrics;
 pub mod pool;
 pub mod predictor;
 pub mod sim;
@@ -82,15 +90,19 @@ pub enum PredictorKind {
     Noisy,
     /// The population's `E[T − u | T > u]` (Kaplan–Meier of the training VMs), no features.
     Distributional,
+    /// The learned distributional predictor: a discrete-time survival model on the training VMs' features
+    /// and binned, censored lifetimes; `E[T − u | T > u]` under each job's distribution ([`learned`]).
+    Learned,
 }
 
 impl PredictorKind {
-    /// The name (`oracle`, `noisy`, `distributional`).
+    /// The name (`oracle`, `noisy`, `distributional`, `learned`).
     pub fn name(self) -> &'static str {
         match self {
             PredictorKind::Oracle => "oracle",
             PredictorKind::Noisy => "noisy",
             PredictorKind::Distributional => "distributional",
+            PredictorKind::Learned => "learned",
         }
     }
 }
@@ -109,7 +121,7 @@ pub struct LifetimeParams {
     /// LA-Binary never repredicts (§5.5).
     pub reprediction: bool,
     /// The split simulated: a deployment prefix of the Azure 2017 arrivals (`dev` or `test`); the other split
-    /// trains the distributional predictor. Empty = every VM of the workload.
+    /// trains the distributional and learned predictors. Empty = every VM of the workload.
     pub split: String,
     /// Fraction of tenant batches the pool receives, in (0, 1] (thinning by whole batches).
     pub share: f64,

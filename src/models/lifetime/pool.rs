@@ -51,6 +51,10 @@ pub struct PoolJobs {
     /// (`lifetime.hosts` = 0 and the workload lists nodes, e.g. the Alibaba GPU 2023 cluster); `None` = identical
     /// hosts of the section's shape.
     pub caps: Option<Vec<[f64; DIMS]>>,
+    /// Index in the workload's `vms` of each job (parallel to `jobs`).
+    pub vms: Vec<usize>,
+    /// Indices in the workload's `vms` of the training VMs (those behind `dist`).
+    pub training: Vec<usize>,
 }
 
 /// What the pool's share holds (reported with every run).
@@ -154,6 +158,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         .map(|&i| w.vms[i].created_s)
         .fold(f64::INFINITY, f64::min);
     let mut jobs = Vec::new();
+    let mut vms = Vec::new();
     let (mut dropped_late, mut no_batch) = (0usize, 0usize);
     for &i in &picked {
         let v = &w.vms[i];
@@ -198,6 +203,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
             shape: [v.cores, v.memory_gb, v.gpus],
             batch,
         });
+        vms.push(i);
     }
     if jobs.is_empty() {
         return Err(RunError::field(
@@ -291,6 +297,8 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         end,
         dist,
         caps: inventory,
+        vms,
+        training,
     })
 }
 

@@ -115,9 +115,65 @@ impl LifetimePredictor for Noisy {
     }
 }
 
+/// Suffix sums of a discrete lifetime distribution on ascending points (hours): `tail_p[i] = Σ_{k ≥ i} p_k` and
+/// `tail_pt[i] = Σ_{k ≥ i} p_k·t_k`, both one longer than `t` (the last entry 0). The one place that answers
+/// the mean, the survival and the mean residual life `E[T − u | T > u]` (ALGORITHMS.md §5.2 item 3) of a
+/// point distribution, in `O(log n)`: [`LifetimeDist`] (Kaplan–Meier) and the learned predictor's per-job
+/// distributions on shared points ([`super::learned`]) both answer through it.
+#[derive(Clone, Copy, Debug)]
+pub struct TailSums<'a> {
+    /// The points, hours, ascending.
+    pub t: &'a [f64],
+    /// `Σ_{k ≥ i} p_k`, length `t.len() + 1`.
+    pub tail_p: &'a [f64],
+    /// `Σ_{k ≥ i} p_k·t_k` (hours), same length as `tail_p`.
+    pub tail_pt: &'a [f64],
+}
+
+impl TailSums<'_> {
+    /// Fills the suffix sums of masses `p` on points `t` into `tail_p` and `tail_pt` (each at least
+    /// `t.len() + 1` long, else nothing is written; entries beyond are left alone).
+    pub fn fill(t: &[f64], p: &[f64], tail_p: &mut [f64], tail_pt: &mut [f64]) {
+        let n = t.len().min(p.len());
+        if tail_p.len() <= n || tail_pt.len() <= n {
+            return;
+        }
+        tail_p[n] = 0.0;
+        tail_pt[n] = 0.0;
+        for k in (0..n).rev() {
+            tail_p[k] = tail_p[k + 1] + p[k];
+            tail_pt[k] = tail_pt[k + 1] + p[k] * t[k];
+        }
+    }
+
+    /// The mean lifetime, hours (over the total mass, which is 1 for a distribution).
+    pub fn mean(&self) -> f64 {
+        self.tail_pt.first().copied().unwrap_or(0.0)
+    }
+
+    /// `E[T − u | T > u]`, hours; 0 when no mass lies beyond `u`.
+    pub fn mean_residual(&self, u: f64) -> f64 {
+        let i = self.t.partition_point(|&x| x <= u);
+        let p = self.tail_p.get(i).copied().unwrap_or(0.0);
+        if p <= 0.0 {
+            0.0
+        } else {
+            (self.tail_pt.get(i).copied().unwrap_or(0.0) / p - u).max(0.0)
+        }
+    }
+
+    /// `P(T > u)`.
+    pub fn survival(&self, u: f64) -> f64 {
+        self.tail_p
+            .get(self.t.partition_point(|&x| x <= u))
+            .copied()
+            .unwrap_or(0.0)
+    }
+}
+
 /// A lifetime distribution on points (hours) with probabilities: the Kaplan–Meier estimate of a population's
 /// lifetimes with right-censoring (the mass left after the last event sits at the largest observed time).
-/// Answers the mean residual life `E[T − u | T > u]` in `O(log n)`.
+/// Answers the mean residual life `E[T − u | T > u]` in `O(log n)` ([`TailSums`]).
 #[derive(Clone, Debug)]
 pub struct LifetimeDist {
     t: Vec<f64>,
@@ -176,32 +232,32 @@ impl LifetimeDist {
         }
         let n = t.len();
         let (mut tail_p, mut tail_pt) = (vec![0.0; n + 1], vec![0.0; n + 1]);
-        for k in (0..n).rev() {
-            tail_p[k] = tail_p[k + 1] + p[k];
-            tail_pt[k] = tail_pt[k + 1] + p[k] * t[k];
-        }
+        TailSums::fill(&t, &p, &mut tail_p, &mut tail_pt);
         Some(LifetimeDist { t, tail_p, tail_pt })
+    }
+
+    /// Its suffix sums.
+    pub fn tails(&self) -> TailSums<'_> {
+        TailSums {
+            t: &self.t,
+            tail_p: &self.tail_p,
+            tail_pt: &self.tail_pt,
+        }
     }
 
     /// The mean lifetime, hours.
     pub fn mean(&self) -> f64 {
-        self.tail_pt[0]
+        self.tails().mean()
     }
 
     /// `E[T − u | T > u]`, hours; 0 when no mass lies beyond `u`.
     pub fn mean_residual(&self, u: f64) -> f64 {
-        let i = self.t.partition_point(|&x| x <= u);
-        let p = self.tail_p[i];
-        if p <= 0.0 {
-            0.0
-        } else {
-            (self.tail_pt[i] / p - u).max(0.0)
-        }
+        self.tails().mean_residual(u)
     }
 
     /// `P(T > u)`.
     pub fn survival(&self, u: f64) -> f64 {
-        self.tail_p[self.t.partition_point(|&x| x <= u)]
+        self.tails().survival(u)
     }
 }
 

@@ -1,0 +1,305 @@
+//! The learned distributional lifetime predictor (seed 003 §3, App. B; ALGORITHMS.md §5.2): a discrete-time
+//! survival model ([`super::hazard`]) over the lifetime bins of the data, trained on the training VMs'
+//! features ([`super::features`]) and binned lifetimes with right-censoring, gives every job a lifetime
+//! distribution; the first prediction is its mean and the reprediction at uptime `u` is `E[T − u | T > u]`
+//! under it ([`TailSums`], the same code as the Kaplan–Meier predictor).
+//!
+//! Jobs with the same feature levels share one distribution, so memory grows with the distinct feature
+//! combinations (2 × 48 numbers each), not with the jobs.
+
+use super::features::{extract, Encoder, VmFeatures, DEFAULT_GROUPS, GROUPS};
+use super::hazard::{steps_of_seconds, BinGrid, FitInfo, HazardModel, HazardSpec, Obs};
+use super::pool::PoolJobs;
+use super::predictor::{LifetimePredictor, OneShot, TailSums};
+use crate::experiment::RunError;
+use crate::workload::{Vm, Workload};
+use std::collections::HashMap;
+
+/// The training label of a VM (seconds → 5-minute lattice steps): an observed exit with its lifetime bin
+/// (`lifetime_range_s`, or the exact lifetime), or a right-censored VM alive at its age when observation
+/// ended (`censored_at_s`, else the workload's end).
+pub fn obs_of(v: &Vm, trace_end_s: f64) -> Obs {
+    let life = v.lifetime_s(trace_end_s);
+    match (v.is_censored(), v.lifetime_range_s) {
+        (true, _) => {
+            let a = steps_of_seconds(life);
+            Obs {
+                lo: a,
+                hi: a,
+                event: false,
+            }
+        }
+        (false, Some([lo, hi])) => {
+            let lo = steps_of_seconds(lo);
+            Obs {
+                lo,
+                hi: steps_of_seconds(hi).max(lo),
+                event: true,
+            }
+        }
+        (false, None) => {
+            let v = steps_of_seconds(life);
+            Obs {
+                lo: v,
+                hi: v,
+                event: true,
+            }
+        }
+    }
+}
+
+/// Settings of the learned predictor: the hazard model's fit and the feature groups used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LearnedSpec {
+    /// The fit.
+    pub hazard: HazardSpec,
+    /// Feature groups used ([`super::features::GROUP_NAMES`] order).
+    pub groups: [bool; GROUPS],
+}
+
+impl Default for LearnedSpec {
+    /// [`HazardSpec::default`] with [`DEFAULT_GROUPS`].
+    fn default() -> Self {
+        LearnedSpec {
+            hazard: HazardSpec::default(),
+            groups: DEFAULT_GROUPS,
+        }
+    }
+}
+
+/// A fitted learned model: the feature encoder and the hazard model.
+#[derive(Clone, Debug)]
+pub struct LearnedModel {
+    encoder: Encoder,
+    hazard: HazardModel,
+}
+
+impl LearnedModel {
+    /// Trains on the VMs `training` (indices into `w.vms`) with their features `feats` (every VM of `w`, from
+    /// [`extract`]) over the Azure V1 lifetime bins ([`BinGrid::azure_v1`]). Errors (naming `workload`): no
+    /// training VM, no exit to learn from.
+    pub fn train(
+        w: &Workload,
+        feats: &[VmFeatures],
+        training: &[usize],
+        spec: &LearnedSpec,
+    ) -> Result<LearnedModel, RunError> {
+        let train: Vec<usize> = training
+            .iter()
+            .copied()
+            .filter(|&i| i < w.vms.len() && i < feats.len())
+            .collect();
+        if train.is_empty() {
+            return Err(RunError::field(
+                "workload",
+                "no training VM for the learned predictor",
+            ));
+        }
+        let refs: Vec<&VmFeatures> = train.iter().map(|&i| &feats[i]).collect();
+        let encoder = Encoder::fit(&refs, spec.groups);
+        let levels: Vec<u16> = refs.iter().flat_map(|f| encoder.encode(f)).collect();
+        let obs: Vec<Obs> = train
+            .iter()
+            .map(|&i| obs_of(&w.vms[i], w.trace_end_s))
+            .collect();
+        let hazard = HazardModel::fit(
+            &BinGrid::azure_v1(),
+            &encoder.levels(),
+            &levels,
+            &obs,
+            &spec.hazard,
+        )
+        .map_err(|e| RunError::field("workload", format!("learned predictor: {e}")))?;
+        Ok(LearnedModel { encoder, hazard })
+    }
+
+    /// How the fit went.
+    pub fn info(&self) -> &FitInfo {
+        &self.hazard.info
+    }
+
+    /// The lifetime distribution of a VM with features `f`: points (hours, ascending: the bins' midpoints and
+    /// the grid's last value) and their probabilities, written into the buffers ([`HazardModel::distribution`]).
+    pub fn distribution(&self, f: &VmFeatures, points: &mut Vec<f64>, probs: &mut Vec<f64>) {
+        self.hazard
+            .distribution(&self.encoder.encode(f), points, probs);
+    }
+
+    /// The predictor for the jobs whose workload VMs are `vms` (job `j` = `vms[j]`, an index into `feats`;
+    /// an index out of range gets the features of "nothing known": every group at level 0).
+    pub fn predictor(&self, feats: &[VmFeatures], vms: &[usize]) -> Learned {
+        let width = self.hazard.bins() + 1;
+        let mut index: HashMap<[u16; GROUPS], u32> = HashMap::new();
+        let (mut points, mut probs) = (Vec::new(), Vec::new());
+        let mut tails: Vec<f64> = Vec::new();
+        let mut grid: Vec<f64> = Vec::new();
+        let of_job = vms
+            .iter()
+            .map(|&i| {
+                // an unknown VM: every group at level 0
+                let x = feats
+                    .get(i)
+                    .map(|f| self.encoder.encode(f))
+                    .unwrap_or([0; GROUPS]);
+                *index.entry(x).or_insert_with(|| {
+                    self.hazard.distribution(&x, &mut points, &mut probs);
+                    if grid.is_empty() {
+                        grid = points.clone();
+                    }
+                    let at = tails.len();
+                    tails.resize(at + 2 * (width + 1), 0.0);
+                    let (tp, tpt) = tails[at..].split_at_mut(width + 1);
+                    TailSums::fill(&points, &probs, tp, tpt);
+                    (at / (2 * (width + 1))) as u32
+                })
+            })
+            .collect();
+        Learned {
+            grid,
+            width,
+            tails,
+            of_job,
+        }
+    }
+}
+
+/// The learned predictor over the jobs of one simulation (see the module documentation).
+pub struct Learned {
+    /// Points (hours) of the bins and the tail, shared by every distribution.
+    grid: Vec<f64>,
+    /// Points per distribution.
+    width: usize,
+    /// Per distribution: `tail_p` (`width + 1`), then `tail_pt` (`width + 1`).
+    tails: Vec<f64>,
+    of_job: Vec<u32>,
+}
+
+impl Learned {
+    /// The suffix sums of job `j`'s distribution (an empty distribution for an unknown job).
+    fn tails(&self, j: usize) -> TailSums<'_> {
+        let stride = 2 * (self.width + 1);
+        match self.of_job.get(j) {
+            Some(&d) => {
+                let at = d as usize * stride;
+                let (tp, tpt) = self.tails[at..at + stride].split_at(self.width + 1);
+                TailSums {
+                    t: &self.grid,
+                    tail_p: tp,
+                    tail_pt: tpt,
+                }
+            }
+            None => TailSums {
+                t: &[],
+                tail_p: &[],
+                tail_pt: &[],
+            },
+        }
+    }
+
+    /// `P(T > u)` under job `j`'s distribution (0 for an unknown job).
+    pub fn survival(&self, j: usize, u: f64) -> f64 {
+        self.tails(j).survival(u)
+    }
+
+    /// Distinct distributions held.
+    pub fn distributions(&self) -> usize {
+        self.tails.len() / (2 * (self.width + 1))
+    }
+}
+
+impl LifetimePredictor for Learned {
+    /// The mean of job `j`'s distribution, hours.
+    fn first(&self, j: usize) -> f64 {
+        self.tails(j).mean()
+    }
+    /// `E[T − u | T > u]` under job `j`'s distribution, hours.
+    fn remaining(&self, j: usize, u: f64) -> f64 {
+        self.tails(j).mean_residual(u)
+    }
+}
+
+/// Trains the learned model on the pool's training VMs and returns the predictor of its jobs (wrapped in
+/// [`OneShot`] without reprediction), with the default [`LearnedSpec`].
+pub fn for_pool(
+    w: &Workload,
+    pool: &PoolJobs,
+    reprediction: bool,
+) -> Result<Box<dyn LifetimePredictor>, RunError> {
+    let feats = extract(w);
+    let model = LearnedModel::train(w, &feats, &pool.training, &LearnedSpec::default())?;
+    let p = model.predictor(&feats, &pool.vms);
+    Ok(if reprediction {
+        Box::new(p)
+    } else {
+        Box::new(OneShot(p))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vm(deleted: Option<f64>, range: Option<[f64; 2]>, censored_at: Option<f64>) -> Vm {
+        Vm {
+            id: "v".into(),
+            tenant: None,
+            deployment: None,
+            category: None,
+            cores: 1.0,
+            memory_gb: 1.0,
+            gpus: 0.0,
+            created_s: 1000.0,
+            started_s: None,
+            deleted_s: deleted,
+            censored_at_s: censored_at,
+            lifetime_range_s: range,
+            usage: None,
+        }
+    }
+
+    #[test]
+    fn training_labels_from_the_records() {
+        // binned exit: bin 13 = 3,900–7,200 s → steps 13–24
+        let o = obs_of(
+            &vm(Some(1000.0 + 5550.0), Some([3900.0, 7200.0]), None),
+            9e9,
+        );
+        assert_eq!(
+            o,
+            Obs {
+                lo: 13,
+                hi: 24,
+                event: true
+            }
+        );
+        // exact exit after 610 s: value 2 (the span [600, 900) s)
+        let o = obs_of(&vm(Some(1610.0), None, None), 9e9);
+        assert_eq!(
+            o,
+            Obs {
+                lo: 2,
+                hi: 2,
+                event: true
+            }
+        );
+        // censored at its split's cut (3,700 s after creation), or at the workload's end
+        let o = obs_of(&vm(None, None, Some(4700.0)), 9e9);
+        assert_eq!(
+            o,
+            Obs {
+                lo: 12,
+                hi: 12,
+                event: false
+            }
+        );
+        let o = obs_of(&vm(None, None, None), 1000.0 + 86_400.0);
+        assert_eq!(
+            o,
+            Obs {
+                lo: 288,
+                hi: 288,
+                event: false
+            }
+        );
+    }
+}
