@@ -75,6 +75,27 @@ impl BundledData {
     pub fn file_name(&self) -> &'static str {
         self.path.rsplit('/').next().unwrap_or(self.path)
     }
+
+    /// Reads this bundled file, found at `path` on disk (native: the CLI and tests), as a workload named after
+    /// its id ([`crate::workload::read_workload`], format detected). Errors: the file cannot be read (naming
+    /// it), the kind holds no VM records, or the reader's own error.
+    pub fn read_workload_at(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<crate::workload::Workload, String> {
+        if !self.kind.is_workload() {
+            return Err(format!(
+                "the bundled file '{}' holds no VM records",
+                self.id
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file = crate::trace::InputFile {
+            name: self.file_name().to_string(),
+            bytes,
+        };
+        crate::workload::read_workload(self.id, &[file], None).map_err(|e| e.to_string())
+    }
 }
 
 /// The bundled file with id `id`.

@@ -9,22 +9,12 @@ use packlab::models::lifetime::model_metrics::{evaluate, UPTIME_QUANTILES};
 use packlab::models::lifetime::pool::{select, PoolJobs};
 use packlab::models::lifetime::predictor::{LifetimePredictor, Oracle};
 use packlab::models::lifetime::{LifetimeParams, LifetimeRun, PredictorKind};
-use packlab::trace::InputFile;
 use packlab::workload::Workload;
 
 fn arrivals() -> Workload {
     let b = packlab::data::AZURE2017_ARRIVALS;
-    let bytes = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
-        .expect("the bundled arrivals");
-    packlab::workload::read_workload(
-        b.id,
-        &[InputFile {
-            name: b.file_name().into(),
-            bytes,
-        }],
-        None,
-    )
-    .expect("readable")
+    b.read_workload_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
+        .expect("the bundled arrivals")
 }
 
 /// A small share of the `test` split (training: the `dev` split).

@@ -390,14 +390,7 @@ pub fn load_workload(r: &WorkloadRef, path: Option<&Path>) -> Result<Workload, S
                     b.path
                 )
             })?;
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            read(
-                id,
-                &[InputFile {
-                    name: b.file_name().to_string(),
-                    bytes,
-                }],
-            )
+            b.read_workload_at(&path)
         }
         (WorkloadRef::Upload { name, .. }, None) => Err(format!(
             "the scenario uses the uploaded workload '{name}': pass it with --workload PATH"

@@ -228,21 +228,11 @@ impl Experiment for LifetimeRun {
 mod tests {
     use super::*;
     use crate::experiment::run_to_end;
-    use crate::trace::InputFile;
 
     fn bundled() -> Workload {
         let b = crate::data::AZURE2017_ARRIVALS;
-        let bytes = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
-            .expect("the bundled arrivals");
-        crate::workload::read_workload(
-            b.id,
-            &[InputFile {
-                name: b.file_name().into(),
-                bytes,
-            }],
-            None,
-        )
-        .expect("readable")
+        b.read_workload_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
+            .expect("the bundled arrivals")
     }
 
     fn small() -> LifetimeParams {
