@@ -12,12 +12,14 @@ pub enum DataKind {
     UsageTrace,
     /// The derived Azure 2017 arrivals bundle (the admission model's `azure_fit` input).
     AzureArrivals,
+    /// A SWIM MapReduce job list (the reservation model's E4.1 jobs).
+    SwimJobs,
 }
 
 impl DataKind {
     /// True for kinds that hold VM/job records (read with [`crate::workload::read_workload`]).
     pub fn is_workload(self) -> bool {
-        matches!(self, DataKind::AzureArrivals)
+        matches!(self, DataKind::AzureArrivals | DataKind::SwimJobs)
     }
 }
 
@@ -59,7 +61,7 @@ pub const AZURE2017_ARRIVALS: BundledData = BundledData {
         id: "azure2017-arrivals",
         path: "static/traces/azure2017-arrivals.txt.gz",
         kind: DataKind::AzureArrivals,
-        models: &["admission", "lifetime"],
+        models: &["admission", "lifetime", "era"],
         format: None,
         title: "Azure 2017 VM arrivals (Bergsma et al., SOSP 2021 release): derived per-VM arrival, flavour and \
                 binned-lifetime records",
@@ -67,8 +69,21 @@ pub const AZURE2017_ARRIVALS: BundledData = BundledData {
                       released by Bergsma et al. (SOSP 2021); derived bundle, see static/traces/ATTRIBUTION.md.",
 };
 
+/// The SWIM Facebook FB-2010 day (the reservation model's E4.1 jobs, seed 004).
+pub const SWIM_FB2010: BundledData = BundledData {
+        id: "swim-fb2010",
+        path: "static/traces/swim-fb2010-day0.tsv.gz",
+        kind: DataKind::SwimJobs,
+        models: &["era"],
+        format: None,
+        title: "SWIM Facebook FB-2010 synthetic day: 24,442 MapReduce jobs (submit time, input/shuffle/output bytes)",
+        attribution: "SWIM (Chen et al., MASCOTS 2011; PVLDB 2012), github.com/SWIMProjectUCB/SWIM \
+                      workloadSuite/FB-2010_samples_24_times_1hr_0.tsv, New BSD licence, © 2011 Regents of the \
+                      University of California; bytes unchanged, see static/traces/ATTRIBUTION.md.",
+};
+
 /// Every bundled data file.
-pub const BUNDLED_DATA: &[BundledData] = &[PLANETLAB_20110303, AZURE2017_ARRIVALS];
+pub const BUNDLED_DATA: &[BundledData] = &[PLANETLAB_20110303, AZURE2017_ARRIVALS, SWIM_FB2010];
 
 impl BundledData {
     /// The file name (the last component of [`BundledData::path`]).

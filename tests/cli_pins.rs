@@ -3,7 +3,8 @@
 //! written by the engine before the experiment-contract refactor with `scripts/pins.sh`; the placement pins'
 //! q values since by the engine with exact q (every change: tests/reference/pin-changes-exact-q.txt); the
 //! admission ones were rewritten when the threshold search's feasibility test changed (tests/pins/commands.txt);
-//! the lifetime ones were written by the engine that introduced the lifetime model.
+//! the lifetime ones were written by the engine that introduced the lifetime model, the reservation ones by the
+//! engine that introduced the reservation model.
 
 use std::path::Path;
 use std::process::Command;
@@ -65,7 +66,7 @@ fn saved_links_run_to_the_pinned_results() {
             n += 1;
         }
     }
-    assert_eq!(n, 17);
+    assert_eq!(n, 19);
 }
 
 fn link_needs_upload(link: &str) -> bool {
@@ -142,7 +143,7 @@ fn every_registered_model_has_a_cli_group_with_the_pinned_outputs() {
         .iter()
         .map(|m| m["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["placement", "admission", "lifetime"]);
+    assert_eq!(ids, ["placement", "admission", "lifetime", "era"]);
     for id in &ids {
         assert!(packlab(&[id, "--help"]).contains("Usage: packlab"), "{id}");
     }

@@ -12,6 +12,7 @@
 //! `www/<id>/` and one entry in `www/models.js` (ARCHITECTURE.md has the checklist).
 
 pub mod admission;
+pub mod era;
 pub mod lifetime;
 pub mod placement;
 
@@ -40,6 +41,9 @@ macro_rules! for_each_model {
             /// Lifetime-aware VM allocation: NILAS, LAVA, LA-Binary (seed 003, ALGORITHMS.md §5); ignored by
             /// other models. Absent in links of engines before it.
             lifetime: Lifetime => $crate::models::lifetime::LifetimeModel,
+            /// Economic reservations and dynamic pricing: ERA's BASIC_ECON, greedy, on-demand (seed 004,
+            /// ALGORITHMS.md §6); ignored by other models. Absent in links of engines before it.
+            era: Era => $crate::models::era::EraModel,
         }
     };
 }
@@ -290,7 +294,7 @@ mod tests {
     #[test]
     fn registry_lists_every_model_once_with_its_section() {
         let ids: Vec<&str> = MODELS.iter().map(|m| m.id).collect();
-        assert_eq!(ids, vec!["placement", "admission", "lifetime"]);
+        assert_eq!(ids, vec!["placement", "admission", "lifetime", "era"]);
         assert_eq!(Model::default(), Model::Placement);
         let json = serde_json::to_value(Scenario::default()).unwrap();
         for m in Model::ALL {

@@ -213,6 +213,7 @@ fn read_pods(file: &str, text: &str) -> Result<Vec<Vm>, TraceError> {
             deleted_s: Some(deleted_s),
             censored_at_s: None,
             lifetime_range_s: None,
+            io_bytes: None,
             usage: None,
         });
         Ok(())

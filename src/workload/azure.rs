@@ -112,6 +112,7 @@ pub fn vmtable_to_workload(name: &str, tables: &[(VmTable, &str)]) -> Result<Wor
                 deleted_s: (deleted < end).then_some(deleted),
                 censored_at_s: None,
                 lifetime_range_s: None,
+                io_bytes: None,
                 usage: Some(UsageRef {
                     stats: Some(CpuStats {
                         avg: r.avg_cpu / 100.0,
@@ -268,6 +269,7 @@ pub fn arrivals_to_workload(
                     deleted_s: deleted,
                     censored_at_s: censored_at,
                     lifetime_range_s: range,
+                    io_bytes: None,
                     usage: None,
                 });
             }

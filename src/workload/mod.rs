@@ -5,7 +5,8 @@
 //! Readers (one file per source; input is bytes in memory, so all of this builds for wasm32):
 //! - [`WorkloadFormat::AzureVmtable`]: Azure Public Dataset vmtable, V1 2017 and V2 2019 ([`azure`]);
 //! - [`WorkloadFormat::AzureArrivals`]: the Azure 2017 arrivals of Bergsma et al. or packlab's bundle ([`azure`]);
-//! - [`WorkloadFormat::AlibabaGpu2023`]: Alibaba cluster-trace-gpu-v2023 "openb" pods and nodes ([`alibaba`]).
+//! - [`WorkloadFormat::AlibabaGpu2023`]: Alibaba cluster-trace-gpu-v2023 "openb" pods and nodes ([`alibaba`]);
+//! - [`WorkloadFormat::Swim`]: SWIM MapReduce job lists (Facebook FB-2009 / FB-2010 samples; [`swim`]).
 //!
 //! Usage series (per-item CPU in VM units, the existing [`UsageTrace`]) are formats of the one trace reader
 //! ([`crate::trace::read_trace`], [`crate::trace::TraceFormat`]):
@@ -18,12 +19,14 @@
 pub mod alibaba;
 pub mod azure;
 mod parse;
+pub mod swim;
 pub mod usage_alibaba;
 pub mod usage_azure;
 pub mod usage_bitbrains;
 
 pub use alibaba::AlibabaGpuReader;
 pub use azure::{AzureArrivalsReader, AzureVmtableReader};
+pub use swim::SwimReader;
 pub use usage_alibaba::{
     read_alibaba_machine_usage, read_alibaba_machine_usage_timed, MachineUsageOptions,
 };
@@ -111,6 +114,10 @@ pub struct Vm {
     /// Lifetime bounds `[lo, hi]`, s, when the source gives the lifetime only as a bin (Azure arrivals:
     /// `deleted_s` is then `created_s` + the bin's midpoint). `None` when the lifetime is exact or censored.
     pub lifetime_range_s: Option<[f64; 2]>,
+    /// Bytes a MapReduce job read, shuffled and wrote `[input, shuffle, output]` (SWIM traces); `None` for
+    /// VMs. The reservation model (seed 004) derives a job's units and duration from them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_bytes: Option<[f64; 3]>,
     /// CPU usage information, when the source has some.
     pub usage: Option<UsageRef>,
 }
@@ -159,6 +166,8 @@ pub enum WorkloadFormat {
     AzureArrivals,
     /// Alibaba cluster-trace-gpu-v2023 (openb): a pod list, optionally with a node list.
     AlibabaGpu2023,
+    /// SWIM MapReduce jobs (tab-separated: job, submit s, gap s, input, shuffle, output bytes).
+    Swim,
 }
 
 impl WorkloadFormat {
@@ -168,6 +177,7 @@ impl WorkloadFormat {
             WorkloadFormat::AzureVmtable => "azure-vmtable",
             WorkloadFormat::AzureArrivals => "azure-arrivals",
             WorkloadFormat::AlibabaGpu2023 => "alibaba-gpu2023",
+            WorkloadFormat::Swim => "swim",
         }
     }
 
@@ -177,8 +187,9 @@ impl WorkloadFormat {
             "azure-vmtable" | "vmtable" => Ok(WorkloadFormat::AzureVmtable),
             "azure-arrivals" | "arrivals" => Ok(WorkloadFormat::AzureArrivals),
             "alibaba-gpu2023" | "openb" => Ok(WorkloadFormat::AlibabaGpu2023),
+            "swim" => Ok(WorkloadFormat::Swim),
             other => Err(format!(
-                "unknown workload format '{other}' (expected azure-vmtable, azure-arrivals or alibaba-gpu2023)"
+                "unknown workload format '{other}' (expected azure-vmtable, azure-arrivals, alibaba-gpu2023 or swim)"
             )),
         }
     }
@@ -200,12 +211,27 @@ impl WorkloadFormat {
             if h.starts_with("name,cpu_milli") || h.starts_with("sn,cpu_milli") {
                 return WorkloadFormat::AlibabaGpu2023;
             }
+            if is_swim_line(&head) {
+                return WorkloadFormat::Swim;
+            }
         }
         WorkloadFormat::AzureVmtable
     }
 }
 
 pub(crate) use crate::trace::first_line;
+
+/// True for a SWIM job line: `job<digits>` then at least five tab-separated integers.
+fn is_swim_line(line: &str) -> bool {
+    let f: Vec<&str> = line.trim_end_matches(['\r', '\n']).split('\t').collect();
+    f.len() >= 6
+        && f[0]
+            .strip_prefix("job")
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        && f[1..6]
+            .iter()
+            .all(|x| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit()))
+}
 
 /// A workload: VM records in creation order (ties in file order), an optional node inventory, and the
 /// observation window `[trace_start_s, trace_end_s]` (s) that defines right-censoring.
@@ -416,6 +442,7 @@ pub fn read_workload(
         WorkloadFormat::AzureVmtable => AzureVmtableReader.read(name, files),
         WorkloadFormat::AzureArrivals => AzureArrivalsReader::default().read(name, files),
         WorkloadFormat::AlibabaGpu2023 => AlibabaGpuReader.read(name, files),
+        WorkloadFormat::Swim => SwimReader.read(name, files),
     }
 }
 
@@ -550,6 +577,7 @@ mod tests {
             deleted_s: deleted,
             censored_at_s: None,
             lifetime_range_s: None,
+            io_bytes: None,
             usage: None,
         }
     }

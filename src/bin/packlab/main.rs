@@ -4,6 +4,7 @@
 //! naming the problem and exits non-zero; it never panics on user input.
 
 mod admission;
+mod era;
 mod lifetime;
 mod placement;
 mod progress;
@@ -45,6 +46,9 @@ enum Command {
     /// The lifetime model (seed 003): best fit, LA-Binary, NILAS and LAVA on a pool's share of real arrivals;
     /// prints one JSON array, one object per policy, with `--json`.
     Lifetime(lifetime::LifetimeArgs),
+    /// The reservation model (seed 004): ERA's BASIC_ECON, greedy and on-demand on E4.1 (SWIM jobs) or E4.3
+    /// (beside real Azure load); prints one JSON array, one object per (policy, κ_use), with `--json`
+    Era(era::EraArgs),
     /// = `packlab placement pack` (earlier name).
     #[command(hide = true)]
     Pack(placement::PackArgs),
@@ -191,6 +195,7 @@ fn dispatch(cmd: &Command) -> Result<(), String> {
         }
         Command::Bundle(a) => cmd_bundle(a),
         Command::Lifetime(a) => lifetime::run(a),
+        Command::Era(a) => era::run(a),
         Command::Admit(a) | Command::Admission(AdmissionCommand::Tune(a)) => {
             admission::run_admit(a)
         }

@@ -257,6 +257,7 @@ mod tests {
             deleted_s: Some(t + 600.0),
             censored_at_s: None,
             lifetime_range_s: None,
+            io_bytes: None,
             usage: None,
         }
     }

@@ -253,6 +253,7 @@ mod tests {
             deleted_s: deleted,
             censored_at_s: censored_at,
             lifetime_range_s: range,
+            io_bytes: None,
             usage: None,
         }
     }

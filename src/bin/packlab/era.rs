@@ -1,0 +1,192 @@
+//! `packlab era`: the reservation model (seed 004, ALGORITHMS.md §6) from the command line, through the
+//! registry and the experiment contract (the same run the playground and `packlab run` make).
+
+use packlab::models::era::{EraParams, NonEraLoad, Policy, Preset};
+use packlab::scenario::{Model, Scenario, WorkloadRef};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// `packlab era`: compare the policies of a preset (E4.1 value efficiency, E4.3 late jobs vs revenue).
+#[derive(clap::Args, Debug)]
+pub struct EraArgs {
+    /// The experiment: E4.1 (SWIM MapReduce jobs, value efficiency) or E4.3 (ERA's share of a datacenter
+    /// beside real Azure load, late jobs vs revenue over κ_use).
+    #[arg(long, default_value = "E4.3")]
+    pub preset: String,
+    /// The workload: a bundled id (`swim-fb2010`, the E4.1 default; `azure2017-arrivals`, the E4.3 default)
+    /// or a path (a SWIM TSV for E4.1; Azure arrivals or vmtable files for E4.3's non-ERA load).
+    #[arg(long, value_name = "ID|PATH")]
+    pub workload: Option<String>,
+    /// Policies, comma-separated: on-demand, greedy, basic-econ[:lp|:spread|:linear][:penalty] (default:
+    /// the preset's).
+    #[arg(long)]
+    pub policies: Option<String>,
+    /// Capacity fractions κ_use, comma-separated, in (0, 1] (default: the preset's).
+    #[arg(long)]
+    pub kappa: Option<String>,
+    /// Prediction period, hours (the LP of each period is fitted on the previous one).
+    #[arg(long)]
+    pub period_h: Option<f64>,
+    /// Bucket of the LP's time axis, minutes.
+    #[arg(long)]
+    pub lp_bucket_min: Option<f64>,
+    /// E4.3: scheduled days after the history period.
+    #[arg(long)]
+    pub days: Option<f64>,
+    /// E4.3: offered ERA work as a multiple of ERA's capacity.
+    #[arg(long)]
+    pub load: Option<f64>,
+    /// E4.3: the quantile of the Azure load's fluctuation the non-ERA share is provisioned for.
+    #[arg(long)]
+    pub nonera_quantile: Option<f64>,
+    /// E4.3: synthetic non-ERA load (§6.5) instead of the Azure workload's.
+    #[arg(long)]
+    pub synthetic_load: bool,
+    /// E4.1: capacity as a fraction of the mean offered load.
+    #[arg(long)]
+    pub capacity_frac: Option<f64>,
+    /// Seed (windows, values, E4.3 jobs).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON array, one object per (policy, κ_use) with the §6.4 metrics.
+    #[arg(long)]
+    pub json: bool,
+    /// Print the whole report (set-up, cells, the paper's figures) as JSON, as `packlab run` does.
+    #[arg(long)]
+    pub report: bool,
+}
+
+fn list<T>(s: &str, f: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(f)
+        .collect()
+}
+
+fn params(a: &EraArgs) -> Result<EraParams, String> {
+    let preset = match a.preset.as_str() {
+        "E4.1" | "e4.1" => Preset::E41,
+        "E4.3" | "e4.3" => Preset::E43,
+        p => return Err(format!("--preset: unknown '{p}' (expected E4.1 or E4.3)")),
+    };
+    let mut p = EraParams {
+        preset,
+        ..EraParams::default()
+    };
+    if let Some(s) = &a.policies {
+        p.policies = list(s, Policy::parse).map_err(|e| format!("--policies: {e}"))?;
+    }
+    if let Some(s) = &a.kappa {
+        p.kappa = list(s, |x| {
+            x.parse::<f64>()
+                .map_err(|_| format!("--kappa: '{x}' is not a number"))
+        })?;
+    }
+    if a.synthetic_load {
+        p.nonera = NonEraLoad::Synthetic;
+    }
+    macro_rules! set {
+        ($($f:ident = $v:expr),*) => { $( if let Some(v) = $v { p.$f = v; } )* };
+    }
+    set!(
+        period_h = a.period_h,
+        lp_bucket_min = a.lp_bucket_min,
+        days = a.days,
+        load = a.load,
+        nonera_quantile = a.nonera_quantile,
+        capacity_frac = a.capacity_frac
+    );
+    Ok(p)
+}
+
+/// Runs `packlab era`.
+pub fn run(a: &EraArgs) -> Result<(), String> {
+    let era = params(a)?;
+    let default_id = match era.preset {
+        Preset::E41 => "swim-fb2010",
+        Preset::E43 => "azure2017-arrivals",
+    };
+    let given = a.workload.as_deref().unwrap_or(default_id);
+    let (wref, path) = if packlab::data::bundled(given).is_some_and(|b| b.kind.is_workload()) {
+        (WorkloadRef::Bundled(given.into()), None)
+    } else {
+        (WorkloadRef::default(), Some(PathBuf::from(given)))
+    };
+    let sc = Scenario {
+        model: Model::Era,
+        workload: wref.clone(),
+        seed: a.seed,
+        era,
+        ..Scenario::default()
+    };
+    if let Err(errs) = sc.validate() {
+        return Err(errs[0].to_string());
+    }
+    let w = crate::load_workload(&wref, path.as_deref())?;
+    let inputs = packlab::models::Inputs {
+        workload: Some(&w),
+        ..Default::default()
+    };
+    let mut run =
+        <packlab::models::era::EraModel as packlab::models::ModelDef>::start(&sc, &inputs)
+            .map_err(|e| e.to_string())?;
+    let mut progress = crate::progress::Progress::new("packlab era", "cells");
+    let rep =
+        packlab::experiment::run_to_end(&mut run, &mut |done, total| progress.update(done, total))
+            .map_err(|e| e.to_string())?;
+    progress.finish();
+    let mut out = std::io::stdout().lock();
+    let w = |out: &mut dyn Write, s: String| writeln!(out, "{s}").map_err(|e| e.to_string());
+    if a.report {
+        return w(
+            &mut out,
+            serde_json::to_string(&rep).map_err(|e| e.to_string())?,
+        );
+    }
+    if a.json {
+        return w(
+            &mut out,
+            serde_json::to_string(&rep.cells).map_err(|e| e.to_string())?,
+        );
+    }
+    let s = &rep.setup;
+    w(
+        &mut out,
+        format!(
+            "# {} on '{}': {} requests scheduled ({} history), capacity {} units, offered {:.0} units/slot, actual capacity mean {:.1}% (min {:.1}%)",
+            rep.preset, s.workload, s.requests, s.history_requests, s.capacity, s.offered_load,
+            100.0 * s.actual_mean, 100.0 * s.actual_min
+        ),
+    )?;
+    w(
+        &mut out,
+        "policy                        κ_use  value_eff%  revenue_$      late%  util%  accepted/requests".into(),
+    )?;
+    for c in &rep.cells {
+        w(
+            &mut out,
+            format!(
+                "{:<28} {:6.2} {:11.2} {:12.0} {:7.2} {:6.1}  {}/{}",
+                c.policy,
+                c.kappa,
+                100.0 * c.value_efficiency,
+                c.revenue,
+                c.late_pct,
+                100.0 * c.utilization,
+                c.accepted,
+                c.requests
+            ),
+        )?;
+    }
+    for p in &rep.paper {
+        w(
+            &mut out,
+            format!(
+                "# paper (seed 004 §4): {} {} = {}",
+                p.policy, p.metric, p.value
+            ),
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,464 @@
+//! The reservation model's charts (seed 004 §4, ALGORITHMS.md §6.4–6.5), on the shared frame
+//! ([`crate::chart`]):
+//! - `era.frontier`: late-job % against accepted revenue, one curve per policy over κ_use (E4.3, Fig. 3);
+//! - `era.efficiency`: value efficiency per policy as bars (E4.1), at the largest κ_use of each policy;
+//! - `era.request`: one request's decision — the committed load against the planned capacity over its window
+//!   (the plan), the block price of each slot and the price of each start, the chosen start marked.
+
+use super::exec::CellResult;
+use super::sched::RequestView;
+use crate::chart::*;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Options of the era charts.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct FrontierOptions {
+    /// Caption above the plot.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Device pixel ratio (1 when absent).
+    #[serde(default)]
+    pub scale: Option<f64>,
+}
+
+/// Policies in order of first appearance.
+fn policies(cells: &[CellResult]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in cells {
+        if !out.contains(&c.policy) {
+            out.push(c.policy.clone());
+        }
+    }
+    out
+}
+
+/// The colour of the i-th policy.
+pub fn policy_color(i: usize) -> RGBColor {
+    ARM_COLORS[i % ARM_COLORS.len()]
+}
+
+fn legend<'a, DB: DrawingBackend + 'a, X, Y>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    dp: Px,
+    pos: SeriesLabelPosition,
+) -> Result<(), ChartError>
+where
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+{
+    chart
+        .configure_series_labels()
+        .position(pos)
+        .margin(dp.pxi(8.0))
+        .legend_area_size(dp.pxi(24.0))
+        .label_font((FONT, dp.px(12.0)).into_font().color(&INK))
+        .background_style(WHITE.mix(0.92))
+        .border_style(GRID.stroke_width(dp.px(1.0)))
+        .draw()
+        .map_err(err)
+}
+
+/// Draws late-job % (y) against accepted revenue (x), one curve per policy through its κ_use points (labelled
+/// with κ). Non-finite values are skipped. Errors: a backend failure.
+pub fn draw_frontier<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    cells: &[CellResult],
+    opts: &FrontierOptions,
+) -> Result<(), ChartError> {
+    let dp = Px::new(opts.scale);
+    area.fill(&WHITE).map_err(err)?;
+    let ok = |c: &&CellResult| c.revenue.is_finite() && c.late_pct.is_finite();
+    let (x_lo, x_hi) = bounds(cells.iter().filter(ok).map(|c| c.revenue)).unwrap_or((0.0, 1.0));
+    let y_hi = bounds(cells.iter().filter(ok).map(|c| c.late_pct))
+        .map(|b| b.1)
+        .unwrap_or(0.0);
+    let pad = ((x_hi - x_lo) * 0.08).max(x_hi.abs() * 0.02).max(1e-9);
+    let (x0, x1) = ((x_lo - pad).max(0.0), x_hi + pad);
+    let y1 = (y_hi * 1.15).max(1.0);
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .margin(dp.pxi(14.0))
+        .x_label_area_size(dp.pxi(46.0))
+        .y_label_area_size(dp.pxi(62.0));
+    if let Some(t) = &opts.title {
+        builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
+    }
+    let mut chart = builder.build_cartesian_2d(x0..x1, 0.0..y1).map_err(err)?;
+    let x_fmt = |v: &f64| fmt_num(*v);
+    let y_fmt = |v: &f64| format!("{}%", fmt_num(*v));
+    chart
+        .configure_mesh()
+        .x_desc("accepted revenue ($; more is better)")
+        .y_desc("late jobs  (% of accepted; less is better)")
+        .x_labels(8)
+        .y_labels(6)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .look(dp, 12.0, 13.0)
+        .draw()
+        .map_err(err)?;
+    for (i, p) in policies(cells).iter().enumerate() {
+        let color = policy_color(i);
+        let mut pts: Vec<(f64, f64, f64)> = cells
+            .iter()
+            .filter(|c| &c.policy == p)
+            .filter(ok)
+            .map(|c| (c.revenue, c.late_pct, c.kappa))
+            .collect();
+        pts.sort_by(|a, b| a.2.total_cmp(&b.2));
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter().map(|q| (q.0, q.1)),
+                color.stroke_width(dp.px(2.0)),
+            ))
+            .map_err(err)?
+            .label(p.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(
+                    vec![(x, y), (x + dp.pxi(18.0), y)],
+                    color.stroke_width(dp.px(2.0)),
+                )
+            });
+        chart
+            .draw_series(pts.iter().map(|q| {
+                EmptyElement::at((q.0, q.1))
+                    + Circle::new((0, 0), dp.pxi(3.5), color.filled())
+                    + Text::new(
+                        format!("κ {}", fmt_num(q.2)),
+                        (dp.pxi(5.0), -dp.pxi(12.0)),
+                        (FONT, dp.px(10.0)).into_font().color(&INK.mix(0.7)),
+                    )
+            }))
+            .map_err(err)?;
+    }
+    if !cells.is_empty() {
+        legend(&mut chart, dp, SeriesLabelPosition::UpperLeft)?;
+    }
+    area.present().map_err(err)?;
+    Ok(())
+}
+
+/// Draws value efficiency (percent of all requested value completed on time) per policy as bars, at each
+/// policy's largest κ_use; a bar's label gives the value. Errors: a backend failure.
+pub fn draw_efficiency<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    cells: &[CellResult],
+    opts: &FrontierOptions,
+) -> Result<(), ChartError> {
+    let dp = Px::new(opts.scale);
+    area.fill(&WHITE).map_err(err)?;
+    let ps = policies(cells);
+    let vals: Vec<f64> = ps
+        .iter()
+        .map(|p| {
+            cells
+                .iter()
+                .filter(|c| &c.policy == p)
+                .max_by(|a, b| a.kappa.total_cmp(&b.kappa))
+                .map_or(f64::NAN, |c| 100.0 * c.value_efficiency)
+        })
+        .collect();
+    let y_max = vals
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let y1 = ((y_max * 1.2 / 10.0).ceil() * 10.0).clamp(10.0, 100.0);
+    let n = ps.len().max(1) as f64;
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .margin(dp.pxi(14.0))
+        .x_label_area_size(dp.pxi(46.0))
+        .y_label_area_size(dp.pxi(62.0));
+    if let Some(t) = &opts.title {
+        builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
+    }
+    let mut chart = builder.build_cartesian_2d(0.0..n, 0.0..y1).map_err(err)?;
+    let names = ps.clone();
+    let x_fmt = move |v: &f64| {
+        let i = (*v - 0.5).round();
+        if (v - 0.5 - i).abs() < 1e-6 && i >= 0.0 {
+            names.get(i as usize).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    let y_fmt = |v: &f64| format!("{}%", fmt_num(*v));
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_desc("policy")
+        .y_desc("value efficiency  (% of requested value done on time)")
+        .x_labels(2 * ps.len() + 1)
+        .y_labels(6)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .look(dp, 12.0, 13.0)
+        .draw()
+        .map_err(err)?;
+    for (i, v) in vals.iter().enumerate() {
+        if !v.is_finite() {
+            continue;
+        }
+        let x = i as f64;
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(x + 0.2, 0.0), (x + 0.8, *v)],
+                policy_color(i).filled(),
+            )))
+            .map_err(err)?;
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((x + 0.5, *v))
+                    + Text::new(
+                        format!("{v:.1}%"),
+                        (-dp.pxi(14.0), -dp.pxi(16.0)),
+                        (FONT, dp.px(12.0)).into_font().color(&INK),
+                    ),
+            ))
+            .map_err(err)?;
+    }
+    area.present().map_err(err)?;
+    Ok(())
+}
+
+/// Draws one request's decision: upper half, the committed load against the planned capacity over the
+/// request's window (units); lower half, the block price `b_τ` of each slot and the price of each start
+/// (dollars), the chosen start marked. Errors: a backend failure.
+pub fn draw_request<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    v: &RequestView,
+    opts: &FrontierOptions,
+) -> Result<(), ChartError> {
+    let dp = Px::new(opts.scale);
+    area.fill(&WHITE).map_err(err)?;
+    let (top, bottom) = area.split_vertically(area.dim_in_pixel().1 / 2);
+    let n = v.load.len().max(1) as f64;
+    let x0 = v.from as f64;
+    let cap_max = v.capacity.max(v.cap).max(1.0);
+    let y1 = v
+        .load
+        .iter()
+        .copied()
+        .filter(|x| x.is_finite())
+        .fold(cap_max, f64::max)
+        * 1.1;
+    let mut c1 = ChartBuilder::on(&top)
+        .margin(dp.pxi(10.0))
+        .x_label_area_size(dp.pxi(30.0))
+        .y_label_area_size(dp.pxi(62.0))
+        .caption(
+            opts.title
+                .clone()
+                .unwrap_or_else(|| "the plan over the request's window".into()),
+            (FONT, dp.px(14.0)).into_font().color(&INK),
+        )
+        .build_cartesian_2d(x0..x0 + n, 0.0..y1)
+        .map_err(err)?;
+    let fmt = |v: &f64| fmt_num(*v);
+    c1.configure_mesh()
+        .x_desc("slot (minute)")
+        .y_desc("units")
+        .x_labels(8)
+        .y_labels(5)
+        .x_label_formatter(&fmt)
+        .y_label_formatter(&fmt)
+        .look(dp, 11.0, 12.0)
+        .draw()
+        .map_err(err)?;
+    c1.draw_series(
+        v.load
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.is_finite())
+            .map(|(i, l)| {
+                Rectangle::new(
+                    [(x0 + i as f64, 0.0), (x0 + i as f64 + 1.0, *l)],
+                    ARM_COLORS[0].mix(0.5).filled(),
+                )
+            }),
+    )
+    .map_err(err)?
+    .label("committed load L(τ)")
+    .legend(|(x, y)| {
+        Rectangle::new(
+            [(x, y - 5), (x + 14, y + 5)],
+            ARM_COLORS[0].mix(0.5).filled(),
+        )
+    });
+    let cap = v.cap;
+    c1.draw_series(LineSeries::new(
+        vec![(x0, cap), (x0 + n, cap)],
+        INK.stroke_width(dp.px(1.5)),
+    ))
+    .map_err(err)?
+    .label(format!("planned capacity κ·C = {}", fmt_num(cap)))
+    .legend(move |(x, y)| {
+        PathElement::new(
+            vec![(x, y), (x + dp.pxi(18.0), y)],
+            INK.stroke_width(dp.px(1.5)),
+        )
+    });
+    if let (Some(r), Some(q)) = (&v.request, v.decision.and_then(|d| d.quote)) {
+        let top_of = |t: i64| v.load.get((t - v.from) as usize).copied().unwrap_or(0.0);
+        let color = if v.decision.is_some_and(|d| d.accept) {
+            ARM_COLORS[2]
+        } else {
+            ARM_COLORS[5]
+        };
+        c1.draw_series((q.start..q.start + r.t).map(|t| {
+            let b = top_of(t);
+            Rectangle::new(
+                [(t as f64, b), (t as f64 + 1.0, b + r.w)],
+                color.mix(0.8).filled(),
+            )
+        }))
+        .map_err(err)?
+        .label(if v.decision.is_some_and(|d| d.accept) {
+            "the request, accepted"
+        } else {
+            "the request at its cheapest start (rejected)"
+        })
+        .legend(move |(x, y)| {
+            Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.mix(0.8).filled())
+        });
+    }
+    legend(&mut c1, dp, SeriesLabelPosition::UpperRight)?;
+
+    let prices: Vec<f64> = v
+        .detail
+        .block
+        .iter()
+        .chain(v.detail.starts.iter())
+        .flatten()
+        .copied()
+        .filter(|p| p.is_finite())
+        .collect();
+    let p_hi = prices.iter().copied().fold(0.0, f64::max).max(1e-9) * 1.1;
+    let mut c2 = ChartBuilder::on(&bottom)
+        .margin(dp.pxi(10.0))
+        .x_label_area_size(dp.pxi(36.0))
+        .y_label_area_size(dp.pxi(62.0))
+        .build_cartesian_2d(x0..x0 + n, 0.0..p_hi)
+        .map_err(err)?;
+    c2.configure_mesh()
+        .x_desc("slot (minute)")
+        .y_desc("price ($)")
+        .x_labels(8)
+        .y_labels(5)
+        .x_label_formatter(&fmt)
+        .y_label_formatter(&fmt)
+        .look(dp, 11.0, 12.0)
+        .draw()
+        .map_err(err)?;
+    c2.draw_series(v.detail.block.iter().enumerate().filter_map(|(i, b)| {
+        b.filter(|b| b.is_finite()).map(|b| {
+            Rectangle::new(
+                [(x0 + i as f64, 0.0), (x0 + i as f64 + 1.0, b)],
+                ARM_COLORS[1].mix(0.45).filled(),
+            )
+        })
+    }))
+    .map_err(err)?
+    .label("block price b_τ of W units in slot τ")
+    .legend(|(x, y)| {
+        Rectangle::new(
+            [(x, y - 5), (x + 14, y + 5)],
+            ARM_COLORS[1].mix(0.45).filled(),
+        )
+    });
+    let starts: Vec<(f64, f64)> = v
+        .detail
+        .starts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            p.filter(|p| p.is_finite())
+                .map(|p| (x0 + i as f64 + 0.5, p))
+        })
+        .collect();
+    c2.draw_series(
+        starts
+            .iter()
+            .map(|&(x, p)| Circle::new((x, p), dp.pxi(2.0), ARM_COLORS[3].filled())),
+    )
+    .map_err(err)?
+    .label("price(x) of starting at slot x")
+    .legend(move |(x, y)| Circle::new((x + 7, y), dp.pxi(3.0), ARM_COLORS[3].filled()));
+    if let Some(q) = v.decision.and_then(|d| d.quote) {
+        let x = q.start as f64 + 0.5;
+        c2.draw_series(std::iter::once(
+            EmptyElement::at((x, q.price.min(p_hi)))
+                + Circle::new((0, 0), dp.pxi(5.0), INK.stroke_width(dp.px(2.0)))
+                + Text::new(
+                    format!("x* = {}: ${}", q.start, fmt_num(q.price)),
+                    (dp.pxi(7.0), -dp.pxi(14.0)),
+                    (FONT, dp.px(11.0)).into_font().color(&INK),
+                ),
+        ))
+        .map_err(err)?;
+    }
+    legend(&mut c2, dp, SeriesLabelPosition::UpperRight)?;
+    area.present().map_err(err)?;
+    Ok(())
+}
+
+/// An era chart as an SVG document of `width` × `height` pixels (`name` without the `era.` prefix:
+/// `frontier` or `efficiency`).
+pub fn cells_svg(
+    name: &str,
+    cells: &[CellResult],
+    opts: &FrontierOptions,
+    width: u32,
+    height: u32,
+) -> Result<String, ChartError> {
+    render_svg(width, height, |area| match name {
+        "efficiency" => draw_efficiency(area, cells, opts),
+        _ => draw_frontier(area, cells, opts),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(p: &str, k: f64, rev: f64, late: f64, eff: f64) -> CellResult {
+        CellResult {
+            policy: p.into(),
+            kappa: k,
+            revenue: rev,
+            late_pct: late,
+            value_efficiency: eff,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn charts_render_every_policy_and_survive_odd_data() {
+        let cells = vec![
+            cell("greedy", 0.6, 100.0, 1.0, 0.1),
+            cell("greedy", 1.0, 150.0, 5.0, 0.12),
+            cell("basic-econ:lp", 1.0, 200.0, 2.0, 0.4),
+            cell("x", 1.0, f64::NAN, f64::INFINITY, f64::NAN),
+        ];
+        let svg = cells_svg("frontier", &cells, &FrontierOptions::default(), 700, 450).unwrap();
+        for s in ["greedy", "basic-econ:lp", "κ 0.6", "late jobs"] {
+            assert!(svg.contains(s), "{s}");
+        }
+        let svg = cells_svg("efficiency", &cells, &FrontierOptions::default(), 700, 450).unwrap();
+        for s in ["12.0%", "40.0%", "basic-econ:lp"] {
+            assert!(svg.contains(s), "{s}");
+        }
+        assert!(cells_svg("frontier", &[], &FrontierOptions::default(), 300, 200).is_ok());
+        assert!(cells_svg("efficiency", &[], &FrontierOptions::default(), 300, 200).is_ok());
+        let v = RequestView::default();
+        assert!(render_svg(400, 400, |a| draw_request(
+            a,
+            &v,
+            &FrontierOptions::default()
+        ))
+        .is_ok());
+    }
+}

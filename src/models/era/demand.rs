@@ -1,0 +1,295 @@
+//! Predicted demand and prices (seed 004 §3.2, ALGORITHMS.md §6.2–6.3). `P̂(τ, now, q)` is the highest unit
+//! price p at which the predicted demand at slot τ from requests arriving in `[now, τ]` with unit value ≥ p
+//! reaches q; BASIC_ECON's block price of W units at τ with R units left is
+//! `b_τ = Σ_{k=1..W} clip(P̂(τ, now, R − k + 1), p_min, p_max)`.
+//!
+//! A [`Curve`] is the step function `q ↦ P̂` of one (τ, now) on integer ranks q: unit values in decreasing
+//! order with their cumulative demand; its prefix sums give any block price in O(log n).
+//! - [`Table`]: one period's entries (LP or spreading, [`super::lp`]) by bucket residue, with the arrival
+//!   filter `lag ≤ δ` (δ = buckets from now's bucket to τ's); curves are built lazily and cached.
+//! - [`LinearTable`]: the analytic spreading demand of E4.3's known distributions (the "linear" predictor:
+//!   demand linear in price because unit values are uniform), as 64 equal-probability value steps.
+
+use super::jobs::JobDist;
+use super::lp::Entry;
+use std::collections::HashMap;
+
+/// `q ↦ clip(P̂(q))` on integer ranks `q ≥ 1` as steps: `v[i]` (clipped, non-increasing) holds for ranks in
+/// `(fc[i−1], fc[i]]`, `fc` = floor of the cumulative demand; beyond `fc[n−1]` the price is `floor_price`
+/// (= clip(0)).
+#[derive(Clone, Debug, Default)]
+pub struct Curve {
+    v: Vec<f64>,
+    fc: Vec<f64>,
+    prefix: Vec<f64>,
+    floor_price: f64,
+}
+
+impl Curve {
+    /// The curve of `(unit value, units)` pairs (any order; sorted here by value, descending), clipped to
+    /// `[p_min, p_max]`.
+    pub fn new(mut steps: Vec<(f64, f64)>, p_min: f64, p_max: f64) -> Curve {
+        steps.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let clip = |v: f64| v.max(p_min).min(p_max);
+        let mut c = Curve {
+            v: Vec::with_capacity(steps.len()),
+            fc: Vec::with_capacity(steps.len()),
+            prefix: Vec::with_capacity(steps.len()),
+            floor_price: clip(0.0),
+        };
+        let (mut cum, mut prev_fc, mut acc) = (0.0f64, 0.0f64, 0.0f64);
+        for (v, d) in steps {
+            cum += d;
+            let fc = cum.floor();
+            acc += clip(v) * (fc - prev_fc);
+            prev_fc = fc;
+            c.v.push(clip(v));
+            c.fc.push(fc);
+            c.prefix.push(acc);
+        }
+        c
+    }
+
+    /// `Σ_{q=1..x} clip(P̂(q))` for an integer `x ≥ 0`.
+    fn upto(&self, x: f64) -> f64 {
+        if x <= 0.0 {
+            return 0.0;
+        }
+        let i = self.fc.partition_point(|&f| f < x);
+        if i == self.v.len() {
+            self.prefix.last().copied().unwrap_or(0.0)
+                + self.floor_price * (x - self.fc.last().copied().unwrap_or(0.0))
+        } else {
+            let (before, fc_before) = if i == 0 {
+                (0.0, 0.0)
+            } else {
+                (self.prefix[i - 1], self.fc[i - 1])
+            };
+            before + self.v[i] * (x - fc_before)
+        }
+    }
+
+    /// The block price of `w` units with `r` units left: `Σ_{k=1..w} clip(P̂(r − k + 1))` (`r`, `w` integers,
+    /// `r ≥ w ≥ 1`).
+    pub fn block_price(&self, r: f64, w: f64) -> f64 {
+        self.upto(r) - self.upto(r - w)
+    }
+
+    /// `clip(P̂(q))` for one rank `q ≥ 1`.
+    pub fn unit_price(&self, q: f64) -> f64 {
+        self.block_price(q, 1.0)
+    }
+}
+
+/// Most curve steps a table keeps cached (the cache is emptied when full).
+const CACHE_STEPS: usize = 1_000_000;
+
+/// One period's predicted demand (LP or spreading entries) by bucket residue.
+pub struct Table {
+    g: i64,
+    nb: i64,
+    p_min: f64,
+    p_max: f64,
+    /// Per residue: `(lag, unit value, units per slot)`.
+    residues: Vec<Vec<(i64, f64, f64)>>,
+    max_lag: Vec<i64>,
+    cache: HashMap<(i64, i64), Curve>,
+    cached_steps: usize,
+}
+
+impl Table {
+    /// A table of `entries` with buckets of `g` slots and `nb` buckets per period.
+    pub fn new(entries: &[Entry], g: i64, nb: i64, p_min: f64, p_max: f64) -> Table {
+        let mut residues = vec![Vec::new(); nb as usize];
+        for e in entries {
+            residues[e.bucket.rem_euclid(nb) as usize].push((e.lag, e.unit_value, e.demand));
+        }
+        let max_lag = residues
+            .iter()
+            .map(|r| r.iter().map(|x| x.0).max().unwrap_or(0))
+            .collect();
+        Table {
+            g,
+            nb,
+            p_min,
+            p_max,
+            residues,
+            max_lag,
+            cache: HashMap::new(),
+            cached_steps: 0,
+        }
+    }
+
+    /// The curve of slot `tau` seen at slot `now ≤ tau`.
+    pub fn curve(&mut self, tau: i64, now: i64) -> &Curve {
+        let bt = tau.div_euclid(self.g);
+        let r = bt.rem_euclid(self.nb);
+        let delta = (bt - now.div_euclid(self.g)).min(self.max_lag[r as usize]);
+        let key = (r, delta);
+        if !self.cache.contains_key(&key) {
+            let steps: Vec<(f64, f64)> = self.residues[r as usize]
+                .iter()
+                .filter(|e| e.0 <= delta)
+                .map(|e| (e.1, e.2))
+                .collect();
+            if self.cached_steps + steps.len() > CACHE_STEPS {
+                self.cache.clear();
+                self.cached_steps = 0;
+            }
+            self.cached_steps += steps.len();
+            self.cache
+                .insert(key, Curve::new(steps, self.p_min, self.p_max));
+        }
+        &self.cache[&key]
+    }
+}
+
+/// Value steps of the linear predictor.
+const LINEAR_STEPS: usize = 64;
+/// Quadrature points per dimension (duration, slack) of the linear predictor's expected spread.
+const QUAD: usize = 48;
+
+/// The analytic spreading predictor of E4.3's known job distributions: at lag δ slots ahead, the expected
+/// demand of requests arriving in the δ + 1 slots `[now, τ]` is
+/// `K(δ) = λ·E[W]·E[T/(T+S) · min(T+S, δ+1)]` (S the slack), split over unit values uniform on `v_range`.
+pub struct LinearTable {
+    dist: JobDist,
+    p_min: f64,
+    p_max: f64,
+    cache: HashMap<i64, Curve>,
+    /// Quadrature nodes `(T, T + S)` with equal weights.
+    nodes: Vec<(f64, f64)>,
+}
+
+impl LinearTable {
+    /// The table of `dist` with price bounds.
+    pub fn new(dist: &JobDist, p_min: f64, p_max: f64) -> LinearTable {
+        let mut nodes = Vec::with_capacity(QUAD * QUAD);
+        for i in 0..QUAD {
+            let u = (i as f64 + 0.5) / QUAD as f64;
+            let z = crate::substrate::stats::normal_quantile(u);
+            let t = (dist.t_median * libm::exp(dist.t_sigma * z))
+                .round()
+                .max(1.0);
+            for k in 0..QUAD {
+                let uk = (k as f64 + 0.5) / QUAD as f64;
+                let s = (-dist.slack_mult * t * libm::log(1.0 - uk)).ceil();
+                nodes.push((t, t + s));
+            }
+        }
+        LinearTable {
+            dist: dist.clone(),
+            p_min,
+            p_max,
+            cache: HashMap::new(),
+            nodes,
+        }
+    }
+
+    /// Expected demand `K(δ)` at δ slots ahead, units.
+    pub fn expected_demand(&self, delta: i64) -> f64 {
+        let [lo, hi] = self.dist.w_range;
+        let mean_w = (hi - lo) / libm::log(hi / lo);
+        let x = (delta + 1) as f64;
+        let e: f64 = self
+            .nodes
+            .iter()
+            .map(|&(t, win)| t / win * win.min(x))
+            .sum::<f64>()
+            / self.nodes.len() as f64;
+        self.dist.rate * mean_w * e
+    }
+
+    /// The curve of slot `tau` seen at `now` (δ beyond 10 days ahead is capped).
+    pub fn curve(&mut self, tau: i64, now: i64) -> &Curve {
+        let delta = (tau - now).clamp(0, 14_400);
+        if !self.cache.contains_key(&delta) {
+            let k = self.expected_demand(delta);
+            let [vlo, vhi] = self.dist.v_range;
+            let steps = (0..LINEAR_STEPS)
+                .map(|i| {
+                    let v = vhi - (i as f64 + 0.5) * (vhi - vlo) / LINEAR_STEPS as f64;
+                    (v, k / LINEAR_STEPS as f64)
+                })
+                .collect();
+            self.cache
+                .insert(delta, Curve::new(steps, self.p_min, self.p_max));
+        }
+        &self.cache[&delta]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// By hand: demand 2.5 units at $10, 1 unit at $4, 3 units at $1 → cumulative 2.5, 3.5, 6.5 → integer
+    /// ranks 1–2 at $10, 3 at $4, 4–6 at $1, 7+ at $0.
+    #[test]
+    fn curve_block_prices_by_hand() {
+        let c = Curve::new(
+            vec![(1.0, 3.0), (10.0, 2.5), (4.0, 1.0)],
+            0.0,
+            f64::INFINITY,
+        );
+        let p: Vec<f64> = (1..=8).map(|q| c.unit_price(q as f64)).collect();
+        assert_eq!(p, [10.0, 10.0, 4.0, 1.0, 1.0, 1.0, 0.0, 0.0]);
+        // R = 5 left, W = 3 units: ranks 3, 4, 5 → 4 + 1 + 1
+        assert_eq!(c.block_price(5.0, 3.0), 6.0);
+        // R = 8, W = 8: everything: 10+10+4+1+1+1+0+0
+        assert_eq!(c.block_price(8.0, 8.0), 27.0);
+        // clipped to [2, 5]: ranks 1–2 → 5, 3 → 4, 4–6 → 2, beyond → 2
+        let c = Curve::new(vec![(1.0, 3.0), (10.0, 2.5), (4.0, 1.0)], 2.0, 5.0);
+        let p: Vec<f64> = (1..=8).map(|q| c.unit_price(q as f64)).collect();
+        assert_eq!(p, [5.0, 5.0, 4.0, 2.0, 2.0, 2.0, 2.0, 2.0]);
+    }
+
+    /// The arrival filter: entries that arrived before now's bucket do not count.
+    #[test]
+    fn table_filters_arrivals_before_now() {
+        let e = [
+            Entry {
+                bucket: 3,
+                lag: 0,
+                unit_value: 5.0,
+                demand: 2.0,
+            },
+            Entry {
+                bucket: 3,
+                lag: 2,
+                unit_value: 9.0,
+                demand: 1.0,
+            },
+        ];
+        let mut t = Table::new(&e, 10, 4, 0.0, f64::INFINITY);
+        // τ in bucket 3 (slot 35); now in bucket 3: only lag 0 → rank 1 at $5
+        assert_eq!(t.curve(35, 31).unit_price(1.0), 5.0);
+        // now in bucket 1 (δ = 2): both → rank 1 at $9, rank 2–3 at $5
+        assert_eq!(t.curve(35, 12).unit_price(1.0), 9.0);
+        assert_eq!(t.curve(35, 12).unit_price(3.0), 5.0);
+        // the next period's bucket 7 ≡ 3 reads the same residue
+        assert_eq!(t.curve(75, 52).unit_price(1.0), 9.0);
+    }
+
+    /// K(δ) grows to λ·E[W]·E[T] (every request's whole spread work) and starts at λ·E[W]·E[T/(T+S)].
+    #[test]
+    fn linear_demand_limits() {
+        let d = JobDist {
+            rate: 2.0,
+            w_range: [8.0, 512.0],
+            t_median: 60.0,
+            t_sigma: 0.0,
+            slack_mult: 2.0,
+            v_range: [0.65, 1.3],
+        };
+        let t = LinearTable::new(&d, 0.65, 1.0);
+        let mean_w = 504.0 / (64.0f64).ln();
+        // σ = 0: T = 60 always; δ huge → λ·E[W]·60
+        let far = t.expected_demand(100_000);
+        assert!((far / (2.0 * mean_w * 60.0) - 1.0).abs() < 1e-3, "{far}");
+        // δ = 0: λ·E[W]·E[60/(60+S)], S ~ Exp(mean 120): ∫ 60/(60+s) e^{−s/120}/120 ds = ½·e^{½}·E1(½) = 0.46145
+        // (S rounded up to whole slots lowers it slightly)
+        let near = t.expected_demand(0) / (2.0 * mean_w);
+        assert!((near - 0.46145).abs() < 0.01, "{near}");
+    }
+}

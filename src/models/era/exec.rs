@@ -1,0 +1,327 @@
+//! The execution layer and the metrics (seed 004 §2.3.2, §4; ALGORITHMS.md §6.3 "Execution layer", §6.4).
+//! Each slot the cloud serves up to the actual capacity `C_act(τ)`: first the jobs due by the plan (inside
+//! their planned run, or delayed), in order of earliest deadline, then — work-conserving — accepted jobs
+//! ahead of their planned start, again by deadline. A job takes at most `W_j` units per slot; an under-served
+//! job keeps its remaining work; a job is late if it completes after `d_j`.
+
+use super::jobs::Setup;
+use super::sched::{Decision, LpEntries, QuoteDetail, RequestView, Scheduler};
+use super::{EraParams, Policy};
+use crate::experiment::RunError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// One (policy, κ_use) cell: the metrics of §6.4 and what explains them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CellResult {
+    /// The policy's name.
+    pub policy: String,
+    /// κ_use.
+    pub kappa: f64,
+    /// Requests scheduled.
+    pub requests: usize,
+    /// Requests accepted.
+    pub accepted: usize,
+    /// Value efficiency: Σ V of accepted jobs completed by their deadline / Σ V of all requests.
+    pub value_efficiency: f64,
+    /// Accepted revenue Σ P_j, dollars.
+    pub revenue: f64,
+    /// Late jobs, percent of accepted.
+    pub late_pct: f64,
+    /// Late jobs.
+    pub late: usize,
+    /// Σ allocated / Σ C over the scheduled window.
+    pub utilization: f64,
+    /// Σ allocated over the whole run, unit-slots (the total allocation of §6.4).
+    pub total_allocation: f64,
+    /// Σ W·T of the accepted jobs, unit-slots (equals `total_allocation`: every accepted job completes).
+    pub accepted_work: f64,
+    /// Mean price per accepted unit-slot, dollars.
+    pub mean_unit_price: f64,
+    /// Per class (E4.1: fb-0 … fb-5; E4.3: one): accepted requests.
+    pub accepted_by_class: Vec<usize>,
+    /// Per class: share of the class's value completed on time.
+    pub efficiency_by_class: Vec<f64>,
+    /// Σ of the LP's optimal values over the periods (LP predictor), dollars.
+    pub lp_value: f64,
+    /// Requests checked for truthfulness (every 25th: the same request at 0.5×, 2× and 10× its value on the
+    /// same plan).
+    pub truthful_checks: usize,
+    /// Checks where a higher value rejected or changed the price (0 for a value-monotone mechanism).
+    pub truthful_violations: usize,
+}
+
+/// `r` stating `value` instead.
+fn with_value(r: &super::jobs::Request, value: f64) -> super::jobs::Request {
+    super::jobs::Request { value, ..r.clone() }
+}
+
+struct Live {
+    w: f64,
+    rem: f64,
+    x: i64,
+    d: i64,
+    value: f64,
+    class: u8,
+}
+
+/// Simulates one cell: requests arriving in the scheduled periods get `makeReservation` at their arrival
+/// slot, the execution layer serves every slot until all accepted jobs complete. `lp`: the LP predictor's
+/// entries (needed by `basic-econ:lp` only). With `stop_at = Some(k)`,
+/// returns the teaching view of the k-th scheduled request instead (the plan just before it).
+pub fn run_cell(
+    setup: &Setup,
+    params: &EraParams,
+    policy: Policy,
+    kappa: f64,
+    lp: Option<&LpEntries>,
+    stop_at: Option<usize>,
+) -> Result<(CellResult, Option<RequestView>), RunError> {
+    let bucket = params.lp_bucket_min.round() as i64;
+    let mut sch = Scheduler::new(setup, policy, kappa, bucket, params.gamma_pen, lp)?;
+    let sched: Vec<&super::jobs::Request> = setup
+        .requests
+        .iter()
+        .filter(|r| r.arrival >= setup.period)
+        .collect();
+    let nclass = sched
+        .iter()
+        .map(|r| r.class as usize + 1)
+        .max()
+        .unwrap_or(1);
+    let mut res = CellResult {
+        policy: policy.name(),
+        kappa,
+        requests: sched.len(),
+        accepted_by_class: vec![0; nclass],
+        lp_value: sch.lp_value,
+        ..CellResult::default()
+    };
+    let total_value: f64 = sched.iter().map(|r| r.value).sum();
+    let mut class_value = vec![0.0; nclass];
+    for r in &sched {
+        class_value[r.class as usize] += r.value;
+    }
+    let mut class_done = vec![0.0; nclass];
+    let mut live: Vec<Live> = Vec::new();
+    let mut active: BTreeSet<(i64, usize)> = BTreeSet::new();
+    let (mut on_time_value, mut window_served) = (0.0, 0.0);
+    let mut next = 0usize;
+    let mut tau = setup.period;
+    let limit = setup.requests.iter().map(|r| r.d).max().unwrap_or(0) + 2 * super::MAX_SLOTS;
+    let mut done_list = Vec::new();
+    while next < sched.len() || !active.is_empty() {
+        while next < sched.len() && sched[next].arrival <= tau {
+            let r = sched[next];
+            if stop_at == Some(next) {
+                let mut detail = QuoteDetail::default();
+                let from = r.s;
+                let load = (from..r.d.max(from + 1))
+                    .map(|t| sch.plan.cap - sch.plan.remaining(t))
+                    .collect();
+                let quote = sch.quote(r, tau, Some(&mut detail));
+                let decision = Decision {
+                    accept: quote.is_some_and(|q| r.value >= q.price),
+                    quote,
+                };
+                let truthful = [0.5, 1.0, 2.0, 10.0]
+                    .iter()
+                    .map(|&m| {
+                        let d = sch.decide(&with_value(r, r.value * m), tau);
+                        (m, d.accept, d.quote.map(|q| q.price))
+                    })
+                    .collect();
+                return Ok((
+                    res,
+                    Some(RequestView {
+                        policy: policy.name(),
+                        kappa,
+                        request: Some(r.clone()),
+                        index: next,
+                        now: tau,
+                        from,
+                        cap: sch.plan.cap,
+                        capacity: setup.capacity,
+                        load,
+                        detail,
+                        decision: Some(decision),
+                        truthful,
+                    }),
+                ));
+            }
+            if next % 25 == 0 {
+                // the same request stating other values, on the same plan: the price never moves and a higher
+                // value never turns an accept into a reject
+                res.truthful_checks += 1;
+                let base = sch.decide(r, tau);
+                let mut ok = true;
+                for m in [0.5, 2.0, 10.0] {
+                    let d = sch.decide(&with_value(r, r.value * m), tau);
+                    ok &= d.quote.map(|q| q.price) == base.quote.map(|q| q.price)
+                        && d.quote.map(|q| q.start) == base.quote.map(|q| q.start)
+                        && !(m > 1.0 && base.accept && !d.accept);
+                }
+                if !ok {
+                    res.truthful_violations += 1;
+                }
+            }
+            let dec = sch.make_reservation(r, tau);
+            if let (true, Some(q)) = (dec.accept, dec.quote) {
+                res.accepted += 1;
+                res.accepted_by_class[r.class as usize] += 1;
+                res.revenue += q.price;
+                res.accepted_work += r.work();
+                active.insert((r.d, live.len()));
+                live.push(Live {
+                    w: r.w,
+                    rem: r.work(),
+                    x: q.start,
+                    d: r.d,
+                    value: r.value,
+                    class: r.class,
+                });
+            }
+            next += 1;
+        }
+        // serve slot τ
+        let mut cap = setup.actual_at(tau);
+        let mut served = 0.0;
+        for early in [false, true] {
+            for &(_, i) in active.iter() {
+                if cap <= 0.0 {
+                    break;
+                }
+                let j = &mut live[i];
+                if j.rem <= 1e-9 || (tau < j.x) != early {
+                    continue;
+                }
+                let u = j.w.min(j.rem).min(cap);
+                j.rem -= u;
+                cap -= u;
+                served += u;
+                if j.rem <= 1e-9 {
+                    done_list.push(i);
+                }
+            }
+        }
+        for i in done_list.drain(..) {
+            let j = &live[i];
+            active.remove(&(j.d, i));
+            // completes at the end of slot τ, i.e. at τ + 1
+            if tau < j.d {
+                on_time_value += j.value;
+                class_done[j.class as usize] += j.value;
+            } else {
+                res.late += 1;
+            }
+        }
+        res.total_allocation += served;
+        if tau < setup.end {
+            window_served += served;
+        }
+        tau += 1;
+        if tau > limit {
+            return Err(RunError::msg(
+                "the execution layer did not finish (no capacity)",
+            ));
+        }
+    }
+    let window = (setup.end - setup.period) as f64 * setup.capacity;
+    res.value_efficiency = on_time_value / total_value.max(1e-300);
+    res.late_pct = if res.accepted > 0 {
+        100.0 * res.late as f64 / res.accepted as f64
+    } else {
+        0.0
+    };
+    res.utilization = window_served / window.max(1e-300);
+    res.mean_unit_price = if res.accepted_work > 0.0 {
+        res.revenue / res.accepted_work
+    } else {
+        0.0
+    };
+    res.efficiency_by_class = class_done
+        .iter()
+        .zip(&class_value)
+        .map(|(d, v)| if *v > 0.0 { d / v } else { 0.0 })
+        .collect();
+    Ok((res, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::era::jobs::{Prices, Request, SetupSummary};
+
+    /// By hand: capacity 2, actual capacity 1 in slots 4 and 5. Greedy accepts A (2 units × 2 slots in
+    /// [4, 6)) at 4 and B (1 × 1 in [4, 10)) at its earliest free slot 6. Slots 4, 5: A gets 1 unit each (B is
+    /// ahead of its start, nothing left); slot 6: EDF serves A (deadline 6) first, 2 units — it completes at
+    /// 7 > 6, late; slot 7: B, on time. Allocation 1 + 1 + 2 + 1 = 5 = the accepted work.
+    #[test]
+    fn execution_under_shortage_by_hand() {
+        let r = |id, w, t, d| Request {
+            id,
+            arrival: 4,
+            w,
+            t,
+            s: 4,
+            d,
+            value: 100.0,
+            class: 0,
+        };
+        let setup = Setup {
+            requests: vec![r(0, 2.0, 2, 6), r(1, 1.0, 1, 10)],
+            period: 4,
+            end: 8,
+            capacity: 2.0,
+            actual: vec![2.0, 2.0, 2.0, 2.0, 1.0, 1.0],
+            prices: Prices {
+                p_min: 0.0,
+                p_max: f64::INFINITY,
+                p_fix: 0.5,
+                p_full: 1.0,
+            },
+            dist: None,
+            summary: SetupSummary::default(),
+        };
+        let p = EraParams {
+            lp_bucket_min: 1.0,
+            period_h: 4.0 / 60.0,
+            ..EraParams::default()
+        };
+        let (c, _) = run_cell(
+            &setup,
+            &p,
+            Policy::parse("greedy").unwrap(),
+            1.0,
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!((c.accepted, c.late), (2, 1));
+        assert_eq!(c.late_pct, 50.0);
+        assert_eq!(c.total_allocation, 5.0);
+        assert_eq!(c.accepted_work, 5.0);
+        assert_eq!(c.value_efficiency, 0.5);
+        assert_eq!(c.revenue, 0.5 * 5.0);
+        // served inside the scheduled window [4, 8): 1 + 1 + 2 + 1 of 4 slots × 2 units
+        assert_eq!(c.utilization, 5.0 / 8.0);
+        // the teaching view of B: its plan (A committed on 4, 5), its quote at slot 6
+        let (_, v) = run_cell(
+            &setup,
+            &p,
+            Policy::parse("greedy").unwrap(),
+            1.0,
+            None,
+            Some(1),
+        )
+        .unwrap();
+        let v = v.unwrap();
+        assert_eq!(v.load[..3], [2.0, 2.0, 0.0]);
+        assert_eq!(v.decision.unwrap().quote.unwrap().start, 6);
+        assert!(v.truthful.iter().all(|t| t.2 == Some(0.5)));
+        assert_eq!(
+            v.truthful.iter().map(|t| t.1).collect::<Vec<_>>(),
+            [true, true, true, true]
+        );
+    }
+}

@@ -1,0 +1,242 @@
+//! The reservation model on the experiment contract (seed 004 §4; ALGORITHMS.md §6.5): the requests and
+//! capacity are made when the run is planned; one unit of work is one (policy, κ_use) cell — its predictor
+//! fitted (the LP of every period at that κ_use), its requests scheduled and executed. Cells are independent,
+//! so natively a step runs its cells on all cores and the report does not depend on the thread count.
+
+use super::exec::{run_cell, CellResult};
+use super::jobs::{build, Prices, Setup, SetupSummary};
+use super::sched::{lp_entries, LpEntries};
+use super::{Algorithm, EraParams, Policy, Predictor, Preset};
+use crate::experiment::{map_parallel, threads, Experiment, RunError};
+use crate::workload::Workload;
+use serde::Serialize;
+
+/// What one step computed: cells `first..first + cells.len()`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EraStep {
+    /// Index of the first cell of this step.
+    pub first: usize,
+    /// Their results.
+    pub cells: Vec<CellResult>,
+}
+
+/// A figure the paper states, beside which the report puts ours.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PaperFigure {
+    /// Policy.
+    pub policy: &'static str,
+    /// Metric.
+    pub metric: &'static str,
+    /// The paper's value.
+    pub value: f64,
+}
+
+/// The report of a reservation run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EraReport {
+    /// `E4.1` or `E4.3`.
+    pub preset: &'static str,
+    /// Seed.
+    pub seed: u64,
+    /// The set-up.
+    pub setup: SetupSummary,
+    /// Prices.
+    pub prices: Prices,
+    /// One result per (policy, κ_use), policies outer.
+    pub cells: Vec<CellResult>,
+    /// What the paper reports for this experiment.
+    pub paper: Vec<PaperFigure>,
+}
+
+/// A reservation experiment in progress.
+pub struct EraRun {
+    params: EraParams,
+    seed: u64,
+    setup: Setup,
+    cells: Vec<(Policy, f64)>,
+    results: Vec<CellResult>,
+    error: Option<RunError>,
+    lp: Option<LpEntries>,
+}
+
+impl EraRun {
+    /// Builds the requests and capacity of the preset. Errors: invalid parameters (naming the field), a
+    /// workload of the wrong kind, limits.
+    pub fn new(w: &Workload, params: &EraParams, seed: u64) -> Result<EraRun, RunError> {
+        if let Some(e) = params.validate("era.").into_iter().next() {
+            return Err(e.into());
+        }
+        let setup = build(w, params, seed)?;
+        let mut cells = Vec::new();
+        for p in params.policy_list() {
+            for k in params.kappa_list() {
+                cells.push((p, k));
+            }
+        }
+        Ok(EraRun {
+            params: params.clone(),
+            seed,
+            setup,
+            cells,
+            results: Vec::new(),
+            error: None,
+            lp: None,
+        })
+    }
+
+    /// The set-up (requests, capacity, prices).
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    /// Solves the LPs of every period once, when a cell of `range` is the first to need them.
+    fn ensure_lp(&mut self, range: std::ops::Range<usize>) -> Result<(), RunError> {
+        let needs = self.cells[range]
+            .iter()
+            .any(|(p, _)| p.algorithm == Algorithm::BasicEcon && p.predictor == Predictor::Lp);
+        if needs && self.lp.is_none() {
+            let bucket = self.params.lp_bucket_min.round() as i64;
+            self.lp = Some(lp_entries(&self.setup, bucket, threads())?);
+        }
+        Ok(())
+    }
+
+    /// The cells `(policy, κ_use)`, in report order.
+    pub fn cells(&self) -> &[(Policy, f64)] {
+        &self.cells
+    }
+}
+
+impl Experiment for EraRun {
+    type Partial = EraStep;
+    type Report = EraReport;
+
+    fn total(&self) -> usize {
+        self.cells.len()
+    }
+
+    fn done(&self) -> usize {
+        self.results.len()
+    }
+
+    fn step(&mut self, units: usize) -> Option<EraStep> {
+        let first = self.results.len();
+        if first == self.cells.len() || self.error.is_some() {
+            return None;
+        }
+        let to = (first + units.max(1)).min(self.cells.len());
+        if let Err(e) = self.ensure_lp(first..to) {
+            self.error = Some(e);
+            return None;
+        }
+        let (setup, params, lp) = (&self.setup, &self.params, self.lp.as_ref());
+        let out = map_parallel(threads(), &self.cells[first..to], |&(p, k)| {
+            run_cell(setup, params, p, k, lp, None).map(|r| r.0)
+        });
+        let mut cells = Vec::with_capacity(out.len());
+        for r in out {
+            match r {
+                Ok(c) => cells.push(c),
+                Err(e) => {
+                    self.error = Some(e);
+                    return None;
+                }
+            }
+        }
+        self.results.extend(cells.iter().cloned());
+        Some(EraStep { first, cells })
+    }
+
+    fn batch(&self) -> usize {
+        self.cells.len() - self.results.len()
+    }
+
+    fn error(&self) -> Option<RunError> {
+        self.error.clone()
+    }
+
+    fn report(&self) -> Option<EraReport> {
+        if self.results.len() != self.cells.len() {
+            return None;
+        }
+        let paper = match self.params.preset {
+            Preset::E41 => vec![
+                PaperFigure {
+                    policy: "greedy",
+                    metric: "value_efficiency",
+                    value: 0.10,
+                },
+                PaperFigure {
+                    policy: "basic-econ",
+                    metric: "value_efficiency",
+                    value: 0.51,
+                },
+            ],
+            Preset::E43 => Vec::new(),
+        };
+        Some(EraReport {
+            preset: self.params.preset.name(),
+            seed: self.seed,
+            setup: self.setup.summary.clone(),
+            prices: self.setup.prices,
+            cells: self.results.clone(),
+            paper,
+        })
+    }
+
+    /// `request` with `{ "cell": i, "index": k }` (defaults 0, 0): the teaching view of the k-th scheduled
+    /// request under cell i's policy and κ_use ([`super::sched::RequestView`]).
+    fn query<S: serde::Serializer>(
+        &self,
+        op: &str,
+        args: &serde_json::Value,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
+        if op != "request" {
+            return Err(RunError::msg(format!(
+                "the era run has no operation '{op}' (expected request)"
+            )));
+        }
+        let get = |k: &str| -> Result<usize, RunError> {
+            match args.get(k) {
+                None | Some(serde_json::Value::Null) => Ok(0),
+                Some(v) => v
+                    .as_u64()
+                    .map(|x| x as usize)
+                    .ok_or_else(|| RunError::field(k, "must be a non-negative integer")),
+            }
+        };
+        let (cell, index) = (get("cell")?, get("index")?);
+        let &(p, k) = self.cells.get(cell).ok_or_else(|| {
+            RunError::field("cell", format!("must be below {}", self.cells.len()))
+        })?;
+        let scheduled = self
+            .setup
+            .requests
+            .iter()
+            .filter(|r| r.arrival >= self.setup.period)
+            .count();
+        if index >= scheduled {
+            return Err(RunError::field(
+                "index",
+                format!("must be below {scheduled} (the scheduled requests)"),
+            ));
+        }
+        let lp = match self.lp.as_ref() {
+            Some(lp) => Some(std::borrow::Cow::Borrowed(lp)),
+            None if p.algorithm == Algorithm::BasicEcon && p.predictor == Predictor::Lp => {
+                let bucket = self.params.lp_bucket_min.round() as i64;
+                Some(std::borrow::Cow::Owned(lp_entries(
+                    &self.setup,
+                    bucket,
+                    threads(),
+                )?))
+            }
+            None => None,
+        };
+        let (_, view) = run_cell(&self.setup, &self.params, p, k, lp.as_deref(), Some(index))?;
+        view.expect("stopped at the request")
+            .serialize(ser)
+            .map_err(|e| RunError::msg(e.to_string()))
+    }
+}

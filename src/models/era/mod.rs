@@ -1,0 +1,472 @@
+//! Economic reservations and dynamic pricing (seed 004; ALGORITHMS.md §6): ERA's `makeReservation` with
+//! BASIC_ECON (prices from predicted demand, cheapest start), GREEDY_FIRSTFIT at a fixed price and ON_DEMAND,
+//! on real SWIM MapReduce arrivals (E4.1) and on synthetic ERA jobs beside real Azure non-ERA load (E4.3).
+//!
+//! - [`jobs`]: requests (`W` units for `T` slots in a window, value `V`), the E4.1 derivation from SWIM bytes,
+//!   the E4.3 generator and the capacity series (planned `C`, actual `C_act`);
+//! - [`demand`]: predicted demand curves and prices `P̂(τ, now, q)` (§6.2): LP-based ([`lp`]), spreading,
+//!   and the analytic "linear" predictor;
+//! - [`sched`]: the plan and the three algorithms behind [`sched::Scheduler`] (§6.3), quotes that never see
+//!   the value;
+//! - [`exec`]: the execution layer (actual capacity, EDF, work-conserving early runs, late jobs) and the
+//!   metrics of §6.4;
+//! - [`experiment`]: [`EraRun`], one unit of work = one (policy, κ_use) cell;
+//! - [`chart`]: `era.frontier`, `era.efficiency`, `era.request`.
+//!
+//! Units: slots of 1 minute; capacity and `W` in units (cores for E4.3, task slots for E4.1); prices and
+//! values in dollars (E4.3: multiples of `p_full` per core-minute).
+
+pub mod chart;
+pub mod demand;
+pub mod exec;
+pub mod experiment;
+pub mod jobs;
+pub mod lp;
+pub mod sched;
+
+pub use experiment::{EraReport, EraRun, EraStep};
+
+use super::{Inputs, ModelDef, ModelInfo};
+use crate::chart::{from_de, opts_from_de, ChartError};
+use crate::experiment::RunError;
+use crate::substrate::error::FieldError;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The experiment (ALGORITHMS.md §6.5). Serialized `E4.1` / `E4.3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Preset {
+    /// Real SWIM MapReduce arrivals and sizes, six size classes (the largest with unit value $1, the rest $10),
+    /// a cluster far too small: value efficiency of BASIC_ECON vs GREEDY_FIRSTFIT.
+    #[serde(rename = "E4.1")]
+    E41,
+    /// ERA's 20% of a 150K-core datacenter whose other 80% carries real Azure 2017 load; synthetic ERA jobs;
+    /// late-job % vs accepted revenue as κ_use sweeps.
+    #[serde(rename = "E4.3")]
+    E43,
+}
+
+impl Preset {
+    /// `E4.1` or `E4.3`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::E41 => "E4.1",
+            Preset::E43 => "E4.3",
+        }
+    }
+}
+
+/// The scheduling algorithm of a policy (§6.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// Accept iff the current slot has room; price `p_full·W·T`.
+    OnDemand,
+    /// Earliest feasible start at the fixed price `p_fix·W·T`.
+    Greedy,
+    /// Cheapest start under predicted-demand prices; accept iff `V ≥ price`.
+    BasicEcon,
+}
+
+/// The demand predictor of BASIC_ECON (§6.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Predictor {
+    /// The LP-based predictor: the optimal fractional allocation of the previous period's requests.
+    Lp,
+    /// Spreading: each previous request's work spread evenly over its window.
+    Spread,
+    /// The analytic spreading predictor from the known generating distributions (E4.3 only).
+    Linear,
+}
+
+/// A policy: algorithm, predictor and the late-start penalty. Serialized as its name: `on-demand`, `greedy`,
+/// `basic-econ` (= `basic-econ:lp`), `basic-econ:spread`, `basic-econ:linear`, each BASIC_ECON name optionally
+/// followed by `:penalty` (the exponential penalty for later scheduling).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Policy {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// The predictor (BASIC_ECON only; `Lp` otherwise).
+    pub predictor: Predictor,
+    /// Whether prices carry `exp(γ_pen·(x − s)/(d − s))` (BASIC_ECON only).
+    pub penalty: bool,
+}
+
+impl Policy {
+    /// The policy's name (see the type's documentation).
+    pub fn name(&self) -> String {
+        match self.algorithm {
+            Algorithm::OnDemand => "on-demand".into(),
+            Algorithm::Greedy => "greedy".into(),
+            Algorithm::BasicEcon => format!(
+                "basic-econ:{}{}",
+                match self.predictor {
+                    Predictor::Lp => "lp",
+                    Predictor::Spread => "spread",
+                    Predictor::Linear => "linear",
+                },
+                if self.penalty { ":penalty" } else { "" }
+            ),
+        }
+    }
+
+    /// Parses a name of [`Policy::name`] (also `basic-econ` and `basic-econ:penalty` for the LP predictor).
+    pub fn parse(s: &str) -> Result<Policy, String> {
+        let s = s.trim();
+        let bad = || {
+            format!(
+                "unknown policy '{s}' (expected on-demand, greedy or basic-econ[:lp|:spread|:linear][:penalty])"
+            )
+        };
+        let plain = |algorithm| Policy {
+            algorithm,
+            predictor: Predictor::Lp,
+            penalty: false,
+        };
+        match s {
+            "on-demand" => return Ok(plain(Algorithm::OnDemand)),
+            "greedy" => return Ok(plain(Algorithm::Greedy)),
+            _ => {}
+        }
+        let mut parts = s.split(':');
+        if parts.next() != Some("basic-econ") {
+            return Err(bad());
+        }
+        let mut p = plain(Algorithm::BasicEcon);
+        let mut predictor_set = false;
+        for part in parts {
+            match part {
+                "lp" | "spread" | "linear" if !predictor_set && !p.penalty => {
+                    predictor_set = true;
+                    p.predictor = match part {
+                        "lp" => Predictor::Lp,
+                        "spread" => Predictor::Spread,
+                        _ => Predictor::Linear,
+                    };
+                }
+                "penalty" if !p.penalty => p.penalty = true,
+                _ => return Err(bad()),
+            }
+        }
+        Ok(p)
+    }
+}
+
+impl Serialize for Policy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Policy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Policy::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Where E4.3's non-ERA load comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NonEraLoad {
+    /// Cores alive per slot in the scenario's Azure workload, scaled to the non-ERA share at their
+    /// [`EraParams::nonera_quantile`].
+    Azure,
+    /// The §6.5 synthetic load: a diurnal sinusoid (amplitude 10%) plus AR(1) noise (ρ = 0.95, σ = 2%).
+    Synthetic,
+}
+
+/// The reservation model's scenario section. Empty `policies` / `kappa` take the preset's lists
+/// ([`EraParams::policy_list`], [`EraParams::kappa_list`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EraParams {
+    /// The experiment.
+    pub preset: Preset,
+    /// Policies to compare (empty = the preset's).
+    pub policies: Vec<Policy>,
+    /// Capacity fractions κ_use in (0, 1] (empty = the preset's: E4.1 `[1]`, E4.3 `[0.6, 0.7, 0.8, 0.9, 1]`).
+    pub kappa: Vec<f64>,
+    /// Length of a prediction period, hours: the LP (and the spreading predictor) of period k are fitted on the
+    /// requests that arrived in period k − 1; period 0 is history only and is not scheduled.
+    pub period_h: f64,
+    /// Bucket of the LP's time axis, minutes (the LP's variables are per job and bucket of its window).
+    pub lp_bucket_min: f64,
+    /// γ_pen of the late-start penalty `exp(γ_pen·(x − s)/(d − s))`.
+    pub gamma_pen: f64,
+    /// E4.1: cluster capacity as a fraction of the mean offered load of the scheduled periods.
+    pub capacity_frac: f64,
+    /// E4.1: bytes one unit processes per slot (one task slot, one minute), bytes.
+    pub unit_bytes: f64,
+    /// E4.1: most units one job may ask for.
+    pub max_units: f64,
+    /// E4.1: mean of the window slack factor: `d − s = T·(1 + Exp(mean))`.
+    pub window_mean: f64,
+    /// E4.1: the greedy fixed price per unit-slot, $.
+    pub p_fix: f64,
+    /// E4.3: datacenter cores.
+    pub datacenter_cores: f64,
+    /// E4.3: ERA's share of the datacenter, in (0, 1).
+    pub era_share: f64,
+    /// E4.3: scheduled days after the history period.
+    pub days: f64,
+    /// E4.3: offered ERA work per slot as a multiple of ERA's capacity [UNSTATED].
+    pub load: f64,
+    /// E4.3: σ of the job duration's log (median 1 h) [UNSTATED].
+    pub t_sigma: f64,
+    /// E4.3: where the non-ERA load comes from.
+    pub nonera: NonEraLoad,
+    /// E4.3: the quantile of the Azure load (over the scheduled window) that exactly fills the non-ERA share;
+    /// above it the non-ERA load takes ERA's cores [UNSTATED].
+    pub nonera_quantile: f64,
+    /// E4.3: start of the Azure window used, hours after the workload's first arrival (the first day ramps
+    /// up from an empty datacenter).
+    pub nonera_start_h: f64,
+}
+
+impl Default for EraParams {
+    /// The defaults: E4.3 (real Azure non-ERA load, the preset's policies and κ grid), 12-hour periods,
+    /// 30-minute LP buckets, γ_pen = 0.5; E4.1's derivation from SWIM bytes (64 MB per unit-slot, at most
+    /// 1,000 units, capacity 25% of the offered load).
+    fn default() -> Self {
+        EraParams {
+            preset: Preset::E43,
+            policies: Vec::new(),
+            kappa: Vec::new(),
+            period_h: 12.0,
+            lp_bucket_min: 30.0,
+            gamma_pen: 0.5,
+            capacity_frac: 0.25,
+            unit_bytes: 64e6,
+            max_units: 1000.0,
+            window_mean: 3.0,
+            p_fix: 0.5,
+            datacenter_cores: 150_000.0,
+            era_share: 0.2,
+            days: 2.0,
+            load: 1.0,
+            t_sigma: 1.0,
+            nonera: NonEraLoad::Azure,
+            nonera_quantile: 0.75,
+            nonera_start_h: 24.0,
+        }
+    }
+}
+
+/// Most requests one run may schedule (history included).
+pub const MAX_REQUESTS: usize = 200_000;
+/// Most slots (minutes) one run may span: 60 days.
+pub const MAX_SLOTS: i64 = 60 * 1440;
+
+impl EraParams {
+    /// The policies compared: the section's, or the preset's (E4.1: greedy, BASIC_ECON with the LP and with
+    /// spreading; E4.3: on-demand, greedy, BASIC_ECON with the linear and the LP predictor, each with and
+    /// without the penalty).
+    pub fn policy_list(&self) -> Vec<Policy> {
+        if !self.policies.is_empty() {
+            let mut out: Vec<Policy> = Vec::new();
+            for p in &self.policies {
+                if !out.contains(p) {
+                    out.push(*p);
+                }
+            }
+            return out;
+        }
+        let names: &[&str] = match self.preset {
+            Preset::E41 => &["greedy", "basic-econ:lp", "basic-econ:spread"],
+            Preset::E43 => &[
+                "on-demand",
+                "greedy",
+                "basic-econ:linear",
+                "basic-econ:linear:penalty",
+                "basic-econ:lp",
+                "basic-econ:lp:penalty",
+            ],
+        };
+        names
+            .iter()
+            .map(|n| Policy::parse(n).expect("preset policy"))
+            .collect()
+    }
+
+    /// The κ_use values swept: the section's, or the preset's.
+    pub fn kappa_list(&self) -> Vec<f64> {
+        if !self.kappa.is_empty() {
+            return self.kappa.clone();
+        }
+        match self.preset {
+            Preset::E41 => vec![1.0],
+            Preset::E43 => vec![0.6, 0.7, 0.8, 0.9, 1.0],
+        }
+    }
+
+    /// Every problem, field paths prefixed with `prefix` (e.g. `era.`).
+    pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let mut bad = |field: &str, message: String| {
+            errs.push(FieldError {
+                field: format!("{prefix}{field}"),
+                message,
+            })
+        };
+        if self.policies.len() > 16 {
+            bad("policies", "at most 16 policies".into());
+        }
+        if self.kappa.len() > 20 {
+            bad("kappa", "at most 20 values".into());
+        }
+        for (i, k) in self.kappa.iter().enumerate() {
+            if !(*k > 0.0 && *k <= 1.0) {
+                bad(
+                    &format!("kappa[{i}]"),
+                    format!("must lie in (0, 1], got {k}"),
+                );
+            }
+        }
+        if self.preset == Preset::E41
+            && self
+                .policy_list()
+                .iter()
+                .any(|p| p.predictor == Predictor::Linear && p.algorithm == Algorithm::BasicEcon)
+        {
+            bad(
+                "policies",
+                "the linear predictor needs the known job distributions of E4.3".into(),
+            );
+        }
+        let ranges: [(&str, f64, f64, f64); 14] = [
+            ("nonera_quantile", self.nonera_quantile, 0.0, 1.0),
+            ("period_h", self.period_h, 1.0, 168.0),
+            ("lp_bucket_min", self.lp_bucket_min, 1.0, 240.0),
+            ("gamma_pen", self.gamma_pen, 0.0, 50.0),
+            ("capacity_frac", self.capacity_frac, 1e-3, 10.0),
+            ("unit_bytes", self.unit_bytes, 1.0, 1e15),
+            ("max_units", self.max_units, 1.0, 1e6),
+            ("window_mean", self.window_mean, 0.0, 100.0),
+            ("p_fix", self.p_fix, 0.0, 1e6),
+            ("datacenter_cores", self.datacenter_cores, 1.0, 1e8),
+            ("era_share", self.era_share, 1e-3, 1.0),
+            ("days", self.days, 0.01, 30.0),
+            ("load", self.load, 0.01, 20.0),
+            ("t_sigma", self.t_sigma, 0.0, 3.0),
+        ];
+        for (f, v, lo, hi) in ranges {
+            if !(v.is_finite() && v >= lo && v <= hi) {
+                bad(f, format!("must be a number in [{lo}, {hi}], got {v}"));
+            }
+        }
+        if !(self.nonera_start_h.is_finite() && (0.0..=1e5).contains(&self.nonera_start_h)) {
+            bad(
+                "nonera_start_h",
+                format!("must be a number in [0, 1e5], got {}", self.nonera_start_h),
+            );
+        }
+        errs
+    }
+}
+
+/// The registry entry of the reservation model.
+pub struct EraModel;
+
+impl ModelDef for EraModel {
+    const INFO: ModelInfo = ModelInfo {
+        id: "era",
+        title: "Reservations",
+        hint: "economic reservations and dynamic pricing: ERA's BASIC_ECON (seed 004)",
+        source: "seed 004, ALGORITHMS.md §6",
+        uses_trace: false,
+        uses_workload: true,
+        experiments: &["E4.1", "E4.3"],
+        charts: &["era.frontier", "era.efficiency", "era.request"],
+        ops: &[],
+        run_ops: &["request"],
+    };
+    type Section = EraParams;
+    type Run = EraRun;
+
+    fn validate(section: &EraParams, prefix: &str) -> Vec<FieldError> {
+        section.validate(prefix)
+    }
+
+    fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<EraRun, RunError> {
+        let w = inputs.need_workload()?;
+        EraRun::new(w, &sc.era, sc.seed)
+    }
+
+    /// `era.frontier`: data = the report's `cells`, opts = [`chart::FrontierOptions`];
+    /// `era.efficiency`: data = the report's `cells`, opts = the same; `era.request`: data = the answer of the
+    /// run operation `request` ([`sched::RequestView`]), opts = the same.
+    fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
+        name: &str,
+        area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+        data: D,
+        opts: D,
+    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
+        Some(match name {
+            "era.frontier" => (|| {
+                let cells: Vec<exec::CellResult> = from_de(data, "era cells")?;
+                let o: chart::FrontierOptions = opts_from_de(opts)?;
+                chart::draw_frontier(area, &cells, &o).map(|_| None)
+            })(),
+            "era.efficiency" => (|| {
+                let cells: Vec<exec::CellResult> = from_de(data, "era cells")?;
+                let o: chart::FrontierOptions = opts_from_de(opts)?;
+                chart::draw_efficiency(area, &cells, &o).map(|_| None)
+            })(),
+            "era.request" => (|| {
+                let v: sched::RequestView = from_de(data, "request view")?;
+                let o: chart::FrontierOptions = opts_from_de(opts)?;
+                chart::draw_request(area, &v, &o).map(|_| None)
+            })(),
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_names_round_trip() {
+        for n in [
+            "on-demand",
+            "greedy",
+            "basic-econ:lp",
+            "basic-econ:spread",
+            "basic-econ:linear:penalty",
+            "basic-econ:lp:penalty",
+        ] {
+            assert_eq!(Policy::parse(n).unwrap().name(), n);
+        }
+        assert_eq!(Policy::parse("basic-econ").unwrap().name(), "basic-econ:lp");
+        assert_eq!(
+            Policy::parse("basic-econ:penalty").unwrap().name(),
+            "basic-econ:lp:penalty"
+        );
+        for bad in [
+            "",
+            "econ",
+            "basic-econ:lp:lp",
+            "basic-econ:penalty:lp",
+            "greedy:lp",
+        ] {
+            assert!(Policy::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn validation_names_fields() {
+        let p = EraParams {
+            kappa: vec![0.5, 1.5],
+            period_h: f64::NAN,
+            ..EraParams::default()
+        };
+        let f: Vec<String> = p.validate("era.").into_iter().map(|e| e.field).collect();
+        assert_eq!(f, ["era.kappa[1]", "era.period_h"]);
+        let p = EraParams {
+            preset: Preset::E41,
+            policies: vec![Policy::parse("basic-econ:linear").unwrap()],
+            ..EraParams::default()
+        };
+        assert_eq!(p.validate("era.")[0].field, "era.policies");
+    }
+}

@@ -1,0 +1,525 @@
+//! ERA's plan and `makeReservation` (seed 004 §2.3, §3.1; ALGORITHMS.md §6.1, §6.3): BASIC_ECON,
+//! GREEDY_FIRSTFIT and ON_DEMAND behind one [`Scheduler`]. A quote (start and price) is computed without the
+//! request's value; the value is used only in the final comparison `V ≥ price`, so the mechanism is
+//! value-monotone (truthful in V).
+
+use super::demand::{LinearTable, Table};
+use super::jobs::{Prices, Request, Setup};
+use super::lp::{solve, spread_entries};
+use super::{Algorithm, Policy, Predictor};
+use crate::experiment::RunError;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// The plan: committed load `L(τ)` per slot against the planned capacity `κ_use·C` (units, floored to an
+/// integer).
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// `κ_use·C`, units.
+    pub cap: f64,
+    /// `L(τ)` for `τ` in `0..load.len()`.
+    pub load: Vec<f64>,
+}
+
+impl Plan {
+    /// Remaining capacity `R(τ) = κ_use·C − L(τ)`.
+    pub fn remaining(&self, t: i64) -> f64 {
+        self.cap - self.load.get(t as usize).copied().unwrap_or(0.0)
+    }
+
+    /// Commits `w` units on `[x, x + t)`.
+    pub fn commit(&mut self, x: i64, t: i64, w: f64) {
+        let end = (x + t) as usize;
+        if self.load.len() < end {
+            self.load.resize(end, 0.0);
+        }
+        for l in &mut self.load[x as usize..end] {
+            *l += w;
+        }
+    }
+}
+
+/// BASIC_ECON's demand predictor: one table per period (fitted on the previous period's requests) or the
+/// analytic linear table.
+pub enum Pricing {
+    /// No prices (greedy, on-demand).
+    None,
+    /// Per period k ≥ 1: the table fitted on period k − 1 (index k − 1); tables of past periods are dropped.
+    Periods(Vec<Option<Table>>),
+    /// The linear predictor.
+    Linear(LinearTable),
+}
+
+/// Number of prediction periods the set-up spans (at least 2: the history and one scheduled period).
+pub fn periods(setup: &Setup) -> i64 {
+    ((setup.end + setup.period - 1) / setup.period).max(2)
+}
+
+/// The requests that arrived in period `k − 1` (the history of period `k`).
+pub fn history(setup: &Setup, k: i64) -> Vec<&Request> {
+    setup
+        .requests
+        .iter()
+        .filter(|r| r.arrival.div_euclid(setup.period) == k - 1)
+        .collect()
+}
+
+/// The LP predictor's entries for periods 1, 2, … (index k − 1: the LP of period k − 1's requests at the
+/// planned capacity `C`, ALGORITHMS.md §6.2) and each LP's optimal value, dollars.
+#[derive(Clone, Debug, Default)]
+pub struct LpEntries {
+    /// Entries per period.
+    pub entries: Vec<Vec<super::lp::Entry>>,
+    /// Optimal value per period.
+    pub values: Vec<f64>,
+}
+
+/// Solves the LP of every period (on up to `threads` threads; the same result on any number). Errors: an
+/// LP failure or size limit.
+pub fn lp_entries(setup: &Setup, bucket: i64, threads: usize) -> Result<LpEntries, RunError> {
+    let ks: Vec<i64> = (1..periods(setup)).collect();
+    let nb = setup.period / bucket;
+    let out = crate::experiment::map_parallel(threads, &ks, |&k| {
+        solve(&history(setup, k), setup.capacity, bucket, nb)
+    });
+    let mut e = LpEntries::default();
+    for r in out {
+        let (entries, value) = r?;
+        e.entries.push(entries);
+        e.values.push(value);
+    }
+    Ok(e)
+}
+
+/// A quote: the start `x*` and the price `P_j` (dollars).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Quote {
+    /// Start slot.
+    pub start: i64,
+    /// Price, dollars.
+    pub price: f64,
+}
+
+/// The outcome of `makeReservation`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// Accepted?
+    pub accept: bool,
+    /// The quote (absent when no start is feasible).
+    pub quote: Option<Quote>,
+}
+
+/// One policy's scheduler: the plan, the prices, the predictor.
+pub struct Scheduler {
+    /// The policy.
+    pub policy: Policy,
+    /// The plan.
+    pub plan: Plan,
+    prices: Prices,
+    pricing: Pricing,
+    period: i64,
+    gamma_pen: f64,
+    /// Σ over periods of the LP's optimal value (LP predictor only), dollars.
+    pub lp_value: f64,
+}
+
+/// Per-slot detail of a BASIC_ECON quote (the teaching view).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct QuoteDetail {
+    /// Block price `b_τ` per slot of the window (`None` where `R(τ) < W`).
+    pub block: Vec<Option<f64>>,
+    /// `price(x)` per start `x` of `[s, d − T]` (`None` where infeasible).
+    pub starts: Vec<Option<f64>>,
+}
+
+impl Scheduler {
+    /// The scheduler of `policy` at capacity fraction `kappa` on `setup`; fits the spreading predictor, or
+    /// takes the LP predictor's entries per period from `lp` (index k − 1 for period k: [`lp_entries`]).
+    /// Errors: the linear predictor without known distributions, missing LP entries.
+    pub fn new(
+        setup: &Setup,
+        policy: Policy,
+        kappa: f64,
+        bucket: i64,
+        gamma_pen: f64,
+        lp: Option<&LpEntries>,
+    ) -> Result<Scheduler, RunError> {
+        let cap = (kappa * setup.capacity + 1e-9).floor();
+        let horizon = setup.requests.iter().map(|r| r.d).max().unwrap_or(0) + 1;
+        let period = setup.period;
+        let nb = period / bucket;
+        let (p_min, p_max) = (setup.prices.p_min, setup.prices.p_max);
+        let mut lp_value = 0.0;
+        let pricing = match (policy.algorithm, policy.predictor) {
+            (Algorithm::BasicEcon, Predictor::Linear) => {
+                let dist = setup.dist.as_ref().ok_or_else(|| {
+                    RunError::field(
+                        "era.policies",
+                        "the linear predictor needs E4.3's known job distributions",
+                    )
+                })?;
+                Pricing::Linear(LinearTable::new(dist, p_min, p_max))
+            }
+            (Algorithm::BasicEcon, Predictor::Lp) => {
+                let lp = lp
+                    .ok_or_else(|| RunError::msg("the LP predictor's entries were not computed"))?;
+                lp_value = lp.values.iter().sum();
+                Pricing::Periods(
+                    lp.entries
+                        .iter()
+                        .map(|e| Some(Table::new(e, bucket, nb, p_min, p_max)))
+                        .collect(),
+                )
+            }
+            (Algorithm::BasicEcon, Predictor::Spread) => Pricing::Periods(
+                (1..periods(setup))
+                    .map(|k| {
+                        Some(Table::new(
+                            &spread_entries(&history(setup, k), bucket),
+                            bucket,
+                            nb,
+                            p_min,
+                            p_max,
+                        ))
+                    })
+                    .collect(),
+            ),
+            _ => Pricing::None,
+        };
+        Ok(Scheduler {
+            policy,
+            plan: Plan {
+                cap,
+                load: vec![0.0; horizon as usize],
+            },
+            prices: setup.prices,
+            pricing,
+            period,
+            gamma_pen,
+            lp_value,
+        })
+    }
+
+    /// Feasible starts of `r` (ALGORITHMS.md §6.3 step 1): `x ∈ [s, d − T]` with `R(τ) ≥ W` on `[x, x + T)`,
+    /// by a sliding-window minimum over `[s, d)` (O(d − s)).
+    pub fn feasible_starts(&self, r: &Request) -> Vec<bool> {
+        let n = (r.d - r.t - r.s + 1).max(0) as usize;
+        let mut out = vec![false; n];
+        let mut q: VecDeque<i64> = VecDeque::new();
+        for tau in r.s..r.d {
+            let rem = self.plan.remaining(tau);
+            while q.back().is_some_and(|&b| self.plan.remaining(b) >= rem) {
+                q.pop_back();
+            }
+            q.push_back(tau);
+            let x = tau - r.t + 1;
+            if x >= r.s {
+                while q.front().is_some_and(|&f| f < x) {
+                    q.pop_front();
+                }
+                let min = self.plan.remaining(*q.front().expect("non-empty"));
+                out[(x - r.s) as usize] = min >= r.w;
+            }
+        }
+        out
+    }
+
+    /// The quote of `r` at slot `now` — computed without `r.value` (never read here). `None` when no start
+    /// is feasible (or, for on-demand, the current slot lacks room). With `detail`, the per-slot prices.
+    pub fn quote(
+        &mut self,
+        r: &Request,
+        now: i64,
+        detail: Option<&mut QuoteDetail>,
+    ) -> Option<Quote> {
+        let work = r.work();
+        match self.policy.algorithm {
+            Algorithm::OnDemand => (self.plan.remaining(now) >= r.w).then_some(Quote {
+                start: now,
+                price: self.prices.p_full * work,
+            }),
+            Algorithm::Greedy => {
+                let ok = self.feasible_starts(r);
+                ok.iter().position(|&b| b).map(|i| Quote {
+                    start: r.s + i as i64,
+                    price: self.prices.p_fix * work,
+                })
+            }
+            Algorithm::BasicEcon => {
+                let ok = self.feasible_starts(r);
+                if !ok.iter().any(|&b| b) {
+                    if let Some(d) = detail {
+                        d.starts = vec![None; ok.len()];
+                        d.block = vec![None; (r.d - r.s) as usize];
+                    }
+                    return None;
+                }
+                let len = (r.d - r.s) as usize;
+                let mut block = vec![f64::NAN; len];
+                let k = now.div_euclid(self.period);
+                for (i, b) in block.iter_mut().enumerate() {
+                    let tau = r.s + i as i64;
+                    let rem = self.plan.remaining(tau);
+                    if rem < r.w {
+                        continue;
+                    }
+                    let curve = match &mut self.pricing {
+                        Pricing::Linear(t) => t.curve(tau, now),
+                        Pricing::Periods(ts) => {
+                            let idx = ((k - 1).max(0) as usize).min(ts.len() - 1);
+                            for old in ts.iter_mut().take(idx) {
+                                *old = None;
+                            }
+                            ts[idx]
+                                .as_mut()
+                                .expect("requests arrive in time order: a current period's table is kept")
+                                .curve(tau, now)
+                        }
+                        Pricing::None => unreachable!("BASIC_ECON always has pricing"),
+                    };
+                    *b = curve.block_price(rem.floor(), r.w);
+                }
+                // sliding sums over [x, x + T)
+                let mut prefix = Vec::with_capacity(len + 1);
+                prefix.push(0.0f64);
+                for b in &block {
+                    let last = *prefix.last().expect("non-empty");
+                    prefix.push(last + if b.is_nan() { 0.0 } else { *b });
+                }
+                let span = (r.d - r.s) as f64;
+                let mut best: Option<Quote> = None;
+                let mut starts = Vec::with_capacity(ok.len());
+                for (i, &feasible) in ok.iter().enumerate() {
+                    if !feasible {
+                        starts.push(None);
+                        continue;
+                    }
+                    let sum = prefix[i + r.t as usize] - prefix[i];
+                    let pen = if self.policy.penalty {
+                        libm::exp(self.gamma_pen * i as f64 / span)
+                    } else {
+                        1.0
+                    };
+                    let price = sum * pen;
+                    starts.push(Some(price));
+                    if best.is_none_or(|b| price < b.price) {
+                        best = Some(Quote {
+                            start: r.s + i as i64,
+                            price,
+                        });
+                    }
+                }
+                if let Some(d) = detail {
+                    d.block = block.iter().map(|b| (!b.is_nan()).then_some(*b)).collect();
+                    d.starts = starts;
+                }
+                best
+            }
+        }
+    }
+
+    /// The decision on `r` at `now` without committing: the quote, then accept iff `V_j ≥ P_j`.
+    pub fn decide(&mut self, r: &Request, now: i64) -> Decision {
+        let quote = self.quote(r, now, None);
+        Decision {
+            accept: quote.is_some_and(|q| r.value >= q.price),
+            quote,
+        }
+    }
+
+    /// `makeReservation(j)` (§6.1): [`Scheduler::decide`], committing `W_j` on `[x*, x* + T_j)` when
+    /// accepted.
+    pub fn make_reservation(&mut self, r: &Request, now: i64) -> Decision {
+        let d = self.decide(r, now);
+        if let (true, Some(q)) = (d.accept, d.quote) {
+            self.plan.commit(q.start, r.t, r.w);
+        }
+        d
+    }
+}
+
+/// The teaching view of one request (the run operation `request`): the plan around its window, the
+/// per-slot block prices, the price of each start, the decision, and the truthfulness check.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RequestView {
+    /// The policy's name.
+    pub policy: String,
+    /// κ_use.
+    pub kappa: f64,
+    /// The request.
+    pub request: Option<Request>,
+    /// Its index among the scheduled requests.
+    pub index: usize,
+    /// Slot of the decision (= arrival).
+    pub now: i64,
+    /// First slot shown (the window start).
+    pub from: i64,
+    /// Planned capacity `κ_use·C` and the full `C`, units.
+    pub cap: f64,
+    /// `C`, units.
+    pub capacity: f64,
+    /// Committed load `L(τ)` per slot from `from` (before the decision).
+    pub load: Vec<f64>,
+    /// Per-slot prices and the price of each start.
+    pub detail: QuoteDetail,
+    /// The decision.
+    pub decision: Option<Decision>,
+    /// The same request at other stated values (multiples of its value): `(multiple, accepted, price)` —
+    /// raising the value never rejects and never changes the price.
+    pub truthful: Vec<(f64, bool, Option<f64>)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::era::jobs::SetupSummary;
+
+    fn req(id: usize, a: i64, w: f64, t: i64, d: i64, value: f64) -> Request {
+        Request {
+            id,
+            arrival: a,
+            w,
+            t,
+            s: a,
+            d,
+            value,
+            class: 0,
+        }
+    }
+
+    /// Periods of 4 slots, capacity `cap`; the history (period 0) holds one request of 2 units × 2 slots over
+    /// [0, 4) at $5 per unit-slot: spread, 1 unit per slot at $5 in every slot of a period.
+    fn setup(cap: f64, requests: Vec<Request>) -> Setup {
+        let mut all = vec![req(0, 0, 2.0, 2, 4, 20.0)];
+        all.extend(requests);
+        Setup {
+            requests: all,
+            period: 4,
+            end: 12,
+            capacity: cap,
+            actual: Vec::new(),
+            prices: Prices {
+                p_min: 0.0,
+                p_max: f64::INFINITY,
+                p_fix: 0.5,
+                p_full: 1.0,
+            },
+            dist: None,
+            summary: SetupSummary::default(),
+        }
+    }
+
+    fn sched(s: &Setup, name: &str) -> Scheduler {
+        Scheduler::new(s, Policy::parse(name).unwrap(), 1.0, 1, 0.5, None).unwrap()
+    }
+
+    /// Hand-worked BASIC_ECON prices: with 2 units free the 1st extra unit displaces rank 2 of a predicted
+    /// demand of 1 unit (price 0); with 1 unit free it displaces the predicted $5 unit.
+    #[test]
+    fn basic_econ_prices_by_hand() {
+        let r = req(1, 4, 1.0, 2, 8, 100.0);
+        let s = setup(2.0, vec![r.clone()]);
+        let mut sc = sched(&s, "basic-econ:spread");
+        assert_eq!(
+            sc.quote(&r, 4, None),
+            Some(Quote {
+                start: 4,
+                price: 0.0
+            })
+        );
+        let s = setup(1.0, vec![r.clone()]);
+        let mut sc = sched(&s, "basic-econ:spread");
+        // 2 slots × $5
+        assert_eq!(
+            sc.quote(&r, 4, None),
+            Some(Quote {
+                start: 4,
+                price: 10.0
+            })
+        );
+        // slot 4 taken: the cheapest feasible start is 5
+        sc.plan.commit(4, 1, 1.0);
+        assert_eq!(
+            sc.quote(&r, 4, None),
+            Some(Quote {
+                start: 5,
+                price: 10.0
+            })
+        );
+        // a request arriving later sees less predicted demand: at now = 6 the history entries of lag < 2 have
+        // arrived before now's bucket and no longer count at slots 6 and 7 (δ = 0, 1)
+        let late = req(2, 6, 1.0, 2, 8, 100.0);
+        let d = sc.quote(&late, 6, None).unwrap();
+        assert_eq!(d.start, 6);
+        // slot 6: δ = 0 → only the lag-2 entry (bucket 2 ≡ 6 mod 4, lag 2 > 0: excluded) → price 0;
+        // slot 7: δ = 1 → the lag-3 entry is excluded too → price 0
+        assert_eq!(d.price, 0.0);
+        // the exponential penalty multiplies price(x) by exp(γ·(x − s)/(d − s)): start 5 of [4, 8) → e^{0.125}
+        let s = setup(1.0, vec![r.clone()]);
+        let mut sc = sched(&s, "basic-econ:spread:penalty");
+        sc.plan.commit(4, 1, 1.0);
+        let q = sc.quote(&r, 4, None).unwrap();
+        assert_eq!(q.start, 5);
+        assert!(
+            (q.price - 10.0 * (0.5f64 * 0.25).exp()).abs() < 1e-12,
+            "{q:?}"
+        );
+    }
+
+    /// Greedy takes the earliest feasible start at the fixed price; on-demand looks at the current slot only.
+    #[test]
+    fn greedy_and_on_demand_by_hand() {
+        let r = req(1, 4, 2.0, 2, 10, 1.0);
+        let s = setup(3.0, vec![r.clone()]);
+        let mut g = sched(&s, "greedy");
+        g.plan.commit(4, 2, 2.0); // slots 4, 5 have 1 unit left
+        let q = g.quote(&r, 4, None).unwrap();
+        assert_eq!(
+            q,
+            Quote {
+                start: 6,
+                price: 0.5 * 4.0
+            }
+        );
+        // value 1 < price 2: rejected, nothing committed
+        let d = g.make_reservation(&r, 4);
+        assert!(!d.accept);
+        assert_eq!(g.plan.remaining(6), 3.0);
+        let mut o = sched(&s, "on-demand");
+        o.plan.commit(4, 1, 2.0);
+        assert_eq!(o.quote(&r, 4, None), None);
+        assert_eq!(
+            o.quote(&r, 5, None),
+            Some(Quote {
+                start: 5,
+                price: 4.0
+            })
+        );
+        // feasible starts: window [4, 10), T = 2 → starts 4..=8
+        assert_eq!(g.feasible_starts(&r), vec![false, false, true, true, true]);
+    }
+
+    proptest::proptest! {
+        /// Value monotonicity (truthfulness in V, seed 004 §3.1): on any plan, stating a higher value never
+        /// turns an accept into a reject, and the quote (start and price) never depends on the value.
+        #[test]
+        fn higher_values_never_reject_or_reprice(
+            loads in proptest::collection::vec((4i64..40, 1i64..6, 1.0f64..3.0), 0..12),
+            a in 4i64..30, w in 1.0f64..3.0, t in 1i64..5, slack in 0i64..10,
+            v in 0.0f64..50.0, m in 1.0f64..10.0, policy in 0usize..5,
+        ) {
+            let names = ["greedy", "on-demand", "basic-econ:spread", "basic-econ:spread:penalty", "basic-econ:lp"];
+            let r = req(1, a, w.floor(), t, a + t + slack, v);
+            let s = setup(3.0, vec![r.clone()]);
+            let lp = lp_entries(&s, 1, 1).unwrap();
+            let mut sc = Scheduler::new(&s, Policy::parse(names[policy]).unwrap(), 1.0, 1, 0.5, Some(&lp)).unwrap();
+            for (x, len, u) in loads {
+                sc.plan.commit(x, len, u.floor());
+            }
+            let lo = sc.decide(&r, a);
+            let hi = sc.decide(&Request { value: v * m, ..r.clone() }, a);
+            proptest::prop_assert_eq!(lo.quote, hi.quote);
+            proptest::prop_assert!(!lo.accept || hi.accept);
+        }
+    }
+}
