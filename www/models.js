@@ -7,4 +7,5 @@ export const MODELS_WWW = {
   placement: { view: () => import('./placement/view.js'), workerOps: () => import('./placement/worker-ops.js') },
   admission: { view: () => import('./admission/view.js'), workerOps: () => import('./admission/worker-ops.js') },
   lifetime: { view: () => import('./lifetime/view.js') },
+  era: { view: () => import('./era/view.js') },
 };

@@ -76,12 +76,22 @@ pub struct JobDist {
 pub struct Prices {
     /// Lower bound of a BASIC_ECON unit price.
     pub p_min: f64,
-    /// Upper bound of a BASIC_ECON unit price (∞ = none; serialized as null).
+    /// Upper bound of a BASIC_ECON unit price (∞ = none; serialized as null, the same in JSON and in JS).
+    #[serde(serialize_with = "finite_or_null")]
     pub p_max: f64,
     /// GREEDY_FIRSTFIT's fixed price.
     pub p_fix: f64,
     /// ON_DEMAND's price.
     pub p_full: f64,
+}
+
+/// A number, or null when it is not finite (JSON has no ∞; serde-wasm-bindgen would give JS `Infinity`).
+fn finite_or_null<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.is_finite() {
+        s.serialize_f64(*v)
+    } else {
+        s.serialize_none()
+    }
 }
 
 /// What a run schedules: the requests (history period first), the capacity and the prices.

@@ -241,7 +241,7 @@ impl Default for EraParams {
             p_fix: 0.5,
             datacenter_cores: 150_000.0,
             era_share: 0.2,
-            days: 2.0,
+            days: 1.0,
             load: 1.0,
             t_sigma: 1.0,
             nonera: NonEraLoad::Azure,

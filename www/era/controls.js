@@ -1,0 +1,152 @@
+// The reservation model's controls (seed 004, ALGORITHMS.md §6): a form that mirrors the scenario's `era`
+// section (+ seed), reads into a scenario object and shows validation messages next to the fields. Field ids
+// are the engine's dotted field paths (era.period_h, era.kappa, seed, ...), so the engine's FieldErrors land
+// in place. Empty policy and κ lists mean the preset's own (the engine's `policy_list` / `kappa_list`).
+
+import { h } from '../common/dom.js';
+import { fieldId, field, num, readNumber, showFieldErrors } from '../common/fields.js';
+
+/** Every policy name the engine accepts, with a hint: [name, hint]. */
+export const POLICIES = [
+  ['on-demand', 'accept iff the current slot has room, at the full price p_full per unit-slot'],
+  ['greedy', 'GREEDY_FIRSTFIT: the earliest feasible start, at a fixed price per unit-slot'],
+  ['basic-econ:lp', 'BASIC_ECON with the LP predictor: prices from the optimal fractional allocation of the previous period'],
+  ['basic-econ:lp:penalty', 'the same with the exponential penalty exp(γ·(x − s)/(d − s)) for later starts'],
+  ['basic-econ:spread', 'BASIC_ECON with the spreading predictor: each past request spread over its window'],
+  ['basic-econ:spread:penalty', 'spreading predictor with the late-start penalty'],
+  ['basic-econ:linear', 'BASIC_ECON with the analytic predictor of E4.3\'s known job distributions'],
+  ['basic-econ:linear:penalty', 'analytic predictor with the late-start penalty'],
+];
+
+/** The bundled workload each preset reads (E4.1: SWIM jobs; E4.3: Azure VMs for the non-ERA load). */
+export const PRESET_WORKLOAD = { 'E4.1': 'swim-fb2010', 'E4.3': 'azure2017-arrivals' };
+
+/**
+ * Build the controls. `onChange()` fires on every edit.
+ * Returns { el, fill(scenario, policiesRun?), read(base) -> { scenario, errors }, showErrors(errors) }.
+ */
+export function createControls({ onChange }) {
+  const preset = h('select', {},
+    h('option', { value: 'E4.1' }, 'E4.1 — SWIM MapReduce jobs, value efficiency'),
+    h('option', { value: 'E4.3' }, 'E4.3 — beside real Azure load, late jobs vs revenue'));
+  const usePreset = h('input', { type: 'checkbox', id: 'era-policies-preset' });
+  const boxes = POLICIES.map(([name, hint]) => {
+    const box = h('input', { type: 'checkbox', dataset: { policy: name }, id: `era-policy-${name.replace(/:/g, '-')}` });
+    box.addEventListener('change', () => onChange());
+    return { name, box, row: h('label', { class: 'policy-row', title: hint }, box, h('span', {}, name)) };
+  });
+  const kappa = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'the preset\'s' });
+  const periodH = num({ placeholder: '12' });
+  const bucket = num({ placeholder: '30' });
+  const gamma = num({ placeholder: '0.5' });
+  const capFrac = num({ placeholder: '0.25' });
+  const days = num({ placeholder: '1' });
+  const load = num({ placeholder: '1' });
+  const quantile = num({ placeholder: '0.75' });
+  const nonera = h('select', {},
+    h('option', { value: 'azure' }, 'real Azure 2017 load'),
+    h('option', { value: 'synthetic' }, 'synthetic (§6.5 sinusoid + AR(1))'));
+  const seed = num({ inputmode: 'numeric', placeholder: '1' });
+
+  const policyBox = h('div', { class: 'policies', id: 'f-era-policies', dataset: { field: 'era.policies' } },
+    h('label', { class: 'policy-row', title: 'compare the policies the preset lists (E4.1: greedy and BASIC_ECON with the LP and spreading predictors; E4.3: on-demand, greedy and BASIC_ECON with the linear and LP predictors, with and without the penalty)' },
+      usePreset, h('span', {}, h('strong', {}, 'the preset\'s policies'))),
+    boxes.map((b) => b.row));
+  const e41 = h('div', { class: 'grid2', id: 'era-e41-fields' },
+    field('era.capacity_frac', 'capacity / offered load', capFrac, 'E4.1: the cluster\'s capacity as a fraction of the mean offered load (the paper: "far too small")'));
+  const e43 = h('div', { class: 'grid2', id: 'era-e43-fields' },
+    field('era.days', 'days scheduled', days, 'E4.3: days after the history period'),
+    field('era.load', 'offered load / capacity', load, 'E4.3: offered ERA work per slot as a multiple of ERA\'s capacity [UNSTATED]'),
+    field('era.nonera', 'non-ERA load', nonera, 'E4.3: what moves ERA\'s actual capacity'),
+    field('era.nonera_quantile', 'non-ERA provisioned at quantile', quantile, 'E4.3: the quantile of the Azure load\'s fluctuation the non-ERA 80% is provisioned for; above it, it takes ERA\'s cores'));
+
+  const el = h('section', { class: 'card', id: 'era-controls', 'aria-labelledby': 'era-controls-title' },
+    h('h2', { id: 'era-controls-title' }, 'Scenario'),
+    field('era.preset', 'experiment', preset, 'E4.1: value efficiency on real MapReduce arrivals; E4.3: late jobs vs accepted revenue as κ_use sweeps'),
+    h('h3', {}, 'Policies'),
+    policyBox,
+    h('div', { class: 'field-error', id: 'f-era-policies-error', role: 'alert' }),
+    h('div', { class: 'grid2' },
+      field('era.kappa', 'κ_use values', kappa, 'capacity fractions the plan may use, comma-separated in (0, 1]; empty = the preset\'s (E4.1: 1; E4.3: 0.6 … 1)'),
+      field('era.period_h', 'period (hours)', periodH, 'the LP and the spreading predictor of each period are fitted on the previous period\'s requests'),
+      field('era.lp_bucket_min', 'LP bucket (minutes)', bucket, 'time resolution of the LP predictor; must divide the period'),
+      field('era.gamma_pen', 'γ of the penalty', gamma, 'price(x) × exp(γ·(x − s)/(d − s)) in the :penalty variants'),
+      field('seed', 'seed', seed, 'windows and values (E4.1), ERA jobs (E4.3)')),
+    h('h3', {}, 'E4.1'), e41,
+    h('h3', {}, 'E4.3'), e43);
+
+  const fire = () => onChange();
+  for (const i of [kappa, periodH, bucket, gamma, capFrac, days, load, quantile, seed]) i.addEventListener('input', fire);
+  for (const i of [preset, nonera]) i.addEventListener('change', () => { setEnabled(); fire(); });
+  usePreset.addEventListener('change', () => { setEnabled(); fire(); });
+
+  function setEnabled() {
+    for (const b of boxes) b.box.disabled = usePreset.checked;
+    const p41 = preset.value === 'E4.1';
+    for (const i of [capFrac]) i.disabled = !p41;
+    for (const i of [days, load, nonera, quantile]) i.disabled = p41;
+    quantile.disabled = p41 || nonera.value !== 'azure';
+    for (const b of boxes) if (p41 && b.name.startsWith('basic-econ:linear')) b.box.disabled = true;
+  }
+
+  /** Put a scenario's values into the form; `policiesRun` (the last report's policies) ticks the boxes when
+   * the scenario uses the preset's list. */
+  function fill(s, policiesRun) {
+    const p = s.era;
+    preset.value = p.preset;
+    usePreset.checked = p.policies.length === 0;
+    const chosen = new Set(p.policies.length ? p.policies : policiesRun || []);
+    for (const b of boxes) b.box.checked = chosen.has(b.name);
+    kappa.value = p.kappa.join(', ');
+    periodH.value = String(p.period_h);
+    bucket.value = String(p.lp_bucket_min);
+    gamma.value = String(p.gamma_pen);
+    capFrac.value = String(p.capacity_frac);
+    days.value = String(p.days);
+    load.value = String(p.load);
+    quantile.value = String(p.nonera_quantile);
+    nonera.value = p.nonera;
+    seed.value = String(s.seed);
+    setEnabled();
+    showErrors([]);
+  }
+
+  /** Read the form onto `base` (a full scenario); page-side errors are for values that are not numbers. */
+  function read(base) {
+    const errors = [];
+    const s = structuredClone(base);
+    s.model = 'era';
+    const p = s.era;
+    const keep = (v, old) => (Number.isFinite(v) ? v : old);
+    const number = (input, key) => keep(readNumber(input, `era.${key}`, errors), p[key]);
+    if (preset.value !== p.preset) {
+      // another experiment reads another workload; an upload is kept only for the preset it was made for
+      p.preset = preset.value;
+      s.workload = { bundled: PRESET_WORKLOAD[p.preset] };
+    }
+    p.policies = usePreset.checked ? [] : boxes.filter((b) => b.box.checked && !b.box.disabled).map((b) => b.name);
+    if (!usePreset.checked && !p.policies.length) errors.push({ field: 'era.policies', message: 'choose at least one policy, or the preset\'s' });
+    const ks = kappa.value.split(',').map((x) => x.trim()).filter((x) => x !== '');
+    const kv = ks.map(Number);
+    if (kv.some((k) => !Number.isFinite(k))) errors.push({ field: 'era.kappa', message: 'comma-separated numbers in (0, 1]' });
+    else p.kappa = kv;
+    p.period_h = number(periodH, 'period_h');
+    p.lp_bucket_min = number(bucket, 'lp_bucket_min');
+    p.gamma_pen = number(gamma, 'gamma_pen');
+    p.capacity_frac = number(capFrac, 'capacity_frac');
+    p.days = number(days, 'days');
+    p.load = number(load, 'load');
+    p.nonera_quantile = number(quantile, 'nonera_quantile');
+    p.nonera = nonera.value;
+    const sd = readNumber(seed, 'seed', errors, { integer: true });
+    s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
+    return { scenario: s, errors };
+  }
+
+  /** Show `[{ field, message }]` next to their inputs (κ errors of one value on the list); returns the rest. */
+  function showErrors(errors) {
+    return showFieldErrors(el, errors, (path) => (path.startsWith('era.kappa') ? 'era.kappa' : path.startsWith('era.policies') ? 'era.policies' : path));
+  }
+
+  return { el, fill, read, showErrors, fieldOf: fieldId };
+}
