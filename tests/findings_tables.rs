@@ -22,3 +22,22 @@ fn readme_includes_the_stored_seed_003_tables_verbatim() {
         .iter()
         .all(|r| r["command"].as_str().unwrap().contains("packlab lifetime")));
 }
+
+#[test]
+fn readme_includes_the_stored_seed_004_tables_verbatim() {
+    let readme = read("README.md");
+    let tables = read("results/004/tables.md");
+    assert!(tables.contains("E4.1") && tables.contains("E4.3"));
+    assert!(
+        readme.contains(&tables),
+        "README.md does not include results/004/tables.md verbatim (re-run python3 scripts/seed004_findings.py and copy the tables)"
+    );
+    for f in ["results/004/e41.json", "results/004/e43.json"] {
+        let raw: serde_json::Value = serde_json::from_str(&read(f)).unwrap();
+        assert!(raw["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["command"].as_str().unwrap().contains("packlab era")));
+    }
+}

@@ -12,11 +12,11 @@
 //! period's end competes with its start: a stationary period). `f_j = Σ_b y_{j,b}/(W_j·T_j)`.
 //!
 //! Deviation from ALGORITHMS.md §6.2, on purpose: the specification bounds `y_{j,b} ≤ W_j·o_{j,b}·f_j` (a
-//! fraction f of a job runs at most f·W wide). That coupling adds one row per (job, bucket) and made the
-//! E4.3 LP (1,800 jobs, windows of ~5 buckets) cost 2.7 s per period with Clarabel and over 10 minutes with
-//! microlp. Here the bound is `W_j·min(o, T)`. At a vertex of this LP at most `nb` jobs are fractional (one
-//! per capacity row), and for a job with `f_j = 1` both bounds coincide, so the two LPs differ only through
-//! those few jobs: on E4.1 both optimal values are 14,510,371 (README "Economic reservations").
+//! fraction f of a job runs at most f·W wide). That coupling adds one row per (job, bucket), which made the
+//! E4.3 LP (1,800 jobs per period, windows of several buckets) several times slower with Clarabel and
+//! impractically slow with microlp. Here the bound is `W_j·min(o, T)`. At a vertex of this LP at most `nb`
+//! jobs are fractional (one per capacity row), and for a job with `f_j = 1` both bounds coincide, so the two
+//! LPs differ only through those few jobs (test `relaxed_rate_bound` shows one such case).
 //!
 //! Solved with `good_lp` and Clarabel (pure Rust, builds for wasm32); tests check it against a second
 //! solver (microlp's simplex) and hand-solved instances.
