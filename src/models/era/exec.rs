@@ -57,12 +57,92 @@ fn with_value(r: &super::jobs::Request, value: f64) -> super::jobs::Request {
 }
 
 struct Live {
+    request: usize,
     w: f64,
     rem: f64,
     x: i64,
     d: i64,
-    value: f64,
-    class: u8,
+}
+
+/// The cloud side of ERA (seed 004 §2.3.2): the accepted jobs with their planned starts and remaining work,
+/// the actual capacity (`update`) and the service of each slot (`get_current_allocation`).
+#[derive(Default)]
+pub struct Cloud {
+    live: Vec<Live>,
+    active: BTreeSet<(i64, usize)>,
+    capacity: f64,
+}
+
+/// A job that completed in the slot just served.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Completion {
+    /// The request's id.
+    pub request: usize,
+    /// Whether it completed after its deadline.
+    pub late: bool,
+}
+
+impl Cloud {
+    /// An accepted request enters execution with its planned start `start`.
+    pub fn admit(&mut self, r: &super::jobs::Request, start: i64) {
+        self.active.insert((r.d, self.live.len()));
+        self.live.push(Live {
+            request: r.id,
+            w: r.w,
+            rem: r.work(),
+            x: start,
+            d: r.d,
+        });
+    }
+
+    /// `update(state)`: the actual capacity `C_act` of the coming slot, units.
+    pub fn update(&mut self, actual_capacity: f64) {
+        self.capacity = actual_capacity;
+    }
+
+    /// True while an accepted job has work left.
+    pub fn busy(&self) -> bool {
+        !self.active.is_empty()
+    }
+
+    /// `getCurrentAllocation(τ)`: serves slot τ up to the actual capacity — first the jobs due by the plan
+    /// (`τ ≥ x_j`), by earliest deadline, then jobs ahead of their start (work-conserving), each at most `W_j`
+    /// units — and returns `(request id, units)` per served job, with the jobs that completed (at τ + 1).
+    pub fn get_current_allocation(&mut self, tau: i64) -> (Vec<(usize, f64)>, Vec<Completion>) {
+        let mut cap = self.capacity;
+        let mut alloc = Vec::new();
+        let mut done = Vec::new();
+        for early in [false, true] {
+            for &(_, i) in self.active.iter() {
+                if cap <= 0.0 {
+                    break;
+                }
+                let j = &mut self.live[i];
+                if j.rem <= 1e-9 || (tau < j.x) != early {
+                    continue;
+                }
+                let u = j.w.min(j.rem).min(cap);
+                j.rem -= u;
+                cap -= u;
+                alloc.push((j.request, u));
+                if j.rem <= 1e-9 {
+                    done.push(i);
+                }
+            }
+        }
+        let completions = done
+            .into_iter()
+            .map(|i| {
+                let j = &self.live[i];
+                self.active.remove(&(j.d, i));
+                Completion {
+                    request: j.request,
+                    late: tau >= j.d,
+                }
+            })
+            .collect();
+        (alloc, completions)
+    }
 }
 
 /// Simulates one cell: requests arriving in the scheduled periods get `makeReservation` at their arrival
@@ -103,14 +183,12 @@ pub fn run_cell(
         class_value[r.class as usize] += r.value;
     }
     let mut class_done = vec![0.0; nclass];
-    let mut live: Vec<Live> = Vec::new();
-    let mut active: BTreeSet<(i64, usize)> = BTreeSet::new();
+    let mut cloud = Cloud::default();
     let (mut on_time_value, mut window_served) = (0.0, 0.0);
     let mut next = 0usize;
     let mut tau = setup.period;
     let limit = setup.requests.iter().map(|r| r.d).max().unwrap_or(0) + 2 * super::MAX_SLOTS;
-    let mut done_list = Vec::new();
-    while next < sched.len() || !active.is_empty() {
+    while next < sched.len() || cloud.busy() {
         while next < sched.len() && sched[next].arrival <= tau {
             let r = sched[next];
             if stop_at == Some(next) {
@@ -171,48 +249,21 @@ pub fn run_cell(
                 res.accepted_by_class[r.class as usize] += 1;
                 res.revenue += q.price;
                 res.accepted_work += r.work();
-                active.insert((r.d, live.len()));
-                live.push(Live {
-                    w: r.w,
-                    rem: r.work(),
-                    x: q.start,
-                    d: r.d,
-                    value: r.value,
-                    class: r.class,
-                });
+                cloud.admit(r, q.start);
             }
             next += 1;
         }
         // serve slot τ
-        let mut cap = setup.actual_at(tau);
-        let mut served = 0.0;
-        for early in [false, true] {
-            for &(_, i) in active.iter() {
-                if cap <= 0.0 {
-                    break;
-                }
-                let j = &mut live[i];
-                if j.rem <= 1e-9 || (tau < j.x) != early {
-                    continue;
-                }
-                let u = j.w.min(j.rem).min(cap);
-                j.rem -= u;
-                cap -= u;
-                served += u;
-                if j.rem <= 1e-9 {
-                    done_list.push(i);
-                }
-            }
-        }
-        for i in done_list.drain(..) {
-            let j = &live[i];
-            active.remove(&(j.d, i));
-            // completes at the end of slot τ, i.e. at τ + 1
-            if tau < j.d {
-                on_time_value += j.value;
-                class_done[j.class as usize] += j.value;
-            } else {
+        cloud.update(setup.actual_at(tau));
+        let (alloc, completions) = cloud.get_current_allocation(tau);
+        let served: f64 = alloc.iter().map(|a| a.1).sum();
+        for c in completions {
+            let r = &setup.requests[c.request];
+            if c.late {
                 res.late += 1;
+            } else {
+                on_time_value += r.value;
+                class_done[r.class as usize] += r.value;
             }
         }
         res.total_allocation += served;
