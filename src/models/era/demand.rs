@@ -81,6 +81,37 @@ impl Curve {
     }
 }
 
+/// A demand predictor (ALGORITHMS.md §6.2): the price curve `q ↦ clip(P̂(τ, now, q))` of slot `tau` seen at
+/// slot `now ≤ tau`. Implemented by one period's [`Table`] (LP or spreading entries), by [`Periodic`] (a table
+/// per period, fitted on the previous one) and by the analytic [`LinearTable`].
+pub trait DemandPredictor: Send {
+    /// The curve of slot `tau` seen at `now`.
+    fn curve(&mut self, tau: i64, now: i64) -> &Curve;
+}
+
+/// One table per prediction period: requests arriving in period k are priced by the table fitted on period
+/// k − 1 (`tables[k − 1]`); tables of past periods are dropped as time moves on (requests arrive in order).
+pub struct Periodic {
+    /// Slots per period.
+    pub period: i64,
+    /// Tables for periods 1, 2, ….
+    pub tables: Vec<Option<Table>>,
+}
+
+impl DemandPredictor for Periodic {
+    fn curve(&mut self, tau: i64, now: i64) -> &Curve {
+        let k = now.div_euclid(self.period);
+        let idx = ((k - 1).max(0) as usize).min(self.tables.len() - 1);
+        for old in self.tables.iter_mut().take(idx) {
+            *old = None;
+        }
+        self.tables[idx]
+            .as_mut()
+            .expect("requests arrive in time order: the current period's table is kept")
+            .curve(tau, now)
+    }
+}
+
 /// Most curve steps a table keeps cached (the cache is emptied when full).
 const CACHE_STEPS: usize = 1_000_000;
 
@@ -119,9 +150,10 @@ impl Table {
             cached_steps: 0,
         }
     }
+}
 
-    /// The curve of slot `tau` seen at slot `now ≤ tau`.
-    pub fn curve(&mut self, tau: i64, now: i64) -> &Curve {
+impl DemandPredictor for Table {
+    fn curve(&mut self, tau: i64, now: i64) -> &Curve {
         let bt = tau.div_euclid(self.g);
         let r = bt.rem_euclid(self.nb);
         let delta = (bt - now.div_euclid(self.g)).min(self.max_lag[r as usize]);
@@ -199,9 +231,11 @@ impl LinearTable {
             / self.nodes.len() as f64;
         self.dist.rate * mean_w * e
     }
+}
 
-    /// The curve of slot `tau` seen at `now` (δ beyond 10 days ahead is capped).
-    pub fn curve(&mut self, tau: i64, now: i64) -> &Curve {
+impl DemandPredictor for LinearTable {
+    /// δ beyond 10 days ahead is capped.
+    fn curve(&mut self, tau: i64, now: i64) -> &Curve {
         let delta = (tau - now).clamp(0, 14_400);
         if !self.cache.contains_key(&delta) {
             let k = self.expected_demand(delta);

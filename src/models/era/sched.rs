@@ -3,7 +3,7 @@
 //! request's value; the value is used only in the final comparison `V ≥ price`, so the mechanism is
 //! value-monotone (truthful in V).
 
-use super::demand::{LinearTable, Table};
+use super::demand::{DemandPredictor, LinearTable, Periodic, Table};
 use super::jobs::{Prices, Request, Setup};
 use super::lp::{solve, spread_entries};
 use super::{Algorithm, Policy, Predictor};
@@ -37,17 +37,6 @@ impl Plan {
             *l += w;
         }
     }
-}
-
-/// BASIC_ECON's demand predictor: one table per period (fitted on the previous period's requests) or the
-/// analytic linear table.
-pub enum Pricing {
-    /// No prices (greedy, on-demand).
-    None,
-    /// Per period k ≥ 1: the table fitted on period k − 1 (index k − 1); tables of past periods are dropped.
-    Periods(Vec<Option<Table>>),
-    /// The linear predictor.
-    Linear(LinearTable),
 }
 
 /// Number of prediction periods the set-up spans (at least 2: the history and one scheduled period).
@@ -116,8 +105,8 @@ pub struct Scheduler {
     /// The plan.
     pub plan: Plan,
     prices: Prices,
-    pricing: Pricing,
-    period: i64,
+    /// BASIC_ECON's demand predictor (`None` for greedy and on-demand).
+    pricing: Option<Box<dyn DemandPredictor>>,
     gamma_pen: f64,
     /// Σ over periods of the LP's optimal value (LP predictor only), dollars.
     pub lp_value: f64,
@@ -150,7 +139,10 @@ impl Scheduler {
         let nb = period / bucket;
         let (p_min, p_max) = (setup.prices.p_min, setup.prices.p_max);
         let mut lp_value = 0.0;
-        let pricing = match (policy.algorithm, policy.predictor) {
+        let periodic = |tables: Vec<Option<Table>>| -> Option<Box<dyn DemandPredictor>> {
+            Some(Box::new(Periodic { period, tables }))
+        };
+        let pricing: Option<Box<dyn DemandPredictor>> = match (policy.algorithm, policy.predictor) {
             (Algorithm::BasicEcon, Predictor::Linear) => {
                 let dist = setup.dist.as_ref().ok_or_else(|| {
                     RunError::field(
@@ -158,20 +150,20 @@ impl Scheduler {
                         "the linear predictor needs E4.3's known job distributions",
                     )
                 })?;
-                Pricing::Linear(LinearTable::new(dist, p_min, p_max))
+                Some(Box::new(LinearTable::new(dist, p_min, p_max)))
             }
             (Algorithm::BasicEcon, Predictor::Lp) => {
                 let lp = lp
                     .ok_or_else(|| RunError::msg("the LP predictor's entries were not computed"))?;
                 lp_value = lp.values.iter().sum();
-                Pricing::Periods(
+                periodic(
                     lp.entries
                         .iter()
                         .map(|e| Some(Table::new(e, bucket, nb, p_min, p_max)))
                         .collect(),
                 )
             }
-            (Algorithm::BasicEcon, Predictor::Spread) => Pricing::Periods(
+            (Algorithm::BasicEcon, Predictor::Spread) => periodic(
                 (1..periods(setup))
                     .map(|k| {
                         Some(Table::new(
@@ -184,7 +176,7 @@ impl Scheduler {
                     })
                     .collect(),
             ),
-            _ => Pricing::None,
+            _ => None,
         };
         Ok(Scheduler {
             policy,
@@ -194,7 +186,6 @@ impl Scheduler {
             },
             prices: setup.prices,
             pricing,
-            period,
             gamma_pen,
             lp_value,
         })
@@ -256,27 +247,17 @@ impl Scheduler {
                 }
                 let len = (r.d - r.s) as usize;
                 let mut block = vec![f64::NAN; len];
-                let k = now.div_euclid(self.period);
+                let pricing = self
+                    .pricing
+                    .as_mut()
+                    .expect("BASIC_ECON always has a demand predictor");
                 for (i, b) in block.iter_mut().enumerate() {
                     let tau = r.s + i as i64;
                     let rem = self.plan.remaining(tau);
                     if rem < r.w {
                         continue;
                     }
-                    let curve = match &mut self.pricing {
-                        Pricing::Linear(t) => t.curve(tau, now),
-                        Pricing::Periods(ts) => {
-                            let idx = ((k - 1).max(0) as usize).min(ts.len() - 1);
-                            for old in ts.iter_mut().take(idx) {
-                                *old = None;
-                            }
-                            ts[idx]
-                                .as_mut()
-                                .expect("requests arrive in time order: a current period's table is kept")
-                                .curve(tau, now)
-                        }
-                        Pricing::None => unreachable!("BASIC_ECON always has pricing"),
-                    };
+                    let curve = pricing.curve(tau, now);
                     *b = curve.block_price(rem.floor(), r.w);
                 }
                 // sliding sums over [x, x + T)
