@@ -323,12 +323,15 @@ fn charts_draw_on_canvas_and_svg() {
     .is_err());
 }
 
-/// `expect` ⊆ `got` (objects by key, everything else equal).
+/// `expect` ⊆ `got` (objects by key, arrays element by element, numbers by value: JS has no 1 vs 1.0).
 fn contains(got: &serde_json::Value, expect: &serde_json::Value) -> bool {
     match (got, expect) {
         (serde_json::Value::Object(g), serde_json::Value::Object(e)) => e
             .iter()
             .all(|(k, v)| g.get(k).is_some_and(|gv| contains(gv, v))),
+        (serde_json::Value::Array(g), serde_json::Value::Array(e)) => {
+            g.len() == e.len() && g.iter().zip(e).all(|(a, b)| contains(a, b))
+        }
         (g, e) => g == e || (g.as_f64().is_some() && g.as_f64() == e.as_f64()),
     }
 }
