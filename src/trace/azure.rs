@@ -677,8 +677,7 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
 pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, TraceError> {
     let bytes = super::maybe_gunzip(file, bytes)?;
     let bytes = &bytes[..];
-    let text = std::str::from_utf8(bytes)
-        .map_err(|_| TraceError::new(file, None, None, "not UTF-8 text"))?;
+    let text = super::utf8(file, bytes)?;
     let mut it = text
         .lines()
         .enumerate()
