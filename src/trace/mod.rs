@@ -729,3 +729,106 @@ mod sha_tests {
         );
     }
 }
+
+/// The limits on untrusted input (README "Limits on untrusted input"): each is enforced before the memory is
+/// spent, with a message naming the file (and line) and the limit.
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+    use std::io::Write;
+
+    fn gz_zeros(n: usize) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let chunk: Vec<u8> = b"0\n".repeat(1 << 19); // lines of a valid PlanetLab file
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(chunk.len());
+            e.write_all(&chunk[..k]).unwrap();
+            left -= k;
+        }
+        e.finish().unwrap()
+    }
+
+    fn file(name: &str, bytes: Vec<u8>) -> InputFile {
+        InputFile {
+            name: name.into(),
+            bytes,
+        }
+    }
+
+    #[test]
+    fn a_gzip_bomb_stops_at_the_per_file_limit() {
+        let bomb = gz_zeros(MAX_UPLOAD_BYTES + 1);
+        assert!(bomb.len() < 2 << 20, "{}", bomb.len());
+        let e = read_trace("b", &[file("bomb.tsv.gz", bomb)], None).unwrap_err();
+        assert_eq!(e.file, "bomb.tsv.gz");
+        assert!(e.message.contains("decompresses to more than 268435456 bytes"), "{e}");
+    }
+
+    #[test]
+    fn many_small_bombs_stop_at_the_upload_limit() {
+        // two files within the per-file limit, together beyond the upload's: the second is refused
+        let part = gz_zeros(MAX_INFLATED_BYTES / 2 + 1);
+        let files = vec![file("vmtable1.csv.gz", part.clone()), file("vmtable2.csv.gz", part)];
+        let fmt = Some(crate::workload::WorkloadFormat::AzureVmtable);
+        let e = crate::workload::read_workload("w", &files, fmt).unwrap_err();
+        assert_eq!(e.file, "vmtable2.csv.gz");
+        assert!(e.message.contains("decompresses to more than 268435456 bytes in all"), "{e}");
+        // the budget belongs to one upload: the next one starts afresh
+        let ok = read_trace("d", &[file("d/vm", b"1\n2\n".to_vec())], None).unwrap();
+        assert_eq!(ok.samples, 2);
+    }
+
+    #[test]
+    fn a_zip_bomb_stops_at_the_upload_limit() {
+        let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .compression_level(Some(1));
+        let chunk = vec![b'0'; 1 << 20];
+        for name in ["vm1", "vm2"] {
+            z.start_file(name, opts).unwrap();
+            for _ in 0..(MAX_INFLATED_BYTES >> 20) / 2 + 1 {
+                z.write_all(&chunk).unwrap();
+            }
+        }
+        let bytes = z.finish().unwrap().into_inner();
+        assert!(bytes.len() < 4 << 20);
+        let e = read_trace("day", &[file("day.zip", bytes)], None).unwrap_err();
+        assert_eq!(e.file, "day.zip");
+        assert!(e.message.contains("in all"), "{e}");
+    }
+
+    #[test]
+    fn too_many_files_are_refused_before_reading() {
+        let files: Vec<InputFile> = (0..=MAX_FILES)
+            .map(|i| file(&format!("day/vm{i}"), Vec::new()))
+            .collect();
+        let e = read_trace("day", &files, None).unwrap_err();
+        assert!(e.message.contains("100001 files exceed the limit of 100000"), "{e}");
+        let e = crate::workload::read_workload("w", &files, None).unwrap_err();
+        assert!(e.message.contains("exceed the limit"), "{e}");
+    }
+
+    #[test]
+    fn a_line_too_long_is_named() {
+        let mut text = b"#packlab-wide v1 unit=vm interval_s=300\nvm\t".to_vec();
+        text.extend(std::iter::repeat_n(b'1', MAX_LINE_BYTES));
+        text.extend(b"\n");
+        let e = read_trace("t", &[file("t.tsv", text)], None).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line, e.column), ("t.tsv", Some(2), Some(1)));
+        assert!(e.message.contains("exceeds the limit of 4194304 bytes"), "{e}");
+    }
+
+    #[test]
+    fn an_id_too_long_is_refused_and_clipped_in_the_message() {
+        let id = "v".repeat(MAX_FIELD_BYTES + 1);
+        let text = format!("#packlab-wide v1 unit=vm interval_s=300\n{id}\t0.5,0.25\n");
+        let e = read_trace("t", &[file("t.tsv", text.into_bytes())], None).unwrap_err();
+        assert!(e.message.contains("of 4097 bytes exceeds the limit of 4096 bytes"), "{e}");
+        assert!(e.to_string().len() < 200, "{e}");
+        let csv = format!("item,time,usage\n{id},0,0.5\n");
+        let e = read_trace("c", &[file("c.csv", csv.into_bytes())], None).unwrap_err();
+        assert!(e.message.contains("exceeds the limit of 4096 bytes"), "{e}");
+    }
+}
