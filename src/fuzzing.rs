@@ -134,7 +134,13 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
         "planetlab" => {
             let files = split_files(
                 data,
-                &["day/vm-a", "day/vm-b", "day/vm-c", "day/.DS_Store", "day/vm-d"],
+                &[
+                    "day/vm-a",
+                    "day/vm-b",
+                    "day/vm-c",
+                    "day/.DS_Store",
+                    "day/vm-d",
+                ],
             );
             let _ = trace_result(trace::read_trace("day", &files, None));
             trace_result(trace::read_trace(

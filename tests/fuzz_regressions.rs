@@ -46,11 +46,21 @@ fn replay(root: &str, must_read: bool) -> usize {
             let shown = path.strip_prefix(&base).unwrap().display().to_string();
             let r = r.unwrap_or_else(|_| panic!("{root}/{shown}: the engine panicked"));
             if must_read {
-                assert!(r.is_ok(), "{root}/{shown}: a seed (real data) is rejected: {r:?}");
+                assert!(
+                    r.is_ok(),
+                    "{root}/{shown}: a seed (real data) is rejected: {r:?}"
+                );
             }
             if let Err(m) = &r {
-                assert!(located(target, m), "{root}/{shown}: the error does not say where: {m}");
-                assert!(m.len() < 2000, "{root}/{shown}: an error of {} bytes", m.len());
+                assert!(
+                    located(target, m),
+                    "{root}/{shown}: the error does not say where: {m}"
+                );
+                assert!(
+                    m.len() < 2000,
+                    "{root}/{shown}: an error of {} bytes",
+                    m.len()
+                );
             }
             assert!(
                 took < Duration::from_secs(3),
@@ -79,8 +89,14 @@ fn every_target_has_seeds_and_a_cargo_fuzz_entry() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let manifest = std::fs::read_to_string(root.join("fuzz/Cargo.toml")).unwrap();
     for t in TARGETS {
-        assert!(manifest.contains(&format!("name = \"{t}\"")), "fuzz/Cargo.toml lacks {t}");
-        assert!(!inputs(&root.join("fuzz/seeds").join(t)).is_empty(), "no seeds for {t}");
+        assert!(
+            manifest.contains(&format!("name = \"{t}\"")),
+            "fuzz/Cargo.toml lacks {t}"
+        );
+        assert!(
+            !inputs(&root.join("fuzz/seeds").join(t)).is_empty(),
+            "no seeds for {t}"
+        );
         assert!(run(t, b"").is_some());
     }
     assert!(run("no-such-target", b"").is_none());

@@ -37,7 +37,10 @@ fn inputs() -> &'static (UsageTrace, Workload) {
     I.get_or_init(|| {
         let t = read_trace(
             "planetlab-3vms.tsv",
-            &[file("fuzz/seeds/wide/planetlab-3vms.tsv", "planetlab-3vms.tsv")],
+            &[file(
+                "fuzz/seeds/wide/planetlab-3vms.tsv",
+                "planetlab-3vms.tsv",
+            )],
             None,
         )
         .unwrap();
@@ -62,7 +65,10 @@ fn bases() -> &'static Vec<Value> {
             v.push(serde_json::to_value(s).unwrap());
         }
         let text = std::fs::read_to_string(root().join("tests/links/v1.decoded.jsonl")).unwrap();
-        v.extend(text.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()));
+        v.extend(
+            text.lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap()),
+        );
         for s in &mut v {
             s["lifetime"]["split"] = json!("dev"); // the split the small workload holds
         }
@@ -79,7 +85,12 @@ fn saved_links() -> &'static Vec<String> {
                 std::fs::read_to_string(root().join("tests/links").join(f))
                     .unwrap()
                     .lines()
-                    .map(|l| serde_json::from_str::<Value>(l).unwrap()["link"].as_str().unwrap().to_string())
+                    .map(|l| {
+                        serde_json::from_str::<Value>(l).unwrap()["link"]
+                            .as_str()
+                            .unwrap()
+                            .to_string()
+                    })
                     .collect::<Vec<_>>()
             })
             .collect()
@@ -147,10 +158,24 @@ fn number() -> impl Strategy<Value = Value> {
     prop_oneof![
         any::<i64>().prop_map(|i| json!(i)),
         any::<u64>().prop_map(|u| json!(u)),
-        any::<f64>().prop_filter("JSON numbers are finite", |f| f.is_finite()).prop_map(|f| json!(f)),
+        any::<f64>()
+            .prop_filter("JSON numbers are finite", |f| f.is_finite())
+            .prop_map(|f| json!(f)),
         prop::sample::select(vec![
-            0.0, -0.0, -1.0, 0.5, 1.0, 2.0, 1e-300, 1e300, f64::MAX, f64::MIN_POSITIVE, 9007199254740993.0, 1e9,
-            1e15, 4294967296.0
+            0.0,
+            -0.0,
+            -1.0,
+            0.5,
+            1.0,
+            2.0,
+            1e-300,
+            1e300,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            9007199254740993.0,
+            1e9,
+            1e15,
+            4294967296.0
         ])
         .prop_map(|f| json!(f)),
         (0u64..2_000_000).prop_map(|u| json!(u)),
@@ -167,8 +192,20 @@ fn any_json() -> impl Strategy<Value = Value> {
         number,
         "[a-z0-9_.:-]{0,12}".prop_map(Value::String),
         prop::sample::select(vec![
-            "placement", "admission", "lifetime", "bf", "ff", "gpa", "av:1.25", "resampled", "azure", "", "\u{0}", "🙂",
-            "planetlab-20110303", "azure2017-arrivals"
+            "placement",
+            "admission",
+            "lifetime",
+            "bf",
+            "ff",
+            "gpa",
+            "av:1.25",
+            "resampled",
+            "azure",
+            "",
+            "\u{0}",
+            "🙂",
+            "planetlab-20110303",
+            "azure2017-arrivals"
         ])
         .prop_map(|s| json!(s)),
     ];
@@ -185,13 +222,22 @@ fn any_json() -> impl Strategy<Value = Value> {
 /// on the loaded inputs; then make a link of it and decode that. Returns whether a run was planned.
 fn drive(text: &str) -> bool {
     let (trace, workload) = inputs();
-    let Ok(sc) = Scenario::from_json(text) else { return false };
+    let Ok(sc) = Scenario::from_json(text) else {
+        return false;
+    };
     if let Err(errs) = sc.validate() {
-        assert!(errs.iter().all(|e| !e.field.is_empty() && !e.message.is_empty()), "{errs:?}");
+        assert!(
+            errs.iter()
+                .all(|e| !e.field.is_empty() && !e.message.is_empty()),
+            "{errs:?}"
+        );
         return false;
     }
     let link = sc.to_link();
-    assert_eq!(Scenario::from_link(&link).expect("the link of a valid scenario decodes"), sc);
+    assert_eq!(
+        Scenario::from_link(&link).expect("the link of a valid scenario decodes"),
+        sc
+    );
     let inputs = Inputs {
         trace: Some(trace),
         workload: Some(workload),
@@ -200,13 +246,20 @@ fn drive(text: &str) -> bool {
     };
     let t0 = Instant::now();
     let planned = models::start(&sc, &inputs);
-    assert!(t0.elapsed() < Duration::from_secs(10), "planning took {:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_secs(10),
+        "planning took {:?}",
+        t0.elapsed()
+    );
     match planned {
         Ok(mut run) => {
             if run.total() == 0 && run.error().is_none() {
                 // nothing to do (e.g. every family of the frontier switched off): the report is there at once
                 assert!(run.step(1, serde_json::value::Serializer).is_none());
-                assert!(run.report(serde_json::value::Serializer).is_some(), "no report of an empty run");
+                assert!(
+                    run.report(serde_json::value::Serializer).is_some(),
+                    "no report of an empty run"
+                );
             }
             // one unit of work of the cheap model (a frontier point on the 3-VM trace)
             if sc.model == Model::Placement {
@@ -214,7 +267,11 @@ fn drive(text: &str) -> bool {
                 if let Some(Err(e)) = run.step(1, serde_json::value::Serializer) {
                     panic!("a partial result does not serialize: {e}");
                 }
-                assert!(t0.elapsed() < Duration::from_secs(10), "one step took {:?}", t0.elapsed());
+                assert!(
+                    t0.elapsed() < Duration::from_secs(10),
+                    "one step took {:?}",
+                    t0.elapsed()
+                );
             }
             true
         }
@@ -238,7 +295,13 @@ type Edit = (prop::sample::Index, Value, Value, String, u8);
 
 fn edits() -> impl Strategy<Value = Vec<Edit>> {
     prop::collection::vec(
-        (any::<prop::sample::Index>(), any_json(), number(), "[a-z0-9:._-]{0,8}", 0u8..10),
+        (
+            any::<prop::sample::Index>(),
+            any_json(),
+            number(),
+            "[a-z0-9:._-]{0,8}",
+            0u8..10,
+        ),
         1..4,
     )
 }
@@ -269,12 +332,36 @@ fn mutate(v: &mut Value, edits: Vec<Edit>) {
 /// The inputs of every chart (as in tests/chart_pins.rs): what a report or a loaded trace hands the charts.
 fn chart_inputs() -> Vec<(&'static str, Value, Value)> {
     vec![
-        ("placement.frontier", json!([{"family":"gpa","spec":"gpa:0.1","m":1.1,"q":0.01,"pareto":true},{"family":"av","spec":"av:1","m":1.3,"q":0.0,"pareto":false},{"family":"max","spec":"max","m":1.9,"q":0.0,"pareto":true}]), json!({"target_rho":0.05,"title":"t"})),
-        ("placement.machine", json!({"machine":0,"totals":[0.5,0.7,0.9,1.2,0.4],"mean":0.7,"sd":0.3,"capacity":1.0,"empirical_overflow":0.2,"gaussian_overflow":0.16,"items":["a","b"]}), json!({"scale":2})),
-        ("trace.histogram", json!({"histogram":[{"lo":0.0,"hi":0.5,"count":10},{"lo":0.5,"hi":1.0,"count":3}]}), json!(null)),
-        ("admission.frontier", json!([{"label":"ZEROTH","points":[[0.4,0.0],[0.6,0.002]],"tuned":[0.4,0.0]},{"label":"SECOND","points":[[0.5,0.0],[0.65,0.0005]],"tuned":[0.65,0.0005]}]), json!({"sla":0.001})),
-        ("admission.series", json!({"t":[0.0,1.0,2.0],"active":[10.0,20.0,15.0],"failures":[0.0,1.0,1.0],"accepted":[1.0,2.0,3.0],"rejected":[0.0,0.0,1.0],"capacity":30.0}), json!(null)),
-        ("lifetime.empty", json!([{"policy":"best-fit","empty_series":[1.0,0.6,0.4,0.35,0.3,0.31],"empty_hosts":0.31},{"policy":"lava","empty_series":[1.0,0.62,0.45,0.41,0.38,0.37],"empty_hosts":0.375,"failures":0}]), json!({"warmup_h":2,"title":"t"})),
+        (
+            "placement.frontier",
+            json!([{"family":"gpa","spec":"gpa:0.1","m":1.1,"q":0.01,"pareto":true},{"family":"av","spec":"av:1","m":1.3,"q":0.0,"pareto":false},{"family":"max","spec":"max","m":1.9,"q":0.0,"pareto":true}]),
+            json!({"target_rho":0.05,"title":"t"}),
+        ),
+        (
+            "placement.machine",
+            json!({"machine":0,"totals":[0.5,0.7,0.9,1.2,0.4],"mean":0.7,"sd":0.3,"capacity":1.0,"empirical_overflow":0.2,"gaussian_overflow":0.16,"items":["a","b"]}),
+            json!({"scale":2}),
+        ),
+        (
+            "trace.histogram",
+            json!({"histogram":[{"lo":0.0,"hi":0.5,"count":10},{"lo":0.5,"hi":1.0,"count":3}]}),
+            json!(null),
+        ),
+        (
+            "admission.frontier",
+            json!([{"label":"ZEROTH","points":[[0.4,0.0],[0.6,0.002]],"tuned":[0.4,0.0]},{"label":"SECOND","points":[[0.5,0.0],[0.65,0.0005]],"tuned":[0.65,0.0005]}]),
+            json!({"sla":0.001}),
+        ),
+        (
+            "admission.series",
+            json!({"t":[0.0,1.0,2.0],"active":[10.0,20.0,15.0],"failures":[0.0,1.0,1.0],"accepted":[1.0,2.0,3.0],"rejected":[0.0,0.0,1.0],"capacity":30.0}),
+            json!(null),
+        ),
+        (
+            "lifetime.empty",
+            json!([{"policy":"best-fit","empty_series":[1.0,0.6,0.4,0.35,0.3,0.31],"empty_hosts":0.31},{"policy":"lava","empty_series":[1.0,0.62,0.45,0.41,0.38,0.37],"empty_hosts":0.375,"failures":0}]),
+            json!({"warmup_h":2,"title":"t"}),
+        ),
     ]
 }
 
@@ -367,7 +454,13 @@ fn mutations_reach_the_planner() {
     if TRIED.load(Ordering::Relaxed) == 0 {
         mutated_scenarios_never_panic();
     }
-    let (planned, tried) = (PLANNED.load(Ordering::Relaxed), TRIED.load(Ordering::Relaxed));
+    let (planned, tried) = (
+        PLANNED.load(Ordering::Relaxed),
+        TRIED.load(Ordering::Relaxed),
+    );
     eprintln!("{planned} of {tried} mutated scenarios planned a run");
-    assert!(planned * 10 >= tried, "only {planned} of {tried} mutated scenarios planned a run");
+    assert!(
+        planned * 10 >= tried,
+        "only {planned} of {tried} mutated scenarios planned a run"
+    );
 }

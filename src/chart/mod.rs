@@ -170,8 +170,16 @@ pub(crate) fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
 /// of chart data: tests/untrusted_scenarios.rs).
 pub(crate) fn span(lo: f64, hi: f64) -> std::ops::Range<f64> {
     const BIG: f64 = 1e100;
-    let lo = if lo.is_finite() { lo.clamp(-BIG, BIG) } else { 0.0 };
-    let hi = if hi.is_finite() { hi.clamp(-BIG, BIG) } else { lo + 1.0 };
+    let lo = if lo.is_finite() {
+        lo.clamp(-BIG, BIG)
+    } else {
+        0.0
+    };
+    let hi = if hi.is_finite() {
+        hi.clamp(-BIG, BIG)
+    } else {
+        lo + 1.0
+    };
     let (lo, hi) = if hi < lo { (hi, lo) } else { (lo, hi) };
     let min = 1e-9 * lo.abs().max(hi.abs()).max(1e-200);
     if hi - lo >= min {
@@ -237,7 +245,10 @@ impl LogAxis {
             bounds(positive.filter(|q| q.is_finite() && *q > 0.0)).unwrap_or(fallback);
         let any_zero = values.iter().any(|q| *q == 0.0);
         let hi_exp = (q_max.log10() + 0.15).ceil().clamp(-250.0, 300.0);
-        let lo_exp = q_min.log10().floor().clamp(hi_exp - MAX_DECADES, hi_exp - 1.0);
+        let lo_exp = q_min
+            .log10()
+            .floor()
+            .clamp(hi_exp - MAX_DECADES, hi_exp - 1.0);
         let hi_exp = hi_exp.max(lo_exp + 1.0);
         let zero_floor = any_zero.then(|| 10f64.powf(lo_exp - 1.0));
         let lo = match zero_floor {
@@ -735,8 +746,14 @@ mod tests {
             (vec![1e300, 1e299], None),
         ] {
             let d = LogAxis::new(&vals, r, (1e-3, 1e-1));
-            assert!(d.hi_exp - d.lo_exp <= MAX_DECADES && d.hi_exp > d.lo_exp, "{vals:?}");
-            assert!(d.lo > 0.0 && d.hi.is_finite() && d.zero_floor.is_none_or(|f| f > 0.0), "{vals:?}");
+            assert!(
+                d.hi_exp - d.lo_exp <= MAX_DECADES && d.hi_exp > d.lo_exp,
+                "{vals:?}"
+            );
+            assert!(
+                d.lo > 0.0 && d.hi.is_finite() && d.zero_floor.is_none_or(|f| f > 0.0),
+                "{vals:?}"
+            );
         }
     }
 

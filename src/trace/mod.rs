@@ -135,7 +135,12 @@ impl UsageTrace {
             ));
         }
         let Some(samples) = series.first().map(Vec::len) else {
-            return Err(TraceError::new(name, None, None, "the trace holds no series"));
+            return Err(TraceError::new(
+                name,
+                None,
+                None,
+                "the trace holds no series",
+            ));
         };
         if samples == 0 {
             return Err(TraceError::new(
@@ -405,7 +410,10 @@ pub(crate) fn check_upload(name: &str, files: &[InputFile]) -> Result<(), TraceE
             name,
             None,
             None,
-            format!("{} files exceed the limit of {MAX_FILES} files per upload", files.len()),
+            format!(
+                "{} files exceed the limit of {MAX_FILES} files per upload",
+                files.len()
+            ),
         ));
     }
     let total: usize = files.iter().map(|f| f.bytes.len()).sum();
@@ -762,18 +770,29 @@ mod limit_tests {
         assert!(bomb.len() < 2 << 20, "{}", bomb.len());
         let e = read_trace("b", &[file("bomb.tsv.gz", bomb)], None).unwrap_err();
         assert_eq!(e.file, "bomb.tsv.gz");
-        assert!(e.message.contains("decompresses to more than 268435456 bytes"), "{e}");
+        assert!(
+            e.message
+                .contains("decompresses to more than 268435456 bytes"),
+            "{e}"
+        );
     }
 
     #[test]
     fn many_small_bombs_stop_at_the_upload_limit() {
         // two files within the per-file limit, together beyond the upload's: the second is refused
         let part = gz_zeros(MAX_INFLATED_BYTES / 2 + 1);
-        let files = vec![file("vmtable1.csv.gz", part.clone()), file("vmtable2.csv.gz", part)];
+        let files = vec![
+            file("vmtable1.csv.gz", part.clone()),
+            file("vmtable2.csv.gz", part),
+        ];
         let fmt = Some(crate::workload::WorkloadFormat::AzureVmtable);
         let e = crate::workload::read_workload("w", &files, fmt).unwrap_err();
         assert_eq!(e.file, "vmtable2.csv.gz");
-        assert!(e.message.contains("decompresses to more than 268435456 bytes in all"), "{e}");
+        assert!(
+            e.message
+                .contains("decompresses to more than 268435456 bytes in all"),
+            "{e}"
+        );
         // the budget belongs to one upload: the next one starts afresh
         let ok = read_trace("d", &[file("d/vm", b"1\n2\n".to_vec())], None).unwrap();
         assert_eq!(ok.samples, 2);
@@ -805,7 +824,11 @@ mod limit_tests {
             .map(|i| file(&format!("day/vm{i}"), Vec::new()))
             .collect();
         let e = read_trace("day", &files, None).unwrap_err();
-        assert!(e.message.contains("100001 files exceed the limit of 100000"), "{e}");
+        assert!(
+            e.message
+                .contains("100001 files exceed the limit of 100000"),
+            "{e}"
+        );
         let e = crate::workload::read_workload("w", &files, None).unwrap_err();
         assert!(e.message.contains("exceed the limit"), "{e}");
     }
@@ -816,8 +839,14 @@ mod limit_tests {
         text.extend(std::iter::repeat_n(b'1', MAX_LINE_BYTES));
         text.extend(b"\n");
         let e = read_trace("t", &[file("t.tsv", text)], None).unwrap_err();
-        assert_eq!((e.file.as_str(), e.line, e.column), ("t.tsv", Some(2), Some(1)));
-        assert!(e.message.contains("exceeds the limit of 4194304 bytes"), "{e}");
+        assert_eq!(
+            (e.file.as_str(), e.line, e.column),
+            ("t.tsv", Some(2), Some(1))
+        );
+        assert!(
+            e.message.contains("exceeds the limit of 4194304 bytes"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -825,7 +854,11 @@ mod limit_tests {
         let id = "v".repeat(MAX_FIELD_BYTES + 1);
         let text = format!("#packlab-wide v1 unit=vm interval_s=300\n{id}\t0.5,0.25\n");
         let e = read_trace("t", &[file("t.tsv", text.into_bytes())], None).unwrap_err();
-        assert!(e.message.contains("of 4097 bytes exceeds the limit of 4096 bytes"), "{e}");
+        assert!(
+            e.message
+                .contains("of 4097 bytes exceeds the limit of 4096 bytes"),
+            "{e}"
+        );
         assert!(e.to_string().len() < 200, "{e}");
         let csv = format!("item,time,usage\n{id},0,0.5\n");
         let e = read_trace("c", &[file("c.csv", csv.into_bytes())], None).unwrap_err();

@@ -366,16 +366,24 @@ impl AdmitParams {
                 Err(format!("{what} must be at most {max} (got {v})"))
             }
         };
-        at_most(self.subhorizons.len() as f64, 64.0, "the number of subhorizons")?;
+        at_most(
+            self.subhorizons.len() as f64,
+            64.0,
+            "the number of subhorizons",
+        )?;
         at_most(self.steps as f64, 100_000.0, "steps")?;
         at_most(
-            (self.subhorizons.len() * self.steps.min(1 << 40)) as f64,
+            (self.subhorizons.len() * self.steps) as f64, // both bounded above
             1_000_000.0,
             "subhorizons × steps (the policy's lead-time grid)",
         )?;
         at_most(self.curve_points as f64, 100_000.0, "curve_points")?;
         let m = &self.moments;
-        for (v, n) in [(m.j_tau, "moments.j_tau"), (m.j_nu, "moments.j_nu"), (m.j_sigma, "moments.j_sigma")] {
+        for (v, n) in [
+            (m.j_tau, "moments.j_tau"),
+            (m.j_nu, "moments.j_nu"),
+            (m.j_sigma, "moments.j_sigma"),
+        ] {
             at_most(v as f64, 1_000.0, n)?;
         }
         at_most(
