@@ -101,3 +101,54 @@ fn every_target_has_seeds_and_a_cargo_fuzz_entry() {
     }
     assert!(run("no-such-target", b"").is_none());
 }
+
+/// Each text seed grown to 1 MiB (its first line kept, the other lines repeated; each NUL-separated file of a
+/// folder target alike) is read within a second: no reader is quadratic (a "hang" in the fuzzing sense).
+#[test]
+fn one_mebibyte_inputs_are_read_within_a_second() {
+    const SIZE: usize = 1 << 20;
+    fn grow(file: &[u8], size: usize) -> Vec<u8> {
+        let Some(nl) = file.iter().position(|b| *b == b'\n') else {
+            return file.to_vec();
+        };
+        let (head, body) = file.split_at(nl + 1);
+        let mut out = head.to_vec();
+        if body.is_empty() {
+            return out;
+        }
+        while out.len() < size {
+            out.extend_from_slice(body);
+        }
+        out
+    }
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
+    let mut slowest = (Duration::ZERO, String::new());
+    for target in TARGETS {
+        for path in inputs(&base.join(target)) {
+            let seed = std::fs::read(&path).unwrap();
+            if seed.starts_with(&[0x1f, 0x8b]) || seed.starts_with(b"PK") {
+                continue; // compressed: their text is grown in the plain seeds
+            }
+            let parts: Vec<&[u8]> = seed.split(|b| *b == 0).collect();
+            let data: Vec<u8> = parts
+                .iter()
+                .map(|p| grow(p, SIZE / parts.len()))
+                .collect::<Vec<_>>()
+                .join(&0u8);
+            let t0 = Instant::now();
+            let r = std::panic::catch_unwind(|| run(target, &data).unwrap());
+            let took = t0.elapsed();
+            let shown = format!(
+                "{target}/{} grown to {} bytes",
+                path.file_name().unwrap().to_string_lossy(),
+                data.len()
+            );
+            assert!(r.is_ok(), "{shown}: the engine panicked");
+            assert!(took < Duration::from_secs(1), "{shown}: took {took:?}");
+            if took > slowest.0 {
+                slowest = (took, shown);
+            }
+        }
+    }
+    eprintln!("slowest: {} in {:?}", slowest.1, slowest.0);
+}
