@@ -3,14 +3,14 @@ SHELL := /bin/bash
 PORT ?= 8000
 CARGO ?= cargo
 
-.PHONY: run test setup setup-native setup-web native wasm test-native test-web bench frontier findings
+.PHONY: run test setup setup-native setup-web native wasm test-native test-web bench frontier findings fuzz fuzz-smoke
 
 ## make run: set everything up, build the engine + wasm, serve the playground (PORT=... overrides)
 run: setup native wasm
 	bash scripts/serve.sh $(PORT)
 
 ## make test: set everything up and run every test (native engine + CLI, wasm bindings, browser end-to-end)
-test: setup test-native test-web
+test: setup test-native test-web fuzz-smoke
 
 setup: setup-native setup-web
 
@@ -43,3 +43,12 @@ bench:
 ## seed 002's experiments E2.1-E2.6 on the bundled real day (Markdown tables)
 findings: native
 	python3 scripts/seed002_findings.py
+
+## the cargo-fuzz targets (fuzz/), one after the other, FUZZ_SECONDS each (FUZZ_TARGETS="link gzip" picks some)
+FUZZ_SECONDS ?= 600
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+
+## the CI smoke of every fuzz target (a few seconds each); skipped with a message where nightly cannot be installed
+fuzz-smoke:
+	FUZZ_SMOKE=1 FUZZ_SECONDS=$${FUZZ_SMOKE_SECONDS:-5} bash scripts/fuzz.sh

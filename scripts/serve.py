@@ -9,6 +9,17 @@ import sys
 import urllib.parse
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+# The Content-Security-Policy of every response (README "Limits on untrusted input"): scripts, workers, style
+# sheets, data and the wasm module only from this origin, no inline script, no plugins, no <base>, no framing.
+# Style attributes are allowed (style-src-attr) only because plotters measures chart text with a <span> it
+# styles through setAttribute("style", ...) in the browser; they cannot run script, and no user string becomes
+# markup (www/common/dom.js). www/index.html states the same policy in a <meta http-equiv> (less frame-ancestors, which only a
+# header can carry), so a static deploy without this header keeps it; tests/e2e/security.test.mjs checks both.
+CSP = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data: blob:; "
+    "connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
 MOUNTS = [("/static/", os.path.join(ROOT, "static")), ("/", os.path.join(ROOT, "www"))]
 
 
@@ -35,6 +46,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-cache")
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
         super().end_headers()
 
     def log_message(self, fmt, *args):

@@ -19,6 +19,9 @@
 pub mod chart;
 pub mod data;
 pub mod experiment;
+#[cfg(not(target_arch = "wasm32"))]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod models;
 pub mod scenario;
 pub mod substrate;

@@ -597,3 +597,55 @@ fn lifetime_run_in_wasm_equals_the_native_cli() {
         .unwrap();
     assert_eq!(get(&e, "field").as_string().as_deref(), Some("workload"));
 }
+
+/// Hostile input through the exports (the fuzz findings' kind, README "Limits on untrusted input"): every call
+/// returns an error object naming the file:line:column or the field, and the engine keeps working after it (a
+/// panic would abort the module: the calls after it would trap).
+#[wasm_bindgen_test]
+fn hostile_inputs_are_error_objects_and_the_engine_keeps_working() {
+    // a zip bomb's cousin: a gzip stream that lies about its content, a line too long, a truncated zip
+    let mut long = b"#packlab-wide v1 unit=vm interval_s=300\nvm\t".to_vec();
+    long.extend(std::iter::repeat_n(
+        b'1',
+        packlab::trace::MAX_LINE_BYTES + 1,
+    ));
+    for (name, bytes, line) in [
+        (
+            "x.tsv.gz",
+            vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff],
+            None,
+        ),
+        ("long.tsv", long, Some(2)),
+        ("day.zip", b"PK\x03\x04\x14\x00\x00\x00".to_vec(), None),
+    ] {
+        let mut b = TraceBuilder::new();
+        b.add(name.into(), bytes).unwrap();
+        let e = b.finish(None).err().expect(name);
+        assert_eq!(get(&e, "kind"), "trace", "{name}");
+        assert_eq!(get(&e, "file"), name);
+        assert_eq!(get(&e, "line").as_f64().map(|l| l as usize), line, "{name}");
+    }
+    // a scenario that would allocate without bound is refused on its field
+    let e = ExperimentRun::new(json(
+        r#"{"model":"admission","admission":{"params":{"steps":4000000000}}}"#,
+    ))
+    .err()
+    .expect("refused");
+    assert_eq!(get(&e, "field"), "admission.params");
+    assert!(get(&e, "message")
+        .as_string()
+        .unwrap()
+        .contains("steps must be at most"));
+    // tampered and oversized links
+    for link in [
+        "v2.d1.%%%",
+        "v2.d99.AAAA",
+        &format!("v2.d1.{}", "A".repeat(20_000)),
+    ] {
+        let e = scenario_from_link(link).err().expect(link);
+        assert_eq!(get(&e, "kind"), "scenario");
+    }
+    // still alive: a run plans and steps
+    let mut r = ExperimentRun::with_trace(&small_trace(), small_scenario()).unwrap();
+    assert!(!r.step().unwrap().is_null());
+}

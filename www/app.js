@@ -31,7 +31,12 @@ async function main() {
 
   const worker = new EngineWorker({
     module,
-    onStatus: (s) => { if (s === 'restarting') banner('The engine was restarted; your inputs are being reloaded.', 'info'); else if (s === 'ready') banner(null); },
+    // a restart after Cancel is silent once done; a worker that died is reported and stays reported
+    onStatus: (s, reason) => {
+      if (s === 'restarting') banner(reason ? `The engine stopped (${reason}); restarting it and reloading your inputs…` : 'The engine was restarted; your inputs are being reloaded.', 'info');
+      else if (s === 'ready') banner(reason ? `The engine stopped (${reason}) and was restarted; your trace and workload were reloaded. Run again to continue.` : null, 'info');
+      else if (s === 'failed') banner(`The engine stopped and could not be restarted (${reason}). Reload the page.`, 'warn');
+    },
   });
 
   // the scenario: a link (#s=v2.d1.…, or an old #s=v1.…) or the defaults; a bad link (or one made under

@@ -164,6 +164,32 @@ pub(crate) fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
         })
 }
 
+/// A linear axis range plotters can draw: `lo..hi` itself when it is finite, increasing, within ±1e100 and
+/// at least 1e-9 of its magnitude wide (every range a real report gives); otherwise the nearest such range.
+/// Plotters' tick search never ends on an infinite, NaN or vanishing span (a hang found by the property tests
+/// of chart data: tests/untrusted_scenarios.rs).
+pub(crate) fn span(lo: f64, hi: f64) -> std::ops::Range<f64> {
+    const BIG: f64 = 1e100;
+    let lo = if lo.is_finite() {
+        lo.clamp(-BIG, BIG)
+    } else {
+        0.0
+    };
+    let hi = if hi.is_finite() {
+        hi.clamp(-BIG, BIG)
+    } else {
+        lo + 1.0
+    };
+    let (lo, hi) = if hi < lo { (hi, lo) } else { (lo, hi) };
+    let min = 1e-9 * lo.abs().max(hi.abs()).max(1e-200);
+    if hi - lo >= min {
+        lo..hi
+    } else {
+        let pad = (lo.abs().max(hi.abs()) * 1e-6).max(1e-6);
+        lo - pad..hi + pad
+    }
+}
+
 /// Lengths in device pixels: CSS pixel lengths times the device pixel ratio of a chart's options (1 when
 /// absent, zero, negative or not finite), so text, markers and lines keep their size on high-DPI screens.
 #[derive(Clone, Copy, Debug)]
@@ -188,6 +214,9 @@ impl Px {
 /// The chart type of both frontier charts: linear x, log-scale y.
 type LogChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, LogCoord<f64>>>;
 
+/// Most decades a log axis spans ([`LogAxis::new`]).
+pub(crate) const MAX_DECADES: f64 = 40.0;
+
 /// The log-scale y axis shared by the placement and the admission frontier charts: whole decades around the
 /// positive values and an optional reference line (target ρ, SLA ε). A value of exactly 0 cannot sit on a
 /// log axis: when there is one, zeros are drawn on a dashed floor line one decade below the smallest
@@ -207,12 +236,20 @@ pub(crate) struct LogAxis {
 impl LogAxis {
     /// The axis for `values` (non-finite ones ignored, zeros on the floor) and `reference`; `fallback` is
     /// the (min, max) used when there is no positive value at all.
+    /// The axis spans at most [`MAX_DECADES`] decades within 1e-290..1e300 (a wider span, e.g. from data
+    /// with 1e-300 or f64::MAX in it, would make plotters loop over hundreds of decades or an infinite range);
+    /// values beyond it are drawn at its edge.
     pub(crate) fn new(values: &[f64], reference: Option<f64>, fallback: (f64, f64)) -> LogAxis {
-        let positive = values.iter().copied().filter(|q| q.is_finite() && *q > 0.0);
-        let (q_min, q_max) = bounds(positive.chain(reference)).unwrap_or(fallback);
+        let positive = values.iter().copied().chain(reference);
+        let (q_min, q_max) =
+            bounds(positive.filter(|q| q.is_finite() && *q > 0.0)).unwrap_or(fallback);
         let any_zero = values.iter().any(|q| *q == 0.0);
-        let lo_exp = q_min.log10().floor();
-        let hi_exp = (q_max.log10() + 0.15).ceil().max(lo_exp + 1.0);
+        let hi_exp = (q_max.log10() + 0.15).ceil().clamp(-250.0, 300.0);
+        let lo_exp = q_min
+            .log10()
+            .floor()
+            .clamp(hi_exp - MAX_DECADES, hi_exp - 1.0);
+        let hi_exp = hi_exp.max(lo_exp + 1.0);
         let zero_floor = any_zero.then(|| 10f64.powf(lo_exp - 1.0));
         let lo = match zero_floor {
             Some(f) => f / 10f64.powf(0.35),
@@ -259,7 +296,7 @@ impl LogAxis {
         x_hi: f64,
     ) -> Result<LogChart<'a, DB>, ChartError> {
         builder
-            .build_cartesian_2d(x_lo..x_hi, (self.lo..self.hi).log_scale())
+            .build_cartesian_2d(span(x_lo, x_hi), (self.lo..self.hi).log_scale())
             .map_err(err)
     }
 
@@ -461,9 +498,9 @@ pub fn draw_histogram<DB: DrawingBackend>(
         builder.caption(t, (FONT, dp.px(13.0)).into_font().color(&INK));
     }
     let mut chart = builder
-        .build_cartesian_2d(h.lo..h.hi, (0.8f64..max_c * 1.6).log_scale())
+        .build_cartesian_2d(span(h.lo, h.hi), (0.8f64..max_c * 1.6).log_scale())
         .map_err(err)?
-        .set_secondary_coord(h.lo..h.hi, 0.0f64..1.0);
+        .set_secondary_coord(span(h.lo, h.hi), 0.0f64..1.0);
     let x_fmt = |v: &f64| fmt_num(*v);
     let y_fmt = |v: &f64| fmt_log_tick(*v);
     chart
@@ -700,6 +737,24 @@ mod tests {
         let c = LogAxis::new(&[], None, (1e-4, 1e-2));
         assert_eq!((c.lo_exp, c.hi_exp, c.zero_floor), (-4.0, -1.0, None));
         assert_eq!(c.label_count(), 5);
+        // extreme data (a found hang: plotters looped on 600 decades or an infinite range) and a reference that
+        // is not positive: at most MAX_DECADES decades of finite, positive range
+        for (vals, r) in [
+            (vec![f64::MAX, 5e-324, 0.0], Some(0.05)),
+            (vec![1e-300], Some(-1.0)),
+            (vec![0.5], Some(0.0)),
+            (vec![1e300, 1e299], None),
+        ] {
+            let d = LogAxis::new(&vals, r, (1e-3, 1e-1));
+            assert!(
+                d.hi_exp - d.lo_exp <= MAX_DECADES && d.hi_exp > d.lo_exp,
+                "{vals:?}"
+            );
+            assert!(
+                d.lo > 0.0 && d.hi.is_finite() && d.zero_floor.is_none_or(|f| f > 0.0),
+                "{vals:?}"
+            );
+        }
     }
 
     /// Both frontier charts draw their y axis with [`LogAxis`]: for the same values, the same tick labels

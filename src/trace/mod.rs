@@ -30,6 +30,15 @@ use serde::Serialize;
 pub const MAX_UPLOAD_BYTES: usize = 256 << 20;
 /// Largest trace accepted, in usage values (items × samples): 40 million (320 MB of f64).
 pub const MAX_VALUES: usize = 40_000_000;
+/// Most files in one upload (a folder, or the regular files of a zip archive): 100,000.
+pub const MAX_FILES: usize = 100_000;
+/// Most bytes all the gzip members and zip entries of one upload decompress to together: 256 MiB (the limit
+/// of each file as well; checked while decompressing, so a compression bomb stops at the limit).
+pub const MAX_INFLATED_BYTES: usize = MAX_UPLOAD_BYTES;
+/// Longest line of a text input, bytes: 4 MiB (a wide trace of a year of 5-minute samples is about 1 MiB).
+pub const MAX_LINE_BYTES: usize = 4 << 20;
+/// Longest field of a text input (an item or VM id, a number, a CSV cell), bytes: 4,096.
+pub const MAX_FIELD_BYTES: usize = 4096;
 
 /// A set of per-VM usage series sampled at common instants (ALGORITHMS.md §4.1: items × realisations).
 #[derive(Clone, Debug, PartialEq)]
@@ -113,7 +122,26 @@ impl UsageTrace {
                 "the trace holds no items",
             ));
         }
-        let samples = series[0].len();
+        if let Some(long) = items.iter().find(|i| i.len() > MAX_FIELD_BYTES) {
+            return Err(TraceError::new(
+                name,
+                None,
+                None,
+                format!(
+                    "item id '{}' of {} bytes exceeds the limit of {MAX_FIELD_BYTES} bytes",
+                    long.chars().take(40).collect::<String>(),
+                    long.len()
+                ),
+            ));
+        }
+        let Some(samples) = series.first().map(Vec::len) else {
+            return Err(TraceError::new(
+                name,
+                None,
+                None,
+                "the trace holds no series",
+            ));
+        };
         if samples == 0 {
             return Err(TraceError::new(
                 name,
@@ -377,6 +405,17 @@ pub(crate) fn check_upload(name: &str, files: &[InputFile]) -> Result<(), TraceE
     if files.is_empty() {
         return Err(TraceError::new(name, None, None, "no files given"));
     }
+    if files.len() > MAX_FILES {
+        return Err(TraceError::new(
+            name,
+            None,
+            None,
+            format!(
+                "{} files exceed the limit of {MAX_FILES} files per upload",
+                files.len()
+            ),
+        ));
+    }
     let total: usize = files.iter().map(|f| f.bytes.len()).sum();
     if total > MAX_UPLOAD_BYTES {
         return Err(TraceError::new(
@@ -407,6 +446,7 @@ pub fn read_trace(
     format: Option<TraceFormat>,
 ) -> Result<UsageTrace, TraceError> {
     check_upload(name, files)?;
+    let _budget = InflateBudget::start();
     let format = format.unwrap_or_else(|| TraceFormat::detect(files));
     let trace = match format {
         TraceFormat::PlanetLab => PlanetLabReader.read(name, files),
@@ -479,35 +519,114 @@ pub fn upload_name(files: &[InputFile]) -> String {
     }
 }
 
-/// Decompresses gzip bytes (detected by the magic number 1f 8b; multi-member streams too) with a size bound;
-/// other bytes pass through. The one gunzip of every reader.
+thread_local! {
+    /// Bytes the upload being read may still decompress to ([`MAX_INFLATED_BYTES`]); `usize::MAX` outside
+    /// [`read_trace`] / [`crate::workload::read_workload`] (then only each file's bound holds).
+    static INFLATE_LEFT: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+}
+
+/// The decompression budget of one upload ([`MAX_INFLATED_BYTES`]), from its creation to its drop: the entry
+/// points hold one while reading, so many small bombs cannot add up.
+pub(crate) struct InflateBudget {
+    before: usize,
+}
+
+impl InflateBudget {
+    pub(crate) fn start() -> InflateBudget {
+        InflateBudget {
+            before: INFLATE_LEFT.with(|c| c.replace(MAX_INFLATED_BYTES)),
+        }
+    }
+}
+
+impl Drop for InflateBudget {
+    fn drop(&mut self) {
+        INFLATE_LEFT.with(|c| c.set(self.before));
+    }
+}
+
+/// Decompresses `reader` (a gzip stream or a zip entry) into memory, stopping as soon as it passes the bound
+/// of one file ([`MAX_UPLOAD_BYTES`]) or what is left of the upload's budget ([`MAX_INFLATED_BYTES`]).
+pub(crate) fn inflate_bounded(
+    file: &str,
+    reader: impl std::io::Read,
+    what: &str,
+) -> Result<Vec<u8>, TraceError> {
+    use std::io::Read;
+    let left = INFLATE_LEFT.with(|c| c.get());
+    let cap = left.min(MAX_UPLOAD_BYTES);
+    let mut out = Vec::new();
+    reader
+        .take(cap as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| TraceError::new(file, None, None, format!("{what}: {e}")))?;
+    if out.len() > cap {
+        let m = if cap < MAX_UPLOAD_BYTES {
+            format!(
+                "the upload decompresses to more than {MAX_INFLATED_BYTES} bytes in all (a compression \
+                 bomb?); the limit is {} MiB",
+                MAX_INFLATED_BYTES >> 20
+            )
+        } else {
+            format!(
+                "decompresses to more than {MAX_UPLOAD_BYTES} bytes (the limit is {} MiB per file)",
+                MAX_UPLOAD_BYTES >> 20
+            )
+        };
+        return Err(TraceError::new(file, None, None, m));
+    }
+    INFLATE_LEFT.with(|c| c.set(left.saturating_sub(out.len())));
+    Ok(out)
+}
+
+/// Decompresses gzip bytes (detected by the magic number 1f 8b; multi-member streams too) with a size bound
+/// ([`inflate_bounded`]); other bytes pass through. The one gunzip of every reader.
 pub(crate) fn maybe_gunzip<'a>(
     file: &str,
     bytes: &'a [u8],
 ) -> Result<std::borrow::Cow<'a, [u8]>, TraceError> {
-    use std::io::Read;
     if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
-        let mut out = Vec::new();
-        let mut dec = flate2::read::MultiGzDecoder::new(bytes).take(MAX_UPLOAD_BYTES as u64 + 1);
-        dec.read_to_end(&mut out).map_err(|e| {
-            TraceError::new(file, None, None, format!("not a valid gzip stream: {e}"))
-        })?;
-        if out.len() > MAX_UPLOAD_BYTES {
-            return Err(TraceError::new(
-                file,
-                None,
-                None,
-                format!("decompresses to more than {MAX_UPLOAD_BYTES} bytes"),
-            ));
-        }
+        let out = inflate_bounded(
+            file,
+            flate2::read::MultiGzDecoder::new(bytes),
+            "not a valid gzip stream",
+        )?;
         Ok(std::borrow::Cow::Owned(out))
     } else {
         Ok(std::borrow::Cow::Borrowed(bytes))
     }
 }
 
-/// Decodes UTF-8 text, naming the line and column of the first invalid byte.
+/// Checks that no line of `text` is longer than [`MAX_LINE_BYTES`], naming the first that is.
+pub(crate) fn check_lines(file: &str, text: &str) -> Result<(), TraceError> {
+    if text.len() <= MAX_LINE_BYTES {
+        return Ok(());
+    }
+    for (k, line) in text.split('\n').enumerate() {
+        if line.len() > MAX_LINE_BYTES {
+            return Err(TraceError::new(
+                file,
+                Some(k + 1),
+                Some(1),
+                format!(
+                    "line of {} bytes exceeds the limit of {MAX_LINE_BYTES} bytes (is this a text file?)",
+                    line.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Decodes UTF-8 text, naming the line and column of the first invalid byte, and checks the line lengths
+/// ([`check_lines`]).
 pub(crate) fn utf8<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, TraceError> {
+    let text = utf8_only(file, bytes)?;
+    check_lines(file, text)?;
+    Ok(text)
+}
+
+fn utf8_only<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, TraceError> {
     std::str::from_utf8(bytes).map_err(|e| {
         let ok = &bytes[..e.valid_up_to()];
         let line = ok.iter().filter(|b| **b == b'\n').count() + 1;
@@ -616,5 +735,133 @@ mod sha_tests {
             upload_sha256(&[f]),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+    }
+}
+
+/// The limits on untrusted input (README "Limits on untrusted input"): each is enforced before the memory is
+/// spent, with a message naming the file (and line) and the limit.
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+    use std::io::Write;
+
+    fn gz_zeros(n: usize) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let chunk: Vec<u8> = b"0\n".repeat(1 << 19); // lines of a valid PlanetLab file
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(chunk.len());
+            e.write_all(&chunk[..k]).unwrap();
+            left -= k;
+        }
+        e.finish().unwrap()
+    }
+
+    fn file(name: &str, bytes: Vec<u8>) -> InputFile {
+        InputFile {
+            name: name.into(),
+            bytes,
+        }
+    }
+
+    #[test]
+    fn a_gzip_bomb_stops_at_the_per_file_limit() {
+        let bomb = gz_zeros(MAX_UPLOAD_BYTES + 1);
+        assert!(bomb.len() < 2 << 20, "{}", bomb.len());
+        let e = read_trace("b", &[file("bomb.tsv.gz", bomb)], None).unwrap_err();
+        assert_eq!(e.file, "bomb.tsv.gz");
+        assert!(
+            e.message
+                .contains("decompresses to more than 268435456 bytes"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn many_small_bombs_stop_at_the_upload_limit() {
+        // two files within the per-file limit, together beyond the upload's: the second is refused
+        let part = gz_zeros(MAX_INFLATED_BYTES / 2 + 1);
+        let files = vec![
+            file("vmtable1.csv.gz", part.clone()),
+            file("vmtable2.csv.gz", part),
+        ];
+        let fmt = Some(crate::workload::WorkloadFormat::AzureVmtable);
+        let e = crate::workload::read_workload("w", &files, fmt).unwrap_err();
+        assert_eq!(e.file, "vmtable2.csv.gz");
+        assert!(
+            e.message
+                .contains("decompresses to more than 268435456 bytes in all"),
+            "{e}"
+        );
+        // the budget belongs to one upload: the next one starts afresh
+        let ok = read_trace("d", &[file("d/vm", b"1\n2\n".to_vec())], None).unwrap();
+        assert_eq!(ok.samples, 2);
+    }
+
+    #[test]
+    fn a_zip_bomb_stops_at_the_upload_limit() {
+        let mut z = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .compression_level(Some(1));
+        let chunk = vec![b'0'; 1 << 20];
+        for name in ["vm1", "vm2"] {
+            z.start_file(name, opts).unwrap();
+            for _ in 0..(MAX_INFLATED_BYTES >> 20) / 2 + 1 {
+                z.write_all(&chunk).unwrap();
+            }
+        }
+        let bytes = z.finish().unwrap().into_inner();
+        assert!(bytes.len() < 4 << 20);
+        let e = read_trace("day", &[file("day.zip", bytes)], None).unwrap_err();
+        assert_eq!(e.file, "day.zip");
+        assert!(e.message.contains("in all"), "{e}");
+    }
+
+    #[test]
+    fn too_many_files_are_refused_before_reading() {
+        let files: Vec<InputFile> = (0..=MAX_FILES)
+            .map(|i| file(&format!("day/vm{i}"), Vec::new()))
+            .collect();
+        let e = read_trace("day", &files, None).unwrap_err();
+        assert!(
+            e.message
+                .contains("100001 files exceed the limit of 100000"),
+            "{e}"
+        );
+        let e = crate::workload::read_workload("w", &files, None).unwrap_err();
+        assert!(e.message.contains("exceed the limit"), "{e}");
+    }
+
+    #[test]
+    fn a_line_too_long_is_named() {
+        let mut text = b"#packlab-wide v1 unit=vm interval_s=300\nvm\t".to_vec();
+        text.extend(std::iter::repeat_n(b'1', MAX_LINE_BYTES));
+        text.extend(b"\n");
+        let e = read_trace("t", &[file("t.tsv", text)], None).unwrap_err();
+        assert_eq!(
+            (e.file.as_str(), e.line, e.column),
+            ("t.tsv", Some(2), Some(1))
+        );
+        assert!(
+            e.message.contains("exceeds the limit of 4194304 bytes"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_id_too_long_is_refused_and_clipped_in_the_message() {
+        let id = "v".repeat(MAX_FIELD_BYTES + 1);
+        let text = format!("#packlab-wide v1 unit=vm interval_s=300\n{id}\t0.5,0.25\n");
+        let e = read_trace("t", &[file("t.tsv", text.into_bytes())], None).unwrap_err();
+        assert!(
+            e.message
+                .contains("of 4097 bytes exceeds the limit of 4096 bytes"),
+            "{e}"
+        );
+        assert!(e.to_string().len() < 200, "{e}");
+        let csv = format!("item,time,usage\n{id},0,0.5\n");
+        let e = read_trace("c", &[file("c.csv", csv.into_bytes())], None).unwrap_err();
+        assert!(e.message.contains("exceeds the limit of 4096 bytes"), "{e}");
     }
 }

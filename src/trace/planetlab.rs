@@ -3,10 +3,9 @@
 //! A `.zip` of such a folder is read too (the browser's upload path).
 
 use super::{
-    maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, Unit, UsageTrace,
-    MAX_UPLOAD_BYTES, MAX_VALUES,
+    inflate_bounded, maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, Unit,
+    UsageTrace, MAX_FILES, MAX_VALUES,
 };
-use std::io::Read;
 
 /// Reader of PlanetLab day folders (seed 002 instances from real traces; ALGORITHMS.md §4.1).
 ///
@@ -155,8 +154,13 @@ fn unzip(zip_file: &InputFile) -> Result<Vec<InputFile>, TraceError> {
     let err = |m: String| TraceError::new(&zip_file.name, None, None, m);
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(&zip_file.bytes[..]))
         .map_err(|e| err(format!("not a valid zip archive: {e}")))?;
+    if archive.len() > MAX_FILES {
+        return Err(err(format!(
+            "{} zip entries exceed the limit of {MAX_FILES} files per upload",
+            archive.len()
+        )));
+    }
     let mut out = Vec::new();
-    let mut total = 0usize;
     for i in 0..archive.len() {
         let mut entry = archive
             .by_index(i)
@@ -171,18 +175,11 @@ fn unzip(zip_file: &InputFile) -> Result<Vec<InputFile>, TraceError> {
         if !keep(&path) {
             continue;
         }
-        let mut bytes = Vec::new();
-        let limit = (MAX_UPLOAD_BYTES - total) as u64 + 1;
-        (&mut entry)
-            .take(limit)
-            .read_to_end(&mut bytes)
-            .map_err(|e| err(format!("zip entry '{path}' cannot be decompressed: {e}")))?;
-        total += bytes.len();
-        if total > MAX_UPLOAD_BYTES {
-            return Err(err(format!(
-                "decompresses to more than {MAX_UPLOAD_BYTES} bytes"
-            )));
-        }
+        let bytes = inflate_bounded(
+            &zip_file.name,
+            &mut entry,
+            &format!("zip entry '{}' cannot be decompressed", clip(&path)),
+        )?;
         out.push(InputFile {
             name: format!("{}/{}", zip_file.name, path),
             bytes,

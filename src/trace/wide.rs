@@ -135,7 +135,7 @@ impl TraceReader for WideReader {
                         fname,
                         Some(ln),
                         Some(col),
-                        format!("usage '{t}' is out of range"),
+                        format!("usage '{}' is out of range", clip(t)),
                     ));
                 }
                 s.push(v);
@@ -157,7 +157,8 @@ impl TraceReader for WideReader {
                         Some(ln),
                         None,
                         format!(
-                            "item '{item}' has {} samples, the first item has {}",
+                            "item '{}' has {} samples, the first item has {}",
+                            clip(item),
                             s.len(),
                             first.len()
                         ),

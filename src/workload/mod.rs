@@ -394,6 +394,23 @@ impl Workload {
                 format!("more than {MAX_VMS} VMs or {MAX_HOSTS} hosts"),
             ));
         }
+        let ids = self.vms.iter().map(|v| ("VM", &v.id));
+        if let Some((what, id)) = ids
+            .chain(self.hosts.iter().map(|h| ("host", &h.id)))
+            .find(|(_, id)| id.len() > crate::trace::MAX_FIELD_BYTES)
+        {
+            return Err(TraceError::new(
+                &self.name,
+                None,
+                None,
+                format!(
+                    "{what} id '{}' of {} bytes exceeds the limit of {} bytes",
+                    parse::clip(id),
+                    id.len(),
+                    crate::trace::MAX_FIELD_BYTES
+                ),
+            ));
+        }
         let mut seen = HashSet::with_capacity(self.vms.len());
         for v in &self.vms {
             if !seen.insert(v.id.as_str()) {
@@ -438,6 +455,7 @@ pub fn read_workload(
     format: Option<WorkloadFormat>,
 ) -> Result<Workload, TraceError> {
     check_upload(name, files)?;
+    let _budget = crate::trace::InflateBudget::start();
     match format.unwrap_or_else(|| WorkloadFormat::detect(files)) {
         WorkloadFormat::AzureVmtable => AzureVmtableReader.read(name, files),
         WorkloadFormat::AzureArrivals => AzureArrivalsReader::default().read(name, files),

@@ -54,10 +54,22 @@ impl Row<'_> {
 
     /// Field `k`, trimmed; an error names the missing field.
     pub fn get(&self, k: usize, what: &str) -> Result<&str, TraceError> {
-        self.rec
+        let f = self
+            .rec
             .get(k)
             .map(str::trim)
-            .ok_or_else(|| self.err(k, format!("missing the {what} field")))
+            .ok_or_else(|| self.err(k, format!("missing the {what} field")))?;
+        if f.len() > crate::trace::MAX_FIELD_BYTES {
+            return Err(self.err(
+                k,
+                format!(
+                    "the {what} field of {} bytes exceeds the limit of {} bytes",
+                    f.len(),
+                    crate::trace::MAX_FIELD_BYTES
+                ),
+            ));
+        }
+        Ok(f)
     }
 
     /// Field `k` as a finite number in `[0, max]`.

@@ -5,12 +5,19 @@
 // (a single huge step), the worker is terminated and a fresh one is started; the loaded trace and an uploaded
 // workload survive because this client keeps the last successfully loaded files and replays them into the new
 // worker (a bundled workload is fetched again when a run needs it).
+//
+// The same restart follows a worker that dies: an 'error' event (an exception nothing caught, a failed start)
+// or a request answered with `fatal: true` (the wasm instance trapped: release wasm aborts on a panic). The
+// pending requests are rejected with that error, a fresh worker is started with the inputs replayed, and
+// onStatus reports ('restarting', reason) then ('ready', reason) so the page can say what happened. More than
+// `maxCrashes` deaths within a minute stop the restarts (onStatus 'failed').
 
 export class EngineWorker {
   /**
    * @param {object} opts
    * @param {WebAssembly.Module} [opts.module] compiled engine, shared with the worker (saves a compile)
-   * @param {(state: string) => void} [opts.onStatus] 'restarting' | 'ready'
+   * @param {(state: string, reason?: string) => void} [opts.onStatus] 'restarting' | 'ready' | 'failed';
+   *   `reason` is set when the worker died (not for a restart after Cancel)
    */
   constructor({ module, onStatus } = {}) {
     this.module = module;
@@ -21,18 +28,24 @@ export class EngineWorker {
     this.traceFiles = null; // the last successfully loaded trace's files, replayed after a restart
     this.workloadFiles = null; // the last successfully loaded uploaded workload's files, likewise
     this.hardCancelMs = 2000;
+    this.crashes = []; // times of recent deaths
+    this.maxCrashes = 3;
     this.spawn();
   }
 
   spawn() {
     this.worker = new Worker(this.url, { type: 'module', name: 'packlab-engine' });
     this.worker.onmessage = (ev) => this.onMessage(ev.data);
+    const worker = this.worker;
+    const died = (message) => {
+      if (worker !== this.worker) return; // an old worker's last words
+      this.crashed(message);
+    };
     this.worker.onerror = (ev) => {
       ev.preventDefault?.();
-      const err = { kind: 'internal', fatal: true, message: `worker error: ${ev.message || 'failed to start'}` };
-      for (const p of this.pending.values()) p.reject(err);
-      this.pending.clear();
+      died(ev.message || 'the engine worker failed to start');
     };
+    this.worker.onmessageerror = () => died('a message from the engine worker could not be read');
     this.ready = this.request('init', { module: this.module }).promise;
     return this.ready;
   }
@@ -49,8 +62,26 @@ export class EngineWorker {
     if (msg.type === 'result') p.resolve(msg.result);
     else {
       p.reject(msg.error);
-      if (msg.error && msg.error.fatal) this.restart();
+      if (msg.error && msg.error.fatal) this.crashed(msg.error.message || 'a fatal engine error', { rejected: true });
     }
+  }
+
+  /** The worker died (`message` says how): reject what is pending with a fatal error and restart it, unless
+   * it keeps dying. */
+  crashed(message, { rejected = false } = {}) {
+    const err = { kind: 'internal', fatal: true, message: `the engine stopped (${message}); it was restarted, try again` };
+    if (!rejected) {
+      for (const p of this.pending.values()) { clearTimeout(p.hardTimer); p.reject(err); }
+      this.pending.clear();
+    }
+    const now = Date.now();
+    this.crashes = this.crashes.filter((t) => now - t < 60_000).concat(now);
+    if (this.crashes.length > this.maxCrashes) {
+      this.worker.terminate();
+      this.onStatus('failed', message);
+      return;
+    }
+    this.restart(message);
   }
 
   /** Low-level request; returns { id, promise, cancel }. */
@@ -73,9 +104,10 @@ export class EngineWorker {
     }, this.hardCancelMs);
   }
 
-  /** Terminate the worker (rejecting everything pending as cancelled) and start a fresh one with the trace. */
-  async restart() {
-    this.onStatus('restarting');
+  /** Terminate the worker (rejecting everything pending as cancelled) and start a fresh one with the trace;
+   * `reason` (the worker died) is passed on to onStatus. */
+  async restart(reason) {
+    this.onStatus('restarting', reason);
     this.worker.terminate();
     for (const p of this.pending.values()) {
       clearTimeout(p.hardTimer);
@@ -87,7 +119,8 @@ export class EngineWorker {
     const replays = [this.ready];
     if (this.traceFiles) replays.push(this.request('trace.load', { files: this.traceFiles, name: this.traceName }).promise);
     if (this.workloadFiles) replays.push(this.request('workload.load', { files: this.workloadFiles }).promise);
-    this.restarting = Promise.all(replays).then(() => this.onStatus('ready'), (e) => this.onStatus('failed', e));
+    this.restarting = Promise.all(replays).then(() => this.onStatus('ready', reason),
+      (e) => this.onStatus('failed', (e && e.message) || String(e)));
     return this.restarting;
   }
 

@@ -217,7 +217,10 @@ pub fn draw_admission_series<DB: DrawingBackend>(
                 .margin(dp.pxi(10.0))
                 .x_label_area_size(dp.pxi(44.0))
                 .y_label_area_size(dp.pxi(62.0))
-                .build_cartesian_2d(0.0..t_hi, 0.0..$y_hi)
+                .build_cartesian_2d(
+                    crate::chart::span(0.0, t_hi),
+                    crate::chart::span(0.0, $y_hi),
+                )
                 .map_err(err)?;
             style!(ch, "time (days)", $y_desc)?;
             ch

@@ -346,10 +346,84 @@ impl AdmitParams {
         if !(self.delta_quantum >= 0.0 && self.delta_quantum.is_finite()) {
             return Err("delta_quantum must be ≥ 0".into());
         }
+        self.check_sizes()?;
         if !(self.refresh_tol >= 0.0) {
             return Err("refresh_tol must be ≥ 0".into());
         }
         self.importance.validate()?;
+        Ok(())
+    }
+
+    /// The sizes a run allocates or loops over, bounded so that a scenario from a link cannot exhaust the
+    /// browser's memory or hang the page (README "Limits on untrusted input"): the lead-time grid, curve points,
+    /// quadrature tables, initial-size lists, pseudo-observations, months and series samples of the horizon,
+    /// importance-sampling draws. The defaults are far below every bound.
+    pub fn check_sizes(&self) -> Result<(), String> {
+        let at_most = |v: f64, max: f64, what: &str| {
+            if v <= max {
+                Ok(())
+            } else {
+                Err(format!("{what} must be at most {max} (got {v})"))
+            }
+        };
+        at_most(
+            self.subhorizons.len() as f64,
+            64.0,
+            "the number of subhorizons",
+        )?;
+        at_most(self.steps as f64, 100_000.0, "steps")?;
+        at_most(
+            (self.subhorizons.len() * self.steps) as f64, // both bounded above
+            1_000_000.0,
+            "subhorizons × steps (the policy's lead-time grid)",
+        )?;
+        at_most(self.curve_points as f64, 100_000.0, "curve_points")?;
+        let m = &self.moments;
+        for (v, n) in [
+            (m.j_tau, "moments.j_tau"),
+            (m.j_nu, "moments.j_nu"),
+            (m.j_sigma, "moments.j_sigma"),
+        ] {
+            at_most(v as f64, 1_000.0, n)?;
+        }
+        at_most(
+            (m.j_tau * m.j_nu * m.j_sigma) as f64,
+            1_000_000.0,
+            "moments.j_tau × j_nu × j_sigma (the quadrature nodes)",
+        )?;
+        at_most(m.n_interp as f64, 100_000.0, "moments.n_interp")?;
+        if let InitialSize::Empirical { sizes, .. } = &self.initial_size {
+            at_most(sizes.len() as f64, 10_000.0, "the number of initial sizes")?;
+            at_most(
+                sizes.iter().copied().max().unwrap_or(0) as f64,
+                1_000_000.0,
+                "an initial size (cores)",
+            )?;
+        }
+        at_most(self.pseudo_obs as f64, 1_000_000.0, "pseudo_obs")?;
+        at_most(self.labelling_obs as f64, 1_000_000.0, "labelling_obs")?;
+        at_most(
+            self.horizon_hours / self.month_hours,
+            1_000_000.0,
+            "horizon_hours / month_hours (months simulated)",
+        )?;
+        if self.series_every_hours > 0.0 {
+            at_most(
+                self.horizon_hours / self.series_every_hours,
+                1_000_000.0,
+                "horizon_hours / series_every_hours (series samples)",
+            )?;
+        }
+        at_most(
+            self.importance.pre_draws as f64,
+            10_000_000.0,
+            "importance.pre_draws",
+        )?;
+        at_most(
+            self.importance.pilot_runs_per_bucket as f64,
+            1_000_000.0,
+            "importance.pilot_runs_per_bucket",
+        )?;
         Ok(())
     }
 

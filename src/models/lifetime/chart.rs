@@ -108,7 +108,7 @@ pub fn draw_empty_hosts<DB: DrawingBackend>(
         builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
     }
     let mut chart = builder
-        .build_cartesian_2d(0.0..x_hi, 0.0..y_hi)
+        .build_cartesian_2d(crate::chart::span(0.0, x_hi), crate::chart::span(0.0, y_hi))
         .map_err(err)?;
     let x_fmt = |v: &f64| fmt_num(*v);
     let y_fmt = |v: &f64| format!("{:.0}%", v * 100.0);

@@ -279,7 +279,9 @@ pub fn draw_machine<DB: DrawingBackend>(
         .clone()
         .unwrap_or_else(|| "one machine: total usage over the evaluation samples E".into());
     builder.caption(caption, (FONT, dp.px(14.0)).into_font().color(&INK));
-    let mut chart = builder.build_cartesian_2d(lo..hi, 0.0..y_hi).map_err(err)?;
+    let mut chart = builder
+        .build_cartesian_2d(crate::chart::span(lo, hi), crate::chart::span(0.0, y_hi))
+        .map_err(err)?;
     let x_fmt = |v: &f64| fmt_num(*v);
     let y_fmt = |v: &f64| fmt_num(*v);
     chart

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs the cargo-fuzz targets (fuzz/, see fuzz/README.md) one after the other, one fuzzing process at a time:
+#   FUZZ_SECONDS  seconds per target (default 60)        FUZZ_TARGETS  targets to run (default: all)
+#   FUZZ_SMOKE=1  the CI smoke of `make test`: when the nightly toolchain or cargo-fuzz cannot be installed
+#                 (no rustup, no network to the Rust dist server), it says so and exits 0 instead of failing.
+# Needs the nightly toolchain (rustup) and cargo-fuzz (from crates.io into .tools/, installed when missing).
+# A crash, a hang (> 10 s on one input) or an OOM (> 2 GiB) fails the run; the input is kept in
+# fuzz/artifacts/<target>/ (add it to tests/fuzz-regressions/<target>/ with the fix). FUZZ_KEEP_GOING=1 goes
+# on fuzzing (the rest of the target's time, then the next targets) after a finding, and fails at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/.tools/bin:$PATH"
+SECS="${FUZZ_SECONDS:-60}"
+SMOKE="${FUZZ_SMOKE:-}"
+log() { printf 'fuzz: %s\n' "$*"; }
+unavailable() {
+  if [ -n "$SMOKE" ]; then log "SKIPPED: $* (the fuzz smoke needs it; run 'make fuzz' where it is available)"; exit 0; fi
+  echo "fuzz: $*" >&2; exit 1
+}
+
+command -v rustup >/dev/null || unavailable "rustup not found (the fuzzers need the nightly toolchain)"
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+  log "rustup toolchain install nightly --profile minimal"
+  rustup toolchain install nightly --profile minimal || unavailable "cannot install the nightly toolchain"
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  log "cargo install cargo-fuzz into .tools/ (a few minutes, once)"
+  cargo install cargo-fuzz --root .tools || unavailable "cannot install cargo-fuzz"
+fi
+
+TARGETS="${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^packlab-fuzz$')}"
+log "building the targets (nightly, sanitizer-instrumented release build)"
+cargo +nightly fuzz build -O --fuzz-dir fuzz
+summary=()
+failed=0
+for t in $TARGETS; do
+  mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
+  log "$t: ${SECS} s"
+  left=$SECS; execs=0; finds=0; start=$(date +%s)
+  while [ "$left" -gt 0 ]; do
+    out="fuzz/artifacts/$t/last-run.log"
+    if cargo +nightly fuzz run -O --fuzz-dir fuzz "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
+        -max_total_time="$left" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 2>"$out"; then ok=1; else ok=0; fi
+    n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out" | tail -1)
+    execs=$((execs + ${n:-0}))
+    if [ "$ok" = 0 ]; then
+      finds=$((finds + 1)); failed=1
+      grep -E "^==[0-9]+==|panicked at|^SUMMARY|Test unit written to" "$out" | head -8 >&2 || tail -30 "$out" >&2
+      echo "fuzz: $t found a crash, hang or OOM; the input is in fuzz/artifacts/$t/ (log: $out)" >&2
+      [ -n "${FUZZ_KEEP_GOING:-}" ] || break
+    fi
+    left=$((SECS - ($(date +%s) - start)))
+    [ "$ok" = 1 ] && break
+  done
+  summary+=("$t: $(( $(date +%s) - start )) s, $execs executions, $finds findings")
+  log "${summary[-1]}"
+  [ "$failed" = 0 ] || [ -n "${FUZZ_KEEP_GOING:-}" ] || break
+done
+log "done"; printf '  %s\n' "${summary[@]}"
+exit "$failed"

@@ -1,0 +1,228 @@
+//! The engine's untrusted-input entry points as functions of raw bytes, shared by the cargo-fuzz targets
+//! (`fuzz/`) and the replay of their findings in `make test` (`tests/fuzz_regressions.rs`), so a saved finding
+//! is replayed through exactly the code the fuzzer ran. Native only (not in the wasm library).
+//!
+//! [`run`] returns `Ok(())` when the input was accepted and `Err(message)` with the error the user would see
+//! (file:line:column or the field) when it was rejected; a panic is a bug. Multi-file inputs (a folder upload)
+//! are split on NUL bytes ([`split_files`]), the k-th part getting the k-th name of the target's list.
+
+use crate::scenario::Scenario;
+use crate::trace::{self, InputFile, TraceError, TraceFormat};
+use crate::workload::{self, WorkloadFormat};
+
+/// Every target, as named in `fuzz/Cargo.toml` and `tests/fuzz-regressions/`.
+pub const TARGETS: &[&str] = &[
+    "link",
+    "scenario_json",
+    "gzip",
+    "zip",
+    "wide",
+    "long_csv",
+    "planetlab",
+    "azure_arrivals",
+    "azure_vmtable",
+    "alibaba_gpu",
+    "usage_readers",
+    "model_files",
+];
+
+/// Splits `data` on NUL bytes into at most `names.len()` files (the last part keeps any further NULs); part
+/// k is called `names[k]`. Empty parts are kept (an empty file is an input too).
+pub fn split_files(data: &[u8], names: &[&str]) -> Vec<InputFile> {
+    let mut out = Vec::new();
+    let mut rest = data;
+    for (k, name) in names.iter().enumerate() {
+        let cut = if k + 1 == names.len() {
+            None
+        } else {
+            rest.iter().position(|b| *b == 0)
+        };
+        let (part, next) = match cut {
+            Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+            None => (rest, None),
+        };
+        out.push(InputFile {
+            name: name.to_string(),
+            bytes: part.to_vec(),
+        });
+        match next {
+            Some(n) => rest = n,
+            None => break,
+        }
+    }
+    out
+}
+
+fn one(name: &str, data: &[u8]) -> Vec<InputFile> {
+    vec![InputFile {
+        name: name.into(),
+        bytes: data.to_vec(),
+    }]
+}
+
+fn trace_result(r: Result<trace::UsageTrace, TraceError>) -> Result<(), String> {
+    let t = r.map_err(|e| e.to_string())?;
+    // what the page shows next: the trace panel's summary
+    let s = t.summary();
+    assert_eq!(s.vms, t.items.len());
+    assert_eq!(t.usage.len(), t.items.len() * t.samples);
+    Ok(())
+}
+
+fn workload_result(r: Result<workload::Workload, TraceError>) -> Result<(), String> {
+    let w = r.map_err(|e| e.to_string())?;
+    let s = w.summary();
+    let _ = serde_json::to_string(&s).expect("a workload summary serializes");
+    Ok(())
+}
+
+/// A valid scenario's link decodes to the same scenario (what a stranger opening it sees).
+fn check_link_round_trip(sc: &Scenario) {
+    let link = sc.to_link();
+    let back = Scenario::from_link(&link)
+        .unwrap_or_else(|e| panic!("the link {link} of a valid scenario does not decode: {e}"));
+    assert_eq!(&back, sc, "link {link} does not round-trip");
+}
+
+/// Feeds `data` to the entry point of `target` ([`TARGETS`]); `None` for an unknown target.
+pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
+    Some(match target {
+        "link" => {
+            let text = String::from_utf8_lossy(data);
+            match Scenario::from_link(&text) {
+                Ok(sc) => {
+                    check_link_round_trip(&sc);
+                    Ok(())
+                }
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        "scenario_json" => {
+            let text = String::from_utf8_lossy(data);
+            match Scenario::from_json(&text) {
+                Ok(sc) => match sc.validate() {
+                    Ok(()) => {
+                        check_link_round_trip(&sc);
+                        let _ = serde_json::to_string_pretty(&sc).expect("a scenario serializes");
+                        Ok(())
+                    }
+                    Err(errs) => Err(errs[0].to_string()),
+                },
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        "gzip" => trace_result(trace::read_trace(
+            "upload.tsv.gz",
+            &one("upload.tsv.gz", data),
+            None,
+        )),
+        "zip" => trace_result(trace::read_trace(
+            "day.zip",
+            &one("day.zip", data),
+            Some(TraceFormat::PlanetLab),
+        )),
+        "wide" => trace_result(trace::read_trace(
+            "trace.tsv",
+            &one("trace.tsv", data),
+            Some(TraceFormat::Wide),
+        )),
+        "long_csv" => trace_result(trace::read_trace(
+            "trace.csv",
+            &one("trace.csv", data),
+            None,
+        )),
+        "planetlab" => {
+            let files = split_files(
+                data,
+                &[
+                    "day/vm-a",
+                    "day/vm-b",
+                    "day/vm-c",
+                    "day/.DS_Store",
+                    "day/vm-d",
+                ],
+            );
+            let _ = trace_result(trace::read_trace("day", &files, None));
+            trace_result(trace::read_trace(
+                "day",
+                &files,
+                Some(TraceFormat::PlanetLab),
+            ))
+        }
+        "azure_arrivals" => {
+            let files = if data.starts_with(trace::azure::BUNDLE_MAGIC.as_bytes())
+                || data.starts_with(&[0x1f, 0x8b])
+            {
+                one("arrivals.txt.gz", data)
+            } else {
+                split_files(
+                    data,
+                    &[
+                        "maps/flav_map.txt",
+                        "traces/v1.dev.txt",
+                        "traces/v1.dev.c2100000.txt",
+                        "traces/v1.test.txt",
+                        "traces/v1.test.c2591400.txt",
+                        // last: it may be gzip-compressed (NUL bytes)
+                        "maps/v1.interval_map.txt",
+                    ],
+                )
+            };
+            workload_result(workload::read_workload(
+                "arrivals",
+                &files,
+                Some(WorkloadFormat::AzureArrivals),
+            ))
+        }
+        "azure_vmtable" => {
+            let files = split_files(data, &["vmtable.csv", "vmtable-2.csv.gz"]);
+            let _ = workload_result(workload::read_workload("vmtable", &files, None));
+            workload_result(workload::read_workload(
+                "vmtable",
+                &files,
+                Some(WorkloadFormat::AzureVmtable),
+            ))
+        }
+        "alibaba_gpu" => {
+            let files = split_files(
+                data,
+                &["openb_pod_list_default.csv", "openb_node_list_all_node.csv"],
+            );
+            workload_result(workload::read_workload(
+                "openb",
+                &files,
+                Some(WorkloadFormat::AlibabaGpu2023),
+            ))
+        }
+        "usage_readers" => {
+            let (sel, rest) = data.split_first().unwrap_or((&0, &[]));
+            let format = [
+                TraceFormat::Bitbrains,
+                TraceFormat::AzureReadingsAvg,
+                TraceFormat::AzureReadingsMax,
+                TraceFormat::AlibabaMachineUsage,
+            ][usize::from(*sel) % 4];
+            let files = split_files(rest, &["vms/1.csv", "vms/2.csv", "vms/3.csv"]);
+            trace_result(trace::read_trace("vms", &files, Some(format)))
+        }
+        "model_files" => {
+            let sc = Scenario::from_json(r#"{"model":"admission"}"#).expect("admission scenario");
+            let files = one(crate::data::AZURE2017_ARRIVALS.file_name(), data);
+            let inputs = crate::models::Inputs {
+                files: &files,
+                browser: true,
+                ..Default::default()
+            };
+            crate::models::call(
+                &sc,
+                "azure_fit",
+                &serde_json::Value::Null,
+                &inputs,
+                serde_json::value::Serializer,
+            )
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+        }
+        _ => return None,
+    })
+}

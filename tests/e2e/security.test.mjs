@@ -1,0 +1,111 @@
+// Safe to open from a stranger's link: the Content-Security-Policy (header of scripts/serve.py and the
+// <meta http-equiv> of www/index.html) holds while every model's default view runs, text from a link never
+// becomes markup, and a worker that dies is restarted with the user's inputs reloaded.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { useBrowser, newPage, waitForRun, ROOT } from './helpers.mjs';
+import { loadWasm } from './wasm-node.mjs';
+
+const env = useBrowser();
+
+/** A page that records CSP violations (securitypolicyviolation events, in the page and its workers' console). */
+async function cspPage() {
+  const page = await newPage(env.browser);
+  await page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  return page;
+}
+
+const directives = (csp) => Object.fromEntries(csp.split(';').map((d) => d.trim()).filter(Boolean)
+  .map((d) => { const [k, ...v] = d.split(/\s+/); return [k, v.join(' ')]; }));
+
+test('the CSP is sent as a header and stated in a meta tag, and it is strict', async () => {
+  const res = await fetch(env.server.url);
+  const header = res.headers.get('content-security-policy');
+  assert.ok(header, 'no Content-Security-Policy header');
+  const h = directives(header);
+  assert.equal(h['default-src'], "'self'");
+  assert.equal(h['script-src'], "'self' 'wasm-unsafe-eval'");
+  assert.equal(h['object-src'], "'none'");
+  assert.equal(h['base-uri'], "'none'");
+  assert.equal(h['frame-ancestors'], "'none'");
+  // nothing weaker than 'self' for scripts, workers, sheets and data; style attributes only (plotters' text
+  // measurement, see scripts/serve.py)
+  for (const [k, v] of Object.entries(h)) {
+    if (k === 'style-src-attr') continue;
+    const weak = k === 'img-src' ? /'unsafe|\*/ : /'unsafe-inline'|'unsafe-eval'|\*|data:|https?:/;
+    assert.doesNotMatch(v, weak, k);
+  }
+  assert.equal(h['style-src-attr'], "'unsafe-inline'");
+
+  const html = readFileSync(path.join(ROOT, 'www/index.html'), 'utf8');
+  const m = html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]+)">/);
+  assert.ok(m, 'no CSP meta tag in www/index.html');
+  const meta = directives(m[1]);
+  const { 'frame-ancestors': _, ...headerLessFraming } = h;
+  assert.deepEqual(meta, headerLessFraming, 'the meta tag states the header\'s policy (frame-ancestors: header only)');
+  // no inline script, handler or style markup anywhere in the page
+  assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/);
+  assert.doesNotMatch(html, /\son[a-z]+=|\sstyle=/i);
+});
+
+test('no CSP violation while the default views run', async () => {
+  const page = await cspPage();
+  await page.goto(env.server.url);
+  assert.equal(await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content') !== null, true);
+  await waitForRun(page);
+  await page.waitForFunction(() => (document.querySelector('#machine-info')?.textContent || '').includes('gpa:'));
+  for (const [tab, card, rows] of [['admission', '#admission-card', '#admission-rows tr'], ['lifetime', '#lifetime-card', '#lifetime-rows tr']]) {
+    await page.click(`#tab-${tab}`);
+    await page.waitForSelector(card);
+    await page.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, rows, { timeout: 150_000 });
+  }
+  assert.deepEqual(await page.evaluate(() => window.__csp), []);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('text from a link is shown as text, never as markup', async () => {
+  const w = await loadWasm();
+  const name = '<img src=x onerror="window.__pwned=1"><b id="injected">x</b>';
+  const link = w.scenario_to_link({ trace: { upload: { name, sha256: 'ab'.repeat(32) } } });
+  const page = await cspPage();
+  await page.goto(`${env.server.url}#s=${link}`);
+  await page.waitForSelector('#trace-request:not([hidden])');
+  assert.ok((await page.textContent('#trace-request')).includes(name), 'the name is shown literally');
+  assert.equal(await page.$('#injected'), null);
+  assert.equal(await page.$('img[src="x"]'), null);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  // a tampered link: a message, the default scenario, no crash
+  await page.goto(`${env.server.url}#s=v2.d1.%3Cscript%3Ealert(1)%3C%2Fscript%3E`);
+  await page.reload();
+  await page.waitForSelector('#banner:not([hidden])');
+  assert.match(await page.textContent('#banner'), /could not be opened/);
+  await waitForRun(page);
+  assert.deepEqual(await page.evaluate(() => window.__csp), []);
+  await page.context().close();
+});
+
+test('a worker that dies is restarted, the trace reloaded, and the user told', async () => {
+  const page = await newPage(env.browser);
+  await page.goto(env.server.url);
+  let n = await waitForRun(page);
+  const engine = page.workers().find((wk) => wk.url().endsWith('/common/worker.js'));
+  assert.ok(engine, 'the engine worker');
+  // an exception nothing catches kills it, as a wasm trap (panic = abort) would
+  await engine.evaluate(() => { setTimeout(() => { throw new WebAssembly.RuntimeError('unreachable'); }); });
+  await page.waitForFunction(() => /The engine stopped .* was restarted; your trace and workload were reloaded/
+    .test(document.querySelector('#banner:not([hidden])')?.textContent || ''), null, { timeout: 30_000 });
+  // the new worker has the trace: editing re-runs on it, to the same 1052 VMs
+  await page.fill('#f-placement-capacity', '2');
+  n = await waitForRun(page, n);
+  assert.equal(await page.textContent('#trace-vms'), '1052');
+  assert.ok(page.workers().filter((wk) => wk.url().endsWith('/common/worker.js')).length >= 1);
+  // the crash itself is the only problem reported
+  assert.ok(page.problems.every((p) => /unreachable|engine stopped/.test(p)), page.problems.join('\n'));
+  await page.context().close();
+});
