@@ -24,6 +24,7 @@ pub const TARGETS: &[&str] = &[
     "alibaba_gpu",
     "usage_readers",
     "model_files",
+    "swim",
 ];
 
 /// Splits `data` on NUL bytes into at most `names.len()` files (the last part keeps any further NULs); part
@@ -183,6 +184,11 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
                 Some(WorkloadFormat::AzureVmtable),
             ))
         }
+        "swim" => workload_result(workload::read_workload(
+            "jobs.tsv",
+            &one("jobs.tsv", data),
+            Some(WorkloadFormat::Swim),
+        )),
         "alibaba_gpu" => {
             let files = split_files(
                 data,

@@ -28,6 +28,7 @@ fn located(target: &str, message: &str) -> bool {
         "azure_arrivals" => &["arrivals", "maps/", "traces/"],
         "azure_vmtable" => &["vmtable"],
         "alibaba_gpu" => &["openb"],
+        "swim" => &["jobs.tsv"],
         "usage_readers" => &["vms"],
         _ => return false,
     };
