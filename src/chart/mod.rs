@@ -445,12 +445,17 @@ impl LogAxis {
     }
 }
 
-/// The legend box of both frontier charts, at `position`.
-pub(crate) fn draw_legend<'a, DB: DrawingBackend + 'a>(
-    chart: &mut LogChart<'a, DB>,
+/// The legend box of every model's charts, at `position` (12 px labels on a translucent white box with a
+/// grid-coloured border, scaled by `dp`). Errors: a backend failure.
+pub(crate) fn draw_legend<'a, DB: DrawingBackend + 'a, X, Y>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
     position: SeriesLabelPosition,
     dp: Px,
-) -> Result<(), ChartError> {
+) -> Result<(), ChartError>
+where
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+{
     chart
         .configure_series_labels()
         .position(position)

@@ -4,7 +4,7 @@
 // in place. Empty policy and κ lists mean the preset's own (the engine's `policy_list` / `kappa_list`).
 
 import { h } from '../common/dom.js';
-import { fieldId, field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { field, num, readNumber, showFieldErrors } from '../common/fields.js';
 
 /** Every policy name the engine accepts, with a hint: [name, hint]. */
 export const POLICIES = [
@@ -148,5 +148,5 @@ export function createControls({ onChange }) {
     return showFieldErrors(el, errors, (path) => (path.startsWith('era.kappa') ? 'era.kappa' : path.startsWith('era.policies') ? 'era.policies' : path));
   }
 
-  return { el, fill, read, showErrors, fieldOf: fieldId };
+  return { el, fill, read, showErrors };
 }

@@ -39,27 +39,6 @@ pub fn policy_color(i: usize) -> RGBColor {
     ARM_COLORS[i % ARM_COLORS.len()]
 }
 
-fn legend<'a, DB: DrawingBackend + 'a, X, Y>(
-    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
-    dp: Px,
-    pos: SeriesLabelPosition,
-) -> Result<(), ChartError>
-where
-    X: plotters::coord::ranged1d::Ranged,
-    Y: plotters::coord::ranged1d::Ranged,
-{
-    chart
-        .configure_series_labels()
-        .position(pos)
-        .margin(dp.pxi(8.0))
-        .legend_area_size(dp.pxi(24.0))
-        .label_font((FONT, dp.px(12.0)).into_font().color(&INK))
-        .background_style(WHITE.mix(0.92))
-        .border_style(GRID.stroke_width(dp.px(1.0)))
-        .draw()
-        .map_err(err)
-}
-
 /// Draws late-job % (y) against accepted revenue (x), one curve per policy through its κ_use points (labelled
 /// with κ). Non-finite values are skipped. Errors: a backend failure.
 pub fn draw_frontier<DB: DrawingBackend>(
@@ -134,7 +113,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
             .map_err(err)?;
     }
     if !cells.is_empty() {
-        legend(&mut chart, dp, SeriesLabelPosition::UpperLeft)?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, dp)?;
     }
     area.present().map_err(err)?;
     Ok(())
@@ -325,7 +304,7 @@ pub fn draw_request<DB: DrawingBackend>(
             Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.mix(0.8).filled())
         });
     }
-    legend(&mut c1, dp, SeriesLabelPosition::UpperRight)?;
+    draw_legend(&mut c1, SeriesLabelPosition::UpperRight, dp)?;
 
     let prices: Vec<f64> = v
         .detail
@@ -400,7 +379,7 @@ pub fn draw_request<DB: DrawingBackend>(
         ))
         .map_err(err)?;
     }
-    legend(&mut c2, dp, SeriesLabelPosition::UpperRight)?;
+    draw_legend(&mut c2, SeriesLabelPosition::UpperRight, dp)?;
     area.present().map_err(err)?;
     Ok(())
 }

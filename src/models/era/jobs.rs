@@ -312,7 +312,7 @@ fn e41(w: &Workload, p: &EraParams, seed: u64, period: i64) -> Result<Setup, Run
     ))
 }
 
-/// Expected units of the log-uniform W on `[lo, hi]`, rounded to integers.
+/// One draw of units W, log-uniform on `[lo, hi]`, rounded to an integer (E4.3, ALGORITHMS.md §6.5).
 fn log_uniform_units<R: rand::Rng>(rng: &mut R, lo: f64, hi: f64) -> f64 {
     let u: f64 = rng.random();
     libm::exp(libm::log(lo) + u * (libm::log(hi) - libm::log(lo))).round()

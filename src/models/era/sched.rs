@@ -335,7 +335,7 @@ pub struct RequestView {
     pub now: i64,
     /// First slot shown (the window start).
     pub from: i64,
-    /// Planned capacity `κ_use·C` and the full `C`, units.
+    /// Planned capacity `κ_use·C`, units.
     pub cap: f64,
     /// `C`, units.
     pub capacity: f64,

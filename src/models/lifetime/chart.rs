@@ -172,16 +172,7 @@ pub fn draw_empty_hosts<DB: DrawingBackend>(
             });
     }
     if !curves.is_empty() {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .margin(dp.pxi(8.0))
-            .legend_area_size(dp.pxi(24.0))
-            .label_font((FONT, dp.px(12.0)).into_font().color(&INK))
-            .background_style(WHITE.mix(0.92))
-            .border_style(GRID.stroke_width(dp.px(1.0)))
-            .draw()
-            .map_err(err)?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight, dp)?;
     }
     area.present().map_err(err)?;
     Ok(())
