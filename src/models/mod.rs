@@ -14,6 +14,7 @@
 pub mod admission;
 pub mod era;
 pub mod lifetime;
+pub mod oversub;
 pub mod placement;
 
 use crate::chart::ChartError;
@@ -44,6 +45,9 @@ macro_rules! for_each_model {
             /// Economic reservations and dynamic pricing: ERA's BASIC_ECON, greedy, on-demand (seed 004,
             /// ALGORITHMS.md §6); ignored by other models. Absent in links of engines before it.
             era: Era => $crate::models::era::EraModel,
+            /// Chance-constrained oversubscription: C2MARL vs Grid, MA, SL, peak and GPA rates (seed 001,
+            /// ALGORITHMS.md §3); ignored by other models. Absent in links of engines before it.
+            oversub: Oversub => $crate::models::oversub::OversubModel,
         }
     };
 }

@@ -5,6 +5,7 @@
 
 mod admission;
 mod era;
+mod oversub;
 mod lifetime;
 mod placement;
 mod progress;
@@ -49,6 +50,12 @@ enum Command {
     /// The reservation model (seed 004): ERA's BASIC_ECON, greedy and on-demand on E4.1 (SWIM jobs) or E4.3
     /// (beside real Azure load); prints one JSON array, one object per (policy, κ_use), with `--json`
     Era(era::EraArgs),
+    /// The oversubscription model (seed 001): Grid-x, MA, SL, peak, GPA and C2MARL rates on E1.1–E1.4; prints
+    /// one JSON array, one object per policy, with `--json`.
+    Oversub(oversub::OversubArgs),
+    /// Train C2MARL (seed 001) at one safety level and write the trained policy (evaluate it with
+    /// `packlab oversub --policies c2marl:FILE`).
+    OversubTrain(oversub::TrainArgs),
     /// = `packlab placement pack` (earlier name).
     #[command(hide = true)]
     Pack(placement::PackArgs),
@@ -196,6 +203,8 @@ fn dispatch(cmd: &Command) -> Result<(), String> {
         Command::Bundle(a) => cmd_bundle(a),
         Command::Lifetime(a) => lifetime::run(a),
         Command::Era(a) => era::run(a),
+        Command::Oversub(a) => oversub::run(a),
+        Command::OversubTrain(a) => oversub::train(a),
         Command::Admit(a) | Command::Admission(AdmissionCommand::Tune(a)) => {
             admission::run_admit(a)
         }

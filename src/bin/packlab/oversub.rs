@@ -1,0 +1,245 @@
+//! `packlab oversub` and `packlab oversub-train`: the oversubscription model (seed 001, ALGORITHMS.md §3)
+//! from the command line, through the registry's model and the experiment contract (the same run the
+//! playground and `packlab run` make).
+
+use packlab::models::oversub::{OversubModel, OversubParams, OversubReport, Policy, Preset};
+use packlab::models::{Inputs, ModelDef};
+use packlab::scenario::{Model, Scenario};
+use packlab::trace::InputFile;
+use std::io::Write;
+
+/// The scenario options both commands share.
+#[derive(clap::Args, Debug)]
+pub struct Common {
+    /// The experiment: E1.1 (synthetic internal cloud, cold start), E1.2 (warm start), E1.3 (Azure-derived
+    /// subscribers), E1.4 (E1.1 reported as C-Hot-R beside PM-Hot-R).
+    #[arg(long, default_value = "E1.1")]
+    pub preset: String,
+    /// PMs K (default: the preset's, 500 internal, 200 Azure).
+    #[arg(long)]
+    pub pms: Option<u32>,
+    /// Hot threshold β (fraction of a PM's cores).
+    #[arg(long)]
+    pub beta: Option<f64>,
+    /// Requested-core occupancy of the cluster without oversubscription (sets the arrival rate).
+    #[arg(long)]
+    pub occupancy: Option<f64>,
+    /// Evaluation episodes per policy.
+    #[arg(long)]
+    pub eval_episodes: Option<u32>,
+    /// Seed (subscribers, episodes, learners).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// `packlab oversub`: evaluate rate policies (and train C2MARL arms named `c2marl:α`).
+#[derive(clap::Args, Debug)]
+pub struct OversubArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Policies, comma-separated: grid:X, ma, sl, peak:pP, peak:Nsigma, gpa:ALPHA, c2marl:ALPHA (trained in
+    /// the run), c2marl:FILE (a policy written by `packlab oversub-train`). Default: the preset's.
+    #[arg(long)]
+    pub policies: Option<String>,
+    /// Training episodes of each C2MARL arm trained in the run.
+    #[arg(long)]
+    pub train_episodes: Option<u32>,
+    /// Print one JSON array, one object per policy (`policy`, `pm_hot_r`, `c_hot_r`, `s_cores`, their 95%
+    /// bounds, the α-satisfaction flags, …).
+    #[arg(long)]
+    pub json: bool,
+    /// Print the whole report (set-up, rows, training curves, the paper's figures) as JSON.
+    #[arg(long)]
+    pub report: bool,
+}
+
+/// `packlab oversub-train`: train C2MARL at one safety level and write the trained policy.
+#[derive(clap::Args, Debug)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Safety level α (the chance constraint's target is (1 − α)·δ).
+    #[arg(long, default_value_t = 0.95)]
+    pub alpha: f64,
+    /// Training episodes.
+    #[arg(long, default_value_t = 1800)]
+    pub episodes: u32,
+    /// Where to write the trained policy (JSON).
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+}
+
+fn scenario(c: &Common, f: impl FnOnce(&mut OversubParams) -> Result<(), String>) -> Result<Scenario, String> {
+    let preset = match c.preset.to_ascii_uppercase().as_str() {
+        "E1.1" => Preset::E11,
+        "E1.2" => Preset::E12,
+        "E1.3" => Preset::E13,
+        "E1.4" => Preset::E14,
+        p => return Err(format!("--preset: unknown '{p}' (expected E1.1, E1.2, E1.3 or E1.4)")),
+    };
+    let mut p = OversubParams {
+        preset,
+        ..OversubParams::default()
+    };
+    if let Some(v) = c.pms {
+        p.pms = v;
+    }
+    if let Some(v) = c.beta {
+        p.beta = v;
+    }
+    if let Some(v) = c.occupancy {
+        p.occupancy = v;
+    }
+    if let Some(v) = c.eval_episodes {
+        p.eval_episodes = v;
+    }
+    f(&mut p)?;
+    let sc = Scenario {
+        model: Model::Oversub,
+        seed: c.seed,
+        oversub: p,
+        ..Scenario::default()
+    };
+    if let Err(errs) = sc.validate() {
+        return Err(errs[0].to_string());
+    }
+    Ok(sc)
+}
+
+fn run_to_report(
+    sc: &Scenario,
+    files: &[InputFile],
+    what: &'static str,
+) -> Result<(packlab::models::oversub::OversubRun, OversubReport), String> {
+    let inputs = Inputs {
+        files,
+        ..Default::default()
+    };
+    let mut run = OversubModel::start(sc, &inputs).map_err(|e| e.to_string())?;
+    let mut progress = crate::progress::Progress::new(what, "episodes (training) and evaluation chunks");
+    let rep = packlab::experiment::run_to_end(&mut run, &mut |done, total| progress.update(done, total))
+        .map_err(|e| e.to_string())?;
+    progress.finish();
+    Ok((run, rep))
+}
+
+/// Runs `packlab oversub`.
+pub fn run(a: &OversubArgs) -> Result<(), String> {
+    let mut files = Vec::new();
+    let sc = scenario(&a.common, |p| {
+        if let Some(s) = &a.policies {
+            for name in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+                let pol = Policy::parse(name).map_err(|e| format!("--policies: {e}"))?;
+                if let Policy::C2marlFile(path) = &pol {
+                    let bytes = std::fs::read(path).map_err(|e| format!("--policies: {path}: {e}"))?;
+                    files.push(InputFile {
+                        name: path.clone(),
+                        bytes,
+                    });
+                }
+                p.policies.push(pol);
+            }
+        }
+        if let Some(v) = a.train_episodes {
+            p.train_episodes = v;
+        }
+        Ok(())
+    })?;
+    let (_, rep) = run_to_report(&sc, &files, "packlab oversub")?;
+    let mut out = std::io::stdout().lock();
+    let w = |out: &mut dyn Write, s: String| writeln!(out, "{s}").map_err(|e| e.to_string());
+    if a.report {
+        return w(&mut out, serde_json::to_string(&rep).map_err(|e| e.to_string())?);
+    }
+    if a.json {
+        return w(&mut out, serde_json::to_string(&rep.rows).map_err(|e| e.to_string())?);
+    }
+    let s = &rep.setup;
+    w(
+        &mut out,
+        format!(
+            "# {} ({}): {} subscribers, {} PMs, {:.1} new VMs/h, mean duration {:.2} h, mean usage {:.3}",
+            rep.preset,
+            s.profiles,
+            s.subscribers.len(),
+            s.pms,
+            s.arrivals_per_hour,
+            s.mean_duration_h,
+            s.mean_usage
+        ),
+    )?;
+    w(
+        &mut out,
+        "policy            PM-Hot-R% [95% CI]        C-Hot-R%   S-Cores%  safe@.75/.85/.95  hotPMh/ep  activePMs  util%".into(),
+    )?;
+    for r in &rep.rows {
+        let name = match r.train_seed {
+            Some(s) if s > 0 => format!("{} #{}", r.policy, s + 1),
+            _ => r.policy.clone(),
+        };
+        let tick = |b: bool| if b { "✓" } else { "✗" };
+        w(
+            &mut out,
+            format!(
+                "{:<16} {:6.1} [{:5.1}, {:5.1}]   {:8.1} {:9.1}   {} {} {}        {:9.1} {:10.1} {:6.1}",
+                name,
+                100.0 * r.pm_hot_r,
+                100.0 * r.pm_hot_r_lo,
+                100.0 * r.pm_hot_r_hi,
+                100.0 * r.c_hot_r,
+                100.0 * r.s_cores,
+                tick(r.safe[0]),
+                tick(r.safe[1]),
+                tick(r.safe[2]),
+                r.hot_pm_hours,
+                r.active_pms,
+                100.0 * r.utilization
+            ),
+        )?;
+    }
+    for p in &rep.paper {
+        w(
+            &mut out,
+            format!(
+                "# paper (seed 001 Tables 1–3): {} PM-Hot-R {:.1}%{}",
+                p.policy,
+                100.0 * p.pm_hot_r,
+                p.s_cores.map_or(String::new(), |s| format!(", S-Cores {:.1}%", 100.0 * s))
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// Runs `packlab oversub-train`.
+pub fn train(a: &TrainArgs) -> Result<(), String> {
+    let sc = scenario(&a.common, |p| {
+        p.policies = vec![Policy::C2marl(a.alpha)];
+        p.train_episodes = a.episodes;
+        if a.common.eval_episodes.is_none() {
+            p.eval_episodes = 10;
+        }
+        Ok(())
+    })?;
+    let (run, rep) = run_to_report(&sc, &[], "packlab oversub-train")?;
+    let mut buf = Vec::new();
+    packlab::experiment::Experiment::query(
+        &run,
+        "policy",
+        &serde_json::json!({ "row": 0 }),
+        &mut serde_json::Serializer::new(&mut buf),
+    )
+    .map_err(|e| e.to_string())?;
+    std::fs::write(&a.out, &buf).map_err(|e| format!("--out {}: {e}", a.out.display()))?;
+    let r = &rep.rows[0];
+    eprintln!(
+        "packlab oversub-train: wrote {} ({} bytes); on {} evaluation episodes PM-Hot-R {:.1}%, C-Hot-R {:.1}%, S-Cores {:.1}%",
+        a.out.display(),
+        buf.len(),
+        r.episodes,
+        100.0 * r.pm_hot_r,
+        100.0 * r.c_hot_r,
+        100.0 * r.s_cores
+    );
+    Ok(())
+}

@@ -1,0 +1,307 @@
+//! The oversubscription model's charts (seed 001 §6, ALGORITHMS.md §3.5), on the shared frame
+//! ([`crate::chart`]):
+//! - `oversub.frontier`: S-Cores (y) against PM-Hot-R (x), one point per policy (Grid-x joined as a curve over
+//!   x), the safety levels 1 − V as vertical reference lines;
+//! - `oversub.training`: per C2MARL arm, the hot-cluster hours of each training episode and the dual
+//!   variable λ (second axis, scaled);
+//! - `oversub.rates`: the rates a policy gave by subscriber and hour of day as a heat map, with the
+//!   subscriber's mean usage peak marked (the paper's case study of staggered peaks).
+
+use super::cluster::RateMap;
+use super::experiment::{PolicyRow, TrainingCurve, SAFETY_LEVELS};
+use crate::chart::*;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Options of the oversub charts.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ChartOptions {
+    /// Caption above the plot.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Device pixel ratio (1 when absent).
+    #[serde(default)]
+    pub scale: Option<f64>,
+}
+
+/// Draws the frontier (see the module documentation). Errors: a backend failure.
+pub fn draw_frontier<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    rows: &[PolicyRow],
+    opts: &ChartOptions,
+) -> Result<(), ChartError> {
+    let dp = Px::new(opts.scale);
+    area.fill(&WHITE).map_err(err)?;
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .margin(dp.pxi(14.0))
+        .x_label_area_size(dp.pxi(46.0))
+        .y_label_area_size(dp.pxi(62.0));
+    if let Some(t) = &opts.title {
+        builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
+    }
+    let mut chart = builder
+        .build_cartesian_2d(-0.02f64..1.02f64, 0.0f64..100.0f64)
+        .map_err(err)?;
+    let x_fmt = |v: &f64| format!("{}%", fmt_num(100.0 * *v));
+    let y_fmt = |v: &f64| format!("{}%", fmt_num(*v));
+    chart
+        .configure_mesh()
+        .x_desc("PM-Hot-R  (share of episodes the worst PM is unsafe; less is better)")
+        .y_desc("S-Cores  (% of requested cores saved; more is better)")
+        .x_labels(11)
+        .y_labels(6)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .look(dp, 12.0, 13.0)
+        .draw()
+        .map_err(err)?;
+    for v in SAFETY_LEVELS {
+        let x = 1.0 - v;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(x, 0.0), (x, 100.0)],
+                TARGET.mix(0.6).stroke_width(dp.px(1.0)),
+            )))
+            .map_err(err)?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!("α {v}"),
+                (x, 97.0),
+                (FONT, dp.px(10.0)).into_font().color(&TARGET),
+            )))
+            .map_err(err)?;
+    }
+    let ok = |r: &&PolicyRow| r.pm_hot_r.is_finite() && r.s_cores.is_finite();
+    // Grid-x as one curve over x.
+    let mut grid: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(ok)
+        .filter(|r| r.policy.starts_with("grid:"))
+        .map(|r| (r.pm_hot_r, 100.0 * r.s_cores))
+        .collect();
+    grid.sort_by(|a, b| a.1.total_cmp(&b.1));
+    if grid.len() > 1 {
+        chart
+            .draw_series(LineSeries::new(grid, OTHER.stroke_width(dp.px(1.5))))
+            .map_err(err)?;
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for r in rows.iter().filter(ok) {
+        let key = if r.policy.starts_with("grid:") {
+            "grid".to_string()
+        } else {
+            r.policy.clone()
+        };
+        let i = match seen.iter().position(|s| *s == key) {
+            Some(i) => i,
+            None => {
+                seen.push(key.clone());
+                seen.len() - 1
+            }
+        };
+        let color = ARM_COLORS[i % ARM_COLORS.len()];
+        let label = match r.train_seed {
+            Some(s) if s > 0 => format!("{} #{}", r.policy, s + 1),
+            _ => r.policy.clone(),
+        };
+        let (x, y) = (r.pm_hot_r, 100.0 * r.s_cores);
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(r.pm_hot_r_lo, y), (r.pm_hot_r_hi, y)],
+                color.mix(0.5).stroke_width(dp.px(1.0)),
+            )))
+            .map_err(err)?;
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((x, y))
+                    + Circle::new((0, 0), dp.pxi(4.0), color.filled())
+                    + Text::new(
+                        label,
+                        (dp.pxi(6.0), -dp.pxi(13.0)),
+                        (FONT, dp.px(10.5)).into_font().color(&INK),
+                    ),
+            ))
+            .map_err(err)?;
+    }
+    area.present().map_err(err)?;
+    Ok(())
+}
+
+/// Draws the training curves (see the module documentation). Errors: a backend failure.
+pub fn draw_training<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    curves: &[TrainingCurve],
+    opts: &ChartOptions,
+) -> Result<(), ChartError> {
+    let dp = Px::new(opts.scale);
+    area.fill(&WHITE).map_err(err)?;
+    let n = curves.iter().map(|c| c.log.len()).max().unwrap_or(0).max(1) as f64;
+    let y_hi = bounds(curves.iter().flat_map(|c| c.log.iter().map(|l| l.hot_steps)))
+        .map_or(1.0, |b| b.1)
+        .max(1.0)
+        * 1.1;
+    let l_hi = bounds(curves.iter().flat_map(|c| c.log.iter().map(|l| l.lambda)))
+        .map_or(1.0, |b| b.1)
+        .max(1e-9);
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .margin(dp.pxi(14.0))
+        .x_label_area_size(dp.pxi(46.0))
+        .y_label_area_size(dp.pxi(62.0));
+    if let Some(t) = &opts.title {
+        builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
+    }
+    let mut chart = builder.build_cartesian_2d(0.0..n, 0.0..y_hi).map_err(err)?;
+    let x_fmt = |v: &f64| fmt_num(*v);
+    let y_fmt = |v: &f64| fmt_num(*v);
+    chart
+        .configure_mesh()
+        .x_desc("training episode")
+        .y_desc(format!(
+            "hot-cluster hours per episode  (dashed: λ, max {})",
+            fmt_num(l_hi)
+        ))
+        .x_labels(8)
+        .y_labels(6)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .look(dp, 12.0, 13.0)
+        .draw()
+        .map_err(err)?;
+    for (i, c) in curves.iter().enumerate() {
+        let color = ARM_COLORS[i % ARM_COLORS.len()];
+        // Hot hours, smoothed over 10 episodes so the trend shows.
+        let pts: Vec<(f64, f64)> = c
+            .log
+            .iter()
+            .enumerate()
+            .map(|(k, _)| {
+                let from = k.saturating_sub(9);
+                let w = &c.log[from..=k];
+                (
+                    (k + 1) as f64,
+                    w.iter().map(|l| l.hot_steps).sum::<f64>() / w.len() as f64,
+                )
+            })
+            .collect();
+        let name = format!("{} seed {}", c.policy, c.train_seed + 1);
+        chart
+            .draw_series(LineSeries::new(pts, color.stroke_width(dp.px(2.0))))
+            .map_err(err)?
+            .label(name)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + dp.pxi(18.0), y)], color.stroke_width(dp.px(2.0)))
+            });
+        let lam: Vec<(f64, f64)> = c
+            .log
+            .iter()
+            .enumerate()
+            .map(|(k, l)| ((k + 1) as f64, l.lambda / l_hi * y_hi * 0.9))
+            .collect();
+        chart
+            .draw_series(DashedLineSeries::new(
+                lam,
+                dp.pxi(5.0),
+                dp.pxi(4.0),
+                color.mix(0.7).stroke_width(dp.px(1.2)),
+            ))
+            .map_err(err)?;
+    }
+    if !curves.is_empty() {
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight, dp)?;
+    }
+    area.present().map_err(err)?;
+    Ok(())
+}
+
+/// Draws the rate heat map (see the module documentation): rows = subscribers, columns = hours of day, the
+/// cell's shade = the mean rate (white 0 … dark 1, grey when the subscriber never had requests then), the
+/// subscriber's mean-usage peak hour outlined. Errors: a backend failure.
+pub fn draw_rates<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    m: &RateMap,
+    opts: &ChartOptions,
+) -> Result<(), ChartError> {
+    let dp = Px::new(opts.scale);
+    area.fill(&WHITE).map_err(err)?;
+    let n = m.rates.len().max(1);
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .margin(dp.pxi(14.0))
+        .x_label_area_size(dp.pxi(46.0))
+        .y_label_area_size(dp.pxi(80.0));
+    let title = opts
+        .title
+        .clone()
+        .unwrap_or_else(|| format!("rates of {} by hour of day", m.policy));
+    builder.caption(title, (FONT, dp.px(15.0)).into_font().color(&INK));
+    let mut chart = builder
+        .build_cartesian_2d(0.0f64..24.0f64, 0.0f64..n as f64)
+        .map_err(err)?;
+    let subs = m.subscribers.clone();
+    let y_fmt = move |v: &f64| {
+        let i = v.floor() as usize;
+        if (*v - i as f64 - 0.5).abs() < 0.01 {
+            subs.get(i).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    let x_fmt = |v: &f64| format!("{}", *v as i64);
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc("hour of day  (outlined: the subscriber's usage peak)")
+        .x_labels(13)
+        .y_labels(2 * n + 1)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .look(dp, 11.0, 13.0)
+        .draw()
+        .map_err(err)?;
+    let base = ARM_COLORS[0];
+    for (i, row) in m.rates.iter().enumerate() {
+        for (h, v) in row.iter().enumerate() {
+            let style = match v {
+                Some(x) if x.is_finite() => {
+                    let a = x.clamp(0.0, 1.0);
+                    let mix = |c: u8| (255.0 - (255.0 - c as f64) * a).round() as u8;
+                    RGBColor(mix(base.0), mix(base.1), mix(base.2)).filled()
+                }
+                _ => GRID.filled(),
+            };
+            let (x0, y0) = (h as f64, i as f64);
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(x0, y0), (x0 + 1.0, y0 + 1.0)], style)))
+                .map_err(err)?;
+            if let Some(x) = v {
+                if x.is_finite() {
+                    chart
+                        .draw_series(std::iter::once(Text::new(
+                            format!("{:.1}", x),
+                            (x0 + 0.15, y0 + 0.75),
+                            (FONT, dp.px(9.0))
+                                .into_font()
+                                .color(if *x > 0.55 { &WHITE } else { &INK }),
+                        )))
+                        .map_err(err)?;
+                }
+            }
+        }
+        if let Some(mu) = m.mu.get(i) {
+            if let Some((peak, _)) = mu.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) {
+                let (x0, y0) = (peak as f64, i as f64);
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(x0, y0), (x0 + 1.0, y0 + 1.0)],
+                        TARGET.stroke_width(dp.px(2.0)),
+                    )))
+                    .map_err(err)?;
+            }
+        }
+    }
+    area.present().map_err(err)?;
+    Ok(())
+}

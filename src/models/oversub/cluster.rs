@@ -1,0 +1,534 @@
+//! The hourly cluster environment (ALGORITHMS.md §3.1; seed 001 §4.1, §6.2) and the per-episode metrics
+//! (§3.5).
+//!
+//! Each hour `t`: the VMs ending at `t` are deleted, the hour's new requests are collected, the policy gives
+//! one rate per subscriber, the new VMs are placed by **best fit** on assigned cores (in arrival order:
+//! subscriber, then draw order; feasible PMs have `Σa + a_v ≤ B` and room in memory and network; the PM
+//! with the least assigned-core room left wins, ties to the lowest id; a VM no PM can take is rejected and
+//! counted), the usage of every VM alive is read, PM k is hot when `Σ_{v on k} u_v(t)·c_v ≥ β·B`, the reward
+//! is `r_t = (Σ c_v − Σ a_v)/(B·K)` over the VMs alive and the cluster cost `C_c = max_k C_k`.
+
+use super::profile::{hour_of_day, Episode, HISTORY_H};
+use super::OversubParams;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+/// Tolerance of the capacity test, cores (assigned cores are real-valued products `rate·c_v`).
+const EPS: f64 = 1e-9;
+
+/// One VM placed on the cluster.
+#[derive(Clone, Copy, Debug)]
+struct Placed {
+    vm: u32,
+    pm: u32,
+    assigned: f64,
+}
+
+/// The cluster during one episode.
+pub struct Cluster<'a> {
+    params: &'a OversubParams,
+    ep: Cow<'a, Episode>,
+    k: usize,
+    t: i32,
+    cpu: Vec<f64>,
+    /// The PMs ordered by assigned-core room `B − Σa` (then id): best fit's search structure.
+    by_room: BTreeSet<(u64, u32)>,
+    mem: Vec<f64>,
+    net: Vec<f64>,
+    alive: Vec<Placed>,
+    /// Index in `ep.vms` of the first request not yet collected.
+    next: usize,
+    /// The requests of the current hour: `ep.vms[pending.0..pending.1]`.
+    pending: (usize, usize),
+    used: Vec<f64>,
+    /// Per PM, hours hot in this episode.
+    pub hot_hours: Vec<u32>,
+    /// Hours in which some PM was hot.
+    pub cluster_hot_hours: u32,
+    /// Σ c_v and Σ a_v of the VMs created (and placed) in the episode.
+    pub created: (f64, f64),
+    /// VMs no PM could take.
+    pub rejected: u32,
+    /// Σ over hours of the PMs with at least one VM.
+    pub active_pm_hours: u64,
+    /// Σ over hours of the cores used (usage) on the cluster.
+    pub used_core_hours: f64,
+    /// Per subscriber and hour of day: Σ of the rates given while the subscriber had requests, and the count.
+    pub rate_sum: Vec<[f64; 24]>,
+    /// See `rate_sum`.
+    pub rate_n: Vec<[u32; 24]>,
+}
+
+/// What one hour produced.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HourOutcome {
+    /// `r_t`, saved cores over all VMs alive divided by `B·K`.
+    pub reward: f64,
+    /// `C_c(s_t)` ∈ {0, 1}.
+    pub cost: f64,
+    /// PMs hot this hour.
+    pub hot_pms: u32,
+    /// Whether the episode ended (t reached T).
+    pub done: bool,
+}
+
+impl<'a> Cluster<'a> {
+    /// A cluster at hour 0 of episode `ep` (borrowed for evaluation, owned for training): empty (cold start),
+    /// or (warm start) with the history's VMs placed hour by hour at rate 1 (assigned = requested), those alive
+    /// at hour 0 staying.
+    pub fn new(params: &'a OversubParams, ep: Cow<'a, Episode>, warm: bool) -> Cluster<'a> {
+        let k = params.pm_count() as usize;
+        let subs = ep.subs;
+        let mut c = Cluster {
+            params,
+            ep,
+            k,
+            t: -HISTORY_H,
+            cpu: vec![0.0; k],
+            by_room: (0..k as u32).map(|i| (room_key(params.pm_cores), i)).collect(),
+            mem: vec![0.0; k],
+            net: vec![0.0; k],
+            alive: Vec::new(),
+            next: 0,
+            pending: (0, 0),
+            used: vec![0.0; k],
+            hot_hours: vec![0; k],
+            cluster_hot_hours: 0,
+            created: (0.0, 0.0),
+            rejected: 0,
+            active_pm_hours: 0,
+            used_core_hours: 0.0,
+            rate_sum: vec![[0.0; 24]; subs],
+            rate_n: vec![[0; 24]; subs],
+        };
+        if warm {
+            let ones = vec![1.0; subs];
+            while c.t < 0 {
+                c.begin_hour();
+                c.allocate(&ones);
+                c.t += 1;
+            }
+        } else {
+            c.t = 0;
+        }
+        c.begin_hour();
+        c
+    }
+
+    /// Deletes the VMs ending at the current hour and collects its requests (requests of earlier hours that
+    /// were never collected, i.e. history in a cold start, are skipped).
+    fn begin_hour(&mut self) {
+        let (t, vms, b) = (self.t, &self.ep.vms, self.params.pm_cores);
+        let (cpu, mem, net, by_room) = (&mut self.cpu, &mut self.mem, &mut self.net, &mut self.by_room);
+        self.alive.retain(|p| {
+            let v = &vms[p.vm as usize];
+            if v.end <= t {
+                let k = p.pm as usize;
+                by_room.remove(&(room_key(b - cpu[k]), p.pm));
+                cpu[k] -= p.assigned;
+                by_room.insert((room_key(b - cpu[k]), p.pm));
+                mem[p.pm as usize] -= v.mem;
+                net[p.pm as usize] -= v.net;
+                false
+            } else {
+                true
+            }
+        });
+        while self.next < vms.len() && vms[self.next].start < t {
+            self.next += 1;
+        }
+        let from = self.next;
+        while self.next < vms.len() && vms[self.next].start == t {
+            self.next += 1;
+        }
+        self.pending = (from, self.next);
+    }
+
+    /// The current hour (0-based; `T` once done).
+    pub fn hour(&self) -> i32 {
+        self.t
+    }
+
+    /// Hours T.
+    pub fn hours(&self) -> i32 {
+        self.ep.hours
+    }
+
+    /// The episode.
+    pub fn episode(&self) -> &Episode {
+        &self.ep
+    }
+
+    /// Whether subscriber `n` has requests this hour (the agent mask `m_n^t`).
+    pub fn mask(&self) -> Vec<bool> {
+        let mut m = vec![false; self.ep.subs];
+        for v in &self.ep.vms[self.pending.0..self.pending.1] {
+            m[v.sub as usize] = true;
+        }
+        m
+    }
+
+    /// Best fit of one VM at `assigned` cores: among the PMs with room `B − Σa ≥ assigned` (within 1e-9
+    /// cores) and room in memory and network, the one with the least room, ties to the lowest id.
+    fn best_fit(&self, assigned: f64, mem: f64, net: f64) -> Option<usize> {
+        let (m, w) = (self.params.pm_mem_gb, self.params.pm_net_gbps);
+        self.by_room
+            .range((room_key(assigned - EPS), 0)..)
+            .map(|&(_, k)| k as usize)
+            .find(|&k| self.mem[k] + mem <= m + EPS && self.net[k] + net <= w + EPS)
+    }
+
+    /// Places the current hour's requests with `rates[n]` for subscriber n.
+    fn allocate(&mut self, rates: &[f64]) {
+        for i in self.pending.0..self.pending.1 {
+            let v = self.ep.vms[i];
+            let a = rates[v.sub as usize] * v.cores;
+            match self.best_fit(a, v.mem, v.net) {
+                Some(k) => {
+                    let b = self.params.pm_cores;
+                    self.by_room.remove(&(room_key(b - self.cpu[k]), k as u32));
+                    self.cpu[k] += a;
+                    self.by_room.insert((room_key(b - self.cpu[k]), k as u32));
+                    self.mem[k] += v.mem;
+                    self.net[k] += v.net;
+                    self.alive.push(Placed {
+                        vm: i as u32,
+                        pm: k as u32,
+                        assigned: a,
+                    });
+                    if self.t >= 0 {
+                        self.created.0 += v.cores;
+                        self.created.1 += a;
+                    }
+                }
+                None => {
+                    if self.t >= 0 {
+                        self.rejected += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs the current hour with one rate per subscriber (rates of subscribers without requests are
+    /// ignored) and advances to the next.
+    pub fn step(&mut self, rates: &[f64]) -> HourOutcome {
+        let h = hour_of_day(self.t);
+        for (n, m) in self.mask().into_iter().enumerate() {
+            if m {
+                self.rate_sum[n][h] += rates[n];
+                self.rate_n[n][h] += 1;
+            }
+        }
+        self.allocate(rates);
+        let t = self.t;
+        self.used.iter_mut().for_each(|u| *u = 0.0);
+        let (mut req, mut asg) = (0.0, 0.0);
+        for p in &self.alive {
+            let v = &self.ep.vms[p.vm as usize];
+            self.used[p.pm as usize] += self.ep.usage_of(v, t) * v.cores;
+            req += v.cores;
+            asg += p.assigned;
+        }
+        let line = self.params.beta * self.params.pm_cores;
+        let mut hot = 0u32;
+        for k in 0..self.k {
+            if self.used[k] >= line {
+                hot += 1;
+                self.hot_hours[k] += 1;
+            }
+            if self.cpu[k] > EPS {
+                self.active_pm_hours += 1;
+            }
+            self.used_core_hours += self.used[k];
+        }
+        if hot > 0 {
+            self.cluster_hot_hours += 1;
+        }
+        let reward = (req - asg) / (self.params.pm_cores * self.k as f64);
+        self.t += 1;
+        let done = self.t >= self.ep.hours;
+        if !done {
+            self.begin_hour();
+        }
+        HourOutcome {
+            reward,
+            cost: if hot > 0 { 1.0 } else { 0.0 },
+            hot_pms: hot,
+            done,
+        }
+    }
+
+    /// The observations of §3.3 at the current hour: per subscriber the cluster state `[cpu assigned, cpu
+    /// requested, memory, network]` of its VMs alive and the request state `[cpu, memory, network]` of its new
+    /// requests (cores over `B·K`, memory over the cluster's memory, network over the cluster's network),
+    /// then the hour of day one-hot. `agent` gets n × (7 + 24) values (subscriber n's 7 and the hour),
+    /// `cluster` 7N + 24 (the 4N cluster states, the 3N request states, the hour).
+    pub fn observe(&self, agent: &mut [f32], cluster: &mut [f32]) {
+        let n = self.ep.subs;
+        let p = self.params;
+        let kk = self.k as f64;
+        let (zc, zm, zn) = (p.pm_cores * kk, p.pm_mem_gb * kk, p.pm_net_gbps * kk);
+        let mut s = vec![[0.0f64; 7]; n];
+        for pl in &self.alive {
+            let v = &self.ep.vms[pl.vm as usize];
+            let e = &mut s[v.sub as usize];
+            e[0] += pl.assigned / zc;
+            e[1] += v.cores / zc;
+            e[2] += v.mem / zm;
+            e[3] += v.net / zn;
+        }
+        for v in &self.ep.vms[self.pending.0..self.pending.1] {
+            let e = &mut s[v.sub as usize];
+            e[4] += v.cores / zc;
+            e[5] += v.mem / zm;
+            e[6] += v.net / zn;
+        }
+        let h = hour_of_day(self.t);
+        let w = AGENT_OBS;
+        for i in 0..n {
+            let row = &mut agent[i * w..(i + 1) * w];
+            row.iter_mut().for_each(|x| *x = 0.0);
+            for j in 0..7 {
+                row[j] = s[i][j] as f32;
+            }
+            row[7 + h] = 1.0;
+        }
+        cluster.iter_mut().for_each(|x| *x = 0.0);
+        for i in 0..n {
+            for j in 0..4 {
+                cluster[4 * i + j] = s[i][j] as f32;
+            }
+            for j in 0..3 {
+                cluster[4 * n + 3 * i + j] = s[i][4 + j] as f32;
+            }
+        }
+        cluster[7 * n + h] = 1.0;
+    }
+
+    /// The episode's metrics (call once done).
+    pub fn outcome(&self) -> EpisodeOutcome {
+        let t = self.ep.hours as f64;
+        let unsafe_line = self.params.delta * t;
+        EpisodeOutcome {
+            unsafe_pms: self
+                .hot_hours
+                .iter()
+                .map(|&h| (h as f64) >= unsafe_line - 1e-9)
+                .collect(),
+            cluster_unsafe: self.cluster_hot_hours as f64 >= unsafe_line - 1e-9,
+            s_cores: if self.created.0 > 0.0 {
+                1.0 - self.created.1 / self.created.0
+            } else {
+                0.0
+            },
+            hot_pm_hours: self.hot_hours.iter().map(|&h| h as u64).sum(),
+            cluster_hot_hours: self.cluster_hot_hours,
+            rejected: self.rejected,
+            active_pms: self.active_pm_hours as f64 / t,
+            used_cores: self.used_core_hours / t,
+        }
+    }
+}
+
+/// A key that orders rooms (any finite f64) as numbers: the IEEE bits with the sign handled.
+fn room_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
+/// Observation length of one agent: its 7 entries and the hour one-hot.
+pub const AGENT_OBS: usize = 7 + 24;
+
+/// Observation length of the cluster network for `n` subscribers.
+pub fn cluster_obs_len(n: usize) -> usize {
+    7 * n + 24
+}
+
+/// The §3.5 indicators of one episode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EpisodeOutcome {
+    /// Per PM: `hot_k ≥ δ` (hot in at least δ·T hours).
+    pub unsafe_pms: Vec<bool>,
+    /// `(1/T)·Σ_t C_c ≥ δ`.
+    pub cluster_unsafe: bool,
+    /// `1 − Σ a_v / Σ c_v` over the VMs created in the episode.
+    pub s_cores: f64,
+    /// Σ over PMs of the hours hot.
+    pub hot_pm_hours: u64,
+    /// Hours in which some PM was hot.
+    pub cluster_hot_hours: u32,
+    /// VMs rejected (no feasible PM).
+    pub rejected: u32,
+    /// PMs with at least one VM, averaged over the hours.
+    pub active_pms: f64,
+    /// Cores used on the cluster, averaged over the hours.
+    pub used_cores: f64,
+}
+
+/// A heat map of the rates a policy gave: subscriber × hour of day, averaged over the hours the subscriber
+/// had requests (the paper's case study of staggered peaks).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RateMap {
+    /// The policy.
+    pub policy: String,
+    /// Subscriber ids, one row each.
+    pub subscribers: Vec<String>,
+    /// `rates[n][h]`: mean rate, or `null` when subscriber n never had requests at hour h.
+    pub rates: Vec<Vec<Option<f64>>>,
+    /// `mu[n][h]`: the subscriber's mean usage fraction (the profile), for comparison.
+    pub mu: Vec<Vec<f64>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::oversub::profile::VmRequest;
+
+    /// An episode by hand: `vms` as (sub, cores, start, end, usage per hour).
+    fn episode(hours: i32, subs: usize, vms: &[(u16, f64, i32, i32, f64)]) -> Episode {
+        let mut out = Vec::new();
+        let mut usage = Vec::new();
+        for &(sub, cores, start, end, u) in vms {
+            out.push(VmRequest {
+                sub,
+                cores,
+                mem: cores * 4.0,
+                net: 0.0,
+                start,
+                end,
+                usage_at: usage.len() as u32,
+            });
+            for _ in start..end {
+                usage.push(u);
+            }
+        }
+        let hours_total = (HISTORY_H + hours) as usize;
+        Episode {
+            vms: out,
+            usage,
+            hours,
+            stats: vec![Default::default(); hours_total * subs],
+            subs,
+        }
+    }
+
+    fn params(k: u32) -> OversubParams {
+        OversubParams {
+            pms: k,
+            pm_cores: 10.0,
+            pm_mem_gb: 1e6,
+            hours: 3,
+            ..OversubParams::default()
+        }
+    }
+
+    #[test]
+    fn best_fit_by_hand() {
+        // Two PMs of 10 cores. Hour 0: VMs of 8 (rate 1 → 8), 4 (→ 4), 2 (→ 2) cores.
+        // 8 → PM0 (both empty: equal room, lowest id); 4 → PM1 (PM0 has only 2 left); 2 → PM0 (room 0 after,
+        // the least). Rates 0.5 for subscriber 1: its 6-core VM at hour 1 is assigned 3 → PM1 (PM0 is full).
+        // The 2-core VM ends at hour 2 (deleted when hour 2 begins, i.e. at the end of the second step).
+        let p = params(2);
+        let ep = episode(
+            3,
+            2,
+            &[(0, 8.0, 0, 3, 0.5), (0, 4.0, 0, 3, 0.5), (0, 2.0, 0, 2, 0.5), (1, 6.0, 1, 3, 0.5)],
+        );
+        let mut c = Cluster::new(&p, Cow::Borrowed(&ep), false);
+        c.step(&[1.0, 0.5]);
+        assert_eq!(c.cpu, vec![10.0, 4.0]);
+        c.step(&[1.0, 0.5]);
+        // Subscriber 1's VM took 3 cores on PM1 (4 + 3), then the 2-core VM left PM0 (10 − 2).
+        assert_eq!(c.cpu, vec![8.0, 7.0]);
+        let o = c.step(&[1.0, 0.5]);
+        assert!(o.done);
+        // S-Cores over created VMs: requested 8+4+2+6 = 20, assigned 8+4+2+3 = 17.
+        let out = c.outcome();
+        assert!((out.s_cores - 0.15).abs() < 1e-12);
+        assert_eq!(out.rejected, 0);
+    }
+
+    #[test]
+    fn hot_flags_reward_and_rejection_by_hand() {
+        // One PM of 10 cores, β = 0.6 → hot at 6 used cores. Two 8-core VMs at rate 0.5 (4 assigned each,
+        // both fit), usage 0.5 → 8 used ≥ 6: hot. A third 8-core VM at rate 0.5 does not fit (12 > 10).
+        let p = params(1);
+        let ep = episode(3, 1, &[(0, 8.0, 0, 3, 0.5), (0, 8.0, 0, 3, 0.5), (0, 8.0, 0, 3, 0.5)]);
+        let mut c = Cluster::new(&p, Cow::Borrowed(&ep), false);
+        let o = c.step(&[0.5]);
+        assert_eq!(o.cost, 1.0);
+        assert_eq!(o.hot_pms, 1);
+        // Reward: (16 requested − 8 assigned)/(10·1).
+        assert!((o.reward - 0.8).abs() < 1e-12);
+        assert_eq!(c.rejected, 1);
+        c.step(&[0.5]);
+        c.step(&[0.5]);
+        let out = c.outcome();
+        assert_eq!(out.unsafe_pms, vec![true]);
+        assert!(out.cluster_unsafe);
+        assert_eq!(out.cluster_hot_hours, 3);
+    }
+
+    #[test]
+    fn best_fit_search_equals_a_full_scan() {
+        use crate::substrate::rng::stream;
+        use rand::RngExt;
+        // Random episodes on 12 PMs with binding memory: at every request, the ordered search returns the PM
+        // a brute-force scan over all PMs chooses (least room ≥ a, memory and network fitting, lowest id).
+        let mut r = stream(7, 7, 7);
+        let mut vms = Vec::new();
+        for t in 0..30 {
+            for _ in 0..r.random_range(5..40) {
+                let c = [1.0, 2.0, 4.0, 8.0, 16.0][r.random_range(0..5)];
+                let d = r.random_range(1..6);
+                vms.push(((r.random_range(0..3)) as u16, c, t, (t + d).min(30), 0.3));
+            }
+        }
+        vms.sort_by_key(|v| (v.2, v.0));
+        let ep = episode(30, 3, &vms);
+        let p = OversubParams {
+            pms: 12,
+            pm_cores: 48.0,
+            pm_mem_gb: 150.0,
+            hours: 30,
+            ..OversubParams::default()
+        };
+        let mut c = Cluster::new(&p, Cow::Borrowed(&ep), false);
+        let mut checked = 0;
+        while c.hour() < 30 {
+            let rates = [0.3, 0.5, 1.0];
+            for i in c.pending.0..c.pending.1 {
+                let v = ep.vms[i];
+                let a = rates[v.sub as usize] * v.cores;
+                let brute = (0..12)
+                    .filter(|&k| {
+                        48.0 - c.cpu[k] >= a - EPS && c.mem[k] + v.mem <= 150.0 + EPS
+                    })
+                    .min_by(|&x, &y| (48.0 - c.cpu[x]).total_cmp(&(48.0 - c.cpu[y])).then(x.cmp(&y)));
+                assert_eq!(c.best_fit(a, v.mem, v.net), brute);
+                checked += 1;
+            }
+            if c.step(&rates).done {
+                break;
+            }
+        }
+        assert!(checked > 500 && c.rejected > 0, "{checked} {}", c.rejected);
+    }
+
+    #[test]
+    fn warm_start_places_history_at_rate_one() {
+        // A 4-core VM from hour −2 to 2 is on the cluster at hour 0 with 4 assigned; one ending at 0 is gone.
+        let p = params(1);
+        let ep = episode(3, 1, &[(0, 4.0, -2, 2, 0.1), (0, 2.0, -1, 0, 0.1)]);
+        let c = Cluster::new(&p, Cow::Borrowed(&ep), true);
+        assert_eq!(c.cpu, vec![4.0]);
+        let c = Cluster::new(&p, Cow::Borrowed(&ep), false);
+        assert_eq!(c.cpu, vec![0.0]);
+    }
+}

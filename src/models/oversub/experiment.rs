@@ -1,0 +1,731 @@
+//! The oversubscription model on the experiment contract (seed 001 §6; ALGORITHMS.md §3.5–3.6).
+//!
+//! A run is planned with its subscribers, arrival rates and the history estimates (SL, GPA). Its units of
+//! work are, first, **training episodes** of each C2MARL arm (a safety level α and a training seed; arms are
+//! independent, so natively a step trains several arms at once, while one arm's episodes follow each other),
+//! then **evaluation chunks** of [`EVAL_CHUNK`] episodes of one policy. Every policy is evaluated on the same
+//! evaluation episodes (their requests and usage come from the run's seed and the episode index only), and
+//! chunks are summed in a fixed order, so the report is bit for bit the same for any units per step and any
+//! thread count.
+
+use super::baselines::{rates, Estimates};
+use super::c2marl::{EpisodeLog, MarlEnv, StepOutcome, TrainedPolicy, Trainer};
+use super::cluster::{cluster_obs_len, Cluster, EpisodeOutcome, RateMap, AGENT_OBS};
+use super::profile::{Episode, Profiles};
+use super::{component, Inputs, OversubParams, Policy, Preset};
+use crate::experiment::{map_parallel, threads, Experiment, RunError};
+use crate::substrate::rng::mix64;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::sync::Mutex;
+
+/// Evaluation episodes per unit of work.
+pub const EVAL_CHUNK: u32 = 10;
+
+/// The safety levels V of the α-satisfaction table (§3.5).
+pub const SAFETY_LEVELS: [f64; 3] = [0.75, 0.85, 0.95];
+
+/// The 95% Wilson score interval of `k` successes in `n` trials.
+pub fn wilson(k: f64, n: f64) -> (f64, f64) {
+    if n <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let p = k / n;
+    let den = 1.0 + z * z / n;
+    let c = (p + z * z / (2.0 * n)) / den;
+    let h = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / den;
+    ((c - h).max(0.0), (c + h).min(1.0))
+}
+
+/// One policy's evaluation (§3.5), over `episodes` evaluation episodes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PolicyRow {
+    /// The policy's name.
+    pub policy: String,
+    /// C2MARL trained in the run: the training seed (0-based); `None` otherwise.
+    pub train_seed: Option<u32>,
+    /// Evaluation episodes E.
+    pub episodes: u32,
+    /// PM-Hot-R = `max_k (1/E)·Σ_e 1{hot_k^e ≥ δ}`, fraction.
+    pub pm_hot_r: f64,
+    /// 95% Wilson interval of the maximising PM's proportion (it ignores the selection of the maximum).
+    pub pm_hot_r_lo: f64,
+    /// See `pm_hot_r_lo`.
+    pub pm_hot_r_hi: f64,
+    /// C-Hot-R = `(1/E)·Σ_e 1{(1/T)Σ_t C_c ≥ δ}`, fraction.
+    pub c_hot_r: f64,
+    /// 95% Wilson interval of C-Hot-R.
+    pub c_hot_r_lo: f64,
+    /// See `c_hot_r_lo`.
+    pub c_hot_r_hi: f64,
+    /// S-Cores = `1 − Σa/Σc` over the VMs created, mean over episodes, fraction.
+    pub s_cores: f64,
+    /// 95% normal interval of the mean S-Cores.
+    pub s_cores_lo: f64,
+    /// See `s_cores_lo`.
+    pub s_cores_hi: f64,
+    /// Safety satisfied at level V ⇔ PM-Hot-R ≤ 1 − V, for V in [`SAFETY_LEVELS`].
+    pub safe: Vec<bool>,
+    /// Mean PM-hours hot per episode.
+    pub hot_pm_hours: f64,
+    /// Mean hours with some PM hot per episode.
+    pub cluster_hot_hours: f64,
+    /// Mean VMs rejected per episode.
+    pub rejected: f64,
+    /// PMs with at least one VM, mean over hours and episodes.
+    pub active_pms: f64,
+    /// Cores used / (active PMs · B), mean over episodes.
+    pub utilization: f64,
+    /// The rates the policy gave, by subscriber and hour of day.
+    pub rates: RateMap,
+}
+
+/// One C2MARL arm's training curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrainingCurve {
+    /// The policy's name (`c2marl:α`).
+    pub policy: String,
+    /// Training seed (0-based).
+    pub train_seed: u32,
+    /// One entry per episode trained so far.
+    pub log: Vec<EpisodeLog>,
+}
+
+/// What one step computed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OversubStep {
+    /// Training episodes of this step, per arm (only arms that trained).
+    pub training: Vec<TrainingCurve>,
+    /// Rows whose evaluation finished in this step.
+    pub rows: Vec<PolicyRow>,
+}
+
+/// A figure the paper states (seed 001 Tables 1–3), beside which the report puts ours.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PaperFigure {
+    /// Policy as the paper names it.
+    pub policy: &'static str,
+    /// PM-Hot-R, fraction.
+    pub pm_hot_r: f64,
+    /// S-Cores, fraction (`NaN`-free: `None` when the paper gives none).
+    pub s_cores: Option<f64>,
+}
+
+/// The set-up a run planned.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Setup {
+    /// Where the subscribers come from.
+    pub profiles: String,
+    /// Subscriber ids.
+    pub subscribers: Vec<String>,
+    /// PMs K.
+    pub pms: u32,
+    /// Mean new VMs per hour (all subscribers, averaged over the hours of a day).
+    pub arrivals_per_hour: f64,
+    /// Mean VM duration, hours.
+    pub mean_duration_h: f64,
+    /// Mean usage fraction over subscribers and hours of day (the profiles).
+    pub mean_usage: f64,
+    /// The history estimates the SL and GPA policies use.
+    pub estimates: Estimates,
+}
+
+/// The report of an oversubscription run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OversubReport {
+    /// `E1.1` … `E1.4`.
+    pub preset: &'static str,
+    /// Seed.
+    pub seed: u64,
+    /// The set-up.
+    pub setup: Setup,
+    /// One row per policy (C2MARL: per training seed), in the order of the policy list.
+    pub rows: Vec<PolicyRow>,
+    /// The training curves of the C2MARL arms.
+    pub training: Vec<TrainingCurve>,
+    /// What the paper reports for this experiment.
+    pub paper: Vec<PaperFigure>,
+}
+
+/// A C2MARL arm being trained.
+struct Arm {
+    row: usize,
+    alpha: f64,
+    train_seed: u32,
+    trainer: Mutex<Trainer>,
+    log: Vec<EpisodeLog>,
+}
+
+/// One evaluation row being accumulated.
+struct RowAcc {
+    policy: Policy,
+    train_seed: Option<u32>,
+    arm: Option<usize>,
+    episodes: u32,
+    unsafe_pm: Vec<u32>,
+    cluster_unsafe: u32,
+    s_cores: Vec<f64>,
+    hot_pm_hours: u64,
+    cluster_hot_hours: u64,
+    rejected: u64,
+    active_pms: f64,
+    utilization: f64,
+    rate_sum: Vec<[f64; 24]>,
+    rate_n: Vec<[u32; 24]>,
+}
+
+/// What one evaluation chunk produced.
+struct Chunk {
+    outcomes: Vec<EpisodeOutcome>,
+    rate_sum: Vec<[f64; 24]>,
+    rate_n: Vec<[u32; 24]>,
+}
+
+/// The shared, read-only part of a run.
+struct World {
+    params: OversubParams,
+    seed: u64,
+    profiles: Profiles,
+    means: Vec<[f64; 24]>,
+    est: Estimates,
+}
+
+impl World {
+    fn warm(&self) -> bool {
+        self.params.preset.warm()
+    }
+
+    /// The fingerprint trained policies carry: what must match for a policy to be evaluated on a scenario.
+    fn fingerprint(&self) -> String {
+        let p = &self.params;
+        serde_json::json!({
+            "preset": p.preset,
+            "subscribers": self.profiles.subscribers.iter().map(|s| s.id.clone()).collect::<Vec<_>>(),
+            "pms": p.pm_count(),
+            "pm_cores": p.pm_cores,
+            "beta": p.beta,
+            "hours": p.hours,
+            "actions": p.actions,
+            "occupancy": p.occupancy,
+        })
+        .to_string()
+    }
+
+    /// Runs one episode under `policy` (baselines, or a trained policy), returning its outcome and the rates.
+    fn episode(&self, row_policy: &Policy, learned: Option<&TrainedPolicy>, index: u64) -> (EpisodeOutcome, Cluster<'_>) {
+        let ep = Episode::generate(&self.profiles, &self.params, &self.means, self.seed, component::EVAL, index);
+        let n = ep.subs;
+        let mut c = Cluster::new(&self.params, Cow::Owned(ep), self.warm());
+        let mut r = vec![1.0; n];
+        let mut agent = vec![0.0f32; n * AGENT_OBS];
+        let mut cl = vec![0.0f32; cluster_obs_len(n)];
+        loop {
+            let t = c.hour();
+            match learned {
+                Some(pol) => {
+                    c.observe(&mut agent, &mut cl);
+                    for (i, x) in r.iter_mut().enumerate() {
+                        let a = pol.act(i, &agent[i * AGENT_OBS..(i + 1) * AGENT_OBS]);
+                        *x = self.params.actions[a.min(self.params.actions.len() - 1)];
+                    }
+                }
+                None => {
+                    rates(row_policy, &self.params, &self.est, c.episode(), t, &mut r)
+                        .expect("a baseline policy");
+                }
+            }
+            if c.step(&r).done {
+                break;
+            }
+        }
+        (c.outcome(), c)
+    }
+}
+
+/// The training environment of one arm: fresh training episodes from the run's seed.
+struct TrainEnv<'a> {
+    world: &'a World,
+    train_seed: u32,
+    cluster: Option<Cluster<'a>>,
+    rates: Vec<f64>,
+}
+
+impl MarlEnv for TrainEnv<'_> {
+    fn n_agents(&self) -> usize {
+        self.world.profiles.subscribers.len()
+    }
+    fn n_actions(&self) -> usize {
+        self.world.params.actions.len()
+    }
+    fn agent_obs_len(&self) -> usize {
+        AGENT_OBS
+    }
+    fn cluster_obs_len(&self) -> usize {
+        cluster_obs_len(self.n_agents())
+    }
+    fn reset(&mut self, episode: u64) {
+        let w = self.world;
+        let ep = Episode::generate(
+            &w.profiles,
+            &w.params,
+            &w.means,
+            w.seed,
+            component::TRAIN,
+            (self.train_seed as u64) << 32 | episode,
+        );
+        self.cluster = Some(Cluster::new(&w.params, Cow::Owned(ep), w.warm()));
+    }
+    fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
+        let c = self.cluster.as_ref().expect("reset before observe");
+        c.observe(agent_obs, cluster_obs);
+        mask.copy_from_slice(&c.mask());
+    }
+    fn step(&mut self, actions: &[usize]) -> StepOutcome {
+        let acts = &self.world.params.actions;
+        for (r, &a) in self.rates.iter_mut().zip(actions) {
+            *r = acts[a.min(acts.len() - 1)];
+        }
+        let c = self.cluster.as_mut().expect("reset before step");
+        let o = c.step(&self.rates);
+        StepOutcome {
+            reward: o.reward,
+            cost: o.cost,
+            done: o.done,
+        }
+    }
+}
+
+/// An oversubscription experiment in progress.
+pub struct OversubRun {
+    world: World,
+    arms: Vec<Arm>,
+    rows: Vec<RowAcc>,
+    /// Trained policies: per arm once trained, per row for loaded files.
+    trained: Vec<Option<TrainedPolicy>>,
+    loaded: Vec<Option<TrainedPolicy>>,
+    /// Evaluation units: (row, first episode, episodes).
+    units: Vec<(usize, u32, u32)>,
+    units_done: usize,
+    error: Option<RunError>,
+}
+
+impl OversubRun {
+    /// Plans a run: validates the section, builds the subscribers and the history estimates, loads the
+    /// trained-policy files the policy list names (from `inputs.files`; refused when they do not match the
+    /// scenario) and creates the C2MARL learners.
+    pub fn new(params: &OversubParams, seed: u64, inputs: &Inputs) -> Result<OversubRun, RunError> {
+        if let Some(e) = params.validate("oversub.").into_iter().next() {
+            return Err(e.into());
+        }
+        let profiles = Profiles::of(params, seed)?;
+        let means = profiles.arrival_means(params);
+        let est = Estimates::fit(&profiles, params, &means, seed);
+        let world = World {
+            params: params.clone(),
+            seed,
+            profiles,
+            means,
+            est,
+        };
+        let n = world.profiles.subscribers.len();
+        let fp = world.fingerprint();
+        let mut arms = Vec::new();
+        let mut rows = Vec::new();
+        let mut loaded = Vec::new();
+        for p in params.policy_list() {
+            let seeds: Vec<Option<u32>> = match p {
+                Policy::C2marl(_) => (0..params.train_seeds).map(Some).collect(),
+                _ => vec![None],
+            };
+            for ts in seeds {
+                let row = rows.len();
+                let mut arm = None;
+                let mut file = None;
+                match (&p, ts) {
+                    (Policy::C2marl(alpha), Some(s)) => {
+                        let mut cfg = params.c2marl.clone();
+                        cfg.alpha = *alpha;
+                        cfg.delta = params.delta;
+                        let lseed = mix64(seed ^ mix64(component::LEARNER ^ alpha.to_bits()) ^ s as u64);
+                        let trainer = Trainer::new(
+                            n,
+                            AGENT_OBS,
+                            cluster_obs_len(n),
+                            params.actions.len(),
+                            &cfg,
+                            params.train_episodes,
+                            lseed,
+                        );
+                        arm = Some(arms.len());
+                        arms.push(Arm {
+                            row,
+                            alpha: *alpha,
+                            train_seed: s,
+                            trainer: Mutex::new(trainer),
+                            log: Vec::new(),
+                        });
+                    }
+                    (Policy::C2marlFile(name), _) => {
+                        let bytes = inputs.need_file(name).map_err(|e| RunError::field("oversub.policies", e.message))?;
+                        let pol = TrainedPolicy::from_json(bytes)
+                            .map_err(|e| RunError::field("oversub.policies", format!("{name}: {e}")))?;
+                        if pol.fingerprint != fp {
+                            return Err(RunError::field(
+                                "oversub.policies",
+                                format!(
+                                    "{name}: the policy was trained for another scenario ({}); this scenario is {fp}",
+                                    pol.fingerprint
+                                ),
+                            ));
+                        }
+                        file = Some(pol);
+                    }
+                    _ => {}
+                }
+                loaded.push(file);
+                rows.push(RowAcc {
+                    policy: p.clone(),
+                    train_seed: ts,
+                    arm,
+                    episodes: 0,
+                    unsafe_pm: vec![0; params.pm_count() as usize],
+                    cluster_unsafe: 0,
+                    s_cores: Vec::new(),
+                    hot_pm_hours: 0,
+                    cluster_hot_hours: 0,
+                    rejected: 0,
+                    active_pms: 0.0,
+                    utilization: 0.0,
+                    rate_sum: vec![[0.0; 24]; n],
+                    rate_n: vec![[0; 24]; n],
+                });
+            }
+        }
+        let mut units = Vec::new();
+        for r in 0..rows.len() {
+            let mut e = 0;
+            while e < params.eval_episodes {
+                let k = EVAL_CHUNK.min(params.eval_episodes - e);
+                units.push((r, e, k));
+                e += k;
+            }
+        }
+        Ok(OversubRun {
+            trained: (0..arms.len()).map(|_| None).collect(),
+            world,
+            arms,
+            rows,
+            loaded,
+            units,
+            units_done: 0,
+            error: None,
+        })
+    }
+
+    fn train_total(&self) -> usize {
+        self.arms.len() * self.world.params.train_episodes as usize
+    }
+
+    fn train_done(&self) -> usize {
+        self.arms.iter().map(|a| a.log.len()).sum()
+    }
+
+    /// The trained policy of row `row` (a C2MARL arm once trained, or a loaded file).
+    pub fn policy_of_row(&self, row: usize) -> Option<&TrainedPolicy> {
+        let r = self.rows.get(row)?;
+        match r.arm {
+            Some(a) => self.trained[a].as_ref(),
+            None => self.loaded[row].as_ref(),
+        }
+    }
+
+    fn train_step(&mut self, units: usize) -> Vec<TrainingCurve> {
+        let te = self.world.params.train_episodes as usize;
+        // Round-robin: each arm with episodes left gets its share of the units.
+        let mut count = vec![0usize; self.arms.len()];
+        let mut left = units.max(1);
+        while left > 0 {
+            let mut any = false;
+            for (j, a) in self.arms.iter().enumerate() {
+                if left > 0 && a.log.len() + count[j] < te {
+                    count[j] += 1;
+                    left -= 1;
+                    any = true;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        let work: Vec<(usize, usize)> = count.iter().enumerate().filter(|(_, &c)| c > 0).map(|(j, &c)| (j, c)).collect();
+        let world = &self.world;
+        let arms = &self.arms;
+        let logs = map_parallel(threads(), &work, |&(j, c)| {
+            let arm = &arms[j];
+            let mut tr = arm.trainer.lock().expect("one thread per arm");
+            let mut env = TrainEnv {
+                world,
+                train_seed: arm.train_seed,
+                cluster: None,
+                rates: vec![1.0; world.profiles.subscribers.len()],
+            };
+            let first = arm.log.len() as u64;
+            (0..c as u64).map(|k| tr.train_episode(&mut env, first + k)).collect::<Vec<_>>()
+        });
+        let mut out = Vec::new();
+        for ((j, _), log) in work.into_iter().zip(logs) {
+            let arm = &mut self.arms[j];
+            arm.log.extend(log.iter().cloned());
+            if arm.log.len() == te {
+                let fp = self.world.fingerprint();
+                self.trained[j] = Some(arm.trainer.lock().expect("not poisoned").policy(fp));
+            }
+            out.push(TrainingCurve {
+                policy: self.rows[arm.row].policy.name(),
+                train_seed: arm.train_seed,
+                log,
+            });
+        }
+        let _ = self.arms.iter().map(|a| a.alpha);
+        out
+    }
+
+    fn eval_step(&mut self, units: usize) -> Vec<PolicyRow> {
+        let to = (self.units_done + units.max(1)).min(self.units.len());
+        let batch = &self.units[self.units_done..to];
+        let this = &*self;
+        let chunks = map_parallel(threads(), batch, |&(row, first, k)| {
+            let r = &this.rows[row];
+            let learned = this.policy_of_row(row);
+            let n = this.world.profiles.subscribers.len();
+            let mut ch = Chunk {
+                outcomes: Vec::new(),
+                rate_sum: vec![[0.0; 24]; n],
+                rate_n: vec![[0; 24]; n],
+            };
+            for e in first..first + k {
+                let (o, c) = this.world.episode(&r.policy, learned, e as u64);
+                for i in 0..n {
+                    for h in 0..24 {
+                        ch.rate_sum[i][h] += c.rate_sum[i][h];
+                        ch.rate_n[i][h] += c.rate_n[i][h];
+                    }
+                }
+                ch.outcomes.push(o);
+            }
+            ch
+        });
+        let b = self.world.params.pm_cores;
+        let mut finished = Vec::new();
+        for (&(row, _, _), ch) in self.units[self.units_done..to].iter().zip(chunks) {
+            let r = &mut self.rows[row];
+            for o in &ch.outcomes {
+                r.episodes += 1;
+                for (k, u) in o.unsafe_pms.iter().enumerate() {
+                    r.unsafe_pm[k] += *u as u32;
+                }
+                r.cluster_unsafe += o.cluster_unsafe as u32;
+                r.s_cores.push(o.s_cores);
+                r.hot_pm_hours += o.hot_pm_hours;
+                r.cluster_hot_hours += o.cluster_hot_hours as u64;
+                r.rejected += o.rejected as u64;
+                r.active_pms += o.active_pms;
+                r.utilization += if o.active_pms > 0.0 { o.used_cores / (o.active_pms * b) } else { 0.0 };
+            }
+            for i in 0..r.rate_sum.len() {
+                for h in 0..24 {
+                    r.rate_sum[i][h] += ch.rate_sum[i][h];
+                    r.rate_n[i][h] += ch.rate_n[i][h];
+                }
+            }
+            if r.episodes == self.world.params.eval_episodes {
+                finished.push(row);
+            }
+        }
+        self.units_done = to;
+        finished.into_iter().map(|row| self.row_result(row)).collect()
+    }
+
+    fn row_result(&self, row: usize) -> PolicyRow {
+        let r = &self.rows[row];
+        let e = r.episodes.max(1) as f64;
+        let worst = r.unsafe_pm.iter().copied().max().unwrap_or(0) as f64;
+        let pm_hot_r = worst / e;
+        let (pl, ph) = wilson(worst, e);
+        let c_hot_r = r.cluster_unsafe as f64 / e;
+        let (cl, chh) = wilson(r.cluster_unsafe as f64, e);
+        let m = r.s_cores.iter().sum::<f64>() / e;
+        let var = if r.s_cores.len() > 1 {
+            r.s_cores.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (e - 1.0)
+        } else {
+            0.0
+        };
+        let half = 1.959_963_984_540_054 * (var / e).sqrt();
+        let n = r.rate_sum.len();
+        PolicyRow {
+            policy: r.policy.name(),
+            train_seed: r.train_seed,
+            episodes: r.episodes,
+            pm_hot_r,
+            pm_hot_r_lo: pl,
+            pm_hot_r_hi: ph,
+            c_hot_r,
+            c_hot_r_lo: cl,
+            c_hot_r_hi: chh,
+            s_cores: m,
+            s_cores_lo: m - half,
+            s_cores_hi: m + half,
+            safe: SAFETY_LEVELS.iter().map(|v| pm_hot_r <= 1.0 - v + 1e-12).collect(),
+            hot_pm_hours: r.hot_pm_hours as f64 / e,
+            cluster_hot_hours: r.cluster_hot_hours as f64 / e,
+            rejected: r.rejected as f64 / e,
+            active_pms: r.active_pms / e,
+            utilization: r.utilization / e,
+            rates: RateMap {
+                policy: r.policy.name(),
+                subscribers: self.world.profiles.subscribers.iter().map(|s| s.id.clone()).collect(),
+                rates: (0..n)
+                    .map(|i| {
+                        (0..24)
+                            .map(|h| (r.rate_n[i][h] > 0).then(|| r.rate_sum[i][h] / r.rate_n[i][h] as f64))
+                            .collect()
+                    })
+                    .collect(),
+                mu: self.world.profiles.subscribers.iter().map(|s| s.mu.clone()).collect(),
+            },
+        }
+    }
+
+    fn setup(&self) -> Setup {
+        let w = &self.world;
+        let n = w.profiles.subscribers.len() as f64;
+        Setup {
+            profiles: w.profiles.name.clone(),
+            subscribers: w.profiles.subscribers.iter().map(|s| s.id.clone()).collect(),
+            pms: w.params.pm_count(),
+            arrivals_per_hour: w.means.iter().map(|m| m.iter().sum::<f64>()).sum::<f64>() / 24.0,
+            mean_duration_h: w.profiles.mean_duration_h(),
+            mean_usage: w.profiles.subscribers.iter().map(|s| s.mu.iter().sum::<f64>() / 24.0).sum::<f64>() / n,
+            estimates: w.est.clone(),
+        }
+    }
+}
+
+/// The paper's figures for a preset (seed 001 Tables 1–3, ALGORITHMS.md §3.6).
+pub fn paper_figures(preset: Preset) -> Vec<PaperFigure> {
+    let f = |policy, h, s| PaperFigure {
+        policy,
+        pm_hot_r: h,
+        s_cores: s,
+    };
+    match preset {
+        Preset::E11 | Preset::E14 => vec![
+            f("grid:0.2", 0.309, Some(0.80)),
+            f("grid:0.4", 0.227, Some(0.60)),
+            f("grid:0.6", 0.0, Some(0.40)),
+            f("ma", 0.0, Some(0.492)),
+            f("sl", 0.002, Some(0.499)),
+            f("c2marl:0.75", 0.098, Some(0.661)),
+            f("c2marl:0.85", 0.066, Some(0.617)),
+            f("c2marl:0.95", 0.035, Some(0.599)),
+        ],
+        Preset::E12 => vec![f("grid:0.2", 0.954, Some(0.80)), f("c2marl:0.95", 0.035, Some(0.69))],
+        Preset::E13 => vec![
+            f("grid:0.2", 1.0, Some(0.80)),
+            f("grid:0.4", 1.0, Some(0.60)),
+            f("grid:0.6", 1.0, Some(0.40)),
+            f("ma", 0.0, Some(0.082)),
+            f("sl", 0.0, Some(0.076)),
+            f("c2marl:0.95", 0.0, Some(0.104)),
+        ],
+    }
+}
+
+impl Experiment for OversubRun {
+    type Partial = OversubStep;
+    type Report = OversubReport;
+
+    fn total(&self) -> usize {
+        self.train_total() + self.units.len()
+    }
+
+    fn done(&self) -> usize {
+        self.train_done() + self.units_done
+    }
+
+    fn step(&mut self, units: usize) -> Option<OversubStep> {
+        if self.error.is_some() || self.done() == self.total() {
+            return None;
+        }
+        if self.train_done() < self.train_total() {
+            let training = self.train_step(units);
+            return Some(OversubStep {
+                training,
+                rows: Vec::new(),
+            });
+        }
+        let rows = self.eval_step(units);
+        Some(OversubStep {
+            training: Vec::new(),
+            rows,
+        })
+    }
+
+    fn batch(&self) -> usize {
+        if self.train_done() < self.train_total() {
+            self.arms.iter().filter(|a| a.log.len() < self.world.params.train_episodes as usize).count()
+        } else {
+            self.units.len() - self.units_done
+        }
+    }
+
+    fn error(&self) -> Option<RunError> {
+        self.error.clone()
+    }
+
+    fn report(&self) -> Option<OversubReport> {
+        if self.done() != self.total() {
+            return None;
+        }
+        Some(OversubReport {
+            preset: self.world.params.preset.name(),
+            seed: self.world.seed,
+            setup: self.setup(),
+            rows: (0..self.rows.len()).map(|r| self.row_result(r)).collect(),
+            training: self
+                .arms
+                .iter()
+                .map(|a| TrainingCurve {
+                    policy: self.rows[a.row].policy.name(),
+                    train_seed: a.train_seed,
+                    log: a.log.clone(),
+                })
+                .collect(),
+            paper: paper_figures(self.world.params.preset),
+        })
+    }
+
+    /// `policy` with `{ "row": i }`: the trained policy of row i (a C2MARL arm once trained, or a loaded file)
+    /// as the exportable file ([`TrainedPolicy`]).
+    fn query<S: serde::Serializer>(&self, op: &str, args: &serde_json::Value, ser: S) -> Result<S::Ok, RunError> {
+        if op != "policy" {
+            return Err(RunError::msg(format!(
+                "the oversub run has no operation '{op}' (expected policy)"
+            )));
+        }
+        let row = match args.get("row") {
+            None | Some(serde_json::Value::Null) => 0,
+            Some(v) => v
+                .as_u64()
+                .ok_or_else(|| RunError::field("row", "must be a non-negative integer"))? as usize,
+        };
+        if row >= self.rows.len() {
+            return Err(RunError::field("row", format!("must be below {}", self.rows.len())));
+        }
+        let p = self
+            .policy_of_row(row)
+            .ok_or_else(|| RunError::field("row", "this row has no trained policy (yet)"))?;
+        p.serialize(ser).map_err(|e| RunError::msg(e.to_string()))
+    }
+}

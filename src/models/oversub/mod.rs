@@ -1,0 +1,517 @@
+//! Chance-constrained oversubscription (seed 001; ALGORITHMS.md §3): per-subscriber oversubscription rates
+//! chosen hourly, the hot-PM constraint `Σ usage ≥ β·B`, and the policies that choose the rates — the §3.4
+//! baselines (Grid-x, MA, SL), two further ones (a per-subscriber peak predictor in the style of Google's
+//! overcommit simulator, and the analytic chance-constrained rate of seed 002's Gaussian percentile test) and
+//! C2MARL, cooperative multi-agent RL under the chance constraint, trained in the run.
+//!
+//! - [`profile`]: subscriber profiles (the §3.6 synthetic internal cloud, the Azure-derived E1.3 fit) and the
+//!   episode generator (VM requests, lifetimes, usage);
+//! - [`cluster`]: the hourly cluster environment of §3.1 (best fit on assigned cores, hot flags, reward,
+//!   costs, observations) and the per-episode metrics;
+//! - [`baselines`]: the rate policies that need no training;
+//! - [`nn`], [`c2marl`]: the small MLP + Adam and the C2MARL learner (§3.3);
+//! - [`experiment`]: [`OversubRun`] — training episodes, then evaluation episodes, on the experiment contract;
+//! - [`chart`]: `oversub.frontier`, `oversub.training`, `oversub.rates`.
+//!
+//! Units: cores (PM capacity `B`, requested `c_v`, assigned `a_v = rate·c_v`), hours (steps), fractions in
+//! [0, 1] for rates, usage and the metrics.
+
+pub mod baselines;
+pub mod c2marl;
+pub mod chart;
+pub mod cluster;
+pub mod experiment;
+pub mod nn;
+pub mod profile;
+
+pub use experiment::{OversubReport, OversubRun, OversubStep};
+
+use super::{Inputs, ModelDef, ModelInfo};
+use crate::chart::{from_de, opts_from_de, ChartError};
+use crate::experiment::RunError;
+use crate::substrate::error::FieldError;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Component ids of the model's random streams ([`crate::substrate::rng::stream`]).
+pub mod component {
+    /// The synthetic subscriber profiles of a run.
+    pub const PROFILES: u64 = 0x0510;
+    /// Training episodes (index = episode).
+    pub const TRAIN: u64 = 0x0511;
+    /// Evaluation episodes (index = episode): the same for every policy.
+    pub const EVAL: u64 = 0x0512;
+    /// History episodes the SL, peak and GPA estimates are fitted on (index = day).
+    pub const HISTORY: u64 = 0x0513;
+    /// C2MARL's network initialisation and exploration (index = training arm).
+    pub const LEARNER: u64 = 0x0514;
+}
+
+/// The experiment (ALGORITHMS.md §3.6). Serialized `E1.1` … `E1.4`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Preset {
+    /// Synthetic internal cloud, cold start (every PM empty at the episode start).
+    #[serde(rename = "E1.1")]
+    E11,
+    /// Synthetic internal cloud, warm start (the VMs alive at the start are pre-placed, not oversubscribed).
+    #[serde(rename = "E1.2")]
+    E12,
+    /// Azure-derived subscribers (fitted from the Azure 2019 CPU readings and the 2017 arrivals), cold start.
+    #[serde(rename = "E1.3")]
+    E13,
+    /// The cluster vs PM hot ratio (App. B.2): E1.1's setting, reported as C-Hot-R beside PM-Hot-R.
+    #[serde(rename = "E1.4")]
+    E14,
+}
+
+impl Preset {
+    /// `E1.1` … `E1.4`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::E11 => "E1.1",
+            Preset::E12 => "E1.2",
+            Preset::E13 => "E1.3",
+            Preset::E14 => "E1.4",
+        }
+    }
+
+    /// Whether the subscribers are the Azure-derived fit (E1.3) rather than the synthetic internal cloud.
+    pub fn azure(self) -> bool {
+        self == Preset::E13
+    }
+
+    /// Whether episodes start warm (E1.2).
+    pub fn warm(self) -> bool {
+        self == Preset::E12
+    }
+}
+
+/// How the peak predictor summarises a subscriber's recent VM usage rates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Peak {
+    /// The `p`-th percentile (0–100) of the VM-hour usage rates of the window.
+    Percentile(f64),
+    /// Mean + `n`·standard deviation of the VM-hour usage rates of the window.
+    Sigma(f64),
+}
+
+/// A rate policy (§3.4 and the two further baselines). Serialized as its name: `grid:X`, `ma`, `sl`,
+/// `peak:pP` (e.g. `peak:p95`), `peak:Nsigma` (e.g. `peak:3sigma`), `gpa:A` (α, e.g. `gpa:0.95`),
+/// `c2marl:A` (trained in the run at safety level α) or `c2marl:FILE` (a trained policy file given as input).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Policy {
+    /// Every subscriber's rate is `x` at every hour.
+    Grid(f64),
+    /// Moving average of the subscriber's 95th-percentile VM usage rate over the last `ma_window_h` hours.
+    Ma,
+    /// The maximum of the subscriber's usage rate by hour of day over the history days.
+    Sl,
+    /// The peak predictor over the last `peak_window_h` hours.
+    Peak(Peak),
+    /// The analytic Gaussian chance-constrained rate at safety level α.
+    Gpa(f64),
+    /// C2MARL trained in the run at safety level α.
+    C2marl(f64),
+    /// A trained C2MARL policy from the input file of this name.
+    C2marlFile(String),
+}
+
+/// Formats a number the way policy names carry it (shortest round-trip form).
+fn num(x: f64) -> String {
+    format!("{x}")
+}
+
+impl Policy {
+    /// The policy's name (see the type's documentation).
+    pub fn name(&self) -> String {
+        match self {
+            Policy::Grid(x) => format!("grid:{}", num(*x)),
+            Policy::Ma => "ma".into(),
+            Policy::Sl => "sl".into(),
+            Policy::Peak(Peak::Percentile(p)) => format!("peak:p{}", num(*p)),
+            Policy::Peak(Peak::Sigma(n)) => format!("peak:{}sigma", num(*n)),
+            Policy::Gpa(a) => format!("gpa:{}", num(*a)),
+            Policy::C2marl(a) => format!("c2marl:{}", num(*a)),
+            Policy::C2marlFile(f) => format!("c2marl:{f}"),
+        }
+    }
+
+    /// Parses a name of [`Policy::name`]. Errors name the expected forms.
+    pub fn parse(s: &str) -> Result<Policy, String> {
+        let s = s.trim();
+        let bad = || {
+            format!(
+                "unknown policy '{s}' (expected grid:X, ma, sl, peak:pP, peak:Nsigma, gpa:ALPHA, c2marl:ALPHA or c2marl:FILE)"
+            )
+        };
+        let number = |t: &str, lo: f64, hi: f64, what: &str| -> Result<f64, String> {
+            match t.parse::<f64>() {
+                Ok(v) if v.is_finite() && v >= lo && v <= hi => Ok(v),
+                _ => Err(format!("policy '{s}': {what} must be a number in [{lo}, {hi}]")),
+            }
+        };
+        match s {
+            "ma" => return Ok(Policy::Ma),
+            "sl" => return Ok(Policy::Sl),
+            _ => {}
+        }
+        let (head, arg) = s.split_once(':').ok_or_else(bad)?;
+        match head {
+            "grid" => Ok(Policy::Grid(number(arg, 0.01, 1.0, "the rate")?)),
+            "gpa" => Ok(Policy::Gpa(number(arg, 0.5, 0.9999, "α")?)),
+            "peak" => {
+                if let Some(p) = arg.strip_prefix('p') {
+                    Ok(Policy::Peak(Peak::Percentile(number(
+                        p,
+                        1.0,
+                        100.0,
+                        "the percentile",
+                    )?)))
+                } else if let Some(n) = arg.strip_suffix("sigma") {
+                    Ok(Policy::Peak(Peak::Sigma(number(n, 0.0, 10.0, "N")?)))
+                } else {
+                    Err(bad())
+                }
+            }
+            "c2marl" => {
+                if arg.is_empty() {
+                    return Err(bad());
+                }
+                match arg.parse::<f64>() {
+                    Ok(_) => Ok(Policy::C2marl(number(arg, 0.5, 0.9999, "α")?)),
+                    Err(_) => {
+                        if arg.len() > 200 || arg.chars().any(|c| c.is_control()) {
+                            Err(format!("policy '{s}': the file name must be at most 200 printable characters"))
+                        } else {
+                            Ok(Policy::C2marlFile(arg.to_string()))
+                        }
+                    }
+                }
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl Serialize for Policy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Policy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Policy::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The oversubscription model's scenario section (ALGORITHMS.md §3.7 defaults; every unstated choice is a
+/// field). `0` in `pms`, `subscribers` and empty `policies` mean the preset's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OversubParams {
+    /// The experiment.
+    pub preset: Preset,
+    /// Policies to compare (empty = the preset's, [`OversubParams::policy_list`]).
+    pub policies: Vec<Policy>,
+    /// PMs K (0 = the preset's: 500 internal, 200 Azure).
+    pub pms: u32,
+    /// Subscribers N of the synthetic cloud (0 = the preset's 12; E1.3 has the fit's 9).
+    pub subscribers: u32,
+    /// PM CPU capacity B, cores.
+    pub pm_cores: f64,
+    /// PM memory, GB.
+    pub pm_mem_gb: f64,
+    /// PM network, Gb/s.
+    pub pm_net_gbps: f64,
+    /// VM memory per requested core, GB (synthetic cloud; E1.3 takes the fit's).
+    pub vm_mem_gb_per_core: f64,
+    /// VM network per requested core, Gb/s.
+    pub vm_net_gbps_per_core: f64,
+    /// Hot threshold β: a PM is hot in an hour when its VMs' usage reaches β·B.
+    pub beta: f64,
+    /// δ: a PM is unsafe in an episode when it is hot in at least δ·T hours.
+    pub delta: f64,
+    /// Hours T per episode (120 = five weekdays).
+    pub hours: u32,
+    /// Requested cores alive as a fraction of the cluster's cores (without oversubscription), on average: sets
+    /// the arrival rate by Little's law.
+    pub occupancy: f64,
+    /// The action set of C2MARL (rates in (0, 1]).
+    pub actions: Vec<f64>,
+    /// Evaluation episodes E per policy.
+    pub eval_episodes: u32,
+    /// Training episodes per C2MARL arm.
+    pub train_episodes: u32,
+    /// Training seeds per C2MARL safety level (each one an arm of its own).
+    pub train_seeds: u32,
+    /// History days the SL maximum and the GPA moments are fitted on (episodes of their own seeds).
+    pub history_days: u32,
+    /// MA's window, hours.
+    pub ma_window_h: u32,
+    /// The peak predictor's window, hours.
+    pub peak_window_h: u32,
+    /// GPA: the hours ahead (from a VM's creation) whose hot probability the rate must bound.
+    pub gpa_horizon_h: u32,
+    /// Lowest rate of the MA, SL, peak and GPA policies (the paper's clip at 0.2).
+    pub min_rate: f64,
+    /// C2MARL's learner (its α comes from the policy name).
+    pub c2marl: c2marl::C2marlConfig,
+}
+
+impl Default for OversubParams {
+    /// The defaults: E1.1, the preset's policies, ALGORITHMS.md §3.7 (B = 48 cores, β = 0.6, δ = 1/40,
+    /// T = 120) except the PM memory (see the README: 192 GB at 4 GB per core would stop any packing beyond
+    /// 48 requested cores per PM), 100 evaluation and 300 training episodes (the paper's 300 and 1,800 are a
+    /// CLI flag away).
+    fn default() -> Self {
+        OversubParams {
+            preset: Preset::E11,
+            policies: Vec::new(),
+            pms: 0,
+            subscribers: 0,
+            pm_cores: 48.0,
+            pm_mem_gb: 1536.0,
+            pm_net_gbps: 40.0,
+            vm_mem_gb_per_core: 4.0,
+            vm_net_gbps_per_core: 0.1,
+            beta: 0.6,
+            delta: 1.0 / 40.0,
+            hours: 120,
+            occupancy: 0.5,
+            actions: vec![0.2, 0.3, 0.4, 0.5, 0.6, 1.0],
+            eval_episodes: 100,
+            train_episodes: 300,
+            train_seeds: 1,
+            history_days: 5,
+            ma_window_h: 24,
+            peak_window_h: 24,
+            gpa_horizon_h: 12,
+            min_rate: 0.2,
+            c2marl: c2marl::C2marlConfig::default(),
+        }
+    }
+}
+
+/// Most PMs one run may simulate.
+pub const MAX_PMS: u32 = 5_000;
+/// Most evaluation plus training episodes of one run (each policy's evaluation counts).
+pub const MAX_EPISODES: u64 = 200_000;
+
+impl OversubParams {
+    /// The policies compared: the section's (duplicates dropped), or the preset's: Grid-0.2/0.4/0.6 (and
+    /// Grid-1.0 for E1.3), MA, SL, the peak predictor p95, GPA at α = 0.95 and C2MARL at α = 0.95.
+    pub fn policy_list(&self) -> Vec<Policy> {
+        if !self.policies.is_empty() {
+            let mut out: Vec<Policy> = Vec::new();
+            for p in &self.policies {
+                if !out.contains(p) {
+                    out.push(p.clone());
+                }
+            }
+            return out;
+        }
+        let mut v = vec![Policy::Grid(0.2), Policy::Grid(0.4), Policy::Grid(0.6)];
+        if self.preset.azure() {
+            v.push(Policy::Grid(1.0));
+        }
+        v.extend([
+            Policy::Ma,
+            Policy::Sl,
+            Policy::Peak(Peak::Percentile(95.0)),
+            Policy::Gpa(0.95),
+            Policy::C2marl(0.95),
+        ]);
+        v
+    }
+
+    /// K: the section's, or the preset's (500 internal, 200 Azure).
+    pub fn pm_count(&self) -> u32 {
+        match (self.pms, self.preset.azure()) {
+            (0, false) => 500,
+            (0, true) => 200,
+            (k, _) => k,
+        }
+    }
+
+    /// N of the synthetic cloud: the section's, or 12.
+    pub fn subscriber_count(&self) -> u32 {
+        if self.subscribers == 0 {
+            12
+        } else {
+            self.subscribers
+        }
+    }
+
+    /// Every problem, field paths prefixed with `prefix` (e.g. `oversub.`).
+    pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let mut bad = |field: &str, message: String| {
+            errs.push(FieldError {
+                field: format!("{prefix}{field}"),
+                message,
+            })
+        };
+        if self.policies.len() > 24 {
+            bad("policies", "at most 24 policies".into());
+        }
+        if self.pm_count() > MAX_PMS {
+            bad("pms", format!("at most {MAX_PMS} PMs"));
+        }
+        if self.subscriber_count() > 64 {
+            bad("subscribers", "at most 64 subscribers".into());
+        }
+        if self.actions.is_empty() || self.actions.len() > 16 {
+            bad("actions", "between 1 and 16 rates".into());
+        }
+        for (i, a) in self.actions.iter().enumerate() {
+            if !(*a > 0.0 && *a <= 1.0) {
+                bad(&format!("actions[{i}]"), format!("must lie in (0, 1], got {a}"));
+            }
+        }
+        let ranges: [(&str, f64, f64, f64); 9] = [
+            ("pm_cores", self.pm_cores, 1.0, 1024.0),
+            ("pm_mem_gb", self.pm_mem_gb, 1.0, 1e6),
+            ("pm_net_gbps", self.pm_net_gbps, 0.01, 1e5),
+            ("vm_mem_gb_per_core", self.vm_mem_gb_per_core, 0.0, 1e3),
+            ("vm_net_gbps_per_core", self.vm_net_gbps_per_core, 0.0, 1e3),
+            ("beta", self.beta, 0.01, 1.0),
+            ("delta", self.delta, 1e-4, 1.0),
+            ("occupancy", self.occupancy, 0.01, 1.0),
+            ("min_rate", self.min_rate, 0.01, 1.0),
+        ];
+        for (f, v, lo, hi) in ranges {
+            if !(v.is_finite() && v >= lo && v <= hi) {
+                bad(f, format!("must be a number in [{lo}, {hi}], got {v}"));
+            }
+        }
+        let counts: [(&str, u32, u32, u32); 8] = [
+            ("hours", self.hours, 1, 24 * 28),
+            ("eval_episodes", self.eval_episodes, 1, 10_000),
+            ("train_episodes", self.train_episodes, 1, 100_000),
+            ("train_seeds", self.train_seeds, 1, 10),
+            ("history_days", self.history_days, 1, 60),
+            ("ma_window_h", self.ma_window_h, 1, 48),
+            ("peak_window_h", self.peak_window_h, 1, 48),
+            ("gpa_horizon_h", self.gpa_horizon_h, 1, 168),
+        ];
+        for (f, v, lo, hi) in counts {
+            if v < lo || v > hi {
+                bad(f, format!("must be an integer in [{lo}, {hi}], got {v}"));
+            }
+        }
+        let list = self.policy_list();
+        let arms = list
+            .iter()
+            .filter(|p| matches!(p, Policy::C2marl(_)))
+            .count() as u64
+            * self.train_seeds as u64;
+        let episodes = arms * self.train_episodes as u64 + list.len() as u64 * self.eval_episodes as u64;
+        if episodes > MAX_EPISODES {
+            bad(
+                "eval_episodes",
+                format!("the run would simulate {episodes} episodes; at most {MAX_EPISODES}"),
+            );
+        }
+        for e in self.c2marl.validate() {
+            bad(&format!("c2marl.{}", e.0), e.1);
+        }
+        errs
+    }
+}
+
+/// The registry entry of the oversubscription model.
+pub struct OversubModel;
+
+impl ModelDef for OversubModel {
+    const INFO: ModelInfo = ModelInfo {
+        id: "oversub",
+        title: "Oversubscription",
+        hint: "chance-constrained oversubscription rates per subscriber: C2MARL vs Grid, MA, SL (seed 001)",
+        source: "seed 001, ALGORITHMS.md §3",
+        uses_trace: false,
+        uses_workload: false,
+        experiments: &["E1.1", "E1.2", "E1.3", "E1.4"],
+        charts: &["oversub.frontier", "oversub.training", "oversub.rates"],
+        ops: &[],
+        run_ops: &["policy"],
+    };
+    type Section = OversubParams;
+    type Run = OversubRun;
+
+    fn validate(section: &OversubParams, prefix: &str) -> Vec<FieldError> {
+        section.validate(prefix)
+    }
+
+    fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<OversubRun, RunError> {
+        OversubRun::new(&sc.oversub, sc.seed, inputs)
+    }
+
+    /// `oversub.frontier`: data = the report's `rows`, opts = [`chart::ChartOptions`]; `oversub.training`:
+    /// data = the report's `training` (or the partial logs), opts = the same; `oversub.rates`: data = one row's
+    /// `rates` ([`cluster::RateMap`]), opts = the same.
+    fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
+        name: &str,
+        area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+        data: D,
+        opts: D,
+    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
+        Some(match name {
+            "oversub.frontier" => (|| {
+                let rows: Vec<experiment::PolicyRow> = from_de(data, "oversub rows")?;
+                let o: chart::ChartOptions = opts_from_de(opts)?;
+                chart::draw_frontier(area, &rows, &o).map(|_| None)
+            })(),
+            "oversub.training" => (|| {
+                let t: Vec<experiment::TrainingCurve> = from_de(data, "oversub training")?;
+                let o: chart::ChartOptions = opts_from_de(opts)?;
+                chart::draw_training(area, &t, &o).map(|_| None)
+            })(),
+            "oversub.rates" => (|| {
+                let m: cluster::RateMap = from_de(data, "oversub rate map")?;
+                let o: chart::ChartOptions = opts_from_de(opts)?;
+                chart::draw_rates(area, &m, &o).map(|_| None)
+            })(),
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_names_round_trip() {
+        for n in [
+            "grid:0.2",
+            "grid:1",
+            "ma",
+            "sl",
+            "peak:p95",
+            "peak:p99.5",
+            "peak:3sigma",
+            "gpa:0.95",
+            "c2marl:0.75",
+            "c2marl:policy.json",
+        ] {
+            assert_eq!(Policy::parse(n).unwrap().name(), n);
+        }
+        for bad in ["", "grid", "grid:0", "grid:1.5", "peak:q9", "gpa:1", "c2marl:", "c2marl:0.2", "x:1"] {
+            assert!(Policy::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn validation_names_fields() {
+        let p = OversubParams {
+            beta: f64::NAN,
+            actions: vec![0.5, 1.5],
+            hours: 0,
+            ..OversubParams::default()
+        };
+        let f: Vec<String> = p.validate("oversub.").into_iter().map(|e| e.field).collect();
+        assert_eq!(f, ["oversub.actions[1]", "oversub.beta", "oversub.hours"]);
+        assert!(OversubParams::default().validate("oversub.").is_empty());
+    }
+}
