@@ -286,7 +286,7 @@ impl Default for OversubParams {
             history_days: 5,
             ma_window_h: 24,
             peak_window_h: 24,
-            gpa_horizon_h: 12,
+            gpa_horizon_h: 24,
             min_rate: 0.2,
             c2marl: c2marl::C2marlConfig::default(),
         }
