@@ -35,7 +35,8 @@ pub fn wilson(k: f64, n: f64) -> (f64, f64) {
     let den = 1.0 + z * z / n;
     let c = (p + z * z / (2.0 * n)) / den;
     let h = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / den;
-    ((c - h).max(0.0), (c + h).min(1.0))
+    // (the bounds hold p exactly even where rounding would put it a hair outside)
+    ((c - h).max(0.0).min(p), (c + h).min(1.0).max(p))
 }
 
 /// One policy's evaluation (§3.5), over `episodes` evaluation episodes.
@@ -77,6 +78,8 @@ pub struct PolicyRow {
     pub active_pms: f64,
     /// Cores used / (active PMs · B), mean over episodes.
     pub utilization: f64,
+    /// Hot PM-hours / active PM-hours (comparable with a real cluster's share of hot machine-hours).
+    pub hot_share: f64,
     /// The rates the policy gave, by subscriber and hour of day.
     pub rates: RateMap,
 }
@@ -582,6 +585,11 @@ impl OversubRun {
             rejected: r.rejected as f64 / e,
             active_pms: r.active_pms / e,
             utilization: r.utilization / e,
+            hot_share: if r.active_pms > 0.0 {
+                r.hot_pm_hours as f64 / (r.active_pms * self.world.params.hours as f64)
+            } else {
+                0.0
+            },
             rates: RateMap {
                 policy: r.policy.name(),
                 subscribers: self.world.profiles.subscribers.iter().map(|s| s.id.clone()).collect(),
@@ -727,5 +735,26 @@ impl Experiment for OversubRun {
             .policy_of_row(row)
             .ok_or_else(|| RunError::field("row", "this row has no trained policy (yet)"))?;
         p.serialize(ser).map_err(|e| RunError::msg(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wilson;
+
+    #[test]
+    fn wilson_by_hand() {
+        // k = 0: the upper bound is z²/(n + z²).
+        let z2 = 1.959_963_984_540_054_f64.powi(2);
+        let (lo, hi) = wilson(0.0, 10.0);
+        assert_eq!(lo, 0.0);
+        assert!((hi - z2 / (10.0 + z2)).abs() < 1e-12);
+        // k = n is the mirror image.
+        let (lo, hi) = wilson(10.0, 10.0);
+        assert!((lo - 10.0 / (10.0 + z2)).abs() < 1e-12);
+        assert_eq!(hi, 1.0);
+        // 30 of 100: the textbook interval [0.2189, 0.3958].
+        let (lo, hi) = wilson(30.0, 100.0);
+        assert!((lo - 0.2189).abs() < 1e-4 && (hi - 0.3958).abs() < 1e-4, "{lo} {hi}");
     }
 }

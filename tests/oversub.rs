@@ -1,0 +1,154 @@
+//! The oversubscription model (seed 001) end to end through the registry and the experiment contract:
+//! Grid-x saves exactly 1 − x of the requested cores; PM-Hot-R and the hot PM-hours do not rise with x on the
+//! same episodes; C-Hot-R ≥ PM-Hot-R; the report does not depend on the units per step; a trained policy
+//! exported and evaluated from its file gives the trained row's numbers; foreign and tampered files are
+//! refused with a message naming the field.
+
+use packlab::experiment::{run_to_end, Experiment};
+use packlab::models::oversub::{OversubModel, OversubParams, OversubReport, OversubRun, Policy};
+use packlab::models::{Inputs, ModelDef};
+use packlab::scenario::{Model, Scenario};
+use packlab::trace::InputFile;
+
+fn scenario(f: impl FnOnce(&mut OversubParams)) -> Scenario {
+    let mut p = OversubParams {
+        pms: 120,
+        eval_episodes: 12,
+        train_episodes: 4,
+        history_days: 2,
+        ..OversubParams::default()
+    };
+    f(&mut p);
+    Scenario {
+        model: Model::Oversub,
+        seed: 5,
+        oversub: p,
+        ..Scenario::default()
+    }
+}
+
+fn start(sc: &Scenario, files: &[InputFile]) -> Result<OversubRun, packlab::experiment::RunError> {
+    let inputs = Inputs {
+        files,
+        ..Default::default()
+    };
+    OversubModel::start(sc, &inputs)
+}
+
+fn report(sc: &Scenario, files: &[InputFile]) -> OversubReport {
+    let mut run = start(sc, files).unwrap();
+    run_to_end(&mut run, &mut |_, _| true).unwrap()
+}
+
+#[test]
+fn grid_saves_one_minus_x_and_hot_rates_fall_with_x() {
+    let xs = [0.2, 0.3, 0.4, 0.6, 0.8, 1.0];
+    let sc = scenario(|p| p.policies = xs.iter().map(|&x| Policy::Grid(x)).collect());
+    let rep = report(&sc, &[]);
+    assert_eq!(rep.rows.len(), xs.len());
+    for (r, x) in rep.rows.iter().zip(xs) {
+        // Σ a_v = x·Σ c_v for every episode: S-Cores = 1 − x up to rounding of the sums.
+        assert!((r.s_cores - (1.0 - x)).abs() < 1e-12, "{} {}", r.policy, r.s_cores);
+        assert!(r.c_hot_r >= r.pm_hot_r, "{}", r.policy);
+        assert!(r.pm_hot_r_lo <= r.pm_hot_r && r.pm_hot_r <= r.pm_hot_r_hi);
+        assert_eq!(r.episodes, 12);
+    }
+    for w in rep.rows.windows(2) {
+        assert!(w[1].pm_hot_r <= w[0].pm_hot_r, "{} → {}", w[0].policy, w[1].policy);
+        assert!(w[1].hot_pm_hours <= w[0].hot_pm_hours, "{} → {}", w[0].policy, w[1].policy);
+        assert!(w[1].active_pms >= w[0].active_pms, "{} → {}", w[0].policy, w[1].policy);
+    }
+    // Grid-0.2 packs five times the requested cores per PM of Grid-1: its hot PMs are far more frequent.
+    assert!(rep.rows[0].hot_pm_hours > 10.0 * rep.rows[5].hot_pm_hours.max(0.1));
+}
+
+#[test]
+fn every_row_keeps_c_hot_r_at_least_pm_hot_r() {
+    for preset in ["E1.2", "E1.3"] {
+        let sc = scenario(|p| {
+            p.preset = serde_json::from_value(serde_json::json!(preset)).unwrap();
+            p.policies = ["grid:0.4", "ma", "sl", "peak:p95", "peak:2sigma", "gpa:0.95"]
+                .iter()
+                .map(|n| Policy::parse(n).unwrap())
+                .collect();
+            p.eval_episodes = 6;
+        });
+        let rep = report(&sc, &[]);
+        for r in &rep.rows {
+            assert!(r.c_hot_r >= r.pm_hot_r, "{preset} {}", r.policy);
+            assert!((0.0..=1.0).contains(&r.s_cores), "{preset} {}", r.policy);
+            // the clipped policies never go below the 0.2 floor: S-Cores ≤ 80%
+            assert!(r.s_cores <= 0.8 + 1e-12, "{preset} {}", r.policy);
+            for (n, row) in r.rates.rates.iter().enumerate() {
+                for v in row.iter().flatten() {
+                    assert!((0.2 - 1e-12..=1.0).contains(v), "{preset} {} sub {n}", r.policy);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn units_per_step_do_not_change_the_report() {
+    let sc = scenario(|p| {
+        p.policies = ["grid:0.5", "gpa:0.95", "c2marl:0.95"]
+            .iter()
+            .map(|n| Policy::parse(n).unwrap())
+            .collect();
+        p.train_seeds = 2;
+    });
+    let one = {
+        let mut run = start(&sc, &[]).unwrap();
+        while run.step(1).is_some() {}
+        serde_json::to_string(&run.report().unwrap()).unwrap()
+    };
+    let many = {
+        let mut run = start(&sc, &[]).unwrap();
+        while run.step(7).is_some() {}
+        serde_json::to_string(&run.report().unwrap()).unwrap()
+    };
+    assert_eq!(one, many);
+}
+
+#[test]
+fn an_exported_policy_evaluates_like_the_trained_row_and_foreign_files_are_refused() {
+    let sc = scenario(|p| p.policies = vec![Policy::C2marl(0.95)]);
+    let mut run = start(&sc, &[]).unwrap();
+    let rep = run_to_end(&mut run, &mut |_, _| true).unwrap();
+    let mut bytes = Vec::new();
+    run.query(
+        "policy",
+        &serde_json::json!({ "row": 0 }),
+        &mut serde_json::Serializer::new(&mut bytes),
+    )
+    .unwrap();
+    let file = InputFile {
+        name: "p.json".into(),
+        bytes: bytes.clone(),
+    };
+    let sc2 = scenario(|p| p.policies = vec![Policy::parse("c2marl:p.json").unwrap()]);
+    let rep2 = report(&sc2, std::slice::from_ref(&file));
+    let (a, b) = (&rep.rows[0], &rep2.rows[0]);
+    assert_eq!((a.pm_hot_r, a.c_hot_r, a.s_cores), (b.pm_hot_r, b.c_hot_r, b.s_cores));
+    assert_eq!(a.rates.rates, b.rates.rates);
+    // Another cluster size: refused, naming the field.
+    let sc3 = scenario(|p| {
+        p.pms = 121;
+        p.policies = vec![Policy::parse("c2marl:p.json").unwrap()];
+    });
+    let e = start(&sc3, std::slice::from_ref(&file)).err().unwrap();
+    assert_eq!(e.field.as_deref(), Some("oversub.policies"));
+    assert!(e.message.contains("another scenario"), "{}", e.message);
+    // Tampered or truncated bytes: refused with a message, never a panic.
+    for bad in [&bytes[..bytes.len() / 2], b"{}".as_slice(), b"\xff\xfe".as_slice()] {
+        let f = InputFile {
+            name: "p.json".into(),
+            bytes: bad.to_vec(),
+        };
+        let e = start(&sc2, &[f]).err().unwrap();
+        assert_eq!(e.field.as_deref(), Some("oversub.policies"));
+    }
+    // A missing file is named.
+    let e = start(&sc2, &[]).err().unwrap();
+    assert!(e.message.contains("p.json"), "{}", e.message);
+}
