@@ -60,7 +60,10 @@ impl RunFiles {
         if self.bytes - freed + bytes.len() > MAX_RUN_FILE_BYTES {
             return Err(error_obj(
                 "input",
-                &format!("{name}: the input files of a run may hold at most {} MiB", MAX_RUN_FILE_BYTES >> 20),
+                &format!(
+                    "{name}: the input files of a run may hold at most {} MiB",
+                    MAX_RUN_FILE_BYTES >> 20
+                ),
                 Some("files"),
             ));
         }
@@ -125,7 +128,11 @@ impl ExperimentRun {
     }
 
     /// Like [`ExperimentRun::with_trace`], with the named input files `files`.
-    pub fn with_trace_files(trace: &Trace, files: &RunFiles, scenario: JsValue) -> JsResult<ExperimentRun> {
+    pub fn with_trace_files(
+        trace: &Trace,
+        files: &RunFiles,
+        scenario: JsValue,
+    ) -> JsResult<ExperimentRun> {
         plan(scenario, Some(trace), None, Some(files))
     }
 
