@@ -8,4 +8,5 @@ export const MODELS_WWW = {
   admission: { view: () => import('./admission/view.js'), workerOps: () => import('./admission/worker-ops.js') },
   lifetime: { view: () => import('./lifetime/view.js') },
   era: { view: () => import('./era/view.js') },
+  oversub: { view: () => import('./oversub/view.js') },
 };

@@ -1,7 +1,8 @@
 //! Runs of any model through the experiment contract ([`crate::experiment`]) and the registry
 //! ([`crate::models`]): the Web Worker plans an [`ExperimentRun`], calls [`ExperimentRun::step`] one unit at
 //! a time (reporting progress and honouring Cancel between steps) and reads the report; the CLI drives the
-//! very same stepper to the end.
+//! very same stepper to the end. Input files a run reads by name (`Inputs::files`, e.g. a trained policy of
+//! the oversubscription model) are collected in a [`RunFiles`] and given to the `…_files` constructors.
 
 use super::trace::{LoadedWorkload, Trace};
 use super::{error_obj, json_from_js, run_error, valid_scenario, JsResult};
@@ -30,16 +31,72 @@ pub struct ExperimentRun {
     inner: AnyRun,
 }
 
+/// Most bytes a [`RunFiles`] holds (all files together).
+pub const MAX_RUN_FILE_BYTES: usize = 64 << 20;
+
+/// Named input files for a run (the engine's `Inputs::files`): filled with [`RunFiles::add`], then given to
+/// [`ExperimentRun::with_files`] (or its trace and workload variants). The run copies what it needs while it
+/// is planned, so the collection may be freed afterwards.
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct RunFiles {
+    files: Vec<InputFile>,
+    bytes: usize,
+}
+
+#[wasm_bindgen]
+impl RunFiles {
+    /// An empty collection.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> RunFiles {
+        RunFiles::default()
+    }
+
+    /// Adds the file `name` (replacing an earlier file of that name). Errors: `{ kind: "input", field:
+    /// "files", message }` when the files together exceed [`MAX_RUN_FILE_BYTES`].
+    pub fn add(&mut self, name: String, bytes: Vec<u8>) -> JsResult<()> {
+        let old = self.files.iter().position(|f| f.name == name);
+        let freed = old.map_or(0, |i| self.files[i].bytes.len());
+        if self.bytes - freed + bytes.len() > MAX_RUN_FILE_BYTES {
+            return Err(error_obj(
+                "input",
+                &format!(
+                    "{name}: the input files of a run may hold at most {} MiB",
+                    MAX_RUN_FILE_BYTES >> 20
+                ),
+                Some("files"),
+            ));
+        }
+        self.bytes = self.bytes - freed + bytes.len();
+        match old {
+            Some(i) => self.files[i].bytes = bytes,
+            None => self.files.push(InputFile { name, bytes }),
+        }
+        Ok(())
+    }
+
+    /// Files held.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no file is held.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
 fn plan(
     scenario: JsValue,
     trace: Option<&Trace>,
     workload: Option<&LoadedWorkload>,
+    files: Option<&RunFiles>,
 ) -> JsResult<ExperimentRun> {
     let s = valid_scenario(scenario)?;
     let inputs = Inputs {
         trace: trace.map(|t| t.usage_trace()),
         workload: workload.map(|w| w.workload()),
-        files: &[],
+        files: files.map_or(&[][..], |f| &f.files[..]),
         browser: true,
     };
     let inner = crate::models::start(&s, &inputs).map_err(|e| run_error(&e))?;
@@ -52,17 +109,40 @@ impl ExperimentRun {
     /// "scenario", field, message, errors }` or `{ kind: "run", field?, message }`.
     #[wasm_bindgen(constructor)]
     pub fn new(scenario: JsValue) -> JsResult<ExperimentRun> {
-        plan(scenario, None, None)
+        plan(scenario, None, None, None)
     }
 
     /// Like the constructor, for models that read the loaded usage trace `trace`.
     pub fn with_trace(trace: &Trace, scenario: JsValue) -> JsResult<ExperimentRun> {
-        plan(scenario, Some(trace), None)
+        plan(scenario, Some(trace), None, None)
     }
 
     /// Like the constructor, for models that replay the loaded workload `workload` (e.g. the lifetime model).
     pub fn with_workload(workload: &LoadedWorkload, scenario: JsValue) -> JsResult<ExperimentRun> {
-        plan(scenario, None, Some(workload))
+        plan(scenario, None, Some(workload), None)
+    }
+
+    /// Like the constructor, with the named input files `files` (e.g. `oversub`'s `c2marl:FILE` policies).
+    pub fn with_files(files: &RunFiles, scenario: JsValue) -> JsResult<ExperimentRun> {
+        plan(scenario, None, None, Some(files))
+    }
+
+    /// Like [`ExperimentRun::with_trace`], with the named input files `files`.
+    pub fn with_trace_files(
+        trace: &Trace,
+        files: &RunFiles,
+        scenario: JsValue,
+    ) -> JsResult<ExperimentRun> {
+        plan(scenario, Some(trace), None, Some(files))
+    }
+
+    /// Like [`ExperimentRun::with_workload`], with the named input files `files`.
+    pub fn with_workload_files(
+        workload: &LoadedWorkload,
+        files: &RunFiles,
+        scenario: JsValue,
+    ) -> JsResult<ExperimentRun> {
+        plan(scenario, None, Some(workload), Some(files))
     }
 
     /// Units of work planned.

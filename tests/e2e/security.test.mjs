@@ -59,7 +59,9 @@ test('no CSP violation while the default views run', async () => {
   assert.equal(await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content') !== null, true);
   await waitForRun(page);
   await page.waitForFunction(() => (document.querySelector('#machine-info')?.textContent || '').includes('gpa:'));
-  for (const [tab, card, rows] of [['admission', '#admission-card', '#admission-rows tr'], ['lifetime', '#lifetime-card', '#lifetime-rows tr'], ['era', '#era-card', '#era-rows tr']]) {
+  for (const [tab, card, rows] of [['admission', '#admission-card', '#admission-rows tr'], ['lifetime', '#lifetime-card', '#lifetime-rows tr'], ['era', '#era-card', '#era-rows tr'],
+    // the oversub view trains before it evaluates: its first step's results are the first training episode
+    ['oversub', '#oversub-card', '#oversub-card[data-first-ms]']]) {
     await page.click(`#tab-${tab}`);
     await page.waitForSelector(card);
     await page.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, rows, { timeout: 150_000 });

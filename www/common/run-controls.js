@@ -1,7 +1,7 @@
-// The run controls of a model's chart card, shared by every model view: progress bar, Cancel, Run again and
-// the status text, in that order (the buttons do not move while the status text changes width). The card's
-// `data-state` mirrors the status: 'idle' | 'running' | 'done' | 'cancelled' | 'error' | 'invalid' (the
-// end-to-end tests and the styles read it).
+// The run controls of a model's chart card, shared by every model view: progress bar, Cancel, (Pause/Resume,
+// for views that pass `onPause`), Run again and the status text, in that order (the buttons do not move while
+// the status text changes width). The card's `data-state` mirrors the status: 'idle' | 'running' | 'paused' |
+// 'done' | 'cancelled' | 'error' | 'invalid' (the end-to-end tests and the styles read it).
 
 import { h } from './dom.js';
 
@@ -11,18 +11,32 @@ import { h } from './dom.js';
  * @param {string} o.initialText the status before the first run
  * @param {() => void} o.onCancel
  * @param {() => void} o.onRerun
- * @param {object} [o.ids]       ids overriding the prefixed ones ({ progress, status, cancel, rerun })
+ * @param {(pause: boolean) => void} [o.onPause] when given, a Pause/Resume button (`${prefix}-pause`): called
+ *   with true on Pause, false on Resume; the view passes it on to the run (request.pause() / .resume()) and
+ *   calls `paused(state)` when the worker confirms
+ * @param {object} [o.ids]       ids overriding the prefixed ones ({ progress, status, cancel, pause, rerun })
  */
-export function createRunControls({ prefix, initialText, onCancel, onRerun, ids = {} }) {
+export function createRunControls({ prefix, initialText, onCancel, onRerun, onPause, ids = {} }) {
   const id = (k) => ids[k] || `${prefix}-${k}`;
   const bar = h('progress', { id: id('progress'), max: 1, value: 0 });
   const status = h('span', { class: 'status', id: id('status'), 'aria-live': 'polite' }, initialText);
   const cancelBtn = h('button', { type: 'button', class: 'btn danger small', id: id('cancel'), disabled: true, onclick: onCancel }, 'Cancel');
   const rerunBtn = h('button', { type: 'button', class: 'btn small', id: id('rerun'), onclick: onRerun }, 'Run again');
+  let isPaused = false;
+  const pauseBtn = onPause ? h('button', {
+    type: 'button', class: 'btn small', id: id('pause'), disabled: true, 'aria-pressed': 'false',
+    onclick: () => onPause(!isPaused),
+  }, 'Pause') : null;
+  const showPaused = (p) => {
+    isPaused = p;
+    if (!pauseBtn) return;
+    pauseBtn.textContent = p ? 'Resume' : 'Pause';
+    pauseBtn.setAttribute('aria-pressed', String(p));
+  };
   let card = null;
   return {
     /** The row to place in the card's head. */
-    el: h('div', { class: 'row run-controls' }, bar, cancelBtn, rerunBtn, status),
+    el: h('div', { class: 'row run-controls' }, bar, cancelBtn, pauseBtn, rerunBtn, status),
     /** The card whose `data-state` follows the status. */
     attach(c) { card = c; },
     setStatus(state, text) {
@@ -31,17 +45,25 @@ export function createRunControls({ prefix, initialText, onCancel, onRerun, ids 
     },
     state: () => card && card.dataset.state,
     text: () => status.textContent,
-    /** A run started: progress 0, Cancel enabled. */
+    /** A run started: progress 0, Cancel (and Pause) enabled. */
     started() {
       bar.value = 0;
       bar.removeAttribute('hidden');
       cancelBtn.disabled = false;
+      showPaused(false);
+      if (pauseBtn) pauseBtn.disabled = false;
     },
+    /** The run is paused (true) or running again (false): the button reads Resume / Pause. */
+    paused(p) { showPaused(p); },
+    /** Whether the run on display is paused. */
+    isPaused: () => isPaused,
     /** Fraction done, 0..1. */
     progress(frac) { bar.value = frac; },
     /** The run ended (`complete`: it finished, the bar shows 1); Cancel disabled. */
     ended(complete) {
       cancelBtn.disabled = true;
+      showPaused(false);
+      if (pauseBtn) pauseBtn.disabled = true;
       if (complete) bar.value = 1;
     },
   };

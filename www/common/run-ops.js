@@ -1,18 +1,22 @@
 // Worker-side operations shared by every model: one experiment loop for all of them (the engine's experiment
 // contract, wasm ExperimentRun), run operations (queries on the last run) and scenario-level model operations.
 //
-//   'run'        { scenario, key? }            plan the scenario's model run, step it one unit at a time with
+//   'run'        { scenario, key?, files? }    plan the scenario's model run, step it one unit at a time with
 //                                          progress { done, total, partial } after each step and cooperative
-//                                          Cancel between steps; result { report, elapsed_ms }. Models that
-//                                          replay VM records (`uses_workload`) run on the scenario's workload
-//                                          (inputs.js: a bundled one is loaded on first use, with progress
-//                                          { stage: 'workload' }, and kept)
-//   'run.query'  { scenario, op, args, key? }  an operation on the model's last run if its key matches (key =
+//                                          Cancel and Pause between steps (a paused run reports progress
+//                                          { stage: 'paused', done, total }, waits without losing its state and
+//                                          goes on after Resume with { stage: 'resumed', … }); result
+//                                          { report, elapsed_ms }. Models that replay VM records
+//                                          (`uses_workload`) run on the scenario's workload (inputs.js: a bundled
+//                                          one is loaded on first use, with progress { stage: 'workload' }, and
+//                                          kept). `files` = [{ name, bytes }]: named input files the run reads
+//                                          (the engine's Inputs.files, e.g. a trained oversub policy)
+//   'run.query'  { scenario, op, args, key?, files? }  an operation on the model's last run if its key matches (key =
 //                                          what the run's state depends on; default the whole scenario), else
 //                                          on a newly planned run (e.g. the placement teaching view 'machine')
 //   'model.call' { scenario, op, args, file? }  a scenario-level operation of the model (file = { name, bytes })
 
-import { workloadFor } from './inputs.js';
+import { workloadFor, toBytes } from './inputs.js';
 
 /** The scenario's model id (the engine's default model when the scenario names none). */
 function modelOf(wasm, scenario) {
@@ -24,20 +28,39 @@ function infoOf(wasm, scenario) {
   return wasm.models().find((m) => m.id === modelOf(wasm, scenario)) || {};
 }
 
-/** Plan the scenario's run on the inputs its model reads (the registry says which). */
-async function plan(ctx, scenario) {
+/** The engine's RunFiles holding `files` ([{ name, bytes }]); null when there are none. The caller frees it. */
+async function runFiles(wasm, files) {
+  if (!files || !files.length) return null;
+  const rf = new wasm.RunFiles();
+  try {
+    for (const f of files) rf.add(String(f.name), await toBytes(f.bytes));
+  } catch (e) {
+    rf.free();
+    throw e;
+  }
+  return rf;
+}
+
+/** Plan the scenario's run on the inputs its model reads (the registry says which) and the named input
+ * `files`. */
+async function plan(ctx, scenario, files) {
   const { wasm, state } = ctx;
   const info = infoOf(wasm, scenario);
+  let workload = null;
   if (info.uses_workload) {
     // the engine checks the reference (workload.bundled / workload.upload) before anything is fetched
     const checked = wasm.check_scenario(scenario);
     if (checked.errors.length) throw { kind: 'scenario', ...checked.errors[0], errors: checked.errors };
-    const workload = await workloadFor(ctx, checked.scenario.workload);
-    return wasm.ExperimentRun.with_workload(workload, scenario);
+    workload = await workloadFor(ctx, checked.scenario.workload);
+  } else if (info.uses_trace && !state.trace) throw { kind: 'input', message: 'no trace is loaded' };
+  const rf = await runFiles(wasm, files);
+  try {
+    if (workload) return rf ? wasm.ExperimentRun.with_workload_files(workload, rf, scenario) : wasm.ExperimentRun.with_workload(workload, scenario);
+    if (info.uses_trace) return rf ? wasm.ExperimentRun.with_trace_files(state.trace, rf, scenario) : wasm.ExperimentRun.with_trace(state.trace, scenario);
+    return rf ? wasm.ExperimentRun.with_files(rf, scenario) : new wasm.ExperimentRun(scenario);
+  } finally {
+    if (rf) rf.free(); // the run copied what it needs
   }
-  if (!info.uses_trace) return new wasm.ExperimentRun(scenario);
-  if (!state.trace) throw { kind: 'input', message: 'no trace is loaded' };
-  return wasm.ExperimentRun.with_trace(state.trace, scenario);
 }
 
 /** Keep `run` as the model's last run under `key` (freeing the previous one). */
@@ -49,16 +72,25 @@ function keep(wasm, state, scenario, key, run) {
 }
 
 export const runOps = {
-  async run({ scenario, key }, ctx) {
+  async run({ scenario, key, files }, ctx) {
     const t0 = performance.now();
-    const run = await plan(ctx, scenario); // throws { kind: 'scenario' | 'run', field?, message }
+    const run = await plan(ctx, scenario, files); // throws { kind: 'scenario' | 'run', field?, message }
     let kept = false;
+    let pausedMs = 0;
     try {
       const total = run.total();
       ctx.progress({ done: 0, total });
       for (;;) {
         await ctx.yield();
         if (ctx.isCancelled()) throw { kind: 'cancelled', message: 'cancelled' };
+        if (ctx.isPaused()) {
+          const p0 = performance.now();
+          ctx.progress({ stage: 'paused', done: run.done(), total });
+          await ctx.untilResumed(); // also ends on Cancel
+          pausedMs += performance.now() - p0;
+          if (ctx.isCancelled()) throw { kind: 'cancelled', message: 'cancelled' };
+          ctx.progress({ stage: 'resumed', done: run.done(), total });
+        }
         const partial = run.step();
         if (partial === null) break;
         ctx.progress({ done: run.done(), total, partial });
@@ -66,18 +98,18 @@ export const runOps = {
       const report = run.report();
       keep(ctx.wasm, ctx.state, scenario, key, run);
       kept = true;
-      return { report, elapsed_ms: performance.now() - t0 };
+      return { report, elapsed_ms: performance.now() - t0 - pausedMs, paused_ms: pausedMs };
     } finally {
       if (!kept) run.free();
     }
   },
 
-  async 'run.query'({ scenario, op, args, key }, ctx) {
+  async 'run.query'({ scenario, op, args, key, files }, ctx) {
     const { state, wasm } = ctx;
     const model = modelOf(wasm, scenario);
     let cache = state.models[model];
     if (!cache || cache.key !== (key ?? JSON.stringify(scenario))) {
-      keep(wasm, state, scenario, key, await plan(ctx, scenario));
+      keep(wasm, state, scenario, key, await plan(ctx, scenario, files));
       cache = state.models[model];
     }
     return cache.run.query(op, args);

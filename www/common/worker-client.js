@@ -6,6 +6,10 @@
 // workload survive because this client keeps the last successfully loaded files and replays them into the new
 // worker (a bundled workload is fetched again when a run needs it).
 //
+// Pause is cooperative only: the worker holds a run between two steps until Resume (or Cancel), keeping its
+// state; requests sent meanwhile wait behind the paused run. A pause sent after the run's last step has no
+// effect.
+//
 // The same restart follows a worker that dies: an 'error' event (an exception nothing caught, a failed start)
 // or a request answered with `fatal: true` (the wasm instance trapped: release wasm aborts on a panic). The
 // pending requests are rejected with that error, a fresh worker is started with the inputs replayed, and
@@ -84,14 +88,24 @@ export class EngineWorker {
     this.restart(message);
   }
 
-  /** Low-level request; returns { id, promise, cancel }. */
+  /** Low-level request; returns { id, promise, cancel, pause, resume }. */
   request(op, payload, { onProgress } = {}) {
     const id = this.nextId++;
     let resolve, reject;
     const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
     this.pending.set(id, { resolve, reject, onProgress, op });
     this.worker.postMessage({ id, op, payload });
-    return { id, promise, cancel: () => this.cancel(id) };
+    return { id, promise, cancel: () => this.cancel(id), pause: () => this.pause(id), resume: () => this.resume(id) };
+  }
+
+  /** Ask request `id` (a run) to stop between two steps until `resume(id)`; its state is kept. */
+  pause(id) {
+    if (this.pending.has(id)) this.worker.postMessage({ op: 'pause', target: id });
+  }
+
+  /** Let the paused request `id` go on. */
+  resume(id) {
+    if (this.pending.has(id)) this.worker.postMessage({ op: 'resume', target: id });
   }
 
   /** Cancel request `id`: cooperative first, terminate + restart if the worker does not answer in time. */

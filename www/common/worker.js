@@ -2,6 +2,9 @@
 // model's computations so the page never freezes. Protocol (see worker-client.js):
 //   main → worker  { id, op, payload }            one request
 //                  { op: 'cancel', target: id }   cooperative cancel of request `id`
+//                  { op: 'pause' | 'resume', target: id }  hold request `id` between its steps / let it go on
+//                                                 (runs check it between units, see run-ops.js; while a run is
+//                                                 paused, later requests wait behind it, Cancel does not)
 //   worker → main  { id, type: 'progress', ... } | { id, type: 'result', result } | { id, type: 'error', error }
 // Errors are plain objects { kind, message, ... } (kind 'trace' carries file/line/column, 'scenario' carries
 // errors: [{ field, message }], 'cancelled', 'hash', 'internal'). `fatal: true` means the wasm instance died
@@ -24,6 +27,10 @@ const state = {
   bundled: {},
   /** ids of requests asked to cancel */
   cancelled: new Set(),
+  /** ids of requests asked to pause */
+  paused: new Set(),
+  /** the wake-up of a paused request, by id */
+  waiting: new Map(),
   /** per-model caches */
   models: {},
 };
@@ -91,12 +98,24 @@ let queue = Promise.resolve();
 
 self.onmessage = (ev) => {
   const msg = ev.data || {};
-  if (msg.op === 'cancel') {
-    state.cancelled.add(msg.target);
+  if (msg.op === 'cancel' || msg.op === 'pause' || msg.op === 'resume') {
+    if (msg.op === 'cancel') state.cancelled.add(msg.target);
+    if (msg.op === 'pause') state.paused.add(msg.target);
+    else state.paused.delete(msg.target);
+    if (msg.op !== 'pause') wake(msg.target);
     return;
   }
   queue = queue.then(() => handle(msg));
 };
+
+/** Wake the paused request `id` (on Resume or Cancel). */
+function wake(id) {
+  const w = state.waiting.get(id);
+  if (w) {
+    state.waiting.delete(id);
+    w();
+  }
+}
 
 async function handle({ id, op, payload }) {
   const ctx = {
@@ -104,6 +123,12 @@ async function handle({ id, op, payload }) {
     state,
     progress: (p) => self.postMessage({ id, type: 'progress', ...p }),
     isCancelled: () => state.cancelled.has(id),
+    isPaused: () => state.paused.has(id),
+    /** Resolves when request `id` is resumed or cancelled (at once when it is not paused). */
+    untilResumed: () => new Promise((resolve) => {
+      if (!state.paused.has(id) || state.cancelled.has(id)) resolve();
+      else state.waiting.set(id, resolve);
+    }),
     yield: yieldNow,
   };
   try {
@@ -117,5 +142,7 @@ async function handle({ id, op, payload }) {
     self.postMessage({ id, type: 'error', error: normalizeError(e) });
   } finally {
     state.cancelled.delete(id);
+    state.paused.delete(id);
+    state.waiting.delete(id);
   }
 }

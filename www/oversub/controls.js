@@ -1,0 +1,154 @@
+// The oversubscription model's controls (seed 001, ALGORITHMS.md §3): a form that mirrors the scenario's
+// `oversub` section (+ seed), reads into a scenario object and shows validation messages next to the fields.
+// Field ids are the engine's dotted field paths (oversub.beta, oversub.pms, seed, ...), so the engine's
+// FieldErrors land in place. An empty policy list means the preset's (the engine's `policy_list`); the α field
+// is the page's own: it rewrites the level of every gpa:α and c2marl:α policy of the list.
+
+import { h } from '../common/dom.js';
+import { field, num, readNumber, showFieldErrors } from '../common/fields.js';
+
+/** The experiments, with the data each one runs on: [id, label, data statement]. */
+export const PRESETS = [
+  ['E1.1', 'E1.1 — synthetic internal cloud, cold start',
+    'Synthetic internal cloud of ALGORITHMS.md §3.6 (12 subscribers, diurnal usage profiles): the paper\'s trace of its internal cloud is not public. Every PM starts empty.'],
+  ['E1.2', 'E1.2 — synthetic internal cloud, warm start',
+    'Synthetic internal cloud of ALGORITHMS.md §3.6, warm start: the VMs alive at the start of an episode are pre-placed, not oversubscribed. The paper\'s trace is not public.'],
+  ['E1.3', 'E1.3 — Azure-derived subscribers',
+    'Subscribers fitted from real public data: usage profiles from the Azure 2019 CPU readings, arrivals and lifetimes from the Azure 2017 VM table (static/oversub/ATTRIBUTION.md). Cold start, 200 PMs.'],
+  ['E1.4', 'E1.4 — cluster vs PM hot ratio',
+    'E1.1\'s synthetic internal cloud, reported as C-Hot-R (an hour is hot when any PM is) beside PM-Hot-R (the worst PM), App. B.2.'],
+];
+
+/** The preset's policy list, as the engine's `OversubParams::policy_list` gives it for an empty list. */
+export function presetPolicies(preset) {
+  return ['grid:0.2', 'grid:0.4', 'grid:0.6', ...(preset === 'E1.3' ? ['grid:1'] : []), 'ma', 'sl', 'peak:p95', 'gpa:0.95', 'c2marl:0.95'];
+}
+
+/** The policy names of a list typed by the user (comma- or space-separated). */
+export function splitPolicies(text) {
+  return String(text).split(/[,\s]+/).map((x) => x.trim()).filter((x) => x !== '');
+}
+
+/** Whether `name` is gpa:α or c2marl:α with a numeric α (c2marl:FILE is a trained policy file). */
+const levelled = (name) => /^(gpa|c2marl):/.test(name) && Number.isFinite(Number(name.slice(name.indexOf(':') + 1)));
+
+/** `names` with the level of every gpa:α and c2marl:α set to `alpha` (duplicates dropped, order kept). */
+export function withAlpha(names, alpha) {
+  const out = [];
+  for (const n of names) {
+    const m = levelled(n) ? `${n.slice(0, n.indexOf(':'))}:${alpha}` : n;
+    if (!out.includes(m)) out.push(m);
+  }
+  return out;
+}
+
+/** The α shown for a list: the level of its first gpa:α / c2marl:α policy (0.95 when none). */
+export function alphaOf(names) {
+  const n = names.find(levelled);
+  return n ? Number(n.slice(n.indexOf(':') + 1)) : 0.95;
+}
+
+/**
+ * Build the controls. `onChange()` fires on every edit.
+ * Returns { el, fill(scenario), read(base) -> { scenario, errors }, showErrors(errors), addPolicy(name) }.
+ */
+export function createControls({ onChange }) {
+  const preset = h('select', {}, PRESETS.map(([v, label]) => h('option', { value: v }, label)));
+  const dataLine = h('p', { class: 'fine', id: 'oversub-preset-data' });
+  const policies = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'the preset\'s' });
+  const alpha = num({ placeholder: '0.95' });
+  const beta = num({ placeholder: '0.6' });
+  const pms = num({ inputmode: 'numeric', placeholder: 'the preset\'s' });
+  const occupancy = num({ placeholder: '0.5' });
+  const evalEp = num({ inputmode: 'numeric', placeholder: '100' });
+  const trainEp = num({ inputmode: 'numeric', placeholder: '300' });
+  const seed = num({ inputmode: 'numeric', placeholder: '1' });
+
+  const el = h('section', { class: 'card', id: 'oversub-controls', 'aria-labelledby': 'oversub-controls-title' },
+    h('h2', { id: 'oversub-controls-title' }, 'Scenario'),
+    field('oversub.preset', 'experiment', preset, 'E1.1/E1.2: synthetic internal cloud (cold / warm start); E1.3: Azure-derived subscribers; E1.4: E1.1 as C-Hot-R vs PM-Hot-R'),
+    dataLine,
+    field('oversub.policies', 'policies', policies, 'comma-separated: grid:X, ma, sl, peak:p95, peak:3sigma, gpa:α, c2marl:α (trained in the run), c2marl:FILE (an imported trained policy); empty = the preset\'s'),
+    h('p', { class: 'fine' }, 'grid:X, ma, sl, peak:pP, peak:Nsigma, gpa:α, c2marl:α; empty = the preset\'s (Grid-0.2/0.4/0.6, MA, SL, peak:p95, gpa:0.95, c2marl:0.95).'),
+    h('div', { class: 'grid2' },
+      field('oversub.alpha', 'α (gpa, c2marl)', alpha, 'the safety level of the gpa:α and c2marl:α policies: the share of PMs that must not be hot for δ·T hours; editing it rewrites those policies'),
+      field('oversub.beta', 'β (hot threshold)', beta, 'a PM is hot in an hour when its VMs\' usage reaches β·B'),
+      field('oversub.pms', 'PMs', pms, 'PMs K; empty = the preset\'s (500; E1.3: 200)'),
+      field('oversub.occupancy', 'occupancy', occupancy, 'requested cores alive as a fraction of the cluster\'s cores, on average (sets the arrival rate)'),
+      field('oversub.eval_episodes', 'evaluation episodes', evalEp, 'episodes per policy (the same episodes for every policy)'),
+      field('oversub.train_episodes', 'training episodes', trainEp, 'per C2MARL arm, before the evaluation'),
+      field('seed', 'seed', seed, 'subscribers, episodes and the learner\'s initialisation')));
+
+  const fire = () => onChange();
+  for (const i of [policies, beta, pms, occupancy, evalEp, trainEp, seed]) i.addEventListener('input', fire);
+  preset.addEventListener('change', () => { showData(); fire(); });
+  alpha.addEventListener('change', () => {
+    const a = Number(alpha.value.trim());
+    if (!(Number.isFinite(a) && alpha.value.trim() !== '')) { fire(); return; }
+    const names = splitPolicies(policies.value);
+    policies.value = withAlpha(names.length ? names : presetPolicies(preset.value), a).join(', ');
+    fire();
+  });
+
+  function showData() {
+    const p = PRESETS.find(([v]) => v === preset.value);
+    dataLine.textContent = p ? p[2] : '';
+  }
+
+  /** Put a scenario's values into the form. */
+  function fill(s) {
+    const p = s.oversub;
+    preset.value = p.preset;
+    policies.value = p.policies.join(', ');
+    alpha.value = String(alphaOf(p.policies.length ? p.policies : presetPolicies(p.preset)));
+    beta.value = String(p.beta);
+    pms.value = p.pms ? String(p.pms) : '';
+    occupancy.value = String(p.occupancy);
+    evalEp.value = String(p.eval_episodes);
+    trainEp.value = String(p.train_episodes);
+    seed.value = String(s.seed);
+    showData();
+    showErrors([]);
+  }
+
+  /** Read the form onto `base` (a full scenario); page-side errors are for values that are not numbers. */
+  function read(base) {
+    const errors = [];
+    const s = structuredClone(base);
+    s.model = 'oversub';
+    const p = s.oversub;
+    const keep = (v, old) => (Number.isFinite(v) ? v : old);
+    p.preset = preset.value;
+    p.policies = splitPolicies(policies.value);
+    if (alpha.value.trim() !== '') {
+      const a = Number(alpha.value.trim());
+      if (!Number.isFinite(a)) errors.push({ field: 'oversub.alpha', message: `'${alpha.value.trim()}' is not a number` });
+      else if (!(a >= 0.5 && a <= 0.9999)) errors.push({ field: 'oversub.alpha', message: 'α must lie in [0.5, 0.9999]' });
+    }
+    p.beta = keep(readNumber(beta, 'oversub.beta', errors), p.beta);
+    p.occupancy = keep(readNumber(occupancy, 'oversub.occupancy', errors), p.occupancy);
+    if (pms.value.trim() === '') p.pms = 0;
+    else p.pms = keep(readNumber(pms, 'oversub.pms', errors, { integer: true }), p.pms);
+    p.eval_episodes = keep(readNumber(evalEp, 'oversub.eval_episodes', errors, { integer: true }), p.eval_episodes);
+    p.train_episodes = keep(readNumber(trainEp, 'oversub.train_episodes', errors, { integer: true }), p.train_episodes);
+    const sd = readNumber(seed, 'seed', errors, { integer: true });
+    s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
+    return { scenario: s, errors };
+  }
+
+  /** Show `[{ field, message }]` next to their inputs (errors of one policy on the list); returns the rest. */
+  function showErrors(errors) {
+    return showFieldErrors(el, errors, (path) => (path.startsWith('oversub.policies') ? 'oversub.policies' : path));
+  }
+
+  /** Add the policy `name` to the list (the preset's list first, when it is empty) and fire onChange. */
+  function addPolicy(name) {
+    const names = splitPolicies(policies.value);
+    const list = names.length ? names : presetPolicies(preset.value);
+    if (!list.includes(name)) list.push(name);
+    policies.value = list.join(', ');
+    fire();
+  }
+
+  return { el, fill, read, showErrors, addPolicy };
+}

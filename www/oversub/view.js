@@ -1,0 +1,377 @@
+// The oversubscription model's view (chance-constrained oversubscription, seed 001, ALGORITHMS.md §3):
+// controls, the data statement with the set-up, the live training curves of the C2MARL arms (hot-cluster hours
+// and λ per episode), the frontier of S-Cores against PM-Hot-R, the results table beside the paper's figures,
+// the rates a policy gave as a heat map, trained-policy export and import, exports and share links.
+// Computation happens in the worker: the shared 'run' operation (one training episode, then one evaluation
+// chunk per step; Pause/Resume between steps) with the imported policy files as the run's input files, and
+// 'run.query' with op 'policy' for the export of a trained policy.
+
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download } from '../common/dom.js';
+import { errorText } from '../common/engine.js';
+import { updateLocation, copyText } from '../common/share.js';
+import { checkControls } from '../common/fields.js';
+import { exportRow } from '../common/exports.js';
+import { createRunControls } from '../common/run-controls.js';
+import { createControls } from './controls.js';
+
+const CHART_HEIGHT = 380;
+const RATES_HEIGHT = 420;
+/** Largest policy file the page reads (a trained policy is a few hundred KiB at most). */
+const MAX_POLICY_BYTES = 16 << 20;
+
+export const model = {
+  id: 'oversub',
+  title: 'Oversubscription',
+  subtitle: 'chance-constrained oversubscription rates per subscriber: C2MARL vs Grid, MA, SL, peak, GPA',
+};
+
+const pct = (v, d = 1) => (Number.isFinite(v) ? `${(v * 100).toFixed(d)}%` : '–');
+const ci = (lo, hi, d = 1) => (Number.isFinite(lo) && Number.isFinite(hi) ? ` [${(lo * 100).toFixed(d)}, ${(hi * 100).toFixed(d)}]` : '');
+const SAFETY = [0.75, 0.85, 0.95];
+
+/** The name of the policy file `name` as the scenario carries it (`c2marl:<name>`). */
+const filePolicy = (name) => `c2marl:${name}`;
+/** The file a `c2marl:FILE` policy names (null for the other policies). */
+const fileOf = (policy) => {
+  const m = /^c2marl:(.+)$/.exec(policy);
+  return m && !Number.isFinite(Number(m[1])) ? m[1] : null;
+};
+/** A row's label: its policy (with the training seed when the run has several). */
+const rowLabel = (r) => (r.train_seed !== null && r.train_seed !== undefined && r.train_seed > 0 ? `${r.policy} (seed ${r.train_seed})` : r.policy);
+
+export function mount({ root, wasm, worker, scenario: initial, banner }) {
+  let scenario = initial.model === 'oversub' ? initial : { ...initial, model: 'oversub' };
+  let report = null;
+  let rows = [];
+  let curves = new Map(); // `${policy}#${train_seed}` → { policy, train_seed, log }
+  let running = null;
+  let runCount = 0;
+  let rateRow = -1;
+  let forceRun = false; // a re-imported file under a name the scenario already has: run although it is unchanged
+  /** Imported policy files: name → bytes (Uint8Array). */
+  const files = new Map();
+
+  const scheduleDraw = frameThrottle(() => { if (running) drawCharts(); });
+  const controls = createControls({ onChange: debounce(onControls, 300) });
+  controls.fill(scenario);
+
+  // ---- chart card
+  const frontCanvas = h('canvas', { id: 'oversub-frontier-canvas', role: 'img', 'aria-label': 'S-Cores against PM-Hot-R, one point per policy' });
+  const trainCanvas = h('canvas', { id: 'oversub-training-canvas', role: 'img', 'aria-label': 'hot-cluster hours and λ per training episode, per C2MARL arm' });
+  const runUi = createRunControls({
+    prefix: 'oversub',
+    initialText: 'Starting…',
+    onCancel: () => running && running.cancel(),
+    onRerun: () => startRun(),
+    onPause: (p) => {
+      if (!running) return;
+      if (p) running.pause(); else running.resume();
+      setStatus(runUi.state(), p ? 'Pausing after this step…' : 'Resuming…');
+    },
+  });
+  const setStatus = runUi.setStatus;
+  const subtitle = h('p', { class: 'fine', id: 'oversub-subtitle' });
+  const trainStatus = h('p', { class: 'fine', id: 'oversub-training-status' });
+  const paperNote = h('p', { class: 'fine', id: 'oversub-paper' });
+  const stem = () => `packlab-oversub-${report ? `${report.preset}-seed${report.seed}` : 'run'}`.replace(/[^A-Za-z0-9._-]+/g, '_');
+  const exportBtns = exportRow({
+    prefix: 'oversub-export',
+    wasm,
+    canvas: frontCanvas,
+    stem,
+    ready: () => !!report,
+    svg: () => wasm.chart_svg('oversub.frontier', report.rows, { title: subtitle.textContent }, 1000, 600),
+    csv: () => [['policy', 'train_seed', 'episodes', 'pm_hot_r', 'pm_hot_r_lo', 'pm_hot_r_hi', 'c_hot_r', 'c_hot_r_lo', 'c_hot_r_hi', 's_cores', 's_cores_lo', 's_cores_hi',
+      ...SAFETY.map((v) => `safe_${v}`), 'hot_pm_hours', 'cluster_hot_hours', 'rejected', 'active_pms', 'utilization']]
+      .concat(report.rows.map((r) => [r.policy, r.train_seed ?? '', r.episodes, r.pm_hot_r, r.pm_hot_r_lo, r.pm_hot_r_hi, r.c_hot_r, r.c_hot_r_lo, r.c_hot_r_hi, r.s_cores, r.s_cores_lo, r.s_cores_hi,
+        ...r.safe, r.hot_pm_hours, r.cluster_hot_hours, r.rejected, r.active_pms, r.utilization])),
+    json: () => ({ report }),
+    scenario: () => scenario,
+    onNothing: () => setStatus(runUi.state(), 'Nothing to export yet.'),
+    onError: (text) => setStatus('error', text),
+  });
+  const trainWrap = h('div', { class: 'canvas-wrap', id: 'oversub-training-wrap' }, trainCanvas);
+  const chartCard = h('section', { class: 'card chart-card', id: 'oversub-card', 'aria-labelledby': 'oversub-title', dataset: { state: 'idle', runs: '0' } },
+    h('div', { class: 'card-head' }, h('h2', { id: 'oversub-title' }, 'Saved cores against hot PMs'), runUi.el),
+    subtitle,
+    h('h3', {}, 'Training'),
+    trainStatus,
+    trainWrap,
+    h('p', { class: 'fine' }, 'Per C2MARL arm: the hours of each training episode in which some PM was hot (solid) and the dual variable λ of the chance constraint (dashed, right scale): λ grows while the constraint is violated and pushes the rates up.'),
+    h('h3', {}, 'Frontier'),
+    h('div', { class: 'canvas-wrap' }, frontCanvas),
+    paperNote,
+    h('p', { class: 'fine' }, 'Each point is one policy over the same evaluation episodes: S-Cores = 1 − Σ assigned / Σ requested cores (more is better), PM-Hot-R = the share of episodes in which the worst PM was hot for at least δ·T hours (less is better). The dashed lines are 1 − V for the safety levels V = 0.75, 0.85, 0.95.'),
+    exportBtns);
+  runUi.attach(chartCard);
+
+  // ---- results table
+  const tbody = h('tbody', { id: 'oversub-rows' });
+  const th = (text, title) => h('th', { scope: 'col', class: 'num', title }, text);
+  const tableCard = h('section', { class: 'card table-card', id: 'oversub-table-card', 'aria-labelledby': 'oversub-table-title' },
+    h('h2', { id: 'oversub-table-title' }, 'Results per policy'),
+    h('p', { class: 'fine' }, 'Every policy runs on the same evaluation episodes (requests and usage depend on the seed and the episode only). Intervals are 95%: Wilson for the hot ratios, normal for the mean S-Cores.'),
+    h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'oversub-table' },
+      h('thead', {}, h('tr', {},
+        h('th', { scope: 'col' }, 'policy'),
+        th('PM-Hot-R', 'max over PMs of the share of episodes in which the PM was hot for ≥ δ·T hours, with its 95% Wilson interval'),
+        th('C-Hot-R', 'share of episodes in which the cluster (some PM) was hot for ≥ δ·T hours'),
+        th('S-Cores', '1 − Σ assigned / Σ requested cores, mean over episodes, with its 95% interval'),
+        SAFETY.map((v) => th(`α ${v}`, `safety satisfied at level ${v}: PM-Hot-R ≤ ${fmt(1 - v, 3)}`)),
+        th('hot PM-h / ep', 'PM-hours hot per episode'),
+        th('active PMs', 'PMs with at least one VM, mean over hours'),
+        th('utilization', 'cores used / (active PMs · B)'),
+        th('paper PM-Hot-R', 'seed 001, Tables 1–3'),
+        th('paper S-Cores', 'seed 001, Tables 1–3'))),
+      tbody)));
+
+  // ---- rates heat map and trained policies
+  const rowSel = h('select', { id: 'oversub-rates-row', 'aria-label': 'the policy whose rates are shown' });
+  const ratesCanvas = h('canvas', { id: 'oversub-rates-canvas', role: 'img', 'aria-label': 'mean rate by subscriber and hour of day' });
+  const ratesNote = h('p', { class: 'fine', id: 'oversub-rates-note' });
+  rowSel.addEventListener('change', () => { rowSel.dataset.touched = '1'; rateRow = Number(rowSel.value); drawRates(); });
+  const policyOut = h('p', { class: 'fine', id: 'oversub-policy-status', 'aria-live': 'polite' });
+  const exportPolicyBtn = h('button', { type: 'button', class: 'btn small', id: 'oversub-policy-export', onclick: exportPolicy, title: 'the trained policy of the chosen row as a JSON file' }, 'Export trained policy');
+  const importInput = h('input', { type: 'file', id: 'oversub-policy-import', class: 'visually-hidden', accept: '.json,application/json', 'aria-label': 'import a trained policy (JSON)' });
+  importInput.addEventListener('change', () => { const f = importInput.files && importInput.files[0]; if (f) importPolicy(f); importInput.value = ''; });
+  const ratesCard = h('section', { class: 'card', id: 'oversub-rates-card', 'aria-labelledby': 'oversub-rates-title' },
+    h('h2', { id: 'oversub-rates-title' }, 'Rates by subscriber and hour'),
+    h('p', { class: 'fine' }, 'The mean oversubscription rate the policy gave each subscriber\'s new VMs, by hour of day (assigned cores = rate × requested cores), with the hour of the subscriber\'s mean usage peak marked: a learned policy lowers the rate where the peaks of the other subscribers on the same PMs fall.'),
+    h('div', { class: 'row' }, h('label', {}, 'policy ', rowSel)),
+    h('div', { class: 'canvas-wrap' }, ratesCanvas),
+    ratesNote,
+    h('h3', {}, 'Trained policies'),
+    h('p', { class: 'fine' }, 'Export the chosen C2MARL row\'s trained policy, or import one: it is evaluated as the policy c2marl:<file name> on the same scenario (a policy trained for another scenario is refused).'),
+    h('div', { class: 'row' }, exportPolicyBtn, h('label', { class: 'btn small', for: 'oversub-policy-import' }, 'Import trained policy…'), importInput),
+    policyOut);
+
+  // ---- data card
+  const statementEl = h('p', { id: 'oversub-data-statement' });
+  const setupEl = h('div', { id: 'oversub-setup' });
+  const dataCard = h('section', { class: 'card data-note', id: 'oversub-data', 'aria-labelledby': 'oversub-data-title' },
+    h('h2', { id: 'oversub-data-title' }, 'Data'), statementEl, setupEl);
+
+  setChildren(root,
+    h('div', { class: 'layout' },
+      h('aside', { class: 'sidebar' }, controls.el, dataCard),
+      h('div', { class: 'content' }, chartCard, tableCard, ratesCard)));
+  window.addEventListener('resize', debounce(() => { drawCharts(); drawRates(); }, 150));
+
+  function showData() {
+    const p = scenario.oversub;
+    setChildren(statementEl, p.preset === 'E1.3'
+      ? [h('strong', {}, 'Real public data: '), 'subscribers fitted from the Azure 2019 CPU readings (usage) and the Azure 2017 VM table (arrivals, lifetimes); see static/oversub/ATTRIBUTION.md.']
+      : [h('strong', {}, 'Synthetic: '), 'the internal cloud of ALGORITHMS.md §3.6 — the paper\'s trace is not public, so its figures are shown beside ours, not reproduced.']);
+    if (!report) { setChildren(setupEl, h('p', { class: 'fine' }, 'The set-up appears when the run ends.')); return; }
+    const s = report.setup;
+    setChildren(setupEl,
+      h('dl', { class: 'summary', id: 'oversub-setup-list' },
+        h('dt', {}, 'subscribers'), h('dd', { dataset: { subscribers: String(s.subscribers.length) } }, `${s.subscribers.length} (${s.profiles})`),
+        h('dt', {}, 'PMs'), h('dd', {}, `${s.pms} × ${fmt(p.pm_cores)} cores`),
+        h('dt', {}, 'arrivals'), h('dd', {}, `${fmt(s.arrivals_per_hour, 3)} VMs per hour, mean duration ${fmt(s.mean_duration_h, 3)} h`),
+        h('dt', {}, 'usage'), h('dd', {}, `mean ${pct(s.mean_usage)} of the requested cores`),
+        h('dt', {}, 'episodes'), h('dd', {}, `${p.hours} h each; ${p.eval_episodes} evaluation episodes per policy, ${p.train_episodes} training episodes per C2MARL arm`)));
+  }
+
+  function onControls() {
+    const checked = checkControls({ wasm, controls, base: scenario, setStatus });
+    if (!checked) return;
+    const before = JSON.stringify(scenario);
+    scenario = checked;
+    showData();
+    updateLocation(wasm, scenario);
+    if (JSON.stringify(scenario) !== before || !report || forceRun) startRun();
+    forceRun = false;
+  }
+
+  /** The imported files the scenario's policies name, as the run's input files. */
+  function runFiles(sc) {
+    const names = sc.oversub.policies.map(fileOf).filter(Boolean);
+    return names.filter((n) => files.has(n)).map((n) => ({ name: n, bytes: files.get(n) }));
+  }
+
+  function trainingText(p) {
+    const total = scenario.oversub.train_episodes;
+    const parts = [...curves.values()].map((c) => {
+      const last = c.log[c.log.length - 1] || {};
+      return `${rowLabel(c)}: episode ${c.log.length} of ${total} · λ ${fmt(last.lambda, 3)} · hot hours ${fmt(last.hot_steps, 3)}`;
+    });
+    return parts.length ? parts.join('; ') : p;
+  }
+
+  function startRun() {
+    if (running) running.cancel();
+    const sc = scenario;
+    const started = performance.now();
+    rows = [];
+    curves = new Map();
+    setStatus('running', 'Starting…');
+    setChildren(trainStatus, '');
+    runUi.started();
+    const r = worker.request('run', { scenario: sc, files: runFiles(sc) }, {
+      onProgress: (p) => {
+        if (running !== r) return;
+        if (p.stage === 'paused') { runUi.paused(true); setStatus('paused', `Paused at ${p.done} of ${p.total} steps; Resume to go on.`); return; }
+        if (p.stage === 'resumed') { runUi.paused(false); setStatus('running', `Resumed at ${p.done} of ${p.total} steps…`); return; }
+        if (p.stage) return;
+        runUi.progress(p.total ? p.done / p.total : 0);
+        const st = p.partial;
+        if (!st) { setStatus('running', `Planning: ${p.total} steps (training episodes, then evaluation chunks)…`); return; }
+        for (const c of st.training || []) {
+          const key = `${c.policy}#${c.train_seed}`;
+          if (!curves.has(key)) curves.set(key, { ...c, log: [] });
+          curves.get(key).log.push(...c.log);
+        }
+        for (const row of st.rows || []) rows.push(row);
+        if (!chartCard.dataset.firstMs) chartCard.dataset.firstMs = String(Math.round(performance.now() - started));
+        if ((st.training || []).length) {
+          trainStatus.textContent = trainingText('');
+          setStatus('running', `Training: ${p.done} of ${p.total} steps…`);
+        } else {
+          if ((st.rows || []).length) renderTable(rows, false);
+          setStatus('running', `Evaluating: ${p.done} of ${p.total} steps, ${rows.length} policies done…`);
+        }
+        scheduleDraw();
+      },
+    });
+    running = r;
+    r.promise.then((res) => {
+      if (running !== r) return;
+      running = null;
+      runUi.ended(true);
+      report = res.report;
+      rows = report.rows;
+      curves = new Map(report.training.map((c) => [`${c.policy}#${c.train_seed}`, c]));
+      runCount += 1;
+      chartCard.dataset.runs = String(runCount);
+      chartCard.dataset.ms = String(Math.round(performance.now() - started));
+      chartCard.dataset.computeMs = String(Math.round(res.elapsed_ms));
+      setStatus('done', `${rows.length} policies in ${(res.elapsed_ms / 1000).toFixed(1)} s · ${report.setup.pms} PMs · ${sc.oversub.eval_episodes} evaluation episodes each`);
+      subtitle.textContent = `${report.preset}: ${report.setup.subscribers.length} subscribers on ${report.setup.pms} PMs, β ${fmt(sc.oversub.beta)}, seed ${report.seed}`;
+      trainStatus.textContent = curves.size ? trainingText('') : 'No C2MARL policy is trained in this run.';
+      showPaper();
+      renderTable(rows, true);
+      fillRows();
+      drawCharts();
+      drawRates();
+      showData();
+      updateLocation(wasm, scenario);
+    }, (e) => {
+      if (running !== r) return;
+      running = null;
+      runUi.ended(false);
+      if (e && e.kind === 'cancelled') {
+        setStatus('cancelled', report ? 'Cancelled; showing the previous run.' : 'Cancelled.');
+        if (report) { rows = report.rows; curves = new Map(report.training.map((c) => [`${c.policy}#${c.train_seed}`, c])); renderTable(rows, true); }
+        drawCharts();
+      } else {
+        // the scenario stays as the user typed it; the message goes next to its field (a policy file that
+        // does not fit names oversub.policies)
+        const unplaced = e && e.errors ? controls.showErrors(e.errors) : e && e.field ? controls.showErrors([e]) : [e];
+        if (e && String(e.field || '').startsWith('oversub.policies') && runFiles(sc).length) policyOut.textContent = 'The run refused a policy: see the policies field.';
+        setStatus('error', unplaced.length ? `Run failed: ${errorText(e)}` : `Run failed: ${errorText(e)} (see the highlighted field)`);
+      }
+    });
+  }
+
+  function showPaper() {
+    if (!report.paper.length) { setChildren(paperNote); return; }
+    setChildren(paperNote, 'Seed 001 reports (PM-Hot-R / S-Cores) ',
+      report.paper.map((f) => `${f.policy} ${pct(f.pm_hot_r)} / ${f.s_cores === null ? '–' : pct(f.s_cores)}`).join(', '),
+      scenario.oversub.preset === 'E1.3' ? '; on its own Azure-derived set-up.' : '; on its internal cloud, whose trace is not public.');
+  }
+
+  function drawCharts() {
+    const curveList = [...curves.values()];
+    trainWrap.hidden = curveList.length === 0;
+    const jobs = [[frontCanvas, 'oversub.frontier', rows]];
+    if (curveList.length) jobs.push([trainCanvas, 'oversub.training', curveList]);
+    for (const [canvas, name, data] of jobs) {
+      const dpr = fitCanvas(canvas, CHART_HEIGHT);
+      try {
+        wasm.draw_chart(canvas, name, data, { scale: dpr });
+      } catch (e) { setStatus('error', `Chart failed: ${errorText(e)}`); }
+    }
+  }
+
+  function renderTable(rs, complete) {
+    const paper = new Map(((report && complete) ? report.paper : []).map((f) => [f.policy, f]));
+    setChildren(tbody, rs.map((r, i) => {
+      const f = paper.get(r.policy);
+      return h('tr', {
+        dataset: {
+          row: String(i), policy: r.policy, trainSeed: r.train_seed === null || r.train_seed === undefined ? '' : String(r.train_seed), complete: String(complete),
+          pmHotR: String(r.pm_hot_r), pmHotRLo: String(r.pm_hot_r_lo), pmHotRHi: String(r.pm_hot_r_hi),
+          cHotR: String(r.c_hot_r), sCores: String(r.s_cores), sCoresLo: String(r.s_cores_lo), sCoresHi: String(r.s_cores_hi),
+          safe: r.safe.map(String).join(','), hotPmHours: String(r.hot_pm_hours), activePms: String(r.active_pms), utilization: String(r.utilization),
+        },
+      },
+      h('td', {}, rowLabel(r)),
+      h('td', { class: 'num' }, pct(r.pm_hot_r), h('span', { class: 'fine' }, ci(r.pm_hot_r_lo, r.pm_hot_r_hi))),
+      h('td', { class: 'num' }, pct(r.c_hot_r)),
+      h('td', { class: 'num' }, pct(r.s_cores), h('span', { class: 'fine' }, ci(r.s_cores_lo, r.s_cores_hi))),
+      r.safe.map((ok) => h('td', { class: 'num', title: ok ? 'satisfied' : 'violated' }, ok ? '✓' : '✗')),
+      h('td', { class: 'num' }, fmt(r.hot_pm_hours, 3)),
+      h('td', { class: 'num' }, fmt(r.active_pms, 4)),
+      h('td', { class: 'num' }, pct(r.utilization)),
+      h('td', { class: 'num' }, f ? pct(f.pm_hot_r) : '–'),
+      h('td', { class: 'num' }, f && f.s_cores !== null ? pct(f.s_cores) : '–'));
+    }));
+  }
+
+  function fillRows() {
+    setChildren(rowSel, rows.map((r, i) => h('option', { value: String(i) }, rowLabel(r))));
+    if (!rowSel.dataset.touched || rateRow < 0 || rateRow >= rows.length) {
+      // the default: the first C2MARL row (its rates are learned), else the last row
+      const k = rows.findIndex((r) => r.policy.startsWith('c2marl:'));
+      rateRow = k >= 0 ? k : rows.length - 1;
+    }
+    rowSel.value = String(rateRow);
+  }
+
+  function drawRates() {
+    const dpr = fitCanvas(ratesCanvas, RATES_HEIGHT);
+    const r = rows[rateRow];
+    if (!report || !r) { ratesNote.textContent = ''; return; }
+    try {
+      wasm.draw_chart(ratesCanvas, 'oversub.rates', r.rates, { scale: dpr });
+      ratesNote.textContent = `${rowLabel(r)}: S-Cores ${pct(r.s_cores)}, PM-Hot-R ${pct(r.pm_hot_r)}.`;
+    } catch (e) { ratesNote.textContent = `Chart failed: ${errorText(e)}`; }
+  }
+
+  function exportPolicy() {
+    const r = rows[rateRow];
+    if (!report || !r) { policyOut.textContent = 'Nothing to export yet: run first.'; return; }
+    if (!r.policy.startsWith('c2marl:')) { policyOut.textContent = `${rowLabel(r)} is not a trained policy: choose a c2marl row above.`; return; }
+    const q = worker.request('run.query', { scenario, op: 'policy', args: { row: rateRow }, files: runFiles(scenario) });
+    q.promise.then((pol) => {
+      const name = `packlab-oversub-${rowLabel(r)}-${report.preset}-seed${report.seed}.json`.replace(/[^A-Za-z0-9._-]+/g, '_');
+      download(name, JSON.stringify(pol) + '\n', 'application/json');
+      policyOut.textContent = `Exported ${rowLabel(r)} as ${name}.`;
+    }, (e) => { policyOut.textContent = `Export failed: ${errorText(e)}`; });
+  }
+
+  async function importPolicy(file) {
+    if (file.size > MAX_POLICY_BYTES) { policyOut.textContent = `${file.name} is too large for a trained policy (at most ${MAX_POLICY_BYTES >> 20} MiB).`; return; }
+    const name = file.name;
+    const check = (() => { try { return wasm.check_scenario({ ...scenario, oversub: { ...scenario.oversub, policies: [filePolicy(name)] } }); } catch (e) { return { errors: [e] }; } })();
+    if (check.errors.length) { policyOut.textContent = `${name} cannot be a policy name: ${errorText(check.errors[0])}`; return; }
+    files.set(name, new Uint8Array(await file.arrayBuffer()));
+    policyOut.textContent = `Imported ${name}: evaluating it as ${filePolicy(name)}.`;
+    forceRun = true;
+    controls.addPolicy(filePolicy(name));
+  }
+
+  showData();
+  drawCharts();
+  updateLocation(wasm, scenario);
+  startRun();
+
+  return {
+    traceLoaded() {},
+    setScenario(s) { scenario = s; controls.fill(s); },
+    scenario: () => scenario,
+    copyLink: async () => { updateLocation(wasm, scenario); return copyText(location.href); },
+    banner,
+  };
+}
