@@ -14,6 +14,7 @@
 pub mod admission;
 pub mod era;
 pub mod lifetime;
+pub mod oversub;
 pub mod placement;
 
 use crate::chart::ChartError;
