@@ -13,10 +13,11 @@
 //! 1. act ε-greedily for the agents with requests (`m^i = 1`) until the environment says `done`, pushing
 //!    `(s, a, r, cost, s', m, m', done)` into a ring buffer of `replay` transitions;
 //! 2. `Û` = the episode's mean cost;
-//! 3. `k_upd` times: a minibatch of `batch` transitions, drawn uniformly **with replacement**
-//!    ([UNSTATED]); `y = r + λ(c − cost) + γ(1−done)[Q^c(s'; θ̄^c) + Σ_i m'^i Q^i(o'^i, argmax_a Q^i(o'^i, a;
+//! 3. `k_upd` times: a minibatch of `batch` transitions, drawn uniformly **with replacement** [UNSTATED →
+//!    chosen]; `y = r + λ(c − cost) + γ(1−done)[Q^c(s'; θ̄^c) + Σ_i m'^i Q^i(o'^i, argmax_a Q^i(o'^i, a;
 //!    θ^i); θ̄^i)]`; loss = mean over the minibatch of `(Q^c(s) + Σ_i m^i Q^i(o^i, a^i) − y)²`; one Adam step
-//!    on every online network; Polyak averaging of the targets; `λ ← max(0, λ − η_λ(c − Û))`.
+//!    on every online network (a masked agent's gradient is 0); Polyak averaging of the targets;
+//!    `λ ← max(0, λ − η_λ(c − Û))`.
 //!
 //! The deviations from the printed algorithm (γ and `m'` in the target, standard Polyak) are those of
 //! ALGORITHMS.md §3.3. Networks compute in `f32` ([`super::nn`]); rewards, targets, the loss and λ in `f64`.
@@ -1211,6 +1212,43 @@ mod tests {
         assert_ne!(a.agent_net(0), c.agent_net(0));
     }
 
+    /// FNV-1a over the bits of every online network's parameters and λ.
+    fn fingerprint_of(tr: &Trainer) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |x: u64| {
+            h ^= x;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        };
+        for i in 0..tr.dims().n_agents {
+            tr.agent_net(i)
+                .params()
+                .iter()
+                .for_each(|p| eat(p.to_bits() as u64));
+        }
+        tr.cluster_net()
+            .params()
+            .iter()
+            .for_each(|p| eat(p.to_bits() as u64));
+        eat(tr.lambda().to_bits());
+        h
+    }
+
+    #[test]
+    fn training_is_pinned() {
+        // Bit-level pin of 3 toy episodes (the same on every target: run it in wasm32 to check parity).
+        let mut env = Toy::new(3);
+        let mut tr = Trainer::new(&toy_config(), &env, 2).unwrap();
+        for e in 0..3 {
+            tr.train_episode(&mut env, e);
+        }
+        assert_eq!(
+            fingerprint_of(&tr),
+            0x77c1_d462_2da3_7cf1,
+            "{:#x}",
+            fingerprint_of(&tr)
+        );
+    }
+
     fn trained_policy() -> TrainedPolicy {
         let cfg = C2marlConfig {
             hidden: vec![8, 8],
@@ -1393,7 +1431,7 @@ mod tests {
                 let o = &mut agent_obs[i * 31..(i + 1) * 31];
                 o[..7].copy_from_slice(&cluster_obs[i * 7..i * 7 + 7]);
                 o[7..].copy_from_slice(&cluster_obs[84..]);
-                mask[i] = (i + self.t) % 5 != 0;
+                mask[i] = !(i + self.t).is_multiple_of(5);
             }
         }
         fn step(&mut self, actions: &[usize]) -> StepOutcome {
@@ -1401,7 +1439,7 @@ mod tests {
             let s: usize = actions.iter().sum();
             StepOutcome {
                 reward: s as f64 / 60.0,
-                cost: if (self.t as u64 + self.ep) % 40 == 0 {
+                cost: if (self.t as u64 + self.ep).is_multiple_of(40) {
                     1.0
                 } else {
                     0.0
