@@ -1,39 +1,1499 @@
-//! STUB (replaced by the helper's learner).
+//! C2MARL, chance-constrained multi-agent reinforcement learning (seed 001 §5.3, Algorithm 1; ALGORITHMS.md
+//! §3.3): value decomposition with a cluster term,
+//!
+//! ```text
+//! Q_tot(s_t, a_t) = Q^c(s^c_t; θ^c) + Σ_i m_t^i · Q^i(o_t^i, a_t^i; θ^i)
+//! ```
+//!
+//! trained by double-Q TD learning on the Lagrangian-shaped reward `r_t + λ·(c − C_c(s_t))`, with a dual step
+//! on λ after every gradient step. Generic over the environment ([`MarlEnv`]); the cluster environment of
+//! ALGORITHMS.md §3.1 implements it elsewhere.
+//!
+//! One episode ([`Trainer::train_episode`]):
+//! 1. act ε-greedily for the agents with requests (`m^i = 1`) until the environment says `done`, pushing
+//!    `(s, a, r, cost, s', m, m', done)` into a ring buffer of `replay` transitions;
+//! 2. `Û` = the episode's mean cost;
+//! 3. `k_upd` times: a minibatch of `batch` transitions, drawn uniformly **with replacement** [UNSTATED →
+//!    chosen]; `y = r + λ(c − cost) + γ(1−done)[Q^c(s'; θ̄^c) + Σ_i m'^i Q^i(o'^i, argmax_a Q^i(o'^i, a;
+//!    θ^i); θ̄^i)]`; loss = mean over the minibatch of `(Q^c(s) + Σ_i m^i Q^i(o^i, a^i) − y)²`; one Adam step
+//!    on every online network (a masked agent's gradient is 0); Polyak averaging of the targets;
+//!    `λ ← max(0, λ − η_λ(c − Û))`.
+//!
+//! The deviations from the printed algorithm (γ and `m'` in the target, standard Polyak) are those of
+//! ALGORITHMS.md §3.3. Networks compute in `f32` ([`super::nn`]); rewards, targets, the loss and λ in `f64`.
+//! Random draws come from seeded streams ([`component`]), one per (purpose, episode), so an episode's draws
+//! depend only on the seed and the episode index, and training is bit for bit the same natively and in wasm.
+
+use super::nn::{self, Adam, Mlp, MlpFile, Scratch};
+use crate::substrate::error::FieldError;
+use crate::substrate::rng::stream;
+use rand::RngExt;
+use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
-pub struct StepOutcome { pub reward: f64, pub cost: f64, pub done: bool }
+
+/// Random-stream component ids of C2MARL ([`crate::substrate::rng::stream`]`(seed, component, index)`).
+pub mod component {
+    /// Initial weights; index = agent `i` for `Q^i`, `n_agents` for `Q^c`.
+    pub const INIT: u64 = 0xC201;
+    /// ε-greedy exploration; index = episode.
+    pub const EXPLORE: u64 = 0xC202;
+    /// Minibatch sampling; index = episode.
+    pub const REPLAY: u64 = 0xC203;
+}
+
+/// One step's outcome. `reward` = r_t (saved cores / Z, ALGORITHMS.md §3.1), `cost` = C_c(s_t) ∈ {0, 1} (cluster hot).
+pub struct StepOutcome {
+    /// r_t, the step's (unshaped) reward.
+    pub reward: f64,
+    /// C_c(s_t) ∈ {0, 1}.
+    pub cost: f64,
+    /// Whether this step ended the episode (no bootstrapping from the next state).
+    pub done: bool,
+}
+
+/// The environment C2MARL trains on: N agents (subscribers), a discrete action set, hourly steps.
 pub trait MarlEnv {
+    /// Agents N.
     fn n_agents(&self) -> usize;
+    /// Actions per agent (indices `0..n_actions`).
     fn n_actions(&self) -> usize;
+    /// Entries of one agent's observation `o^i`.
     fn agent_obs_len(&self) -> usize;
+    /// Entries of the cluster observation `s^c`.
     fn cluster_obs_len(&self) -> usize;
+    /// Starts training episode `episode` (its workload and usage come from the environment's seed and this index).
     fn reset(&mut self, episode: u64);
+    /// Observations of the current step (after the hour's deletions, with its new requests collected): `agent_obs`
+    /// n_agents × agent_obs_len row-major, `cluster_obs` cluster_obs_len, `mask[i]` = agent i has requests now.
     fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]);
+    /// Applies one action index per agent (masked agents' entries are ignored), allocates, samples usage, computes
+    /// the hot flags, reward and cost, and advances to the next hour.
     fn step(&mut self, actions: &[usize]) -> StepOutcome;
 }
+
+/// A [`FieldError`] for field `field`.
+fn field_error(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+    FieldError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+/// Most agents, actions, and entries of one observation a trainer or policy file accepts.
+pub const MAX_AGENTS: usize = 1024;
+/// Most actions (see [`MAX_AGENTS`]).
+pub const MAX_ACTIONS: usize = 1024;
+/// Most entries of an agent's or the cluster's observation (see [`MAX_AGENTS`]).
+pub const MAX_OBS_LEN: usize = 65_536;
+/// Most `f32` values the replay buffer may hold (256 MB).
+pub const MAX_REPLAY_FLOATS: usize = 64 << 20;
+/// Largest policy file [`TrainedPolicy::from_json`] reads, in bytes.
+pub const MAX_POLICY_BYTES: usize = 8 << 20;
+/// Longest fingerprint of a policy file, in bytes.
+pub const MAX_FINGERPRINT_BYTES: usize = 64 << 10;
+/// Version of the policy file format ([`TrainedPolicy::version`]).
+pub const POLICY_VERSION: u32 = 1;
+
+/// C2MARL's hyperparameters (ALGORITHMS.md §3.7; seed 001 Table 4 where stated). Serialized with defaults for
+/// missing fields and no unknown fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct C2marlConfig { pub alpha: f64, pub delta: f64 }
-impl Default for C2marlConfig { fn default() -> Self { C2marlConfig { alpha: 0.95, delta: 0.025 } } }
-impl C2marlConfig { pub fn validate(&self) -> Vec<(String, String)> { vec![] } }
+#[serde(default, deny_unknown_fields)]
+pub struct C2marlConfig {
+    /// Hidden layer widths of every `Q^i` and of `Q^c` (ReLU). Default `[64, 64]` (§3.7).
+    pub hidden: Vec<usize>,
+    /// Adam learning rate of the Q-networks. Default 1e-3 (§3.7).
+    pub lr: f64,
+    /// Dual step size η_λ (seed 001 eq. 11). Default 0.05 (§3.7).
+    pub eta_lambda: f64,
+    /// Gradient steps per episode K_upd. Default 120 (§3.7).
+    pub k_upd: usize,
+    /// Training episodes M; sets the ε schedule's length. Default 1800 (E1.1, §3.6).
+    pub episodes: u64,
+    /// ε at the first episode. Default 1.0 (§3.7).
+    pub eps_start: f64,
+    /// ε after the decay. Default 0.05 (§3.7).
+    pub eps_end: f64,
+    /// Fraction of `episodes` over which ε falls linearly from `eps_start` to `eps_end`. Default 0.5 (§3.7).
+    pub eps_decay_fraction: f64,
+    /// Replay capacity, transitions. Default 360 (stated, Table 4).
+    pub replay: usize,
+    /// Minibatch size, transitions. Default 10 (stated).
+    pub batch: usize,
+    /// Discount γ. Default 0.9 (stated).
+    pub gamma: f64,
+    /// Polyak rate τ. Default 0.001 (stated).
+    pub tau: f64,
+    /// Safety level α of the chance constraint (§3.2). Default 0.95.
+    pub alpha: f64,
+    /// Hot-fraction bound δ (§3.2). Default 1/40 (3 hot hours of 120).
+    pub delta: f64,
+}
+
+impl Default for C2marlConfig {
+    fn default() -> Self {
+        C2marlConfig {
+            hidden: vec![64, 64],
+            lr: 1e-3,
+            eta_lambda: 0.05,
+            k_upd: 120,
+            episodes: 1800,
+            eps_start: 1.0,
+            eps_end: 0.05,
+            eps_decay_fraction: 0.5,
+            replay: 360,
+            batch: 10,
+            gamma: 0.9,
+            tau: 0.001,
+            alpha: 0.95,
+            delta: 1.0 / 40.0,
+        }
+    }
+}
+
+impl C2marlConfig {
+    /// The expected-cost target `c = (1 − α)·δ` (Theorem 3, ALGORITHMS.md §3.2): 1.25e-3 at the defaults.
+    pub fn cost_target(&self) -> f64 {
+        (1.0 - self.alpha) * self.delta
+    }
+
+    /// ε of episode `episode` (0-based): linear from `eps_start` at episode 0 to `eps_end` at episode
+    /// `eps_decay_fraction·episodes`, then constant.
+    pub fn epsilon(&self, episode: u64) -> f64 {
+        let span = self.eps_decay_fraction * self.episodes as f64;
+        let f = if span > 0.0 {
+            (episode as f64 / span).min(1.0)
+        } else {
+            1.0
+        };
+        self.eps_start * (1.0 - f) + self.eps_end * f
+    }
+
+    /// The invalid fields, each `field: message` (field names as in the JSON). Empty when valid.
+    pub fn validate(&self) -> Vec<String> {
+        self.validate_fields()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    /// [`C2marlConfig::validate`] as [`FieldError`]s (fields relative to this section; prefix them with
+    /// [`crate::substrate::error::prefixed`]).
+    pub fn validate_fields(&self) -> Vec<FieldError> {
+        let mut e = Vec::new();
+        let mut real = |field: &str, v: f64, lo: f64, lo_open: bool, hi: f64, hi_open: bool| {
+            let ok = v.is_finite()
+                && if lo_open { v > lo } else { v >= lo }
+                && if hi_open { v < hi } else { v <= hi };
+            if !ok {
+                e.push(field_error(
+                    field,
+                    format!(
+                        "must be in {}{lo}, {hi}{}, got {v}",
+                        if lo_open { "(" } else { "[" },
+                        if hi_open { ")" } else { "]" }
+                    ),
+                ));
+            }
+        };
+        real("lr", self.lr, 0.0, true, 100.0, false);
+        real("eta_lambda", self.eta_lambda, 0.0, false, 1e6, false);
+        real("eps_start", self.eps_start, 0.0, false, 1.0, false);
+        real("eps_end", self.eps_end, 0.0, false, 1.0, false);
+        real(
+            "eps_decay_fraction",
+            self.eps_decay_fraction,
+            0.0,
+            false,
+            1.0,
+            false,
+        );
+        real("gamma", self.gamma, 0.0, false, 1.0, true);
+        real("tau", self.tau, 0.0, false, 1.0, false);
+        real("alpha", self.alpha, 0.0, false, 1.0, false);
+        real("delta", self.delta, 0.0, true, 1.0, false);
+        let mut int = |field: &str, v: u64, lo: u64, hi: u64| {
+            if v < lo || v > hi {
+                e.push(field_error(
+                    field,
+                    format!("must be an integer in [{lo}, {hi}], got {v}"),
+                ));
+            }
+        };
+        int("k_upd", self.k_upd as u64, 0, 100_000);
+        int("episodes", self.episodes, 1, 10_000_000);
+        int("replay", self.replay as u64, 1, 1_000_000);
+        int("batch", self.batch as u64, 1, 4096);
+        if self.hidden.len() > 8 {
+            e.push(field_error(
+                "hidden",
+                format!("at most 8 hidden layers, got {}", self.hidden.len()),
+            ));
+        }
+        if let Some(k) = self.hidden.iter().position(|&w| w == 0 || w > 4096) {
+            e.push(field_error(
+                format!("hidden[{k}]"),
+                format!("a width in [1, 4096], got {}", self.hidden[k]),
+            ));
+        }
+        e
+    }
+
+    /// Layer sizes of a network with `n_in` inputs and `n_out` outputs.
+    fn sizes(&self, n_in: usize, n_out: usize) -> Vec<usize> {
+        let mut s = Vec::with_capacity(self.hidden.len() + 2);
+        s.push(n_in);
+        s.extend_from_slice(&self.hidden);
+        s.push(n_out);
+        s
+    }
+}
+
+/// The shapes of an environment ([`MarlEnv`]): what the networks and the policy file depend on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dims {
+    /// Agents N.
+    pub n_agents: usize,
+    /// Actions per agent (output width of `Q^i`).
+    pub n_actions: usize,
+    /// Entries of one agent's observation `o^i` (input width of `Q^i`).
+    pub agent_obs_len: usize,
+    /// Entries of the cluster observation `s^c` (input width of `Q^c`).
+    pub cluster_obs_len: usize,
+}
+
+impl Dims {
+    /// The shapes of `env`.
+    pub fn of<E: MarlEnv + ?Sized>(env: &E) -> Self {
+        Dims {
+            n_agents: env.n_agents(),
+            n_actions: env.n_actions(),
+            agent_obs_len: env.agent_obs_len(),
+            cluster_obs_len: env.cluster_obs_len(),
+        }
+    }
+
+    /// Every count ≥ 1 and within [`MAX_AGENTS`], [`MAX_ACTIONS`], [`MAX_OBS_LEN`]; errors name the field
+    /// (`dims.<field>`).
+    pub fn check(&self) -> Result<(), String> {
+        for (field, v, hi) in [
+            ("n_agents", self.n_agents, MAX_AGENTS),
+            ("n_actions", self.n_actions, MAX_ACTIONS),
+            ("agent_obs_len", self.agent_obs_len, MAX_OBS_LEN),
+            ("cluster_obs_len", self.cluster_obs_len, MAX_OBS_LEN),
+        ] {
+            if v == 0 || v > hi {
+                return Err(format!("dims.{field}: must be in [1, {hi}], got {v}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What one training episode did ([`Trainer::train_episode`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct EpisodeLog { pub hot_steps: f64, pub reward_sum: f64, pub lambda: f64 }
-pub struct Trainer { n: usize, na: usize }
+#[serde(deny_unknown_fields)]
+pub struct EpisodeLog {
+    /// Episode index (0-based).
+    pub episode: u64,
+    /// Steps T of the episode.
+    pub steps: u64,
+    /// Σ_t cost_t: hot steps of the cluster.
+    pub hot_steps: f64,
+    /// Σ_t r_t (unshaped reward).
+    pub reward_sum: f64,
+    /// Σ_t r_t / T.
+    pub mean_reward: f64,
+    /// Û = Σ_t cost_t / T, the episode's hot fraction (the dual step's estimate of U(θ)).
+    pub mean_cost: f64,
+    /// λ after the episode's updates.
+    pub lambda: f64,
+    /// ε of the episode.
+    pub epsilon: f64,
+    /// Mean over the episode's updates of the minibatch mean squared TD error (0 with `k_upd = 0`).
+    pub mean_loss: f64,
+}
+
+impl EpisodeLog {
+    /// The first non-finite number, by field name.
+    fn non_finite(&self) -> Option<&'static str> {
+        [
+            ("hot_steps", self.hot_steps),
+            ("reward_sum", self.reward_sum),
+            ("mean_reward", self.mean_reward),
+            ("mean_cost", self.mean_cost),
+            ("lambda", self.lambda),
+            ("epsilon", self.epsilon),
+            ("mean_loss", self.mean_loss),
+        ]
+        .into_iter()
+        .find(|(_, v)| !v.is_finite())
+        .map(|(f, _)| f)
+    }
+}
+
+/// The replay memory: a ring of `cap` transitions in flat arrays (row `k` of each array is transition `k`).
+#[derive(Clone, Debug)]
+struct Replay {
+    cap: usize,
+    len: usize,
+    next: usize,
+    agent_obs: Vec<f32>,
+    cluster_obs: Vec<f32>,
+    next_agent_obs: Vec<f32>,
+    next_cluster_obs: Vec<f32>,
+    actions: Vec<usize>,
+    mask: Vec<bool>,
+    next_mask: Vec<bool>,
+    reward: Vec<f64>,
+    cost: Vec<f64>,
+    done: Vec<bool>,
+}
+
+/// One transition, borrowed, as [`Replay::push`] takes it.
+struct Transition<'a> {
+    agent_obs: &'a [f32],
+    cluster_obs: &'a [f32],
+    next_agent_obs: &'a [f32],
+    next_cluster_obs: &'a [f32],
+    actions: &'a [usize],
+    mask: &'a [bool],
+    next_mask: &'a [bool],
+    reward: f64,
+    cost: f64,
+    done: bool,
+}
+
+impl Replay {
+    fn new(cap: usize, d: &Dims) -> Self {
+        let (na, nc, n) = (d.n_agents * d.agent_obs_len, d.cluster_obs_len, d.n_agents);
+        Replay {
+            cap,
+            len: 0,
+            next: 0,
+            agent_obs: vec![0.0; cap * na],
+            cluster_obs: vec![0.0; cap * nc],
+            next_agent_obs: vec![0.0; cap * na],
+            next_cluster_obs: vec![0.0; cap * nc],
+            actions: vec![0; cap * n],
+            mask: vec![false; cap * n],
+            next_mask: vec![false; cap * n],
+            reward: vec![0.0; cap],
+            cost: vec![0.0; cap],
+            done: vec![false; cap],
+        }
+    }
+
+    /// Stores `t` over the oldest transition once full.
+    fn push(&mut self, t: Transition<'_>) {
+        fn put<T: Copy>(dst: &mut [T], k: usize, src: &[T]) {
+            dst[k * src.len()..(k + 1) * src.len()].copy_from_slice(src);
+        }
+        let k = self.next;
+        put(&mut self.agent_obs, k, t.agent_obs);
+        put(&mut self.cluster_obs, k, t.cluster_obs);
+        put(&mut self.next_agent_obs, k, t.next_agent_obs);
+        put(&mut self.next_cluster_obs, k, t.next_cluster_obs);
+        put(&mut self.actions, k, t.actions);
+        put(&mut self.mask, k, t.mask);
+        put(&mut self.next_mask, k, t.next_mask);
+        self.reward[k] = t.reward;
+        self.cost[k] = t.cost;
+        self.done[k] = t.done;
+        self.next = (k + 1) % self.cap;
+        self.len = (self.len + 1).min(self.cap);
+    }
+}
+
+/// A uniform index in `0..n` (n ≥ 1) from one 64-bit draw (multiply-shift; bias < n/2⁶⁴).
+fn uniform_index(rng: &mut Pcg64Mcg, n: usize) -> usize {
+    ((rng.random::<u64>() as u128 * n as u128) >> 64) as usize
+}
+
+/// The first index of the largest value (NaN never wins).
+fn argmax(q: &[f32]) -> usize {
+    let mut best = 0;
+    for (a, &v) in q.iter().enumerate().skip(1) {
+        if v > q[best] {
+            best = a;
+        }
+    }
+    best
+}
+
+/// Reusable buffers of a trainer (no allocation per step or update once warm).
+#[derive(Clone, Debug)]
+struct Work {
+    agent_obs: Vec<f32>,
+    cluster_obs: Vec<f32>,
+    mask: Vec<bool>,
+    next_agent_obs: Vec<f32>,
+    next_cluster_obs: Vec<f32>,
+    next_mask: Vec<bool>,
+    actions: Vec<usize>,
+    /// Batch-1 passes (acting).
+    act: Scratch,
+    /// Per agent: the online pass on `o` kept for the backward pass.
+    agent: Vec<Scratch>,
+    /// The online pass of `Q^c` on `s^c`, kept for the backward pass.
+    cluster: Scratch,
+    /// Passes without a backward pass (argmax and target values).
+    eval: Scratch,
+    /// Minibatch rows (replay indices).
+    sample: Vec<usize>,
+    /// Per agent: the minibatch rows where it is unmasked (`m^i = 1`).
+    rows: Vec<Vec<usize>>,
+    /// Minibatch rows entering a next-state term.
+    next_rows: Vec<usize>,
+    /// Gathered network inputs.
+    input: Vec<f32>,
+    /// dLoss/dOutput of one network.
+    d_out: Vec<f32>,
+    /// Per row: Q_tot(s, a) and the bootstrapped next-state value.
+    q: Vec<f64>,
+    next_q: Vec<f64>,
+    /// Per row: dLoss/dQ_tot.
+    g: Vec<f64>,
+    /// Greedy next actions of the rows of `next_rows`.
+    best: Vec<usize>,
+}
+
+/// The C2MARL learner (ALGORITHMS.md §3.3): online networks `Q^i` (one per agent, `agent_obs_len →
+/// hidden → n_actions`) and `Q^c` (`cluster_obs_len → hidden → 1`), their Polyak targets, one Adam per
+/// online network, the multiplier λ ≥ 0, the replay memory and the log of the episodes trained.
+#[derive(Clone, Debug)]
+pub struct Trainer {
+    config: C2marlConfig,
+    seed: u64,
+    dims: Dims,
+    agents: Vec<Mlp>,
+    agent_targets: Vec<Mlp>,
+    agent_adam: Vec<Adam>,
+    cluster: Mlp,
+    cluster_target: Mlp,
+    cluster_adam: Adam,
+    lambda: f64,
+    replay: Replay,
+    log: Vec<EpisodeLog>,
+    work: Work,
+}
+
 impl Trainer {
-    pub fn new(n: usize, _a: usize, _c: usize, na: usize, _cfg: &C2marlConfig, _e: u32, _s: u64) -> Trainer { Trainer { n, na } }
-    pub fn train_episode<E: MarlEnv>(&mut self, env: &mut E, ep: u64) -> EpisodeLog {
-        env.reset(ep);
-        let mut a = vec![0.0f32; self.n * env.agent_obs_len()];
-        let mut c = vec![0.0f32; env.cluster_obs_len()];
-        let mut m = vec![false; self.n];
-        let mut log = EpisodeLog { hot_steps: 0.0, reward_sum: 0.0, lambda: 0.0 };
-        loop { env.observe(&mut a, &mut c, &mut m); let o = env.step(&vec![self.na - 1; self.n]); log.hot_steps += o.cost; log.reward_sum += o.reward; if o.done { break; } }
+    /// A learner for environments shaped like `env`, with run seed `seed` (initial weights from stream
+    /// [`component::INIT`]; targets start equal to the online networks, λ = 0, the replay memory empty).
+    /// Errors: an invalid `config` (every field, `field: message`), invalid dimensions, a replay memory of
+    /// more than [`MAX_REPLAY_FLOATS`] values.
+    pub fn new<E: MarlEnv + ?Sized>(
+        config: &C2marlConfig,
+        env: &E,
+        seed: u64,
+    ) -> Result<Self, String> {
+        Self::with_dims(config, Dims::of(env), seed)
+    }
+
+    /// [`Trainer::new`] for an environment of shapes `d` (before one exists).
+    pub fn with_dims(config: &C2marlConfig, d: Dims, seed: u64) -> Result<Self, String> {
+        let errs = config.validate();
+        if !errs.is_empty() {
+            return Err(errs.join("; "));
+        }
+        d.check()?;
+        let floats = config.replay as u128
+            * 2
+            * (d.n_agents as u128 * d.agent_obs_len as u128 + d.cluster_obs_len as u128);
+        if floats > MAX_REPLAY_FLOATS as u128 {
+            return Err(format!(
+                "replay: {} transitions of these observations need {floats} values, more than {MAX_REPLAY_FLOATS}",
+                config.replay
+            ));
+        }
+        let agent_sizes = config.sizes(d.agent_obs_len, d.n_actions);
+        let cluster_sizes = config.sizes(d.cluster_obs_len, 1);
+        let agents = (0..d.n_agents)
+            .map(|i| Mlp::new(&agent_sizes, &mut stream(seed, component::INIT, i as u64)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("agent network: {e}"))?;
+        let cluster = Mlp::new(
+            &cluster_sizes,
+            &mut stream(seed, component::INIT, d.n_agents as u64),
+        )
+        .map_err(|e| format!("cluster network: {e}"))?;
+        let b = config.batch;
+        let work = Work {
+            agent_obs: vec![0.0; d.n_agents * d.agent_obs_len],
+            cluster_obs: vec![0.0; d.cluster_obs_len],
+            mask: vec![false; d.n_agents],
+            next_agent_obs: vec![0.0; d.n_agents * d.agent_obs_len],
+            next_cluster_obs: vec![0.0; d.cluster_obs_len],
+            next_mask: vec![false; d.n_agents],
+            actions: vec![0; d.n_agents],
+            act: agents[0].scratch(1),
+            agent: (0..d.n_agents).map(|_| agents[0].scratch(b)).collect(),
+            cluster: cluster.scratch(b),
+            eval: agents[0].scratch(b),
+            sample: Vec::with_capacity(b),
+            rows: vec![Vec::with_capacity(b); d.n_agents],
+            next_rows: Vec::with_capacity(b),
+            input: Vec::with_capacity(b * d.agent_obs_len.max(d.cluster_obs_len)),
+            d_out: Vec::with_capacity(b * d.n_actions.max(1)),
+            q: vec![0.0; b],
+            next_q: vec![0.0; b],
+            g: vec![0.0; b],
+            best: Vec::with_capacity(b),
+        };
+        Ok(Trainer {
+            agent_adam: agents.iter().map(|n| Adam::new(n, config.lr)).collect(),
+            agent_targets: agents.clone(),
+            cluster_adam: Adam::new(&cluster, config.lr),
+            cluster_target: cluster.clone(),
+            agents,
+            cluster,
+            lambda: 0.0,
+            replay: Replay::new(config.replay, &d),
+            log: Vec::new(),
+            config: config.clone(),
+            seed,
+            dims: d,
+            work,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &C2marlConfig {
+        &self.config
+    }
+
+    /// The environment's shapes.
+    pub fn dims(&self) -> Dims {
+        self.dims
+    }
+
+    /// The Lagrange multiplier λ ≥ 0.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    /// Agent `i`'s online network `Q^i` (`agent_obs_len → n_actions`).
+    pub fn agent_net(&self, i: usize) -> &Mlp {
+        &self.agents[i]
+    }
+
+    /// The online cluster network `Q^c` (`cluster_obs_len → 1`).
+    pub fn cluster_net(&self) -> &Mlp {
+        &self.cluster
+    }
+
+    /// The log of the episodes trained so far, in order.
+    pub fn log(&self) -> &[EpisodeLog] {
+        &self.log
+    }
+
+    /// Agent `i`'s greedy action for observation `obs` (`agent_obs_len` values): `argmax_a Q^i(obs, a)`,
+    /// the lowest index on ties.
+    pub fn greedy_action(&mut self, i: usize, obs: &[f32]) -> usize {
+        argmax(self.agents[i].forward(obs, &mut self.work.act))
+    }
+
+    /// Runs training episode `episode` on `env` (Alg. 1's episode body, module documentation): acts until
+    /// `done`, then `k_upd` updates and dual steps. Appends to and returns the log. `env` must have this
+    /// trainer's [`Dims`] (panics otherwise) and must end its episodes.
+    pub fn train_episode<E: MarlEnv + ?Sized>(&mut self, env: &mut E, episode: u64) -> EpisodeLog {
+        assert_eq!(
+            Dims::of(env),
+            self.dims,
+            "Trainer::train_episode: environment of other dimensions"
+        );
+        let eps = self.config.epsilon(episode);
+        let (steps, hot, reward_sum) = self.run_episode(env, episode, eps);
+        let u_hat = hot / steps as f64;
+        let c = self.config.cost_target();
+        let mut rng = stream(self.seed, component::REPLAY, episode);
+        let tau = self.config.tau as f32;
+        let mut loss_sum = 0.0;
+        for _ in 0..self.config.k_upd {
+            loss_sum += self.update(&mut rng);
+            for (t, o) in self.agent_targets.iter_mut().zip(&self.agents) {
+                nn::polyak(t, o, tau);
+            }
+            nn::polyak(&mut self.cluster_target, &self.cluster, tau);
+            self.lambda = (self.lambda - self.config.eta_lambda * (c - u_hat)).max(0.0);
+        }
+        let log = EpisodeLog {
+            episode,
+            steps,
+            hot_steps: hot,
+            reward_sum,
+            mean_reward: reward_sum / steps as f64,
+            mean_cost: u_hat,
+            lambda: self.lambda,
+            epsilon: eps,
+            mean_loss: if self.config.k_upd > 0 {
+                loss_sum / self.config.k_upd as f64
+            } else {
+                0.0
+            },
+        };
+        self.log.push(log.clone());
         log
     }
-    pub fn policy(&self, fingerprint: String) -> TrainedPolicy { TrainedPolicy { fingerprint, na: self.na } }
+
+    /// Acts ε-greedily through one episode, filling the replay memory. Returns (steps, Σ cost, Σ reward).
+    fn run_episode<E: MarlEnv + ?Sized>(
+        &mut self,
+        env: &mut E,
+        episode: u64,
+        eps: f64,
+    ) -> (u64, f64, f64) {
+        let d = self.dims;
+        let (n, l) = (d.n_agents, d.agent_obs_len);
+        let mut rng = stream(self.seed, component::EXPLORE, episode);
+        let w = &mut self.work;
+        env.reset(episode);
+        env.observe(&mut w.agent_obs, &mut w.cluster_obs, &mut w.mask);
+        let (mut steps, mut hot, mut reward_sum) = (0u64, 0.0, 0.0);
+        loop {
+            for i in 0..n {
+                w.actions[i] = if !w.mask[i] {
+                    0
+                } else if rng.random::<f64>() < eps {
+                    uniform_index(&mut rng, d.n_actions)
+                } else {
+                    argmax(self.agents[i].forward(&w.agent_obs[i * l..(i + 1) * l], &mut w.act))
+                };
+            }
+            let out = env.step(&w.actions);
+            env.observe(
+                &mut w.next_agent_obs,
+                &mut w.next_cluster_obs,
+                &mut w.next_mask,
+            );
+            self.replay.push(Transition {
+                agent_obs: &w.agent_obs,
+                cluster_obs: &w.cluster_obs,
+                next_agent_obs: &w.next_agent_obs,
+                next_cluster_obs: &w.next_cluster_obs,
+                actions: &w.actions,
+                mask: &w.mask,
+                next_mask: &w.next_mask,
+                reward: out.reward,
+                cost: out.cost,
+                done: out.done,
+            });
+            steps += 1;
+            hot += out.cost;
+            reward_sum += out.reward;
+            std::mem::swap(&mut w.agent_obs, &mut w.next_agent_obs);
+            std::mem::swap(&mut w.cluster_obs, &mut w.next_cluster_obs);
+            std::mem::swap(&mut w.mask, &mut w.next_mask);
+            if out.done {
+                return (steps, hot, reward_sum);
+            }
+        }
+    }
+
+    /// One gradient step of Alg. 1 on a minibatch drawn from `rng`; returns the minibatch's mean squared TD
+    /// error (before the step).
+    fn update(&mut self, rng: &mut Pcg64Mcg) -> f64 {
+        let d = self.dims;
+        let (n, na, l, lc) = (d.n_agents, d.n_actions, d.agent_obs_len, d.cluster_obs_len);
+        let bsz = self.config.batch;
+        let (gamma, c, lambda) = (self.config.gamma, self.config.cost_target(), self.lambda);
+        let rp = &self.replay;
+        let w = &mut self.work;
+        w.sample.clear();
+        w.sample
+            .extend((0..bsz).map(|_| uniform_index(rng, rp.len)));
+        w.q.fill(0.0);
+        w.next_q.fill(0.0);
+
+        // Cluster term: Q^c(s^c; θ^c) (kept for backward) and Q^c(s'^c; θ̄^c) for rows not done.
+        w.input.clear();
+        for &k in &w.sample {
+            w.input
+                .extend_from_slice(&rp.cluster_obs[k * lc..(k + 1) * lc]);
+        }
+        let out = self.cluster.forward_batch(&w.input, bsz, &mut w.cluster);
+        for (q, &v) in w.q.iter_mut().zip(out) {
+            *q += v as f64;
+        }
+        w.next_rows.clear();
+        w.next_rows
+            .extend((0..bsz).filter(|&b| !rp.done[w.sample[b]]));
+        if !w.next_rows.is_empty() {
+            w.input.clear();
+            for &b in &w.next_rows {
+                let k = w.sample[b];
+                w.input
+                    .extend_from_slice(&rp.next_cluster_obs[k * lc..(k + 1) * lc]);
+            }
+            let out = self
+                .cluster_target
+                .forward_batch(&w.input, w.next_rows.len(), &mut w.eval);
+            for (&b, &v) in w.next_rows.iter().zip(out) {
+                w.next_q[b] += v as f64;
+            }
+        }
+
+        // Agent terms.
+        for i in 0..n {
+            // Next state: m'^i·Q^i(o'^i, argmax_a Q^i(o'^i, a; θ^i); θ̄^i) for rows not done.
+            w.next_rows.clear();
+            w.next_rows.extend(
+                (0..bsz).filter(|&b| !rp.done[w.sample[b]] && rp.next_mask[w.sample[b] * n + i]),
+            );
+            if !w.next_rows.is_empty() {
+                let m = w.next_rows.len();
+                w.input.clear();
+                for &b in &w.next_rows {
+                    let k = w.sample[b];
+                    let o = (k * n + i) * l;
+                    w.input.extend_from_slice(&rp.next_agent_obs[o..o + l]);
+                }
+                let out = self.agents[i].forward_batch(&w.input, m, &mut w.eval);
+                w.best.clear();
+                w.best.extend(out.chunks_exact(na).map(argmax));
+                let out = self.agent_targets[i].forward_batch(&w.input, m, &mut w.eval);
+                for (r, &b) in w.next_rows.iter().enumerate() {
+                    w.next_q[b] += out[r * na + w.best[r]] as f64;
+                }
+            }
+            // Current state: m^i·Q^i(o^i, a^i; θ^i), kept for backward.
+            let rows = &mut w.rows[i];
+            rows.clear();
+            rows.extend((0..bsz).filter(|&b| rp.mask[w.sample[b] * n + i]));
+            if !rows.is_empty() {
+                w.input.clear();
+                for &b in rows.iter() {
+                    let k = w.sample[b];
+                    let o = (k * n + i) * l;
+                    w.input.extend_from_slice(&rp.agent_obs[o..o + l]);
+                }
+                let out = self.agents[i].forward_batch(&w.input, rows.len(), &mut w.agent[i]);
+                for (r, &b) in rows.iter().enumerate() {
+                    let a = rp.actions[w.sample[b] * n + i];
+                    w.q[b] += out[r * na + a] as f64;
+                }
+            }
+        }
+
+        // TD targets, loss and dLoss/dQ_tot = 2(Q_tot − y)/B.
+        let mut loss = 0.0;
+        for b in 0..bsz {
+            let k = w.sample[b];
+            let not_done = if rp.done[k] { 0.0 } else { 1.0 };
+            let y = rp.reward[k] + lambda * (c - rp.cost[k]) + gamma * not_done * w.next_q[b];
+            let diff = w.q[b] - y;
+            loss += diff * diff;
+            w.g[b] = 2.0 * diff / bsz as f64;
+        }
+
+        // Backward passes and one Adam step on every online network.
+        self.cluster.zero_grad();
+        w.d_out.clear();
+        w.d_out.extend(w.g.iter().map(|&g| g as f32));
+        self.cluster.backward_batch(&w.d_out, &mut w.cluster);
+        self.cluster_adam.step(&mut self.cluster);
+        for i in 0..n {
+            let net = &mut self.agents[i];
+            net.zero_grad();
+            let rows = &w.rows[i];
+            if !rows.is_empty() {
+                w.d_out.clear();
+                w.d_out.resize(rows.len() * na, 0.0);
+                for (r, &b) in rows.iter().enumerate() {
+                    let a = rp.actions[w.sample[b] * n + i];
+                    w.d_out[r * na + a] = w.g[b] as f32;
+                }
+                net.backward_batch(&w.d_out, &mut w.agent[i]);
+            }
+            self.agent_adam[i].step(net);
+        }
+        loss / bsz as f64
+    }
+
+    /// The exportable policy: the configuration, the shapes, the agents' online networks, the log, and the
+    /// caller's `fingerprint` (the scenario settings the policy was trained for).
+    pub fn policy(&self, fingerprint: String) -> TrainedPolicy {
+        TrainedPolicy {
+            version: POLICY_VERSION,
+            fingerprint,
+            config: self.config.clone(),
+            dims: self.dims,
+            agents: self.agents.clone(),
+            log: self.log.clone(),
+        }
+    }
 }
+
+/// A trained C2MARL policy, the exportable file: the agents' online networks `Q^i` (decentralised
+/// execution: each agent acts greedily on its own observation), with what produced them. JSON via serde;
+/// loading ([`TrainedPolicy::from_json`] or any serde deserializer) checks the version, the configuration,
+/// the shapes of every network against `dims` and `config.hidden`, finite parameters and log values, and
+/// fails with a message naming the offending field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TrainedPolicy { pub fingerprint: String, na: usize }
+#[serde(try_from = "PolicyFile")]
+pub struct TrainedPolicy {
+    /// File format version, [`POLICY_VERSION`].
+    pub version: u32,
+    /// The caller's description of what the policy was trained for (scenario settings).
+    pub fingerprint: String,
+    /// The training configuration.
+    pub config: C2marlConfig,
+    /// The environment's shapes.
+    pub dims: Dims,
+    /// `Q^i` for each agent i (`agent_obs_len → config.hidden → n_actions`).
+    pub agents: Vec<Mlp>,
+    /// The training log, one entry per episode.
+    pub log: Vec<EpisodeLog>,
+}
+
+/// The unchecked file form of a [`TrainedPolicy`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyFile {
+    version: u32,
+    fingerprint: String,
+    config: C2marlConfig,
+    dims: Dims,
+    agents: Vec<MlpFile<f32>>,
+    log: Vec<EpisodeLog>,
+}
+
+impl TryFrom<PolicyFile> for TrainedPolicy {
+    type Error = String;
+
+    fn try_from(f: PolicyFile) -> Result<Self, String> {
+        if f.version != POLICY_VERSION {
+            return Err(format!(
+                "version: this engine reads C2MARL policy files of version {POLICY_VERSION}, got {}",
+                f.version
+            ));
+        }
+        let n = f.agents.len();
+        let mut agents = Vec::with_capacity(n);
+        for (i, a) in f.agents.into_iter().enumerate() {
+            agents
+                .push(Mlp::from_parts(a.sizes, a.params).map_err(|e| format!("agents[{i}].{e}"))?);
+        }
+        let p = TrainedPolicy {
+            version: f.version,
+            fingerprint: f.fingerprint,
+            config: f.config,
+            dims: f.dims,
+            agents,
+            log: f.log,
+        };
+        p.check()?;
+        Ok(p)
+    }
+}
+
 impl TrainedPolicy {
-    pub fn act(&self, _i: usize, _o: &[f32]) -> usize { self.na - 1 }
-    pub fn from_json(b: &[u8]) -> Result<TrainedPolicy, String> { serde_json::from_slice(b).map_err(|e| e.to_string()) }
+    /// Checks what loading guarantees (listed in the documentation of [`TrainedPolicy`]).
+    pub fn check(&self) -> Result<(), String> {
+        if self.version != POLICY_VERSION {
+            return Err(format!(
+                "version: expected {POLICY_VERSION}, got {}",
+                self.version
+            ));
+        }
+        if self.fingerprint.len() > MAX_FINGERPRINT_BYTES {
+            return Err(format!(
+                "fingerprint: {} bytes, more than {MAX_FINGERPRINT_BYTES}",
+                self.fingerprint.len()
+            ));
+        }
+        if let Some(e) = self.config.validate().first() {
+            return Err(format!("config.{e}"));
+        }
+        self.dims.check()?;
+        if self.agents.len() != self.dims.n_agents {
+            return Err(format!(
+                "agents: {} networks for dims.n_agents = {}",
+                self.agents.len(),
+                self.dims.n_agents
+            ));
+        }
+        let want = self
+            .config
+            .sizes(self.dims.agent_obs_len, self.dims.n_actions);
+        for (i, a) in self.agents.iter().enumerate() {
+            if a.sizes() != want.as_slice() {
+                return Err(format!(
+                    "agents[{i}].sizes: {:?}, but dims and config.hidden give {want:?}",
+                    a.sizes()
+                ));
+            }
+            if let Some(k) = a.params().iter().position(|p| !p.is_finite()) {
+                return Err(format!("agents[{i}].params[{k}]: not finite"));
+            }
+        }
+        for (k, e) in self.log.iter().enumerate() {
+            if let Some(field) = e.non_finite() {
+                return Err(format!("log[{k}].{field}: not finite"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads a policy file (JSON, at most [`MAX_POLICY_BYTES`]). Errors name the offending field, or the
+    /// line and column of a syntax error.
+    pub fn from_json(bytes: &[u8]) -> Result<TrainedPolicy, String> {
+        if bytes.len() > MAX_POLICY_BYTES {
+            return Err(format!(
+                "policy file of {} bytes exceeds the limit of {MAX_POLICY_BYTES} bytes",
+                bytes.len()
+            ));
+        }
+        serde_json::from_slice(bytes).map_err(|e| format!("policy file: {e}"))
+    }
+
+    /// The policy as JSON. Errors: a policy that would not load back ([`TrainedPolicy::check`]: e.g. a
+    /// diverged training's non-finite values, which JSON cannot hold).
+    pub fn to_json(&self) -> Result<String, String> {
+        self.check()?;
+        let s = serde_json::to_string(self).map_err(|e| e.to_string())?;
+        if s.len() > MAX_POLICY_BYTES {
+            return Err(format!(
+                "policy file of {} bytes exceeds the limit of {MAX_POLICY_BYTES} bytes",
+                s.len()
+            ));
+        }
+        Ok(s)
+    }
+
+    /// A scratch space for [`TrainedPolicy::act_with`].
+    pub fn scratch(&self) -> Scratch {
+        self.agents
+            .first()
+            .map(|a| a.scratch(1))
+            .unwrap_or_default()
+    }
+
+    /// Agent `agent`'s greedy action `argmax_a Q^i(obs, a)` (lowest index on ties) for its observation `obs`
+    /// (`dims.agent_obs_len` values). Panics if `agent` or `obs.len()` do not fit `dims`.
+    pub fn act(&self, agent: usize, obs: &[f32]) -> usize {
+        self.act_with(agent, obs, &mut self.scratch())
+    }
+
+    /// [`TrainedPolicy::act`] with a reusable scratch space (no allocation).
+    pub fn act_with(&self, agent: usize, obs: &[f32], scratch: &mut Scratch) -> usize {
+        argmax(self.agents[agent].forward(obs, scratch))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A toy environment with a known optimum. 24 hourly steps; observations: the hour one-hot (24) for
+    /// every agent and for the cluster. Agent i's best action at hour h is `(h + i) % 2`; action 2 is
+    /// "risky": it earns `risky_reward` (0.5 by default: between the best action's 1 and the other's 0) and
+    /// makes the step hot (cost 1). Agent 1 has requests only at hours h with h % 4 ≠ 3 (masked otherwise). Reward = the sum
+    /// of the unmasked agents' terms / n_agents.
+    struct Toy {
+        n: usize,
+        t: usize,
+        /// Cost every step regardless of actions (for the dual tests), if set.
+        forced_cost: Option<f64>,
+        /// Agent 1 always masked.
+        agent1_masked: bool,
+        /// Reward term of the risky action.
+        risky_reward: f64,
+    }
+
+    impl Toy {
+        fn new(n: usize) -> Self {
+            Toy {
+                n,
+                t: 0,
+                forced_cost: None,
+                agent1_masked: false,
+                risky_reward: 0.5,
+            }
+        }
+        fn active(&self, i: usize, h: usize) -> bool {
+            !(i == 1 && (self.agent1_masked || h % 4 == 3))
+        }
+    }
+
+    impl MarlEnv for Toy {
+        fn n_agents(&self) -> usize {
+            self.n
+        }
+        fn n_actions(&self) -> usize {
+            3
+        }
+        fn agent_obs_len(&self) -> usize {
+            24
+        }
+        fn cluster_obs_len(&self) -> usize {
+            24
+        }
+        fn reset(&mut self, _episode: u64) {
+            self.t = 0;
+        }
+        fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
+            let h = self.t % 24;
+            agent_obs.fill(0.0);
+            cluster_obs.fill(0.0);
+            cluster_obs[h] = 1.0;
+            for i in 0..self.n {
+                agent_obs[i * 24 + h] = 1.0;
+                mask[i] = self.active(i, h);
+            }
+        }
+        fn step(&mut self, actions: &[usize]) -> StepOutcome {
+            let h = self.t % 24;
+            let (mut reward, mut cost) = (0.0, 0.0);
+            for (i, &a) in actions.iter().enumerate() {
+                if !self.active(i, h) {
+                    continue;
+                }
+                reward += match a {
+                    2 => {
+                        cost = 1.0;
+                        self.risky_reward
+                    }
+                    a if a == (h + i) % 2 => 1.0,
+                    _ => 0.0,
+                };
+            }
+            self.t += 1;
+            StepOutcome {
+                reward: reward / self.n as f64,
+                cost: self.forced_cost.unwrap_or(cost),
+                done: self.t == 24,
+            }
+        }
+    }
+
+    fn toy_config() -> C2marlConfig {
+        C2marlConfig {
+            hidden: vec![32],
+            episodes: 80,
+            tau: 0.01,
+            ..C2marlConfig::default()
+        }
+    }
+
+    fn one_hot(h: usize) -> Vec<f32> {
+        let mut o = vec![0.0; 24];
+        o[h] = 1.0;
+        o
+    }
+
+    #[test]
+    fn learns_the_known_optimum_of_the_toy_environment() {
+        // c = (1 − 0)·1 = 1 ≥ Û: λ stays 0, and the risky action is simply worse than the best one.
+        let cfg = C2marlConfig {
+            alpha: 0.0,
+            delta: 1.0,
+            ..toy_config()
+        };
+        let mut env = Toy::new(3);
+        let mut tr = Trainer::new(&cfg, &env, 11).unwrap();
+        for e in 0..cfg.episodes {
+            tr.train_episode(&mut env, e);
+        }
+        assert_eq!(tr.lambda(), 0.0);
+        let pol = tr.policy("toy".into());
+        for h in 0..24 {
+            for i in 0..3 {
+                if env.active(i, h) {
+                    assert_eq!(pol.act(i, &one_hot(h)), (h + i) % 2, "agent {i} hour {h}");
+                }
+            }
+        }
+        // The last episodes (ε = 0.05) are nearly optimal.
+        let last = tr.log().last().unwrap();
+        assert_eq!(last.epsilon, 0.05);
+        assert!(last.mean_reward > 0.8, "{last:?}");
+    }
+
+    #[test]
+    fn the_constraint_steers_the_policy_away_from_a_tempting_risky_action() {
+        // The risky action now earns 1.5 > 1. Unconstrained (c = 1), the greedy policy takes it at every
+        // hour; with the default target c = 0.00125, λ rises and the greedy policy never takes it.
+        let greedy_risky = |cfg: &C2marlConfig, seed: u64| -> (usize, f64) {
+            let mut env = Toy::new(3);
+            env.risky_reward = 1.5;
+            let mut tr = Trainer::new(cfg, &env, seed).unwrap();
+            for e in 0..cfg.episodes {
+                tr.train_episode(&mut env, e);
+            }
+            let pol = tr.policy(String::new());
+            let risky = (0..24)
+                .flat_map(|h| (0..3).map(move |i| (h, i)))
+                .filter(|&(h, i)| env.active(i, h) && pol.act(i, &one_hot(h)) == 2)
+                .count();
+            (risky, tr.lambda())
+        };
+        let free = C2marlConfig {
+            alpha: 0.0,
+            delta: 1.0,
+            ..toy_config()
+        };
+        assert_eq!(greedy_risky(&free, 3), (3 * 24 - 6, 0.0));
+        let (risky, lambda) = greedy_risky(&toy_config(), 3);
+        assert_eq!(risky, 0);
+        assert!(lambda > 1.0, "λ = {lambda}");
+    }
+
+    #[test]
+    fn epsilon_schedule() {
+        let cfg = C2marlConfig::default();
+        assert_eq!(cfg.epsilon(0), 1.0);
+        assert!((cfg.epsilon(450) - 0.525).abs() < 1e-12);
+        assert!((cfg.epsilon(900) - 0.05).abs() < 1e-12);
+        assert_eq!(cfg.epsilon(1799), 0.05);
+        assert_eq!(cfg.cost_target(), (1.0 - 0.95) * 0.025);
+    }
+
+    #[test]
+    fn dual_variable_rises_while_the_constraint_is_violated() {
+        let cfg = toy_config();
+        let mut env = Toy::new(2);
+        env.forced_cost = Some(1.0);
+        let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+        let log = tr.train_episode(&mut env, 0);
+        // Û = 1, c = 0.05·0.025 = 0.00125: 120 steps of +0.05·(1 − 0.00125) = 5.9925.
+        assert_eq!(log.mean_cost, 1.0);
+        assert_eq!(log.hot_steps, 24.0);
+        assert!((tr.lambda() - 5.9925).abs() < 1e-12, "{}", tr.lambda());
+        assert_eq!(log.lambda, tr.lambda());
+        tr.train_episode(&mut env, 1);
+        assert!((tr.lambda() - 2.0 * 5.9925).abs() < 1e-12);
+        // A safe episode brings it down by 120·0.05·0.00125 = 0.0075.
+        env.forced_cost = Some(0.0);
+        tr.train_episode(&mut env, 2);
+        assert!((tr.lambda() - (2.0 * 5.9925 - 0.0075)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn dual_variable_stays_at_zero_when_always_safe() {
+        let mut env = Toy::new(2);
+        env.forced_cost = Some(0.0);
+        let mut tr = Trainer::new(&toy_config(), &env, 1).unwrap();
+        for e in 0..3 {
+            assert_eq!(tr.train_episode(&mut env, e).lambda, 0.0);
+        }
+    }
+
+    #[test]
+    fn masked_agents_receive_no_gradient() {
+        let cfg = toy_config();
+        let mut env = Toy::new(3);
+        env.agent1_masked = true;
+        let fresh = Trainer::new(&cfg, &env, 5).unwrap();
+        let mut tr = Trainer::new(&cfg, &env, 5).unwrap();
+        for e in 0..3 {
+            tr.train_episode(&mut env, e);
+        }
+        assert_eq!(tr.agent_net(1), fresh.agent_net(1));
+        assert_ne!(tr.agent_net(0), fresh.agent_net(0));
+        assert_ne!(tr.agent_net(2), fresh.agent_net(2));
+        assert_ne!(tr.cluster_net(), fresh.cluster_net());
+    }
+
+    #[test]
+    fn one_seed_gives_bit_identical_training() {
+        let cfg = toy_config();
+        let run = |seed| {
+            let mut env = Toy::new(3);
+            let mut tr = Trainer::new(&cfg, &env, seed).unwrap();
+            for e in 0..4 {
+                tr.train_episode(&mut env, e);
+            }
+            tr
+        };
+        let (a, b, c) = (run(9), run(9), run(10));
+        assert_eq!(a.policy("x".into()), b.policy("x".into()));
+        for i in 0..3 {
+            let bits = |t: &Trainer| -> Vec<u32> {
+                t.agent_net(i)
+                    .params()
+                    .iter()
+                    .map(|p| p.to_bits())
+                    .collect()
+            };
+            assert_eq!(bits(&a), bits(&b));
+        }
+        assert_eq!(a.cluster_net(), b.cluster_net());
+        assert_eq!(a.lambda().to_bits(), b.lambda().to_bits());
+        assert_ne!(a.agent_net(0), c.agent_net(0));
+        // with_dims is new without an environment.
+        let d = Dims::of(&Toy::new(3));
+        let fresh = Trainer::with_dims(&cfg, d, 9).unwrap();
+        assert_eq!(
+            fresh.agent_net(2),
+            Trainer::new(&cfg, &Toy::new(3), 9).unwrap().agent_net(2)
+        );
+        let bad = Dims { n_actions: 0, ..d };
+        assert_eq!(
+            Trainer::with_dims(&cfg, bad, 9).unwrap_err(),
+            "dims.n_actions: must be in [1, 1024], got 0"
+        );
+    }
+
+    /// FNV-1a over the bits of every online network's parameters and λ.
+    fn fingerprint_of(tr: &Trainer) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |x: u64| {
+            h ^= x;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        };
+        for i in 0..tr.dims().n_agents {
+            tr.agent_net(i)
+                .params()
+                .iter()
+                .for_each(|p| eat(p.to_bits() as u64));
+        }
+        tr.cluster_net()
+            .params()
+            .iter()
+            .for_each(|p| eat(p.to_bits() as u64));
+        eat(tr.lambda().to_bits());
+        h
+    }
+
+    #[test]
+    fn training_is_pinned() {
+        // Bit-level pin of 3 toy episodes (the same on every target: run it in wasm32 to check parity).
+        let mut env = Toy::new(3);
+        let mut tr = Trainer::new(&toy_config(), &env, 2).unwrap();
+        for e in 0..3 {
+            tr.train_episode(&mut env, e);
+        }
+        assert_eq!(
+            fingerprint_of(&tr),
+            0x77c1_d462_2da3_7cf1,
+            "{:#x}",
+            fingerprint_of(&tr)
+        );
+    }
+
+    fn trained_policy() -> TrainedPolicy {
+        let cfg = C2marlConfig {
+            hidden: vec![8, 8],
+            k_upd: 10,
+            ..toy_config()
+        };
+        let mut env = Toy::new(2);
+        let mut tr = Trainer::new(&cfg, &env, 3).unwrap();
+        for e in 0..2 {
+            tr.train_episode(&mut env, e);
+        }
+        tr.policy("toy, 2 agents".into())
+    }
+
+    #[test]
+    fn policy_file_round_trips_bit_exact() {
+        let p = trained_policy();
+        let json = p.to_json().unwrap();
+        let back = TrainedPolicy::from_json(json.as_bytes()).unwrap();
+        assert_eq!(back, p);
+        assert_eq!(back.fingerprint, "toy, 2 agents");
+        for (a, b) in back.agents.iter().zip(&p.agents) {
+            assert!(a
+                .params()
+                .iter()
+                .zip(b.params())
+                .all(|(x, y)| x.to_bits() == y.to_bits()));
+        }
+        for h in 0..24 {
+            assert_eq!(back.act(1, &one_hot(h)), p.act(1, &one_hot(h)));
+        }
+    }
+
+    #[test]
+    fn tampered_policy_files_are_refused_with_messages() {
+        let p = trained_policy();
+        let json = p.to_json().unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let tamper = |f: &dyn Fn(&mut serde_json::Value)| -> String {
+            let mut v = v.clone();
+            f(&mut v);
+            TrainedPolicy::from_json(v.to_string().as_bytes()).unwrap_err()
+        };
+        let cases: Vec<(String, &str)> = vec![
+            (
+                tamper(&|v| v["dims"]["n_agents"] = 3.into()),
+                "agents: 2 networks for dims.n_agents = 3",
+            ),
+            (
+                tamper(&|v| v["dims"]["agent_obs_len"] = 25.into()),
+                "agents[0].sizes: [24, 8, 8, 3], but dims and config.hidden give [25, 8, 8, 3]",
+            ),
+            (
+                tamper(&|v| v["config"]["hidden"] = serde_json::json!([8])),
+                "agents[0].sizes",
+            ),
+            (
+                tamper(&|v| v["dims"]["n_actions"] = 0.into()),
+                "dims.n_actions: must be in [1, 1024], got 0",
+            ),
+            (
+                tamper(&|v| {
+                    v["agents"][1]["params"].as_array_mut().unwrap().pop();
+                }),
+                "agents[1].params: layer sizes [24, 8, 8, 3] need 299 parameters, got 298",
+            ),
+            (
+                tamper(&|v| v["config"]["gamma"] = 1.5.into()),
+                "config.gamma: must be in [0, 1)",
+            ),
+            (
+                tamper(&|v| v["version"] = 2.into()),
+                "version: this engine reads",
+            ),
+            (tamper(&|v| v["extra"] = 1.into()), "unknown field `extra`"),
+            (
+                tamper(&|v| {
+                    v["log"][0].as_object_mut().unwrap().remove("lambda");
+                }),
+                "missing field `lambda`",
+            ),
+        ];
+        for (err, want) in &cases {
+            assert!(err.contains(want), "{err:?} lacks {want:?}");
+        }
+        // Non-finite numbers: JSON has no NaN; an overflowing literal is refused too.
+        let nan = json.replacen("\"params\":[", "\"params\":[NaN,", 1);
+        assert!(TrainedPolicy::from_json(nan.as_bytes()).is_err());
+        let big = json.replacen("\"params\":[", "\"params\":[1e39,", 1);
+        let err = TrainedPolicy::from_json(big.as_bytes()).unwrap_err();
+        assert!(err.starts_with("policy file:"), "{err}");
+        // Truncated files.
+        for cut in [1, json.len() / 3, json.len() - 1] {
+            let err = TrainedPolicy::from_json(&json.as_bytes()[..cut]).unwrap_err();
+            assert!(err.contains("EOF"), "{err}");
+        }
+        // Too large.
+        let huge = vec![b' '; MAX_POLICY_BYTES + 1];
+        assert!(TrainedPolicy::from_json(&huge)
+            .unwrap_err()
+            .contains("exceeds the limit"));
+        // A diverged policy is refused on save.
+        let mut bad = p.clone();
+        bad.agents[0].params_mut()[5] = f32::NAN;
+        assert_eq!(
+            bad.to_json().unwrap_err(),
+            "agents[0].params[5]: not finite"
+        );
+        let mut bad = p;
+        bad.log[1].mean_loss = f64::INFINITY;
+        assert_eq!(bad.to_json().unwrap_err(), "log[1].mean_loss: not finite");
+    }
+
+    #[test]
+    fn config_validation_names_fields() {
+        let bad = C2marlConfig {
+            lr: 0.0,
+            gamma: 1.0,
+            batch: 0,
+            hidden: vec![64, 0],
+            delta: f64::NAN,
+            ..C2marlConfig::default()
+        };
+        let errs = bad.validate();
+        assert_eq!(
+            errs,
+            vec![
+                "lr: must be in (0, 100], got 0",
+                "gamma: must be in [0, 1), got 1",
+                "delta: must be in (0, 1], got NaN",
+                "batch: must be an integer in [1, 4096], got 0",
+                "hidden[1]: a width in [1, 4096], got 0",
+            ]
+        );
+        assert!(C2marlConfig::default().validate().is_empty());
+        let cfg: C2marlConfig = serde_json::from_str(r#"{"alpha": 0.75}"#).unwrap();
+        assert_eq!(cfg.k_upd, 120);
+        assert!((cfg.cost_target() - 0.00625).abs() < 1e-15);
+        assert!(serde_json::from_str::<C2marlConfig>(r#"{"alfa": 0.75}"#).is_err());
+        let env = Toy::new(2);
+        assert!(Trainer::new(&bad, &env, 0).unwrap_err().starts_with("lr: "));
+    }
+
+    /// A cheap stand-in for the cluster environment with its shapes (12 agents, agent observation 31,
+    /// cluster observation 7·12 + 24 = 108, 6 actions, T = 120), for timing the learner.
+    struct Fake {
+        t: usize,
+        ep: u64,
+    }
+
+    impl MarlEnv for Fake {
+        fn n_agents(&self) -> usize {
+            12
+        }
+        fn n_actions(&self) -> usize {
+            6
+        }
+        fn agent_obs_len(&self) -> usize {
+            31
+        }
+        fn cluster_obs_len(&self) -> usize {
+            108
+        }
+        fn reset(&mut self, episode: u64) {
+            self.t = 0;
+            self.ep = episode;
+        }
+        fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
+            let h = self.t % 24;
+            for (k, v) in cluster_obs.iter_mut().enumerate() {
+                *v = if k < 84 {
+                    ((k * 7 + self.t * 3) % 17) as f32 / 17.0
+                } else if k - 84 == h {
+                    1.0
+                } else {
+                    0.0
+                };
+            }
+            for i in 0..12 {
+                let o = &mut agent_obs[i * 31..(i + 1) * 31];
+                o[..7].copy_from_slice(&cluster_obs[i * 7..i * 7 + 7]);
+                o[7..].copy_from_slice(&cluster_obs[84..]);
+                mask[i] = !(i + self.t).is_multiple_of(5);
+            }
+        }
+        fn step(&mut self, actions: &[usize]) -> StepOutcome {
+            self.t += 1;
+            let s: usize = actions.iter().sum();
+            StepOutcome {
+                reward: s as f64 / 60.0,
+                cost: if (self.t as u64 + self.ep).is_multiple_of(40) {
+                    1.0
+                } else {
+                    0.0
+                },
+                done: self.t == 120,
+            }
+        }
+    }
+
+    /// Time of one training episode at the paper's shapes and defaults (not a timed test):
+    /// `cargo test --release --lib measure_train_episode -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn measure_train_episode() {
+        let cfg = C2marlConfig::default();
+        let mut env = Fake { t: 0, ep: 0 };
+        let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+        tr.train_episode(&mut env, 0);
+        let n = 20;
+        let t0 = std::time::Instant::now();
+        for e in 1..=n {
+            tr.train_episode(&mut env, e);
+        }
+        let per = t0.elapsed().as_secs_f64() / n as f64;
+        println!(
+            "C2MARL train_episode, 12 agents, obs 31/108, 6 actions, T = 120, k_upd 120, batch 10: {:.1} ms per episode; 1,800 episodes ≈ {:.0} s",
+            per * 1e3,
+            per * 1800.0
+        );
+        let p = tr.policy(String::new()).to_json().unwrap();
+        println!("policy file: {} bytes", p.len());
+    }
 }

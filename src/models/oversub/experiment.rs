@@ -223,13 +223,15 @@ impl World {
         let mut r = vec![1.0; n];
         let mut agent = vec![0.0f32; n * AGENT_OBS];
         let mut cl = vec![0.0f32; cluster_obs_len(n)];
+        let mut scratch = learned.map(|p| p.scratch());
         loop {
             let t = c.hour();
             match learned {
                 Some(pol) => {
                     c.observe(&mut agent, &mut cl);
+                    let sc = scratch.as_mut().expect("made with the policy");
                     for (i, x) in r.iter_mut().enumerate() {
-                        let a = pol.act(i, &agent[i * AGENT_OBS..(i + 1) * AGENT_OBS]);
+                        let a = pol.act_with(i, &agent[i * AGENT_OBS..(i + 1) * AGENT_OBS], sc);
                         *x = self.params.actions[a.min(self.params.actions.len() - 1)];
                     }
                 }
@@ -350,16 +352,16 @@ impl OversubRun {
                         let mut cfg = params.c2marl.clone();
                         cfg.alpha = *alpha;
                         cfg.delta = params.delta;
+                        cfg.episodes = params.train_episodes as u64;
                         let lseed = mix64(seed ^ mix64(component::LEARNER ^ alpha.to_bits()) ^ s as u64);
-                        let trainer = Trainer::new(
-                            n,
-                            AGENT_OBS,
-                            cluster_obs_len(n),
-                            params.actions.len(),
-                            &cfg,
-                            params.train_episodes,
-                            lseed,
-                        );
+                        let env = TrainEnv {
+                            world: &world,
+                            train_seed: s,
+                            cluster: None,
+                            rates: Vec::new(),
+                        };
+                        let trainer = Trainer::new(&cfg, &env, lseed)
+                            .map_err(|e| RunError::field("oversub.c2marl", e))?;
                         arm = Some(arms.len());
                         arms.push(Arm {
                             row,

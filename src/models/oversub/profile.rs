@@ -64,15 +64,16 @@ pub const AZURE_E13_JSON: &str = include_str!("../../../static/oversub/azure-e13
 
 impl Profiles {
     /// The §3.6 synthetic internal cloud of `n` subscribers: diurnal mean
-    /// `μ_n(h) = b_n + A_n·max(0, cos(2π(h − φ_n)/24))` with `b ~ U(0.05, 0.15)`, `A ~ U(0.05, 0.45)`,
-    /// `φ ~ U(0, 24)`, `s = 0.3·μ`; equal arrival rates at every hour; sizes uniform on {2, 4, 8, 16} cores;
-    /// lifetimes LogNormal with median 2 h and σ = 1.2.
-    pub fn synthetic(n: usize, mem_gb_per_core: f64, seed: u64) -> Profiles {
+    /// `μ_n(h) = b_n + A_n·max(0, cos(2π(h − φ_n)/24))` with `b ~ U(base)`, `A ~ U(amplitude)` (ALGORITHMS.md
+    /// §3.6: base [0.05, 0.15], amplitude [0.05, 0.45]; the scenario's defaults are lower, see
+    /// [`OversubParams::amplitude`]), `φ ~ U(0, 24)`, `s = 0.3·μ`; equal arrival rates at every hour; sizes
+    /// uniform on {2, 4, 8, 16} cores; lifetimes LogNormal with median 2 h and σ = 1.2.
+    pub fn synthetic(n: usize, mem_gb_per_core: f64, base: [f64; 2], amplitude: [f64; 2], seed: u64) -> Profiles {
         let mut r = stream(seed, component::PROFILES, 0);
         let subscribers = (0..n)
             .map(|i| {
-                let b = r.random_range(0.05..0.15);
-                let a = r.random_range(0.05..0.45);
+                let b = base[0] + (base[1] - base[0]) * r.random::<f64>();
+                let a = amplitude[0] + (amplitude[1] - amplitude[0]) * r.random::<f64>();
                 let phi = r.random_range(0.0..24.0);
                 let mu: Vec<f64> = (0..24)
                     .map(|h| {
@@ -120,6 +121,8 @@ impl Profiles {
             Ok(Profiles::synthetic(
                 params.subscriber_count() as usize,
                 params.vm_mem_gb_per_core,
+                params.base,
+                params.amplitude,
                 seed,
             ))
         }
@@ -387,12 +390,12 @@ mod tests {
     #[test]
     fn mean_duration_matches_a_direct_sum() {
         // σ = 0: every VM lives exactly ⌈median⌉ hours.
-        let mut p = Profiles::synthetic(2, 4.0, 1);
+        let mut p = Profiles::synthetic(2, 4.0, [0.05, 0.15], [0.05, 0.45], 1);
         p.life_sigma = 0.0;
         p.life_median_h = 2.5;
         assert_eq!(p.mean_duration_h(), 3.0);
         // Median 2 h, σ = 1.2: Monte Carlo of max(1, ⌈L⌉) with 200,000 draws agrees within 3 standard errors.
-        let p = Profiles::synthetic(2, 4.0, 1);
+        let p = Profiles::synthetic(2, 4.0, [0.05, 0.15], [0.05, 0.45], 1);
         let mut r = stream(9, 9, 9);
         let n = 200_000;
         let (mut s, mut s2) = (0.0, 0.0);
