@@ -71,6 +71,14 @@ pub trait MarlEnv {
     fn step(&mut self, actions: &[usize]) -> StepOutcome;
 }
 
+/// A [`FieldError`] for field `field`.
+fn field_error(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+    FieldError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
 /// Most agents, actions, and entries of one observation a trainer or policy file accepts.
 pub const MAX_AGENTS: usize = 1024;
 /// Most actions (see [`MAX_AGENTS`]).
@@ -177,7 +185,7 @@ impl C2marlConfig {
                 && if lo_open { v > lo } else { v >= lo }
                 && if hi_open { v < hi } else { v <= hi };
             if !ok {
-                e.push(nn::field_error(
+                e.push(field_error(
                     field,
                     format!(
                         "must be in {}{lo}, {hi}{}, got {v}",
@@ -205,7 +213,7 @@ impl C2marlConfig {
         real("delta", self.delta, 0.0, true, 1.0, false);
         let mut int = |field: &str, v: u64, lo: u64, hi: u64| {
             if v < lo || v > hi {
-                e.push(nn::field_error(
+                e.push(field_error(
                     field,
                     format!("must be an integer in [{lo}, {hi}], got {v}"),
                 ));
@@ -216,13 +224,13 @@ impl C2marlConfig {
         int("replay", self.replay as u64, 1, 1_000_000);
         int("batch", self.batch as u64, 1, 4096);
         if self.hidden.len() > 8 {
-            e.push(nn::field_error(
+            e.push(field_error(
                 "hidden",
                 format!("at most 8 hidden layers, got {}", self.hidden.len()),
             ));
         }
         if let Some(k) = self.hidden.iter().position(|&w| w == 0 || w > 4096) {
-            e.push(nn::field_error(
+            e.push(field_error(
                 format!("hidden[{k}]"),
                 format!("a width in [1, 4096], got {}", self.hidden[k]),
             ));
@@ -877,7 +885,7 @@ impl TryFrom<PolicyFile> for TrainedPolicy {
 }
 
 impl TrainedPolicy {
-    /// Checks the invariants that loading guarantees (module documentation of [`TrainedPolicy`]).
+    /// Checks what loading guarantees (listed in the documentation of [`TrainedPolicy`]).
     pub fn check(&self) -> Result<(), String> {
         if self.version != POLICY_VERSION {
             return Err(format!(

@@ -26,7 +26,6 @@
 //! (`accumulate`).
 //! Hidden layers use ReLU, the output layer is linear.
 
-use crate::substrate::error::FieldError;
 use rand::RngExt;
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -581,14 +580,6 @@ impl<F: Real> PartialEq for Mlp<F> {
                 .iter()
                 .zip(&other.params)
                 .all(|(a, b)| a.to_f64().to_bits() == b.to_f64().to_bits())
-    }
-}
-
-/// A [`FieldError`] for field `field` (helper for the callers' validation).
-pub(crate) fn field_error(field: impl Into<String>, message: impl Into<String>) -> FieldError {
-    FieldError {
-        field: field.into(),
-        message: message.into(),
     }
 }
 
