@@ -488,11 +488,15 @@ impl Trainer {
         env: &E,
         seed: u64,
     ) -> Result<Self, String> {
+        Self::with_dims(config, Dims::of(env), seed)
+    }
+
+    /// [`Trainer::new`] for an environment of shapes `d` (before one exists).
+    pub fn with_dims(config: &C2marlConfig, d: Dims, seed: u64) -> Result<Self, String> {
         let errs = config.validate();
         if !errs.is_empty() {
             return Err(errs.join("; "));
         }
-        let d = Dims::of(env);
         d.check()?;
         let floats = config.replay as u128
             * 2
@@ -1218,6 +1222,18 @@ mod tests {
         assert_eq!(a.cluster_net(), b.cluster_net());
         assert_eq!(a.lambda().to_bits(), b.lambda().to_bits());
         assert_ne!(a.agent_net(0), c.agent_net(0));
+        // with_dims is new without an environment.
+        let d = Dims::of(&Toy::new(3));
+        let fresh = Trainer::with_dims(&cfg, d, 9).unwrap();
+        assert_eq!(
+            fresh.agent_net(2),
+            Trainer::new(&cfg, &Toy::new(3), 9).unwrap().agent_net(2)
+        );
+        let bad = Dims { n_actions: 0, ..d };
+        assert_eq!(
+            Trainer::with_dims(&cfg, bad, 9).unwrap_err(),
+            "dims.n_actions: must be in [1, 1024], got 0"
+        );
     }
 
     /// FNV-1a over the bits of every online network's parameters and λ.

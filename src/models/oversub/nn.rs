@@ -223,7 +223,8 @@ pub fn check_sizes(sizes: &[usize]) -> Result<usize, String> {
 /// Serialized as `{"sizes": [...], "params": [...]}` (the gradient is not saved); loading validates the
 /// sizes, the length of `params` and that every parameter is finite, and fails with a message (never a
 /// panic). With `serde_json`'s `float_roundtrip` feature (the engine's), `f32` parameters read back bit for
-/// bit when parsed from text (a round trip through `serde_json::Value` would go through `f64`).
+/// bit from the text this writes, and also from text written after widening them to `f64` (e.g. through a
+/// JS object and `JSON.stringify`): that decimal is so close to the `f32` value that it rounds back to it.
 #[derive(Clone, Debug)]
 pub struct Mlp<F: Real = f32> {
     sizes: Vec<usize>,
@@ -832,6 +833,13 @@ mod tests {
         for (a, b) in back.params().iter().zip(net.params()) {
             assert_eq!(a.to_bits(), b.to_bits());
         }
+        // Widened to f64 on the way (a JS object and JSON.stringify): still bit for bit.
+        let wide = MlpFile {
+            sizes: net.sizes().to_vec(),
+            params: net.params().iter().map(|&p| p as f64).collect(),
+        };
+        let back: Mlp<f32> = serde_json::from_str(&serde_json::to_string(&wide).unwrap()).unwrap();
+        assert_eq!(back, net);
         let net64 = Mlp::<f64>::new(&[3, 4, 2], &mut stream(5, 1, 1)).unwrap();
         let back64: Mlp<f64> =
             serde_json::from_str(&serde_json::to_string(&net64).unwrap()).unwrap();
