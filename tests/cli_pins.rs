@@ -66,7 +66,7 @@ fn saved_links_run_to_the_pinned_results() {
             n += 1;
         }
     }
-    assert_eq!(n, 19);
+    assert_eq!(n, 21);
 }
 
 fn link_needs_upload(link: &str) -> bool {
@@ -143,7 +143,7 @@ fn every_registered_model_has_a_cli_group_with_the_pinned_outputs() {
         .iter()
         .map(|m| m["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["placement", "admission", "lifetime", "era"]);
+    assert_eq!(ids, ["placement", "admission", "lifetime", "era", "oversub"]);
     for id in &ids {
         assert!(packlab(&[id, "--help"]).contains("Usage: packlab"), "{id}");
     }

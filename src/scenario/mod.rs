@@ -43,6 +43,8 @@ pub const DEFAULTS_SETS: &[&str] = &[
     include_str!("defaults-2.json"),
     // + the reservation model (seed 004)
     include_str!("defaults-3.json"),
+    // + the oversubscription model (seed 001)
+    include_str!("defaults-4.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;

@@ -263,7 +263,12 @@ pub struct OversubParams {
     pub gpa_horizon_h: u32,
     /// Lowest rate of the MA, SL, peak and GPA policies (the paper's clip at 0.2).
     pub min_rate: f64,
-    /// C2MARL's learner (its α comes from the policy name).
+    /// C2MARL's learner (ALGORITHMS.md §3.7). Its `alpha`, `delta` and `episodes` are the run's — the policy
+    /// name's α (`c2marl:0.95`), [`OversubParams::delta`] and [`OversubParams::train_episodes`] — and must stay
+    /// at their defaults here. `eta_lambda` defaults to 5e-4, not §3.7's 0.05: the dual step runs at each of
+    /// the K_upd = 120 gradient steps of an episode, so 0.05 moves λ by 6·(Û − c) per episode, and the early,
+    /// exploring episodes (hot in nearly every hour) drive λ to hundreds against rewards of about 0.2, after
+    /// which the learned rates are all 1 (measured in the README); 5e-4·120 = 0.06 per episode.
     pub c2marl: c2marl::C2marlConfig,
 }
 
@@ -298,7 +303,10 @@ impl Default for OversubParams {
             peak_window_h: 24,
             gpa_horizon_h: 24,
             min_rate: 0.2,
-            c2marl: c2marl::C2marlConfig::default(),
+            c2marl: c2marl::C2marlConfig {
+                eta_lambda: 5e-4,
+                ..c2marl::C2marlConfig::default()
+            },
         }
     }
 }
@@ -429,6 +437,19 @@ impl OversubParams {
                 "eval_episodes",
                 format!("the run would simulate {episodes} episodes; at most {MAX_EPISODES}"),
             );
+        }
+        let d = c2marl::C2marlConfig::default();
+        for (f, set) in [
+            ("alpha", self.c2marl.alpha != d.alpha),
+            ("delta", self.c2marl.delta != d.delta),
+            ("episodes", self.c2marl.episodes != d.episodes),
+        ] {
+            if set {
+                bad(
+                    &format!("c2marl.{f}"),
+                    "is the run's (the policy name c2marl:α, oversub.delta, oversub.train_episodes); leave it out".into(),
+                );
+            }
         }
         for e in self.c2marl.validate_fields() {
             bad(&format!("c2marl.{}", e.field), e.message);
