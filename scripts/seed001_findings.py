@@ -12,10 +12,11 @@ Runs the native CLI (`target/release/packlab oversub --report`), stores every ra
 results/001/ (e11.json, e12.json, e13.json) and writes the Markdown tables the README includes
 (results/001/tables.md).
 
-Usage: python3 scripts/seed001_findings.py [--train-episodes 600] [--eval-episodes 300] [--train-seeds 1]
-       (from the repository root, after `make native`)
+Usage: python3 scripts/seed001_findings.py [--train-episodes 1800] [--eval-episodes 300] [--train-seeds 1]
+       (from the repository root, after `make native`; about 20 minutes on 2 cores); --tables-only rewrites
+       tables.md from the stored reports, --variants-only re-runs only the departures from ALGORITHMS.md.
 """
-import json, subprocess, sys, os, time
+import hashlib, json, subprocess, sys, os, time
 
 BIN = "target/release/packlab"
 OUT = "results/001"
@@ -28,11 +29,13 @@ def arg(name, default):
 
 
 def run(preset, policies, train, evals, seeds, extra=()):
+    extra = dict(extra)
     sc = {"model": "oversub", "seed": 1, "oversub": {
         "preset": preset, "policies": policies, "train_episodes": train, "eval_episodes": evals,
-        "train_seeds": seeds, **dict(extra)}}
+        "train_seeds": seeds, **extra}}
     os.makedirs(OUT, exist_ok=True)
-    path = f"{OUT}/scenario-{preset}.json"
+    tag = "" if not extra else "-" + hashlib.sha1(json.dumps(extra, sort_keys=True).encode()).hexdigest()[:8]
+    path = f"{OUT}/scenario-{preset}{tag}.json"
     json.dump(sc, open(path, "w"), indent=1)
     cmd = [BIN, "run", path]
     t = time.time()
@@ -63,34 +66,60 @@ def table(rep, lines, paper_note):
 
 
 def direction(rep, alpha=0.95):
-    """The paper's claim: C2MARL at alpha is safe at alpha and saves more cores than every safe Grid-x, MA and SL."""
+    """The paper's claim: C2MARL at alpha is safe at alpha and saves more cores than every safe Grid-x, MA and SL;
+    also against every baseline (with the peak predictor and GPA), and on the cluster criterion C-Hot-R <= 1 - alpha
+    that C2MARL's chance constraint (Theorems 2-3) actually targets."""
     level = {0.75: 0, 0.85: 1, 0.95: 2}[alpha]
     c2 = [r for r in rep["rows"] if r["policy"] == f"c2marl:{alpha}"]
-    base = [r for r in rep["rows"] if r["policy"].startswith("grid:") or r["policy"] in ("ma", "sl")]
-    safe_base = [r for r in base if r["safe"][level]]
-    best = max(safe_base, key=lambda r: r["s_cores"]) if safe_base else None
+    paper_base = [r for r in rep["rows"] if r["policy"].startswith("grid:") or r["policy"] in ("ma", "sl")]
+    all_base = [r for r in rep["rows"] if not r["policy"].startswith("c2marl")]
+    best = lambda rows: max(rows, key=lambda r: r["s_cores"]) if rows else None
     out = []
     for r in c2:
-        ok_safe = r["safe"][level]
-        beats = best is None or r["s_cores"] > best["s_cores"]
-        out.append((r, ok_safe, beats, best))
+        out.append({
+            "row": r,
+            "safe": r["safe"][level],
+            "vs_paper": best([b for b in paper_base if b["safe"][level]]),
+            "vs_all": best([b for b in all_base if b["safe"][level]]),
+            "cluster_ok": r["c_hot_r"] <= 1 - alpha + 1e-12,
+            "vs_cluster": best([b for b in all_base if b["c_hot_r"] <= 1 - alpha + 1e-12]),
+        })
     return out
 
 
+def claim_lines(preset, rep, lines, alpha=0.95):
+    name = lambda b: "none" if b is None else f"{b['policy']} {pct(b['s_cores'])}%"
+    for d in direction(rep, alpha):
+        r = d["row"]
+        yes = lambda b: "yes" if b is None or r["s_cores"] > b["s_cores"] else "no"
+        lines.append(
+            f"Paper's claim at α = {alpha} ({preset}): C2MARL safe at {alpha}: **{'yes' if d['safe'] else 'no'}** "
+            f"(PM-Hot-R {pct(r['pm_hot_r'])}%); saves more than every safe Grid-x/MA/SL: **{yes(d['vs_paper'])}** "
+            f"(C2MARL {pct(r['s_cores'])}% vs {name(d['vs_paper'])}); than every safe baseline incl. peak and GPA: "
+            f"**{yes(d['vs_all'])}** (vs {name(d['vs_all'])}). On the cluster criterion its constraint targets "
+            f"(C-Hot-R ≤ {pct(1 - alpha)}%): C2MARL {pct(r['c_hot_r'])}% ({'met' if d['cluster_ok'] else 'not met'}); "
+            f"the best baseline meeting it: {name(d['vs_cluster'])}.")
+
+
 def main():
-    train = arg("--train-episodes", 600)
+    train = arg("--train-episodes", 1800)
     evals = arg("--eval-episodes", 300)
     seeds = arg("--train-seeds", 1)
     lines = []
     results = {}
     paper_policies = ["grid:0.2", "grid:0.4", "grid:0.6", "grid:1", "ma", "sl", "peak:p95", "peak:3sigma",
                       "gpa:0.95", "gpa:0.75"]
+    only_variants = "--variants-only" in sys.argv
     for preset, learned in [("E1.1", ["c2marl:0.75", "c2marl:0.85", "c2marl:0.95"]),
                             ("E1.2", ["c2marl:0.95"]),
                             ("E1.3", ["c2marl:0.95"])]:
+        path = f"{OUT}/e{preset[1]}{preset[3]}.json"
+        if "--tables-only" in sys.argv or only_variants:
+            results[preset] = json.load(open(path))
+            continue
         r = run(preset, paper_policies + learned, train, evals, seeds)
         results[preset] = r
-        json.dump(r, open(f"{OUT}/e{preset[1]}{preset[3]}.json", "w"), indent=1)
+        json.dump(r, open(path, "w"), indent=1)
 
     for preset, title in [("E1.1", "synthetic internal cloud, cold start (paper Table 1)"),
                           ("E1.2", "synthetic internal cloud, warm start (paper Table 2)"),
@@ -105,12 +134,7 @@ def main():
         lines.append("")
         table(rep, lines, None)
         lines.append("")
-        for (row, ok_safe, beats, best) in direction(rep):
-            lines.append(
-                f"Paper's claim at α = 0.95 ({preset}): C2MARL safe at 0.95: **{'yes' if ok_safe else 'no'}** "
-                f"(PM-Hot-R {pct(row['pm_hot_r'])}%); saves more than every safe Grid-x/MA/SL: **{'yes' if beats else 'no'}** "
-                f"(C2MARL {pct(row['s_cores'])}% vs the best safe baseline "
-                f"{'none' if best is None else best['policy'] + ' ' + pct(best['s_cores']) + '%'}).")
+        claim_lines(preset, rep, lines)
         curves = rep["training"]
         if curves:
             lines.append("")
@@ -126,6 +150,41 @@ def main():
                 mr = sum(l["mean_reward"] for l in log[-k:]) / k
                 lines.append(f"| {c['policy']} seed {c['train_seed'] + 1} | {f:.1f} | {l_:.1f} | {log[-1]['lambda']:.3f} | {mr:.4f} |")
         lines.append("")
+
+    # The choices where this engine departs from ALGORITHMS.md's defaults, run both ways (E1.1, 100 episodes)
+    variants = [
+        ("ALGORITHMS.md §3.6 amplitude range [0.05, 0.45] (default here [0.05, 0.25])",
+         {"amplitude": [0.05, 0.45], "policies": ["grid:0.6", "grid:1", "sl", "gpa:0.95", "c2marl:0.95"]}),
+        ("ALGORITHMS.md §3.4 predictors without 1/β (predictor_target 1)",
+         {"predictor_target": 1.0, "policies": ["ma", "sl", "peak:p95"]}),
+        ("dual step η_λ = 0.05 per gradient step (ALGORITHMS.md §3.7, the default)",
+         {"c2marl": {"eta_lambda": 0.05}, "policies": ["c2marl:0.95"]}),
+        ("dual step η_λ = 5e-4 per gradient step (0.06 per episode)",
+         {"c2marl": {"eta_lambda": 5e-4}, "policies": ["c2marl:0.95"]}),
+    ]
+    vpath = f"{OUT}/variants.json"
+    if "--tables-only" in sys.argv:
+        vres = json.load(open(vpath))
+    else:
+        vres = []
+        for label, over in variants:
+            pols = over.pop("policies")
+            r = run("E1.1", pols, 300, 100, 1, over.items())
+            r["label"] = label
+            vres.append(r)
+        json.dump(vres, open(vpath, "w"), indent=1)
+    lines.append("**Departures from ALGORITHMS.md, run both ways** (E1.1, 100 evaluation episodes, C2MARL trained 300 "
+                 "episodes; raw reports in `results/001/variants.json`):")
+    lines.append("")
+    lines.append("| variant | policy | PM-Hot-R % | C-Hot-R % | S-Cores % | hot-cluster hours per episode | final λ |")
+    lines.append("|---|---|---:|---:|---:|---:|---:|")
+    for r in vres:
+        tr = {c["policy"]: c["log"][-1]["lambda"] for c in r["report"]["training"]}
+        for x in r["report"]["rows"]:
+            lam = f"{tr[x['policy']]:.2f}" if x["policy"] in tr else "—"
+            lines.append(f"| {r['label']} | {x['policy']} | {pct(x['pm_hot_r'])} | {pct(x['c_hot_r'])} | "
+                         f"{pct(x['s_cores'])} | {x['cluster_hot_hours']:.2f} | {lam} |")
+    lines.append("")
 
     # E1.4: cluster vs PM hot ratio, from E1.1's rows
     rep = results["E1.1"]["report"]

@@ -130,10 +130,10 @@ test('a small oversub link reproduces the engine bit for bit, draws its charts, 
 
 test('Pause holds a run between steps and Resume finishes it with the same report', async () => {
   const w = await loadWasm();
-  const sc = await scenarioOf({ policies: ['grid:0.6', 'c2marl:0.95'], train_episodes: 300, eval_episodes: 10, pms: 100 }, 7);
+  const sc = await scenarioOf({ policies: ['grid:0.6', 'c2marl:0.95'], train_episodes: 40, eval_episodes: 10, pms: 100 }, 7);
   const page = await newPage(env.browser);
   await page.goto(`${env.server.url}/#s=${w.scenario_to_link(sc)}`);
-  await page.waitForFunction(() => /episode \d+ of 300/.test(document.querySelector('#oversub-training-status')?.textContent || ''), null, { timeout: 60_000 });
+  await page.waitForFunction(() => /episode \d+ of 40/.test(document.querySelector('#oversub-training-status')?.textContent || ''), null, { timeout: 60_000 });
   await page.click('#oversub-pause');
   await page.waitForFunction(() => document.querySelector('#oversub-card').dataset.state === 'paused', null, { timeout: 30_000 });
   assert.equal(await page.textContent('#oversub-pause'), 'Resume');

@@ -2,8 +2,8 @@
 //!
 //! A PM is hot when its usage reaches β·B, and a PM filled to `B` assigned cores at rate x holds `B/x`
 //! requested cores, so a predicted usage fraction u keeps a full PM below the line iff `x ≥ u/β`. The
-//! predictors below therefore give the rate `clip(prediction/β, min_rate, 1)`. ALGORITHMS.md §3.4 writes
-//! `clip(prediction)` without the `1/β`; with it, a full PM's predicted usage is its whole capacity, far above
+//! predictors below therefore give the rate `clip(prediction/β, min_rate, 1)` (`predictor_target` overrides
+//! β here). ALGORITHMS.md §3.4 writes `clip(prediction)` without the `1/β` (`predictor_target` = 1); with it, a full PM's predicted usage is its whole capacity, far above
 //! β·B, and MA and SL are hot in every episode (measured in the README), while the paper reports them safe
 //! with about 49% saved cores, rates the `1/β` reading gives.
 //!
@@ -128,9 +128,13 @@ pub fn rates(
     out: &mut [f64],
 ) -> Option<()> {
     let lo = params.min_rate;
-    let beta = params.beta;
-    // a predicted usage fraction u → the rate that keeps a full PM at β·B
-    let clip = |u: f64| (u / beta).clamp(lo, 1.0);
+    let target = if params.predictor_target > 0.0 {
+        params.predictor_target
+    } else {
+        params.beta
+    };
+    // a predicted usage fraction u → the rate that keeps a full PM's usage at the target (β·B by default)
+    let clip = |u: f64| (u / target).clamp(lo, 1.0);
     let h = hour_of_day(t);
     for (n, o) in out.iter_mut().enumerate() {
         *o = match policy {

@@ -263,12 +263,13 @@ pub struct OversubParams {
     pub gpa_horizon_h: u32,
     /// Lowest rate of the MA, SL, peak and GPA policies (the paper's clip at 0.2).
     pub min_rate: f64,
-    /// C2MARL's learner (ALGORITHMS.md §3.7). Its `alpha`, `delta` and `episodes` are the run's — the policy
-    /// name's α (`c2marl:0.95`), [`OversubParams::delta`] and [`OversubParams::train_episodes`] — and must stay
-    /// at their defaults here. `eta_lambda` defaults to 5e-4, not §3.7's 0.05: the dual step runs at each of
-    /// the K_upd = 120 gradient steps of an episode, so 0.05 moves λ by 6·(Û − c) per episode, and the early,
-    /// exploring episodes (hot in nearly every hour) drive λ to hundreds against rewards of about 0.2, after
-    /// which the learned rates are all 1 (measured in the README); 5e-4·120 = 0.06 per episode.
+    /// The usage fraction of a full PM the MA, SL and peak predictors aim at: rate = prediction / target
+    /// (`0` = β, the default: a full PM's predicted usage at the hot line; `1` = ALGORITHMS.md §3.4's plain
+    /// clip of the prediction, see [`baselines`]).
+    pub predictor_target: f64,
+    /// C2MARL's learner (ALGORITHMS.md §3.7 defaults). Its `alpha`, `delta` and `episodes` are the run's —
+    /// the policy name's α (`c2marl:0.95`), [`OversubParams::delta`] and [`OversubParams::train_episodes`] —
+    /// and must stay at their defaults here.
     pub c2marl: c2marl::C2marlConfig,
 }
 
@@ -303,10 +304,8 @@ impl Default for OversubParams {
             peak_window_h: 24,
             gpa_horizon_h: 24,
             min_rate: 0.2,
-            c2marl: c2marl::C2marlConfig {
-                eta_lambda: 5e-4,
-                ..c2marl::C2marlConfig::default()
-            },
+            predictor_target: 0.0,
+            c2marl: c2marl::C2marlConfig::default(),
         }
     }
 }
@@ -394,7 +393,7 @@ impl OversubParams {
                 bad(f, "base + amplitude must stay ≤ 1 (a usage fraction)".into());
             }
         }
-        let ranges: [(&str, f64, f64, f64); 9] = [
+        let ranges: [(&str, f64, f64, f64); 10] = [
             ("pm_cores", self.pm_cores, 1.0, 1024.0),
             ("pm_mem_gb", self.pm_mem_gb, 1.0, 1e6),
             ("pm_net_gbps", self.pm_net_gbps, 0.01, 1e5),
@@ -404,6 +403,7 @@ impl OversubParams {
             ("delta", self.delta, 1e-4, 1.0),
             ("occupancy", self.occupancy, 0.01, 1.0),
             ("min_rate", self.min_rate, 0.01, 1.0),
+            ("predictor_target", self.predictor_target, 0.0, 1.0),
         ];
         for (f, v, lo, hi) in ranges {
             if !(v.is_finite() && v >= lo && v <= hi) {
