@@ -143,7 +143,10 @@ fn every_registered_model_has_a_cli_group_with_the_pinned_outputs() {
         .iter()
         .map(|m| m["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["placement", "admission", "lifetime", "era", "oversub"]);
+    assert_eq!(
+        ids,
+        ["placement", "admission", "lifetime", "era", "oversub"]
+    );
     for id in &ids {
         assert!(packlab(&[id, "--help"]).contains("Usage: packlab"), "{id}");
     }

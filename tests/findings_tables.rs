@@ -41,3 +41,27 @@ fn readme_includes_the_stored_seed_004_tables_verbatim() {
             .all(|r| r["command"].as_str().unwrap().contains("packlab era")));
     }
 }
+
+#[test]
+fn readme_includes_the_stored_seed_001_tables_verbatim() {
+    let readme = read("README.md");
+    let tables = read("results/001/tables.md");
+    assert!(tables.contains("E1.1") && tables.contains("E1.3") && tables.contains("E1.4"));
+    assert!(
+        readme.contains(&tables),
+        "README.md does not include results/001/tables.md verbatim (re-run python3 scripts/seed001_findings.py and copy the tables)"
+    );
+    // the raw reports are stored with their commands, and each command's scenario file is committed
+    for f in [
+        "results/001/e11.json",
+        "results/001/e12.json",
+        "results/001/e13.json",
+    ] {
+        let raw: serde_json::Value = serde_json::from_str(&read(f)).unwrap();
+        let cmd = raw["command"].as_str().unwrap();
+        assert!(cmd.contains("packlab run"), "{f}");
+        let scenario = cmd.split_whitespace().last().unwrap();
+        let stored: serde_json::Value = serde_json::from_str(&read(scenario)).unwrap();
+        assert_eq!(stored, raw["scenario"], "{f}: {scenario}");
+    }
+}

@@ -48,15 +48,35 @@ fn grid_saves_one_minus_x_and_hot_rates_fall_with_x() {
     assert_eq!(rep.rows.len(), xs.len());
     for (r, x) in rep.rows.iter().zip(xs) {
         // Σ a_v = x·Σ c_v for every episode: S-Cores = 1 − x up to rounding of the sums.
-        assert!((r.s_cores - (1.0 - x)).abs() < 1e-12, "{} {}", r.policy, r.s_cores);
+        assert!(
+            (r.s_cores - (1.0 - x)).abs() < 1e-12,
+            "{} {}",
+            r.policy,
+            r.s_cores
+        );
         assert!(r.c_hot_r >= r.pm_hot_r, "{}", r.policy);
         assert!(r.pm_hot_r_lo <= r.pm_hot_r && r.pm_hot_r <= r.pm_hot_r_hi);
         assert_eq!(r.episodes, 12);
     }
     for w in rep.rows.windows(2) {
-        assert!(w[1].pm_hot_r <= w[0].pm_hot_r, "{} → {}", w[0].policy, w[1].policy);
-        assert!(w[1].hot_pm_hours <= w[0].hot_pm_hours, "{} → {}", w[0].policy, w[1].policy);
-        assert!(w[1].active_pms >= w[0].active_pms, "{} → {}", w[0].policy, w[1].policy);
+        assert!(
+            w[1].pm_hot_r <= w[0].pm_hot_r,
+            "{} → {}",
+            w[0].policy,
+            w[1].policy
+        );
+        assert!(
+            w[1].hot_pm_hours <= w[0].hot_pm_hours,
+            "{} → {}",
+            w[0].policy,
+            w[1].policy
+        );
+        assert!(
+            w[1].active_pms >= w[0].active_pms,
+            "{} → {}",
+            w[0].policy,
+            w[1].policy
+        );
     }
     // Grid-0.2 packs five times the requested cores per PM of Grid-1: its hot PMs are far more frequent.
     assert!(rep.rows[0].hot_pm_hours > 10.0 * rep.rows[5].hot_pm_hours.max(0.1));
@@ -67,10 +87,17 @@ fn every_row_keeps_c_hot_r_at_least_pm_hot_r() {
     for preset in ["E1.2", "E1.3"] {
         let sc = scenario(|p| {
             p.preset = serde_json::from_value(serde_json::json!(preset)).unwrap();
-            p.policies = ["grid:0.4", "ma", "sl", "peak:p95", "peak:2sigma", "gpa:0.95"]
-                .iter()
-                .map(|n| Policy::parse(n).unwrap())
-                .collect();
+            p.policies = [
+                "grid:0.4",
+                "ma",
+                "sl",
+                "peak:p95",
+                "peak:2sigma",
+                "gpa:0.95",
+            ]
+            .iter()
+            .map(|n| Policy::parse(n).unwrap())
+            .collect();
             p.eval_episodes = 6;
         });
         let rep = report(&sc, &[]);
@@ -81,7 +108,11 @@ fn every_row_keeps_c_hot_r_at_least_pm_hot_r() {
             assert!(r.s_cores <= 0.8 + 1e-12, "{preset} {}", r.policy);
             for (n, row) in r.rates.rates.iter().enumerate() {
                 for v in row.iter().flatten() {
-                    assert!((0.2 - 1e-12..=1.0).contains(v), "{preset} {} sub {n}", r.policy);
+                    assert!(
+                        (0.2 - 1e-12..=1.0).contains(v),
+                        "{preset} {} sub {n}",
+                        r.policy
+                    );
                 }
             }
         }
@@ -129,7 +160,10 @@ fn an_exported_policy_evaluates_like_the_trained_row_and_foreign_files_are_refus
     let sc2 = scenario(|p| p.policies = vec![Policy::parse("c2marl:p.json").unwrap()]);
     let rep2 = report(&sc2, std::slice::from_ref(&file));
     let (a, b) = (&rep.rows[0], &rep2.rows[0]);
-    assert_eq!((a.pm_hot_r, a.c_hot_r, a.s_cores), (b.pm_hot_r, b.c_hot_r, b.s_cores));
+    assert_eq!(
+        (a.pm_hot_r, a.c_hot_r, a.s_cores),
+        (b.pm_hot_r, b.c_hot_r, b.s_cores)
+    );
     assert_eq!(a.rates.rates, b.rates.rates);
     // Another cluster size: refused, naming the field.
     let sc3 = scenario(|p| {
@@ -140,7 +174,11 @@ fn an_exported_policy_evaluates_like_the_trained_row_and_foreign_files_are_refus
     assert_eq!(e.field.as_deref(), Some("oversub.policies"));
     assert!(e.message.contains("another scenario"), "{}", e.message);
     // Tampered or truncated bytes: refused with a message, never a panic.
-    for bad in [&bytes[..bytes.len() / 2], b"{}".as_slice(), b"\xff\xfe".as_slice()] {
+    for bad in [
+        &bytes[..bytes.len() / 2],
+        b"{}".as_slice(),
+        b"\xff\xfe".as_slice(),
+    ] {
         let f = InputFile {
             name: "p.json".into(),
             bytes: bad.to_vec(),
@@ -151,4 +189,29 @@ fn an_exported_policy_evaluates_like_the_trained_row_and_foreign_files_are_refus
     // A missing file is named.
     let e = start(&sc2, &[]).err().unwrap();
     assert!(e.message.contains("p.json"), "{}", e.message);
+}
+
+#[test]
+fn charts_draw_the_pinned_rows_training_and_rates_and_refuse_bad_data() {
+    let read = |p: &str| -> serde_json::Value {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(p);
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let rows = read("tests/pins/oversub-small.json");
+    let o = serde_json::json!({ "title": "t" });
+    let svg = packlab::models::chart_svg("oversub.frontier", &rows, &o, 640, 400).unwrap();
+    for p in ["grid:0.4", "ma", "gpa:0.95", "c2marl:0.95", "α 0.95"] {
+        assert!(svg.contains(p), "{p}");
+    }
+    let svg = packlab::models::chart_svg("oversub.rates", &rows[3]["rates"], &o, 640, 400).unwrap();
+    assert!(svg.contains("s1") && svg.contains("s12"));
+    let rep = read("tests/pins/link-1242a53965.json");
+    let svg =
+        packlab::models::chart_svg("oversub.training", &rep["training"], &o, 640, 400).unwrap();
+    assert!(svg.contains("c2marl:0.95 seed 1"));
+    for name in ["oversub.frontier", "oversub.training", "oversub.rates"] {
+        assert!(
+            packlab::models::chart_svg(name, &serde_json::json!({ "x": 1 }), &o, 640, 400).is_err()
+        );
+    }
 }

@@ -57,7 +57,10 @@ fn engine_facts() {
         .iter()
         .map(|x| get(&x, "id").as_string().unwrap())
         .collect();
-    assert_eq!(ids, ["placement", "admission", "lifetime", "era", "oversub"]);
+    assert_eq!(
+        ids,
+        ["placement", "admission", "lifetime", "era", "oversub"]
+    );
     assert_eq!(
         get(&Array::from(&m).get(0), "uses_trace").as_bool(),
         Some(true)

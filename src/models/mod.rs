@@ -298,7 +298,10 @@ mod tests {
     #[test]
     fn registry_lists_every_model_once_with_its_section() {
         let ids: Vec<&str> = MODELS.iter().map(|m| m.id).collect();
-        assert_eq!(ids, vec!["placement", "admission", "lifetime", "era", "oversub"]);
+        assert_eq!(
+            ids,
+            vec!["placement", "admission", "lifetime", "era", "oversub"]
+        );
         assert_eq!(Model::default(), Model::Placement);
         let json = serde_json::to_value(Scenario::default()).unwrap();
         for m in Model::ALL {

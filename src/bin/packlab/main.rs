@@ -5,8 +5,8 @@
 
 mod admission;
 mod era;
-mod oversub;
 mod lifetime;
+mod oversub;
 mod placement;
 mod progress;
 

@@ -69,13 +69,20 @@ pub struct TrainArgs {
     pub out: std::path::PathBuf,
 }
 
-fn scenario(c: &Common, f: impl FnOnce(&mut OversubParams) -> Result<(), String>) -> Result<Scenario, String> {
+fn scenario(
+    c: &Common,
+    f: impl FnOnce(&mut OversubParams) -> Result<(), String>,
+) -> Result<Scenario, String> {
     let preset = match c.preset.to_ascii_uppercase().as_str() {
         "E1.1" => Preset::E11,
         "E1.2" => Preset::E12,
         "E1.3" => Preset::E13,
         "E1.4" => Preset::E14,
-        p => return Err(format!("--preset: unknown '{p}' (expected E1.1, E1.2, E1.3 or E1.4)")),
+        p => {
+            return Err(format!(
+                "--preset: unknown '{p}' (expected E1.1, E1.2, E1.3 or E1.4)"
+            ))
+        }
     };
     let mut p = OversubParams {
         preset,
@@ -116,9 +123,11 @@ fn run_to_report(
         ..Default::default()
     };
     let mut run = OversubModel::start(sc, &inputs).map_err(|e| e.to_string())?;
-    let mut progress = crate::progress::Progress::new(what, "episodes (training) and evaluation chunks");
-    let rep = packlab::experiment::run_to_end(&mut run, &mut |done, total| progress.update(done, total))
-        .map_err(|e| e.to_string())?;
+    let mut progress =
+        crate::progress::Progress::new(what, "episodes (training) and evaluation chunks");
+    let rep =
+        packlab::experiment::run_to_end(&mut run, &mut |done, total| progress.update(done, total))
+            .map_err(|e| e.to_string())?;
     progress.finish();
     Ok((run, rep))
 }
@@ -131,7 +140,8 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
             for name in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
                 let pol = Policy::parse(name).map_err(|e| format!("--policies: {e}"))?;
                 if let Policy::C2marlFile(path) = &pol {
-                    let bytes = std::fs::read(path).map_err(|e| format!("--policies: {path}: {e}"))?;
+                    let bytes =
+                        std::fs::read(path).map_err(|e| format!("--policies: {path}: {e}"))?;
                     files.push(InputFile {
                         name: path.clone(),
                         bytes,
@@ -149,10 +159,16 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
     let mut out = std::io::stdout().lock();
     let w = |out: &mut dyn Write, s: String| writeln!(out, "{s}").map_err(|e| e.to_string());
     if a.report {
-        return w(&mut out, serde_json::to_string(&rep).map_err(|e| e.to_string())?);
+        return w(
+            &mut out,
+            serde_json::to_string(&rep).map_err(|e| e.to_string())?,
+        );
     }
     if a.json {
-        return w(&mut out, serde_json::to_string(&rep.rows).map_err(|e| e.to_string())?);
+        return w(
+            &mut out,
+            serde_json::to_string(&rep.rows).map_err(|e| e.to_string())?,
+        );
     }
     let s = &rep.setup;
     w(
@@ -204,7 +220,8 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
                 "# paper (seed 001 Tables 1–3): {} PM-Hot-R {:.1}%{}",
                 p.policy,
                 100.0 * p.pm_hot_r,
-                p.s_cores.map_or(String::new(), |s| format!(", S-Cores {:.1}%", 100.0 * s))
+                p.s_cores
+                    .map_or(String::new(), |s| format!(", S-Cores {:.1}%", 100.0 * s))
             ),
         )?;
     }

@@ -45,7 +45,12 @@ pub struct Estimates {
 
 impl Estimates {
     /// Fits the estimates on `params.history_days` episodes of the history stream.
-    pub fn fit(profiles: &Profiles, params: &OversubParams, means: &[[f64; 24]], seed: u64) -> Estimates {
+    pub fn fit(
+        profiles: &Profiles,
+        params: &OversubParams,
+        means: &[[f64; 24]],
+        seed: u64,
+    ) -> Estimates {
         let n = profiles.subscribers.len();
         let mut sl = vec![[0.0f64; 24]; n];
         let mut cnt = vec![[0.0f64; 24]; n];
@@ -87,7 +92,13 @@ impl Estimates {
             }
         }
         let kappa = (0..n)
-            .map(|i| if c1[i] > 0.0 { c2[i] / c1[i] } else { params.pm_cores })
+            .map(|i| {
+                if c1[i] > 0.0 {
+                    c2[i] / c1[i]
+                } else {
+                    params.pm_cores
+                }
+            })
             .collect();
         Estimates { sl, mu, sd, kappa }
     }
@@ -167,7 +178,8 @@ pub fn rates(
                             1.0
                         } else {
                             let m = hours.iter().map(|s| s.sum).sum::<f64>() / c;
-                            let v = (hours.iter().map(|s| s.sum_sq).sum::<f64>() / c - m * m).max(0.0);
+                            let v =
+                                (hours.iter().map(|s| s.sum_sq).sum::<f64>() / c - m * m).max(0.0);
                             clip(m + k * v.sqrt())
                         }
                     }
@@ -232,7 +244,7 @@ mod tests {
         assert_eq!(out, [0.4]);
         rates(&Policy::Sl, &p, &e, &ep, 0, &mut out).unwrap();
         assert!((out[0] - 0.3 / 0.6).abs() < 1e-15); // the maximum usage 0.3 over β = 0.6
-        // No VM in the window: MA and the peak predictor give 1.
+                                                     // No VM in the window: MA and the peak predictor give 1.
         rates(&Policy::Ma, &p, &e, &ep, 1, &mut out).unwrap();
         assert_eq!(out, [1.0]);
         rates(&Policy::Peak(Peak::Sigma(3.0)), &p, &e, &ep, 1, &mut out).unwrap();

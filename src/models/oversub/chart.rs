@@ -107,6 +107,12 @@ pub fn draw_frontier<DB: DrawingBackend>(
             _ => r.policy.clone(),
         };
         let (x, y) = (r.pm_hot_r, 100.0 * r.s_cores);
+        // labels of points near the right edge go to their left, so they stay inside the plot
+        let dx = if x > 0.8 {
+            -dp.pxi(8.0 + 6.0 * label.chars().count() as f64)
+        } else {
+            dp.pxi(6.0)
+        };
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(r.pm_hot_r_lo, y), (r.pm_hot_r_hi, y)],
@@ -119,7 +125,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
                     + Circle::new((0, 0), dp.pxi(4.0), color.filled())
                     + Text::new(
                         label,
-                        (dp.pxi(6.0), -dp.pxi(13.0)),
+                        (dx, -dp.pxi(13.0)),
                         (FONT, dp.px(10.5)).into_font().color(&INK),
                     ),
             ))
@@ -138,9 +144,13 @@ pub fn draw_training<DB: DrawingBackend>(
     let dp = Px::new(opts.scale);
     area.fill(&WHITE).map_err(err)?;
     let n = curves.iter().map(|c| c.log.len()).max().unwrap_or(0).max(1) as f64;
-    let y_hi = bounds(curves.iter().flat_map(|c| c.log.iter().map(|l| l.hot_steps)))
-        .map_or(1.0, |b| b.1)
-        .max(1.0)
+    let y_hi = bounds(
+        curves
+            .iter()
+            .flat_map(|c| c.log.iter().map(|l| l.hot_steps)),
+    )
+    .map_or(1.0, |b| b.1)
+    .max(1.0)
         * 1.1;
     let l_hi = bounds(curves.iter().flat_map(|c| c.log.iter().map(|l| l.lambda)))
         .map_or(1.0, |b| b.1)
@@ -192,7 +202,10 @@ pub fn draw_training<DB: DrawingBackend>(
             .map_err(err)?
             .label(name)
             .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + dp.pxi(18.0), y)], color.stroke_width(dp.px(2.0)))
+                PathElement::new(
+                    vec![(x, y), (x + dp.pxi(18.0), y)],
+                    color.stroke_width(dp.px(2.0)),
+                )
             });
         let lam: Vec<(f64, f64)> = c
             .log
@@ -274,7 +287,10 @@ pub fn draw_rates<DB: DrawingBackend>(
             };
             let (x0, y0) = (h as f64, i as f64);
             chart
-                .draw_series(std::iter::once(Rectangle::new([(x0, y0), (x0 + 1.0, y0 + 1.0)], style)))
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(x0, y0), (x0 + 1.0, y0 + 1.0)],
+                    style,
+                )))
                 .map_err(err)?;
             if let Some(x) = v {
                 if x.is_finite() {
@@ -282,9 +298,11 @@ pub fn draw_rates<DB: DrawingBackend>(
                         .draw_series(std::iter::once(Text::new(
                             format!("{:.1}", x),
                             (x0 + 0.15, y0 + 0.75),
-                            (FONT, dp.px(9.0))
-                                .into_font()
-                                .color(if *x > 0.55 { &WHITE } else { &INK }),
+                            (FONT, dp.px(9.0)).into_font().color(if *x > 0.55 {
+                                &WHITE
+                            } else {
+                                &INK
+                            }),
                         )))
                         .map_err(err)?;
                 }

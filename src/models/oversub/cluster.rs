@@ -86,7 +86,9 @@ impl<'a> Cluster<'a> {
             k,
             t: -HISTORY_H,
             cpu: vec![0.0; k],
-            by_room: (0..k as u32).map(|i| (room_key(params.pm_cores), i)).collect(),
+            by_room: (0..k as u32)
+                .map(|i| (room_key(params.pm_cores), i))
+                .collect(),
             mem: vec![0.0; k],
             net: vec![0.0; k],
             alive: Vec::new(),
@@ -120,7 +122,12 @@ impl<'a> Cluster<'a> {
     /// were never collected, i.e. history in a cold start, are skipped).
     fn begin_hour(&mut self) {
         let (t, vms, b) = (self.t, &self.ep.vms, self.params.pm_cores);
-        let (cpu, mem, net, by_room) = (&mut self.cpu, &mut self.mem, &mut self.net, &mut self.by_room);
+        let (cpu, mem, net, by_room) = (
+            &mut self.cpu,
+            &mut self.mem,
+            &mut self.net,
+            &mut self.by_room,
+        );
         self.alive.retain(|p| {
             let v = &vms[p.vm as usize];
             if v.end <= t {
@@ -438,7 +445,12 @@ mod tests {
         let ep = episode(
             3,
             2,
-            &[(0, 8.0, 0, 3, 0.5), (0, 4.0, 0, 3, 0.5), (0, 2.0, 0, 2, 0.5), (1, 6.0, 1, 3, 0.5)],
+            &[
+                (0, 8.0, 0, 3, 0.5),
+                (0, 4.0, 0, 3, 0.5),
+                (0, 2.0, 0, 2, 0.5),
+                (1, 6.0, 1, 3, 0.5),
+            ],
         );
         let mut c = Cluster::new(&p, Cow::Borrowed(&ep), false);
         c.step(&[1.0, 0.5]);
@@ -459,7 +471,15 @@ mod tests {
         // One PM of 10 cores, β = 0.6 → hot at 6 used cores. Two 8-core VMs at rate 0.5 (4 assigned each,
         // both fit), usage 0.5 → 8 used ≥ 6: hot. A third 8-core VM at rate 0.5 does not fit (12 > 10).
         let p = params(1);
-        let ep = episode(3, 1, &[(0, 8.0, 0, 3, 0.5), (0, 8.0, 0, 3, 0.5), (0, 8.0, 0, 3, 0.5)]);
+        let ep = episode(
+            3,
+            1,
+            &[
+                (0, 8.0, 0, 3, 0.5),
+                (0, 8.0, 0, 3, 0.5),
+                (0, 8.0, 0, 3, 0.5),
+            ],
+        );
         let mut c = Cluster::new(&p, Cow::Borrowed(&ep), false);
         let o = c.step(&[0.5]);
         assert_eq!(o.cost, 1.0);
@@ -507,10 +527,12 @@ mod tests {
                 let v = ep.vms[i];
                 let a = rates[v.sub as usize] * v.cores;
                 let brute = (0..12)
-                    .filter(|&k| {
-                        48.0 - c.cpu[k] >= a - EPS && c.mem[k] + v.mem <= 150.0 + EPS
-                    })
-                    .min_by(|&x, &y| (48.0 - c.cpu[x]).total_cmp(&(48.0 - c.cpu[y])).then(x.cmp(&y)));
+                    .filter(|&k| 48.0 - c.cpu[k] >= a - EPS && c.mem[k] + v.mem <= 150.0 + EPS)
+                    .min_by(|&x, &y| {
+                        (48.0 - c.cpu[x])
+                            .total_cmp(&(48.0 - c.cpu[y]))
+                            .then(x.cmp(&y))
+                    });
                 assert_eq!(c.best_fit(a, v.mem, v.net), brute);
                 checked += 1;
             }

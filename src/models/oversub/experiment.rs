@@ -216,8 +216,20 @@ impl World {
     }
 
     /// Runs one episode under `policy` (baselines, or a trained policy), returning its outcome and the rates.
-    fn episode(&self, row_policy: &Policy, learned: Option<&TrainedPolicy>, index: u64) -> (EpisodeOutcome, Cluster<'_>) {
-        let ep = Episode::generate(&self.profiles, &self.params, &self.means, self.seed, component::EVAL, index);
+    fn episode(
+        &self,
+        row_policy: &Policy,
+        learned: Option<&TrainedPolicy>,
+        index: u64,
+    ) -> (EpisodeOutcome, Cluster<'_>) {
+        let ep = Episode::generate(
+            &self.profiles,
+            &self.params,
+            &self.means,
+            self.seed,
+            component::EVAL,
+            index,
+        );
         let n = ep.subs;
         let mut c = Cluster::new(&self.params, Cow::Owned(ep), self.warm());
         let mut r = vec![1.0; n];
@@ -353,7 +365,8 @@ impl OversubRun {
                         cfg.alpha = *alpha;
                         cfg.delta = params.delta;
                         cfg.episodes = params.train_episodes as u64;
-                        let lseed = mix64(seed ^ mix64(component::LEARNER ^ alpha.to_bits()) ^ s as u64);
+                        let lseed =
+                            mix64(seed ^ mix64(component::LEARNER ^ alpha.to_bits()) ^ s as u64);
                         let env = TrainEnv {
                             world: &world,
                             train_seed: s,
@@ -372,9 +385,12 @@ impl OversubRun {
                         });
                     }
                     (Policy::C2marlFile(name), _) => {
-                        let bytes = inputs.need_file(name).map_err(|e| RunError::field("oversub.policies", e.message))?;
-                        let pol = TrainedPolicy::from_json(bytes)
-                            .map_err(|e| RunError::field("oversub.policies", format!("{name}: {e}")))?;
+                        let bytes = inputs
+                            .need_file(name)
+                            .map_err(|e| RunError::field("oversub.policies", e.message))?;
+                        let pol = TrainedPolicy::from_json(bytes).map_err(|e| {
+                            RunError::field("oversub.policies", format!("{name}: {e}"))
+                        })?;
                         if pol.fingerprint != fp {
                             return Err(RunError::field(
                                 "oversub.policies",
@@ -463,7 +479,12 @@ impl OversubRun {
                 break;
             }
         }
-        let work: Vec<(usize, usize)> = count.iter().enumerate().filter(|(_, &c)| c > 0).map(|(j, &c)| (j, c)).collect();
+        let work: Vec<(usize, usize)> = count
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(j, &c)| (j, c))
+            .collect();
         let world = &self.world;
         let arms = &self.arms;
         let logs = map_parallel(threads(), &work, |&(j, c)| {
@@ -476,7 +497,9 @@ impl OversubRun {
                 rates: vec![1.0; world.profiles.subscribers.len()],
             };
             let first = arm.log.len() as u64;
-            (0..c as u64).map(|k| tr.train_episode(&mut env, first + k)).collect::<Vec<_>>()
+            (0..c as u64)
+                .map(|k| tr.train_episode(&mut env, first + k))
+                .collect::<Vec<_>>()
         });
         let mut out = Vec::new();
         for ((j, _), log) in work.into_iter().zip(logs) {
@@ -536,7 +559,11 @@ impl OversubRun {
                 r.cluster_hot_hours += o.cluster_hot_hours as u64;
                 r.rejected += o.rejected as u64;
                 r.active_pms += o.active_pms;
-                r.utilization += if o.active_pms > 0.0 { o.used_cores / (o.active_pms * b) } else { 0.0 };
+                r.utilization += if o.active_pms > 0.0 {
+                    o.used_cores / (o.active_pms * b)
+                } else {
+                    0.0
+                };
             }
             for i in 0..r.rate_sum.len() {
                 for h in 0..24 {
@@ -549,7 +576,10 @@ impl OversubRun {
             }
         }
         self.units_done = to;
-        finished.into_iter().map(|row| self.row_result(row)).collect()
+        finished
+            .into_iter()
+            .map(|row| self.row_result(row))
+            .collect()
     }
 
     fn row_result(&self, row: usize) -> PolicyRow {
@@ -581,7 +611,10 @@ impl OversubRun {
             s_cores: m,
             s_cores_lo: m - half,
             s_cores_hi: m + half,
-            safe: SAFETY_LEVELS.iter().map(|v| pm_hot_r <= 1.0 - v + 1e-12).collect(),
+            safe: SAFETY_LEVELS
+                .iter()
+                .map(|v| pm_hot_r <= 1.0 - v + 1e-12)
+                .collect(),
             hot_pm_hours: r.hot_pm_hours as f64 / e,
             cluster_hot_hours: r.cluster_hot_hours as f64 / e,
             rejected: r.rejected as f64 / e,
@@ -594,15 +627,30 @@ impl OversubRun {
             },
             rates: RateMap {
                 policy: r.policy.name(),
-                subscribers: self.world.profiles.subscribers.iter().map(|s| s.id.clone()).collect(),
+                subscribers: self
+                    .world
+                    .profiles
+                    .subscribers
+                    .iter()
+                    .map(|s| s.id.clone())
+                    .collect(),
                 rates: (0..n)
                     .map(|i| {
                         (0..24)
-                            .map(|h| (r.rate_n[i][h] > 0).then(|| r.rate_sum[i][h] / r.rate_n[i][h] as f64))
+                            .map(|h| {
+                                (r.rate_n[i][h] > 0)
+                                    .then(|| r.rate_sum[i][h] / r.rate_n[i][h] as f64)
+                            })
                             .collect()
                     })
                     .collect(),
-                mu: self.world.profiles.subscribers.iter().map(|s| s.mu.clone()).collect(),
+                mu: self
+                    .world
+                    .profiles
+                    .subscribers
+                    .iter()
+                    .map(|s| s.mu.clone())
+                    .collect(),
             },
         }
     }
@@ -612,11 +660,22 @@ impl OversubRun {
         let n = w.profiles.subscribers.len() as f64;
         Setup {
             profiles: w.profiles.name.clone(),
-            subscribers: w.profiles.subscribers.iter().map(|s| s.id.clone()).collect(),
+            subscribers: w
+                .profiles
+                .subscribers
+                .iter()
+                .map(|s| s.id.clone())
+                .collect(),
             pms: w.params.pm_count(),
             arrivals_per_hour: w.means.iter().map(|m| m.iter().sum::<f64>()).sum::<f64>() / 24.0,
             mean_duration_h: w.profiles.mean_duration_h(),
-            mean_usage: w.profiles.subscribers.iter().map(|s| s.mu.iter().sum::<f64>() / 24.0).sum::<f64>() / n,
+            mean_usage: w
+                .profiles
+                .subscribers
+                .iter()
+                .map(|s| s.mu.iter().sum::<f64>() / 24.0)
+                .sum::<f64>()
+                / n,
             estimates: w.est.clone(),
         }
     }
@@ -640,7 +699,10 @@ pub fn paper_figures(preset: Preset) -> Vec<PaperFigure> {
             f("c2marl:0.85", 0.066, Some(0.617)),
             f("c2marl:0.95", 0.035, Some(0.599)),
         ],
-        Preset::E12 => vec![f("grid:0.2", 0.954, Some(0.80)), f("c2marl:0.95", 0.035, Some(0.69))],
+        Preset::E12 => vec![
+            f("grid:0.2", 0.954, Some(0.80)),
+            f("c2marl:0.95", 0.035, Some(0.69)),
+        ],
         Preset::E13 => vec![
             f("grid:0.2", 1.0, Some(0.80)),
             f("grid:0.4", 1.0, Some(0.60)),
@@ -684,7 +746,10 @@ impl Experiment for OversubRun {
 
     fn batch(&self) -> usize {
         if self.train_done() < self.train_total() {
-            self.arms.iter().filter(|a| a.log.len() < self.world.params.train_episodes as usize).count()
+            self.arms
+                .iter()
+                .filter(|a| a.log.len() < self.world.params.train_episodes as usize)
+                .count()
         } else {
             self.units.len() - self.units_done
         }
@@ -718,7 +783,12 @@ impl Experiment for OversubRun {
 
     /// `policy` with `{ "row": i }`: the trained policy of row i (a C2MARL arm once trained, or a loaded file)
     /// as the exportable file ([`TrainedPolicy`]).
-    fn query<S: serde::Serializer>(&self, op: &str, args: &serde_json::Value, ser: S) -> Result<S::Ok, RunError> {
+    fn query<S: serde::Serializer>(
+        &self,
+        op: &str,
+        args: &serde_json::Value,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
         if op != "policy" {
             return Err(RunError::msg(format!(
                 "the oversub run has no operation '{op}' (expected policy)"
@@ -728,10 +798,14 @@ impl Experiment for OversubRun {
             None | Some(serde_json::Value::Null) => 0,
             Some(v) => v
                 .as_u64()
-                .ok_or_else(|| RunError::field("row", "must be a non-negative integer"))? as usize,
+                .ok_or_else(|| RunError::field("row", "must be a non-negative integer"))?
+                as usize,
         };
         if row >= self.rows.len() {
-            return Err(RunError::field("row", format!("must be below {}", self.rows.len())));
+            return Err(RunError::field(
+                "row",
+                format!("must be below {}", self.rows.len()),
+            ));
         }
         let p = self
             .policy_of_row(row)
@@ -757,6 +831,9 @@ mod tests {
         assert_eq!(hi, 1.0);
         // 30 of 100: the textbook interval [0.2189, 0.3958].
         let (lo, hi) = wilson(30.0, 100.0);
-        assert!((lo - 0.2189).abs() < 1e-4 && (hi - 0.3958).abs() < 1e-4, "{lo} {hi}");
+        assert!(
+            (lo - 0.2189).abs() < 1e-4 && (hi - 0.3958).abs() < 1e-4,
+            "{lo} {hi}"
+        );
     }
 }

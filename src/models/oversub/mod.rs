@@ -146,7 +146,9 @@ impl Policy {
         let number = |t: &str, lo: f64, hi: f64, what: &str| -> Result<f64, String> {
             match t.parse::<f64>() {
                 Ok(v) if v.is_finite() && v >= lo && v <= hi => Ok(v),
-                _ => Err(format!("policy '{s}': {what} must be a number in [{lo}, {hi}]")),
+                _ => Err(format!(
+                    "policy '{s}': {what} must be a number in [{lo}, {hi}]"
+                )),
             }
         };
         match s {
@@ -276,7 +278,7 @@ pub struct OversubParams {
 impl Default for OversubParams {
     /// The defaults: E1.1, the preset's policies, ALGORITHMS.md §3.7 (B = 48 cores, β = 0.6, δ = 1/40,
     /// T = 120) except the PM memory (see the README: 192 GB at 4 GB per core would stop any packing beyond
-    /// 48 requested cores per PM), 100 evaluation and 300 training episodes (the paper's 300 and 1,800 are a
+    /// 48 requested cores per PM), 100 evaluation and 200 training episodes (the paper's 300 and 1,800 are a
     /// CLI flag away).
     fn default() -> Self {
         OversubParams {
@@ -297,7 +299,7 @@ impl Default for OversubParams {
             occupancy: 0.5,
             actions: vec![0.2, 0.3, 0.4, 0.5, 0.6, 1.0],
             eval_episodes: 100,
-            train_episodes: 300,
+            train_episodes: 200,
             train_seeds: 1,
             history_days: 5,
             ma_window_h: 24,
@@ -383,14 +385,34 @@ impl OversubParams {
         }
         for (i, a) in self.actions.iter().enumerate() {
             if !(*a > 0.0 && *a <= 1.0) {
-                bad(&format!("actions[{i}]"), format!("must lie in (0, 1], got {a}"));
+                bad(
+                    &format!("actions[{i}]"),
+                    format!("must lie in (0, 1], got {a}"),
+                );
             }
         }
         for (f, r) in [("base", self.base), ("amplitude", self.amplitude)] {
-            if !(r[0].is_finite() && r[1].is_finite() && 0.0 <= r[0] && r[0] <= r[1] && r[1] <= 1.0) {
-                bad(f, format!("must be [lo, hi] with 0 ≤ lo ≤ hi ≤ 1, got [{}, {}]", r[0], r[1]));
-            } else if r[1] + if f == "base" { self.amplitude[1] } else { self.base[1] } > 1.0 {
-                bad(f, "base + amplitude must stay ≤ 1 (a usage fraction)".into());
+            if !(r[0].is_finite() && r[1].is_finite() && 0.0 <= r[0] && r[0] <= r[1] && r[1] <= 1.0)
+            {
+                bad(
+                    f,
+                    format!(
+                        "must be [lo, hi] with 0 ≤ lo ≤ hi ≤ 1, got [{}, {}]",
+                        r[0], r[1]
+                    ),
+                );
+            } else if r[1]
+                + if f == "base" {
+                    self.amplitude[1]
+                } else {
+                    self.base[1]
+                }
+                > 1.0
+            {
+                bad(
+                    f,
+                    "base + amplitude must stay ≤ 1 (a usage fraction)".into(),
+                );
             }
         }
         let ranges: [(&str, f64, f64, f64); 10] = [
@@ -431,7 +453,8 @@ impl OversubParams {
             .filter(|p| matches!(p, Policy::C2marl(_)))
             .count() as u64
             * self.train_seeds as u64;
-        let episodes = arms * self.train_episodes as u64 + list.len() as u64 * self.eval_episodes as u64;
+        let episodes =
+            arms * self.train_episodes as u64 + list.len() as u64 * self.eval_episodes as u64;
         if episodes > MAX_EPISODES {
             bad(
                 "eval_episodes",
@@ -535,7 +558,17 @@ mod tests {
         ] {
             assert_eq!(Policy::parse(n).unwrap().name(), n);
         }
-        for bad in ["", "grid", "grid:0", "grid:1.5", "peak:q9", "gpa:1", "c2marl:", "c2marl:0.2", "x:1"] {
+        for bad in [
+            "",
+            "grid",
+            "grid:0",
+            "grid:1.5",
+            "peak:q9",
+            "gpa:1",
+            "c2marl:",
+            "c2marl:0.2",
+            "x:1",
+        ] {
             assert!(Policy::parse(bad).is_err(), "{bad}");
         }
     }
@@ -548,7 +581,11 @@ mod tests {
             hours: 0,
             ..OversubParams::default()
         };
-        let f: Vec<String> = p.validate("oversub.").into_iter().map(|e| e.field).collect();
+        let f: Vec<String> = p
+            .validate("oversub.")
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
         assert_eq!(f, ["oversub.actions[1]", "oversub.beta", "oversub.hours"]);
         assert!(OversubParams::default().validate("oversub.").is_empty());
     }

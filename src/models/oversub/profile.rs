@@ -68,7 +68,13 @@ impl Profiles {
     /// §3.6: base [0.05, 0.15], amplitude [0.05, 0.45]; the scenario's defaults are lower, see
     /// [`OversubParams::amplitude`]), `φ ~ U(0, 24)`, `s = 0.3·μ`; equal arrival rates at every hour; sizes
     /// uniform on {2, 4, 8, 16} cores; lifetimes LogNormal with median 2 h and σ = 1.2.
-    pub fn synthetic(n: usize, mem_gb_per_core: f64, base: [f64; 2], amplitude: [f64; 2], seed: u64) -> Profiles {
+    pub fn synthetic(
+        n: usize,
+        mem_gb_per_core: f64,
+        base: [f64; 2],
+        amplitude: [f64; 2],
+        seed: u64,
+    ) -> Profiles {
         let mut r = stream(seed, component::PROFILES, 0);
         let subscribers = (0..n)
             .map(|i| {
@@ -133,29 +139,45 @@ impl Profiles {
         if self.subscribers.is_empty() || self.subscribers.len() > 64 {
             return Err("between 1 and 64 subscribers are needed".into());
         }
-        if !(self.life_median_h > 0.0 && self.life_median_h < 1e4 && self.life_sigma >= 0.0 && self.life_sigma < 5.0)
+        if !(self.life_median_h > 0.0
+            && self.life_median_h < 1e4
+            && self.life_sigma >= 0.0
+            && self.life_sigma < 5.0)
         {
             return Err("life_median_h must lie in (0, 1e4) and life_sigma in [0, 5)".into());
         }
         for (i, s) in self.subscribers.iter().enumerate() {
             let at = |f: &str| format!("subscribers[{i}].{f}");
-            for (f, v, lo, hi) in [("mu", &s.mu, 0.0, 1.0), ("sd", &s.sd, 0.0, 1.0), ("rate", &s.rate, 0.0, 1e9)] {
+            for (f, v, lo, hi) in [
+                ("mu", &s.mu, 0.0, 1.0),
+                ("sd", &s.sd, 0.0, 1.0),
+                ("rate", &s.rate, 0.0, 1e9),
+            ] {
                 if v.len() != 24 || v.iter().any(|x| !(x.is_finite() && *x >= lo && *x <= hi)) {
                     return Err(format!("{}: 24 numbers in [{lo}, {hi}] are needed", at(f)));
                 }
             }
             let total: f64 = s.cores.iter().map(|c| c[1]).sum();
             if s.cores.is_empty()
-                || s.cores.iter().any(|c| !(c[0] > 0.0 && c[0] <= 1024.0 && c[1] >= 0.0))
+                || s.cores
+                    .iter()
+                    .any(|c| !(c[0] > 0.0 && c[0] <= 1024.0 && c[1] >= 0.0))
                 || (total - 1.0).abs() > 1e-6
             {
-                return Err(format!("{}: sizes in (0, 1024] cores with probabilities summing to 1", at("cores")));
+                return Err(format!(
+                    "{}: sizes in (0, 1024] cores with probabilities summing to 1",
+                    at("cores")
+                ));
             }
             if !(s.mem_gb_per_core.is_finite() && s.mem_gb_per_core >= 0.0) {
                 return Err(format!("{}: must be ≥ 0", at("mem_gb_per_core")));
             }
         }
-        if self.subscribers.iter().all(|s| s.rate.iter().all(|r| *r == 0.0)) {
+        if self
+            .subscribers
+            .iter()
+            .all(|s| s.rate.iter().all(|r| *r == 0.0))
+        {
             return Err("every arrival rate is 0".into());
         }
         Ok(())
@@ -188,11 +210,18 @@ impl Profiles {
     /// with the profile weights `w`, the size mean `E[c]` weighted by arrivals and the duration `E[d]`.
     pub fn arrival_means(&self, params: &OversubParams) -> Vec<[f64; 24]> {
         let ed = self.mean_duration_h();
-        let per_hour: f64 = self.subscribers.iter().map(|s| s.rate.iter().sum::<f64>()).sum::<f64>() / 24.0;
+        let per_hour: f64 = self
+            .subscribers
+            .iter()
+            .map(|s| s.rate.iter().sum::<f64>())
+            .sum::<f64>()
+            / 24.0;
         let mean_cores: f64 = self
             .subscribers
             .iter()
-            .map(|s| s.rate.iter().sum::<f64>() / 24.0 * s.cores.iter().map(|c| c[0] * c[1]).sum::<f64>())
+            .map(|s| {
+                s.rate.iter().sum::<f64>() / 24.0 * s.cores.iter().map(|c| c[0] * c[1]).sum::<f64>()
+            })
             .sum::<f64>()
             / per_hour;
         let target = params.occupancy * params.pm_cores * params.pm_count() as f64;
@@ -321,7 +350,8 @@ impl Episode {
                             break;
                         }
                     }
-                    let l = profiles.life_median_h * libm::exp(profiles.life_sigma * normal(&mut r));
+                    let l =
+                        profiles.life_median_h * libm::exp(profiles.life_sigma * normal(&mut r));
                     let d = l.ceil().clamp(1.0, 1e6) as i32;
                     let end = (t + d).min(t_end);
                     let usage_at = usage.len() as u32;
@@ -407,7 +437,11 @@ mod tests {
         }
         let m = s / n as f64;
         let se = ((s2 / n as f64 - m * m) / n as f64).sqrt();
-        assert!((p.mean_duration_h() - m).abs() < 3.0 * se, "{} vs {m} ± {se}", p.mean_duration_h());
+        assert!(
+            (p.mean_duration_h() - m).abs() < 3.0 * se,
+            "{} vs {m} ± {se}",
+            p.mean_duration_h()
+        );
     }
 
     #[test]
