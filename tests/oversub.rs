@@ -173,6 +173,16 @@ fn an_exported_policy_evaluates_like_the_trained_row_and_foreign_files_are_refus
     let e = start(&sc3, std::slice::from_ref(&file)).err().unwrap();
     assert_eq!(e.field.as_deref(), Some("oversub.policies"));
     assert!(e.message.contains("another scenario"), "{}", e.message);
+    assert!(
+        e.message.contains("pms: 120 in the file, 121 here"),
+        "{}",
+        e.message
+    );
+    assert!(
+        !e.message.contains("beta"),
+        "only the difference: {}",
+        e.message
+    );
     // Tampered or truncated bytes: refused with a message, never a panic.
     for bad in [
         &bytes[..bytes.len() / 2],

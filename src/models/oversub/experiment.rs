@@ -395,8 +395,8 @@ impl OversubRun {
                             return Err(RunError::field(
                                 "oversub.policies",
                                 format!(
-                                    "{name}: the policy was trained for another scenario ({}); this scenario is {fp}",
-                                    pol.fingerprint
+                                    "{name}: the policy was trained for another scenario ({})",
+                                    fingerprint_difference(&pol.fingerprint, &fp)
                                 ),
                             ));
                         }
@@ -679,6 +679,33 @@ impl OversubRun {
             estimates: w.est.clone(),
         }
     }
+}
+
+/// What differs between a policy file's fingerprint and the scenario's, as `key: file value ≠ scenario value`
+/// for each differing key (the whole fingerprints when the file's is not a JSON object).
+fn fingerprint_difference(file: &str, scenario: &str) -> String {
+    let (a, b) = match (
+        serde_json::from_str::<serde_json::Value>(file),
+        serde_json::from_str::<serde_json::Value>(scenario),
+    ) {
+        (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) => (a, b),
+        _ => return format!("trained for {file}; this scenario is {scenario}"),
+    };
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let null = serde_json::Value::Null;
+    keys.into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(|k| {
+            format!(
+                "{k}: {} in the file, {} here",
+                a.get(k).unwrap_or(&null),
+                b.get(k).unwrap_or(&null)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The paper's figures for a preset (seed 001 Tables 1–3, ALGORITHMS.md §3.6).
