@@ -130,8 +130,25 @@ fn units_per_step_do_not_change_the_report() {
     });
     let one = {
         let mut run = start(&sc, &[]).unwrap();
-        while run.step(1).is_some() {}
-        serde_json::to_string(&run.report().unwrap()).unwrap()
+        // Evaluation steps give every row's running estimate: one more episode per step, and the last
+        // step's rows are the report's.
+        let mut seen = Vec::new();
+        let mut last = Vec::new();
+        while let Some(st) = run.step(1) {
+            if !st.rows.is_empty() {
+                assert_eq!(st.rows.len(), 4, "every row (grid, gpa, two C2MARL seeds) in each step");
+                seen.push(st.rows[0].episodes);
+                last = st.rows;
+            }
+        }
+        let e = sc.oversub.eval_episodes;
+        assert_eq!(seen, (1..=e).collect::<Vec<u32>>());
+        let rep = run.report().unwrap();
+        assert_eq!(
+            serde_json::to_string(&last).unwrap(),
+            serde_json::to_string(&rep.rows).unwrap()
+        );
+        serde_json::to_string(&rep).unwrap()
     };
     let many = {
         let mut run = start(&sc, &[]).unwrap();

@@ -3,7 +3,7 @@
 // and λ per episode), the frontier of S-Cores against PM-Hot-R, the results table beside the paper's figures,
 // the rates a policy gave as a heat map, trained-policy export and import, exports and share links.
 // Computation happens in the worker: the shared 'run' operation (one training episode, then one evaluation
-// chunk per step; Pause/Resume between steps) with the imported policy files as the run's input files, and
+// episode under every policy per step, with every policy's estimate so far; Pause/Resume between steps) with the imported policy files as the run's input files, and
 // 'run.query' with op 'policy' for the export of a trained policy.
 
 import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download } from '../common/dom.js';
@@ -216,20 +216,20 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
         if (p.stage) return;
         runUi.progress(p.total ? p.done / p.total : 0);
         const st = p.partial;
-        if (!st) { setStatus('running', `Planning: ${p.total} steps (training episodes, then evaluation chunks)…`); return; }
+        if (!st) { setStatus('running', `Planning: ${p.total} steps (training episodes, then evaluation episodes)…`); return; }
         for (const c of st.training || []) {
           const key = `${c.policy}#${c.train_seed}`;
           if (!curves.has(key)) curves.set(key, { ...c, log: [] });
           curves.get(key).log.push(...c.log);
         }
-        for (const row of st.rows || []) rows.push(row);
+        if ((st.rows || []).length) rows = st.rows; // every policy's estimate so far
         if (!chartCard.dataset.firstMs) chartCard.dataset.firstMs = String(Math.round(performance.now() - started));
         if ((st.training || []).length) {
           trainStatus.textContent = trainingText('');
           setStatus('running', `Training: ${p.done} of ${p.total} steps…`);
         } else {
           if ((st.rows || []).length) renderTable(rows, false);
-          setStatus('running', `Evaluating: ${p.done} of ${p.total} steps, ${rows.length} policies done…`);
+          setStatus('running', `Evaluating every policy on the same episodes: ${rows[0]?.episodes ?? 0} of ${sc.oversub.eval_episodes} episodes (estimates so far)…`);
         }
         scheduleDraw();
       },

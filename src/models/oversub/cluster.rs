@@ -41,6 +41,8 @@ pub struct Cluster<'a> {
     next: usize,
     /// The requests of the current hour: `ep.vms[pending.0..pending.1]`.
     pending: (usize, usize),
+    /// `mask[n]`: whether subscriber n has requests this hour (filled by `begin_hour`).
+    mask: Vec<bool>,
     used: Vec<f64>,
     /// Per PM, hours hot in this episode.
     pub hot_hours: Vec<u32>,
@@ -94,6 +96,7 @@ impl<'a> Cluster<'a> {
             alive: Vec::new(),
             next: 0,
             pending: (0, 0),
+            mask: vec![false; subs],
             used: vec![0.0; k],
             hot_hours: vec![0; k],
             cluster_hot_hours: 0,
@@ -150,6 +153,10 @@ impl<'a> Cluster<'a> {
             self.next += 1;
         }
         self.pending = (from, self.next);
+        self.mask.iter_mut().for_each(|m| *m = false);
+        for v in &self.ep.vms[from..self.next] {
+            self.mask[v.sub as usize] = true;
+        }
     }
 
     /// The current hour (0-based; `T` once done).
@@ -168,12 +175,8 @@ impl<'a> Cluster<'a> {
     }
 
     /// Whether subscriber `n` has requests this hour (the agent mask `m_n^t`).
-    pub fn mask(&self) -> Vec<bool> {
-        let mut m = vec![false; self.ep.subs];
-        for v in &self.ep.vms[self.pending.0..self.pending.1] {
-            m[v.sub as usize] = true;
-        }
-        m
+    pub fn mask(&self) -> &[bool] {
+        &self.mask
     }
 
     /// Best fit of one VM at `assigned` cores: among the PMs with room `B − Σa ≥ assigned` (within 1e-9
@@ -222,7 +225,7 @@ impl<'a> Cluster<'a> {
     /// ignored) and advances to the next.
     pub fn step(&mut self, rates: &[f64]) -> HourOutcome {
         let h = hour_of_day(self.t);
-        for (n, m) in self.mask().into_iter().enumerate() {
+        for (n, &m) in self.mask.iter().enumerate() {
             if m {
                 self.rate_sum[n][h] += rates[n];
                 self.rate_n[n][h] += 1;

@@ -3,10 +3,11 @@
 //! A run is planned with its subscribers, arrival rates and the history estimates (SL, GPA). Its units of
 //! work are, first, **training episodes** of each C2MARL arm (a safety level α and a training seed; arms are
 //! independent, so natively a step trains several arms at once, while one arm's episodes follow each other),
-//! then **evaluation chunks** of [`EVAL_CHUNK`] episodes of one policy. Every policy is evaluated on the same
-//! evaluation episodes (their requests and usage come from the run's seed and the episode index only), and
-//! chunks are summed in a fixed order, so the report is bit for bit the same for any units per step and any
-//! thread count.
+//! then **evaluation episodes**: one unit generates one evaluation episode (its requests and usage come from
+//! the run's seed and the episode index only) and runs every policy on it, so all policies are compared on
+//! the same episodes and each episode is generated once. Episodes are summed in index order, so the report is
+//! bit for bit the same for any units per step and any thread count. Each evaluation step gives the running
+//! estimate of every row.
 
 use super::baselines::{rates, Estimates};
 use super::c2marl::{EpisodeLog, MarlEnv, StepOutcome, TrainedPolicy, Trainer};
@@ -18,9 +19,6 @@ use crate::substrate::rng::mix64;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::sync::Mutex;
-
-/// Evaluation episodes per unit of work.
-pub const EVAL_CHUNK: u32 = 10;
 
 /// The safety levels V of the α-satisfaction table (§3.5).
 pub const SAFETY_LEVELS: [f64; 3] = [0.75, 0.85, 0.95];
@@ -100,7 +98,8 @@ pub struct TrainingCurve {
 pub struct OversubStep {
     /// Training episodes of this step, per arm (only arms that trained).
     pub training: Vec<TrainingCurve>,
-    /// Rows whose evaluation finished in this step.
+    /// After an evaluation step: every row's estimate over the evaluation episodes done so far (its
+    /// `episodes` field says how many); the last step's rows are the report's.
     pub rows: Vec<PolicyRow>,
 }
 
@@ -154,7 +153,6 @@ pub struct OversubReport {
 /// A C2MARL arm being trained.
 struct Arm {
     row: usize,
-    alpha: f64,
     train_seed: u32,
     trainer: Mutex<Trainer>,
     log: Vec<EpisodeLog>,
@@ -178,9 +176,9 @@ struct RowAcc {
     rate_n: Vec<[u32; 24]>,
 }
 
-/// What one evaluation chunk produced.
-struct Chunk {
-    outcomes: Vec<EpisodeOutcome>,
+/// What one policy gave on one evaluation episode: the outcome and the rates given, by hour of day.
+struct RowEpisode {
+    outcome: EpisodeOutcome,
     rate_sum: Vec<[f64; 24]>,
     rate_n: Vec<[u32; 24]>,
 }
@@ -215,23 +213,28 @@ impl World {
         .to_string()
     }
 
-    /// Runs one episode under `policy` (baselines, or a trained policy), returning its outcome and the rates.
-    fn episode(
-        &self,
-        row_policy: &Policy,
-        learned: Option<&TrainedPolicy>,
-        index: u64,
-    ) -> (EpisodeOutcome, Cluster<'_>) {
-        let ep = Episode::generate(
+    /// Evaluation episode `index` (the same for every policy).
+    fn eval_episode(&self, index: u64) -> Episode {
+        Episode::generate(
             &self.profiles,
             &self.params,
             &self.means,
             self.seed,
             component::EVAL,
             index,
-        );
+        )
+    }
+
+    /// Runs episode `ep` under `policy` (baselines, or a trained policy), returning its outcome and the
+    /// cluster at the end (which holds the rates given).
+    fn episode<'w>(
+        &'w self,
+        ep: &'w Episode,
+        row_policy: &Policy,
+        learned: Option<&TrainedPolicy>,
+    ) -> (EpisodeOutcome, Cluster<'w>) {
         let n = ep.subs;
-        let mut c = Cluster::new(&self.params, Cow::Owned(ep), self.warm());
+        let mut c = Cluster::new(&self.params, Cow::Borrowed(ep), self.warm());
         let mut r = vec![1.0; n];
         let mut agent = vec![0.0f32; n * AGENT_OBS];
         let mut cl = vec![0.0f32; cluster_obs_len(n)];
@@ -296,7 +299,7 @@ impl MarlEnv for TrainEnv<'_> {
     fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
         let c = self.cluster.as_ref().expect("reset before observe");
         c.observe(agent_obs, cluster_obs);
-        mask.copy_from_slice(&c.mask());
+        mask.copy_from_slice(c.mask());
     }
     fn step(&mut self, actions: &[usize]) -> StepOutcome {
         let acts = &self.world.params.actions;
@@ -321,8 +324,8 @@ pub struct OversubRun {
     /// Trained policies: per arm once trained, per row for loaded files.
     trained: Vec<Option<TrainedPolicy>>,
     loaded: Vec<Option<TrainedPolicy>>,
-    /// Evaluation units: (row, first episode, episodes).
-    units: Vec<(usize, u32, u32)>,
+    /// Evaluation units: one per evaluation episode.
+    units: u32,
     units_done: usize,
     error: Option<RunError>,
 }
@@ -378,7 +381,6 @@ impl OversubRun {
                         arm = Some(arms.len());
                         arms.push(Arm {
                             row,
-                            alpha: *alpha,
                             train_seed: s,
                             trainer: Mutex::new(trainer),
                             log: Vec::new(),
@@ -423,15 +425,7 @@ impl OversubRun {
                 });
             }
         }
-        let mut units = Vec::new();
-        for r in 0..rows.len() {
-            let mut e = 0;
-            while e < params.eval_episodes {
-                let k = EVAL_CHUNK.min(params.eval_episodes - e);
-                units.push((r, e, k));
-                e += k;
-            }
-        }
+        let units = params.eval_episodes;
         Ok(OversubRun {
             trained: (0..arms.len()).map(|_| None).collect(),
             world,
@@ -515,40 +509,33 @@ impl OversubRun {
                 log,
             });
         }
-        let _ = self.arms.iter().map(|a| a.alpha);
         out
     }
 
+    /// Evaluates the next `units` episodes under every policy; gives every row's running estimate.
     fn eval_step(&mut self, units: usize) -> Vec<PolicyRow> {
-        let to = (self.units_done + units.max(1)).min(self.units.len());
-        let batch = &self.units[self.units_done..to];
+        let from = self.units_done as u32;
+        let to = (from + units.max(1) as u32).min(self.units);
+        let indices: Vec<u32> = (from..to).collect();
         let this = &*self;
-        let chunks = map_parallel(threads(), batch, |&(row, first, k)| {
-            let r = &this.rows[row];
-            let learned = this.policy_of_row(row);
-            let n = this.world.profiles.subscribers.len();
-            let mut ch = Chunk {
-                outcomes: Vec::new(),
-                rate_sum: vec![[0.0; 24]; n],
-                rate_n: vec![[0; 24]; n],
-            };
-            for e in first..first + k {
-                let (o, c) = this.world.episode(&r.policy, learned, e as u64);
-                for i in 0..n {
-                    for h in 0..24 {
-                        ch.rate_sum[i][h] += c.rate_sum[i][h];
-                        ch.rate_n[i][h] += c.rate_n[i][h];
+        let per_episode = map_parallel(threads(), &indices, |&e| {
+            let ep = this.world.eval_episode(e as u64);
+            (0..this.rows.len())
+                .map(|row| {
+                    let learned = this.policy_of_row(row);
+                    let (outcome, c) = this.world.episode(&ep, &this.rows[row].policy, learned);
+                    RowEpisode {
+                        outcome,
+                        rate_sum: c.rate_sum,
+                        rate_n: c.rate_n,
                     }
-                }
-                ch.outcomes.push(o);
-            }
-            ch
+                })
+                .collect::<Vec<_>>()
         });
         let b = self.world.params.pm_cores;
-        let mut finished = Vec::new();
-        for (&(row, _, _), ch) in self.units[self.units_done..to].iter().zip(chunks) {
-            let r = &mut self.rows[row];
-            for o in &ch.outcomes {
+        for results in per_episode {
+            for (r, x) in self.rows.iter_mut().zip(results) {
+                let o = &x.outcome;
                 r.episodes += 1;
                 for (k, u) in o.unsafe_pms.iter().enumerate() {
                     r.unsafe_pm[k] += *u as u32;
@@ -564,22 +551,16 @@ impl OversubRun {
                 } else {
                     0.0
                 };
-            }
-            for i in 0..r.rate_sum.len() {
-                for h in 0..24 {
-                    r.rate_sum[i][h] += ch.rate_sum[i][h];
-                    r.rate_n[i][h] += ch.rate_n[i][h];
+                for i in 0..r.rate_sum.len() {
+                    for h in 0..24 {
+                        r.rate_sum[i][h] += x.rate_sum[i][h];
+                        r.rate_n[i][h] += x.rate_n[i][h];
+                    }
                 }
             }
-            if r.episodes == self.world.params.eval_episodes {
-                finished.push(row);
-            }
         }
-        self.units_done = to;
-        finished
-            .into_iter()
-            .map(|row| self.row_result(row))
-            .collect()
+        self.units_done = to as usize;
+        (0..self.rows.len()).map(|row| self.row_result(row)).collect()
     }
 
     fn row_result(&self, row: usize) -> PolicyRow {
@@ -746,7 +727,7 @@ impl Experiment for OversubRun {
     type Report = OversubReport;
 
     fn total(&self) -> usize {
-        self.train_total() + self.units.len()
+        self.train_total() + self.units as usize
     }
 
     fn done(&self) -> usize {
@@ -778,7 +759,8 @@ impl Experiment for OversubRun {
                 .filter(|a| a.log.len() < self.world.params.train_episodes as usize)
                 .count()
         } else {
-            self.units.len() - self.units_done
+            // one evaluation episode per thread and step: progress and Cancel stay responsive
+            1
         }
     }
 
