@@ -1,7 +1,8 @@
 //! Every chart renders to the same SVG bytes as the engine before the experiment-contract refactor:
 //! tests/pins/charts.txt holds `name length hash` of each SVG (FNV-style 64-bit fold of the bytes) as written
 //! by that engine (b31f80f, through its `chart::*_svg` functions) for the inputs below. Charts added later are
-//! pinned to their first version (`lifetime.empty`: the engine that introduced it).
+//! pinned to their first version (`lifetime.empty`: the engine that introduced it); the era and oversub charts
+//! by the engine before their frame set-up was shared (bfdb7a0), on the pinned CLI outputs of those models.
 
 use serde_json::json;
 
@@ -13,6 +14,17 @@ fn charts_render_the_pinned_svgs() {
     let curves = json!([{"label":"ZEROTH","points":[[0.4,0.0],[0.6,0.002]],"tuned":[0.4,0.0]},{"label":"SECOND","points":[[0.5,0.0],[0.65,0.0005]],"tuned":[0.65,0.0005]}]);
     let series = json!({"t":[0.0,1.0,2.0],"active":[10.0,20.0,15.0],"failures":[0.0,1.0,1.0],"accepted":[1.0,2.0,3.0],"rejected":[0.0,0.0,1.0],"capacity":30.0});
     let empty = json!([{"policy":"best-fit","empty_series":[1.0,0.6,0.4,0.35,0.3,0.31],"empty_hosts":0.31},{"policy":"lava","empty_series":[1.0,0.62,0.45,0.41,0.38,0.37],"empty_hosts":0.375,"failures":0}]);
+    let pin = |f: &str| -> serde_json::Value {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/pins")
+            .join(f);
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let cells = pin("era-e43-small.json");
+    let rows = pin("oversub-small.json");
+    let rates = rows[3]["rates"].clone();
+    let log = |e: u64, hot: f64, lambda: f64| json!({"episode":e,"steps":120,"hot_steps":hot,"reward_sum":30.0,"mean_reward":0.25,"mean_cost":0.1,"lambda":lambda,"epsilon":0.5,"mean_loss":0.01});
+    let training = json!([{"policy":"c2marl:0.95","train_seed":0,"log":[log(0,40.0,0.0),log(1,22.0,0.3),log(2,9.0,0.8)]},{"policy":"c2marl:0.75","train_seed":0,"log":[log(0,35.0,0.0),log(1,30.0,0.1)]}]);
     let mut out = String::new();
     for (n, d, o) in [
         (
@@ -25,6 +37,11 @@ fn charts_render_the_pinned_svgs() {
         ("admission.frontier", &curves, json!({"sla":0.001})),
         ("admission.series", &series, json!(null)),
         ("lifetime.empty", &empty, json!({"warmup_h":2,"title":"t"})),
+        ("era.frontier", &cells, json!({"title":"t"})),
+        ("era.efficiency", &cells, json!({"scale":2})),
+        ("oversub.frontier", &rows, json!({"title":"t"})),
+        ("oversub.training", &training, json!(null)),
+        ("oversub.rates", &rates, json!({"scale":1.5})),
     ] {
         let svg = packlab::models::chart_svg(n, d, &o, 640, 400).unwrap();
         out.push_str(&format!(
@@ -38,5 +55,9 @@ fn charts_render_the_pinned_svgs() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pins/charts.txt"),
     )
     .unwrap();
+    // PACKLAB_WRITE_CHART_PINS=FILE writes what this engine renders, to pin a new chart from its first engine
+    if let Some(f) = std::env::var_os("PACKLAB_WRITE_CHART_PINS") {
+        std::fs::write(f, &out).unwrap();
+    }
     assert_eq!(out, pinned);
 }

@@ -136,7 +136,11 @@ fn units_per_step_do_not_change_the_report() {
         let mut last = Vec::new();
         while let Some(st) = run.step(1) {
             if !st.rows.is_empty() {
-                assert_eq!(st.rows.len(), 4, "every row (grid, gpa, two C2MARL seeds) in each step");
+                assert_eq!(
+                    st.rows.len(),
+                    4,
+                    "every row (grid, gpa, two C2MARL seeds) in each step"
+                );
                 seen.push(st.rows[0].episodes);
                 last = st.rows;
             }

@@ -211,6 +211,34 @@ impl Px {
     }
 }
 
+/// Starts a chart: fills `area` white and gives the pixel scale of `scale` (the options' device pixel ratio).
+/// Errors: a backend failure.
+pub(crate) fn blank<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    scale: Option<f64>,
+) -> Result<Px, ChartError> {
+    area.fill(&WHITE).map_err(err)?;
+    Ok(Px::new(scale))
+}
+
+/// A chart builder on `area` with the frame every model's cartesian chart uses: 14 px margin, 46 px for the
+/// x labels, 62 px for the y labels, and the caption `title` (15 px) when there is one.
+pub(crate) fn framed<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    dp: Px,
+    title: Option<&str>,
+) -> ChartBuilder<'a, 'static, DB> {
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .margin(dp.pxi(14.0))
+        .x_label_area_size(dp.pxi(46.0))
+        .y_label_area_size(dp.pxi(62.0));
+    if let Some(t) = title {
+        builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
+    }
+    builder
+}
+
 /// The chart type of both frontier charts: linear x, log-scale y.
 type LogChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, LogCoord<f64>>>;
 
@@ -361,14 +389,7 @@ impl LogAxis {
         dp: Px,
     ) -> Result<LogChart<'a, DB>, ChartError> {
         let (x_lo, x_hi) = f.x_range;
-        let mut builder = ChartBuilder::on(area);
-        builder
-            .margin(dp.pxi(14.0))
-            .x_label_area_size(dp.pxi(46.0))
-            .y_label_area_size(dp.pxi(62.0));
-        if let Some(t) = f.title {
-            builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
-        }
+        let mut builder = framed(area, dp, f.title.as_deref());
         let mut chart = self.build(&mut builder, x_lo, x_hi)?;
         let y_fmt = |v: &f64| self.tick_label(*v);
         chart
@@ -485,8 +506,7 @@ pub fn draw_histogram<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     h: &HistogramChart,
 ) -> Result<(), ChartError> {
-    let dp = Px::new(h.scale);
-    area.fill(&WHITE).map_err(err)?;
+    let dp = blank(area, h.scale)?;
     if h.counts.is_empty() || !(h.hi > h.lo) || !h.lo.is_finite() || !h.hi.is_finite() {
         return Err(ChartError("histogram: no bins".into()));
     }
@@ -602,6 +622,44 @@ pub fn opts_from_de<'de, T: Deserialize<'de> + Default, D: serde::Deserializer<'
     d: D,
 ) -> Result<T, ChartError> {
     Ok(from_de::<Option<T>, D>(d, "chart options")?.unwrap_or_default())
+}
+
+/// What a chart's draw function gives back: nothing, or the [`Layout`] of its points.
+pub trait Drawn {
+    /// The layout, when the chart has points to hit-test.
+    fn layout(self) -> Option<Layout>;
+}
+
+impl Drawn for () {
+    fn layout(self) -> Option<Layout> {
+        None
+    }
+}
+
+impl Drawn for Layout {
+    fn layout(self) -> Option<Layout> {
+        Some(self)
+    }
+}
+
+/// The body of a model's chart arm in `ModelDef::draw`: decodes the chart's data (`what` names it in the
+/// error) and its options (null or undefined give the defaults), then draws them with `draw`.
+/// Errors: undecodable data or options, or the draw function's own.
+pub fn decode_draw<'de, T, O, D, R>(
+    data: D,
+    opts: D,
+    what: &str,
+    draw: impl FnOnce(T, O) -> Result<R, ChartError>,
+) -> Result<Option<Layout>, ChartError>
+where
+    T: Deserialize<'de>,
+    O: Deserialize<'de> + Default,
+    D: serde::Deserializer<'de>,
+    R: Drawn,
+{
+    let data: T = from_de(data, what)?;
+    let opts: O = opts_from_de(opts)?;
+    draw(data, opts).map(Drawn::layout)
 }
 
 /// The chart that belongs to no model, `trace.histogram`: data = a trace summary with its `histogram` of

@@ -123,8 +123,7 @@ fn run_to_report(
         ..Default::default()
     };
     let mut run = OversubModel::start(sc, &inputs).map_err(|e| e.to_string())?;
-    let mut progress =
-        crate::progress::Progress::new(what, "episodes (training, then evaluation)");
+    let mut progress = crate::progress::Progress::new(what, "episodes (training, then evaluation)");
     let rep =
         packlab::experiment::run_to_end(&mut run, &mut |done, total| progress.update(done, total))
             .map_err(|e| e.to_string())?;

@@ -41,8 +41,7 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
     curves: &[AdmissionCurve],
     opts: &AdmissionChartOptions,
 ) -> Result<(), ChartError> {
-    let dp = Px::new(opts.scale);
-    area.fill(&WHITE).map_err(err)?;
+    let dp = blank(area, opts.scale)?;
     let all = || {
         curves
             .iter()

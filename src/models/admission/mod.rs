@@ -50,7 +50,7 @@ pub mod component {
 // ---------------------------------------------------------------------------------------------------------
 // the registry entry
 
-use crate::chart::{from_de, opts_from_de, ChartError};
+use crate::chart::{decode_draw, ChartError};
 use crate::experiment::{ser_error, RunError};
 use crate::models::{Inputs, ModelDef, ModelInfo};
 use crate::scenario::Scenario;
@@ -210,16 +210,22 @@ impl ModelDef for AdmissionModel {
         opts: D,
     ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
         Some(match name {
-            "admission.frontier" => (|| {
-                let curves: Vec<chart::AdmissionCurve> = from_de(data, "admission curves")?;
-                let o: chart::AdmissionChartOptions = opts_from_de(opts)?;
-                chart::draw_admission_frontier(area, &curves, &o).map(|_| None)
-            })(),
-            "admission.series" => (|| {
-                let c: chart::AdmissionSeriesChart = from_de(data, "time series")?;
-                let _ = opts;
-                chart::draw_admission_series(area, &c).map(|_| None)
-            })(),
+            "admission.frontier" => decode_draw(
+                data,
+                opts,
+                "admission curves",
+                |d: Vec<chart::AdmissionCurve>, o: chart::AdmissionChartOptions| {
+                    chart::draw_admission_frontier(area, &d, &o)
+                },
+            ),
+            "admission.series" => decode_draw(
+                data,
+                opts,
+                "time series",
+                |d: chart::AdmissionSeriesChart, _: serde::de::IgnoredAny| {
+                    chart::draw_admission_series(area, &d)
+                },
+            ),
             _ => return None,
         })
     }

@@ -46,8 +46,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
     cells: &[CellResult],
     opts: &FrontierOptions,
 ) -> Result<(), ChartError> {
-    let dp = Px::new(opts.scale);
-    area.fill(&WHITE).map_err(err)?;
+    let dp = blank(area, opts.scale)?;
     let ok = |c: &&CellResult| c.revenue.is_finite() && c.late_pct.is_finite();
     let (x_lo, x_hi) = bounds(cells.iter().filter(ok).map(|c| c.revenue)).unwrap_or((0.0, 1.0));
     let y_hi = bounds(cells.iter().filter(ok).map(|c| c.late_pct))
@@ -56,14 +55,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let pad = ((x_hi - x_lo) * 0.08).max(x_hi.abs() * 0.02).max(1e-9);
     let (x0, x1) = ((x_lo - pad).max(0.0), x_hi + pad);
     let y1 = (y_hi * 1.15).max(1.0);
-    let mut builder = ChartBuilder::on(area);
-    builder
-        .margin(dp.pxi(14.0))
-        .x_label_area_size(dp.pxi(46.0))
-        .y_label_area_size(dp.pxi(62.0));
-    if let Some(t) = &opts.title {
-        builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
-    }
+    let mut builder = framed(area, dp, opts.title.as_deref());
     let mut chart = builder.build_cartesian_2d(x0..x1, 0.0..y1).map_err(err)?;
     let x_fmt = |v: &f64| fmt_num(*v);
     let y_fmt = |v: &f64| format!("{}%", fmt_num(*v));
@@ -126,8 +118,7 @@ pub fn draw_efficiency<DB: DrawingBackend>(
     cells: &[CellResult],
     opts: &FrontierOptions,
 ) -> Result<(), ChartError> {
-    let dp = Px::new(opts.scale);
-    area.fill(&WHITE).map_err(err)?;
+    let dp = blank(area, opts.scale)?;
     let ps = policies(cells);
     let vals: Vec<f64> = ps
         .iter()
@@ -146,14 +137,7 @@ pub fn draw_efficiency<DB: DrawingBackend>(
         .fold(0.0, f64::max);
     let y1 = ((y_max * 1.2 / 10.0).ceil() * 10.0).clamp(10.0, 100.0);
     let n = ps.len().max(1) as f64;
-    let mut builder = ChartBuilder::on(area);
-    builder
-        .margin(dp.pxi(14.0))
-        .x_label_area_size(dp.pxi(46.0))
-        .y_label_area_size(dp.pxi(62.0));
-    if let Some(t) = &opts.title {
-        builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
-    }
+    let mut builder = framed(area, dp, opts.title.as_deref());
     let mut chart = builder.build_cartesian_2d(0.0..n, 0.0..y1).map_err(err)?;
     let names = ps.clone();
     let x_fmt = move |v: &f64| {
@@ -211,8 +195,7 @@ pub fn draw_request<DB: DrawingBackend>(
     v: &RequestView,
     opts: &FrontierOptions,
 ) -> Result<(), ChartError> {
-    let dp = Px::new(opts.scale);
-    area.fill(&WHITE).map_err(err)?;
+    let dp = blank(area, opts.scale)?;
     let (top, bottom) = area.split_vertically(area.dim_in_pixel().1 / 2);
     let n = v.load.len().max(1) as f64;
     let x0 = v.from as f64;

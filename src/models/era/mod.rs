@@ -27,7 +27,7 @@ pub mod sched;
 pub use experiment::{EraReport, EraRun, EraStep};
 
 use super::{Inputs, ModelDef, ModelInfo};
-use crate::chart::{from_de, opts_from_de, ChartError};
+use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
 use crate::substrate::error::FieldError;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -401,21 +401,30 @@ impl ModelDef for EraModel {
         opts: D,
     ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
         Some(match name {
-            "era.frontier" => (|| {
-                let cells: Vec<exec::CellResult> = from_de(data, "era cells")?;
-                let o: chart::FrontierOptions = opts_from_de(opts)?;
-                chart::draw_frontier(area, &cells, &o).map(|_| None)
-            })(),
-            "era.efficiency" => (|| {
-                let cells: Vec<exec::CellResult> = from_de(data, "era cells")?;
-                let o: chart::FrontierOptions = opts_from_de(opts)?;
-                chart::draw_efficiency(area, &cells, &o).map(|_| None)
-            })(),
-            "era.request" => (|| {
-                let v: sched::RequestView = from_de(data, "request view")?;
-                let o: chart::FrontierOptions = opts_from_de(opts)?;
-                chart::draw_request(area, &v, &o).map(|_| None)
-            })(),
+            "era.frontier" => decode_draw(
+                data,
+                opts,
+                "era cells",
+                |d: Vec<exec::CellResult>, o: chart::FrontierOptions| {
+                    chart::draw_frontier(area, &d, &o)
+                },
+            ),
+            "era.efficiency" => decode_draw(
+                data,
+                opts,
+                "era cells",
+                |d: Vec<exec::CellResult>, o: chart::FrontierOptions| {
+                    chart::draw_efficiency(area, &d, &o)
+                },
+            ),
+            "era.request" => decode_draw(
+                data,
+                opts,
+                "request view",
+                |d: sched::RequestView, o: chart::FrontierOptions| {
+                    chart::draw_request(area, &d, &o)
+                },
+            ),
             _ => return None,
         })
     }

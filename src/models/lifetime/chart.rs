@@ -74,8 +74,7 @@ pub fn draw_empty_hosts<DB: DrawingBackend>(
     curves: &[EmptyCurve],
     opts: &EmptyChartOptions,
 ) -> Result<(), ChartError> {
-    let dp = Px::new(opts.scale);
-    area.fill(&WHITE).map_err(err)?;
+    let dp = blank(area, opts.scale)?;
     // lengths beyond 10⁶ h (the engine's own bound on the warm-up) fall back to the defaults
     let step_h = opts
         .step_h
@@ -99,14 +98,7 @@ pub fn draw_empty_hosts<DB: DrawingBackend>(
         .unwrap_or(0.0);
     let y_hi = ((y_max.clamp(0.0, 1.0) * 10.0).ceil() / 10.0).max(0.1);
 
-    let mut builder = ChartBuilder::on(area);
-    builder
-        .margin(dp.pxi(14.0))
-        .x_label_area_size(dp.pxi(46.0))
-        .y_label_area_size(dp.pxi(62.0));
-    if let Some(t) = &opts.title {
-        builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
-    }
+    let mut builder = framed(area, dp, opts.title.as_deref());
     let mut chart = builder
         .build_cartesian_2d(crate::chart::span(0.0, x_hi), crate::chart::span(0.0, y_hi))
         .map_err(err)?;

@@ -30,7 +30,7 @@ pub use experiment::{LifetimeReport, LifetimeRun, LifetimeStep};
 pub use sim::{PolicyResult, SimConfig};
 
 use super::{Inputs, ModelDef, ModelInfo};
-use crate::chart::{from_de, opts_from_de, ChartError};
+use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
 use crate::substrate::error::FieldError;
 use serde::{Deserialize, Serialize};
@@ -310,11 +310,14 @@ impl ModelDef for LifetimeModel {
         opts: D,
     ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
         Some(match name {
-            "lifetime.empty" => (|| {
-                let curves: Vec<chart::EmptyCurve> = from_de(data, "empty-host curves")?;
-                let o: chart::EmptyChartOptions = opts_from_de(opts)?;
-                chart::draw_empty_hosts(area, &curves, &o).map(|_| None)
-            })(),
+            "lifetime.empty" => decode_draw(
+                data,
+                opts,
+                "empty-host curves",
+                |d: Vec<chart::EmptyCurve>, o: chart::EmptyChartOptions| {
+                    chart::draw_empty_hosts(area, &d, &o)
+                },
+            ),
             _ => return None,
         })
     }

@@ -31,16 +31,8 @@ pub fn draw_frontier<DB: DrawingBackend>(
     rows: &[PolicyRow],
     opts: &ChartOptions,
 ) -> Result<(), ChartError> {
-    let dp = Px::new(opts.scale);
-    area.fill(&WHITE).map_err(err)?;
-    let mut builder = ChartBuilder::on(area);
-    builder
-        .margin(dp.pxi(14.0))
-        .x_label_area_size(dp.pxi(46.0))
-        .y_label_area_size(dp.pxi(62.0));
-    if let Some(t) = &opts.title {
-        builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
-    }
+    let dp = blank(area, opts.scale)?;
+    let mut builder = framed(area, dp, opts.title.as_deref());
     let mut chart = builder
         .build_cartesian_2d(-0.02f64..1.02f64, 0.0f64..100.0f64)
         .map_err(err)?;
@@ -141,8 +133,7 @@ pub fn draw_training<DB: DrawingBackend>(
     curves: &[TrainingCurve],
     opts: &ChartOptions,
 ) -> Result<(), ChartError> {
-    let dp = Px::new(opts.scale);
-    area.fill(&WHITE).map_err(err)?;
+    let dp = blank(area, opts.scale)?;
     let n = curves.iter().map(|c| c.log.len()).max().unwrap_or(0).max(1) as f64;
     let y_hi = bounds(
         curves
@@ -155,14 +146,7 @@ pub fn draw_training<DB: DrawingBackend>(
     let l_hi = bounds(curves.iter().flat_map(|c| c.log.iter().map(|l| l.lambda)))
         .map_or(1.0, |b| b.1)
         .max(1e-9);
-    let mut builder = ChartBuilder::on(area);
-    builder
-        .margin(dp.pxi(14.0))
-        .x_label_area_size(dp.pxi(46.0))
-        .y_label_area_size(dp.pxi(62.0));
-    if let Some(t) = &opts.title {
-        builder.caption(t, (FONT, dp.px(15.0)).into_font().color(&INK));
-    }
+    let mut builder = framed(area, dp, opts.title.as_deref());
     let mut chart = builder.build_cartesian_2d(0.0..n, 0.0..y_hi).map_err(err)?;
     let x_fmt = |v: &f64| fmt_num(*v);
     let y_fmt = |v: &f64| fmt_num(*v);
@@ -237,19 +221,14 @@ pub fn draw_rates<DB: DrawingBackend>(
     m: &RateMap,
     opts: &ChartOptions,
 ) -> Result<(), ChartError> {
-    let dp = Px::new(opts.scale);
-    area.fill(&WHITE).map_err(err)?;
+    let dp = blank(area, opts.scale)?;
     let n = m.rates.len().max(1);
-    let mut builder = ChartBuilder::on(area);
-    builder
-        .margin(dp.pxi(14.0))
-        .x_label_area_size(dp.pxi(46.0))
-        .y_label_area_size(dp.pxi(80.0));
     let title = opts
         .title
         .clone()
         .unwrap_or_else(|| format!("rates of {} by hour of day", m.policy));
-    builder.caption(title, (FONT, dp.px(15.0)).into_font().color(&INK));
+    let mut builder = framed(area, dp, Some(&title));
+    builder.y_label_area_size(dp.pxi(80.0)); // subscriber names
     let mut chart = builder
         .build_cartesian_2d(0.0f64..24.0f64, 0.0f64..n as f64)
         .map_err(err)?;

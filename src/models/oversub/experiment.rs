@@ -560,7 +560,9 @@ impl OversubRun {
             }
         }
         self.units_done = to as usize;
-        (0..self.rows.len()).map(|row| self.row_result(row)).collect()
+        (0..self.rows.len())
+            .map(|row| self.row_result(row))
+            .collect()
     }
 
     fn row_result(&self, row: usize) -> PolicyRow {

@@ -27,7 +27,7 @@ pub mod profile;
 pub use experiment::{OversubReport, OversubRun, OversubStep};
 
 use super::{Inputs, ModelDef, ModelInfo};
-use crate::chart::{from_de, opts_from_de, ChartError};
+use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
 use crate::substrate::error::FieldError;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -518,21 +518,28 @@ impl ModelDef for OversubModel {
         opts: D,
     ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
         Some(match name {
-            "oversub.frontier" => (|| {
-                let rows: Vec<experiment::PolicyRow> = from_de(data, "oversub rows")?;
-                let o: chart::ChartOptions = opts_from_de(opts)?;
-                chart::draw_frontier(area, &rows, &o).map(|_| None)
-            })(),
-            "oversub.training" => (|| {
-                let t: Vec<experiment::TrainingCurve> = from_de(data, "oversub training")?;
-                let o: chart::ChartOptions = opts_from_de(opts)?;
-                chart::draw_training(area, &t, &o).map(|_| None)
-            })(),
-            "oversub.rates" => (|| {
-                let m: cluster::RateMap = from_de(data, "oversub rate map")?;
-                let o: chart::ChartOptions = opts_from_de(opts)?;
-                chart::draw_rates(area, &m, &o).map(|_| None)
-            })(),
+            "oversub.frontier" => decode_draw(
+                data,
+                opts,
+                "oversub rows",
+                |d: Vec<experiment::PolicyRow>, o: chart::ChartOptions| {
+                    chart::draw_frontier(area, &d, &o)
+                },
+            ),
+            "oversub.training" => decode_draw(
+                data,
+                opts,
+                "oversub training",
+                |d: Vec<experiment::TrainingCurve>, o: chart::ChartOptions| {
+                    chart::draw_training(area, &d, &o)
+                },
+            ),
+            "oversub.rates" => decode_draw(
+                data,
+                opts,
+                "oversub rate map",
+                |d: cluster::RateMap, o: chart::ChartOptions| chart::draw_rates(area, &d, &o),
+            ),
             _ => return None,
         })
     }

@@ -91,8 +91,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
     points: &[ChartPoint],
     opts: &FrontierChartOptions,
 ) -> Result<FrontierLayout, ChartError> {
-    let dp = Px::new(opts.scale);
-    area.fill(&WHITE).map_err(err)?;
+    let dp = blank(area, opts.scale)?;
 
     // x range: the points' m, padded; y range: decades around the positive q and the target
     let (x_lo, x_hi) = padded_range(
@@ -225,8 +224,7 @@ pub fn draw_machine<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     m: &MachineChart,
 ) -> Result<(), ChartError> {
-    let dp = Px::new(m.scale);
-    area.fill(&WHITE).map_err(err)?;
+    let dp = blank(area, m.scale)?;
     if !(m.capacity.is_finite() && m.mean.is_finite() && m.sd.is_finite()) {
         return Err(ChartError(
             "machine view: non-finite mean, sd or capacity".into(),

@@ -402,17 +402,19 @@ impl ModelDef for PlacementModel {
         data: D,
         opts: D,
     ) -> Option<Result<Option<crate::chart::Layout>, crate::chart::ChartError>> {
-        use crate::chart::{from_de, opts_from_de};
+        use crate::chart::decode_draw;
         Some(match name {
-            "placement.frontier" => (|| {
-                let points: Vec<chart::ChartPoint> = from_de(data, "chart points")?;
-                let o: chart::FrontierChartOptions = opts_from_de(opts)?;
-                chart::draw_frontier(area, &points, &o).map(Some)
-            })(),
-            "placement.machine" => (|| {
-                let m = chart::machine_chart(data, opts)?;
-                chart::draw_machine(area, &m).map(|_| None)
-            })(),
+            "placement.frontier" => decode_draw(
+                data,
+                opts,
+                "chart points",
+                |d: Vec<chart::ChartPoint>, o: chart::FrontierChartOptions| {
+                    chart::draw_frontier(area, &d, &o)
+                },
+            ),
+            "placement.machine" => chart::machine_chart(data, opts)
+                .and_then(|m| chart::draw_machine(area, &m))
+                .map(|_| None),
             _ => return None,
         })
     }
