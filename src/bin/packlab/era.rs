@@ -1,10 +1,10 @@
 //! `packlab era`: the reservation model (seed 004, ALGORITHMS.md §6) from the command line, through the
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
+use crate::common::{list, run_model, validated, workload_arg, Out};
+use packlab::models::era::EraModel;
 use packlab::models::era::{EraParams, NonEraLoad, Policy, Preset};
-use packlab::scenario::{Model, Scenario, WorkloadRef};
-use std::io::Write;
-use std::path::PathBuf;
+use packlab::scenario::{Model, Scenario};
 
 /// `packlab era`: compare the policies of a preset (E4.1 value efficiency, E4.3 late jobs vs revenue).
 #[derive(clap::Args, Debug)]
@@ -56,14 +56,6 @@ pub struct EraArgs {
     pub report: bool,
 }
 
-fn list<T>(s: &str, f: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
-    s.split(',')
-        .map(str::trim)
-        .filter(|x| !x.is_empty())
-        .map(f)
-        .collect()
-}
-
 fn params(a: &EraArgs) -> Result<EraParams, String> {
     let preset = match a.preset.as_str() {
         "E4.1" | "e4.1" => Preset::E41,
@@ -107,86 +99,53 @@ pub fn run(a: &EraArgs) -> Result<(), String> {
         Preset::E41 => "swim-fb2010",
         Preset::E43 => "azure2017-arrivals",
     };
-    let given = a.workload.as_deref().unwrap_or(default_id);
-    let (wref, path) = if packlab::data::bundled(given).is_some_and(|b| b.kind.is_workload()) {
-        (WorkloadRef::Bundled(given.into()), None)
-    } else {
-        (WorkloadRef::default(), Some(PathBuf::from(given)))
-    };
-    let sc = Scenario {
+    let (wref, path) = workload_arg(a.workload.as_deref().unwrap_or(default_id), &[]);
+    let sc = validated(Scenario {
         model: Model::Era,
         workload: wref.clone(),
         seed: a.seed,
         era,
         ..Scenario::default()
-    };
-    if let Err(errs) = sc.validate() {
-        return Err(errs[0].to_string());
-    }
+    })?;
     let w = crate::load_workload(&wref, path.as_deref())?;
     let inputs = packlab::models::Inputs {
         workload: Some(&w),
         ..Default::default()
     };
-    let mut run =
-        <packlab::models::era::EraModel as packlab::models::ModelDef>::start(&sc, &inputs)
-            .map_err(|e| e.to_string())?;
-    let mut progress = crate::progress::Progress::new("packlab era", "cells");
-    let rep =
-        packlab::experiment::run_to_end(&mut run, &mut |done, total| progress.update(done, total))
-            .map_err(|e| e.to_string())?;
-    progress.finish();
-    let mut out = std::io::stdout().lock();
-    let w = |out: &mut dyn Write, s: String| writeln!(out, "{s}").map_err(|e| e.to_string());
+    let (_, rep) = run_model::<EraModel>(&sc, &inputs, "packlab era", "cells")?;
+    let mut out = Out::new();
     if a.report {
-        return w(
-            &mut out,
-            serde_json::to_string(&rep).map_err(|e| e.to_string())?,
-        );
+        return out.json(&rep);
     }
     if a.json {
-        return w(
-            &mut out,
-            serde_json::to_string(&rep.cells).map_err(|e| e.to_string())?,
-        );
+        return out.json(&rep.cells);
     }
     let s = &rep.setup;
-    w(
-        &mut out,
-        format!(
+    out.line(format!(
             "# {} on '{}': {} requests scheduled ({} history), capacity {} units, offered {:.0} units/slot, actual capacity mean {:.1}% (min {:.1}%)",
             rep.preset, s.workload, s.requests, s.history_requests, s.capacity, s.offered_load,
             100.0 * s.actual_mean, 100.0 * s.actual_min
         ),
     )?;
-    w(
-        &mut out,
-        "policy                        κ_use  value_eff%  revenue_$      late%  util%  accepted/requests".into(),
-    )?;
+    out.line("policy                        κ_use  value_eff%  revenue_$      late%  util%  accepted/requests")?;
     for c in &rep.cells {
-        w(
-            &mut out,
-            format!(
-                "{:<28} {:6.2} {:11.2} {:12.0} {:7.2} {:6.1}  {}/{}",
-                c.policy,
-                c.kappa,
-                100.0 * c.value_efficiency,
-                c.revenue,
-                c.late_pct,
-                100.0 * c.utilization,
-                c.accepted,
-                c.requests
-            ),
-        )?;
+        out.line(format!(
+            "{:<28} {:6.2} {:11.2} {:12.0} {:7.2} {:6.1}  {}/{}",
+            c.policy,
+            c.kappa,
+            100.0 * c.value_efficiency,
+            c.revenue,
+            c.late_pct,
+            100.0 * c.utilization,
+            c.accepted,
+            c.requests
+        ))?;
     }
     for p in &rep.paper {
-        w(
-            &mut out,
-            format!(
-                "# paper (seed 004 §4): {} {} = {}",
-                p.policy, p.metric, p.value
-            ),
-        )?;
+        out.line(format!(
+            "# paper (seed 004 §4): {} {} = {}",
+            p.policy, p.metric, p.value
+        ))?;
     }
     Ok(())
 }

@@ -1,10 +1,10 @@
 //! `packlab lifetime`: the lifetime model (seed 003, ALGORITHMS.md §5) from the command line, through the
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
-use packlab::models::lifetime::{LifetimeParams, Policy, PredictorKind};
-use packlab::scenario::{Model, Scenario, WorkloadRef};
+use crate::common::{run_model, validated, workload_arg, Out};
+use packlab::models::lifetime::{LifetimeModel, LifetimeParams, Policy, PredictorKind};
+use packlab::scenario::{Model, Scenario};
 use std::io::Write;
-use std::path::PathBuf;
 
 /// `packlab lifetime`: simulate the policies on one pool's share of a workload.
 #[derive(clap::Args, Debug)]
@@ -169,22 +169,14 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
 /// Runs `packlab lifetime`.
 pub fn run(a: &LifetimeArgs) -> Result<(), String> {
     let lifetime = params(a)?;
-    let (wref, path) = match a.workload.as_str() {
-        "azure2017" | "azure2017-arrivals" => {
-            (WorkloadRef::Bundled("azure2017-arrivals".into()), None)
-        }
-        p => (WorkloadRef::default(), Some(PathBuf::from(p))),
-    };
-    let sc = Scenario {
+    let (wref, path) = workload_arg(&a.workload, &[("azure2017", "azure2017-arrivals")]);
+    let sc = validated(Scenario {
         model: Model::Lifetime,
         workload: wref.clone(),
         seed: a.seed,
         lifetime,
         ..Scenario::default()
-    };
-    if let Err(errs) = sc.validate() {
-        return Err(errs[0].to_string());
-    }
+    })?;
     let w = crate::load_workload(&wref, path.as_deref())?;
     if a.model_metrics {
         let spec = learned_spec(a)?;
@@ -216,22 +208,10 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
         workload: Some(&w),
         ..Default::default()
     };
-    let mut run = <packlab::models::lifetime::LifetimeModel as packlab::models::ModelDef>::start(
-        &sc, &inputs,
-    )
-    .map_err(|e| e.to_string())?;
-    let mut progress = crate::progress::Progress::new("packlab lifetime", "policies");
-    let rep =
-        packlab::experiment::run_to_end(&mut run, &mut |done, total| progress.update(done, total))
-            .map_err(|e| e.to_string())?;
-    progress.finish();
-    let mut out = std::io::stdout().lock();
-    let w = |out: &mut dyn Write, s: String| writeln!(out, "{s}").map_err(|e| e.to_string());
+    let (_, rep) = run_model::<LifetimeModel>(&sc, &inputs, "packlab lifetime", "policies")?;
+    let mut out = Out::new();
     if a.report {
-        return w(
-            &mut out,
-            serde_json::to_string(&rep).map_err(|e| e.to_string())?,
-        );
+        return out.json(&rep);
     }
     if a.json {
         let rows: Vec<serde_json::Value> = rep
@@ -246,42 +226,31 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
                 v
             })
             .collect();
-        return w(
-            &mut out,
-            serde_json::to_string(&rows).map_err(|e| e.to_string())?,
-        );
+        return out.json(&rows);
     }
     let s = &rep.setup;
-    w(
-        &mut out,
-        format!(
+    out.line(format!(
             "# {} split '{}': {} of {} VMs ({} of {} tenant batches), {:.1} h, warm-up {} h; {} hosts, {} cores / {} GB / {} GPUs in all; offered allocation {:.1}%; predictor {}",
             s.workload, s.split, s.vms, s.split_vms, s.batches, s.split_batches, s.window_h, rep.warmup_h,
             rep.hosts, rep.pool_capacity[0], rep.pool_capacity[1], rep.pool_capacity[2],
             100.0 * s.offered_allocation, rep.predictor
         ),
     )?;
-    w(
-        &mut out,
-        "policy      empty%  Δpp_vs_bf  optimum%  empty/free  density  alloc%  strand_cpu%  strand_mem%  failures".into(),
-    )?;
+    out.line("policy      empty%  Δpp_vs_bf  optimum%  empty/free  density  alloc%  strand_cpu%  strand_mem%  failures")?;
     for r in &rep.results {
-        w(
-            &mut out,
-            format!(
-                "{:<10} {:7.2} {:10.2} {:9.2} {:11.3} {:8.3} {:7.2} {:12.2} {:12.2} {:9}",
-                r.policy.name(),
-                100.0 * r.empty_hosts,
-                r.empty_hosts_pp_vs_best_fit,
-                100.0 * r.optimum_empty_hosts,
-                r.empty_to_free,
-                r.packing_density,
-                100.0 * r.allocation,
-                100.0 * r.stranded_cpu,
-                100.0 * r.stranded_mem,
-                r.failures
-            ),
-        )?;
+        out.line(format!(
+            "{:<10} {:7.2} {:10.2} {:9.2} {:11.3} {:8.3} {:7.2} {:12.2} {:12.2} {:9}",
+            r.policy.name(),
+            100.0 * r.empty_hosts,
+            r.empty_hosts_pp_vs_best_fit,
+            100.0 * r.optimum_empty_hosts,
+            r.empty_to_free,
+            r.packing_density,
+            100.0 * r.allocation,
+            100.0 * r.stranded_cpu,
+            100.0 * r.stranded_mem,
+            r.failures
+        ))?;
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! naming the problem and exits non-zero; it never panics on user input.
 
 mod admission;
+mod common;
 mod era;
 mod lifetime;
 mod oversub;

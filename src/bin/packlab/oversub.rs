@@ -2,11 +2,11 @@
 //! from the command line, through the registry's model and the experiment contract (the same run the
 //! playground and `packlab run` make).
 
-use packlab::models::oversub::{OversubModel, OversubParams, OversubReport, Policy, Preset};
-use packlab::models::{Inputs, ModelDef};
+use crate::common::{run_model, validated, Out};
+use packlab::models::oversub::{OversubModel, OversubParams, Policy, Preset};
+use packlab::models::Inputs;
 use packlab::scenario::{Model, Scenario};
 use packlab::trace::InputFile;
-use std::io::Write;
 
 /// The scenario options both commands share.
 #[derive(clap::Args, Debug)]
@@ -69,6 +69,9 @@ pub struct TrainArgs {
     pub out: std::path::PathBuf,
 }
 
+/// What the progress line of both commands counts.
+const UNIT: &str = "episodes (training, then evaluation)";
+
 fn scenario(
     c: &Common,
     f: impl FnOnce(&mut OversubParams) -> Result<(), String>,
@@ -107,28 +110,7 @@ fn scenario(
         oversub: p,
         ..Scenario::default()
     };
-    if let Err(errs) = sc.validate() {
-        return Err(errs[0].to_string());
-    }
-    Ok(sc)
-}
-
-fn run_to_report(
-    sc: &Scenario,
-    files: &[InputFile],
-    what: &'static str,
-) -> Result<(packlab::models::oversub::OversubRun, OversubReport), String> {
-    let inputs = Inputs {
-        files,
-        ..Default::default()
-    };
-    let mut run = OversubModel::start(sc, &inputs).map_err(|e| e.to_string())?;
-    let mut progress = crate::progress::Progress::new(what, "episodes (training, then evaluation)");
-    let rep =
-        packlab::experiment::run_to_end(&mut run, &mut |done, total| progress.update(done, total))
-            .map_err(|e| e.to_string())?;
-    progress.finish();
-    Ok((run, rep))
+    validated(sc)
 }
 
 /// Runs `packlab oversub`.
@@ -154,25 +136,20 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
         }
         Ok(())
     })?;
-    let (_, rep) = run_to_report(&sc, &files, "packlab oversub")?;
-    let mut out = std::io::stdout().lock();
-    let w = |out: &mut dyn Write, s: String| writeln!(out, "{s}").map_err(|e| e.to_string());
+    let inputs = Inputs {
+        files: &files,
+        ..Default::default()
+    };
+    let (_, rep) = run_model::<OversubModel>(&sc, &inputs, "packlab oversub", UNIT)?;
+    let mut out = Out::new();
     if a.report {
-        return w(
-            &mut out,
-            serde_json::to_string(&rep).map_err(|e| e.to_string())?,
-        );
+        return out.json(&rep);
     }
     if a.json {
-        return w(
-            &mut out,
-            serde_json::to_string(&rep.rows).map_err(|e| e.to_string())?,
-        );
+        return out.json(&rep.rows);
     }
     let s = &rep.setup;
-    w(
-        &mut out,
-        format!(
+    out.line(format!(
             "# {} ({}): {} subscribers, {} PMs, {:.1} new VMs/h, mean duration {:.2} h, mean usage {:.3}",
             rep.preset,
             s.profiles,
@@ -183,19 +160,14 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
             s.mean_usage
         ),
     )?;
-    w(
-        &mut out,
-        "policy            PM-Hot-R% [95% CI]        C-Hot-R%   S-Cores%  safe@.75/.85/.95  hotPMh/ep  activePMs  util%".into(),
-    )?;
+    out.line("policy            PM-Hot-R% [95% CI]        C-Hot-R%   S-Cores%  safe@.75/.85/.95  hotPMh/ep  activePMs  util%")?;
     for r in &rep.rows {
         let name = match r.train_seed {
             Some(s) if s > 0 => format!("{} #{}", r.policy, s + 1),
             _ => r.policy.clone(),
         };
         let tick = |b: bool| if b { "✓" } else { "✗" };
-        w(
-            &mut out,
-            format!(
+        out.line(format!(
                 "{:<16} {:6.1} [{:5.1}, {:5.1}]   {:8.1} {:9.1}   {} {} {}        {:9.1} {:10.1} {:6.1}",
                 name,
                 100.0 * r.pm_hot_r,
@@ -213,16 +185,13 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
         )?;
     }
     for p in &rep.paper {
-        w(
-            &mut out,
-            format!(
-                "# paper (seed 001 Tables 1–3): {} PM-Hot-R {:.1}%{}",
-                p.policy,
-                100.0 * p.pm_hot_r,
-                p.s_cores
-                    .map_or(String::new(), |s| format!(", S-Cores {:.1}%", 100.0 * s))
-            ),
-        )?;
+        out.line(format!(
+            "# paper (seed 001 Tables 1–3): {} PM-Hot-R {:.1}%{}",
+            p.policy,
+            100.0 * p.pm_hot_r,
+            p.s_cores
+                .map_or(String::new(), |s| format!(", S-Cores {:.1}%", 100.0 * s))
+        ))?;
     }
     Ok(())
 }
@@ -237,7 +206,8 @@ pub fn train(a: &TrainArgs) -> Result<(), String> {
         }
         Ok(())
     })?;
-    let (run, rep) = run_to_report(&sc, &[], "packlab oversub-train")?;
+    let (run, rep) =
+        run_model::<OversubModel>(&sc, &Inputs::default(), "packlab oversub-train", UNIT)?;
     let mut buf = Vec::new();
     packlab::experiment::Experiment::query(
         &run,

@@ -1,0 +1,78 @@
+//! What the model commands (`era`, `lifetime`, `oversub`) share: the scenario check, the run to the end with
+//! a progress line, the workload argument, comma lists and the output lines.
+
+use packlab::experiment::{run_to_end, Experiment};
+use packlab::models::{Inputs, ModelDef};
+use packlab::scenario::{Scenario, WorkloadRef};
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// `sc` once it validates; else its first problem (naming the field) as the error.
+pub fn validated(sc: Scenario) -> Result<Scenario, String> {
+    match sc.validate() {
+        Ok(()) => Ok(sc),
+        Err(errs) => Err(errs[0].to_string()),
+    }
+}
+
+/// Plans model `M`'s run of `sc` with `inputs` and runs it to the end on all cores, with a progress line on
+/// stderr (`what`: the command, `unit`: what the progress counts). Gives the finished run (for its
+/// operations) and its report. Errors: planning, the run's own, or a cancelled run.
+pub fn run_model<M: ModelDef>(
+    sc: &Scenario,
+    inputs: &Inputs,
+    what: &'static str,
+    unit: &'static str,
+) -> Result<(M::Run, <M::Run as Experiment>::Report), String> {
+    let mut run = M::start(sc, inputs).map_err(|e| e.to_string())?;
+    let mut progress = crate::progress::Progress::new(what, unit);
+    let rep = run_to_end(&mut run, &mut |done, total| progress.update(done, total))
+        .map_err(|e| e.to_string())?;
+    progress.finish();
+    Ok((run, rep))
+}
+
+/// The `--workload ID|PATH` argument: a bundled workload id (or one of `aliases`, pairs of alias and id),
+/// else a path to read.
+pub fn workload_arg(given: &str, aliases: &[(&str, &str)]) -> (WorkloadRef, Option<PathBuf>) {
+    let id = aliases
+        .iter()
+        .find(|(a, _)| *a == given)
+        .map_or(given, |(_, id)| id);
+    if packlab::data::bundled(id).is_some_and(|b| b.kind.is_workload()) {
+        (WorkloadRef::Bundled(id.into()), None)
+    } else {
+        (WorkloadRef::default(), Some(PathBuf::from(given)))
+    }
+}
+
+/// A comma-separated list (blank items skipped), each item parsed with `f`.
+pub fn list<T>(s: &str, f: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(f)
+        .collect()
+}
+
+/// Standard output, locked, one line at a time; write errors (e.g. a closed pipe) become messages.
+pub struct Out(std::io::StdoutLock<'static>);
+
+impl Out {
+    /// Locks standard output.
+    pub fn new() -> Out {
+        Out(std::io::stdout().lock())
+    }
+
+    /// Writes `s` and a newline.
+    pub fn line(&mut self, s: impl std::fmt::Display) -> Result<(), String> {
+        writeln!(self.0, "{s}").map_err(|e| e.to_string())
+    }
+
+    /// Writes `v` as one line of JSON.
+    pub fn json<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), String> {
+        let s = serde_json::to_string(v).map_err(|e| e.to_string())?;
+        self.line(s)
+    }
+}
