@@ -47,6 +47,13 @@ pub fn workload_arg(given: &str, aliases: &[(&str, &str)]) -> (WorkloadRef, Opti
     }
 }
 
+/// `set_given!(p; field = option, …)`: each `option` that is `Some(v)` sets `p.field = v` (the command-line
+/// flags that override a scenario section's defaults).
+macro_rules! set_given {
+    ($p:ident; $($f:ident = $v:expr),* $(,)?) => { $( if let Some(v) = $v { $p.$f = v; } )* };
+}
+pub(crate) use set_given;
+
 /// A comma-separated list (blank items skipped), each item parsed with `f`.
 pub fn list<T>(s: &str, f: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
     s.split(',')

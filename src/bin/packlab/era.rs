@@ -1,7 +1,7 @@
 //! `packlab era`: the reservation model (seed 004, ALGORITHMS.md §6) from the command line, through the
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
-use crate::common::{list, run_model, validated, workload_arg, Out};
+use crate::common::{list, run_model, set_given, validated, workload_arg, Out};
 use packlab::models::era::EraModel;
 use packlab::models::era::{EraParams, NonEraLoad, Policy, Preset};
 use packlab::scenario::{Model, Scenario};
@@ -78,10 +78,8 @@ fn params(a: &EraArgs) -> Result<EraParams, String> {
     if a.synthetic_load {
         p.nonera = NonEraLoad::Synthetic;
     }
-    macro_rules! set {
-        ($($f:ident = $v:expr),*) => { $( if let Some(v) = $v { p.$f = v; } )* };
-    }
-    set!(
+    set_given!(
+        p;
         period_h = a.period_h,
         lp_bucket_min = a.lp_bucket_min,
         days = a.days,

@@ -1,7 +1,7 @@
 //! `packlab lifetime`: the lifetime model (seed 003, ALGORITHMS.md §5) from the command line, through the
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
-use crate::common::{run_model, validated, workload_arg, Out};
+use crate::common::{run_model, set_given, validated, workload_arg, Out};
 use packlab::models::lifetime::{LifetimeModel, LifetimeParams, Policy, PredictorKind};
 use packlab::scenario::{Model, Scenario};
 use std::io::Write;
@@ -151,10 +151,8 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
     if let Some(s) = &a.split {
         p.split = s.clone();
     }
-    macro_rules! set {
-        ($($f:ident = $v:expr),*) => { $( if let Some(v) = $v { p.$f = v; } )* };
-    }
-    set!(
+    set_given!(
+        p;
         share = a.share,
         hosts = a.hosts,
         host_cores = a.host_cores,

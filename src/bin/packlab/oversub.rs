@@ -2,7 +2,7 @@
 //! from the command line, through the registry's model and the experiment contract (the same run the
 //! playground and `packlab run` make).
 
-use crate::common::{run_model, validated, Out};
+use crate::common::{run_model, set_given, validated, Out};
 use packlab::models::oversub::{OversubModel, OversubParams, Policy, Preset};
 use packlab::models::Inputs;
 use packlab::scenario::{Model, Scenario};
@@ -91,18 +91,13 @@ fn scenario(
         preset,
         ..OversubParams::default()
     };
-    if let Some(v) = c.pms {
-        p.pms = v;
-    }
-    if let Some(v) = c.beta {
-        p.beta = v;
-    }
-    if let Some(v) = c.occupancy {
-        p.occupancy = v;
-    }
-    if let Some(v) = c.eval_episodes {
-        p.eval_episodes = v;
-    }
+    set_given!(
+        p;
+        pms = c.pms,
+        beta = c.beta,
+        occupancy = c.occupancy,
+        eval_episodes = c.eval_episodes
+    );
     f(&mut p)?;
     let sc = Scenario {
         model: Model::Oversub,
@@ -131,9 +126,7 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
                 p.policies.push(pol);
             }
         }
-        if let Some(v) = a.train_episodes {
-            p.train_episodes = v;
-        }
+        set_given!(p; train_episodes = a.train_episodes);
         Ok(())
     })?;
     let inputs = Inputs {
