@@ -2,7 +2,8 @@
 //! tests/pins/charts.txt holds `name length hash` of each SVG (FNV-style 64-bit fold of the bytes) as written
 //! by that engine (b31f80f, through its `chart::*_svg` functions) for the inputs below. Charts added later are
 //! pinned to their first version (`lifetime.empty`: the engine that introduced it); the era and oversub charts
-//! by the engine before their frame set-up was shared (bfdb7a0), on the pinned CLI outputs of those models.
+//! by the engine before their frame set-up was shared (bfdb7a0), on the pinned CLI outputs of those models;
+//! `lifetime.timeline` by the engine that introduced it.
 
 use serde_json::json;
 
@@ -25,6 +26,7 @@ fn charts_render_the_pinned_svgs() {
     let rates = rows[3]["rates"].clone();
     let log = |e: u64, hot: f64, lambda: f64| json!({"episode":e,"steps":120,"hot_steps":hot,"reward_sum":30.0,"mean_reward":0.25,"mean_cost":0.1,"lambda":lambda,"epsilon":0.5,"mean_loss":0.01});
     let training = json!([{"policy":"c2marl:0.95","train_seed":0,"log":[log(0,40.0,0.0),log(1,22.0,0.3),log(2,9.0,0.8)]},{"policy":"c2marl:0.75","train_seed":0,"log":[log(0,35.0,0.0),log(1,30.0,0.1)]}]);
+    let timeline = json!({"policy":"lava","warmup_h":1,"hosts":3,"hours":[0,1,2,3],"codes":[19,2,0, 19,1,0, 3,2,15, 0,0,4]});
     let mut out = String::new();
     for (n, d, o) in [
         (
@@ -42,6 +44,7 @@ fn charts_render_the_pinned_svgs() {
         ("oversub.frontier", &rows, json!({"title":"t"})),
         ("oversub.training", &training, json!(null)),
         ("oversub.rates", &rates, json!({"scale":1.5})),
+        ("lifetime.timeline", &timeline, json!({"warmup_h":1})),
     ] {
         let svg = packlab::models::chart_svg(n, d, &o, 640, 400).unwrap();
         out.push_str(&format!(

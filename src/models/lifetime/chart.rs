@@ -238,3 +238,176 @@ mod tests {
         assert!(empty_hosts_svg(&curves, &huge, 400, 300).is_ok());
     }
 }
+
+/// Data of the `lifetime.timeline` chart: the answer of the run operation `timeline`
+/// ([`super::experiment::TimelineView`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TimelineChart {
+    /// The policy's name.
+    pub policy: String,
+    /// Warm-up, hours (shaded).
+    #[serde(default)]
+    pub warmup_h: f64,
+    /// Hosts per row.
+    pub hosts: usize,
+    /// The hour of each row.
+    pub hours: Vec<u32>,
+    /// Row-major codes ([`super::sim::Timeline`]).
+    pub codes: Vec<u8>,
+}
+
+/// Most cells (hosts × hours) the timeline chart draws.
+pub const MAX_TIMELINE_CELLS: usize = 20_000_000;
+
+/// Colours of lifetime classes 1, 2, 3 and ≥ 4 (< 1 h, 1–10 h, 10–100 h, ≥ 100 h): blues for a host that
+/// takes VMs (LAVA: OPEN), oranges for a LAVA host that is RECYCLING.
+const OPEN_COLORS: [RGBColor; 4] = [
+    RGBColor(198, 219, 239),
+    RGBColor(107, 174, 214),
+    RGBColor(33, 113, 181),
+    RGBColor(8, 48, 107),
+];
+const RECYCLING_COLORS: [RGBColor; 4] = [
+    RGBColor(253, 208, 162),
+    RGBColor(253, 141, 60),
+    RGBColor(217, 72, 1),
+    RGBColor(127, 39, 4),
+];
+const MIGRATING_COLOR: RGBColor = RGBColor(117, 107, 177);
+
+/// The colour of a timeline code (`None` for an empty host, drawn white).
+fn timeline_color(code: u8) -> Option<RGBColor> {
+    use super::sim::{TL_EMPTY, TL_MIGRATING, TL_RECYCLING};
+    let class = |c: u8| (c.clamp(1, 4) - 1) as usize;
+    match code {
+        TL_EMPTY => None,
+        TL_MIGRATING => Some(MIGRATING_COLOR),
+        c if c > TL_RECYCLING => Some(RECYCLING_COLORS[class(c - TL_RECYCLING)]),
+        c => Some(OPEN_COLORS[class(c)]),
+    }
+}
+
+/// Draws the host timeline: x = time in days, y = hosts (host 0 at the bottom), each host's row coloured hour
+/// by hour by its lifetime class (blues: it takes VMs; LAVA: OPEN), oranges for a LAVA host that is
+/// RECYCLING (it only takes VMs of shorter classes), purple while its VMs migrate away, white when empty; the
+/// warm-up shaded. A student sees LAVA fill the gaps of long-lived hosts with shorter VMs and hosts empty out
+/// together. Errors: codes that do not match `hosts × hours`, more than [`MAX_TIMELINE_CELLS`], a backend
+/// failure.
+pub fn draw_timeline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    t: &TimelineChart,
+    opts: &EmptyChartOptions,
+) -> Result<(), ChartError> {
+    let dp = blank(area, opts.scale)?;
+    let rows = t.hours.len();
+    let cells = t
+        .hosts
+        .checked_mul(rows)
+        .filter(|&n| n <= MAX_TIMELINE_CELLS);
+    if cells != Some(t.codes.len()) {
+        return Err(ChartError(format!(
+            "timeline: {} codes for {} hosts × {} hours (at most {MAX_TIMELINE_CELLS} cells)",
+            t.codes.len(),
+            t.hosts,
+            rows
+        )));
+    }
+    // each row lasts until the next row's hour (one hour for the last)
+    let end_of = |r: usize| -> f64 {
+        match t.hours.get(r + 1) {
+            Some(&h) if h > t.hours[r] => h as f64,
+            _ => t.hours[r] as f64 + 1.0,
+        }
+    };
+    let x_hi = if rows == 0 {
+        1.0
+    } else {
+        end_of(rows - 1) / 24.0
+    };
+    let y_hi = t.hosts.max(1) as f64;
+    let title = opts
+        .title
+        .clone()
+        .unwrap_or_else(|| format!("hosts of {} over time", policy_title(&t.policy)));
+    let mut builder = framed(area, dp, Some(&title));
+    let mut chart = builder
+        .build_cartesian_2d(span(0.0, x_hi), span(0.0, y_hi))
+        .map_err(err)?;
+    let x_fmt = |v: &f64| fmt_num(*v);
+    let y_fmt = |v: &f64| fmt_num(*v);
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc("time (days since the window's start)")
+        .y_desc("host")
+        .x_labels(10)
+        .y_labels(6)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .look(dp, 12.0, 13.0)
+        .draw()
+        .map_err(err)?;
+    // one rectangle per run of equal codes along a host's row
+    let mut rects = Vec::new();
+    for host in 0..t.hosts {
+        let mut r = 0;
+        while r < rows {
+            let code = t.codes[r * t.hosts + host];
+            let mut e = r + 1;
+            while e < rows && t.codes[e * t.hosts + host] == code {
+                e += 1;
+            }
+            if let Some(c) = timeline_color(code) {
+                let (x0, x1) = (t.hours[r] as f64 / 24.0, end_of(e - 1) / 24.0);
+                let y0 = host as f64;
+                rects.push(Rectangle::new([(x0, y0), (x1, y0 + 1.0)], c.filled()));
+            }
+            r = e;
+        }
+    }
+    chart.draw_series(rects).map_err(err)?;
+    let warm_h = t.warmup_h;
+    if warm_h.is_finite() && warm_h > 0.0 {
+        let w = (warm_h / 24.0).min(x_hi);
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(0.0, 0.0), (w, y_hi)],
+                WHITE.mix(0.45).filled(),
+            )))
+            .map_err(err)?;
+    }
+    let lava = t.policy == "lava";
+    let mut legend: Vec<(String, RGBColor)> = ["< 1 h", "1–10 h", "10–100 h", "≥ 100 h"]
+        .iter()
+        .zip(OPEN_COLORS)
+        .map(|(l, c)| {
+            let what = if lava { "OPEN, class" } else { "longest VM" };
+            (format!("{what} {l}"), c)
+        })
+        .collect();
+    if lava {
+        legend.push((
+            "RECYCLING (same classes, light to dark)".into(),
+            RECYCLING_COLORS[2],
+        ));
+    }
+    if t.codes.contains(&super::sim::TL_MIGRATING) {
+        legend.push(("VMs migrating away".into(), MIGRATING_COLOR));
+    }
+    legend.push(("empty".into(), WHITE));
+    for (label, c) in legend {
+        chart
+            .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
+            .map_err(err)?
+            .label(label)
+            .legend(move |(x, y)| {
+                Rectangle::new(
+                    [(x, y - dp.pxi(5.0)), (x + dp.pxi(14.0), y + dp.pxi(5.0))],
+                    ShapeStyle::from(c).filled(),
+                )
+            });
+    }
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight, dp)?;
+    area.present().map_err(err)?;
+    Ok(())
+}

@@ -6,7 +6,9 @@
 
 use super::pool::{select, PoolJobs, ShareSetup};
 use super::predictor::{Distributional, LifetimePredictor, Noisy, OneShot, Oracle};
-use super::sim::{simulate, simulate_recording, Defrag, MigrationOrder, PolicyResult, SimConfig};
+use super::sim::{
+    simulate, simulate_recording, Defrag, MigrationOrder, PolicyResult, SimConfig, Timeline,
+};
 use super::{LifetimeParams, Policy, PredictorKind};
 use crate::experiment::{map_parallel, threads, Experiment, RunError};
 use crate::workload::Workload;
@@ -43,6 +45,19 @@ pub struct LifetimeReport {
     pub seed: u64,
     /// One result per policy, best fit first.
     pub results: Vec<PolicyResult>,
+}
+
+/// The answer of the run operation `timeline` and the data of the chart `lifetime.timeline`: one policy's
+/// host timeline.
+#[derive(Clone, Debug, Serialize)]
+pub struct TimelineView<'a> {
+    /// The policy's name.
+    pub policy: String,
+    /// Warm-up, hours (shaded in the chart).
+    pub warmup_h: f64,
+    /// The hosts' states hour by hour.
+    #[serde(flatten)]
+    pub timeline: &'a Timeline,
 }
 
 /// A lifetime experiment in progress.
@@ -187,6 +202,44 @@ impl Experiment for LifetimeRun {
     /// Every remaining policy is independent.
     fn batch(&self) -> usize {
         self.runs.len() - self.results.len()
+    }
+
+    /// `timeline` with args `{ policy }` (an index into the results, best fit = 0; default 0): that policy's
+    /// [`TimelineView`] once it has been simulated. Errors: another operation, a policy not simulated yet.
+    fn query<S: serde::Serializer>(
+        &self,
+        op: &str,
+        args: &serde_json::Value,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
+        if op != "timeline" {
+            return Err(RunError::msg(format!(
+                "the lifetime run has no operation '{op}' (expected timeline)"
+            )));
+        }
+        let i = match args.get("policy") {
+            None | Some(serde_json::Value::Null) => 0,
+            Some(v) => v
+                .as_u64()
+                .ok_or_else(|| RunError::field("policy", "must be a non-negative integer"))?
+                as usize,
+        };
+        let r = self.results.get(i).ok_or_else(|| {
+            RunError::field(
+                "policy",
+                format!(
+                    "must be below {} (the policies simulated so far)",
+                    self.results.len()
+                ),
+            )
+        })?;
+        let view = TimelineView {
+            policy: r.policy.name().to_string(),
+            warmup_h: self.params.warmup_h,
+            timeline: &r.timeline,
+        };
+        view.serialize(ser)
+            .map_err(|e| RunError::msg(format!("timeline: {e}")))
     }
 
     fn report(&self) -> Option<LifetimeReport> {

@@ -10,7 +10,8 @@
 //!   |log10 error|, F1 by uptime quantile);
 //! - [`sim`]: the event-driven pool and the policies (§5.1, §5.3–5.5) with the metrics of §5.8;
 //! - [`experiment`]: [`LifetimeRun`], one unit of work = one policy simulated on the pool;
-//! - [`chart`]: the chart `lifetime.empty` (empty hosts over time, one line per policy);
+//! - [`chart`]: the charts `lifetime.empty` (empty hosts over time, one line per policy) and
+//!   `lifetime.timeline` (every host's lifetime class / LAVA state hour by hour; run operation `timeline`);
 //! - [`LifetimeModel`]: the registry entry.
 //!
 //! Units: hours for times and lifetimes, cores / GB / GPUs for shapes, fractions for metrics (and percentage
@@ -285,9 +286,9 @@ impl ModelDef for LifetimeModel {
         uses_trace: false,
         uses_workload: true,
         experiments: &[],
-        charts: &["lifetime.empty"],
+        charts: &["lifetime.empty", "lifetime.timeline"],
         ops: &[],
-        run_ops: &[],
+        run_ops: &["timeline"],
     };
     type Section = LifetimeParams;
     type Run = LifetimeRun;
@@ -301,6 +302,8 @@ impl ModelDef for LifetimeModel {
         LifetimeRun::new(w, &sc.lifetime, sc.seed)
     }
 
+    /// `lifetime.timeline`: data = the answer of the run operation `timeline` ([`chart::TimelineChart`]), opts =
+    /// the same options.
     /// `lifetime.empty`: data = the report's `results` (or any `[{ policy, empty_series, empty_hosts? }]`),
     /// opts = [`chart::EmptyChartOptions`] (`{ warmup_h, step_h, title, scale }`, null = defaults).
     fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
@@ -316,6 +319,14 @@ impl ModelDef for LifetimeModel {
                 "empty-host curves",
                 |d: Vec<chart::EmptyCurve>, o: chart::EmptyChartOptions| {
                     chart::draw_empty_hosts(area, &d, &o)
+                },
+            ),
+            "lifetime.timeline" => decode_draw(
+                data,
+                opts,
+                "host timeline",
+                |d: chart::TimelineChart, o: chart::EmptyChartOptions| {
+                    chart::draw_timeline(area, &d, &o)
                 },
             ),
             _ => return None,

@@ -166,6 +166,9 @@ pub struct PolicyResult {
     pub events: u64,
     /// Empty-host fraction averaged per hour from time 0 (warm-up included), for the chart.
     pub empty_series: Vec<f64>,
+    /// Every host's state hour by hour (not in the report: the run operation `timeline` gives it).
+    #[serde(skip)]
+    pub timeline: Timeline,
 }
 
 /// Migration counts of one defragmentation run.
@@ -177,6 +180,28 @@ pub struct MigrationCounts {
     pub migrations_saved: u64,
     /// Hosts drained.
     pub drained_hosts: u64,
+}
+
+/// Host timeline code of an empty host.
+pub const TL_EMPTY: u8 = 0;
+/// Host timeline code of a host whose VMs are all migrating away (LARS drains).
+pub const TL_MIGRATING: u8 = 15;
+/// Added to a LAVA host's lifetime class when it is RECYCLING (`TL_RECYCLING + class`).
+pub const TL_RECYCLING: u8 = 16;
+
+/// The state of every host at the first metric sample of each hour, for the host-timeline view (seed 003
+/// §4.3, Fig. 5's picture of LAVA). Codes: [`TL_EMPTY`]; a lifetime class `1..=MAX_CLASS` for a host with VMs
+/// (LAVA: the host's class while it is OPEN; the other policies: the largest initial class of its VMs);
+/// [`TL_RECYCLING`] + class for a LAVA host that is RECYCLING; [`TL_MIGRATING`] for a host whose only VMs are
+/// migrating away.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Timeline {
+    /// Hosts per row.
+    pub hosts: usize,
+    /// The hour of each row (hours since the window's start).
+    pub hours: Vec<u32>,
+    /// Row-major codes: `codes[row * hosts + host]`.
+    pub codes: Vec<u8>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -227,6 +252,7 @@ struct Acc {
     alloc: f64,
     opt: f64,
     series: Vec<(f64, usize)>,
+    timeline: Timeline,
     strand_cpu: f64,
     strand_mem: f64,
     strand_n: usize,
@@ -671,6 +697,34 @@ impl<'a> Pool<'a> {
         self.start_migrations(now, des);
     }
 
+    /// Appends every host's [`Timeline`] code as the row of `hour`.
+    fn record_timeline(&mut self, hour: usize) {
+        let lava = self.cfg.policy == Policy::Lava;
+        let tl = &mut self.acc.timeline;
+        tl.hosts = self.hosts.len();
+        tl.hours.push(hour as u32);
+        for host in &self.hosts {
+            tl.codes.push(if host.vms.is_empty() {
+                if host.ghosts.is_empty() {
+                    TL_EMPTY
+                } else {
+                    TL_MIGRATING
+                }
+            } else if lava {
+                match host.state {
+                    State::Recycling => TL_RECYCLING + host.class,
+                    _ => host.class,
+                }
+            } else {
+                host.vms
+                    .iter()
+                    .map(|&v| self.class[v as usize])
+                    .max()
+                    .unwrap_or(1)
+            });
+        }
+    }
+
     fn sample(&mut self, now: f64) {
         let n = self.hosts.len() as f64;
         let total = self.total;
@@ -705,6 +759,9 @@ impl<'a> Pool<'a> {
                 left[r] -= c[r];
             }
             opt += 1;
+        }
+        if self.acc.series.len() <= hour {
+            self.record_timeline(hour);
         }
         let acc = &mut self.acc;
         if acc.series.len() <= hour {
@@ -978,6 +1035,7 @@ fn run_full(
         k += 1;
     }
     events += des.run_until(cfg.end, &mut pool);
+    let timeline = std::mem::take(&mut pool.acc.timeline);
     let a = &pool.acc;
     let avg = |s: f64, n: usize| if n == 0 { 0.0 } else { s / n as f64 };
     let result = PolicyResult {
@@ -1002,6 +1060,7 @@ fn run_full(
         arrivals: a.arrivals,
         events,
         empty_series: a.series.iter().map(|&(s, n)| avg(s, n)).collect(),
+        timeline,
     };
     (result, pool.placed, pool.mig.record)
 }
@@ -1100,6 +1159,35 @@ mod tests {
         // with NILAS, F (exit 52 h) on host 0 (exit 50 h): ΔT = 2 h, cost 4; host 1 empty: ΔT = 50 h, cost 9
         let (_, placed) = simulate_placements(&jobs, &pred, &cfg(Policy::Nilas, 2, 20.0));
         assert_eq!(placed[2], Some(0));
+    }
+
+    /// The host timeline of the recycling example above, by hand (two 20-core hosts, 4 hours): A (19 cores,
+    /// 50 h: class 3) fills host 0 to 95% > 90%, so under LAVA host 0 is RECYCLING in class 3 (code 16 + 3)
+    /// at every hour while E (class 1) and then F (class 3) join it; under best fit the same host holds VMs
+    /// whose largest class is 3 (code 3). Host 1 stays empty (code 0) throughout.
+    #[test]
+    fn host_timeline_by_hand() {
+        let jobs = vec![
+            job(0.0, 50.0, 19.0),
+            job(1.0, 0.5, 1.0),
+            job(2.0, 50.0, 1.0),
+        ];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        for (policy, code) in [(Policy::Lava, TL_RECYCLING + 3), (Policy::BestFit, 3)] {
+            let mut c = cfg(policy, 2, 20.0);
+            c.end = 4.0;
+            let r = simulate(&jobs, &pred, &c);
+            assert_eq!(r.timeline.hosts, 2);
+            assert_eq!(r.timeline.hours, vec![0, 1, 2, 3], "{policy:?}");
+            assert_eq!(r.timeline.codes, [code, TL_EMPTY].repeat(4), "{policy:?}");
+        }
+        // a host with a short VM only: class 1 (E alone on a 1-core host pool beside nothing else)
+        let short = vec![job(0.0, 0.5, 1.0)];
+        let pred = Oracle::new(vec![0.5]);
+        let mut c = cfg(Policy::Nilas, 1, 1.0);
+        c.end = 2.0;
+        let r = simulate(&short, &pred, &c);
+        assert_eq!(r.timeline.codes, vec![1, TL_EMPTY]);
     }
 
     /// LARS against the start-time order on one drained host (§5.6), by hand. Three 10-core hosts: host 0 is
