@@ -100,6 +100,14 @@ test('a small lifetime scenario: table equals the CLI, data card, chart, exports
   assert.equal(await page.getAttribute('#lifetime-setup-list dd[data-hosts]', 'data-hosts'), String(native.hosts));
   assert.match(await page.textContent('#lifetime-setup'), /offered allocation/);
   assert.ok(native.setup.notes.length > 0 && (await page.$$('#lifetime-notes li')).length === native.setup.notes.length);
+  // the host timeline: LAVA by default, one row per hour of the window (as many as the chart's hourly
+  // series), every host; choosing best fit redraws it
+  await page.waitForSelector('#lifetime-timeline-card[data-policy="lava"]', { timeout: 60_000 });
+  assert.equal(await page.getAttribute('#lifetime-timeline-card', 'data-hosts'), String(native.hosts));
+  assert.equal(await page.getAttribute('#lifetime-timeline-card', 'data-hours'), String(native.results[3].empty_series.length));
+  assert.ok((await canvasInk(page, '#lifetime-timeline-canvas')) > 20000, 'timeline canvas is blank');
+  await page.selectOption('#lifetime-timeline-policy', '0');
+  await page.waitForSelector('#lifetime-timeline-card[data-policy="best-fit"]', { timeout: 60_000 });
   await page.screenshot({ path: artifact('playground-lifetime.png'), fullPage: true });
 
   // exports: the chart as SVG and PNG, the results as CSV and JSON, the scenario for `packlab run`

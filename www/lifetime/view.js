@@ -13,6 +13,7 @@ import { createRunControls } from '../common/run-controls.js';
 import { createControls, POLICIES } from './controls.js';
 
 const CHART_HEIGHT = 420;
+const TIMELINE_HEIGHT = 460;
 
 export const model = {
   id: 'lifetime',
@@ -44,6 +45,10 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   let report = null; // the last complete report
   let results = []; // results of the run on display (partial while it runs)
   let running = null;
+  let reportSc = null; // the scenario of `report` (its run answers the timeline queries)
+  let timeline = null; // the host timeline on display
+  let tlPolicy = -1; // its policy's index in the results (-1: LAVA when present)
+  let tlSeq = 0;
   let runCount = 0;
   let wanted = scenario.workload && scenario.workload.upload ? scenario.workload.upload : null; // a link's upload
   let uploaded = null; // { ref, name, sha256, summary } of the loaded upload
@@ -99,6 +104,18 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
         COLUMNS.map(([, label, title]) => h('th', { scope: 'col', class: 'num', title }, label)))),
       tbody)));
 
+  // ---- host timeline
+  const tlSel = h('select', { id: 'lifetime-timeline-policy', 'aria-label': 'policy of the host timeline' });
+  tlSel.addEventListener('change', () => { tlSel.dataset.touched = '1'; tlPolicy = Number(tlSel.value); queryTimeline(); });
+  const tlCanvas = h('canvas', { id: 'lifetime-timeline-canvas', role: 'img', 'aria-label': 'every host over time, coloured by the lifetime class of its VMs and, for LAVA, its state' });
+  const tlText = h('div', { id: 'lifetime-timeline-text' });
+  const tlCard = h('section', { class: 'card', id: 'lifetime-timeline-card', 'aria-labelledby': 'lifetime-timeline-title', dataset: { policy: '' } },
+    h('h2', { id: 'lifetime-timeline-title' }, 'Host timeline'),
+    h('p', { class: 'fine' }, 'Every host of the pool (rows) hour by hour, coloured by the lifetime class of the VMs it holds: light = short-lived, dark = long-lived; white = empty. Under LAVA a host is OPEN in the class of its first VM (blues) and turns RECYCLING (oranges) once it is more than 90% full: it then takes VMs of shorter classes first, which exit before its long VMs, so the host still empties on time. Compare LAVA with best fit to watch the gaps of long-lived hosts fill with shorter VMs and hosts empty out together.'),
+    h('div', { class: 'row' }, h('label', {}, 'policy ', tlSel)),
+    h('div', { class: 'canvas-wrap' }, tlCanvas),
+    tlText);
+
   // ---- data card
   const statementEl = h('p', { id: 'lifetime-data-statement' });
   const setupEl = h('div', { id: 'lifetime-setup' });
@@ -118,8 +135,8 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   setChildren(root,
     h('div', { class: 'layout' },
       h('aside', { class: 'sidebar' }, controls.el, dataCard),
-      h('div', { class: 'content' }, chartCard, tableCard)));
-  window.addEventListener('resize', debounce(drawChart, 150));
+      h('div', { class: 'content' }, chartCard, tableCard, tlCard)));
+  window.addEventListener('resize', debounce(() => { drawChart(); drawTimeline(); }, 150));
 
   // ---- data statement and the pool's set-up
   function workloadTitle() {
@@ -253,6 +270,9 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
         drawChart();
         showData();
         updateLink();
+        reportSc = sc;
+        fillTimelinePolicies();
+        queryTimeline();
       },
       (e) => {
         if (running !== r) return;
@@ -280,6 +300,44 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     } catch (e) {
       setStatus('error', `Chart failed: ${errorText(e)}`);
     }
+  }
+
+  function fillTimelinePolicies() {
+    setChildren(tlSel, report.results.map((r, i) => h('option', { value: String(i) }, policyTitle(r.policy))));
+    if (!tlSel.dataset.touched || tlPolicy < 0 || tlPolicy >= report.results.length) {
+      const k = report.results.findIndex((r) => r.policy === 'lava');
+      tlPolicy = k >= 0 ? k : 0;
+    }
+    tlSel.value = String(tlPolicy);
+  }
+
+  function queryTimeline() {
+    if (!report || !reportSc) return;
+    const id = ++tlSeq;
+    setChildren(tlText, h('p', { class: 'fine' }, 'Fetching the host timeline…'));
+    const r = worker.request('run.query', { scenario: reportSc, op: 'timeline', args: { policy: tlPolicy } });
+    r.promise.then((v) => {
+      if (id !== tlSeq) return;
+      timeline = v;
+      tlCard.dataset.policy = v.policy;
+      tlCard.dataset.hosts = String(v.hosts);
+      tlCard.dataset.hours = String(v.hours.length);
+      const empty = v.codes.filter((c) => c === 0).length;
+      setChildren(tlText, h('p', { class: 'fine', id: 'lifetime-timeline-summary', dataset: { emptyCells: String(empty) } },
+        `${policyTitle(v.policy)}: ${v.hosts} hosts × ${v.hours.length} hours; ${fmt(100 * empty / Math.max(1, v.codes.length), 3)}% of host-hours empty (at the first sample of each hour, warm-up included).`));
+      drawTimeline();
+    }, (e) => {
+      if (id !== tlSeq) return;
+      setChildren(tlText, h('div', { class: 'error-box', role: 'alert' }, errorText(e)));
+    });
+  }
+
+  function drawTimeline() {
+    const dpr = fitCanvas(tlCanvas, TIMELINE_HEIGHT);
+    if (!timeline) return;
+    try {
+      wasm.draw_chart(tlCanvas, 'lifetime.timeline', timeline, { scale: dpr });
+    } catch (e) { setChildren(tlText, h('div', { class: 'error-box' }, `Chart failed: ${errorText(e)}`)); }
   }
 
   function renderTable(rows, complete) {
