@@ -279,10 +279,11 @@ def main():
     # ---- store raw results
     for r in RUNS:
         r["experiments"] = sorted(r["experiments"])
-    with open(os.path.join(ROOT, OUT, "runs.json"), "w") as f:
-        json.dump({"engine": ENGINE, "instances": days, "seed": SEED, "realisations_resampled": R,
-                   "wall_time_s": round(wall, 1), "wall_time_runs_s": round(wall_runs, 1), "runs": RUNS},
-                  f, indent=1, sort_keys=True)
+    head = {"engine": ENGINE, "instances": days, "seed": SEED, "realisations_resampled": R,
+            "wall_time_s": round(wall, 1), "wall_time_runs_s": round(wall_runs, 1)}
+    with open(os.path.join(ROOT, OUT, "runs.json"), "w") as f:  # one run per line
+        f.write(json.dumps(head, sort_keys=True, ensure_ascii=False)[:-1] + ', "runs": [\n'
+                + ",\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in RUNS) + "\n]}\n")
     with open(os.path.join(ROOT, OUT, "trace-stats.json"), "w") as f:
         json.dump(stats, f, indent=1, sort_keys=True)
     with open(os.path.join(ROOT, OUT, "e23-azure.json"), "w") as f:
