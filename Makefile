@@ -40,7 +40,8 @@ frontier: native
 bench:
 	$(CARGO) bench --locked
 
-## seed 002's experiments E2.1-E2.6 on the bundled real day (Markdown tables)
+## seed 002's experiments E2.1-E2.6 on the 7 PlanetLab days and E2.3 on the Azure 2019 readings: raw runs and
+## results/002/tables.md (the README includes it verbatim; tests/findings_tables.rs checks it)
 findings: native
 	python3 scripts/seed002_findings.py
 

@@ -1,71 +1,636 @@
 #!/usr/bin/env python3
-"""Reproduces seed 002's experiments (ALGORITHMS.md §4.5, E2.1-E2.6) on the real PlanetLab day with the
-packlab CLI and prints Markdown tables. Usage: make findings  (or: python3 scripts/seed002_findings.py [TRACE])."""
+"""Seed 002 (stochastic bin packing, Gaussian Percentile Approximation) experiments E2.1-E2.6 (ALGORITHMS.md §4.5)
+on the real PlanetLab days, every arm beside the paper's number.
+
+Instances: each of the 7 PlanetLab/CoMon days in ../shared/data/planetlab-cloudsim/ (898-1516 VMs x 288
+five-minute samples) is one instance (the paper: 50 instances of 1000 Google tasks); tables give the mean over
+the instances, their s.d. and the per-instance range. E2.3 (statistics from 5-minute averages vs from the
+instantaneous usage) runs on the Azure 2019 readings, which carry both the average and the maximum of each
+5-minute interval (../shared/data/azure-v2-20vm-cpu-readings-30d/): 30 one-day instances of 20 VMs.
+
+Every run is the native CLI (`target/release/packlab pack --json`); each raw result is stored under
+results/002/ (runs.json: command line, seed, engine version, result) with the trace statistics the
+explanations use (trace-stats.json, computed here from the same files) and the E2.3 inputs' construction
+(e23-azure.json). The Markdown tables, verdicts and explanation bullets are written to results/002/tables.md,
+which the README includes verbatim (tests/findings_tables.rs checks it).
+
+Usage: python3 scripts/seed002_findings.py [--days 20110303,20110306,...]   (from the repository root, after
+`make native`; `make findings` does both)
+"""
+import gzip
+import hashlib
 import json
+import math
 import os
+import random
+import statistics
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "packlab")
-TRACE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "static", "traces", "planetlab-20110303.tsv.gz")
+BIN = "target/release/packlab"
+OUT = "results/002"
+DATA = "../shared/data/planetlab-cloudsim"
+AZURE = "../shared/data/azure-v2-20vm-cpu-readings-30d/readings"
+E23_DIR = "target/seed002-e23"  # generated inputs of E2.3 (rebuilt by this script; their hashes are stored)
+DAYS = ["20110303", "20110306", "20110309", "20110322", "20110325", "20110403", "20110409"]
+SEED = 1  # the resampling seed of every run (resampled mode draws R = 10,000 realisations per VM)
+R = 10000
+Z = {0.1: 1.2816, 0.05: 1.6449, 0.01: 2.3263, 0.001: 3.0902}
+
+# verdict rules (stated in tables.md)
+FACTOR = 2.0  # a q within this factor of the paper's q is "reproduced"
 
 
-def pack(fit, c=4.0, rule="bf", reb=True, ell=1.0, mode="aligned", r=10000, seed=1):
-    args = [BIN, "pack", "--trace", TRACE, "--fit", fit, "--capacity", str(c), "--rule", rule,
-            "--clairvoyance", str(ell), "--mode", mode, "--realisations", str(r), "--seed", str(seed), "--json"]
+def sh(cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout.strip()
+
+
+ENGINE = {"version": sh([BIN, "--version"]), "git": sh(["git", "describe", "--always", "--dirty"])}
+RUNS = []
+CACHE = {}
+
+
+def pack(inst, trace, fit, c, rule="bf", reb=True, ell=1.0, mode="aligned", fmt=None, tag=""):
+    key = (inst, trace, fit, c, rule, reb, ell, mode, fmt)
+    if key in CACHE:
+        CACHE[key]["experiments"].add(tag)
+        return CACHE[key]["result"]
+    args = [BIN, "pack", "--trace", trace, "--fit", fit, "--capacity", f"{c:g}", "--rule", rule,
+            "--clairvoyance", f"{ell:g}", "--mode", mode, "--seed", str(SEED)]
+    if mode == "resampled":
+        args += ["--realisations", str(R)]
+    if fmt:
+        args += ["--format", fmt]
     if not reb:
         args.append("--no-rebalance")
-    return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+    args.append("--json")
+    out = json.loads(sh(args))
+    qm = out.pop("q_per_machine")
+    out["machines_with_overflow"] = sum(1 for x in qm if x > 0)
+    out["q_max_machine"] = max(qm) if qm else 0.0
+    run = {"instance": inst, "command": " ".join(args), "seed": SEED, "engine": ENGINE, "experiments": {tag},
+           "result": out}
+    CACHE[key] = run
+    RUNS.append(run)
+    return out
 
 
-def table(head, rows):
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
-    for r in rows:
-        print("| " + " | ".join(str(x) for x in r) + " |")
-    print()
+# ---------------------------------------------------------------------------------------------- statistics
+def mean(xs):
+    return statistics.mean(xs)
 
 
+def sd(xs):
+    return statistics.stdev(xs) if len(xs) > 1 else 0.0
+
+
+def g(x):
+    """q and similar small numbers: 3 significant digits, 0 as 0."""
+    if x == 0:
+        return "0"
+    if abs(x) >= 0.01:
+        return f"{x:.3g}"
+    return f"{x:.2e}".replace("e-0", "e−").replace("e-", "e−")
+
+
+def qcell(qs):
+    return f"{g(mean(qs))} ± {g(sd(qs))} ({g(min(qs))}–{g(max(qs))})"
+
+
+def pct(x):
+    return f"{x:+.0%}".replace("-", "−")
+
+
+def read_day(day):
+    d = os.path.join(ROOT, DATA, day)
+    vms = []
+    for f in sorted(os.listdir(d)):
+        with open(os.path.join(d, f)) as fh:
+            vms.append([int(x) for x in fh.read().split()])
+    return vms
+
+
+def moments(xs):
+    n = len(xs)
+    m = sum(xs) / n
+    v = sum((x - m) ** 2 for x in xs) / n
+    if v == 0:
+        return m, 0.0, None, None
+    s = math.sqrt(v)
+    sk = sum((x - m) ** 3 for x in xs) / n / s ** 3
+    ku = sum((x - m) ** 4 for x in xs) / n / v ** 2 - 3
+    return m, s, sk, ku
+
+
+def trace_stats(days):
+    """Per-VM shape of the PlanetLab days and the Gaussian 99.9% / 99% quantile of sums of N random VMs against
+    the real sums (seed 002 §3.3, Fig. 6), aligned (real columns) and with each VM's columns shuffled (no
+    cross-VM correlation). Pure Python on the same files the CLI reads."""
+    rng = random.Random(SEED)
+    out = {"days": {}, "groups": {}}
+    sums = {}
+    for day in days:
+        vms = read_day(day)
+        per = [moments(v) for v in vms]
+        sk = sorted(p[2] for p in per if p[2] is not None)
+        ku = sorted(p[3] for p in per if p[3] is not None)
+        cv = sorted(p[1] / p[0] for p in per if p[0] > 0)
+        out["days"][day] = {
+            "vms": len(vms), "samples": len(vms[0]),
+            "mean_usage": sum(p[0] for p in per) / len(per) / 100,
+            "median_skewness": statistics.median(sk), "median_excess_kurtosis": statistics.median(ku),
+            "median_cv": statistics.median(cv),
+            "share_vms_max_over_0.5": sum(1 for v in vms if max(v) > 50) / len(vms),
+            "share_vms_max_over_0.25": sum(1 for v in vms if max(v) > 25) / len(vms),
+            "share_vms_constant": sum(1 for p in per if p[1] == 0) / len(vms),
+        }
+        T = len(vms[0])
+        for n in (4, 8, 30, 100):
+            for kind in ("aligned", "shuffled"):
+                for _ in range(100):
+                    grp = rng.sample(range(len(vms)), n)
+                    cols = []
+                    for i in grp:
+                        v = vms[i]
+                        if kind == "shuffled":
+                            v = v[:]
+                            rng.shuffle(v)
+                        cols.append(v)
+                    mu = sum(per[i][0] for i in grp)
+                    sig = math.sqrt(sum(per[i][1] ** 2 for i in grp))
+                    tot = [sum(col[t] for col in cols) for t in range(T)]
+                    for rho in (0.01, 0.001):
+                        thr = mu + Z[rho] * sig
+                        exc = sum(1 for x in tot if x > thr) / T
+                        sums.setdefault((n, kind, rho), []).append(exc)
+    for (n, kind, rho), xs in sums.items():
+        out["groups"][f"N={n} {kind} rho={rho}"] = {"n": n, "kind": kind, "rho": rho, "groups": len(xs),
+                                                      "mean_exceedance": mean(xs)}
+    out["groups_note"] = ("100 random groups of N VMs per day (random.Random(1)); exceedance = share of the 288 samples "
+                          "whose group total exceeds mu + z_(1-rho)*sigma (the Gaussian quantile GPA uses)")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- E2.3 inputs
+def azure_instances():
+    """30 one-day instances of the 20 Azure VMs. For each day two wide files are written: [avg | max] (the first
+    288 columns the 5-minute averages, the last 288 the 5-minute maxima) and [max | max]; packing with
+    clairvoyance 0.5 takes the statistics from the first half and evaluates on the second, i.e. on the maxima
+    (the closest this data has to instantaneous usage: the total of the maxima bounds the total at any instant)."""
+    rows = {}
+    order = []
+    files = sorted(os.listdir(os.path.join(ROOT, AZURE)), key=lambda f: int(''.join(c for c in f if c.isdigit()) or 0))
+    for f in files:
+        with open(os.path.join(ROOT, AZURE, f)) as fh:
+            for line in fh:
+                p = line.rstrip("\n").split(",")
+                if not p[0].isdigit():
+                    continue
+                t, vm = int(p[0]), p[1]
+                if vm not in rows:
+                    rows[vm] = {}
+                    order.append(vm)
+                rows[vm][t] = (p[3], p[4])  # max, avg as written (percent)
+    common = sorted(set.intersection(*(set(r) for r in rows.values())))
+    os.makedirs(os.path.join(ROOT, E23_DIR), exist_ok=True)
+    insts = []
+    for d in range(30):
+        ts = [t for t in common if d * 86400 <= t < (d + 1) * 86400]
+        if len(ts) < 200:
+            continue
+        files = {}
+        for kind in ("avg-max", "max-max"):
+            lines = [f"#packlab-wide v1 unit=percent interval_s=300 source=azure-v2-2019-readings-day{d}-{kind}"]
+            for i, vm in enumerate(order):
+                first = [rows[vm][t][1 if kind == "avg-max" else 0] for t in ts]
+                second = [rows[vm][t][0] for t in ts]
+                lines.append(f"vm{i}\t" + ",".join(first + second))
+            text = ("\n".join(lines) + "\n").encode()
+            path = os.path.join(E23_DIR, f"day{d:02d}-{kind}.tsv")
+            with open(os.path.join(ROOT, path), "wb") as fh:
+                fh.write(text)
+            files[kind] = {"path": path, "sha256": hashlib.sha256(text).hexdigest()}
+        tot_avg = sum(float(rows[vm][t][1]) for vm in order for t in ts)
+        tot_max = sum(float(rows[vm][t][0]) for vm in order for t in ts)
+        insts.append({"day": d, "samples": len(ts), "vms": len(order), "files": files,
+                      "sum_max_over_sum_avg": tot_max / tot_avg})
+    return insts
+
+
+# ---------------------------------------------------------------------------------------------- main
 def main():
-    print(f"Trace: {os.path.relpath(TRACE, ROOT)} (1052 VMs x 288 five-minute samples), Best Fit + rebalancing unless stated.\n")
-    print("### E2.2: GPA q versus the SLO rho (aligned = real correlated columns; resampled = R = 10,000 independent draws per VM, seed 1)\n")
-    rows = []
+    days = DAYS
+    if "--days" in sys.argv:
+        days = sys.argv[sys.argv.index("--days") + 1].split(",")
+    os.makedirs(os.path.join(ROOT, OUT), exist_ok=True)
+    t0 = time.time()
+    tr = {d: f"{DATA}/{d}" for d in days}
+    GPA = [0.1, 0.05, 0.01, 0.001]
+
+    # E2.2: GPA q vs rho
     for c in (1.0, 4.0):
-        for rho in (0.1, 0.05, 0.01, 0.001):
-            a = pack(f"gpa:{rho}", c=c)
-            s = pack(f"gpa:{rho}", c=c, mode="resampled")
-            rows.append((c, rho, a["m_abs"], f"{a['m']:.3f}", f"{a['q']:.4g}", f"{(a['q'] - rho) / rho:+.0%}",
-                         s["m_abs"], f"{s['q']:.4g}", f"{(s['q'] - rho) / rho:+.0%}"))
-    table(["c", "rho", "m_abs", "m", "q aligned", "(q-rho)/rho", "m_abs resampled", "q resampled", "(q-rho)/rho"], rows)
+        for rho in GPA:
+            for d in days:
+                for mode in ("aligned", "resampled"):
+                    pack(d, tr[d], f"gpa:{rho}", c, mode=mode, tag="E2.2")
+    # E2.1: every estimator, FF and BF; E2.6: rebalancing off
+    FITS = ["gpa:0.1", "gpa:0.05", "gpa:0.01", "gpa:0.001", "av:1", "av:1.25", "av:2", "perc:50", "perc:70",
+            "perc:90", "perc:95", "perc:99", "cantelli:1", "cantelli:1.7", "cantelli:4.4", "max"]
+    for c in (1.0, 4.0):
+        for fit in FITS:
+            for d in days:
+                for rule in ("ff", "bf"):
+                    pack(d, tr[d], fit, c, rule=rule, tag="E2.1")
+                if fit.startswith(("gpa", "av")):
+                    pack(d, tr[d], fit, c, reb=False, tag="E2.6")
+    # E2.4: c sweep with and without rebalancing
+    CS = [0.5, 0.8, 1.0, 2.0, 4.0, 5.0, 8.0, 16.0]
+    PAIRS = [("gpa:0.001", "av:2"), ("gpa:0.1", "av:1.25")]
+    for c in CS:
+        for pair in PAIRS:
+            for fit in pair:
+                for d in days:
+                    for reb in (True, False):
+                        pack(d, tr[d], fit, c, reb=reb, tag="E2.4")
+    # E2.5: clairvoyance; aligned = the first l of the day (100 observations at l = 0.35), resampled = the first
+    # l*10,000 of i.i.d. draws (the paper's grid: l = 0.01 is 100 observations)
+    ELL = {"aligned": [0.05, 0.1, 0.2, 0.35, 0.5, 0.8, 1.0], "resampled": [0.001, 0.01, 0.1, 0.3, 0.5, 0.8, 1.0]}
+    E25FITS = ["gpa:0.01", "gpa:0.001", "av:1.25", "av:2"]
+    for mode, ells in ELL.items():
+        for ell in ells:
+            for fit in E25FITS:
+                for d in days:
+                    pack(d, tr[d], fit, 1.0, ell=ell, mode=mode, tag="E2.5")
+    # E2.3: Azure avg vs max statistics, evaluated on the maxima
+    azure = azure_instances()
+    E23FITS = ["gpa:0.1", "gpa:0.01", "gpa:0.001", "cantelli:1", "cantelli:1.7", "cantelli:4.4", "av:1", "av:1.25",
+               "av:2", "perc:90", "perc:99", "max"]
+    for inst in azure:
+        for kind in ("avg-max", "max-max"):
+            for fit in E23FITS:
+                pack(f"azure-day{inst['day']:02d}", inst["files"][kind]["path"], fit, 1.0, ell=0.5, fmt="wide",
+                     tag=f"E2.3 {kind}")
+    wall_runs = time.time() - t0
+    stats = trace_stats(days)
+    wall = time.time() - t0
 
-    print("### E2.1: First Fit versus Best Fit, every estimator (c = 4, aligned)\n")
-    rows = []
-    for fit in ("gpa:0.1", "gpa:0.01", "gpa:0.001", "av:1", "av:1.25", "av:2", "perc:70", "perc:90", "perc:95", "perc:99",
-                "cantelli:1", "cantelli:1.7", "cantelli:4.4", "max"):
-        f, b = pack(fit, rule="ff"), pack(fit, rule="bf")
-        rows.append((fit, f["m_abs"], b["m_abs"], b["m_abs"] - f["m_abs"], f"{f['q']:.4g}", f"{b['q']:.4g}"))
-    table(["fit", "m_abs FF", "m_abs BF", "BF-FF", "q FF", "q BF"], rows)
+    # ---- store raw results
+    for r in RUNS:
+        r["experiments"] = sorted(r["experiments"])
+    head = {"engine": ENGINE, "instances": days, "seed": SEED, "realisations_resampled": R,
+            "wall_time_s": round(wall, 1), "wall_time_runs_s": round(wall_runs, 1)}
+    with open(os.path.join(ROOT, OUT, "runs.json"), "w") as f:  # one run per line
+        f.write(json.dumps(head, sort_keys=True, ensure_ascii=False)[:-1] + ', "runs": [\n'
+                + ",\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in RUNS) + "\n]}\n")
+    with open(os.path.join(ROOT, OUT, "trace-stats.json"), "w") as f:
+        json.dump(stats, f, indent=1, sort_keys=True)
+    with open(os.path.join(ROOT, OUT, "e23-azure.json"), "w") as f:
+        json.dump({"source": AZURE, "construction": azure_instances.__doc__.strip(), "instances": azure}, f, indent=1,
+                  sort_keys=True)
 
-    print("### E2.4: q across machine capacity c (aligned, BF)\n")
-    rows = []
-    for c in (0.5, 1, 2, 4, 8, 16):
-        rows.append((c,) + tuple(f"{pack(fit, c=c)['q']:.4g}" for fit in ("gpa:0.1", "av:1.25", "gpa:0.001", "av:2")))
-    table(["c", "q gpa:0.1", "q av:1.25", "q gpa:0.001", "q av:2"], rows)
+    def res(fit, c, rule="bf", reb=True, ell=1.0, mode="aligned", insts=None):
+        return [CACHE[(d, tr[d], fit, c, rule, reb, ell, mode, None)]["result"] for d in (insts or days)]
 
-    print("### E2.5: clairvoyance (statistics from the first l of the day, evaluation on the rest; c = 4)\n")
-    rows = []
-    for ell in (0.05, 0.1, 0.3, 0.5, 0.8, 1.0):
-        rows.append((ell,) + tuple(f"{pack(fit, ell=ell)['q']:.4g}" for fit in ("gpa:0.01", "gpa:0.001", "av:1.25", "av:2")))
-    table(["l", "q gpa:0.01", "q gpa:0.001", "q av:1.25", "q av:2"], rows)
+    def qs(*a, **k):
+        return [r["q"] for r in res(*a, **k)]
 
-    print("### E2.6: rebalancing on versus off (c = 4, BF)\n")
-    rows = []
-    for fit in ("gpa:0.1", "gpa:0.05", "gpa:0.01", "gpa:0.001"):
-        on, off = pack(fit), pack(fit, reb=False)
-        gain = (off["q"] - on["q"]) / off["q"] if off["q"] > 0 else 0.0
-        rows.append((fit, off["m_abs"], on["m_abs"], f"{off['q']:.4g}", f"{on['q']:.4g}", f"{gain:+.1%}"))
-    table(["fit", "m_abs off", "m_abs on", "q off", "q on", "(q_off-q_on)/q_off"], rows)
+    n = len(days)
+
+    def ipm(fit, c, **k):
+        return mean([mean(r["items_per_machine"]) for r in res(fit, c, **k)])
+    L = []
+    L += [f"Instances: the {n} PlanetLab days {days[0]}–{days[-1]} ({min(stats['days'][d]['vms'] for d in days)}–"
+          f"{max(stats['days'][d]['vms'] for d in days)} VMs × 288 five-minute samples each; the paper: 50 instances of 1000 "
+          "Google tasks × 10,000 samples). Best Fit with rebalancing unless stated; realisations aligned (the real columns) "
+          f"unless stated; resampled = {R:,} independent draws per VM (seed {SEED}). Cells: mean ± s.d. over the instances "
+          "(min–max). The smallest non-zero q of one instance is 1/(m_abs·288). "
+          f"Verdicts: a q is *reproduced* within a factor {FACTOR:g} of the paper's, *direction only* when it is on the "
+          "paper's side of the reference named in the row but further, else *not reproduced*; rows without a number in "
+          "the paper are marked —.", ""]
+
+    # ---- E2.2
+    L += ["E2.2 — GPA: overflow frequency q against the SLO ρ (paper Fig. 9, c = 1, where it states a number only for "
+          f"ρ = 0.001; packlab at c = 1 and at c = 4, where GPA places {ipm('gpa:0.001', 4.0):.0f}–{ipm('gpa:0.1', 4.0):.0f} "
+          "VMs per machine, the paper's 1000/47 ≈ 21 to 1000/35 ≈ 29 tasks). Verdict: reproduced if |q̄ − ρ|/ρ ≤ 60% "
+          "(the paper's own largest error), direction only if "
+          "q̄ > ρ beyond that (Gaussian tails underestimated, the paper's direction), else not reproduced.", "",
+          "| paper figure | c | ρ | realisations | paper's q | packlab q̄ | (q̄ − ρ)/ρ | m̄_abs | m̄ | verdict |",
+          "|---|---:|---:|---|---:|---:|---:|---:|---:|---|"]
+    for c in (1.0, 4.0):
+        for rho in GPA:
+            for mode in ("aligned", "resampled"):
+                rr = res(f"gpa:{rho}", c, mode=mode)
+                q = mean([r["q"] for r in rr])
+                err = (q - rho) / rho
+                v = "reproduced" if abs(err) <= 0.6 else ("direction only" if err > 0 else "not reproduced")
+                paper = "1.6e−3 (+60%)" if rho == 0.001 else "—"
+                L.append(f"| Fig. 9 | {c:g} | {rho:g} | {mode} | {paper} | {qcell([r['q'] for r in rr])} | {pct(err)} | "
+                         f"{mean([r['m_abs'] for r in rr]):.1f} | {mean([r['m'] for r in rr]):.3f} | {v} |")
+    L.append("")
+
+    # ---- E2.1 conservative estimators and the others
+    PAPER_Q = {"cantelli:1": 3e-4, "cantelli:1.7": 2e-6, "cantelli:4.4": 0.0, "perc:99": 2e-8, "perc:95": 5e-6,
+               "perc:90": 7e-5, "max": 0.0}
+    L += ["E2.1 — every estimator (paper Figs. 7, 8 and §5.2 at c = 1; packlab at c = 1 and 4). Verdict on q̄: reproduced within a factor "
+          f"{FACTOR:g} of the paper's q̄ (or 0 where the paper's q̄ is below one overflow in the instance, "
+          "1/(m_abs·288)); direction only if q̄ is on the conservative side of GPA 0.001's q̄ (fewer overflows than the "
+          "most conservative GPA, as the paper's \"very conservative\") but not within the factor; else not reproduced.", "",
+          "| paper figure | estimator | c | paper's q̄ | packlab q̄ | m̄_abs | m̄ | verdict |",
+          "|---|---|---:|---:|---:|---:|---:|---|"]
+    for c in (1.0, 4.0):
+        qg = mean(qs("gpa:0.001", c))
+        for fit in FITS:
+            rr = res(fit, c)
+            q = mean([r["q"] for r in rr])
+            res_q = max(1.0 / (r["m_abs"] * 288) for r in rr)
+            if fit in PAPER_Q:
+                p = PAPER_Q[fit]
+                if (p == 0 and q == 0) or (p > 0 and (p / FACTOR <= q <= p * FACTOR or (q == 0 and p < res_q))):
+                    v = "reproduced"
+                elif q < qg:
+                    v = "direction only"
+                else:
+                    v = "not reproduced"
+                ptxt = g(p) if p else "0"
+                fig = "§5.2, Fig. 7"
+            else:
+                ptxt, v, fig = "—", "—", "Fig. 8"
+            L.append(f"| {fig} | {fit} | {c:g} | {ptxt} | {qcell([r['q'] for r in rr])} | "
+                     f"{mean([r['m_abs'] for r in rr]):.1f} | {mean([r['m'] for r in rr]):.3f} | {v} |")
+    L.append("")
+
+    # av 1 at the lower bound; GPA vs Cantelli machine ratios; Fig. 8 triples
+    L += ["E2.1 — machines (paper §5.2, §7, c = 1 and 4). av 1: the paper packs 1000 tasks into m̄_abs = 28.0 machines, "
+          "its lower bound Σ means is 27.4 (Table 1: 13.69 per 500 tasks), so m ≈ 1.0; verdict reproduced if m̄ ≤ 1.05. "
+          "GPA vs Cantelli at a 95% SLO: the paper's machine ratio m_abs(Cantelli b)/m_abs(GPA 0.05) is 1.9 (b = 1.7) "
+          "and 3.7 (b = 4.4); reproduced within ±20%, direction only if > 1. Fig. 8 triples: the paper calls "
+          "their (m, q) comparable (no numbers); reproduced if the m̄ agree within 10% and the q̄ within a factor 2, "
+          "direction only if one of the two holds.", "",
+          "| paper figure | comparison | c | paper's number | packlab's number | verdict |", "|---|---|---:|---:|---|---|"]
+    for c in (1.0, 4.0):
+        mm = [r["m"] for r in res("av:1", c)]
+        L.append(f"| §5.2 | av 1: m = m_abs/m_norm | {c:g} | 28.0/27.4 machines | m̄ = {mean(mm):.3f} ± {sd(mm):.3f} "
+                 f"(m̄_abs {mean([r['m_abs'] for r in res('av:1', c)]):.1f}) | "
+                 f"{'reproduced' if mean(mm) <= 1.05 else 'not reproduced'} |")
+        for b, p in (("1.7", 1.9), ("4.4", 3.7)):
+            ratios = [a["m_abs"] / b_["m_abs"] for a, b_ in zip(res(f"cantelli:{b}", c), res("gpa:0.05", c))]
+            r_ = mean(ratios)
+            v = "reproduced" if abs(r_ - p) / p <= 0.2 else ("direction only" if r_ > 1 else "not reproduced")
+            L.append(f"| §7 | m_abs(Cantelli {b}) / m_abs(GPA 0.05) | {c:g} | {p} | {r_:.2f} ± {sd(ratios):.2f} | {v} |")
+        for triple in (("perc:70", "av:1.25", "gpa:0.1"), ("perc:90", "av:2", "gpa:0.001")):
+            ms = [mean([r["m"] for r in res(f, c)]) for f in triple]
+            qq = [mean(qs(f, c)) for f in triple]
+            m_ok = max(ms) / min(ms) <= 1.1
+            q_ok = min(qq) > 0 and max(qq) / min(qq) <= 2
+            v = "reproduced" if m_ok and q_ok else ("direction only" if m_ok or q_ok else "not reproduced")
+            cells = "; ".join(f"{f} m̄ {m:.3f}, q̄ {g(q)}" for f, m, q in zip(triple, ms, qq))
+            L.append(f"| Fig. 8 | {' ≈ '.join(triple)} | {c:g} | comparable (m, q) | {cells} | {v} |")
+    L.append("")
+
+    # FF vs BF
+    L += ["E2.1 — First Fit vs Best Fit (paper §5.2: m_abs differs by at most 1, mean q by less than 1%). Verdict: "
+          "reproduced if every instance's |Δm_abs| ≤ 1 and |q̄_BF − q̄_FF| < 1% of q̄_FF (or both 0), direction only "
+          "if one of the two holds.", "",
+          "| paper figure | estimator | c | paper's number | max \\|Δm_abs\\| | q̄ FF | q̄ BF | (q̄_BF − q̄_FF)/q̄_FF | verdict |",
+          "|---|---|---:|---|---:|---:|---:|---:|---|"]
+    for c in (1.0, 4.0):
+        for fit in FITS:
+            ff, bf = res(fit, c, rule="ff"), res(fit, c)
+            dm = max(abs(a["m_abs"] - b["m_abs"]) for a, b in zip(ff, bf))
+            qf, qb = mean([r["q"] for r in ff]), mean([r["q"] for r in bf])
+            rel = (qb - qf) / qf if qf > 0 else (0.0 if qb == 0 else math.inf)
+            ok_m, ok_q = dm <= 1, abs(rel) < 0.01
+            v = "reproduced" if ok_m and ok_q else ("direction only" if ok_m or ok_q else "not reproduced")
+            L.append(f"| §5.2 | {fit} | {c:g} | ≤ 1 machine, < 1% | {dm} | {g(qf)} | {g(qb)} | {pct(rel) if qf > 0 else '—'} | {v} |")
+    L.append("")
+
+    # ---- E2.4 c sweep
+    L += ["E2.4 — q̄ across machine capacity c, with and without rebalancing (paper Fig. 11, c ∈ {0.5, 0.8, 1, 2, 5}; "
+          "no numbers stated: GPA's q is stable across c, av's is not). Cells: q̄ ± s.d. over the instances [mean VMs "
+          "per machine]. Verdict per pair and rebalancing: spread = max q̄ / min q̄ over c; reproduced if GPA's spread is "
+          "smaller than av's and at most 3, direction only if smaller but above 3, else not reproduced.", ""]
+    for reb in (True, False):
+        head = "| c | " + " | ".join(f"{f}" for p in PAIRS for f in p) + " |"
+        L += [f"Rebalancing {'on' if reb else 'off'}:", "", head, "|---:|" + "---:|" * 4]
+        for c in CS:
+            cells = []
+            for p in PAIRS:
+                for f in p:
+                    rr = res(f, c, reb=reb)
+                    vpm = mean([mean(r["items_per_machine"]) for r in rr])
+                    xs = [r["q"] for r in rr]
+                    cells.append(f"{g(mean(xs))} ± {g(sd(xs))} [{vpm:.1f}]")
+            L.append(f"| {c:g} | " + " | ".join(cells) + " |")
+        L += ["", "| paper figure | pair | paper's number | GPA spread | av spread | verdict |", "|---|---|---|---:|---:|---|"]
+        for p in PAIRS:
+            spreads = []
+            for f in p:
+                xs = [mean(qs(f, c, reb=reb)) for c in CS]
+                spreads.append(max(xs) / min(xs) if min(xs) > 0 else math.inf)
+            v = ("reproduced" if spreads[0] < spreads[1] and spreads[0] <= 3 else
+                 "direction only" if spreads[0] < spreads[1] else "not reproduced")
+            sp = ["∞ (q̄ = 0 at some c)" if math.isinf(s) else f"{s:.1f}" for s in spreads]
+            L.append(f"| Fig. 11{'a/c' if reb else 'b/d'} | {p[0]} vs {p[1]} | GPA stable, av not (—) | {sp[0]} | {sp[1]} | {v} |")
+        L.append("")
+
+    # ---- E2.5 clairvoyance
+    L += ["E2.5 — clairvoyance ℓ: statistics from the first ⌊ℓ·R⌋ realisations, q on the rest (paper Fig. 12, c = 1: "
+          "100 observations reach the fully clairvoyant q). Aligned: R = 288, the first part of the day (100 observations "
+          f"at ℓ = 0.35); resampled: R = {R:,} i.i.d. draws from each VM's day (100 observations at ℓ = 0.01, the "
+          "paper's grid). Verdict: reproduced if q̄ at 100 observations is at most 1.5 × q̄ at ℓ = 1 (or both below one "
+          "overflow per instance), direction only if at most 3 ×, else not reproduced.", ""]
+    for mode, ells in ELL.items():
+        L += [f"{mode.capitalize()}:", "", "| ℓ | observations | " + " | ".join(E25FITS) + " |", "|---:|---:|" + "---:|" * len(E25FITS)]
+        for ell in ells:
+            obs = math.floor(ell * (288 if mode == "aligned" else R)) if ell < 1 else (288 if mode == "aligned" else R)
+            L.append(f"| {ell:g} | {obs} | " + " | ".join(f"{g(mean(qs(f, 1.0, ell=ell, mode=mode)))} ± {g(sd(qs(f, 1.0, ell=ell, mode=mode)))}"
+                                                         for f in E25FITS) + " |")
+        L.append("")
+    L += ["| paper figure | realisations | estimator | paper's number | q̄ at 100 observations | q̄ at ℓ = 1 | verdict |",
+          "|---|---|---|---|---:|---:|---|"]
+    for mode, e100 in (("aligned", 0.35), ("resampled", 0.01)):
+        for f in E25FITS:
+            a, b = mean(qs(f, 1.0, ell=e100, mode=mode)), mean(qs(f, 1.0, mode=mode))
+            tiny = 1.0 / (mean([r["m_abs"] for r in res(f, 1.0, mode=mode)]) * 288 * n)
+            if a <= max(1.5 * b, tiny):
+                v = "reproduced"
+            elif a <= 3 * b:
+                v = "direction only"
+            else:
+                v = "not reproduced"
+            L.append(f"| Fig. 12 | {mode} | {f} | similar q (—) | {g(a)} | {g(b)} | {v} |")
+    L.append("")
+
+    # ---- E2.6 rebalancing
+    L += ["E2.6 — rebalancing (paper Fig. 13: mean relative decrease of q about 7% for av and GPA; median m_abs 35 "
+          "(GPA 0.1) to 47 (GPA 0.001), a ratio 1.34). Decrease = (q_off − q_on)/q_off per instance, averaged over the "
+          "instances with q_off > 0. Verdict: reproduced within a factor 2 of 7%, direction only if > 0, else not "
+          "reproduced; the m_abs ratio reproduced within ±10%.", "",
+          "| paper figure | estimator | c | paper's number | q̄ off | q̄ on | mean decrease | m̄_abs off / on | verdict |",
+          "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    allgain = {1.0: [], 4.0: []}
+    for c in (1.0, 4.0):
+        for fit in ["gpa:0.1", "gpa:0.05", "gpa:0.01", "gpa:0.001", "av:1", "av:1.25", "av:2"]:
+            off, on = res(fit, c, reb=False), res(fit, c)
+            gains = [(a["q"] - b["q"]) / a["q"] for a, b in zip(off, on) if a["q"] > 0]
+            allgain[c] += gains
+            gm = mean(gains) if gains else None
+            v = "—" if gm is None else ("reproduced" if 0.035 <= gm <= 0.14 else "direction only" if gm > 0 else "not reproduced")
+            L.append(f"| Fig. 13 | {fit} | {c:g} | ≈ 7% (all) | {g(mean([r['q'] for r in off]))} | {g(mean([r['q'] for r in on]))} | "
+                     f"{'—' if gm is None else f'{gm:+.1%}'} | {mean([r['m_abs'] for r in off]):.1f} / {mean([r['m_abs'] for r in on]):.1f} | {v} |")
+    for c in (1.0, 4.0):
+        gm = mean(allgain[c])
+        v = "reproduced" if 0.035 <= gm <= 0.14 else "direction only" if gm > 0 else "not reproduced"
+        L.append(f"| Fig. 13 | all GPA and av above | {c:g} | ≈ 7% | | | {gm:+.1%} | | {v} |")
+        m1 = statistics.median([r["m_abs"] for r in res("gpa:0.1", c)])
+        m2 = statistics.median([r["m_abs"] for r in res("gpa:0.001", c)])
+        v = "reproduced" if abs(m2 / m1 - 47 / 35) / (47 / 35) <= 0.1 else "not reproduced"
+        L.append(f"| §5.6 | median m_abs GPA 0.1 → GPA 0.001 | {c:g} | 35 → 47 (×1.34) | | | | {m1:g} → {m2:g} (×{m2 / m1:.2f}) | {v} |")
+    L.append("")
+
+    # ---- E2.3 Azure
+    ai = [f"azure-day{i['day']:02d}" for i in azure]
+
+    def ares(fit, kind):
+        return [CACHE[(a, i["files"][kind]["path"], fit, 1.0, "bf", True, 0.5, "aligned", "wide")]["result"]
+                for a, i in zip(ai, azure)]
+
+    L += [f"E2.3 — statistics from 5-minute averages vs from finer usage (paper Fig. 10, c = 1: with averages Cantelli's "
+          "q is about 10× and GPA's 2–3× higher, av's similar; max with averages 5e−5). PlanetLab has only averages, so "
+          f"this runs on the Azure 2019 readings of 20 VMs, which carry each interval's average and maximum: {len(azure)} "
+          "one-day instances; statistics from the day's averages or from its maxima, q evaluated on the maxima (the total "
+          "of the maxima bounds the total at any instant, so this q is an upper bound of the instantaneous one). "
+          "Verdict on the ratio q̄_avg/q̄_max: reproduced within a factor 2 of the paper's ratio, direction only if > 1 "
+          "(averages worse), else not reproduced; av: reproduced if within 0.5–2.", "",
+          "| paper figure | estimator | paper's number | q̄ stats from max | q̄ stats from avg | ratio avg/max | m̄_abs max / avg | verdict |",
+          "|---|---|---|---:|---:|---:|---:|---|"]
+    PAPER_E23 = {"cantelli": ("≈ 10×", 10.0), "gpa": ("2–3×", 2.5), "av": ("≈ 1×", 1.0)}
+    for fit in E23FITS:
+        a, b = ares(fit, "max-max"), ares(fit, "avg-max")
+        qa, qb = mean([r["q"] for r in a]), mean([r["q"] for r in b])
+        fam = fit.split(":")[0]
+        ratio = qb / qa if qa > 0 else (math.inf if qb > 0 else None)
+        rtxt = "—" if ratio is None else ("∞" if math.isinf(ratio) else f"{ratio:.2f}")
+        if fam in PAPER_E23 and not (fit == "cantelli:4.4"):
+            ptxt, pr = PAPER_E23[fam]
+            if ratio is None:
+                v = "not reproduced (q = 0 both)"
+            elif fam == "av":
+                v = "reproduced" if 0.5 <= ratio <= 2 else "not reproduced"
+            else:
+                v = ("reproduced" if pr / 2 <= ratio <= pr * 2 else "direction only" if ratio > 1 else "not reproduced")
+        elif fit == "cantelli:4.4":
+            ptxt = "q̄ = 0 on both"
+            v = "reproduced" if qa == 0 and qb == 0 else "not reproduced"
+        elif fit == "max":
+            ptxt = "avg: 5e−5; inst: 0"
+            v = "direction only" if qb > qa else "not reproduced"
+            if qa == 0 and 5e-5 / FACTOR <= qb <= 5e-5 * FACTOR:
+                v = "reproduced"
+        else:
+            ptxt, v = "—", "—"
+        L.append(f"| Fig. 10 | {fit} | {ptxt} | {g(qa)} | {g(qb)} | {rtxt} | {mean([r['m_abs'] for r in a]):.1f} / "
+                 f"{mean([r['m_abs'] for r in b]):.1f} | {v} |")
+    L.append("")
+
+    # ---- explanations, every figure from the runs above and trace-stats.json
+    st = stats["days"]
+    sk = [st[d]["median_skewness"] for d in days]
+    ku = [st[d]["median_excess_kurtosis"] for d in days]
+    cv = [st[d]["median_cv"] for d in days]
+    mu = [st[d]["mean_usage"] for d in days]
+    o5 = [st[d]["share_vms_max_over_0.5"] for d in days]
+    gr = stats["groups"]
+
+    def ex(nn, kind, rho):
+        return gr[f"N={nn} {kind} rho={rho}"]["mean_exceedance"]
+
+    qa05, qa1, qa4 = (mean(qs("gpa:0.001", c)) for c in (0.5, 1.0, 4.0))
+    qr1, qr4 = mean(qs("gpa:0.001", 1.0, mode="resampled")), mean(qs("gpa:0.001", 4.0, mode="resampled"))
+    L += ["Gaussian quantile check (paper §3.3, Fig. 6, on the PlanetLab days; `results/002/trace-stats.json`): share "
+          "of a day's 288 samples in which the total of N random VMs of that day exceeds the Gaussian quantile "
+          "μ + z₁₋ρ·σ that GPA uses (μ, σ² = sums of the VMs' means and variances), mean over 100 random groups per N "
+          "and day; shuffled = each VM's samples permuted independently (no cross-VM correlation, same marginals). "
+          "A Gaussian sum would give ρ.", "",
+          "| N | ρ = 0.01, aligned | ρ = 0.01, shuffled | ρ = 0.001, aligned | ρ = 0.001, shuffled |",
+          "|---:|---:|---:|---:|---:|"]
+    for nn in (4, 8, 30, 100):
+        L.append(f"| {nn} | " + " | ".join(g(ex(nn, k, rho)) for rho in (0.01, 0.001) for k in ("aligned", "shuffled")) + " |")
+    L.append("")
+    def spread(xs):
+        return max(xs) / min(xs) if min(xs) > 0 else math.inf
+
+    def fx(x, d=1):
+        return "∞" if math.isinf(x) else f"{x:.{d}f}"
+
+
+    qg01_on = [mean(qs("gpa:0.1", c)) for c in CS]
+    qg01_off = [mean(qs("gpa:0.1", c, reb=False)) for c in CS]
+    big = [c for c in CS if c >= 1]
+    g001_big = [mean(qs("gpa:0.001", c)) for c in big]
+    rat = [i["sum_max_over_sum_avg"] for i in azure]
+    corr = max(abs(a - b) / b for a, b in ((qr1, qa1), (qr4, qa4)))
+    s01, s125 = spread(qg01_on), spread([mean(qs('av:1.25', c)) for c in CS])
+    av_r = [mean([r["q"] for r in ares(f, "avg-max")]) / mean([r["q"] for r in ares(f, "max-max")]) for f in ("av:1", "av:2")]
+    gpa_r = [mean([r["q"] for r in ares(f, "avg-max")]) / mean([r["q"] for r in ares(f, "max-max")]) for f in ("gpa:0.1", "gpa:0.001")]
+    L += ["Reading the gaps (every figure from `results/002/runs.json`, `results/002/trace-stats.json` and "
+          "`results/002/e23-azure.json`):", "",
+          f"- Few VMs per machine (E2.2, E2.1). GPA 0.001 places {ipm('gpa:0.001', 0.5):.1f} VMs per machine at "
+          f"c = 0.5, {ipm('gpa:0.001', 1.0):.1f} at c = 1 and {ipm('gpa:0.001', 4.0):.1f} at c = 4 (a PlanetLab VM uses "
+          f"{min(mu):.3f}–{max(mu):.3f} of a VM on average, per day), and its q̄ falls with it: {g(qa05)}, {g(qa1)}, "
+          f"{g(qa4)}. The paper's machines hold 1000/47 ≈ 21 to 1000/35 ≈ 29 tasks (its median m_abs), the regime "
+          f"of c = 4 here. The conservative estimators show the same: perc 99 gives q̄ "
+          f"{g(mean(qs('perc:99', 1.0)))} with {ipm('perc:99', 1.0):.1f} VMs per machine at c = 1 and "
+          f"{g(mean(qs('perc:99', 4.0)))} with {ipm('perc:99', 4.0):.1f} at c = 4; Cantelli 1.7 "
+          f"{g(mean(qs('cantelli:1.7', 1.0)))} and {g(mean(qs('cantelli:1.7', 4.0)))}. A sum of per-VM percentiles or "
+          "of μ + bσ is only far above the percentile of the sum when a machine holds many VMs.",
+          f"- Skewed, bursty VMs (E2.2). Per day, the median VM's usage has skewness {min(sk):.2f}–{max(sk):.2f}, "
+          f"excess kurtosis {min(ku):.1f}–{max(ku):.1f} and a coefficient of variation {min(cv):.2f}–{max(cv):.2f}; "
+          f"{min(o5):.1%}–{max(o5):.1%} of the VMs exceed 0.5 of a VM at least once in the day, so at c = 0.5 one VM "
+          "alone overflows its machine, which no estimator built from μ and σ anticipates (the paper does not state its "
+          "tasks' skewness; its s.d. trend line 0.015 + 0.36·mean gives a coefficient of variation of 0.91 at its mean "
+          f"task size 0.0274). Even without cross-VM correlation the Gaussian 99.9% quantile of a sum of 30 VMs is "
+          f"exceeded {ex(30, 'shuffled', 0.001) / 0.001:.1f} times as often as it should be (table above), close to "
+          f"GPA 0.001's resampled q̄ at c = 4 ({g(qr4)}, {ipm('gpa:0.001', 4.0, mode='resampled'):.1f} VMs per machine); "
+          f"the paper reports +60% for its tasks.",
+          f"- Cross-VM correlation (E2.2, E2.4). At the packings' sizes it moves q̄ by at most {corr:.0%}: resampled (independent) "
+          f"realisations give GPA 0.001 q̄ {g(qr1)} against {g(qa1)} aligned at c = 1 and {g(qr4)} against {g(qa4)} at "
+          f"c = 4. In larger groups it keeps the tail heavy: the 99.9% quantile of 100 VMs is exceeded in "
+          f"{g(ex(100, 'aligned', 0.001))} of the samples with the real columns and {g(ex(100, 'shuffled', 0.001))} "
+          f"shuffled, and GPA 0.001's q̄ at c = 4, 8, 16 is {', '.join(g(mean(qs('gpa:0.001', c))) for c in (4.0, 8.0, 16.0))} "
+          f"while the VMs per machine grow from {ipm('gpa:0.001', 4.0):.0f} to {ipm('gpa:0.001', 16.0):.0f}.",
+          f"- Capacity (E2.4). GPA 0.1's q̄ stays within a factor {fx(s01)} over c = {CS[0]:g}–{CS[-1]:g} "
+          f"while av 1.25's spans a factor {fx(s125, 0)}{', as the paper says' if s01 < s125 else ''}. "
+          f"GPA 0.001 varies by a factor {fx(spread(g001_big))} over c = 1–{CS[-1]:g} and by {fx(spread([mean(qs('gpa:0.001', c)) for c in CS]))} "
+          f"with c < 1, where single VMs overflow (second bullet). Without rebalancing GPA 0.1's q̄ grows with c ({g(qg01_off[CS.index(1.0)])} "
+          f"at c = 1, {g(qg01_off[-1])} at c = {CS[-1]:g}; with it {g(qg01_on[CS.index(1.0)])} and {g(qg01_on[-1])}): the "
+          "paper's explanation, the last machine absorbs more when it is larger.",
+          f"- Rebalancing (E2.6) can only move load into the last machine, 1/m_abs of the capacity: "
+          f"1/{mean([r['m_abs'] for r in res('gpa:0.1', 1.0)]):.0f} at c = 1 (mean decrease {mean(allgain[1.0]):+.1%}) "
+          f"against 1/{mean([r['m_abs'] for r in res('gpa:0.1', 4.0)]):.0f} at c = 4 ({mean(allgain[4.0]):+.1%}) and the "
+          "paper's 1/35–1/47.",
+          f"- Clairvoyance (E2.5). 100 i.i.d. draws from each VM's day (resampled, ℓ = 0.01) give GPA 0.001 q̄ "
+          f"{g(mean(qs('gpa:0.001', 1.0, ell=0.01, mode='resampled')))} against {g(mean(qs('gpa:0.001', 1.0, mode='resampled')))} "
+          f"with all 10,000, as the paper finds; the first 100 five-minute samples of the day (aligned, ℓ = 0.35, "
+          f"the first {0.35 * 24:.1f} h) give {g(mean(qs('gpa:0.001', 1.0, ell=0.35)))} on the rest of the day against "
+          f"{g(qa1)} with the whole day: the day is not stationary, and 100 consecutive samples see only part of it.",
+          f"- Averages vs finer usage (E2.3). PlanetLab values are 5-minute averages for the statistics and for q "
+          f"alike (the paper builds and judges on 1-second samples). The Azure maxima are no stand-in for "
+          f"instantaneous samples: per day the VMs' maxima sum to {min(rat):.2f}–{max(rat):.2f} times their averages, "
+          "while the paper's inst and avg means agree (its Fig. 1), so statistics from averages underestimate even "
+          f"the mean of what q is judged on, and av, which the paper finds insensitive, degrades too (q̄ ratio avg/max "
+          f"{av_r[0]:.1f} for av 1 and {av_r[1]:.1f} for av 2, against {gpa_r[0]:.1f} for GPA 0.1 and {gpa_r[1]:.1f} for GPA 0.001). The "
+          f"instances are also small (20 VMs, {mean([r['m_abs'] for r in ares('gpa:0.001', 'max-max')]):.1f} machines "
+          "for GPA 0.001). E2.3 as the paper ran it needs instantaneous samples, which neither data set has.",
+          ""]
+    L.append(f"Wall time {wall:.0f} s ({len(RUNS)} CLI runs {wall_runs:.0f} s, trace statistics the rest) for "
+             f"`python3 scripts/seed002_findings.py`.")
+    md = "\n".join(L) + "\n"
+    with open(os.path.join(ROOT, OUT, "tables.md"), "w") as f:
+        f.write(md)
+    print(md)
 
 
 if __name__ == "__main__":
