@@ -1411,16 +1411,47 @@ mod tests {
         let p = trained_policy();
         assert_eq!(p.check_dims(&p.dims), Ok(()));
         for (field, change) in [
-            ("n_agents", Dims { n_agents: 3, ..p.dims }),
-            ("n_actions", Dims { n_actions: 4, ..p.dims }),
-            ("agent_obs_len", Dims { agent_obs_len: 25, ..p.dims }),
-            ("cluster_obs_len", Dims { cluster_obs_len: 7, ..p.dims }),
+            (
+                "n_agents",
+                Dims {
+                    n_agents: 3,
+                    ..p.dims
+                },
+            ),
+            (
+                "n_actions",
+                Dims {
+                    n_actions: 4,
+                    ..p.dims
+                },
+            ),
+            (
+                "agent_obs_len",
+                Dims {
+                    agent_obs_len: 25,
+                    ..p.dims
+                },
+            ),
+            (
+                "cluster_obs_len",
+                Dims {
+                    cluster_obs_len: 7,
+                    ..p.dims
+                },
+            ),
         ] {
             let err = p.check_dims(&change).unwrap_err();
-            assert!(err.starts_with(&format!("dims.{field}: the policy is for ")), "{err}");
+            assert!(
+                err.starts_with(&format!("dims.{field}: the policy is for ")),
+                "{err}"
+            );
         }
         assert_eq!(
-            p.check_dims(&Dims { n_agents: 3, ..p.dims }).unwrap_err(),
+            p.check_dims(&Dims {
+                n_agents: 3,
+                ..p.dims
+            })
+            .unwrap_err(),
             "dims.n_agents: the policy is for 2, this scenario needs 3"
         );
     }
@@ -1443,7 +1474,10 @@ mod tests {
         assert!(err.contains("agents[0].sizes: layer sizes"), "{err}");
         v["agents"][0]["sizes"] = serde_json::json!(vec![8; 17]);
         let err = TrainedPolicy::from_json(v.to_string().as_bytes()).unwrap_err();
-        assert!(err.contains("agents[0].sizes: a network needs 2 to 16 layer sizes"), "{err}");
+        assert!(
+            err.contains("agents[0].sizes: a network needs 2 to 16 layer sizes"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -893,7 +893,10 @@ mod tests {
         // a 60 KB value, a 60 KB non-object, 1,000 extra keys: each message stays under 1,000 characters
         let long = format!(r#"{{"pms":"{}","preset":"E1.1"}}"#, "x".repeat(60_000));
         let m = fingerprint_difference(&long, here);
-        assert!(m.starts_with(r#"pms: "xxx"#) && m.contains("… in the file, 20 here"), "{m}");
+        assert!(
+            m.starts_with(r#"pms: "xxx"#) && m.contains("… in the file, 20 here"),
+            "{m}"
+        );
         assert!(m.len() < 1000, "{} bytes", m.len());
         let m = fingerprint_difference(&"y".repeat(60_000), here);
         assert!(m.starts_with("trained for yyy") && m.len() < 1000, "{m}");
