@@ -25,7 +25,13 @@ pub const TARGETS: &[&str] = &[
     "usage_readers",
     "model_files",
     "swim",
+    "policy_file",
 ];
+
+/// The scenario the `policy_file` target loads its input into: the oversubscription model with one policy,
+/// the trained-policy file `policy.json` (what `packlab oversub-train --preset E1.1 --pms 20 --seed 1` writes
+/// fits it), evaluated on one episode.
+pub const POLICY_FILE_SCENARIO: &str = r#"{"model":"oversub","seed":1,"oversub":{"preset":"E1.1","pms":20,"policies":["c2marl:policy.json"],"eval_episodes":1}}"#;
 
 /// Splits `data` on NUL bytes into at most `names.len()` files (the last part keeps any further NULs); part
 /// k is called `names[k]`. Empty parts are kept (an empty file is an input too).
@@ -228,6 +234,42 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
             )
             .map(|_| ())
             .map_err(|e| e.to_string())
+        }
+        "policy_file" => {
+            // as an import on the page: the run is planned with the file (loaded, checked, matched against
+            // the scenario), evaluated, and the loaded policy exported again
+            let sc = Scenario::from_json(POLICY_FILE_SCENARIO).expect("oversub scenario");
+            let files = one("policy.json", data);
+            let inputs = crate::models::Inputs {
+                files: &files,
+                browser: true,
+                ..Default::default()
+            };
+            match crate::models::start(&sc, &inputs) {
+                Err(e) => Err(e.to_string()),
+                Ok(mut run) => {
+                    crate::experiment::drive(&mut run, &mut |_, _| true)
+                        .unwrap_or_else(|e| panic!("a loaded policy's evaluation failed: {e}"));
+                    let rep = run
+                        .report(serde_json::value::Serializer)
+                        .expect("a finished run has a report")
+                        .expect("a report serializes");
+                    assert_eq!(rep["rows"].as_array().map(Vec::len), Some(1));
+                    let mut out = Vec::new();
+                    run.query(
+                        "policy",
+                        &serde_json::json!({ "row": 0 }),
+                        &mut serde_json::Serializer::new(&mut out),
+                    )
+                    .expect("the loaded policy exports");
+                    let a = crate::models::oversub::c2marl::TrainedPolicy::from_json(data)
+                        .expect("it loaded");
+                    let b = crate::models::oversub::c2marl::TrainedPolicy::from_json(&out)
+                        .expect("an exported policy loads");
+                    assert!(a == b, "the exported policy differs from the loaded one");
+                    Ok(())
+                }
+            }
         }
         _ => return None,
     })

@@ -30,6 +30,7 @@ fn located(target: &str, message: &str) -> bool {
         "alibaba_gpu" => &["openb"],
         "swim" => &["jobs.tsv"],
         "usage_readers" => &["vms"],
+        "policy_file" => &["oversub.policies: policy.json: "],
         _ => return false,
     };
     names.iter().any(|n| message.starts_with(n))
@@ -152,4 +153,49 @@ fn one_mebibyte_inputs_are_read_within_a_second() {
         }
     }
     eprintln!("slowest: {} in {:?}", slowest.1, slowest.0);
+}
+
+/// The saved `policy_file` inputs (hand-made from a real `oversub-train` file, and what the fuzzer found)
+/// give the error that names the field, or the line and column, as the user sees it on import.
+#[test]
+fn policy_file_findings_name_the_field() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions/policy_file");
+    let want: &[(&str, &str)] = &[
+        (
+            "truncated.json",
+            "oversub.policies: policy.json: policy file: EOF while parsing a list at line 1 column 6000",
+        ),
+        (
+            "fewer-agents-than-subscribers.json",
+            "oversub.policies: policy.json: dims.n_agents: the policy is for 2, this scenario needs 12",
+        ),
+        (
+            "fewer-actions.json",
+            "oversub.policies: policy.json: dims.n_actions: the policy is for 3, this scenario needs 6",
+        ),
+        (
+            "shorter-observations.json",
+            "oversub.policies: policy.json: dims.agent_obs_len: the policy is for 25, this scenario needs 31",
+        ),
+        (
+            "huge-layer-sizes.json",
+            "oversub.policies: policy.json: policy file: agents[0].sizes: layer sizes [31, 4000000000, 4000000000, 6] give more than 1000000 parameters",
+        ),
+        (
+            "other-scenario.json",
+            "oversub.policies: policy.json: the policy was trained for another scenario (pms: 21 in the file, 20 here)",
+        ),
+    ];
+    for (file, message) in want {
+        let data = std::fs::read(dir.join(file)).unwrap();
+        let got = run("policy_file", &data).unwrap().unwrap_err();
+        assert!(got.starts_with(message), "{file}: {got}");
+    }
+    let data = std::fs::read(dir.join("long-foreign-fingerprint.json")).unwrap();
+    let got = run("policy_file", &data).unwrap().unwrap_err();
+    assert!(
+        got.starts_with("oversub.policies: policy.json: the policy was trained for another scenario (trained for zzz")
+            && got.len() < 600,
+        "{got}"
+    );
 }

@@ -936,6 +936,26 @@ impl TrainedPolicy {
         Ok(())
     }
 
+    /// Checks that the policy's shapes are those of the environment it is to act in (`want`, e.g.
+    /// `Dims::of(env)`): a file can be well formed and still be for other shapes, and acting with it would
+    /// index past its networks. Errors name the field (`dims.<field>`) with both values.
+    pub fn check_dims(&self, want: &Dims) -> Result<(), String> {
+        let d = &self.dims;
+        for (field, got, need) in [
+            ("n_agents", d.n_agents, want.n_agents),
+            ("n_actions", d.n_actions, want.n_actions),
+            ("agent_obs_len", d.agent_obs_len, want.agent_obs_len),
+            ("cluster_obs_len", d.cluster_obs_len, want.cluster_obs_len),
+        ] {
+            if got != need {
+                return Err(format!(
+                    "dims.{field}: the policy is for {got}, this scenario needs {need}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Reads a policy file (JSON, at most [`MAX_POLICY_BYTES`]). Errors name the offending field, or the
     /// line and column of a syntax error.
     pub fn from_json(bytes: &[u8]) -> Result<TrainedPolicy, String> {
@@ -1384,6 +1404,80 @@ mod tests {
         let mut bad = p;
         bad.log[1].mean_loss = f64::INFINITY;
         assert_eq!(bad.to_json().unwrap_err(), "log[1].mean_loss: not finite");
+    }
+
+    #[test]
+    fn policies_for_other_shapes_are_refused_naming_the_field() {
+        let p = trained_policy();
+        assert_eq!(p.check_dims(&p.dims), Ok(()));
+        for (field, change) in [
+            (
+                "n_agents",
+                Dims {
+                    n_agents: 3,
+                    ..p.dims
+                },
+            ),
+            (
+                "n_actions",
+                Dims {
+                    n_actions: 4,
+                    ..p.dims
+                },
+            ),
+            (
+                "agent_obs_len",
+                Dims {
+                    agent_obs_len: 25,
+                    ..p.dims
+                },
+            ),
+            (
+                "cluster_obs_len",
+                Dims {
+                    cluster_obs_len: 7,
+                    ..p.dims
+                },
+            ),
+        ] {
+            let err = p.check_dims(&change).unwrap_err();
+            assert!(
+                err.starts_with(&format!("dims.{field}: the policy is for ")),
+                "{err}"
+            );
+        }
+        assert_eq!(
+            p.check_dims(&Dims {
+                n_agents: 3,
+                ..p.dims
+            })
+            .unwrap_err(),
+            "dims.n_agents: the policy is for 2, this scenario needs 3"
+        );
+    }
+
+    /// A hostile file declaring huge layers is refused by the declared sizes, before anything of that size
+    /// is allocated (the parameter count is checked with overflow-checked arithmetic first).
+    #[test]
+    fn huge_declared_layer_sizes_are_refused_before_allocating() {
+        let p = trained_policy();
+        let mut v: serde_json::Value = serde_json::from_str(&p.to_json().unwrap()).unwrap();
+        v["config"]["hidden"] = serde_json::json!([4_000_000_000u64, 4_000_000_000u64]);
+        v["agents"][0]["sizes"] = serde_json::json!([24, 4_000_000_000u64, 4_000_000_000u64, 3]);
+        let err = TrainedPolicy::from_json(v.to_string().as_bytes()).unwrap_err();
+        assert!(
+            err.contains("agents[0].sizes: layer sizes [24, 4000000000, 4000000000, 3] give more than 1000000 parameters"),
+            "{err}"
+        );
+        v["agents"][0]["sizes"] = serde_json::json!([24, usize::MAX, 3]);
+        let err = TrainedPolicy::from_json(v.to_string().as_bytes()).unwrap_err();
+        assert!(err.contains("agents[0].sizes: layer sizes"), "{err}");
+        v["agents"][0]["sizes"] = serde_json::json!(vec![8; 17]);
+        let err = TrainedPolicy::from_json(v.to_string().as_bytes()).unwrap_err();
+        assert!(
+            err.contains("agents[0].sizes: a network needs 2 to 16 layer sizes"),
+            "{err}"
+        );
     }
 
     #[test]
