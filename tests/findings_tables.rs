@@ -102,7 +102,10 @@ fn readme_includes_the_stored_seed_002_tables_verbatim() {
         let cmd = r["command"].as_str().unwrap();
         assert!(cmd.starts_with("target/release/packlab pack "), "{cmd}");
         assert_eq!(flag(cmd, "--seed").unwrap(), r["seed"].to_string(), "{cmd}");
-        assert!(r["engine"]["version"].as_str().unwrap().starts_with("packlab "));
+        assert!(r["engine"]["version"]
+            .as_str()
+            .unwrap()
+            .starts_with("packlab "));
         assert!(!r["engine"]["git"].as_str().unwrap().is_empty());
         assert!(r["result"]["q"].as_f64().unwrap() >= 0.0);
     }
@@ -123,7 +126,8 @@ fn stored_seed_002_runs_agree_with_the_independent_reference() {
                 && flag(cmd, "--mode") == Some("aligned")
                 && flag(cmd, "--fit") == p["fit"].as_str()
                 && flag(cmd, "--rule") == p["rule"].as_str()
-                && flag(cmd, "--capacity").unwrap().parse::<f64>().unwrap() == p["capacity"].as_f64().unwrap()
+                && flag(cmd, "--capacity").unwrap().parse::<f64>().unwrap()
+                    == p["capacity"].as_f64().unwrap()
                 && flag(cmd, "--clairvoyance").unwrap().parse::<f64>().unwrap()
                     == p["clairvoyance"].as_f64().unwrap()
                 && cmd.contains("--no-rebalance") != p["rebalance"].as_bool().unwrap()
@@ -132,10 +136,17 @@ fn stored_seed_002_runs_agree_with_the_independent_reference() {
             matched += 1;
             assert_eq!(r["result"]["m_abs"], p["m_abs"], "{}", r["command"]);
             let (a, b) = (r["result"]["q"].as_f64().unwrap(), p["q"].as_f64().unwrap());
-            assert!((a - b).abs() < 1e-12, "{}: q {a} vs reference {b}", r["command"]);
+            assert!(
+                (a - b).abs() < 1e-12,
+                "{}: q {a} vs reference {b}",
+                r["command"]
+            );
         }
     }
-    assert!(matched >= 5, "only {matched} stored runs share a configuration with the reference");
+    assert!(
+        matched >= 5,
+        "only {matched} stored runs share a configuration with the reference"
+    );
     eprintln!("{matched} stored seed 002 runs match the independent reference");
 }
 
@@ -159,7 +170,10 @@ fn stored_seed_002_runs_are_current() {
         assert!(out.status.success(), "{cmd}");
         let now: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(now["m_abs"], r["result"]["m_abs"], "{cmd}");
-        assert_eq!(now["q"], r["result"]["q"], "{cmd}: re-run python3 scripts/seed002_findings.py");
+        assert_eq!(
+            now["q"], r["result"]["q"],
+            "{cmd}: re-run python3 scripts/seed002_findings.py"
+        );
         checked += 1;
     }
     eprintln!("{checked} stored seed 002 runs re-run");
