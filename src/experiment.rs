@@ -218,6 +218,18 @@ pub fn map_parallel<T: Sync, R: Send>(
     }
 }
 
+/// The index argument `key` of a run operation ([`Experiment::query`]): a non-negative integer, 0 when absent
+/// or null. Errors: any other value, naming `key`.
+pub fn index_arg(args: &serde_json::Value, key: &str) -> Result<usize, RunError> {
+    match args.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(0),
+        Some(v) => v
+            .as_u64()
+            .and_then(|x| usize::try_from(x).ok())
+            .ok_or_else(|| RunError::field(key, "must be a non-negative integer")),
+    }
+}
+
 /// Drives `exp` until its last step: each step gets `max(threads(), exp.batch())` units (so independent
 /// units run on all cores at once), and `progress(done, total)` is called for every unit done (after the step
 /// that did it); returning false cancels (error `cancelled`). Errors: cancelled, or the experiment's own

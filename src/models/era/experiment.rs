@@ -7,7 +7,7 @@ use super::exec::{run_cell, CellResult};
 use super::jobs::{build, Prices, Setup, SetupSummary};
 use super::sched::{lp_entries, LpEntries};
 use super::{Algorithm, EraParams, Policy, Predictor, Preset};
-use crate::experiment::{map_parallel, threads, Experiment, RunError};
+use crate::experiment::{index_arg, map_parallel, threads, Experiment, RunError};
 use crate::workload::Workload;
 use serde::Serialize;
 
@@ -197,16 +197,7 @@ impl Experiment for EraRun {
                 "the era run has no operation '{op}' (expected request)"
             )));
         }
-        let get = |k: &str| -> Result<usize, RunError> {
-            match args.get(k) {
-                None | Some(serde_json::Value::Null) => Ok(0),
-                Some(v) => v
-                    .as_u64()
-                    .map(|x| x as usize)
-                    .ok_or_else(|| RunError::field(k, "must be a non-negative integer")),
-            }
-        };
-        let (cell, index) = (get("cell")?, get("index")?);
+        let (cell, index) = (index_arg(args, "cell")?, index_arg(args, "index")?);
         let &(p, k) = self.cells.get(cell).ok_or_else(|| {
             RunError::field("cell", format!("must be below {}", self.cells.len()))
         })?;

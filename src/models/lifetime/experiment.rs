@@ -10,7 +10,7 @@ use super::sim::{
     simulate, simulate_recording, Defrag, MigrationOrder, PolicyResult, SimConfig, Timeline,
 };
 use super::{LifetimeParams, Policy, PredictorKind};
-use crate::experiment::{map_parallel, threads, Experiment, RunError};
+use crate::experiment::{index_arg, map_parallel, threads, Experiment, RunError};
 use crate::workload::Workload;
 use serde::Serialize;
 
@@ -217,13 +217,7 @@ impl Experiment for LifetimeRun {
                 "the lifetime run has no operation '{op}' (expected timeline)"
             )));
         }
-        let i = match args.get("policy") {
-            None | Some(serde_json::Value::Null) => 0,
-            Some(v) => v
-                .as_u64()
-                .ok_or_else(|| RunError::field("policy", "must be a non-negative integer"))?
-                as usize,
-        };
+        let i = index_arg(args, "policy")?;
         let r = self.results.get(i).ok_or_else(|| {
             RunError::field(
                 "policy",

@@ -14,7 +14,7 @@ use super::c2marl::{Dims, EpisodeLog, MarlEnv, StepOutcome, TrainedPolicy, Train
 use super::cluster::{cluster_obs_len, Cluster, EpisodeOutcome, RateMap, AGENT_OBS};
 use super::profile::{Episode, Profiles};
 use super::{component, Inputs, OversubParams, Policy, Preset};
-use crate::experiment::{map_parallel, threads, Experiment, RunError};
+use crate::experiment::{index_arg, map_parallel, threads, Experiment, RunError};
 use crate::substrate::rng::mix64;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -843,13 +843,7 @@ impl Experiment for OversubRun {
                 "the oversub run has no operation '{op}' (expected policy)"
             )));
         }
-        let row = match args.get("row") {
-            None | Some(serde_json::Value::Null) => 0,
-            Some(v) => v
-                .as_u64()
-                .ok_or_else(|| RunError::field("row", "must be a non-negative integer"))?
-                as usize,
-        };
+        let row = index_arg(args, "row")?;
         if row >= self.rows.len() {
             return Err(RunError::field(
                 "row",
