@@ -13,6 +13,7 @@
 //!   [`models::admission`] (cluster admission control, seed 000, ALGORITHMS.md §2);
 //! - [`scenario`]: the serde [`scenario::Scenario`] envelope that drives the CLI, the browser and share
 //!   links, and the link codec;
+//! - [`sweep`]: sweeps of a scenario over axes of values, their shards and the merge of the shards;
 //! - [`chart`]: the shared chart frame (each model's charts live in its folder);
 //! - [`wasm`]: the thin binding layer (wasm32 only).
 
@@ -25,6 +26,7 @@ pub mod fuzzing;
 pub mod models;
 pub mod scenario;
 pub mod substrate;
+pub mod sweep;
 pub mod trace;
 pub mod workload;
 

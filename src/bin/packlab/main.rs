@@ -10,6 +10,7 @@ mod lifetime;
 mod oversub;
 mod placement;
 mod progress;
+mod sweep;
 
 use clap::{Args, Parser, Subcommand};
 use packlab::scenario::{Scenario, TraceRef, WorkloadRef};
@@ -33,6 +34,12 @@ struct Cli {
 enum Command {
     /// Run a Scenario JSON file (or a share link) of any model exactly as the playground does; prints its report.
     Run(RunArgs),
+    /// Run a sweep file's cells (a scenario over axes of values and seeds), whole or one shard `--shard I/N`
+    /// of a batch job; writes `shard-I-of-N.json` (and, whole, `results.json` and `results.csv`) in `--out`.
+    Sweep(sweep::SweepArgs),
+    /// Merge the shards' `shard-I-of-N.json` of a folder into `results.json` and `results.csv`, identical to
+    /// the unsharded run's.
+    Merge(sweep::MergeArgs),
     /// List the models of the registry (ids, charts, operations) and the bundled data (JSON).
     Models,
     /// Print summary statistics of a usage trace (VMs, samples, mean/s.d. usage in VM units).
@@ -182,6 +189,8 @@ fn dispatch(cmd: &Command) -> Result<(), String> {
             placement::cmd_frontier(a)
         }
         Command::Run(a) => cmd_run(a),
+        Command::Sweep(a) => sweep::run(a),
+        Command::Merge(a) => sweep::merge(a),
         Command::Models => {
             let out = serde_json::json!({
                 "models": packlab::models::MODELS,
@@ -301,16 +310,41 @@ fn cmd_run(a: &RunArgs) -> Result<(), String> {
         }
         (None, None) => return Err("give a scenario file or --link".into()),
     };
+    let _ = a.json;
+    let loaded = load_inputs(&sc, a.trace.as_deref(), a.workload.as_deref())?;
+    let mut progress = progress::Progress::new("packlab run", "units of work");
+    let report = run_report(&sc, &loaded, &mut |d, t| progress.update(d, t));
+    progress.finish();
+    println!("{}", report?);
+    Ok(())
+}
+
+/// What a scenario's model reads, loaded: its usage trace or its workload (or neither).
+#[derive(Default)]
+pub struct Loaded {
+    trace: Option<UsageTrace>,
+    workload: Option<Workload>,
+}
+
+/// Loads what the model of `sc` reads (registry facts `uses_trace`, `uses_workload`): `trace` / `workload`
+/// when given (checked against an upload's SHA-256, overriding a bundled reference), else the bundled file.
+pub fn load_inputs(
+    sc: &Scenario,
+    trace: Option<&Path>,
+    workload: Option<&Path>,
+) -> Result<Loaded, String> {
     let info = sc.model.info();
     if info.uses_workload {
-        let w = load_workload(&sc.workload, a.workload.as_deref())?;
-        return run_scenario(&sc, None, Some(&w));
+        return Ok(Loaded {
+            workload: Some(load_workload(&sc.workload, workload)?),
+            trace: None,
+        });
     }
     if !info.uses_trace {
         // e.g. the admission model (seed 000) needs no trace
-        return run_scenario(&sc, None, None);
+        return Ok(Loaded::default());
     }
-    let t = match (&sc.trace, &a.trace) {
+    let t = match (&sc.trace, trace) {
         (_, Some(path)) => {
             let files = read_files(path)?;
             if let TraceRef::Upload { sha256, name } = &sc.trace {
@@ -343,8 +377,10 @@ fn cmd_run(a: &RunArgs) -> Result<(), String> {
             ))
         }
     };
-    let _ = a.json;
-    run_scenario(&sc, Some(&t), None)
+    Ok(Loaded {
+        trace: Some(t),
+        workload: None,
+    })
 }
 
 /// Reads a path into input files for a workload: a single file, or a folder's files and those of its
@@ -413,29 +449,26 @@ pub fn load_workload(r: &WorkloadRef, path: Option<&Path>) -> Result<Workload, S
     }
 }
 
-/// Runs any model's scenario to the end through the registry and the experiment contract (all cores) and
-/// prints its report as one JSON line.
-fn run_scenario(
+/// Runs any model's scenario to the end through the registry and the experiment contract (all cores) on its
+/// loaded inputs and returns its report as one JSON line (what `packlab run` prints). `progress(done, total)`
+/// sees the units of work; false cancels.
+pub fn run_report(
     sc: &Scenario,
-    trace: Option<&UsageTrace>,
-    workload: Option<&Workload>,
-) -> Result<(), String> {
+    loaded: &Loaded,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<String, String> {
     let inputs = packlab::models::Inputs {
-        trace,
-        workload,
+        trace: loaded.trace.as_ref(),
+        workload: loaded.workload.as_ref(),
         ..Default::default()
     };
     let mut run = packlab::models::start(sc, &inputs).map_err(|e| e.to_string())?;
-    let mut progress = progress::Progress::new("packlab run", "units of work");
-    let r = packlab::experiment::drive(&mut run, &mut |d, t| progress.update(d, t));
-    progress.finish();
-    r.map_err(|e| e.to_string())?;
+    packlab::experiment::drive(&mut run, progress).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     run.report(&mut serde_json::Serializer::new(&mut out))
         .ok_or("the experiment ended without a report")?
         .map_err(|e| e.to_string())?;
-    println!("{}", String::from_utf8_lossy(&out));
-    Ok(())
+    String::from_utf8(out).map_err(|e| e.to_string())
 }
 
 fn cmd_bundle(a: &BundleArgs) -> Result<(), String> {

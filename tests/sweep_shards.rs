@@ -1,0 +1,223 @@
+//! Sharded sweeps: the shards of a sweep run as separate processes (by hand, by the Slurm array script, by
+//! the xargs script and by the Kubernetes Indexed Job's command) merge to the unsharded run's results bit for
+//! bit; a cell's report is `packlab run` of its share link; every example sweep's cells validate.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_packlab");
+const SWEEP: &str = "examples/sweeps/placement-capacity.json";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("packlab-sweep-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn ok(cmd: &mut Command) -> String {
+    let out = cmd.current_dir(root()).output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn results(dir: &Path) -> (Vec<u8>, Vec<u8>) {
+    (
+        std::fs::read(dir.join("results.json")).unwrap(),
+        std::fs::read(dir.join("results.csv")).unwrap(),
+    )
+}
+
+/// The unsharded run, once per test process.
+fn whole() -> (Vec<u8>, Vec<u8>) {
+    static WHOLE: std::sync::OnceLock<(Vec<u8>, Vec<u8>)> = std::sync::OnceLock::new();
+    WHOLE
+        .get_or_init(|| {
+            let d = tmp("whole");
+            ok(Command::new(BIN).args(["sweep", SWEEP, "--out"]).arg(&d));
+            results(&d)
+        })
+        .clone()
+}
+
+#[test]
+fn shards_in_separate_processes_merge_to_the_unsharded_run() {
+    let (json, csv) = whole();
+    let r: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    // 4 capacities × 3 seeds, by cell index
+    assert_eq!(r["cells"].as_array().unwrap().len(), 12);
+    assert_eq!(r["shard"], serde_json::json!([0, 1]));
+    assert_eq!(r["cells"][7]["values"], serde_json::json!([2, 2]));
+    assert_eq!(r["cells"][7]["report"]["capacity"], serde_json::json!(2.0));
+    let d = tmp("three");
+    let children: Vec<_> = (0..3)
+        .map(|i| {
+            Command::new(BIN)
+                .args(["sweep", SWEEP, "--shard", &format!("{i}/3"), "--out"])
+                .arg(&d)
+                .env("PACKLAB_THREADS", "1")
+                .current_dir(root())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    // a shard alone is not the merge
+    assert!(!d.join("results.json").exists());
+    ok(Command::new(BIN).arg("merge").arg(&d));
+    let (j3, c3) = results(&d);
+    assert!(j3 == json, "merged JSON differs from the unsharded run's");
+    assert!(c3 == csv, "merged CSV differs from the unsharded run's");
+    // a missing shard is refused, naming it
+    std::fs::remove_file(d.join("shard-1-of-3.json")).unwrap();
+    let out = Command::new(BIN).arg("merge").arg(&d).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("shard 1/3 is missing"));
+}
+
+#[test]
+fn a_cell_is_the_run_of_its_link() {
+    let (json, _) = whole();
+    let r: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let cell = &r["cells"][5];
+    let link = cell["link"].as_str().unwrap();
+    let out = ok(Command::new(BIN).args(["run", "--link", link]));
+    let run: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(run, cell["report"]);
+    // cell 5 = capacity index 1 (1.0), seed index 2 (3)
+    assert_eq!(cell["values"], serde_json::json!([1, 3]));
+}
+
+#[test]
+fn the_slurm_array_script_shards_and_merges() {
+    let (json, csv) = whole();
+    let d = tmp("slurm");
+    for i in 0..4 {
+        ok(Command::new("bash")
+            .arg("examples/batch/slurm-sweep.sh")
+            .env("SLURM_ARRAY_TASK_ID", i.to_string())
+            .env("SLURM_ARRAY_TASK_COUNT", "4")
+            .env("SLURM_CPUS_PER_TASK", "1")
+            .env("SWEEP", SWEEP)
+            .env("OUT", &d)
+            .env("PACKLAB", BIN));
+    }
+    ok(Command::new(BIN).arg("merge").arg(&d));
+    assert!(results(&d) == (json, csv));
+}
+
+#[test]
+fn the_xargs_script_shards_and_merges() {
+    let (json, csv) = whole();
+    let d = tmp("xargs");
+    ok(Command::new("bash")
+        .arg("examples/batch/parallel-sweep.sh")
+        .arg(SWEEP)
+        .arg(&d)
+        .arg("5")
+        .env("PACKLAB", BIN));
+    assert!(d.join("shard-4-of-5.json").exists());
+    assert!(results(&d) == (json, csv));
+}
+
+#[test]
+fn the_kubernetes_indexed_job_command_shards_and_merges() {
+    let (json, csv) = whole();
+    let yaml = std::fs::read_to_string(root().join("examples/batch/k8s-indexed-job.yaml")).unwrap();
+    let field = |key: &str| -> String {
+        yaml.lines()
+            .find_map(|l| l.trim().strip_prefix(&format!("{key}:")))
+            .unwrap_or_else(|| panic!("no {key} in the manifest"))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(field("completionMode"), "Indexed");
+    let n: usize = field("completions").parse().unwrap();
+    // the container's command: ["sh", "-c", "<script>"]
+    let command = field("command");
+    let script = command
+        .strip_prefix("[\"sh\", \"-c\", \"")
+        .and_then(|s| s.strip_suffix("\"]"))
+        .unwrap_or_else(|| panic!("unexpected command {command}"));
+    assert!(
+        script.contains(&format!("${{JOB_COMPLETION_INDEX}}/{n} ")),
+        "--shard must be INDEX/completions: {script}"
+    );
+    // run each pod's command with the ConfigMap's sweep file and the volume as local paths
+    let d = tmp("k8s");
+    let sweep_dir = d.join("sweep");
+    let out_dir = d.join("results");
+    std::fs::create_dir_all(&sweep_dir).unwrap();
+    std::fs::copy(root().join(SWEEP), sweep_dir.join("sweep.json")).unwrap();
+    let local = script
+        .replace("packlab ", &format!("{BIN} "))
+        .replace("/sweep/", &format!("{}/", sweep_dir.display()))
+        .replace("/results", &out_dir.display().to_string());
+    for i in 0..n {
+        ok(Command::new("sh")
+            .args(["-c", &local])
+            .env("JOB_COMPLETION_INDEX", i.to_string()));
+    }
+    ok(Command::new(BIN).arg("merge").arg(&out_dir));
+    assert!(results(&out_dir) == (json, csv));
+}
+
+#[test]
+fn every_example_sweep_has_valid_cells() {
+    let mut n = 0;
+    for e in std::fs::read_dir(root().join("examples/sweeps")).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let sw = packlab::sweep::Sweep::parse(&text).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+        let cells = sw.cells().unwrap_or_else(|e| panic!("{p:?}: {e}"));
+        assert_eq!(cells.len(), sw.len());
+        assert!(cells.len() > 1, "{p:?} sweeps nothing");
+        n += 1;
+    }
+    assert!(n >= 2);
+}
+
+#[test]
+fn bad_sweep_files_are_refused_with_the_field() {
+    let d = tmp("bad");
+    let f = d.join("bad.json");
+    std::fs::write(
+        &f,
+        r#"{"scenario":{"model":"placement"},"axes":[{"field":"placement.capacity","values":[1,"big"]}]}"#,
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .arg("sweep")
+        .arg(&f)
+        .arg("--out")
+        .arg(d.join("o"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.json") && err.contains("axes[0].values[1]"),
+        "{err}"
+    );
+    // nothing ran, nothing was written
+    assert!(!d.join("o").exists());
+    let out = Command::new(BIN)
+        .args(["sweep", SWEEP, "--shard", "4/4", "--out"])
+        .arg(d.join("o"))
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("4/4"));
+}
