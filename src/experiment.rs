@@ -99,6 +99,26 @@ pub trait Experiment {
     fn error(&self) -> Option<RunError> {
         None
     }
+    /// The next step's independent units as self-contained **jobs** (JSON), for the browser's pool of workers:
+    /// any copy of this run planned from the same scenario and inputs computes a job with
+    /// [`Experiment::compute`], and [`Experiment::absorb`] takes the results (in job order) and completes the
+    /// step. A job's result depends only on the scenario and the job, so the report is bit for bit the one
+    /// [`Experiment::step`] gives. At most `units` (≥ 1) jobs; an empty list when the run does not split its
+    /// steps (the default) or cannot split the next one: the driver then calls [`Experiment::step`].
+    fn jobs(&mut self, _units: usize) -> Vec<serde_json::Value> {
+        Vec::new()
+    }
+    /// Computes one job of [`Experiment::jobs`] (on any copy of the run). Errors: a job this run did not
+    /// issue (malformed, out of range), or a run that does not split.
+    fn compute(&mut self, _job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+        Err(RunError::msg("this experiment does not split its steps"))
+    }
+    /// Completes the step whose [`Experiment::jobs`] were computed: `results` in job order. Returns what the
+    /// step produced, one partial result per part of the run it advanced (e.g. per admission arm). Errors:
+    /// results that do not answer the jobs issued (the run is then unchanged).
+    fn absorb(&mut self, _results: Vec<serde_json::Value>) -> Result<Vec<Self::Partial>, RunError> {
+        Err(RunError::msg("this experiment does not split its steps"))
+    }
     /// A question about the finished (or running) experiment, e.g. the placement model's teaching view
     /// (`"machine"`); `args` is a JSON object; the answer is serialized with `ser`. Errors: unknown operation,
     /// bad arguments.
@@ -360,6 +380,10 @@ mod tests {
         assert_eq!(partials[3], "[16]");
         assert_eq!(s.report(), Some(385));
         assert!(!s.advance(1));
+        // an experiment that does not split its steps gives no jobs
+        assert!(s.jobs(4).is_empty());
+        assert!(s.compute(&serde_json::json!(0)).is_err());
+        assert!(s.absorb(vec![]).is_err());
         let mut out = Vec::new();
         let q = s.query(
             "x",

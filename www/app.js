@@ -39,6 +39,10 @@ async function main() {
     },
   });
 
+  // `?workers=N` sets how many workers runs use (this page's engine worker and its pool; default: every core)
+  const workers = new URLSearchParams(location.search).get('workers');
+  if (workers !== null) worker.setPoolSize(Number(workers));
+
   // the scenario: a link (#s=v2.d1.…, or an old #s=v1.…) or the defaults; a bad link (or one made under
   // defaults this engine does not know) shows a message and falls back
   const link = scenarioFromLocation(wasm);

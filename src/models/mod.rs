@@ -224,6 +224,28 @@ macro_rules! define_registry {
             pub fn report<S: Serializer>(&self, ser: S) -> Option<Result<S::Ok, S::Error>> {
                 match self { $( AnyRun::$variant(r) => r.report().map(|p| p.serialize(ser)), )+ }
             }
+            /// [`Experiment::jobs`].
+            pub fn jobs(&mut self, units: usize) -> Vec<Value> {
+                match self { $( AnyRun::$variant(r) => r.jobs(units), )+ }
+            }
+            /// [`Experiment::compute`].
+            pub fn compute(&mut self, job: &Value) -> Result<Value, RunError> {
+                match self { $( AnyRun::$variant(r) => r.compute(job), )+ }
+            }
+            /// [`Experiment::absorb`], each partial result serialized with a serializer from `ser`.
+            pub fn absorb<S: Serializer>(
+                &mut self,
+                results: Vec<Value>,
+                ser: impl Fn() -> S,
+            ) -> Result<Vec<S::Ok>, RunError> {
+                match self {
+                    $( AnyRun::$variant(r) => r
+                        .absorb(results)?
+                        .iter()
+                        .map(|p| p.serialize(ser()).map_err(crate::experiment::ser_error))
+                        .collect(), )+
+                }
+            }
             /// [`Experiment::query`].
             pub fn query<S: Serializer>(&self, op: &str, args: &Value, ser: S) -> Result<S::Ok, RunError> {
                 match self { $( AnyRun::$variant(r) => r.query(op, args, ser), )+ }

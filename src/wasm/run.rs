@@ -168,6 +168,47 @@ impl ExperimentRun {
         }
     }
 
+    /// The next step's jobs for the pool of workers ([`crate::experiment::Experiment::jobs`]), at most
+    /// `units`, each as JSON text: computed by [`ExperimentRun::compute`] on any copy of this run (planned
+    /// from the same scenario and inputs), then given back in order to [`ExperimentRun::absorb`]. Empty when
+    /// the run does not split its next step: call [`ExperimentRun::step`] instead.
+    pub fn jobs(&mut self, units: usize) -> Vec<String> {
+        self.inner
+            .jobs(units)
+            .iter()
+            .map(|j| j.to_string())
+            .collect()
+    }
+
+    /// Computes one job of [`ExperimentRun::jobs`] (JSON text) and returns its result as JSON text (exact:
+    /// numbers round-trip bit for bit). Errors: `{ kind: "run", message }` for a job this run did not issue.
+    pub fn compute(&mut self, job: &str) -> JsResult<String> {
+        let job: serde_json::Value = serde_json::from_str(job)
+            .map_err(|e| error_obj("run", &format!("a job must be JSON: {e}"), None))?;
+        self.inner
+            .compute(&job)
+            .map(|r| r.to_string())
+            .map_err(|e| run_error(&e))
+    }
+
+    /// Completes the step of the last [`ExperimentRun::jobs`] with their results (JSON text, in job order)
+    /// and returns its partial results (an array: one per part of the run advanced, e.g. per admission arm,
+    /// each as [`ExperimentRun::step`] gives it). Errors: `{ kind: "run", message }` when the results do not
+    /// answer the jobs (the run is then unchanged).
+    pub fn absorb(&mut self, results: Vec<String>) -> JsResult<js_sys::Array> {
+        let results = results
+            .iter()
+            .map(|r| serde_json::from_str(r))
+            .collect::<Result<Vec<serde_json::Value>, _>>()
+            .map_err(|e| error_obj("run", &format!("a job's result must be JSON: {e}"), None))?;
+        let s = ser();
+        let parts = self
+            .inner
+            .absorb(results, || &s)
+            .map_err(|e| run_error(&e))?;
+        Ok(parts.into_iter().collect())
+    }
+
     /// The report (what `packlab run` prints for the same scenario); an error before the last step.
     pub fn report(&self) -> JsResult<JsValue> {
         match self.inner.report(&ser()) {

@@ -9,7 +9,7 @@ import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { exportRow, downloadSvg } from '../common/exports.js';
-import { createRunControls } from '../common/run-controls.js';
+import { createRunControls, onWorkers } from '../common/run-controls.js';
 import { createControls, azureFitAvailable } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -217,7 +217,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
         frontierCard.dataset.runs = String(runCount);
         frontierCard.dataset.ms = String(Math.round(performance.now() - started));
         const untunable = report.arms.filter((a) => a.status === 'untunable').length;
-        const secs = `${(res.elapsed_ms / 1000).toFixed(1)} s`;
+        const secs = `${(res.elapsed_ms / 1000).toFixed(1)} s${onWorkers(res)}`;
         setStatus('done', untunable
           ? `${report.arms.length - untunable} of ${report.arms.length} policies tuned in ${secs}; ${untunable} cannot be tuned at this scale (see the table)`
           : `${report.arms.length} policies tuned in ${secs}`);

@@ -125,6 +125,7 @@ export const inputOps = {
   async 'workload.load'({ files, expectSha256 }, ctx) {
     const builder = await readFiles(files, ctx, { expectSha256, what: 'workload' });
     const kept = keepWorkload(ctx, builder, { upload: {} }, undefined);
+    ctx.state.workloadSource = { files, key: kept.key }; // replayed into the pool's members (pool.js)
     return { ref: kept.ref, ...kept.info };
   },
 };

@@ -68,3 +68,8 @@ export function createRunControls({ prefix, initialText, onCancel, onRerun, onPa
     },
   };
 }
+
+/** " on N workers" for a run result ({ workers }) that the pool of workers computed (pool.js); "" for one. */
+export function onWorkers(res) {
+  return res && res.workers > 1 ? ` on ${res.workers} workers` : '';
+}

@@ -6,7 +6,8 @@
 //                                          Cancel and Pause between steps (a paused run reports progress
 //                                          { stage: 'paused', done, total }, waits without losing its state and
 //                                          goes on after Resume with { stage: 'resumed', … }); result
-//                                          { report, elapsed_ms }. Models that replay VM records
+//                                          { report, elapsed_ms, workers } (workers: how many computed
+//                                          part of it, this one included). Models that replay VM records
 //                                          (`uses_workload`) run on the scenario's workload (inputs.js: a bundled
 //                                          one is loaded on first use, with progress { stage: 'workload' }, and
 //                                          kept). `files` = [{ name, bytes }]: named input files the run reads
@@ -15,6 +16,12 @@
 //                                          what the run's state depends on; default the whole scenario), else
 //                                          on a newly planned run (e.g. the placement teaching view 'machine')
 //   'model.call' { scenario, op, args, file? }  a scenario-level operation of the model (file = { name, bytes })
+//   'copy.plan'  { key, scenario, files? }   (pool members, pool.js) plan a copy of the coordinator's run
+//   'copy.compute' { key, job }             (pool members) compute one job of it; result its JSON text
+//
+// A run whose steps split into jobs (the engine's jobs/compute/absorb: frontier points, simulation runs of a
+// tuning) has each step's jobs computed by the pool of workers (pool.js) and this worker together; the
+// partial results and the report are those of stepping it here alone.
 
 import { workloadFor, toBytes } from './inputs.js';
 
@@ -63,6 +70,26 @@ async function plan(ctx, scenario, files) {
   }
 }
 
+/** Jobs a step hands each worker of the pool (a step's partial results arrive when all its jobs are done). */
+const JOBS_PER_WORKER = 2;
+
+let copies = 0;
+
+/** What the pool's members need to plan a copy of this run: the scenario, its input files and the loaded
+ * inputs it reads (the trace; an uploaded workload), under a key unique to this run. */
+function copyOf(ctx, scenario, files) {
+  const { state, wasm } = ctx;
+  const info = infoOf(wasm, scenario);
+  copies += 1;
+  return {
+    key: `run-${copies}`,
+    scenario,
+    files,
+    trace: info.uses_trace ? state.traceSource : null,
+    workload: info.uses_workload && state.workload && state.workload.ref.upload ? state.workloadSource : null,
+  };
+}
+
 /** Keep `run` as the model's last run under `key` (freeing the previous one). */
 function keep(wasm, state, scenario, key, run) {
   const model = modelOf(wasm, scenario);
@@ -77,6 +104,8 @@ export const runOps = {
     const run = await plan(ctx, scenario, files); // throws { kind: 'scenario' | 'run', field?, message }
     let kept = false;
     let pausedMs = 0;
+    let copy = null; // what the pool's members plan their copies of this run from
+    let workers = 1; // workers that computed part of the run
     try {
       const total = run.total();
       ctx.progress({ done: 0, total });
@@ -91,14 +120,30 @@ export const runOps = {
           if (ctx.isCancelled()) throw { kind: 'cancelled', message: 'cancelled' };
           ctx.progress({ stage: 'resumed', done: run.done(), total });
         }
-        const partial = run.step();
-        if (partial === null) break;
-        ctx.progress({ done: run.done(), total, partial });
+        // a step split into jobs goes to the pool of workers; any other is stepped here
+        const pool = ctx.pool && ctx.pool.size > 1 ? ctx.pool : null;
+        const jobs = pool ? run.jobs(pool.size * JOBS_PER_WORKER) : [];
+        let partials;
+        if (jobs.length) {
+          copy = copy || copyOf(ctx, scenario, files);
+          const results = await pool.compute(copy, jobs, {
+            computeHere: (job) => run.compute(job),
+            isCancelled: ctx.isCancelled,
+            yieldNow: ctx.yield,
+          });
+          partials = run.absorb(results);
+          workers = Math.max(workers, 1 + pool.helped);
+        } else {
+          const partial = run.step();
+          if (partial === null) break;
+          partials = [partial];
+        }
+        for (const partial of partials) ctx.progress({ done: run.done(), total, partial });
       }
       const report = run.report();
       keep(ctx.wasm, ctx.state, scenario, key, run);
       kept = true;
-      return { report, elapsed_ms: performance.now() - t0 - pausedMs, paused_ms: pausedMs };
+      return { report, elapsed_ms: performance.now() - t0 - pausedMs, paused_ms: pausedMs, workers };
     } finally {
       if (!kept) run.free();
     }
@@ -113,6 +158,24 @@ export const runOps = {
       cache = state.models[model];
     }
     return cache.run.query(op, args);
+  },
+
+  /** Pool member: plan a copy of a run under `key` (replacing the previous copy); result { total }. */
+  async 'copy.plan'({ key, scenario, files }, ctx) {
+    const { state } = ctx;
+    if (!state.copy || state.copy.key !== key) {
+      const run = await plan(ctx, scenario, files);
+      if (state.copy) state.copy.run.free();
+      state.copy = { key, run };
+    }
+    return { total: state.copy.run.total() };
+  },
+
+  /** Pool member: compute one job (JSON text) on the copy `key`; result the job's result (JSON text). */
+  async 'copy.compute'({ key, job }, ctx) {
+    const { state } = ctx;
+    if (!state.copy || state.copy.key !== key) throw { kind: 'internal', message: `no copy of run ${key} here` };
+    return state.copy.run.compute(job);
   },
 
   async 'model.call'({ scenario, op, args, file }, ctx) {

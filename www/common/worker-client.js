@@ -133,9 +133,17 @@ export class EngineWorker {
     const replays = [this.ready];
     if (this.traceFiles) replays.push(this.request('trace.load', { files: this.traceFiles, name: this.traceName }).promise);
     if (this.workloadFiles) replays.push(this.request('workload.load', { files: this.workloadFiles }).promise);
+    if (this.poolSize !== undefined) replays.push(this.request('pool.size', { size: this.poolSize }).promise);
     this.restarting = Promise.all(replays).then(() => this.onStatus('ready', reason),
       (e) => this.onStatus('failed', (e && e.message) || String(e)));
     return this.restarting;
+  }
+
+  /** Sets the number of workers runs use (the engine worker and its pool, pool.js; 1 = no pool), also after
+   * restarts. Returns the request's promise ({ size }). */
+  setPoolSize(n) {
+    this.poolSize = n;
+    return this.request('pool.size', { size: n }).promise;
   }
 
   /** Load a trace; on success remember its files for restarts. Returns { id, promise, cancel }. */

@@ -17,6 +17,7 @@ import init, * as wasm from '../pkg/packlab.js';
 import { MODELS_WWW } from '../models.js';
 import { runOps } from './run-ops.js';
 import { inputOps, readFiles } from './inputs.js';
+import { Pool } from './pool.js';
 
 const state = {
   /** the loaded trace (a wasm `Trace`), replaced only by a successful load */
@@ -33,13 +34,28 @@ const state = {
   waiting: new Map(),
   /** per-model caches */
   models: {},
+  /** the files the loaded trace was read from ({ files, name, sha256 }), replayed into the pool's members */
+  traceSource: null,
+  /** likewise for an uploaded workload ({ files, key }) */
+  workloadSource: null,
+  /** the copy of a run this worker holds as a member of another worker's pool ({ key, run }) */
+  copy: null,
 };
+
+/** The pool of workers that computes the jobs of runs planned here (pool.js), made on first use. */
+let pool = null;
+let poolModule = null;
+function thePool() {
+  if (!pool) pool = new Pool(poolModule);
+  return pool;
+}
 
 let ready = null;
 
 const coreOps = {
   /** Instantiate the engine from a compiled WebAssembly.Module sent by the page (or fetch it). */
   async init(payload) {
+    if (payload && payload.module) poolModule = payload.module;
     if (!ready) {
       ready = payload && payload.module
         ? init({ module_or_path: payload.module })
@@ -61,8 +77,17 @@ const coreOps = {
     const info = { name: trace.name(), sha256: trace.sha256(), summary: trace.summary() };
     if (state.trace) state.trace.free();
     state.trace = trace;
+    state.traceSource = { files: payload.files, name: payload.name, sha256: info.sha256 };
     state.models = {}; // caches depend on the trace
     return info;
+  },
+
+  /** The number of workers runs use (this one included; 1 = no pool): payload { size }; result { size }.
+   * Default: navigator.hardwareConcurrency (at most pool.js's MAX_WORKERS). */
+  async 'pool.size'({ size }) {
+    const p = thePool();
+    if (size !== undefined && size !== null) p.resize(size);
+    return { size: p.size };
   },
 };
 
@@ -130,6 +155,7 @@ async function handle({ id, op, payload }) {
       else state.waiting.set(id, resolve);
     }),
     yield: yieldNow,
+    get pool() { return thePool(); },
   };
   try {
     await modelOpsLoaded;

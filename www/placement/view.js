@@ -6,7 +6,7 @@ import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { exportRow } from '../common/exports.js';
-import { createRunControls } from '../common/run-controls.js';
+import { createRunControls, onWorkers } from '../common/run-controls.js';
 import { createControls } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -233,7 +233,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
         runCount += 1;
         frontierCard.dataset.runs = String(runCount);
         frontierCard.dataset.ms = String(Math.round(performance.now() - started));
-        setStatus('done', `${frontier.points.length} points in ${(res.elapsed_ms / 1000).toFixed(2)} s · ${frontier.items} VMs × ${frontier.realisations} samples`);
+        setStatus('done', `${frontier.points.length} points in ${(res.elapsed_ms / 1000).toFixed(2)} s${onWorkers(res)} · ${frontier.items} VMs × ${frontier.realisations} samples`);
         lastRun = { json: withoutFit(sc), status: runUi.text() };
         renderFrontier();
         updateLink();

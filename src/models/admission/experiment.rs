@@ -49,6 +49,8 @@ pub struct AdmissionExperiment {
     scenario: Scenario,
     /// Why the run stopped early (an importance-sampling set-up that failed).
     failed: Option<RunError>,
+    /// The (arm, run) of each job of the step issued by [`Experiment::jobs`] and not yet absorbed.
+    issued: Vec<(usize, usize)>,
 }
 
 impl AdmissionExperiment {
@@ -102,6 +104,7 @@ impl AdmissionExperiment {
             total,
             scenario,
             failed: None,
+            issued: Vec::new(),
         }
     }
 
@@ -304,6 +307,108 @@ impl Experiment for AdmissionExperiment {
             evaluated,
             finished,
         })
+    }
+
+    /// A job is one simulation run `{ "arm", "threshold", "run" }`. The arms are independent, so a step's
+    /// jobs are the remaining runs of the current threshold of every arm not yet finished, in arm order, up
+    /// to `units` (the pool computes several arms' runs at once; `step` does one arm at a time, with the same
+    /// report). Empty when an arm needs an importance-sampling set-up first (the CLI's `step` builds it).
+    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
+        let units = units.max(1);
+        let mut jobs = Vec::new();
+        self.issued.clear();
+        for i in 0..self.tuners.len() {
+            if jobs.len() >= units {
+                break;
+            }
+            if self.tuners[i].result().is_some() {
+                continue;
+            }
+            let k = match self.arm_plan[i] {
+                Some(k) => k,
+                None if !self.specs[i].params.importance.enabled => {
+                    match self.plan_of(i, &mut |_, _| true) {
+                        Ok((k, _)) => k,
+                        Err(_) => break,
+                    }
+                }
+                None => break,
+            };
+            let runs = self.plans[k].1.seeds.len();
+            let Some((th, range)) = self.tuners[i].pending(runs, units - jobs.len()) else {
+                break;
+            };
+            for r in range {
+                jobs.push(serde_json::json!({ "arm": i, "threshold": th, "run": r }));
+                self.issued.push((i, r));
+            }
+        }
+        if jobs.is_empty() {
+            self.issued.clear();
+        }
+        jobs
+    }
+
+    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+        let bad = || RunError::msg(format!("{job} is not a simulation run of this experiment"));
+        let index = |key: &str| {
+            job.get(key)
+                .and_then(|v| v.as_u64())
+                .and_then(|v| usize::try_from(v).ok())
+        };
+        let (arm, run) = (index("arm").ok_or_else(bad)?, index("run").ok_or_else(bad)?);
+        let th = job
+            .get("threshold")
+            .and_then(|v| v.as_f64())
+            .ok_or_else(bad)?;
+        if arm >= self.tuners.len() || self.specs[arm].params.importance.enabled {
+            return Err(bad());
+        }
+        let (k, _) = self
+            .plan_of(arm, &mut |_, _| true)
+            .map_err(|m| RunError::field("admission.params.importance", m))?;
+        let seed = *self.plans[k].1.seeds.get(run).ok_or_else(bad)?;
+        let r = self.tuners[arm].simulate(th, seed, &mut self.cache);
+        serde_json::to_value(r).map_err(crate::experiment::ser_error)
+    }
+
+    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<AdmissionStep>, RunError> {
+        if results.is_empty() || results.len() != self.issued.len() {
+            return Err(RunError::msg(format!(
+                "{} results for {} simulation runs issued",
+                results.len(),
+                self.issued.len()
+            )));
+        }
+        let runs = results
+            .into_iter()
+            .map(serde_json::from_value)
+            .collect::<Result<Vec<RunResult>, _>>()
+            .map_err(|e| RunError::msg(format!("not a simulation run's result: {e}")))?;
+        let issued = std::mem::take(&mut self.issued);
+        let mut steps = Vec::new();
+        let mut at = 0;
+        while at < issued.len() {
+            let i = issued[at].0;
+            let n = issued[at..].iter().take_while(|(a, _)| *a == i).count();
+            let batch = runs[at..at + n].to_vec();
+            at += n;
+            let k = self.arm_plan[i].expect("jobs are issued for planned arms");
+            let st = self.tuners[i].absorb(batch, &self.plans[k].1, self.seed);
+            self.done += st.runs;
+            let sla = self.specs[i].params.sla;
+            steps.push(AdmissionStep {
+                done: self.done,
+                total: self.total,
+                arm: i,
+                label: self.specs[i].label.clone(),
+                evaluated: st.evaluated.as_ref().map(|e| SweepPoint::of(e, sla)),
+                finished: st.finished.then(|| {
+                    arm_result(&self.specs[i], self.tuners[i].result().expect("finished"))
+                }),
+            });
+        }
+        Ok(steps)
     }
 
     /// The runs of a threshold are independent: a native step may simulate all R at once.

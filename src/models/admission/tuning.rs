@@ -659,41 +659,68 @@ impl ArmTuner {
         units: usize,
         cache: &mut SimCache,
     ) -> TunerStep {
-        let mut out = TunerStep::default();
-        if self.result.is_some() {
-            out.finished = true;
-            return out;
-        }
-        let runs = plan.seeds.len();
-        if self.current.is_none() {
-            let Some(th) = self.search.next_threshold() else {
-                return out;
+        let Some((th, runs)) = self.pending(plan.seeds.len(), units) else {
+            return TunerStep {
+                finished: self.result.is_some(),
+                ..TunerStep::default()
             };
-            self.current = Some((th, Vec::with_capacity(runs)));
-        }
-        let Some((th, done_runs)) = self.current.as_mut() else {
-            return out;
         };
-        let spec = PolicySpec {
-            kind: self.kind,
-            threshold: *th,
-            marginal: self.marginal,
-        };
-        let from = done_runs.len();
-        let to = (from + units.max(1)).min(runs);
         let batch = super::sim::simulate_runs_on(
             crate::experiment::threads(),
             &self.params,
-            spec,
-            &plan.seeds[from..to],
+            self.policy(th),
+            &plan.seeds[runs],
             &self.grid,
             cache,
             &mut |_| true,
         )
         .unwrap_or_default(); // runs without a cancel hook always finish
+        self.absorb(batch, plan, seed)
+    }
+
+    /// The runs the next step simulates: the threshold being evaluated (the search proposes one when none
+    /// is) and the indices of up to `units` (≥ 1) of its remaining runs among `runs` per threshold. `None`
+    /// once finished or when the search proposes nothing.
+    pub fn pending(&mut self, runs: usize, units: usize) -> Option<(f64, std::ops::Range<usize>)> {
+        if self.result.is_some() {
+            return None;
+        }
+        if self.current.is_none() {
+            let th = self.search.next_threshold()?;
+            self.current = Some((th, Vec::with_capacity(runs)));
+        }
+        let (th, done_runs) = self.current.as_ref()?;
+        let from = done_runs.len();
+        Some((*th, from..(from + units.max(1)).min(runs)))
+    }
+
+    /// The arm's policy at threshold `th`.
+    pub fn policy(&self, th: f64) -> PolicySpec {
+        PolicySpec {
+            kind: self.kind,
+            threshold: th,
+            marginal: self.marginal,
+        }
+    }
+
+    /// One simulation run of the arm's policy at threshold `th` with run seed `seed` (a unit of
+    /// [`ArmTuner::pending`], on any copy of the arm).
+    pub fn simulate(&self, th: f64, seed: u64, cache: &mut SimCache) -> RunResult {
+        super::sim::simulate_run(&self.params, self.policy(th), seed, &self.grid, cache)
+    }
+
+    /// Hands the results of the runs [`ArmTuner::pending`] gave (in run order) to the current evaluation;
+    /// the batch that completes the last evaluation also finishes the arm (`seed` seeds the bootstrap CI).
+    pub fn absorb(&mut self, batch: Vec<RunResult>, plan: &RunPlan, seed: u64) -> TunerStep {
+        let mut out = TunerStep::default();
+        let runs = plan.seeds.len();
+        let Some((_, done_runs)) = self.current.as_mut() else {
+            out.finished = self.result.is_some();
+            return out;
+        };
+        out.runs = batch.len();
+        self.done += batch.len();
         done_runs.extend(batch);
-        out.runs = to - from;
-        self.done += to - from;
         if done_runs.len() < runs {
             return out;
         }

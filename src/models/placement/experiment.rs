@@ -74,6 +74,27 @@ impl FrontierRun {
     }
 }
 
+impl FrontierRun {
+    /// The plan indices of the next at most `units` (≥ 1) points; `None` once every point is done.
+    fn next(&self, units: usize) -> Option<std::ops::Range<usize>> {
+        let first = self.points.len();
+        (first < self.specs.len()).then(|| first..(first + units.max(1)).min(self.specs.len()))
+    }
+
+    /// One frontier point: `spec` packed and evaluated under the run's rule and rebalancing.
+    fn point(&self, spec: &FitSpec) -> FrontierPoint {
+        let p = &self.params;
+        self.instance.frontier_point(spec, p.rule, p.rebalance)
+    }
+
+    /// Appends the next points.
+    fn take(&mut self, points: Vec<FrontierPoint>) -> FrontierStep {
+        let first = self.points.len();
+        self.points.extend(points.iter().cloned());
+        FrontierStep { first, points }
+    }
+}
+
 /// The answer of the teaching view ([`FrontierRun::machine`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct MachineAnswer {
@@ -98,17 +119,42 @@ impl Experiment for FrontierRun {
     }
 
     fn step(&mut self, units: usize) -> Option<FrontierStep> {
-        let first = self.points.len();
-        if first == self.specs.len() {
-            return None;
+        let next = self.next(units)?;
+        let points = map_parallel(threads(), &self.specs[next], |spec| self.point(spec));
+        Some(self.take(points))
+    }
+
+    /// A job is the index of a frontier point (a fit test of the plan).
+    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
+        self.next(units)
+            .into_iter()
+            .flatten()
+            .map(Into::into)
+            .collect()
+    }
+
+    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+        let spec = job
+            .as_u64()
+            .and_then(|i| self.specs.get(usize::try_from(i).ok()?))
+            .ok_or_else(|| RunError::msg(format!("{job} is not a point of this frontier")))?;
+        serde_json::to_value(self.point(spec)).map_err(ser_error)
+    }
+
+    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<FrontierStep>, RunError> {
+        let expected = self.next(results.len()).map_or(0, |r| r.len());
+        if results.is_empty() || results.len() != expected {
+            return Err(RunError::msg(format!(
+                "{} results for {expected} points left",
+                results.len()
+            )));
         }
-        let to = (first + units.max(1)).min(self.specs.len());
-        let (inst, p) = (&self.instance, &self.params);
-        let points = map_parallel(threads(), &self.specs[first..to], |spec| {
-            inst.frontier_point(spec, p.rule, p.rebalance)
-        });
-        self.points.extend(points.iter().cloned());
-        Some(FrontierStep { first, points })
+        let points = results
+            .into_iter()
+            .map(serde_json::from_value)
+            .collect::<Result<Vec<FrontierPoint>, _>>()
+            .map_err(|e| RunError::msg(format!("not a frontier point: {e}")))?;
+        Ok(vec![self.take(points)])
     }
 
     /// Every remaining point is independent: a native step may compute them all at once.

@@ -1,0 +1,79 @@
+// End to end in real Chromium: the pool of Web Workers (www/common/pool.js). A placement frontier and an
+// admission tuning computed on 1, 2 and 3 workers give the same report, bit for bit, as the native CLI; the
+// run says how many workers computed it; the speed-up over one worker is recorded (not asserted).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, newPage, cliRun, recordMetrics } from './helpers.mjs';
+import { loadWasm } from './wasm-node.mjs';
+
+const env = useBrowser();
+
+test('a frontier and an admission tuning on a pool of workers give the one worker report, bit for bit', async () => {
+  const w = await loadWasm();
+  const scenarios = {
+    // 1052 VMs × 3000 resampled realisations: each frontier point is real work
+    frontier: w.check_scenario({ placement: { mode: 'resampled', realisations: 3000 } }).scenario,
+    // the admission view's default preset (E0.1: four policies, C = 1,000 cores, 1,460 h, 2 runs)
+    admission: w.check_scenario({ model: 'admission' }).scenario,
+  };
+  const page = await newPage(env.browser);
+  await page.goto(env.server.url);
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const sizes = [1, 2, 3];
+  const out = await page.evaluate(async ({ sizes, scenarios }) => {
+    const { EngineWorker } = await import('/common/worker-client.js');
+    const bytes = new Uint8Array(await (await fetch('/static/traces/planetlab-20110303.tsv.gz')).arrayBuffer());
+    const res = {};
+    for (const size of sizes) {
+      const e = new EngineWorker({});
+      await e.ready;
+      const got = await e.setPoolSize(size);
+      if (got.size !== size) throw new Error(`pool size ${got.size}, asked ${size}`);
+      await e.loadTrace([{ name: 'planetlab-20110303.tsv.gz', data: bytes }], { name: 'planetlab-20110303' }).promise;
+      for (const [label, scenario] of Object.entries(scenarios)) {
+        let partials = 0;
+        const r = await e.request('run', { scenario }, { onProgress: (p) => { if (p.partial) partials += 1; } }).promise;
+        res[`${label}@${size}`] = { report: r.report, ms: r.elapsed_ms, workers: r.workers, partials };
+      }
+      e.worker.terminate();
+    }
+    return res;
+  }, { sizes, scenarios });
+
+  for (const label of Object.keys(scenarios)) {
+    const native = cliRun({ link: w.scenario_to_link(scenarios[label]) });
+    for (const size of sizes) {
+      const r = out[`${label}@${size}`];
+      assert.deepEqual(r.report, native, `${label} on ${size} workers`);
+      // one worker never splits; more workers all take part once the run is long enough
+      if (size === 1) assert.equal(r.workers, 1, label);
+      else assert.ok(r.workers >= 2 && r.workers <= size, `${label} on ${size} workers: ${r.workers} computed`);
+      assert.ok(r.partials > 1, `${label}: partial results while it runs`);
+    }
+  }
+  const speedup = (label, n) => +(out[`${label}@1`].ms / out[`${label}@${n}`].ms).toFixed(2);
+  const m = {
+    browser_pool_cores: cores,
+    browser_pool_frontier_ms: Object.fromEntries(sizes.map((s) => [s, Math.round(out[`frontier@${s}`].ms)])),
+    browser_pool_admission_ms: Object.fromEntries(sizes.map((s) => [s, Math.round(out[`admission@${s}`].ms)])),
+    browser_pool_frontier_speedup_2: speedup('frontier', 2),
+    browser_pool_admission_speedup_2: speedup('admission', 2),
+  };
+  console.log(JSON.stringify(m));
+  recordMetrics(m);
+});
+
+test('the page takes ?workers=N and says how many workers computed a run', async (t) => {
+  const w = await loadWasm();
+  const page = await newPage(env.browser);
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  if (cores < 2) return t.skip(`${cores} core`);
+  const link = w.scenario_to_link(w.check_scenario({ placement: { mode: 'resampled', realisations: 3000 } }).scenario);
+  await page.goto(`${env.server.url}?workers=2#s=${link}`);
+  await page.waitForFunction(() => {
+    const c = document.querySelector('#frontier-card');
+    return c && Number(c.dataset.runs) > 0;
+  }, null, { timeout: 90_000 });
+  const text = await page.evaluate(() => document.body.innerText);
+  assert.match(text, /points in [0-9.]+ s on 2 workers/);
+});
