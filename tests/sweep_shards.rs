@@ -221,3 +221,21 @@ fn bad_sweep_files_are_refused_with_the_field() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("4/4"));
 }
+
+#[test]
+fn captured_output_has_no_progress() {
+    // stdout and stderr are pipes here: no bar and no progress lines (PACKLAB_PROGRESS=lines asks for them)
+    let d = tmp("quiet");
+    let out = Command::new(BIN)
+        .args(["sweep", SWEEP, "--shard", "0/4", "--out"])
+        .arg(&d)
+        .env_remove("PACKLAB_PROGRESS")
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    // only the closing summary line
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("packlab sweep: 3 of 12 cells"), "{err}");
+}

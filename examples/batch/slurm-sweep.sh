@@ -13,6 +13,7 @@ set -euo pipefail
 SWEEP=${SWEEP:-examples/sweeps/placement-capacity.json}
 OUT=${OUT:-sweep-results}
 PACKLAB=${PACKLAB:-packlab}
+export PACKLAB_PROGRESS=${PACKLAB_PROGRESS:-lines} # progress lines in the task's log
 export PACKLAB_THREADS=${SLURM_CPUS_PER_TASK:-${PACKLAB_THREADS:-}}
 [ -n "$PACKLAB_THREADS" ] || unset PACKLAB_THREADS
 "$PACKLAB" sweep "$SWEEP" --shard "${SLURM_ARRAY_TASK_ID}/${SLURM_ARRAY_TASK_COUNT}" --out "$OUT"

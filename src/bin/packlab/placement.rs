@@ -170,7 +170,10 @@ pub fn cmd_frontier(a: &FrontierArgs) -> Result<(), String> {
     }
     check(&p)?;
     let t = load_trace(&a.trace)?;
-    let f = placement::run_frontier(&t, &p, seed, &mut |_, _| true).map_err(|e| e.to_string())?;
+    let mut progress = crate::progress::Progress::new("packlab frontier", "frontier points");
+    let f = placement::run_frontier(&t, &p, seed, &mut |d, n| progress.update(d, n));
+    progress.finish();
+    let f = f.map_err(|e| e.to_string())?;
     print_frontier(&f, a.json)
 }
 

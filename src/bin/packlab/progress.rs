@@ -1,7 +1,8 @@
-//! Progress of long CLI runs on stderr (stdout keeps the results): a progress bar when stderr is a terminal,
-//! otherwise one whole line per tenth of the work (`packlab admit: 120 of 1200 simulation runs (10%)`), so
-//! that logs and captured stderr get proper lines instead of carriage returns that run together. Lines start
-//! only once a run has taken [`QUIET_SECONDS`], so quick runs stay silent.
+//! Progress of long CLI runs on stderr (stdout keeps the results). By default a progress bar with an ETA
+//! (indicatif) when stdout and stderr are both terminals and `--json` is not given; silent otherwise, so that
+//! piped and captured output stays clean. `PACKLAB_PROGRESS` overrides: `bar` (a bar whenever stderr is a
+//! terminal), `lines` (one whole line per tenth of the work, `packlab admit: 120 of 1200 simulation runs
+//! (10%)`, for batch logs such as Slurm's; they start once a run has taken [`QUIET_SECONDS`]), `off`.
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -9,12 +10,41 @@ use std::time::{Duration, Instant};
 /// Seconds of work before progress lines (not the bar) begin.
 pub const QUIET_SECONDS: u64 = 2;
 
+/// How progress is shown (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Bar,
+    Lines,
+    Off,
+}
+
+/// The mode for this process: `PACKLAB_PROGRESS` if set, else a bar on terminals without `--json`.
+fn mode() -> Mode {
+    let tty = std::io::stderr().is_terminal();
+    match std::env::var("PACKLAB_PROGRESS").as_deref() {
+        Ok("lines") => Mode::Lines,
+        Ok("off") => Mode::Off,
+        Ok("bar") if tty => Mode::Bar,
+        Ok("bar") => Mode::Off,
+        _ => {
+            let json = std::env::args().any(|a| a == "--json");
+            if tty && std::io::stdout().is_terminal() && !json {
+                Mode::Bar
+            } else {
+                Mode::Off
+            }
+        }
+    }
+}
+
 /// A progress reporter for `done` of `total` units of work.
 pub struct Progress {
     what: &'static str,
     unit: &'static str,
     #[cfg(not(target_arch = "wasm32"))]
     bar: Option<indicatif::ProgressBar>,
+    /// Whether progress lines are written (mode `lines`).
+    lines: bool,
     /// Tenths of the work reported so far as lines.
     tenths: usize,
     started: Instant,
@@ -23,11 +53,13 @@ pub struct Progress {
 impl Progress {
     /// A reporter for the command `what` (e.g. "packlab admit") counting `unit`s (e.g. "simulation runs").
     pub fn new(what: &'static str, unit: &'static str) -> Progress {
+        let mode = mode();
         Progress {
+            lines: mode == Mode::Lines,
             what,
             unit,
             #[cfg(not(target_arch = "wasm32"))]
-            bar: std::io::stderr().is_terminal().then(|| {
+            bar: (mode == Mode::Bar).then(|| {
                 let bar = indicatif::ProgressBar::new(0);
                 let style = indicatif::ProgressStyle::with_template(
                     "{prefix} [{bar:32}] {pos}/{len} {msg} ({percent}%, {elapsed_precise}, ETA {eta})",
@@ -53,7 +85,10 @@ impl Progress {
             return true;
         }
         let tenths = (done * 10).checked_div(total).unwrap_or(0).min(10);
-        if tenths > self.tenths && self.started.elapsed() >= Duration::from_secs(QUIET_SECONDS) {
+        if self.lines
+            && tenths > self.tenths
+            && self.started.elapsed() >= Duration::from_secs(QUIET_SECONDS)
+        {
             self.tenths = tenths;
             eprintln!(
                 "{}: {done} of {total} {} ({}%)",
