@@ -39,7 +39,7 @@ async function main() {
     },
   });
 
-  // `?workers=N` sets how many workers runs use (this page's engine worker and its pool; default: every core)
+  // `?workers=N` sets how many workers compute runs (the engine worker's pool; default: one per core, 1 = no pool)
   const workers = new URLSearchParams(location.search).get('workers');
   if (workers !== null) worker.setPoolSize(Number(workers));
 

@@ -1,19 +1,21 @@
 // The pool of Web Workers that computes a run's jobs beside the engine worker (the experiment contract's
 // jobs → compute → absorb; run-ops.js). The engine worker is the coordinator: it asks its run for the next
-// step's jobs, hands them one at a time to whichever member is free, computes jobs itself meanwhile, and
-// absorbs the results in job order. Members are engine workers too (worker.js through EngineWorker), each
+// step's jobs, hands them one at a time to whichever member is free, and absorbs the results in job order. Members are engine workers too (worker.js through EngineWorker), each
 // holding a copy of the run planned from the same scenario and inputs, so a job's result is bit for bit the
-// coordinator's own and the report is the one worker's (tests/e2e/pool.test.mjs).
+// coordinator's own and the report is the one worker's (tests/e2e/pool.test.mjs). The coordinator computes
+// nothing while members work: it stays free to hand the next job to whichever member finishes first and to
+// see Cancel at once.
 //
-// Size: `navigator.hardwareConcurrency` workers in all (the coordinator and size − 1 members), at most
-// MAX_WORKERS; the 'pool.size' operation sets another size (1 = no pool), e.g. from the page's `?workers=N`.
+// Size: the number of members, `navigator.hardwareConcurrency` by default (at most MAX_WORKERS); the
+// 'pool.size' operation sets another (1 = no pool: the engine worker steps runs itself), e.g. from the page's
+// `?workers=N`.
 
 import { EngineWorker } from './worker-client.js';
 
-/** Most workers a pool uses (coordinator included). */
+/** Most members a pool has. */
 export const MAX_WORKERS = 16;
 
-/** Workers the pool uses by default: every core the browser reports. */
+/** Members a pool has by default: one per core the browser reports. */
 export function defaultSize() {
   const n = (typeof navigator !== 'undefined' && navigator.hardwareConcurrency) || 1;
   return Math.max(1, Math.min(MAX_WORKERS, n));
@@ -24,21 +26,22 @@ export class Pool {
   constructor(module) {
     this.module = module;
     this.size = defaultSize();
-    this.members = []; // { engine: EngineWorker, trace: sha256 | null, workload: key | null, copy: key | null, busy }
+    this.members = []; // { engine: EngineWorker, trace: sha256 | null, workload: key | null, copy: key | null }
     this.drops = 0; // members dropped after failures
     this.broken = null; // why members are no longer used (after repeated failures)
   }
 
-  /** Sets the number of workers (coordinator included), ending surplus members. */
+  /** Sets the number of members (1 = no pool), ending surplus members. */
   resize(n) {
     this.size = Math.max(1, Math.min(MAX_WORKERS, Math.floor(Number(n)) || 1));
-    while (this.members.length > this.size - 1) this.members.pop().engine.worker.terminate();
+    const keep = this.size > 1 ? this.size : 0;
+    while (this.members.length > keep) this.members.pop().engine.worker.terminate();
   }
 
-  /** Members to use now (size − 1 of them, started on first use); none when the pool is broken. */
+  /** Members to use now (`size` of them, started on first use); none when the pool is broken. */
   ensure() {
     if (this.broken) return [];
-    while (this.members.length < this.size - 1) {
+    while (this.members.length < this.size) {
       const engine = new EngineWorker({ module: this.module, onStatus: () => {} });
       this.members.push({ engine, trace: null, workload: null, copy: null });
     }
@@ -69,19 +72,24 @@ export class Pool {
   }
 
   /**
-   * The results of `jobs` (JSON texts) in job order: members take one job at a time, `computeHere(job)`
-   * computes jobs on the coordinator in between; `isCancelled()` stops handing out jobs (throws { kind:
-   * 'cancelled' }). A member that fails for any reason but the engine's own error is dropped and its job
-   * computed here; an engine error (kind 'run' or 'scenario') is thrown. Afterwards `helped` is the number of
-   * members that computed at least one job.
+   * The results of `jobs` (JSON texts) in job order. Members take one job at a time as they become free
+   * (the coordinator only hands out jobs, so it answers at once and Cancel is seen within 20 ms);
+   * `isCancelled()` stops handing out jobs (throws { kind: 'cancelled' }). A member that fails for any reason
+   * but the engine's own error is dropped and its job handed to another; jobs no member could compute are
+   * computed here with `computeHere(job)`. An engine error (kind 'run' or 'scenario') is thrown. Afterwards
+   * `helped` is the number of members that computed at least one job.
    */
-  async compute(copy, jobs, { computeHere, isCancelled, yieldNow }) {
+  async compute(copy, jobs, { computeHere, isCancelled }) {
     const results = new Array(jobs.length);
     const helped = new Set();
+    const retry = []; // jobs whose member failed
     let next = 0;
     let failure = null;
-    const members = this.ensure();
-    const take = () => (next < jobs.length && !failure && !isCancelled() ? next++ : -1);
+    const take = () => {
+      if (failure || isCancelled()) return -1;
+      if (retry.length) return retry.pop();
+      return next < jobs.length ? next++ : -1;
+    };
     const serve = async (m) => {
       try {
         await this.prepare(m, copy);
@@ -95,34 +103,23 @@ export class Pool {
           helped.add(m);
         } catch (e) {
           if (e && (e.kind === 'run' || e.kind === 'scenario')) { failure = failure || e; return; }
+          retry.push(i);
           this.drop(m, e);
-          results[i] = undefined;
-          pending.push(i); // computed here instead
           return;
         }
       }
     };
-    const pending = [];
-    const served = Promise.all(members.map(serve));
-    let allServed = false;
-    served.then(() => { allServed = true; });
-    // the coordinator computes jobs too, yielding between them so that members' answers are taken in
-    for (;;) {
-      if (failure) throw failure;
+    const served = Promise.all(this.ensure().map(serve));
+    let done = false;
+    served.then(() => { done = true; });
+    while (!done) {
       if (isCancelled()) throw { kind: 'cancelled', message: 'cancelled' };
-      let i = pending.length ? pending.pop() : take();
-      if (i >= 0) {
-        results[i] = computeHere(jobs[i]);
-        await yieldNow();
-        continue;
-      }
-      if (allServed) break;
-      await Promise.race([served, new Promise((r) => setTimeout(r, 5))]);
+      await Promise.race([served, new Promise((r) => setTimeout(r, 20))]);
     }
-    await served;
     if (failure) throw failure;
-    for (const i of pending.splice(0)) results[i] = computeHere(jobs[i]);
     if (isCancelled()) throw { kind: 'cancelled', message: 'cancelled' };
+    // what no member computed (every member failed)
+    for (let i = 0; i < jobs.length; i++) if (results[i] === undefined) results[i] = computeHere(jobs[i]);
     this.helped = helped.size;
     return results;
   }

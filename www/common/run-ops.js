@@ -7,7 +7,7 @@
 //                                          { stage: 'paused', done, total }, waits without losing its state and
 //                                          goes on after Resume with { stage: 'resumed', … }); result
 //                                          { report, elapsed_ms, workers } (workers: how many computed
-//                                          part of it, this one included). Models that replay VM records
+//                                          part of it: the pool's members that took part, or 1). Models that replay VM records
 //                                          (`uses_workload`) run on the scenario's workload (inputs.js: a bundled
 //                                          one is loaded on first use, with progress { stage: 'workload' }, and
 //                                          kept). `files` = [{ name, bytes }]: named input files the run reads
@@ -129,10 +129,9 @@ export const runOps = {
           const results = await pool.compute(copy, jobs, {
             computeHere: (job) => run.compute(job),
             isCancelled: ctx.isCancelled,
-            yieldNow: ctx.yield,
           });
           partials = run.absorb(results);
-          workers = Math.max(workers, 1 + pool.helped);
+          workers = Math.max(workers, pool.helped);
         } else {
           const partial = run.step();
           if (partial === null) break;

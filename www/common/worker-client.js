@@ -139,8 +139,8 @@ export class EngineWorker {
     return this.restarting;
   }
 
-  /** Sets the number of workers runs use (the engine worker and its pool, pool.js; 1 = no pool), also after
-   * restarts. Returns the request's promise ({ size }). */
+  /** Sets the number of workers that compute runs (the engine worker's pool, pool.js; 1 = no pool: the engine
+   * worker steps runs itself), also after restarts. Returns the request's promise ({ size }). */
   setPoolSize(n) {
     this.poolSize = n;
     return this.request('pool.size', { size: n }).promise;

@@ -82,8 +82,9 @@ const coreOps = {
     return info;
   },
 
-  /** The number of workers runs use (this one included; 1 = no pool): payload { size }; result { size }.
-   * Default: navigator.hardwareConcurrency (at most pool.js's MAX_WORKERS). */
+  /** The number of workers that compute the jobs of runs (the pool's members; 1 = no pool: this worker steps
+   * runs itself): payload { size }; result { size }. Default: navigator.hardwareConcurrency (at most
+   * pool.js's MAX_WORKERS). */
   async 'pool.size'({ size }) {
     const p = thePool();
     if (size !== undefined && size !== null) p.resize(size);
