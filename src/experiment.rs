@@ -104,7 +104,9 @@ pub trait Experiment {
     /// [`Experiment::compute`], and [`Experiment::absorb`] takes the results (in job order) and completes the
     /// step. A job's result depends only on the scenario and the job, so the report is bit for bit the one
     /// [`Experiment::step`] gives. At most `units` (≥ 1) jobs; an empty list when the run does not split its
-    /// steps (the default) or cannot split the next one: the driver then calls [`Experiment::step`].
+    /// steps (the default) or cannot split the next one: the driver then calls [`Experiment::step`]. A job
+    /// may carry an integer `affinity`: jobs with equal affinity (in this and later steps) run best on one
+    /// worker (it keeps their caches warm); results never depend on it.
     fn jobs(&mut self, _units: usize) -> Vec<serde_json::Value> {
         Vec::new()
     }

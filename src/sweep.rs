@@ -305,6 +305,36 @@ impl Sweep {
     }
 }
 
+impl SweepResults {
+    /// The results file's text (`results.json`, `shard-I-of-N.json`): compact JSON and a newline, numbers in
+    /// their shortest exact form, so equal results give equal bytes.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default() + "\n"
+    }
+}
+
+/// The results of the whole sweep from the reports of its cells (each the JSON text `packlab run` prints, in
+/// cell order), as the playground assembles them: identical to `packlab sweep`'s. Errors: a report count
+/// other than the cells', a report that is not JSON, a cell that does not validate.
+pub fn whole_results(sweep: &Sweep, reports: &[String]) -> Result<SweepResults, FieldError> {
+    if reports.len() != sweep.len() {
+        return Err(FieldError {
+            field: "reports".into(),
+            message: format!("{} reports for {} cells", reports.len(), sweep.len()),
+        });
+    }
+    let mut r = sweep.results(Shard::WHOLE);
+    for (i, text) in reports.iter().enumerate() {
+        let cell = sweep.cell(i)?;
+        let report = serde_json::from_str(text).map_err(|e| FieldError {
+            field: format!("reports[{i}]"),
+            message: format!("not JSON: {e}"),
+        })?;
+        r.cells.push(CellResult::new(&cell, report));
+    }
+    Ok(r)
+}
+
 impl CellResult {
     /// The result of `cell` with its run's `report`.
     pub fn new(cell: &Cell, report: Value) -> CellResult {

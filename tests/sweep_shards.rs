@@ -239,3 +239,26 @@ fn captured_output_has_no_progress() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("packlab sweep: 3 of 12 cells"), "{err}");
 }
+
+#[test]
+fn results_assembled_from_cell_reports_are_the_cli_results() {
+    // what the playground does: each cell run as `packlab run` runs it, the reports assembled by the engine
+    let (json, csv) = whole();
+    let text = std::fs::read_to_string(root().join(SWEEP)).unwrap();
+    let sw = packlab::sweep::Sweep::parse(&text).unwrap();
+    let reports: Vec<String> = sw
+        .cells()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            ok(Command::new(BIN).args(["run", "--link", &c.scenario.to_link()]))
+                .trim()
+                .to_string()
+        })
+        .collect();
+    let r = packlab::sweep::whole_results(&sw, &reports).unwrap();
+    assert!(r.to_json().as_bytes() == json.as_slice());
+    assert!(packlab::sweep::to_csv(&r).as_bytes() == csv.as_slice());
+    let e = packlab::sweep::whole_results(&sw, &reports[1..]).unwrap_err();
+    assert_eq!(e.field, "reports");
+}

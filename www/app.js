@@ -7,6 +7,7 @@
 import { h, setChildren, $ } from './common/dom.js';
 import { loadEngine, errorText } from './common/engine.js';
 import { EngineWorker } from './common/worker-client.js';
+import { createSweepPanel } from './common/sweep.js';
 import { scenarioFromLocation } from './common/share.js';
 import { createTracePanel } from './common/trace-panel.js';
 import { MODELS_WWW } from './models.js';
@@ -84,6 +85,13 @@ async function main() {
   const tracePanel = createTracePanel({ wasm, worker, onLoaded: (t) => view && view.traceLoaded(t) });
   const { mount } = await model.load();
   view = mount({ root: $('#view'), wasm, worker, tracePanel, scenario: link.scenario, banner });
+
+  // the sweep panel: the scenario on display (the link the view keeps in the address bar) over axes of values
+  const sweep = createSweepPanel({ wasm, worker, tracePanel, scenario: () => scenarioFromLocation(wasm).scenario || link.scenario });
+  $('#sweep-panel').append(sweep.el);
+  const sweepBtn = $('#sweep-toggle');
+  sweepBtn.disabled = false;
+  sweepBtn.addEventListener('click', () => sweep.toggle());
 
   const copyBtn = $('#copy-link');
   copyBtn.disabled = false;

@@ -8,6 +8,7 @@
 //! - [`trace`]: uploads and bundled usage traces ([`trace::TraceBuilder`], [`trace::Trace`]);
 //! - [`run`]: [`run::ExperimentRun`], the experiment contract driven step by step from the Web Worker
 //!   (progress and Cancel between steps), and model operations ([`run::model_call`]);
+//! - [`sweep`]: a sweep file's cells and the whole sweep's results files;
 //! - [`chart`]: every chart by name, on a canvas (main thread only: plotters measures text through
 //!   `window.document`, ../shared/TOOLCHAIN.md trap 2) or as SVG.
 //!
@@ -22,6 +23,7 @@
 pub mod chart;
 pub mod run;
 pub mod scenario;
+pub mod sweep;
 pub mod trace;
 
 use crate::experiment::RunError;

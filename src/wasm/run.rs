@@ -225,6 +225,20 @@ impl ExperimentRun {
         }
     }
 
+    /// The report as the JSON text `packlab run` prints (exact: what a sweep's results are assembled from);
+    /// an error before the last step.
+    pub fn report_json(&self) -> JsResult<String> {
+        let mut out = Vec::new();
+        match self
+            .inner
+            .report(&mut serde_json::Serializer::new(&mut out))
+        {
+            Some(Ok(())) => Ok(String::from_utf8_lossy(&out).into_owned()),
+            Some(Err(e)) => Err(error_obj("internal", &e.to_string(), None)),
+            None => self.report().map(|_| String::new()),
+        }
+    }
+
     /// Runs every remaining step and returns the report (for tests and timing).
     pub fn run_all(&mut self) -> JsResult<JsValue> {
         while !self.step()?.is_null() {}

@@ -73,7 +73,8 @@ export class Pool {
 
   /**
    * The results of `jobs` (JSON texts) in job order. Members take one job at a time as they become free
-   * (the coordinator only hands out jobs, so it answers at once and Cancel is seen within 20 ms);
+   * (the coordinator only hands out jobs, so it answers at once and Cancel is seen within 20 ms), first the
+   * jobs whose `affinity` maps to them;
    * `isCancelled()` stops handing out jobs (throws { kind: 'cancelled' }). A member that fails for any reason
    * but the engine's own error is dropped and its job handed to another; jobs no member could compute are
    * computed here with `computeHere(job)`. An engine error (kind 'run' or 'scenario') is thrown. Afterwards
@@ -82,34 +83,48 @@ export class Pool {
   async compute(copy, jobs, { computeHere, isCancelled }) {
     const results = new Array(jobs.length);
     const helped = new Set();
-    const retry = []; // jobs whose member failed
-    let next = 0;
+    const members = this.ensure();
+    // a job with an `affinity` goes to member affinity mod M (where its caches are warm); the others, and
+    // the jobs of a member that failed, to whichever member is free; a member with nothing left takes the
+    // last job of the longest queue
+    const queues = members.map(() => []);
+    const shared = [];
+    jobs.forEach((job, i) => {
+      const a = JSON.parse(job).affinity;
+      if (Number.isInteger(a) && a >= 0 && members.length) queues[a % members.length].push(i);
+      else shared.push(i);
+    });
+    for (const q of queues) q.reverse(); // taken from the end: in job order
+    const retry = shared.reverse();
     let failure = null;
-    const take = () => {
+    const take = (k) => {
       if (failure || isCancelled()) return -1;
+      if (queues[k].length) return queues[k].pop();
       if (retry.length) return retry.pop();
-      return next < jobs.length ? next++ : -1;
+      const longest = queues.reduce((a, q) => (q.length > a.length ? q : a), []);
+      return longest.length ? longest.shift() : -1;
     };
-    const serve = async (m) => {
+    const serve = async (m, k) => {
       try {
         await this.prepare(m, copy);
       } catch (e) {
+        retry.push(...queues[k].splice(0));
         this.drop(m, e);
         return;
       }
-      for (let i = take(); i >= 0; i = take()) {
+      for (let i = take(k); i >= 0; i = take(k)) {
         try {
           results[i] = await m.engine.request('copy.compute', { key: copy.key, job: jobs[i] }).promise;
           helped.add(m);
         } catch (e) {
           if (e && (e.kind === 'run' || e.kind === 'scenario')) { failure = failure || e; return; }
-          retry.push(i);
+          retry.push(i, ...queues[k].splice(0));
           this.drop(m, e);
           return;
         }
       }
     };
-    const served = Promise.all(this.ensure().map(serve));
+    const served = Promise.all(members.map(serve));
     let done = false;
     served.then(() => { done = true; });
     while (!done) {

@@ -1,13 +1,14 @@
 // Worker-side operations shared by every model: one experiment loop for all of them (the engine's experiment
 // contract, wasm ExperimentRun), run operations (queries on the last run) and scenario-level model operations.
 //
-//   'run'        { scenario, key?, files? }    plan the scenario's model run, step it one unit at a time with
+//   'run'        { scenario, key?, files?, reportJson? }  plan the scenario's model run, step it one unit at a time with
 //                                          progress { done, total, partial } after each step and cooperative
 //                                          Cancel and Pause between steps (a paused run reports progress
 //                                          { stage: 'paused', done, total }, waits without losing its state and
 //                                          goes on after Resume with { stage: 'resumed', … }); result
 //                                          { report, elapsed_ms, workers } (workers: how many computed
-//                                          part of it: the pool's members that took part, or 1). Models that replay VM records
+//                                          part of it: the pool's members that took part, or 1;
+//                                          report_json: the report as `packlab run` prints it, with reportJson). Models that replay VM records
 //                                          (`uses_workload`) run on the scenario's workload (inputs.js: a bundled
 //                                          one is loaded on first use, with progress { stage: 'workload' }, and
 //                                          kept). `files` = [{ name, bytes }]: named input files the run reads
@@ -90,6 +91,14 @@ function copyOf(ctx, scenario, files) {
   };
 }
 
+/** Free the model's last run. */
+function forget(wasm, state, scenario) {
+  const model = modelOf(wasm, scenario);
+  const prev = state.models[model];
+  if (prev && prev.run) prev.run.free();
+  delete state.models[model];
+}
+
 /** Keep `run` as the model's last run under `key` (freeing the previous one). */
 function keep(wasm, state, scenario, key, run) {
   const model = modelOf(wasm, scenario);
@@ -99,8 +108,11 @@ function keep(wasm, state, scenario, key, run) {
 }
 
 export const runOps = {
-  async run({ scenario, key, files }, ctx) {
+  async run({ scenario, key, files, reportJson }, ctx) {
     const t0 = performance.now();
+    // the model's last run is freed first, so that what it leaves for the next run (e.g. the admission
+    // model's alive tables) reaches this one; a run.query planned anew answers the same
+    forget(ctx.wasm, ctx.state, scenario);
     const run = await plan(ctx, scenario, files); // throws { kind: 'scenario' | 'run', field?, message }
     let kept = false;
     let pausedMs = 0;
@@ -140,9 +152,10 @@ export const runOps = {
         for (const partial of partials) ctx.progress({ done: run.done(), total, partial });
       }
       const report = run.report();
+      const json = reportJson ? run.report_json() : undefined;
       keep(ctx.wasm, ctx.state, scenario, key, run);
       kept = true;
-      return { report, elapsed_ms: performance.now() - t0 - pausedMs, paused_ms: pausedMs, workers };
+      return { report, report_json: json, elapsed_ms: performance.now() - t0 - pausedMs, paused_ms: pausedMs, workers };
     } finally {
       if (!kept) run.free();
     }
@@ -163,9 +176,10 @@ export const runOps = {
   async 'copy.plan'({ key, scenario, files }, ctx) {
     const { state } = ctx;
     if (!state.copy || state.copy.key !== key) {
-      const run = await plan(ctx, scenario, files);
+      // the previous copy is freed first: what it leaves (e.g. alive tables) reaches the new one
       if (state.copy) state.copy.run.free();
-      state.copy = { key, run };
+      state.copy = null;
+      state.copy = { key, run: await plan(ctx, scenario, files) };
     }
     return { total: state.copy.run.total() };
   },

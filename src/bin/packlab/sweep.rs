@@ -134,6 +134,5 @@ fn write_merged(dir: &Path, r: SweepResults) -> Result<(), String> {
 }
 
 fn write_json(p: &Path, r: &SweepResults) -> Result<(), String> {
-    let text = serde_json::to_string(r).map_err(|e| e.to_string())?;
-    std::fs::write(p, text + "\n").map_err(|e| format!("{}: {e}", p.display()))
+    std::fs::write(p, r.to_json()).map_err(|e| format!("{}: {e}", p.display()))
 }

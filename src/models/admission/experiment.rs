@@ -5,6 +5,7 @@
 //! ([`crate::experiment::drive`]) or step by step.
 
 use super::importance;
+use super::moments::{NodeCache, TableLattice};
 use super::params::{AdmitParams, PolicyKind, PolicySpec};
 use super::scenario::{
     arm_result, gains_vs_zeroth, report, AdmissionArm, AdmissionArmSpec, AdmissionReport,
@@ -31,6 +32,34 @@ pub struct AdmissionStep {
     pub evaluated: Option<SweepPoint>,
     /// The arm's result if it just completed (without the gain over ZEROTH, which needs every arm).
     pub finished: Option<AdmissionArm>,
+}
+
+thread_local! {
+    /// The alive tables and quadrature nodes of this thread's last admission experiment, handed on to its next
+    /// one. A table depends only on its lattice point and a node set only on its key, never on the scenario,
+    /// so a browser worker (and every member of its pool) keeps them from run to run and re-runs skip
+    /// rebuilding them; results never depend on what is kept (`kept_tables_do_not_change_reports`).
+    static KEPT_TABLES: std::cell::RefCell<Option<(TableLattice, NodeCache)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// A fresh cache holding the tables kept by this thread's last experiment, if any.
+fn cache_with_kept_tables() -> SimCache {
+    let mut cache = SimCache::new();
+    if let Some((mut lattice, nodes)) = KEPT_TABLES.with(|k| k.borrow_mut().take()) {
+        lattice.reset_handles();
+        cache.lattice = lattice;
+        cache.nodes = nodes;
+    }
+    cache
+}
+
+impl Drop for AdmissionExperiment {
+    fn drop(&mut self) {
+        let lattice = std::mem::take(&mut self.cache.lattice);
+        let nodes = std::mem::take(&mut self.cache.nodes);
+        KEPT_TABLES.with(|k| *k.borrow_mut() = Some((lattice, nodes)));
+    }
 }
 
 /// An admission experiment in progress (see the module documentation).
@@ -99,7 +128,7 @@ impl AdmissionExperiment {
             tuners,
             plans: Vec::new(),
             runs,
-            cache: SimCache::new(),
+            cache: cache_with_kept_tables(),
             done: 0,
             total,
             scenario,
@@ -309,7 +338,8 @@ impl Experiment for AdmissionExperiment {
         })
     }
 
-    /// A job is one simulation run `{ "arm", "threshold", "run" }`. The arms are independent, so a step's
+    /// A job is one simulation run `{ "arm", "threshold", "run", "affinity" }` (`affinity`: the same number
+    /// for one arm's run at every threshold, so a pool can keep it on one worker, where its memoised tables are). The arms are independent, so a step's
     /// jobs are the remaining runs of the current threshold of every arm not yet finished, in arm order, up
     /// to `units` (the pool computes several arms' runs at once; `step` does one arm at a time, with the same
     /// report). Empty when an arm needs an importance-sampling set-up first (the CLI's `step` builds it).
@@ -339,7 +369,10 @@ impl Experiment for AdmissionExperiment {
                 break;
             };
             for r in range {
-                jobs.push(serde_json::json!({ "arm": i, "threshold": th, "run": r }));
+                // a run of one arm keeps its worker from threshold to threshold: its memoised curves
+                // (common random numbers) serve every threshold there
+                let affinity = i * runs + r;
+                jobs.push(serde_json::json!({ "arm": i, "threshold": th, "run": r, "affinity": affinity }));
                 self.issued.push((i, r));
             }
         }
@@ -647,6 +680,34 @@ mod tests {
 
     /// Steps of several runs (the CLI's way, natively on all cores) give the report of one-run steps (the
     /// browser's way), bit for bit.
+    #[test]
+    fn kept_tables_do_not_change_reports() {
+        let b = tiny_admission();
+        let mut a = tiny_admission();
+        a.seed = 11;
+        a.admission.params.capacity = 300.0;
+        a.admission.params.subhorizons = vec![240.0, 48.0, 12.0];
+        let run = |sc: &Scenario| {
+            let mut e = AdmissionExperiment::new(sc, true).unwrap();
+            while e.step(1).is_some() {}
+            serde_json::to_string(&e.report()).unwrap()
+        };
+        // B alone on a fresh thread (nothing kept), then B after A on another thread (A's tables kept)
+        let fresh = {
+            let b = b.clone();
+            std::thread::spawn(move || run(&b)).join().unwrap()
+        };
+        let (after_a, kept) = std::thread::spawn(move || {
+            run(&a);
+            let kept = KEPT_TABLES.with(|k| k.borrow().as_ref().map_or(0, |(l, _)| l.len()));
+            (run(&b), kept)
+        })
+        .join()
+        .unwrap();
+        assert!(kept > 0, "A kept its tables");
+        assert_eq!(after_a, fresh);
+    }
+
     #[test]
     fn units_per_step_do_not_change_the_report() {
         let s = tiny_admission();
