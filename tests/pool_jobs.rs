@@ -182,3 +182,51 @@ fn jobs_from_elsewhere_are_refused() {
         .is_err());
     assert_eq!(packlab::experiment::Steppable::done(&run), 0);
 }
+
+#[test]
+fn lifetime_policy_runs_computed_elsewhere_give_the_same_report_and_timelines() {
+    let b = packlab::data::AZURE2017_ARRIVALS;
+    let w = b
+        .read_workload_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
+        .unwrap();
+    let inputs = Inputs {
+        workload: Some(&w),
+        ..Default::default()
+    };
+    let mut sc = Scenario {
+        model: Model::Lifetime,
+        ..Scenario::default()
+    };
+    sc.lifetime.share = 0.05;
+    let one = stepped(&sc, &inputs);
+    let (rep, partials, split) = pooled(&sc, &inputs, 3, 2);
+    assert_eq!(rep, one);
+    assert!(split >= 2, "{split} split steps");
+    assert_eq!(partials.len(), split);
+    // the host timeline (not in the report) came along with each result
+    let timeline = |run: &mut AnyRun| {
+        let mut out = Vec::new();
+        run.query(
+            "timeline",
+            &serde_json::json!({ "policy": 1 }),
+            &mut serde_json::Serializer::new(&mut out),
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let mut a = start(&sc, &inputs).unwrap();
+    while a.step(1, serde_json::value::Serializer).is_some() {}
+    let mut b = start(&sc, &inputs).unwrap();
+    let mut copy = start(&sc, &inputs).unwrap();
+    loop {
+        let jobs = b.jobs(2);
+        if jobs.is_empty() {
+            break;
+        }
+        let results = jobs.iter().map(|j| copy.compute(j).unwrap()).collect();
+        b.absorb(results, || serde_json::value::Serializer).unwrap();
+    }
+    let ta = timeline(&mut a);
+    assert!(ta.len() > 100);
+    assert_eq!(timeline(&mut b), ta);
+}

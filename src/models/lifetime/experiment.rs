@@ -164,6 +164,31 @@ fn defrag_pair(
     }
 }
 
+impl LifetimeRun {
+    /// The indices of the next at most `units` (≥ 1) policy runs; `None` once all are done.
+    fn next(&self, units: usize) -> Option<std::ops::Range<usize>> {
+        let first = self.results.len();
+        (first < self.runs.len()).then(|| first..(first + units.max(1)).min(self.runs.len()))
+    }
+
+    /// Simulates policy `p` (with LARS's pair of runs under defragmentation).
+    fn simulate(&self, p: Policy) -> PolicyResult {
+        let cfg = self.config(p);
+        if self.params.defrag {
+            defrag_pair(&self.pool.jobs, &*self.pred, &cfg)
+        } else {
+            simulate(&self.pool.jobs, &*self.pred, &cfg)
+        }
+    }
+
+    /// Appends the next results.
+    fn take(&mut self, results: Vec<PolicyResult>) -> LifetimeStep {
+        let first = self.results.len();
+        self.results.extend(results.iter().cloned());
+        LifetimeStep { first, results }
+    }
+}
+
 impl Experiment for LifetimeRun {
     type Partial = LifetimeStep;
     type Report = LifetimeReport;
@@ -177,26 +202,53 @@ impl Experiment for LifetimeRun {
     }
 
     fn step(&mut self, units: usize) -> Option<LifetimeStep> {
-        let first = self.results.len();
-        if first == self.runs.len() {
-            return None;
+        let next = self.next(units)?;
+        let results = map_parallel(threads(), &self.runs[next], |&p| self.simulate(p));
+        Some(self.take(results))
+    }
+
+    /// A job is the index of a policy run; its result carries the host timeline beside the policy's result.
+    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
+        self.next(units)
+            .into_iter()
+            .flatten()
+            .map(Into::into)
+            .collect()
+    }
+
+    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+        let p = job
+            .as_u64()
+            .and_then(|i| self.runs.get(usize::try_from(i).ok()?))
+            .copied()
+            .ok_or_else(|| {
+                RunError::msg(format!("{job} is not a policy run of this experiment"))
+            })?;
+        let r = self.simulate(p);
+        serde_json::to_value((&r, &r.timeline)).map_err(crate::experiment::ser_error)
+    }
+
+    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<LifetimeStep>, RunError> {
+        let expected = self.next(results.len()).map_or(0, |r| r.len());
+        if results.is_empty() || results.len() != expected {
+            return Err(RunError::msg(format!(
+                "{} results for {expected} policy runs left",
+                results.len()
+            )));
         }
-        let to = (first + units.max(1)).min(self.runs.len());
-        let configs: Vec<SimConfig> = self.runs[first..to]
-            .iter()
-            .map(|&p| self.config(p))
-            .collect();
-        let (jobs, pred) = (&self.pool.jobs, &*self.pred);
-        let defrag = self.params.defrag;
-        let results = map_parallel(threads(), &configs, |cfg| {
-            if defrag {
-                defrag_pair(jobs, pred, cfg)
-            } else {
-                simulate(jobs, pred, cfg)
-            }
-        });
-        self.results.extend(results.iter().cloned());
-        Some(LifetimeStep { first, results })
+        let results = results
+            .into_iter()
+            .map(|v| {
+                serde_json::from_value::<(PolicyResult, super::sim::Timeline)>(v).map(
+                    |(mut r, t)| {
+                        r.timeline = t;
+                        r
+                    },
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| RunError::msg(format!("not a policy run's result: {e}")))?;
+        Ok(vec![self.take(results)])
     }
 
     /// Every remaining policy is independent.

@@ -13,7 +13,7 @@ use super::Policy;
 use crate::substrate::des::{Des, TimerKey, World};
 use crate::substrate::rng::stream;
 use rand::RngExt;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// NILAS temporal-cost bounds, hours (seed 003 Alg. 2, stated): 0, 30 min, 60 min, 90 min, 2 h, 3 h, 4 h, 6 h,
 /// 12 h, 24 h, 168 h.
@@ -121,7 +121,7 @@ pub struct SimConfig {
 
 /// Results of one policy on one pool (ALGORITHMS.md §5.8). Fractions are in [0, 1]; averages are over the
 /// metric samples after the warm-up.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PolicyResult {
     /// The policy.
     pub policy: Policy,
@@ -172,7 +172,7 @@ pub struct PolicyResult {
 }
 
 /// Migration counts of one defragmentation run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MigrationCounts {
     /// Live migrations started.
     pub migrations: u64,
@@ -194,7 +194,7 @@ pub const TL_RECYCLING: u8 = 16;
 /// (LAVA: the host's class while it is OPEN; the other policies: the largest initial class of its VMs);
 /// [`TL_RECYCLING`] + class for a LAVA host that is RECYCLING; [`TL_MIGRATING`] for a host whose only VMs are
 /// migrating away.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Timeline {
     /// Hosts per row.
     pub hosts: usize,
