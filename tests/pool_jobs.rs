@@ -230,3 +230,26 @@ fn lifetime_policy_runs_computed_elsewhere_give_the_same_report_and_timelines() 
     assert!(ta.len() > 100);
     assert_eq!(timeline(&mut b), ta);
 }
+
+#[test]
+fn era_cells_computed_elsewhere_give_the_same_report() {
+    let b = packlab::data::SWIM_FB2010;
+    let w = b
+        .read_workload_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
+        .unwrap();
+    let inputs = Inputs {
+        workload: Some(&w),
+        ..Default::default()
+    };
+    let sc = Scenario::from_json(
+        r#"{"model":"era","era":{"preset":"E4.1"},"workload":{"bundled":"swim-fb2010"}}"#,
+    )
+    .unwrap();
+    let one = stepped(&sc, &inputs);
+    let total = packlab::experiment::Steppable::total(&start(&sc, &inputs).unwrap());
+    assert!(total >= 3, "{total} cells");
+    let (rep, partials, split) = pooled(&sc, &inputs, 2, 2);
+    assert_eq!(rep, one);
+    assert_eq!(split, total.div_ceil(2));
+    assert_eq!(partials.len(), split);
+}

@@ -147,6 +147,47 @@ impl Experiment for EraRun {
         Some(EraStep { first, cells })
     }
 
+    /// A job is the index of a (policy, κ_use) cell.
+    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
+        let first = self.results.len();
+        if first == self.cells.len() || self.error.is_some() {
+            return Vec::new();
+        }
+        (first..(first + units.max(1)).min(self.cells.len()))
+            .map(Into::into)
+            .collect()
+    }
+
+    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+        let i = job
+            .as_u64()
+            .and_then(|i| usize::try_from(i).ok())
+            .filter(|&i| i < self.cells.len())
+            .ok_or_else(|| RunError::msg(format!("{job} is not a cell of this experiment")))?;
+        self.ensure_lp(i..i + 1)?;
+        let (p, k) = self.cells[i];
+        let c = run_cell(&self.setup, &self.params, p, k, self.lp.as_ref(), None)?.0;
+        serde_json::to_value(c).map_err(crate::experiment::ser_error)
+    }
+
+    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<EraStep>, RunError> {
+        let first = self.results.len();
+        let left = self.cells.len() - first;
+        if results.is_empty() || results.len() > left {
+            return Err(RunError::msg(format!(
+                "{} results for {left} cells left",
+                results.len()
+            )));
+        }
+        let cells = results
+            .into_iter()
+            .map(serde_json::from_value)
+            .collect::<Result<Vec<CellResult>, _>>()
+            .map_err(|e| RunError::msg(format!("not a cell's result: {e}")))?;
+        self.results.extend(cells.iter().cloned());
+        Ok(vec![EraStep { first, cells }])
+    }
+
     fn batch(&self) -> usize {
         self.cells.len() - self.results.len()
     }
