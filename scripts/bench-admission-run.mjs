@@ -4,13 +4,23 @@
 //   node scripts/bench-admission-run.mjs [hours=26280] [threshold=0.01] [master seed=1]
 // Prints JSON { admission_run_bench: { wasm_s, native_s, ratio, identical, ... } } and merges it into
 // test-artifacts/metrics.json.
+// Optional overrides, to time an older build against a newer one: ADMIT_BENCH_PKG (a wasm-bindgen output
+// directory holding packlab.js and packlab_bg.wasm; default www/pkg) and ADMIT_BENCH_BIN (an already built
+// `benches/admit.rs` executable, run instead of `cargo bench --bench admit`).
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { loadWasm, ROOT } from '../tests/e2e/wasm-node.mjs';
 
 const [hours = '26280', threshold = '0.01', seed = '1'] = process.argv.slice(2);
-const w = await loadWasm();
+let w;
+if (process.env.ADMIT_BENCH_PKG) {
+  const dir = path.resolve(process.env.ADMIT_BENCH_PKG);
+  w = await import(path.join(dir, 'packlab.js'));
+  w.initSync({ module: readFileSync(path.join(dir, 'packlab_bg.wasm')) });
+} else {
+  w = await loadWasm();
+}
 const scenario = w.check_scenario({
   model: 'admission',
   seed: Number(seed),
@@ -20,7 +30,10 @@ let t0 = performance.now();
 const r = w.model_call(scenario, 'series', { label: 'SECOND', threshold: Number(threshold), run: 0, points: 10 });
 const wasmS = (performance.now() - t0) / 1000;
 const wasmLine = { utilization: r.utilization, failed: r.failed, requests: r.requests, arrivals: r.arrivals, admitted: r.admitted };
-const out = execFileSync('cargo', ['bench', '--locked', '--bench', 'admit'], {
+const [cmd, args] = process.env.ADMIT_BENCH_BIN
+  ? [process.env.ADMIT_BENCH_BIN, []]
+  : ['cargo', ['bench', '--locked', '--bench', 'admit']];
+const out = execFileSync(cmd, args, {
   cwd: ROOT,
   encoding: 'utf8',
   env: { ...process.env, ADMIT_BENCH_RUN_OF: seed, ADMIT_BENCH_HOURS: hours, ADMIT_BENCH_THRESHOLD: threshold },

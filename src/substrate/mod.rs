@@ -9,11 +9,13 @@
 //!   whether a sum of values exceeds a threshold (the overflow test of ALGORITHMS.md §4.4);
 //! - [`error`]: errors that name a field path ([`error::FieldError`]) or a file:line:column
 //!   ([`error::TraceError`]);
-//! - [`des`]: the discrete-event kernel (ALGORITHMS.md §1.2).
+//! - [`des`]: the discrete-event kernel (ALGORITHMS.md §1.2);
+//! - [`hash`]: a fast deterministic hasher for memo keys ([`hash::FxHashMap`]).
 
 pub mod des;
 pub mod error;
 pub mod exact;
+pub mod hash;
 pub mod rng;
 pub mod special;
 pub mod stats;

@@ -9,9 +9,11 @@
 //! Units: t in hours, λ per hour, ν scale-outs per mean core lifetime (scale-out rate ν·λ per hour, η = 1),
 //! σ extra cores per scale-out (size `1 + Poisson(σ)`), κ mean core lifetimes of maximum deployment lifetime.
 
-use crate::substrate::special::{beta_reg, expected_harmonic_k, gauss_laguerre_gamma, Lambda0};
+use crate::substrate::hash::FxHashMap;
+use crate::substrate::special::{
+    beta_reg, exp_slice, expected_harmonic_k, gauss_laguerre_gamma, Lambda0,
+};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
 /// Offered load above which S1-RESCUE replaces S1-VOLTERRA (ALGORITHMS.md §2.5, `A_rescue`).
 pub const A_RESCUE: f64 = 20.0;
@@ -45,6 +47,8 @@ pub enum MomentMode {
 #[derive(Clone, Debug)]
 pub struct AliveTable {
     h: f64,
+    /// Number of grid steps G (U = G·h).
+    g_n: usize,
     psi1: Vec<f64>,
     psi2: Vec<f64>,
     phi1_end: f64,
@@ -93,17 +97,44 @@ impl AliveTable {
                 .collect();
             let mut df = vec![0.0; g_n + 1];
             let mut f: f64 = 0.0;
-            for k in 1..=g_n {
-                let u = k as f64 * h;
-                let gk = libm::pow(-libm::expm1(-u), n0f) * libm::exp(-nu * l0f.at(u));
-                let mut acc = 0.0;
-                for j in 1..k {
-                    acc += df[j] * kern[k - j];
+            // The sums acc_k = Σ_{j=1}^{k−1} df_j·kern_{k−j} of LANES consecutive k are formed together: first
+            // their common terms j < k0 (independent chains, so the loop is not bound by the latency of one
+            // addition), then each lane's own last terms in order once df_{k0..k−1} are known. Every acc_k adds
+            // the same terms in the same order (j = 1, 2, …) as the one-at-a-time sum: bit-identical.
+            const LANES: usize = 4;
+            let mut k0 = 1;
+            while k0 <= g_n {
+                let lanes = LANES.min(g_n + 1 - k0);
+                let mut acc = [0.0f64; LANES];
+                if lanes == LANES {
+                    for j in 1..k0 {
+                        let kk = &kern[k0 - j..k0 - j + LANES];
+                        let dj = df[j];
+                        for l in 0..LANES {
+                            acc[l] += dj * kk[l];
+                        }
+                    }
+                } else {
+                    for j in 1..k0 {
+                        for l in 0..lanes {
+                            acc[l] += df[j] * kern[k0 + l - j];
+                        }
+                    }
                 }
-                let d = ((gk - acc) / kern[0]).clamp(0.0, (1.0 - f).max(0.0));
-                df[k] = d;
-                f += d;
-                s[k] = 1.0 - f;
+                for l in 0..lanes {
+                    let k = k0 + l;
+                    let mut a = acc[l];
+                    for j in k0..k {
+                        a += df[j] * kern[k - j];
+                    }
+                    let u = k as f64 * h;
+                    let gk = libm::pow(-libm::expm1(-u), n0f) * libm::exp(-nu * l0f.at(u));
+                    let d = ((gk - a) / kern[0]).clamp(0.0, (1.0 - f).max(0.0));
+                    df[k] = d;
+                    f += d;
+                    s[k] = 1.0 - f;
+                }
+                k0 += lanes;
             }
         } else {
             // S1-HAZARD: h(u) = P(Y=1)/(1−P(Y=0)), trapezoid cumulative hazard
@@ -157,6 +188,7 @@ impl AliveTable {
             .collect();
         AliveTable {
             h,
+            g_n,
             psi1,
             psi2,
             phi1_end: phi1[g_n],
@@ -174,7 +206,21 @@ impl AliveTable {
 
     /// End U of the tabulated range (mean core lifetimes).
     pub fn u_end(&self) -> f64 {
-        (self.psi1.len() - 1) as f64 * self.h
+        self.g_n as f64 * self.h
+    }
+
+    /// Drop the tabulated values and keep only the exponential tail beyond U (a table of
+    /// [`TableLattice`] after its resampling on the τ grid, whose fast path reads the table itself only at
+    /// τ ≥ [`PSI_GRID_HI`] > U). Afterwards only `psi(u)` for u > U may be called.
+    fn compact(&mut self) {
+        self.psi1 = Vec::new();
+        self.psi2 = Vec::new();
+        self.s = Vec::new();
+    }
+
+    /// True after [`AliveTable::compact`].
+    fn is_compact(&self) -> bool {
+        self.psi1.is_empty()
     }
 
     /// Alive probability `S1(u)` (linear interpolation; exponential tail beyond U).
@@ -204,9 +250,13 @@ impl AliveTable {
     #[inline]
     pub fn psi(&self, u: f64) -> (f64, f64) {
         let u = u.max(0.0);
-        let n = self.psi1.len();
-        let ue = (n - 1) as f64 * self.h;
+        let n = self.g_n + 1;
+        let ue = self.g_n as f64 * self.h;
         if u <= ue {
+            assert!(
+                !self.is_compact(),
+                "AliveTable::psi inside U of a compacted table"
+            );
             let x = u / self.h;
             let i = (x as usize).min(n - 2);
             let f = x - i as f64;
@@ -417,15 +467,49 @@ impl PsiSource for ExactTables {
 /// in ln n0). Unit-tested against exact tables at ≤ 1% of (1 − e^{−u}).
 /// Ψ is interpolated bilinearly in (ln ν, σ). Values outside the lattice are clamped to it.
 pub struct TableLattice {
-    map: HashMap<(u32, u16, u16, u8), usize>,
+    /// n0 rung → page of `slots` (one page of `PAGE` slots per rung).
+    pages: FxHashMap<u32, usize>,
+    /// Arena index + 1 of the table at (page, ν index, σ index, alive mode); 0 = not built yet.
+    slots: Vec<u32>,
+    /// The last (rung, page) looked up (the ≤ 4·J_ν·J_σ tables of one belief share their rung).
+    last_page: Option<(u32, usize)>,
     arena: Vec<AliveTable>,
     blends: Vec<[(usize, f64); 4]>,
     /// Ψ1, Ψ2 of every memoised table resampled on the log-spaced τ grid [`PSI_GRID_LO`, `PSI_GRID_HI`]
     /// ([`PSI_GRID_N`] points, stored as f32): block `i·2·PSI_GRID_N` holds Ψ1 then Ψ2 of table `i`.
     res: Vec<f32>,
+    /// ln ν_lo and ln(ν_hi/ν_lo) of the ν axis.
+    ln_nu_lo: f64,
+    ln_nu_span: f64,
+    /// τ of the resampling grid points ([`psi_grid_tau`]).
+    taus: Vec<f64>,
+    /// Work buffers of [`absorption_corrections_lattice`] (kept to avoid allocating per call).
+    scratch: LatticeScratch,
     /// Number of tables built so far.
     pub built: usize,
 }
+
+/// Work buffers of [`absorption_corrections_lattice`].
+#[derive(Default)]
+struct LatticeScratch {
+    g1: Vec<f64>,
+    g2: Vec<f64>,
+    combos: Vec<(usize, f64, f64, f64)>,
+    pairs: Vec<(f64, f64, f64, f64, f64, f64)>,
+    lnx: Vec<f64>,
+    /// Per lead time: L(κ'), or `None` for t ≤ 0.
+    lead: Vec<Option<f64>>,
+    /// Per (lead time, τ node): where G is read (see [`absorption_corrections_lattice_into`]).
+    look: Vec<(u32, f64)>,
+}
+
+/// [`LatticeScratch::look`] kind: τ ≤ [`PSI_GRID_LO`], the value is τ / PSI_GRID_LO.
+const LOOK_LOW: u32 = u32::MAX - 1;
+/// [`LatticeScratch::look`] kind: τ ≥ [`PSI_GRID_HI`], the value is τ.
+const LOOK_HIGH: u32 = u32::MAX;
+
+/// Slots per n0 rung: ν index × σ index × alive mode.
+const PAGE: usize = N_NU * N_SIG * 2;
 
 const NU_LO: f64 = 1e-3;
 const NU_HI: f64 = 200.0;
@@ -437,10 +521,16 @@ const SIG_HI: f64 = 60.0;
 impl Default for TableLattice {
     fn default() -> Self {
         TableLattice {
-            map: HashMap::new(),
+            pages: FxHashMap::default(),
+            slots: Vec::new(),
+            last_page: None,
             arena: Vec::new(),
             blends: Vec::new(),
             res: Vec::new(),
+            ln_nu_lo: libm::log(NU_LO),
+            ln_nu_span: libm::log(NU_HI / NU_LO),
+            taus: (0..PSI_GRID_N).map(psi_grid_tau).collect(),
+            scratch: LatticeScratch::default(),
             built: 0,
         }
     }
@@ -457,11 +547,11 @@ impl TableLattice {
     }
     /// Number of memoised tables.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.arena.len()
     }
     /// True if no table has been built.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.arena.is_empty()
     }
     fn nu_value(i: usize) -> f64 {
         libm::exp(libm::log(NU_LO) + libm::log(NU_HI / NU_LO) * i as f64 / (N_NU - 1) as f64)
@@ -481,11 +571,29 @@ impl TableLattice {
     }
 }
 
-impl PsiSource for TableLattice {
-    fn prepare(&mut self, n0: u32, nu: f64, sigma: f64, alive: AliveMode) -> usize {
-        let n = Self::n0_rung(n0.max(1));
+impl TableLattice {
+    /// The page of slots of rung `n` (created empty on first use).
+    fn page(&mut self, n: u32) -> usize {
+        if let Some((m, p)) = self.last_page {
+            if m == n {
+                return p;
+            }
+        }
+        let next = self.pages.len();
+        let p = *self.pages.entry(n).or_insert(next);
+        if p == next {
+            self.slots.resize((p + 1) * PAGE, 0);
+        }
+        self.last_page = Some((n, p));
+        p
+    }
+
+    /// [`PsiSource::prepare`] for an n0 already on its rung (`n = n0_rung(n0.max(1))`). `full`: the handle
+    /// will be read inside U (direct lookups); otherwise only the resampled Ψ and the tails beyond U are read
+    /// ([`absorption_corrections_lattice`]), and tables built here are compacted after their resampling.
+    fn prepare_rung(&mut self, n: u32, nu: f64, sigma: f64, alive: AliveMode, full: bool) -> usize {
         let ln_nu = libm::log(nu.clamp(NU_LO, NU_HI));
-        let xi = (ln_nu - libm::log(NU_LO)) / libm::log(NU_HI / NU_LO) * (N_NU - 1) as f64;
+        let xi = (ln_nu - self.ln_nu_lo) / self.ln_nu_span * (N_NU - 1) as f64;
         let i0 = (xi.floor() as usize).min(N_NU - 2);
         let fi = (xi - i0 as f64).clamp(0.0, 1.0);
         let ys = (sigma.clamp(0.0, SIG_HI) / SIG_HI).sqrt() * (N_SIG - 1) as f64;
@@ -494,30 +602,52 @@ impl PsiSource for TableLattice {
         let s_lo = Self::sig_value(k0);
         let s_hi = Self::sig_value(k0 + 1);
         let fk = ((sigma.clamp(0.0, SIG_HI) - s_lo) / (s_hi - s_lo)).clamp(0.0, 1.0);
-        let am = if alive == AliveMode::Hazard { 1u8 } else { 0u8 };
+        let am = if alive == AliveMode::Hazard { 1 } else { 0 };
+        let page = self.page(n) * PAGE;
         let mut blend = [(0usize, 0.0f64); 4];
         let mut slot = 0;
         for (di, wi) in [(0usize, 1.0 - fi), (1, fi)] {
             for (dk, wk) in [(0usize, 1.0 - fk), (1, fk)] {
-                let key = (n, (i0 + di) as u16, (k0 + dk) as u16, am);
-                let idx = match self.map.get(&key) {
-                    Some(&ix) => ix,
-                    None => {
+                let si = page + ((i0 + di) * N_SIG + k0 + dk) * 2 + am;
+                let idx = match self.slots[si] {
+                    0 => {
                         let t = AliveTable::new(
                             n,
                             Self::nu_value(i0 + di),
                             Self::sig_value(k0 + dk),
                             alive,
                         );
-                        let (p1, p2): (Vec<f64>, Vec<f64>) =
-                            (0..PSI_GRID_N).map(|g| t.psi(psi_grid_tau(g))).unzip();
                         // stored as f32 (relative precision 6e−8): the Δ sums are memory-bound
-                        self.res.extend(p1.iter().map(|&x| x as f32));
-                        self.res.extend(p2.iter().map(|&x| x as f32));
+                        let at = self.res.len();
+                        self.res.resize(at + 2 * PSI_GRID_N, 0.0);
+                        let (p1, p2) = self.res[at..].split_at_mut(PSI_GRID_N);
+                        for ((x1, x2), &tau) in p1.iter_mut().zip(p2.iter_mut()).zip(&self.taus) {
+                            let (a, b) = t.psi(tau);
+                            *x1 = a as f32;
+                            *x2 = b as f32;
+                        }
+                        let mut t = t;
+                        if !full {
+                            // the table's values (≈ 3·8·G bytes) are not read again on this path
+                            t.compact();
+                        }
                         self.arena.push(t);
-                        self.map.insert(key, self.arena.len() - 1);
+                        self.slots[si] = self.arena.len() as u32;
                         self.built += 1;
                         self.arena.len() - 1
+                    }
+                    ix => {
+                        let ix = ix as usize - 1;
+                        if full && self.arena[ix].is_compact() {
+                            // rebuilt exactly as before (deterministic)
+                            self.arena[ix] = AliveTable::new(
+                                n,
+                                Self::nu_value(i0 + di),
+                                Self::sig_value(k0 + dk),
+                                alive,
+                            );
+                        }
+                        ix
                     }
                 };
                 blend[slot] = (idx, wi * wk);
@@ -526,6 +656,12 @@ impl PsiSource for TableLattice {
         }
         self.blends.push(blend);
         self.blends.len() - 1
+    }
+}
+
+impl PsiSource for TableLattice {
+    fn prepare(&mut self, n0: u32, nu: f64, sigma: f64, alive: AliveMode) -> usize {
+        self.prepare_rung(Self::n0_rung(n0.max(1)), nu, sigma, alive, true)
     }
     #[inline]
     fn psi(&self, handle: usize, u: f64) -> (f64, f64) {
@@ -544,7 +680,7 @@ impl PsiSource for TableLattice {
 /// Cache of Gauss–Laguerre nodes keyed by (n, shape bits).
 #[derive(Default)]
 pub struct NodeCache {
-    map: HashMap<(usize, u64), (Vec<f64>, Vec<f64>)>,
+    map: FxHashMap<(usize, u64), (Vec<f64>, Vec<f64>)>,
 }
 
 impl NodeCache {
@@ -553,6 +689,11 @@ impl NodeCache {
         self.map
             .entry((n, shape.to_bits()))
             .or_insert_with(|| gauss_laguerre_gamma(n, shape))
+    }
+
+    /// Nodes/weights already memoised by [`NodeCache::get`]; panics otherwise.
+    fn peek(&self, n: usize, shape: f64) -> &(Vec<f64>, Vec<f64>) {
+        &self.map[&(n, shape.to_bits())]
     }
 }
 
@@ -581,23 +722,34 @@ pub fn psi_grid_tau(g: usize) -> f64 {
 /// [`absorption_corrections_lattice`]) for one belief: Gauss nodes and weights of the lifetime rate's
 /// Gamma posterior (scaled later by β_t), and per (ν, σ) node pair its weight product and the scale-out
 /// coefficients.
-struct AbsorptionQuadrature {
+struct AbsorptionQuadrature<'n> {
     /// Nodes and weights of Γ(a_λ, 1).
-    xt: Vec<f64>,
-    wt: Vec<f64>,
+    xt: &'n [f64],
+    wt: &'n [f64],
     /// Per (ν, σ) node pair: (ν, σ, v·w, c1 = ν·m1, c2 = ν·m2, c3 = 2ν²m1²) with m1 = 1 + σ, m2 = σ(2 + σ).
     pairs: Vec<(f64, f64, f64, f64, f64, f64)>,
 }
 
-impl AbsorptionQuadrature {
-    fn new(b: &Belief, cfg: &MomentConfig, nodes: &mut NodeCache) -> AbsorptionQuadrature {
-        let (xt, wt) = nodes.get(cfg.j_tau.max(1), b.lambda.shape).clone();
-        let (yn, vn) = nodes.get(cfg.j_nu.max(1), b.nu.shape).clone();
-        let (zs, ws) = nodes.get(cfg.j_sigma.max(1), b.sigma.shape).clone();
-        let mut pairs = Vec::with_capacity(yn.len() * zs.len());
-        for (y, v) in yn.iter().zip(&vn) {
+impl<'n> AbsorptionQuadrature<'n> {
+    /// The quadrature of belief `b`; `pairs` is a reusable buffer (cleared).
+    fn new(
+        b: &Belief,
+        cfg: &MomentConfig,
+        nodes: &'n mut NodeCache,
+        mut pairs: Vec<(f64, f64, f64, f64, f64, f64)>,
+    ) -> AbsorptionQuadrature<'n> {
+        let (jt, jn, js) = (cfg.j_tau.max(1), cfg.j_nu.max(1), cfg.j_sigma.max(1));
+        nodes.get(jt, b.lambda.shape);
+        nodes.get(jn, b.nu.shape);
+        nodes.get(js, b.sigma.shape);
+        let nodes: &'n NodeCache = nodes;
+        let (xt, wt) = nodes.peek(jt, b.lambda.shape);
+        let (yn, vn) = nodes.peek(jn, b.nu.shape);
+        let (zs, ws) = nodes.peek(js, b.sigma.shape);
+        pairs.clear();
+        for (y, v) in yn.iter().zip(vn) {
             let nu = y / b.nu.rate;
-            for (z, w) in zs.iter().zip(&ws) {
+            for (z, w) in zs.iter().zip(ws) {
                 let sg = z / b.sigma.rate;
                 let m1 = 1.0 + sg;
                 let m2 = sg * (2.0 + sg);
@@ -629,19 +781,80 @@ pub fn absorption_corrections_lattice(
     lat: &mut TableLattice,
     nodes: &mut NodeCache,
 ) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(times.len());
+    absorption_corrections_lattice_into(b, kappa, times, cfg, lat, nodes, &mut out);
+    out
+}
+
+/// [`absorption_corrections_lattice`] into `out` (cleared first; no allocation once the buffers are warm).
+pub fn absorption_corrections_lattice_into(
+    b: &Belief,
+    kappa: f64,
+    times: &[f64],
+    cfg: &MomentConfig,
+    lat: &mut TableLattice,
+    nodes: &mut NodeCache,
+    out: &mut Vec<(f64, f64)>,
+) {
+    out.clear();
     if b.n0 == 0 {
-        return vec![(0.0, 0.0); times.len()];
+        out.resize(times.len(), (0.0, 0.0));
+        return;
     }
     let kp = 1.0 / kappa;
-    let AbsorptionQuadrature { xt, wt, pairs } = AbsorptionQuadrature::new(b, cfg, nodes);
+    let mut sc = std::mem::take(&mut lat.scratch);
+    let AbsorptionQuadrature { xt, wt, pairs } =
+        AbsorptionQuadrature::new(b, cfg, nodes, std::mem::take(&mut sc.pairs));
     lat.reset_handles();
     let ng = PSI_GRID_N;
-    let mut g1 = vec![0.0; ng];
-    let mut g2 = vec![0.0; ng];
+    let step = psi_grid_step();
+    let ln_lo = libm::log(PSI_GRID_LO);
+    let lnx = &mut sc.lnx;
+    lnx.clear();
+    lnx.extend(xt.iter().map(|&x| libm::log(x)));
+    // Where G will be read: per lead time and τ node, below the grid, above it, or cell i with fraction f.
+    // Only the cells read, [lo, hi], are summed below (each G(τ_i) is its own sum, so the values are the
+    // same as with the whole grid summed).
+    let (lead, look) = (&mut sc.lead, &mut sc.look);
+    lead.clear();
+    look.clear();
+    let (mut lo, mut hi) = (ng, 0usize);
+    for &t in times {
+        if t <= 0.0 {
+            lead.push(None);
+            continue;
+        }
+        let (beta, l0) = lead_factors(b, kp, t);
+        lead.push(Some(l0));
+        let ln_beta = libm::log(beta);
+        for (x, lx) in xt.iter().zip(&sc.lnx) {
+            let tau = x / beta;
+            if tau <= PSI_GRID_LO {
+                look.push((LOOK_LOW, tau / PSI_GRID_LO));
+                lo = 0;
+            } else if tau >= PSI_GRID_HI {
+                look.push((LOOK_HIGH, tau));
+            } else {
+                let p = ((lx - ln_beta - ln_lo) / step).clamp(0.0, (ng - 1) as f64);
+                let i = (p as usize).min(ng - 2);
+                look.push((i as u32, p - i as f64));
+                lo = lo.min(i);
+                hi = hi.max(i + 1);
+            }
+        }
+    }
+    let (g1, g2) = (&mut sc.g1, &mut sc.g2);
+    g1.clear();
+    g1.resize(ng, 0.0);
+    g2.clear();
+    g2.resize(ng, 0.0);
+    let cells = if lo <= hi { lo..hi + 1 } else { 0..0 };
     // (handle, coefficient of Ψ1 in G1, of Ψ1 in G2, of Ψ2 in G2)
-    let mut combos = Vec::with_capacity(pairs.len());
+    let combos = &mut sc.combos;
+    combos.clear();
+    let rung = TableLattice::n0_rung(b.n0.max(1));
     for &(nu, sg, vw, c1, c2, c3) in &pairs {
-        let hd = lat.prepare(b.n0, nu, sg, cfg.alive);
+        let hd = lat.prepare_rung(rung, nu, sg, cfg.alive, false);
         let (a1, a2, a3) = (vw * c1, vw * (c1 + c3), vw * (c2 - c3));
         combos.push((hd, a1, a2, a3));
         for &(ix, bw) in &lat.blends[hd] {
@@ -650,58 +863,57 @@ pub fn absorption_corrections_lattice(
             }
             let blk = &lat.res[ix * 2 * ng..(ix + 1) * 2 * ng];
             let (p1, p2) = blk.split_at(ng);
+            let (p1, p2) = (&p1[cells.clone()], &p2[cells.clone()]);
             let (e1, e2, e3) = (bw * a1, bw * a2, bw * a3);
             // zipped slices (no bounds checks) so that the loop vectorises
-            for ((x1, x2), (&q1, &q2)) in g1.iter_mut().zip(g2.iter_mut()).zip(p1.iter().zip(p2)) {
+            let (x1s, x2s) = (&mut g1[cells.clone()], &mut g2[cells.clone()]);
+            for ((x1, x2), (&q1, &q2)) in x1s.iter_mut().zip(x2s.iter_mut()).zip(p1.iter().zip(p2))
+            {
                 let (q1, q2) = (q1 as f64, q2 as f64);
                 *x1 += e1 * q1;
                 *x2 += e2 * q1 + e3 * q2;
             }
         }
     }
-    let step = psi_grid_step();
-    let ln_lo = libm::log(PSI_GRID_LO);
-    let lnx: Vec<f64> = xt.iter().map(|&x| libm::log(x)).collect();
-    let eval_g = |tau: f64, ln_tau: f64| -> (f64, f64) {
-        if tau <= PSI_GRID_LO {
-            let f = tau / PSI_GRID_LO;
+    let (g1, g2, combos) = (&sc.g1[..], &sc.g2[..], &sc.combos[..]);
+    let lat_r: &TableLattice = lat;
+    let eval_g = |(i, f): (u32, f64)| -> (f64, f64) {
+        if i == LOOK_LOW {
             (g1[0] * f, g2[0] * f)
-        } else if tau >= PSI_GRID_HI {
+        } else if i == LOOK_HIGH {
             let mut o = (0.0, 0.0);
-            for &(hd, a1, a2, a3) in &combos {
-                let (p1, p2) = lat.psi(hd, tau);
+            for &(hd, a1, a2, a3) in combos {
+                let (p1, p2) = lat_r.psi(hd, f);
                 o.0 += a1 * p1;
                 o.1 += a2 * p1 + a3 * p2;
             }
             o
         } else {
-            let p = ((ln_tau - ln_lo) / step).clamp(0.0, (ng - 1) as f64);
-            let i = (p as usize).min(ng - 2);
-            let f = p - i as f64;
+            let i = i as usize;
             (
                 g1[i] + (g1[i + 1] - g1[i]) * f,
                 g2[i] + (g2[i + 1] - g2[i]) * f,
             )
         }
     };
-    times
-        .iter()
-        .map(|&t| {
-            if t <= 0.0 {
-                return (0.0, 0.0);
-            }
-            let (beta, l0) = lead_factors(b, kp, t);
-            let ln_beta = libm::log(beta);
+    let nx = xt.len();
+    let mut k = 0;
+    out.extend(sc.lead.iter().map(|l0| match *l0 {
+        None => (0.0, 0.0),
+        Some(l0) => {
             let mut d1 = 0.0;
             let mut d2 = 0.0;
-            for ((x, wi), lx) in xt.iter().zip(&wt).zip(&lnx) {
-                let (s1, s2) = eval_g(x / beta, lx - ln_beta);
+            for (wi, &lk) in wt.iter().zip(&sc.look[k..k + nx]) {
+                let (s1, s2) = eval_g(lk);
                 d1 += wi * s1;
                 d2 += wi * s2;
             }
+            k += nx;
             (l0 * d1, l0 * d2)
-        })
-        .collect()
+        }
+    }));
+    sc.pairs = pairs;
+    lat.scratch = sc;
 }
 
 /// Closed-form un-absorbed posterior part `(E0(t), M2₀(t), L(κ'))` of §2.6.3 at one lead time t (hours).
@@ -745,7 +957,8 @@ pub fn absorption_corrections(
         return vec![(0.0, 0.0); times.len()];
     }
     let kp = 1.0 / kappa;
-    let AbsorptionQuadrature { xt, wt, pairs } = AbsorptionQuadrature::new(b, cfg, nodes);
+    let AbsorptionQuadrature { xt, wt, pairs } =
+        AbsorptionQuadrature::new(b, cfg, nodes, Vec::new());
     let combos: Vec<_> = pairs
         .iter()
         .map(|&(nu, sg, vw, c1, c2, c3)| (src.prepare(b.n0, nu, sg, cfg.alive), vw, c1, c2, c3))
@@ -762,7 +975,7 @@ pub fn absorption_corrections(
             for &(hd, w, c1, c2, c3) in &combos {
                 let mut s1 = 0.0;
                 let mut s2 = 0.0;
-                for (x, wi) in xt.iter().zip(&wt) {
+                for (x, wi) in xt.iter().zip(wt) {
                     let (p1, p2) = src.psi(hd, x / beta);
                     s1 += wi * p1;
                     s2 += wi * p2;
@@ -1052,6 +1265,80 @@ mod tests {
     }
 }
 
+/// The lead-time geometry of [`CurveBasis`] for one ascending grid of lead times `t` (hours) and one
+/// [`MomentConfig::n_interp`], computed once and reused for every deployment (ALGORITHMS.md §2.7 caching): the
+/// coarse grid on which Δ1, Δ2 are computed ([`CurveBasis::coarse_deltas`]) and where each lead time falls on
+/// it (the ln t interpolation of [`LogGrid::interp_pair`]). Using it gives bit-identical values.
+#[derive(Clone, Debug, Default)]
+pub struct CurvePlan {
+    t: Vec<f64>,
+    n_interp: usize,
+    /// `t.len() ≤ max(n_interp, 2)`: Δ is computed on `t` itself.
+    fine: bool,
+    /// The log-spaced coarse grid (hours) when not `fine`.
+    coarse: Vec<f64>,
+    /// Per lead time when not `fine`: `None` for t ≤ 0 (Δ = 0), else its (index, fraction) on `coarse`.
+    interp: Vec<Option<(usize, f64)>>,
+}
+
+impl CurvePlan {
+    /// The plan of lead times `t` (hours, ascending) under `cfg`.
+    pub fn new(t: &[f64], cfg: &MomentConfig) -> CurvePlan {
+        let fine = t.len() <= cfg.n_interp.max(2);
+        let (coarse, interp) = if fine {
+            (Vec::new(), Vec::new())
+        } else {
+            let lg = LogGrid::new(t[0], t[t.len() - 1], cfg.n_interp);
+            let interp = t
+                .iter()
+                .map(|&x| if x <= 0.0 { None } else { Some(lg.locate(x)) })
+                .collect();
+            (lg.t, interp)
+        };
+        CurvePlan {
+            t: t.to_vec(),
+            n_interp: cfg.n_interp,
+            fine,
+            coarse,
+            interp,
+        }
+    }
+
+    /// True if this is the plan of `t` under `cfg` (same lead times bit for bit, same `n_interp`).
+    pub fn is_for(&self, t: &[f64], cfg: &MomentConfig) -> bool {
+        self.n_interp == cfg.n_interp
+            && self.t.len() == t.len()
+            && self
+                .t
+                .iter()
+                .zip(t)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+
+    /// The lead times (hours).
+    pub fn t(&self) -> &[f64] {
+        &self.t
+    }
+
+    /// The lead times (hours) at which Δ is computed.
+    fn coarse(&self) -> &[f64] {
+        if self.fine {
+            &self.t
+        } else {
+            &self.coarse
+        }
+    }
+
+    /// Length of the Δ vector of [`CurveBasis::coarse_deltas`] (also when every Δ is 0).
+    fn coarse_len(&self) -> usize {
+        if self.fine {
+            self.t.len()
+        } else {
+            self.n_interp
+        }
+    }
+}
+
 /// A deployment's moment curve in a form that is cheap to re-evaluate when only its core count changes
 /// (ALGORITHMS.md §2.7 caching): the Lomax factors `L(κ'), L(κ'+1), L(κ'+2)` and the ν, σ moment constants of
 /// §2.6.3 on a lead-time grid, plus the absorption corrections Δ1, Δ2 computed at the core count `n_delta`.
@@ -1143,10 +1430,37 @@ impl CurveBasis {
         lat: &mut TableLattice,
         nodes: &mut NodeCache,
     ) -> Vec<(f64, f64)> {
-        match Self::coarse_grid(b, t, cfg) {
-            Ok(g) => absorption_corrections_lattice(b, kappa, &g, cfg, lat, nodes),
-            Err(n) => vec![(0.0, 0.0); n],
+        let mut out = Vec::new();
+        Self::coarse_deltas_lattice_into(
+            b,
+            kappa,
+            &CurvePlan::new(t, cfg),
+            cfg,
+            lat,
+            nodes,
+            &mut out,
+        );
+        out
+    }
+
+    /// [`CurveBasis::coarse_deltas_lattice`] on a precomputed plan of its lead times (`plan` from
+    /// [`CurvePlan::new`] of the same `t` and `cfg`), into `out` (cleared first). Same values, no allocation
+    /// once the buffers are warm.
+    pub fn coarse_deltas_lattice_into(
+        b: &Belief,
+        kappa: f64,
+        plan: &CurvePlan,
+        cfg: &MomentConfig,
+        lat: &mut TableLattice,
+        nodes: &mut NodeCache,
+        out: &mut Vec<(f64, f64)>,
+    ) {
+        if cfg.mode == MomentMode::NoAbsorption || b.n0 == 0 || plan.t.is_empty() {
+            out.clear();
+            out.resize(plan.coarse_len(), (0.0, 0.0));
+            return;
         }
+        absorption_corrections_lattice_into(b, kappa, plan.coarse(), cfg, lat, nodes, out);
     }
 
     /// Build from precomputed absorption corrections `d` (output of [`CurveBasis::coarse_deltas`] for the same
@@ -1159,49 +1473,60 @@ impl CurveBasis {
         cfg: &MomentConfig,
         d: &[(f64, f64)],
     ) -> CurveBasis {
+        let mut cb = CurveBasis::default();
+        cb.set_from_deltas(b, kappa, &CurvePlan::new(t, cfg), d);
+        cb
+    }
+
+    /// [`CurveBasis::from_deltas`] in place on a precomputed plan of the lead times (`plan` from
+    /// [`CurvePlan::new`] of the same `t` and `cfg`): reuses this basis's buffers, same values.
+    pub fn set_from_deltas(&mut self, b: &Belief, kappa: f64, plan: &CurvePlan, d: &[(f64, f64)]) {
+        let t = &plan.t[..];
         let kp = 1.0 / kappa;
         let a = b.lambda.shape;
-        let mut l0 = Vec::with_capacity(t.len());
-        let mut l1 = Vec::with_capacity(t.len());
-        let mut l2 = Vec::with_capacity(t.len());
+        let (l0, l1, l2) = (&mut self.l0, &mut self.l1, &mut self.l2);
+        l0.clear();
+        l1.clear();
+        l2.clear();
         for &x in t {
             let r = x / b.lambda.rate;
-            l0.push(libm::exp(-a * libm::log1p(kp * r)));
-            l1.push(libm::exp(-a * libm::log1p((kp + 1.0) * r)));
-            l2.push(libm::exp(-a * libm::log1p((kp + 2.0) * r)));
+            l0.push(-a * libm::log1p(kp * r));
+            l1.push(-a * libm::log1p((kp + 1.0) * r));
+            l2.push(-a * libm::log1p((kp + 2.0) * r));
         }
+        // L(c) = exp(−a·ln(1 + c·t/b)), the exponentials in vectorised batches (bit-identical to libm::exp)
+        exp_slice(l0);
+        exp_slice(l1);
+        exp_slice(l2);
         let es = b.sigma.mean();
         let es2 = b.sigma.second();
-        let c1 = b.nu.mean() * (1.0 + es);
-        let c2 = b.nu.mean() * (2.0 * es + es2);
-        let c3 = b.nu.second() * (1.0 + 2.0 * es + es2);
-        let (d1, d2) = if t.len() <= cfg.n_interp.max(2) {
+        self.c1 = b.nu.mean() * (1.0 + es);
+        self.c2 = b.nu.mean() * (2.0 * es + es2);
+        self.c3 = b.nu.second() * (1.0 + 2.0 * es + es2);
+        let (d1, d2) = (&mut self.d1, &mut self.d2);
+        d1.clear();
+        d2.clear();
+        if plan.fine {
             assert_eq!(d.len(), t.len(), "from_deltas: wrong Δ length");
-            (
-                d.iter().map(|x| x.0).collect(),
-                d.iter().map(|x| x.1).collect(),
-            )
+            d1.extend(d.iter().map(|x| x.0));
+            d2.extend(d.iter().map(|x| x.1));
         } else {
-            assert_eq!(d.len(), cfg.n_interp, "from_deltas: wrong Δ length");
-            let lg = LogGrid::new(t[0], t[t.len() - 1], cfg.n_interp);
-            let v: Vec<(f64, f64)> = t.iter().map(|&x| lg.interp_pair(d, x)).collect();
-            (
-                v.iter().map(|x| x.0).collect(),
-                v.iter().map(|x| x.1).collect(),
-            )
-        };
-        CurveBasis {
-            l0,
-            l1,
-            l2,
-            c1,
-            c2,
-            c3,
-            d1,
-            d2,
-            n_delta: b.n0,
-            fixed: None,
+            assert_eq!(d.len(), plan.n_interp, "from_deltas: wrong Δ length");
+            // LogGrid::interp_pair at the precomputed positions
+            for p in &plan.interp {
+                let (x, y) = match *p {
+                    None => (0.0, 0.0),
+                    Some((i, f)) => (
+                        d[i].0 + (d[i + 1].0 - d[i].0) * f,
+                        d[i].1 + (d[i + 1].1 - d[i].1) * f,
+                    ),
+                };
+                d1.push(x);
+                d2.push(y);
+            }
         }
+        self.n_delta = b.n0;
+        self.fixed = None;
     }
 
     /// Write `E[X_t]` and `Var[X_t]` for current core count `n` into `e`, `v` (same length as the grid).
@@ -1231,9 +1556,13 @@ impl CurveBasis {
                 + 0.5 * self.c2 * (l0 - l2)
                 + self.c3 * (l0 - 2.0 * l1 + l2)
                 - d2s[k];
-            let m = m.max(0.0);
+            // `x > 0 ? x : 0` rather than `x.max(0.0)`: the same value here (neither can be −0.0: every sum
+            // starts from n·L ≥ +0), but a compare and select in wasm, where `f64::max` is a call to `fmax`
+            // (its NaN rule differs from wasm's f64.max), so that the loop vectorises in both targets
+            let m = if m > 0.0 { m } else { 0.0 };
             e[k] = m;
-            v[k] = (m2 - m * m).max(0.0);
+            let v2 = m2 - m * m;
+            v[k] = if v2 > 0.0 { v2 } else { 0.0 };
         }
     }
 }

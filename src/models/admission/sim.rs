@@ -4,19 +4,19 @@
 
 use super::component as comp;
 use super::moments::{
-    Belief, CurveBasis, ExactTables, MomentConfig, NodeCache, PsiSource, TableLattice,
+    Belief, CurveBasis, CurvePlan, ExactTables, MomentConfig, NodeCache, PsiSource, TableLattice,
 };
 use super::params::{AdmitParams, InitialSize, Labelling, PolicySpec};
 use super::policy::{AdmissionPolicy, DecisionContext, LeadGrid, MomentPolicy};
 use super::posterior::{update, SuffStats};
 use crate::substrate::des::{Des, TimerKey, World};
+use crate::substrate::hash::FxHashMap;
 use crate::substrate::rng::{exp, gamma, poisson, stream};
 use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::collections::HashMap;
 
 /// True parameters of one deployment type (hidden from the provider).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -206,9 +206,14 @@ pub struct SimCache {
     pub lattice: TableLattice,
     /// Memoised Gauss–Laguerre nodes.
     pub nodes: NodeCache,
-    cand: HashMap<Vec<u64>, (Vec<f64>, Vec<f64>)>,
-    deltas: HashMap<[u64; 7], Vec<(f64, f64)>>,
+    /// Candidate curves by (n0, number of types, hyper-parameter bits of up to two beliefs; unused = 0).
+    cand: FxHashMap<[u64; 14], (Vec<f64>, Vec<f64>)>,
+    deltas: FxHashMap<[u64; 7], Vec<(f64, f64)>>,
     delta_sig: Vec<u64>,
+    /// Lead-time plan of the curves (rebuilt when the grid or `n_interp` changes).
+    plan: CurvePlan,
+    /// Work buffer of the absorption corrections.
+    dbuf: Vec<(f64, f64)>,
     /// Δ-memo lookups that hit (diagnostic, see `AdmitParams::delta_quantum`).
     pub delta_hits: u64,
     /// Δ-memo lookups that computed Δ (diagnostic).
@@ -270,6 +275,10 @@ struct Cluster<'a> {
     dirty: Vec<u32>,
     due_heap: BinaryHeap<Reverse<(u64, u32)>>,
     scratch: (Vec<f64>, Vec<f64>),
+    /// Bases of the candidate being decided (buffers reused across arrivals).
+    cand_bases: Vec<CurveBasis>,
+    /// Bases of dead deployments, whose buffers are reused by later refreshes.
+    basis_pool: Vec<Vec<CurveBasis>>,
 }
 
 /// Mean and variance curves of `bases` at core count `n` into `e`, `v` (the ½/½ mixture of §2.11 when there are
@@ -344,11 +353,16 @@ impl<'a> Cluster<'a> {
         [b0, b1]
     }
 
-    fn bases_of(&mut self, bs: &[Belief; 2], n_types: usize) -> Vec<CurveBasis> {
+    /// The curve bases of beliefs `bs[..n_types]` into `out` (its buffers are reused).
+    fn bases_into(&mut self, bs: &[Belief; 2], n_types: usize, out: &mut Vec<CurveBasis>) {
         let kappa = self.p.priors.kappa;
         let t = &self.grid.curve_t;
         let cfg = &self.p.moments;
-        let mut out = Vec::with_capacity(n_types);
+        out.truncate(n_types);
+        out.resize_with(n_types, CurveBasis::default);
+        if !self.cache.plan.is_for(t, cfg) {
+            self.cache.plan = CurvePlan::new(t, cfg);
+        }
         let q = self.p.delta_quantum;
         if self.p.lattice && q > 0.0 && cfg.mode == super::moments::MomentMode::Canonical {
             // signature of everything Δ depends on besides the belief; clear the memo when it changes
@@ -371,12 +385,12 @@ impl<'a> Cluster<'a> {
                 self.cache.delta_sig = sig;
             }
         }
-        for b in bs.iter().take(n_types) {
+        for (b, cb) in bs.iter().take(n_types).zip(out.iter_mut()) {
             let memo = self.p.lattice
                 && q > 0.0
                 && cfg.mode == super::moments::MomentMode::Canonical
                 && b.n0 > 0;
-            let cb = if memo {
+            if memo {
                 let n = TableLattice::n0_rung(b.n0);
                 let kl = (libm::log(b.lambda.rate) / q).round();
                 let kn = (libm::log(b.nu.rate) / q).round();
@@ -389,58 +403,63 @@ impl<'a> Cluster<'a> {
                     kl as i64 as u64,
                     kn as i64 as u64,
                 ];
-                let d = match self.cache.deltas.get(&key) {
+                let c = &mut *self.cache;
+                match c.deltas.get(&key) {
                     Some(d) => {
-                        self.cache.delta_hits += 1;
-                        d.clone()
+                        c.delta_hits += 1;
+                        cb.set_from_deltas(b, kappa, &c.plan, d);
                     }
                     None => {
-                        self.cache.delta_misses += 1;
+                        c.delta_misses += 1;
                         let mut bq = *b;
                         bq.n0 = n;
                         bq.lambda.rate = libm::exp(kl * q);
                         bq.nu.rate = libm::exp(kn * q);
-                        let d = self
-                            .cache
-                            .lattice_deltas(&bq, kappa, t, cfg, self.p.psi_grid);
-                        if self.cache.deltas.len() >= DELTA_MEMO_CAP {
-                            self.cache.deltas.clear();
+                        let d = c.lattice_deltas(&bq, kappa, t, cfg, self.p.psi_grid);
+                        if c.deltas.len() >= DELTA_MEMO_CAP {
+                            c.deltas.clear();
                         }
-                        self.cache.deltas.insert(key, d.clone());
-                        d
+                        cb.set_from_deltas(b, kappa, &c.plan, &d);
+                        c.deltas.insert(key, d);
                     }
-                };
-                CurveBasis::from_deltas(b, kappa, t, cfg, &d)
+                }
             } else if self.p.lattice
                 && self.p.psi_grid
                 && cfg.mode != super::moments::MomentMode::PaperFactorised
             {
-                let d = self.cache.lattice_deltas(b, kappa, t, cfg, true);
-                CurveBasis::from_deltas(b, kappa, t, cfg, &d)
+                let c = &mut *self.cache;
+                CurveBasis::coarse_deltas_lattice_into(
+                    b,
+                    kappa,
+                    &c.plan,
+                    cfg,
+                    &mut c.lattice,
+                    &mut c.nodes,
+                    &mut c.dbuf,
+                );
+                cb.set_from_deltas(b, kappa, &c.plan, &c.dbuf);
             } else if self.p.lattice {
                 self.cache.lattice.reset_handles();
-                CurveBasis::new(
+                *cb = CurveBasis::new(
                     b,
                     kappa,
                     t,
                     cfg,
                     &mut self.cache.lattice,
                     &mut self.cache.nodes,
-                )
+                );
             } else {
                 let mut ex = ExactTables::default();
-                CurveBasis::new(
+                *cb = CurveBasis::new(
                     b,
                     kappa,
                     t,
                     cfg,
                     &mut ex as &mut dyn PsiSource,
                     &mut self.cache.nodes,
-                )
-            };
-            out.push(cb);
+                );
+            }
         }
-        out
     }
 
     fn eval_bases(&self, bases: &[CurveBasis], n: u32) -> (Vec<f64>, Vec<f64>) {
@@ -531,7 +550,11 @@ impl<'a> Cluster<'a> {
                     let d = &self.deps[di];
                     (self.beliefs(d, now, n), d.n_types, now - d.born)
                 };
-                let bases = self.bases_of(&bs, nt);
+                let mut bases = std::mem::take(&mut self.deps[di].basis);
+                if bases.is_empty() {
+                    bases = self.basis_pool.pop().unwrap_or_default();
+                }
+                self.bases_into(&bs, nt, &mut bases);
                 let due = now + self.p.refresh_tol * age.max(1.0);
                 let d = &mut self.deps[di];
                 d.basis = bases;
@@ -591,6 +614,10 @@ impl<'a> Cluster<'a> {
         des.release_key(kn);
         des.release_key(kk);
         self.drop_curve(di);
+        let basis = std::mem::take(&mut self.deps[di].basis);
+        if !basis.is_empty() {
+            self.basis_pool.push(basis);
+        }
     }
 
     fn on_arrival(&mut self, now: f64, des: &mut Des<Ev>) {
@@ -638,20 +665,29 @@ impl<'a> Cluster<'a> {
             };
             let b0 = mk(&pseudo[0]);
             let b1 = if n_types == 2 { mk(&pseudo[1]) } else { b0 };
-            let mut key: Vec<u64> = vec![a.n0 as u64, n_types as u64];
-            for b in [&b0, &b1].iter().take(n_types) {
-                key.extend(hyper(b).iter().map(|x| x.to_bits()));
-            }
-            let (ce, cv) = match self.cache.cand.get(&key) {
-                Some(c) => c.clone(),
-                None => {
-                    let bases = self.bases_of(&[b0, b1], n_types);
-                    let c = self.eval_bases(&bases, a.n0);
-                    if self.cache.cand.len() < 20_000 {
-                        self.cache.cand.insert(key, c.clone());
-                    }
-                    c
+            let mut key = [0u64; 14];
+            key[0] = a.n0 as u64;
+            key[1] = n_types as u64;
+            for (i, b) in [&b0, &b1].iter().take(n_types).enumerate() {
+                for (k, x) in hyper(b).iter().enumerate() {
+                    key[2 + 6 * i + k] = x.to_bits();
                 }
+            }
+            let mut unmemoised = None;
+            if !self.cache.cand.contains_key(&key) {
+                let mut bases = std::mem::take(&mut self.cand_bases);
+                self.bases_into(&[b0, b1], n_types, &mut bases);
+                let c = self.eval_bases(&bases, a.n0);
+                self.cand_bases = bases;
+                if self.cache.cand.len() < 20_000 {
+                    self.cache.cand.insert(key, c);
+                } else {
+                    unmemoised = Some(c);
+                }
+            }
+            let (ce, cv) = match &unmemoised {
+                Some(c) => c,
+                None => &self.cache.cand[&key],
             };
             let ctx = DecisionContext {
                 active: self.active as f64,
@@ -660,8 +696,8 @@ impl<'a> Cluster<'a> {
                 grid: self.grid,
                 sum_mean: &self.sum_e,
                 sum_var: &self.sum_v,
-                cand_mean: &ce,
-                cand_var: &cv,
+                cand_mean: ce,
+                cand_var: cv,
                 marginal_eps: self.p.marginal_eps,
             };
             self.policy.accept(&ctx)
@@ -856,6 +892,8 @@ pub fn simulate_run(
         dirty: Vec::new(),
         due_heap: BinaryHeap::new(),
         scratch: (Vec::new(), Vec::new()),
+        cand_bases: Vec::new(),
+        basis_pool: Vec::new(),
     };
     des.run_until(p.horizon_hours, &mut w);
     let t_end = p.horizon_hours;
