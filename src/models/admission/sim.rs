@@ -967,33 +967,33 @@ pub fn simulate_runs_on(
     }
     #[cfg(not(target_arch = "wasm32"))]
     {
-        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        use std::sync::atomic::{AtomicBool, Ordering};
         use std::sync::mpsc;
         let mut workers = std::mem::take(&mut cache.workers);
         while workers.len() < threads - 1 {
             workers.push(SimCache::new());
         }
-        let next = AtomicUsize::new(0);
         let stop = AtomicBool::new(false);
         let mut out: Vec<Option<RunResult>> = vec![None; seeds.len()];
         let mut cancelled = false;
         std::thread::scope(|scope| {
             let (tx, rx) = mpsc::channel::<(usize, RunResult)>();
+            // run i always goes to cache i mod threads: with common random numbers a run meets the same
+            // deployments at every threshold, so its memoised curves stay warm in that cache (taking runs as
+            // threads come free scattered them, and 2 threads were slower than 1 on the default E0.1)
             let caches = std::iter::once(&mut *cache).chain(workers.iter_mut().take(threads - 1));
-            for c in caches {
+            for (t, c) in caches.enumerate() {
                 let tx = tx.clone();
-                let (next, stop) = (&next, &stop);
-                scope.spawn(move || loop {
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= seeds.len() {
-                        break;
-                    }
-                    let r = simulate_run(p, spec, seeds[i], grid, c);
-                    if tx.send((i, r)).is_err() {
-                        break;
+                let stop = &stop;
+                scope.spawn(move || {
+                    for i in (t..seeds.len()).step_by(threads) {
+                        if stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let r = simulate_run(p, spec, seeds[i], grid, c);
+                        if tx.send((i, r)).is_err() {
+                            break;
+                        }
                     }
                 });
             }
