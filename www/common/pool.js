@@ -8,9 +8,13 @@
 //
 // Size: the number of members, `navigator.hardwareConcurrency` by default (at most MAX_WORKERS); the
 // 'pool.size' operation sets another (1 = no pool: the engine worker steps runs itself), e.g. from the page's
-// `?workers=N`.
+// `?workers=N`. A run uses the pool only when its first step, done by the engine worker, puts the rest above
+// `minMs` (DEFAULT_MIN_MS): below it the members' set-up (a copy of the run each) costs more than it saves.
 
 import { EngineWorker } from './worker-client.js';
+
+/** A run goes to the pool only when its first step says the rest takes longer than this (ms). */
+export const DEFAULT_MIN_MS = 1000;
 
 /** Most members a pool has. */
 export const MAX_WORKERS = 16;
@@ -26,6 +30,7 @@ export class Pool {
   constructor(module) {
     this.module = module;
     this.size = defaultSize();
+    this.minMs = DEFAULT_MIN_MS;
     this.members = []; // { engine: EngineWorker, trace: sha256 | null, workload: key | null, copy: key | null }
     this.drops = 0; // members dropped after failures
     this.broken = null; // why members are no longer used (after repeated failures)

@@ -118,6 +118,7 @@ export const runOps = {
     let pausedMs = 0;
     let copy = null; // what the pool's members plan their copies of this run from
     let workers = 1; // workers that computed part of the run
+    let unitMs = null; // time of a unit of work, measured on the last step done here
     try {
       const total = run.total();
       ctx.progress({ done: 0, total });
@@ -132,8 +133,10 @@ export const runOps = {
           if (ctx.isCancelled()) throw { kind: 'cancelled', message: 'cancelled' };
           ctx.progress({ stage: 'resumed', done: run.done(), total });
         }
-        // a step split into jobs goes to the pool of workers; any other is stepped here
-        const pool = ctx.pool && ctx.pool.size > 1 ? ctx.pool : null;
+        // a step split into jobs goes to the pool of workers once the first step, done here, says the rest
+        // is worth it (more than pool.minMs of work: the members' set-up costs about as much as a short
+        // run); any other step is done here
+        const pool = ctx.pool && ctx.pool.size > 1 && unitMs !== null && unitMs * (total - run.done()) > ctx.pool.minMs ? ctx.pool : null;
         const jobs = pool ? run.jobs(pool.size * JOBS_PER_WORKER) : [];
         let partials;
         if (jobs.length) {
@@ -145,8 +148,11 @@ export const runOps = {
           partials = run.absorb(results);
           workers = Math.max(workers, pool.helped);
         } else {
+          const s0 = performance.now();
+          const before = run.done();
           const partial = run.step();
           if (partial === null) break;
+          if (run.done() > before) unitMs = (performance.now() - s0) / (run.done() - before);
           partials = [partial];
         }
         for (const partial of partials) ctx.progress({ done: run.done(), total, partial });

@@ -133,17 +133,18 @@ export class EngineWorker {
     const replays = [this.ready];
     if (this.traceFiles) replays.push(this.request('trace.load', { files: this.traceFiles, name: this.traceName }).promise);
     if (this.workloadFiles) replays.push(this.request('workload.load', { files: this.workloadFiles }).promise);
-    if (this.poolSize !== undefined) replays.push(this.request('pool.size', { size: this.poolSize }).promise);
+    if (this.poolSize !== undefined) replays.push(this.request('pool.size', { size: this.poolSize, minMs: this.poolMinMs }).promise);
     this.restarting = Promise.all(replays).then(() => this.onStatus('ready', reason),
       (e) => this.onStatus('failed', (e && e.message) || String(e)));
     return this.restarting;
   }
 
   /** Sets the number of workers that compute runs (the engine worker's pool, pool.js; 1 = no pool: the engine
-   * worker steps runs itself), also after restarts. Returns the request's promise ({ size }). */
-  setPoolSize(n) {
+   * worker steps runs itself) and, with `minMs`, the least work worth the pool (pool.js), also after restarts. Returns the request's promise ({ size }). */
+  setPoolSize(n, { minMs } = {}) {
     this.poolSize = n;
-    return this.request('pool.size', { size: n }).promise;
+    this.poolMinMs = minMs;
+    return this.request('pool.size', { size: n, minMs }).promise;
   }
 
   /** Load a trace; on success remember its files for restarts. Returns { id, promise, cancel }. */

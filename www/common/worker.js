@@ -83,12 +83,14 @@ const coreOps = {
   },
 
   /** The number of workers that compute the jobs of runs (the pool's members; 1 = no pool: this worker steps
-   * runs itself): payload { size }; result { size }. Default: navigator.hardwareConcurrency (at most
-   * pool.js's MAX_WORKERS). */
-  async 'pool.size'({ size }) {
+   * runs itself) and the least work (ms, estimated from a run's first step) worth the pool: payload { size,
+   * minMs? }; result { size, minMs }. Defaults: navigator.hardwareConcurrency (at most pool.js's MAX_WORKERS),
+   * pool.js's DEFAULT_MIN_MS. */
+  async 'pool.size'({ size, minMs }) {
     const p = thePool();
     if (size !== undefined && size !== null) p.resize(size);
-    return { size: p.size };
+    if (Number.isFinite(minMs) && minMs >= 0) p.minMs = minMs;
+    return { size: p.size, minMs: p.minMs };
   },
 };
 
