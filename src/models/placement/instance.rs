@@ -107,7 +107,7 @@ impl Instance {
             });
         }
         let (r, x) = match params.mode {
-            Mode::Aligned => (trace.samples, trace.usage.clone()),
+            Mode::Aligned => (trace.samples, trace.usage.to_vec()),
             Mode::Resampled => {
                 let r = params.realisations;
                 let mut x = Vec::with_capacity(n * r);
