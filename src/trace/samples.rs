@@ -112,6 +112,16 @@ impl Samples {
     }
 }
 
+impl From<Vec<f64>> for Samples {
+    /// Plain f64 values (8 bytes each), e.g. realisations drawn from a trace.
+    fn from(values: Vec<f64>) -> Samples {
+        Samples {
+            codes: Codes::Plain(values),
+            table: Vec::new(),
+        }
+    }
+}
+
 impl std::ops::Index<usize> for Samples {
     type Output = f64;
     fn index(&self, k: usize) -> &f64 {
