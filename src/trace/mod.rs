@@ -12,7 +12,9 @@
 //! Usage is always stored in VM units (CPU % / 100), the unit of the machine capacity `c` (seed 002 §5.1).
 //! Readers hand the values over in the unit they were written in ([`Unit`]); [`UsageTrace::from_series_in`]
 //! converts them and records the decimal grid they lie on as written ([`UsageTrace::grid`]), which makes the
-//! overflow count q exact (ALGORITHMS.md §4.4, [`crate::substrate::exact`]).
+//! overflow count q exact (ALGORITHMS.md §4.4, [`crate::substrate::exact`]). Every reader fills one
+//! [`UsageBuilder`], which stores the values compactly ([`Samples`]: codes into a table of the distinct
+//! values, read back bit for bit); the wide reader streams its file a line at a time ([`TextLines`]).
 
 pub mod azure;
 mod long_csv;
@@ -30,7 +32,8 @@ use serde::Serialize;
 
 /// Largest upload accepted, in bytes (after decompression): 256 MiB.
 pub const MAX_UPLOAD_BYTES: usize = 256 << 20;
-/// Largest trace accepted, in usage values (items × samples): 40 million (320 MB of f64).
+/// Largest trace accepted, in usage values (items × samples): 40 million (40, 80 or 320 MB as 1-byte,
+/// 2-byte codes or plain f64, [`Samples`]).
 pub const MAX_VALUES: usize = 40_000_000;
 /// Most files in one upload (a folder, or the regular files of a zip archive): 100,000.
 pub const MAX_FILES: usize = 100_000;
