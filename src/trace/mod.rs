@@ -608,7 +608,7 @@ enum TextSource<'a> {
         pos: usize,
     },
     Gzip {
-        reader: std::io::BufReader<std::io::Take<flate2::read::MultiGzDecoder<&'a [u8]>>>,
+        reader: Box<std::io::BufReader<std::io::Take<flate2::read::MultiGzDecoder<&'a [u8]>>>>,
         cap: usize,
     },
 }
@@ -628,10 +628,10 @@ impl<'a> TextLines<'a> {
             use std::io::Read;
             let cap = inflate_cap();
             TextSource::Gzip {
-                reader: std::io::BufReader::with_capacity(
+                reader: Box::new(std::io::BufReader::with_capacity(
                     1 << 16,
                     flate2::read::MultiGzDecoder::new(bytes).take(cap as u64 + 1),
-                ),
+                )),
                 cap,
             }
         } else {
