@@ -12,23 +12,28 @@
 //! Usage is always stored in VM units (CPU % / 100), the unit of the machine capacity `c` (seed 002 §5.1).
 //! Readers hand the values over in the unit they were written in ([`Unit`]); [`UsageTrace::from_series_in`]
 //! converts them and records the decimal grid they lie on as written ([`UsageTrace::grid`]), which makes the
-//! overflow count q exact (ALGORITHMS.md §4.4, [`crate::substrate::exact`]).
+//! overflow count q exact (ALGORITHMS.md §4.4, [`crate::substrate::exact`]). Every reader fills one
+//! [`UsageBuilder`], which stores the values compactly ([`Samples`]: codes into a table of the distinct
+//! values, read back bit for bit); the wide reader streams its file a line at a time ([`TextLines`]).
 
 pub mod azure;
 mod long_csv;
 mod planetlab;
+mod samples;
 mod wide;
 
 pub use long_csv::LongCsvReader;
 pub use planetlab::PlanetLabReader;
+pub use samples::{Samples, Series, SeriesIter, UsageBuilder};
 pub use wide::{write_wide, WideReader};
 
-use crate::substrate::exact::{DecimalGrid, GridScan};
+use crate::substrate::exact::DecimalGrid;
 use serde::Serialize;
 
 /// Largest upload accepted, in bytes (after decompression): 256 MiB.
 pub const MAX_UPLOAD_BYTES: usize = 256 << 20;
-/// Largest trace accepted, in usage values (items × samples): 40 million (320 MB of f64).
+/// Largest trace accepted, in usage values (items × samples): 40 million (40, 80 or 320 MB as 1-byte,
+/// 2-byte codes or plain f64, [`Samples`]).
 pub const MAX_VALUES: usize = 40_000_000;
 /// Most files in one upload (a folder, or the regular files of a zip archive): 100,000.
 pub const MAX_FILES: usize = 100_000;
@@ -49,8 +54,9 @@ pub struct UsageTrace {
     pub items: Vec<String>,
     /// Samples per item (the realisations R; 288 for a PlanetLab day).
     pub samples: usize,
-    /// Usage in VM units, row-major `items.len() × samples`: `usage[i * samples + t]`.
-    pub usage: Vec<f64>,
+    /// Usage in VM units, row-major `items.len() × samples`: `usage[i * samples + t]`, stored compactly
+    /// ([`Samples`]: each value reads back as the f64 the conversion gave).
+    pub usage: Samples,
     /// Sampling interval in seconds (300 for PlanetLab); `0` when unknown.
     pub interval_s: f64,
     /// The decimal grid (in VM units) every usage value lies on as written in the file, e.g. 10^-2 for
@@ -89,8 +95,8 @@ impl Unit {
 
 impl UsageTrace {
     /// The usage series of item `i` (length [`UsageTrace::samples`], VM units). Panics if `i` is out of range.
-    pub fn series(&self, i: usize) -> &[f64] {
-        &self.usage[i * self.samples..(i + 1) * self.samples]
+    pub fn series(&self, i: usize) -> Series<'_> {
+        self.usage.slice(i * self.samples..(i + 1) * self.samples)
     }
 
     /// Builds a trace from per-item series in VM units: [`UsageTrace::from_series_in`] with [`Unit::Vm`].
@@ -114,26 +120,7 @@ impl UsageTrace {
         interval_s: f64,
         unit: Unit,
     ) -> Result<Self, TraceError> {
-        if items.is_empty() {
-            return Err(TraceError::new(
-                name,
-                None,
-                None,
-                "the trace holds no items",
-            ));
-        }
-        if let Some(long) = items.iter().find(|i| i.len() > MAX_FIELD_BYTES) {
-            return Err(TraceError::new(
-                name,
-                None,
-                None,
-                format!(
-                    "item id '{}' of {} bytes exceeds the limit of {MAX_FIELD_BYTES} bytes",
-                    long.chars().take(40).collect::<String>(),
-                    long.len()
-                ),
-            ));
-        }
+        samples::check_items(name, &items)?;
         let Some(samples) = series.first().map(Vec::len) else {
             return Err(TraceError::new(
                 name,
@@ -150,16 +137,18 @@ impl UsageTrace {
                 format!("item '{}' has no samples", items[0]),
             ));
         }
-        let mut usage = Vec::with_capacity(items.len() * samples);
-        let mut scan = GridScan::new();
-        let divisor = unit.divisor();
-        for (item, s) in items.iter().zip(&series) {
+        let first = items[0].clone();
+        let mut b = UsageBuilder::new(unit);
+        b.reserve(items.len() * samples);
+        let mut series = series.into_iter();
+        for item in items {
+            let s = series.next().unwrap_or_default();
             if s.len() != samples {
                 return Err(TraceError::new(
                     name,
                     None,
                     None,
-                    format!("item '{item}' has {} samples but item '{}' has {samples}; all items need the same number", s.len(), items[0]),
+                    format!("item '{item}' has {} samples but item '{}' has {samples}; all items need the same number", s.len(), first),
                 ));
             }
             if let Some(v) = s.iter().find(|v| !v.is_finite() || **v < 0.0) {
@@ -170,40 +159,43 @@ impl UsageTrace {
                     format!("item '{item}' has the invalid usage {v}"),
                 ));
             }
-            scan.add(s);
-            usage.extend(s.iter().map(|v| v / divisor));
+            for v in s {
+                b.push(v);
+            }
+            b.end_item(item);
         }
-        Ok(UsageTrace {
-            name: name.to_string(),
-            items,
-            samples,
-            usage,
-            interval_s,
-            grid: scan.grid(unit.shift()),
-        })
+        b.finish(name, interval_s)
     }
 
     /// Summary statistics of all usage values (VM units) and a histogram, for the playground's trace panel.
     pub fn summary(&self) -> TraceSummary {
         let n = self.usage.len().max(1) as f64;
-        let mean = self.usage.iter().sum::<f64>() / n;
-        let var = self
-            .usage
-            .iter()
-            .map(|v| (v - mean) * (v - mean))
-            .sum::<f64>()
-            / n;
-        let min = self.usage.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = self.usage.iter().copied().fold(0.0, f64::max);
-        let total_mean = self.usage.iter().sum::<f64>() / self.samples.max(1) as f64;
+        // the sums run over the values in order (as they always did); min, max and the histogram only need
+        // how often each distinct value occurs
+        let (sum, counted) = self.usage.sum_and_counts();
+        let mean = sum / n;
+        let var = self.usage.sum_of_squared_deviations(mean) / n;
+        // by distinct value, unless -0 is among them (min and max of ±0 then depend on the order)
+        let counted = counted.filter(|c| !c.iter().any(|(v, _)| *v == 0.0 && v.is_sign_negative()));
+        let (min, max) = match &counted {
+            Some(c) => c.iter().fold((f64::INFINITY, 0.0), |(lo, hi), (v, _)| {
+                (f64::min(lo, *v), f64::max(hi, *v))
+            }),
+            None => (
+                self.usage.iter().fold(f64::INFINITY, f64::min),
+                self.usage.iter().fold(0.0, f64::max),
+            ),
+        };
+        let total_mean = sum / self.samples.max(1) as f64;
         // 20 equal bins over [0, max(1, max)].
         let hi = if max > 1.0 { max } else { 1.0 };
         let bins = 20usize;
         let width = hi / bins as f64;
         let mut counts = vec![0u64; bins];
-        for v in &self.usage {
-            let k = ((v / width) as usize).min(bins - 1);
-            counts[k] += 1;
+        let bin = |v: f64| ((v / width) as usize).min(bins - 1);
+        match &counted {
+            Some(c) => c.iter().for_each(|(v, count)| counts[bin(*v)] += count),
+            None => self.usage.iter().for_each(|v| counts[bin(v)] += 1),
         }
         TraceSummary {
             name: self.name.clone(),
@@ -545,6 +537,34 @@ impl Drop for InflateBudget {
     }
 }
 
+/// The most bytes the next decompressed file may take: the bound of one file ([`MAX_UPLOAD_BYTES`]) or what
+/// is left of the upload's budget ([`MAX_INFLATED_BYTES`]), whichever is smaller.
+fn inflate_cap() -> usize {
+    INFLATE_LEFT.with(|c| c.get()).min(MAX_UPLOAD_BYTES)
+}
+
+/// The error of a file that decompresses to more than `cap` bytes ([`inflate_cap`]).
+fn inflate_overflow(file: &str, cap: usize) -> TraceError {
+    let m = if cap < MAX_UPLOAD_BYTES {
+        format!(
+            "the upload decompresses to more than {MAX_INFLATED_BYTES} bytes in all (a compression \
+             bomb?); the limit is {} MiB",
+            MAX_INFLATED_BYTES >> 20
+        )
+    } else {
+        format!(
+            "decompresses to more than {MAX_UPLOAD_BYTES} bytes (the limit is {} MiB per file)",
+            MAX_UPLOAD_BYTES >> 20
+        )
+    };
+    TraceError::new(file, None, None, m)
+}
+
+/// Takes `n` decompressed bytes off the upload's budget.
+fn inflate_spend(n: usize) {
+    INFLATE_LEFT.with(|c| c.set(c.get().saturating_sub(n)));
+}
+
 /// Decompresses `reader` (a gzip stream or a zip entry) into memory, stopping as soon as it passes the bound
 /// of one file ([`MAX_UPLOAD_BYTES`]) or what is left of the upload's budget ([`MAX_INFLATED_BYTES`]).
 pub(crate) fn inflate_bounded(
@@ -553,30 +573,224 @@ pub(crate) fn inflate_bounded(
     what: &str,
 ) -> Result<Vec<u8>, TraceError> {
     use std::io::Read;
-    let left = INFLATE_LEFT.with(|c| c.get());
-    let cap = left.min(MAX_UPLOAD_BYTES);
+    let cap = inflate_cap();
     let mut out = Vec::new();
     reader
         .take(cap as u64 + 1)
         .read_to_end(&mut out)
         .map_err(|e| TraceError::new(file, None, None, format!("{what}: {e}")))?;
     if out.len() > cap {
-        let m = if cap < MAX_UPLOAD_BYTES {
-            format!(
-                "the upload decompresses to more than {MAX_INFLATED_BYTES} bytes in all (a compression \
-                 bomb?); the limit is {} MiB",
-                MAX_INFLATED_BYTES >> 20
-            )
-        } else {
-            format!(
-                "decompresses to more than {MAX_UPLOAD_BYTES} bytes (the limit is {} MiB per file)",
-                MAX_UPLOAD_BYTES >> 20
-            )
-        };
-        return Err(TraceError::new(file, None, None, m));
+        return Err(inflate_overflow(file, cap));
     }
-    INFLATE_LEFT.with(|c| c.set(left.saturating_sub(out.len())));
+    inflate_spend(out.len());
     Ok(out)
+}
+
+/// The lines of a text file read as a stream: the bytes as given, or their gzip decompression (detected as
+/// by [`maybe_gunzip`], bounded as by [`inflate_bounded`]) read a line at a time, so a reader holds one line
+/// of decompressed text instead of all of it. Lines are split as by `str::lines` (on `\n`, and a `\r`
+/// before it is dropped) and numbered from 1.
+///
+/// The errors are those of reading the whole text first ([`maybe_gunzip`], then [`utf8`]) and parsing it
+/// after, whatever line they are found on: a gzip error or a compression bomb, else the first invalid UTF-8
+/// (file:line:column), else the first line longer than [`MAX_LINE_BYTES`], else the reader's own first error
+/// ([`TextLines::fail`]), which is why the rest of the input is still scanned after an error.
+pub(crate) struct TextLines<'a> {
+    file: &'a str,
+    src: TextSource<'a>,
+    buf: Vec<u8>,
+    line: usize,
+}
+
+enum TextSource<'a> {
+    Plain {
+        bytes: &'a [u8],
+        pos: usize,
+    },
+    Gzip {
+        reader: Box<std::io::BufReader<std::io::Take<flate2::read::MultiGzDecoder<&'a [u8]>>>>,
+        cap: usize,
+    },
+}
+
+/// Errors found while scanning, kept in the order of precedence of reading the whole text first.
+#[derive(Default)]
+struct Pending {
+    utf8: Option<TraceError>,
+    long: Option<TraceError>,
+    other: Option<TraceError>,
+}
+
+impl<'a> TextLines<'a> {
+    /// The lines of `bytes`, the contents of `file` (gzip decompressed when they start with 1f 8b).
+    pub(crate) fn new(file: &'a str, bytes: &'a [u8]) -> TextLines<'a> {
+        let src = if bytes.len() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b {
+            use std::io::Read;
+            let cap = inflate_cap();
+            TextSource::Gzip {
+                reader: Box::new(std::io::BufReader::with_capacity(
+                    1 << 16,
+                    flate2::read::MultiGzDecoder::new(bytes).take(cap as u64 + 1),
+                )),
+                cap,
+            }
+        } else {
+            TextSource::Plain { bytes, pos: 0 }
+        };
+        TextLines {
+            file,
+            src,
+            buf: Vec::new(),
+            line: 0,
+        }
+    }
+
+    /// The next raw line (its range in [`TextLines::bytes`], without its `\n`) and whether a `\n` ended it;
+    /// `None` at the end. Errors: the gzip stream's, or the bound of decompressed bytes (checked at the end).
+    fn raw(&mut self) -> Result<Option<(std::ops::Range<usize>, bool)>, TraceError> {
+        match &mut self.src {
+            TextSource::Plain { bytes, pos } => {
+                let start = *pos;
+                if start == bytes.len() {
+                    return Ok(None);
+                }
+                self.line += 1;
+                Ok(Some(match memchr::memchr(b'\n', &bytes[start..]) {
+                    Some(i) => {
+                        *pos = start + i + 1;
+                        (start..start + i, true)
+                    }
+                    None => {
+                        *pos = bytes.len();
+                        (start..bytes.len(), false)
+                    }
+                }))
+            }
+            TextSource::Gzip { reader, cap } => {
+                use std::io::BufRead;
+                self.buf.clear();
+                let n = reader.read_until(b'\n', &mut self.buf).map_err(|e| {
+                    TraceError::new(
+                        self.file,
+                        None,
+                        None,
+                        format!("not a valid gzip stream: {e}"),
+                    )
+                })?;
+                if n == 0 {
+                    let read = *cap as u64 + 1 - reader.get_ref().limit();
+                    if read > *cap as u64 {
+                        return Err(inflate_overflow(self.file, *cap));
+                    }
+                    inflate_spend(read as usize);
+                    return Ok(None);
+                }
+                self.line += 1;
+                let nl = self.buf.last() == Some(&b'\n');
+                Ok(Some((0..self.buf.len() - nl as usize, nl)))
+            }
+        }
+    }
+
+    /// The bytes a range of [`TextLines::raw`] refers to.
+    fn bytes(&self, r: std::ops::Range<usize>) -> &[u8] {
+        match &self.src {
+            TextSource::Plain { bytes, .. } => &bytes[r],
+            TextSource::Gzip { .. } => &self.buf[r],
+        }
+    }
+
+    /// The next line and its number, or `None` at the end of the file (see [`TextLines`] for the errors).
+    pub(crate) fn next(&mut self) -> Result<Option<(usize, &str)>, TraceError> {
+        let Some((r, nl)) = self.raw()? else {
+            return Ok(None);
+        };
+        let (file, line) = (self.file, self.line);
+        let invalid = std::str::from_utf8(self.bytes(r.clone()))
+            .err()
+            .map(|e| e.valid_up_to());
+        if let Some(ok) = invalid {
+            let e = not_utf8(file, line, ok + 1);
+            return Err(self.drain(Pending {
+                utf8: Some(e),
+                ..Pending::default()
+            }));
+        }
+        if r.len() > MAX_LINE_BYTES {
+            let e = long_line(file, line, r.len());
+            return Err(self.drain(Pending {
+                long: Some(e),
+                ..Pending::default()
+            }));
+        }
+        // valid (checked above); validating again keeps this free of unsafe code and costs little
+        let text = std::str::from_utf8(self.bytes(r)).unwrap_or_default();
+        let text = match (nl, text.strip_suffix('\r')) {
+            (true, Some(t)) => t,
+            _ => text,
+        };
+        Ok(Some((line, text)))
+    }
+
+    /// Ends reading with the reader's error `e` about a line already read: scans the rest of the input for
+    /// the errors that come first (see [`TextLines`]) and returns the one to report.
+    pub(crate) fn fail(&mut self, e: TraceError) -> TraceError {
+        self.drain(Pending {
+            other: Some(e),
+            ..Pending::default()
+        })
+    }
+
+    fn drain(&mut self, mut found: Pending) -> TraceError {
+        let file = self.file;
+        loop {
+            let line = self.line + 1;
+            match self.raw() {
+                Err(e) => return e,
+                Ok(None) => break,
+                Ok(Some((r, _))) => {
+                    if found.utf8.is_some() {
+                        continue;
+                    }
+                    let raw = self.bytes(r);
+                    match std::str::from_utf8(raw) {
+                        Err(e) => found.utf8 = Some(not_utf8(file, line, e.valid_up_to() + 1)),
+                        Ok(_) if raw.len() > MAX_LINE_BYTES && found.long.is_none() => {
+                            found.long = Some(long_line(file, line, raw.len()))
+                        }
+                        Ok(_) => {}
+                    }
+                }
+            }
+        }
+        // (always called with an error)
+        let unknown = || TraceError::new(file, None, None, "unreadable text");
+        found
+            .utf8
+            .or(found.long)
+            .or(found.other)
+            .unwrap_or_else(unknown)
+    }
+}
+
+fn long_line(file: &str, line: usize, len: usize) -> TraceError {
+    TraceError::new(
+        file,
+        Some(line),
+        Some(1),
+        format!(
+            "line of {len} bytes exceeds the limit of {MAX_LINE_BYTES} bytes (is this a text file?)"
+        ),
+    )
+}
+
+fn not_utf8(file: &str, line: usize, column: usize) -> TraceError {
+    TraceError::new(
+        file,
+        Some(line),
+        Some(column),
+        "not UTF-8 text (is this a binary file?)",
+    )
 }
 
 /// Decompresses gzip bytes (detected by the magic number 1f 8b; multi-member streams too) with a size bound
@@ -604,15 +818,7 @@ pub(crate) fn check_lines(file: &str, text: &str) -> Result<(), TraceError> {
     }
     for (k, line) in text.split('\n').enumerate() {
         if line.len() > MAX_LINE_BYTES {
-            return Err(TraceError::new(
-                file,
-                Some(k + 1),
-                Some(1),
-                format!(
-                    "line of {} bytes exceeds the limit of {MAX_LINE_BYTES} bytes (is this a text file?)",
-                    line.len()
-                ),
-            ));
+            return Err(long_line(file, k + 1, line.len()));
         }
     }
     Ok(())
@@ -636,12 +842,7 @@ fn utf8_only<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, TraceError> {
                 .map(|p| p + 1)
                 .unwrap_or(0)
             + 1;
-        TraceError::new(
-            file,
-            Some(line),
-            Some(col),
-            "not UTF-8 text (is this a binary file?)",
-        )
+        not_utf8(file, line, col)
     })
 }
 

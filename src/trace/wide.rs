@@ -10,7 +10,7 @@
 
 use super::planetlab::clip;
 use super::{
-    maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, Unit, UsageTrace,
+    InputFile, TextLines, TraceError, TraceFormat, TraceReader, Unit, UsageBuilder, UsageTrace,
     MAX_VALUES,
 };
 
@@ -34,141 +34,29 @@ impl TraceReader for WideReader {
             ));
         };
         let fname = file.name.as_str();
-        let bytes = maybe_gunzip(fname, &file.bytes)?;
-        let text = utf8(fname, &bytes)?;
-        let mut lines = text.lines().enumerate();
-        let Some((_, header)) = lines.next() else {
-            return Err(TraceError::new(
-                fname,
-                None,
-                None,
-                "empty file (expected the header `#packlab-wide v1 ...`)",
-            ));
-        };
-        if !header.starts_with(MAGIC) {
-            return Err(TraceError::new(
-                fname,
-                Some(1),
-                Some(1),
-                format!("missing the header `{MAGIC} unit=percent|vm interval_s=N`"),
-            ));
-        }
-        // values stay in their unit here; UsageTrace::from_series_in converts them (as for every reader)
-        let mut unit = None;
-        let mut interval_s = 0.0;
-        let mut col = MAGIC.len() + 1;
-        for kv in header[MAGIC.len()..].split(' ') {
-            col += kv.len() + 1;
-            if kv.is_empty() {
-                continue;
-            }
-            let at = col - kv.len() - 1;
-            match kv.split_once('=') {
-                Some(("unit", "percent")) => unit = Some(Unit::Percent),
-                Some(("unit", "vm")) => unit = Some(Unit::Vm),
-                Some(("unit", u)) => {
-                    return Err(TraceError::new(
-                        fname,
-                        Some(1),
-                        Some(at),
-                        format!("unknown unit '{}' (percent or vm)", clip(u)),
-                    ))
-                }
-                Some(("interval_s", v)) => {
-                    interval_s = v
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|x| x.is_finite() && *x >= 0.0)
-                        .ok_or_else(|| {
-                            TraceError::new(
-                                fname,
-                                Some(1),
-                                Some(at),
-                                format!("interval_s '{}' is not a non-negative number", clip(v)),
-                            )
-                        })?
-                }
-                _ => {} // other keys (e.g. source=...) are informational
-            }
-        }
-        let Some(unit) = unit else {
-            return Err(TraceError::new(
-                fname,
-                Some(1),
-                Some(1),
-                "the header must give unit=percent or unit=vm",
-            ));
-        };
-        let mut items = Vec::new();
-        let mut series: Vec<Vec<f64>> = Vec::new();
-        let mut total = 0usize;
-        for (k, line) in lines {
-            let ln = k + 1;
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let Some((item, values)) = line.split_once('\t') else {
-                return Err(TraceError::new(
+        // one line at a time: the text (or its decompression) is never held whole
+        let mut lines = TextLines::new(fname, &file.bytes);
+        let header = match lines.next()? {
+            Some((_, header)) => header.to_string(),
+            None => {
+                return Err(lines.fail(TraceError::new(
                     fname,
-                    Some(ln),
-                    Some(1),
-                    "expected `<item><TAB><v0>,<v1>,...`",
-                ));
-            };
-            if item.is_empty() {
-                return Err(TraceError::new(fname, Some(ln), Some(1), "empty item id"));
-            }
-            let mut col = item.chars().count() + 2;
-            let mut s = Vec::new();
-            for tok in values.split(',') {
-                let t = tok.trim();
-                let v: f64 = t.parse().map_err(|_| {
-                    TraceError::new(
-                        fname,
-                        Some(ln),
-                        Some(col),
-                        format!("'{}' is not a number", clip(t)),
-                    )
-                })?;
-                if !v.is_finite() || v < 0.0 || (unit == Unit::Percent && v > 100.0) {
-                    return Err(TraceError::new(
-                        fname,
-                        Some(ln),
-                        Some(col),
-                        format!("usage '{}' is out of range", clip(t)),
-                    ));
-                }
-                s.push(v);
-                col += tok.chars().count() + 1;
-            }
-            total += s.len();
-            if total > MAX_VALUES {
-                return Err(TraceError::new(
-                    fname,
-                    Some(ln),
                     None,
-                    format!("more than {MAX_VALUES} usage values; split the trace"),
-                ));
+                    None,
+                    "empty file (expected the header `#packlab-wide v1 ...`)",
+                )))
             }
-            if let Some(first) = series.first() {
-                if s.len() != first.len() {
-                    return Err(TraceError::new(
-                        fname,
-                        Some(ln),
-                        None,
-                        format!(
-                            "item '{}' has {} samples, the first item has {}",
-                            clip(item),
-                            s.len(),
-                            first.len()
-                        ),
-                    ));
-                }
+        };
+        let (unit, interval_s) = header_fields(fname, &header).map_err(|e| lines.fail(e))?;
+        // values stay in their unit here; the builder converts them (as for every reader)
+        let mut b = UsageBuilder::new(unit);
+        let (mut samples, mut row) = (None, Vec::new());
+        while let Some((ln, line)) = lines.next()? {
+            if let Err(e) = data_line(fname, ln, line, unit, &mut b, &mut row, &mut samples) {
+                return Err(lines.fail(e));
             }
-            items.push(item.to_string());
-            series.push(s);
         }
-        if items.is_empty() {
+        if b.items() == 0 {
             return Err(TraceError::new(
                 fname,
                 None,
@@ -176,9 +64,184 @@ impl TraceReader for WideReader {
                 "no items after the header",
             ));
         }
-        UsageTrace::from_series_in(name, items, series, interval_s, unit)
+        b.finish(name, interval_s)
     }
 }
+
+/// The unit and the sampling interval of the header line `header` (line 1).
+fn header_fields(fname: &str, header: &str) -> Result<(Unit, f64), TraceError> {
+    if !header.starts_with(MAGIC) {
+        return Err(TraceError::new(
+            fname,
+            Some(1),
+            Some(1),
+            format!("missing the header `{MAGIC} unit=percent|vm interval_s=N`"),
+        ));
+    }
+    let mut unit = None;
+    let mut interval_s = 0.0;
+    let mut col = MAGIC.len() + 1;
+    for kv in header[MAGIC.len()..].split(' ') {
+        col += kv.len() + 1;
+        if kv.is_empty() {
+            continue;
+        }
+        let at = col - kv.len() - 1;
+        match kv.split_once('=') {
+            Some(("unit", "percent")) => unit = Some(Unit::Percent),
+            Some(("unit", "vm")) => unit = Some(Unit::Vm),
+            Some(("unit", u)) => {
+                return Err(TraceError::new(
+                    fname,
+                    Some(1),
+                    Some(at),
+                    format!("unknown unit '{}' (percent or vm)", clip(u)),
+                ))
+            }
+            Some(("interval_s", v)) => {
+                interval_s = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .ok_or_else(|| {
+                        TraceError::new(
+                            fname,
+                            Some(1),
+                            Some(at),
+                            format!("interval_s '{}' is not a non-negative number", clip(v)),
+                        )
+                    })?
+            }
+            _ => {} // other keys (e.g. source=...) are informational
+        }
+    }
+    let Some(unit) = unit else {
+        return Err(TraceError::new(
+            fname,
+            Some(1),
+            Some(1),
+            "the header must give unit=percent or unit=vm",
+        ));
+    };
+    Ok((unit, interval_s))
+}
+
+/// Reads data line `ln` (`<item><TAB><v0>,<v1>,...`; blank and `#` lines are skipped) into `b`; `samples`
+/// is the length of the first item's series, set by the first item; `row` is scratch space for the values.
+fn data_line(
+    fname: &str,
+    ln: usize,
+    line: &str,
+    unit: Unit,
+    b: &mut UsageBuilder,
+    row: &mut Vec<f64>,
+    samples: &mut Option<usize>,
+) -> Result<(), TraceError> {
+    if line.trim().is_empty() || line.starts_with('#') {
+        return Ok(());
+    }
+    let Some((item, values)) = line.split_once('\t') else {
+        return Err(TraceError::new(
+            fname,
+            Some(ln),
+            Some(1),
+            "expected `<item><TAB><v0>,<v1>,...`",
+        ));
+    };
+    if item.is_empty() {
+        return Err(TraceError::new(fname, Some(ln), Some(1), "empty item id"));
+    }
+    // one pass over the bytes: plain decimal tokens are read as they are scanned, the rest by `str::parse`
+    row.clear();
+    let bytes = values.as_bytes();
+    let mut col = item.chars().count() + 2;
+    let mut start = 0;
+    loop {
+        let (mut m, mut digits, mut point, mut plain) = (0u64, 0u32, None, true);
+        let mut k = start;
+        while k < bytes.len() && bytes[k] != b',' {
+            match bytes[k] {
+                c @ b'0'..=b'9' => {
+                    m = m.wrapping_mul(10).wrapping_add((c - b'0') as u64);
+                    digits += 1;
+                }
+                b'.' if point.is_none() => point = Some(k),
+                _ => plain = false,
+            }
+            k += 1;
+        }
+        let tok = &values[start..k];
+        let (v, chars) = if plain && (1..=15).contains(&digits) {
+            // m < 10^15 and 10^d are exact in f64: one division rounds the decimal as `str::parse` does
+            (m as f64 / POW10[point.map_or(0, |p| k - p - 1)], tok.len())
+        } else {
+            let t = tok.trim();
+            let v: f64 = t.parse().map_err(|_| {
+                TraceError::new(
+                    fname,
+                    Some(ln),
+                    Some(col),
+                    format!("'{}' is not a number", clip(t)),
+                )
+            })?;
+            if !v.is_finite() || v < 0.0 {
+                return Err(TraceError::new(
+                    fname,
+                    Some(ln),
+                    Some(col),
+                    format!("usage '{}' is out of range", clip(t)),
+                ));
+            }
+            (v, tok.chars().count())
+        };
+        if unit == Unit::Percent && v > 100.0 {
+            return Err(TraceError::new(
+                fname,
+                Some(ln),
+                Some(col),
+                format!("usage '{}' is out of range", clip(tok.trim())),
+            ));
+        }
+        row.push(v);
+        col += chars + 1;
+        if k == bytes.len() {
+            break;
+        }
+        start = k + 1;
+    }
+    b.push_row(row);
+    let n = row.len();
+    if b.values() > MAX_VALUES {
+        return Err(TraceError::new(
+            fname,
+            Some(ln),
+            None,
+            format!("more than {MAX_VALUES} usage values; split the trace"),
+        ));
+    }
+    match *samples {
+        Some(first) if n != first => {
+            return Err(TraceError::new(
+                fname,
+                Some(ln),
+                None,
+                format!(
+                    "item '{}' has {n} samples, the first item has {first}",
+                    clip(item)
+                ),
+            ))
+        }
+        Some(_) => {}
+        None => *samples = Some(n),
+    }
+    b.end_item(item.to_string());
+    Ok(())
+}
+
+/// 10^k for k ≤ 15, exact in f64 (the plain decimal tokens of [`data_line`]).
+const POW10: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
 
 /// Writes `trace` in the wide format with `unit=percent` (values × 100, shortest round-trip form; integer CPU %
 /// stay integers) and the given extra header fields (e.g. `source=...`, no spaces). Used to build the bundle.

@@ -286,7 +286,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (t.items.clone(), t.samples, t.usage.clone()),
+            (t.items.clone(), t.samples, t.usage.to_vec()),
             (vec!["a".to_string(), "b".into()], 1, vec![0.02, 0.04])
         );
         let e = read_azure_cpu_readings("r", &one("0,a,1,2,3\n0,a,1,2,4\n"), ReadingStat::Avg)

@@ -53,6 +53,47 @@ pub trait FitTest {
     /// Deterministic tests: the residual c − ℓ_j − s_k. GPA: z = (c − μ')/σ' (σ' = 0 ranks last, +∞), which
     /// orders bins as the seed's FitBin slack ρ − P(overflow) does (seed 002 Alg. 1, ALGORITHMS.md §4.3).
     fn best_fit_key(&self, bin: &BinLoad, item: &ItemStats, c: f64) -> f64;
+
+    /// A number of the bin alone that [`FitTest::surely_not`] reads (recomputed whenever the bin's load
+    /// changes); 0 unless the test uses it.
+    fn bin_bound(&self, _bin: &BinLoad) -> f64 {
+        0.0
+    }
+
+    /// A quick test that is true only if `item` does not fit into `bin` (whose [`FitTest::bin_bound`] is
+    /// `bound`), so that a scan can skip the full test; `false` says nothing.
+    fn surely_not(&self, _bin: &BinLoad, _bound: f64, _item: &ItemStats, _c: f64) -> bool {
+        false
+    }
+
+    /// The bin `item` goes to among bins with loads `loads` (and [`FitTest::bin_bound`]s `bounds`): the first
+    /// one it fits in (`first_fit`), or the one of smallest [`FitTest::best_fit_key`] it fits in, the lowest
+    /// index on ties (a NaN key never wins); `None` when it fits in none (seed 002 Alg. 1). One scan per
+    /// test type, so the tests inline.
+    fn choose(
+        &self,
+        loads: &[BinLoad],
+        bounds: &[f64],
+        item: &ItemStats,
+        c: f64,
+        first_fit: bool,
+    ) -> Option<usize> {
+        let mut chosen: Option<(usize, f64)> = None;
+        for (j, (load, bound)) in loads.iter().zip(bounds).enumerate() {
+            if self.surely_not(load, *bound, item, c) || !self.fits(load, item, c) {
+                continue;
+            }
+            if first_fit {
+                return Some(j);
+            }
+            let key = self.best_fit_key(load, item, c);
+            // strict '<' keeps the lowest index on ties; a NaN key never wins
+            if chosen.is_none_or(|(_, best)| key < best) {
+                chosen = Some((j, key));
+            }
+        }
+        chosen.map(|(j, _)| j)
+    }
 }
 
 /// A fit-test specification, written `family:param` as in the CLI and scenarios: `gpa:0.05` (SLO ρ),
@@ -316,6 +357,17 @@ impl FitTest for Gpa {
         } else {
             (c - bin.mean - item.mean) / sd
         }
+    }
+    /// σ of the bin alone, √(Σ σ_i²).
+    fn bin_bound(&self, bin: &BinLoad) -> f64 {
+        bin.var.sqrt()
+    }
+    /// μ' + z·σ_bin > c with z ≥ 0: every step of `fits`' μ' + z·σ' is a rounded operation that does not
+    /// decrease as σ' grows from σ_bin (σ'² = σ_bin² + σ_i² ≥ σ_bin²), so `fits` is false too (also when
+    /// σ' = 0, as then σ_bin = 0 and μ' > c).
+    #[inline]
+    fn surely_not(&self, bin: &BinLoad, bound: f64, item: &ItemStats, c: f64) -> bool {
+        self.z >= 0.0 && bin.mean + item.mean + self.z * bound > c
     }
 }
 

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::substrate::exact::ExactThreshold;
 use crate::substrate::stats::{mean, normal_sf, population_variance};
-use crate::trace::UsageTrace;
+use crate::trace::{Samples, UsageTrace};
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use std::sync::OnceLock;
@@ -19,8 +19,8 @@ pub struct Instance {
     name: String,
     n: usize,
     r: usize,
-    /// realisations, row-major n × r
-    x: Vec<f64>,
+    /// realisations, row-major n × r (the trace's compact storage in aligned mode)
+    x: Samples,
     obs: std::ops::Range<usize>,
     eval: std::ops::Range<usize>,
     means: Vec<f64>,
@@ -117,7 +117,7 @@ impl Instance {
                         rand_pcg::Pcg64Mcg::seed_from_u64(splitmix(seed ^ splitmix(i as u64)));
                     x.extend((0..r).map(|_| s[rng.random_range(0..s.len())]));
                 }
-                (r, x)
+                (r, Samples::from(x))
             }
         };
         let l = params.clairvoyance;
@@ -136,11 +136,13 @@ impl Instance {
         let mut means = Vec::with_capacity(n);
         let mut vars = Vec::with_capacity(n);
         let mut true_mean_total = 0.0;
+        let mut row = Vec::with_capacity(r);
         for i in 0..n {
-            let row = &x[i * r..(i + 1) * r];
+            row.clear();
+            row.extend(x.slice(i * r..(i + 1) * r));
             means.push(mean(&row[obs.clone()]));
             vars.push(population_variance(&row[obs.clone()]));
-            true_mean_total += mean(row);
+            true_mean_total += mean(&row);
         }
         Ok(Instance {
             name: trace.name.clone(),
@@ -187,8 +189,9 @@ impl Instance {
                 let mut s = Vec::with_capacity(self.n * o);
                 for i in 0..self.n {
                     let start = s.len();
-                    s.extend_from_slice(
-                        &self.x[i * self.r + self.obs.start..i * self.r + self.obs.end],
+                    s.extend(
+                        self.x
+                            .slice(i * self.r + self.obs.start..i * self.r + self.obs.end),
                     );
                     crate::substrate::stats::sort_f64(&mut s[start..]);
                 }
@@ -240,7 +243,9 @@ impl Instance {
     fn totals(&self, bin: &[usize]) -> (Vec<f64>, usize) {
         let mut tot = vec![0.0; self.eval.len()];
         for &i in bin {
-            let row = &self.x[i * self.r + self.eval.start..i * self.r + self.eval.end];
+            let row = self
+                .x
+                .slice(i * self.r + self.eval.start..i * self.r + self.eval.end);
             for (t, v) in tot.iter_mut().zip(row) {
                 *t += v;
             }

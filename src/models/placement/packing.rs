@@ -55,35 +55,19 @@ pub fn pack(
 ) -> (Packing, Vec<BinLoad>) {
     let mut bins: Vec<Vec<usize>> = Vec::new();
     let mut loads: Vec<BinLoad> = Vec::new();
+    let mut bounds: Vec<f64> = Vec::new();
     for (k, it) in items.iter().enumerate() {
-        let mut chosen: Option<(usize, f64)> = None;
-        for (j, load) in loads.iter().enumerate() {
-            if !test.fits(load, it, c) {
-                continue;
-            }
-            match rule {
-                Rule::FirstFit => {
-                    chosen = Some((j, 0.0));
-                    break;
-                }
-                Rule::BestFit => {
-                    let key = test.best_fit_key(load, it, c);
-                    // strict '<' keeps the lowest index on ties; a NaN key never wins
-                    if chosen.is_none_or(|(_, best)| key < best) {
-                        chosen = Some((j, key));
-                    }
-                }
-            }
-        }
-        match chosen {
-            Some((j, _)) => {
+        match test.choose(&loads, &bounds, it, c, rule == Rule::FirstFit) {
+            Some(j) => {
                 bins[j].push(k);
                 loads[j].add(it);
+                bounds[j] = test.bin_bound(&loads[j]);
             }
             None => {
                 let mut l = BinLoad::default();
                 l.add(it);
                 bins.push(vec![k]);
+                bounds.push(test.bin_bound(&l));
                 loads.push(l);
             }
         }
