@@ -252,6 +252,41 @@ pub fn index_arg(args: &serde_json::Value, key: &str) -> Result<usize, RunError>
     }
 }
 
+/// The jobs ([`Experiment::jobs`]) of a run whose units are numbered: the indices of `next` as JSON numbers
+/// (none when `next` is `None`).
+pub fn index_jobs(next: Option<std::ops::Range<usize>>) -> Vec<serde_json::Value> {
+    next.into_iter().flatten().map(Into::into).collect()
+}
+
+/// A job of [`index_jobs`] back as an index below `len`. Errors: anything else, naming `what` (e.g. "a point
+/// of this frontier").
+pub fn job_index(job: &serde_json::Value, len: usize, what: &str) -> Result<usize, RunError> {
+    job.as_u64()
+        .and_then(|i| usize::try_from(i).ok())
+        .filter(|&i| i < len)
+        .ok_or_else(|| RunError::msg(format!("{job} is not {what}")))
+}
+
+/// The results of a step's jobs ([`Experiment::absorb`]) decoded as `T`: exactly `expected` (≥ 1) of them.
+/// Errors: another count, or a result that is not a `T`, naming `what` (e.g. "frontier point").
+pub fn decode_results<T: serde::de::DeserializeOwned>(
+    results: Vec<serde_json::Value>,
+    expected: usize,
+    what: &str,
+) -> Result<Vec<T>, RunError> {
+    if results.is_empty() || results.len() != expected {
+        return Err(RunError::msg(format!(
+            "{} results for {expected} jobs issued",
+            results.len()
+        )));
+    }
+    results
+        .into_iter()
+        .map(serde_json::from_value)
+        .collect::<Result<Vec<T>, _>>()
+        .map_err(|e| RunError::msg(format!("not a {what}: {e}")))
+}
+
 /// Drives `exp` until its last step: each step gets `max(threads(), exp.batch())` units (so independent
 /// units run on all cores at once), and `progress(done, total)` is called for every unit done (after the step
 /// that did it); returning false cancels (error `cancelled`). Errors: cancelled, or the experiment's own

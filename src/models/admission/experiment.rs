@@ -406,18 +406,11 @@ impl Experiment for AdmissionExperiment {
     }
 
     fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<AdmissionStep>, RunError> {
-        if results.is_empty() || results.len() != self.issued.len() {
-            return Err(RunError::msg(format!(
-                "{} results for {} simulation runs issued",
-                results.len(),
-                self.issued.len()
-            )));
-        }
-        let runs = results
-            .into_iter()
-            .map(serde_json::from_value)
-            .collect::<Result<Vec<RunResult>, _>>()
-            .map_err(|e| RunError::msg(format!("not a simulation run's result: {e}")))?;
+        let runs: Vec<RunResult> = crate::experiment::decode_results(
+            results,
+            self.issued.len(),
+            "simulation run's result",
+        )?;
         let issued = std::mem::take(&mut self.issued);
         let mut steps = Vec::new();
         let mut at = 0;

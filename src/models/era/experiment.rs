@@ -7,7 +7,9 @@ use super::exec::{run_cell, CellResult};
 use super::jobs::{build, Prices, Setup, SetupSummary};
 use super::sched::{lp_entries, LpEntries};
 use super::{Algorithm, EraParams, Policy, Predictor, Preset};
-use crate::experiment::{index_arg, map_parallel, threads, Experiment, RunError};
+use crate::experiment::{
+    decode_results, index_arg, index_jobs, job_index, map_parallel, threads, Experiment, RunError,
+};
 use crate::workload::Workload;
 use serde::Serialize;
 
@@ -150,20 +152,16 @@ impl Experiment for EraRun {
     /// A job is the index of a (policy, κ_use) cell.
     fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
         let first = self.results.len();
-        if first == self.cells.len() || self.error.is_some() {
+        if self.error.is_some() {
             return Vec::new();
         }
-        (first..(first + units.max(1)).min(self.cells.len()))
-            .map(Into::into)
-            .collect()
+        index_jobs(
+            (first < self.cells.len()).then(|| first..(first + units.max(1)).min(self.cells.len())),
+        )
     }
 
     fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
-        let i = job
-            .as_u64()
-            .and_then(|i| usize::try_from(i).ok())
-            .filter(|&i| i < self.cells.len())
-            .ok_or_else(|| RunError::msg(format!("{job} is not a cell of this experiment")))?;
+        let i = job_index(job, self.cells.len(), "a cell of this experiment")?;
         self.ensure_lp(i..i + 1)?;
         let (p, k) = self.cells[i];
         let c = run_cell(&self.setup, &self.params, p, k, self.lp.as_ref(), None)?.0;
@@ -172,18 +170,8 @@ impl Experiment for EraRun {
 
     fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<EraStep>, RunError> {
         let first = self.results.len();
-        let left = self.cells.len() - first;
-        if results.is_empty() || results.len() > left {
-            return Err(RunError::msg(format!(
-                "{} results for {left} cells left",
-                results.len()
-            )));
-        }
-        let cells = results
-            .into_iter()
-            .map(serde_json::from_value)
-            .collect::<Result<Vec<CellResult>, _>>()
-            .map_err(|e| RunError::msg(format!("not a cell's result: {e}")))?;
+        let expected = results.len().min(self.cells.len() - first);
+        let cells: Vec<CellResult> = decode_results(results, expected, "cell's result")?;
         self.results.extend(cells.iter().cloned());
         Ok(vec![EraStep { first, cells }])
     }

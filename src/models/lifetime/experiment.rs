@@ -10,7 +10,9 @@ use super::sim::{
     simulate, simulate_recording, Defrag, MigrationOrder, PolicyResult, SimConfig, Timeline,
 };
 use super::{LifetimeParams, Policy, PredictorKind};
-use crate::experiment::{index_arg, map_parallel, threads, Experiment, RunError};
+use crate::experiment::{
+    decode_results, index_arg, index_jobs, job_index, map_parallel, threads, Experiment, RunError,
+};
 use crate::workload::Workload;
 use serde::Serialize;
 
@@ -209,45 +211,26 @@ impl Experiment for LifetimeRun {
 
     /// A job is the index of a policy run; its result carries the host timeline beside the policy's result.
     fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
-        self.next(units)
-            .into_iter()
-            .flatten()
-            .map(Into::into)
-            .collect()
+        index_jobs(self.next(units))
     }
 
     fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
-        let p = job
-            .as_u64()
-            .and_then(|i| self.runs.get(usize::try_from(i).ok()?))
-            .copied()
-            .ok_or_else(|| {
-                RunError::msg(format!("{job} is not a policy run of this experiment"))
-            })?;
-        let r = self.simulate(p);
+        let i = job_index(job, self.runs.len(), "a policy run of this experiment")?;
+        let r = self.simulate(self.runs[i]);
         serde_json::to_value((&r, &r.timeline)).map_err(crate::experiment::ser_error)
     }
 
     fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<LifetimeStep>, RunError> {
         let expected = self.next(results.len()).map_or(0, |r| r.len());
-        if results.is_empty() || results.len() != expected {
-            return Err(RunError::msg(format!(
-                "{} results for {expected} policy runs left",
-                results.len()
-            )));
-        }
-        let results = results
+        let pairs: Vec<(PolicyResult, super::sim::Timeline)> =
+            decode_results(results, expected, "policy run's result")?;
+        let results = pairs
             .into_iter()
-            .map(|v| {
-                serde_json::from_value::<(PolicyResult, super::sim::Timeline)>(v).map(
-                    |(mut r, t)| {
-                        r.timeline = t;
-                        r
-                    },
-                )
+            .map(|(mut r, t)| {
+                r.timeline = t;
+                r
             })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| RunError::msg(format!("not a policy run's result: {e}")))?;
+            .collect();
         Ok(vec![self.take(results)])
     }
 

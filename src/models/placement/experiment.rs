@@ -8,7 +8,9 @@ use super::{
     frontier_specs, mark_pareto, FitSpec, Frontier, FrontierPoint, Instance, PlacementError,
     PlacementParams,
 };
-use crate::experiment::{map_parallel, ser_error, threads, Experiment, RunError};
+use crate::experiment::{
+    decode_results, index_jobs, job_index, map_parallel, ser_error, threads, Experiment, RunError,
+};
 use crate::trace::UsageTrace;
 use serde::Serialize;
 
@@ -126,34 +128,17 @@ impl Experiment for FrontierRun {
 
     /// A job is the index of a frontier point (a fit test of the plan).
     fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
-        self.next(units)
-            .into_iter()
-            .flatten()
-            .map(Into::into)
-            .collect()
+        index_jobs(self.next(units))
     }
 
     fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
-        let spec = job
-            .as_u64()
-            .and_then(|i| self.specs.get(usize::try_from(i).ok()?))
-            .ok_or_else(|| RunError::msg(format!("{job} is not a point of this frontier")))?;
-        serde_json::to_value(self.point(spec)).map_err(ser_error)
+        let i = job_index(job, self.specs.len(), "a point of this frontier")?;
+        serde_json::to_value(self.point(&self.specs[i])).map_err(ser_error)
     }
 
     fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<FrontierStep>, RunError> {
         let expected = self.next(results.len()).map_or(0, |r| r.len());
-        if results.is_empty() || results.len() != expected {
-            return Err(RunError::msg(format!(
-                "{} results for {expected} points left",
-                results.len()
-            )));
-        }
-        let points = results
-            .into_iter()
-            .map(serde_json::from_value)
-            .collect::<Result<Vec<FrontierPoint>, _>>()
-            .map_err(|e| RunError::msg(format!("not a frontier point: {e}")))?;
+        let points = decode_results(results, expected, "frontier point")?;
         Ok(vec![self.take(points)])
     }
 
