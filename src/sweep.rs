@@ -233,7 +233,12 @@ impl Sweep {
     /// Cell `index` (< [`Sweep::len`]): the base scenario with each axis' value set, validated. Errors name
     /// the axis value (`axes[k].values[j]`) and the scenario's complaint.
     pub fn cell(&self, index: usize) -> Result<Cell, FieldError> {
-        let mut json = self.base()?;
+        self.cell_on(&self.base()?, index)
+    }
+
+    /// [`Sweep::cell`] on the base scenario's JSON `base` (decoded once for many cells).
+    fn cell_on(&self, base: &Value, index: usize) -> Result<Cell, FieldError> {
+        let mut json = base.clone();
         let picks = self.picks(index);
         let mut values = Vec::with_capacity(self.axes.len());
         for (k, (a, &j)) in self.axes.iter().zip(&picks).enumerate() {
@@ -279,7 +284,8 @@ impl Sweep {
 
     /// Every cell, checked before anything runs (so that a shard never fails half way on a bad value).
     pub fn cells(&self) -> Result<Vec<Cell>, FieldError> {
-        (0..self.len()).map(|i| self.cell(i)).collect()
+        let base = self.base()?;
+        (0..self.len()).map(|i| self.cell_on(&base, i)).collect()
     }
 
     /// The value index of each axis for cell `index` (row-major, the last axis fastest).
@@ -382,6 +388,7 @@ fn set_path(json: &mut Value, path: &[&str], v: Value) -> Result<(), String> {
 /// shard counts, a shard missing or given twice, a cell missing or given twice.
 pub fn merge(shards: Vec<SweepResults>) -> Result<SweepResults, String> {
     let first = shards.first().ok_or("no shard results to merge")?;
+    let first_shard = first.shard[0];
     let (sweep, engine, count) = (first.sweep.clone(), first.engine.clone(), first.shard[1]);
     let (total, fields) = (first.cells_total, first.fields.clone());
     let mut seen = vec![false; count];
@@ -390,10 +397,7 @@ pub fn merge(shards: Vec<SweepResults>) -> Result<SweepResults, String> {
         if s.sweep != sweep || s.fields != fields || s.cells_total != total {
             return Err(format!(
                 "shard {}/{} is of another sweep ({}) than shard {}/{count} ({sweep})",
-                s.shard[0],
-                s.shard[1],
-                s.sweep,
-                first_index(&seen)
+                s.shard[0], s.shard[1], s.sweep, first_shard
             ));
         }
         if s.engine != engine {
@@ -437,10 +441,6 @@ pub fn merge(shards: Vec<SweepResults>) -> Result<SweepResults, String> {
         fields,
         cells,
     })
-}
-
-fn first_index(seen: &[bool]) -> usize {
-    seen.iter().position(|s| *s).unwrap_or(0)
 }
 
 /// The results in long form as CSV: a header `cell,<axis fields…>,path,value`, then one row per number,

@@ -18,6 +18,11 @@ fn bundled_trace() -> UsageTrace {
     read_trace(id, &[InputFile { name, bytes }], b.format).unwrap()
 }
 
+fn bundled_workload(b: packlab::data::BundledData) -> packlab::workload::Workload {
+    b.read_workload_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
+        .unwrap()
+}
+
 fn report(run: &AnyRun) -> String {
     let mut out = Vec::new();
     run.report(&mut serde_json::Serializer::new(&mut out))
@@ -185,10 +190,7 @@ fn jobs_from_elsewhere_are_refused() {
 
 #[test]
 fn lifetime_policy_runs_computed_elsewhere_give_the_same_report_and_timelines() {
-    let b = packlab::data::AZURE2017_ARRIVALS;
-    let w = b
-        .read_workload_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
-        .unwrap();
+    let w = bundled_workload(packlab::data::AZURE2017_ARRIVALS);
     let inputs = Inputs {
         workload: Some(&w),
         ..Default::default()
@@ -233,10 +235,7 @@ fn lifetime_policy_runs_computed_elsewhere_give_the_same_report_and_timelines() 
 
 #[test]
 fn era_cells_computed_elsewhere_give_the_same_report() {
-    let b = packlab::data::SWIM_FB2010;
-    let w = b
-        .read_workload_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
-        .unwrap();
+    let w = bundled_workload(packlab::data::SWIM_FB2010);
     let inputs = Inputs {
         workload: Some(&w),
         ..Default::default()
