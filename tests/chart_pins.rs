@@ -3,7 +3,8 @@
 //! by that engine (b31f80f, through its `chart::*_svg` functions) for the inputs below. Charts added later are
 //! pinned to their first version (`lifetime.empty`: the engine that introduced it); the era and oversub charts
 //! by the engine before their frame set-up was shared (bfdb7a0), on the pinned CLI outputs of those models;
-//! `lifetime.timeline` by the engine that introduced it.
+//! `lifetime.timeline` by the engine that introduced it, and again when its legend's swatches got an outline
+//! (the white "empty" swatch was invisible); `lifetime.accuracy` by the engine that introduced it.
 
 use serde_json::json;
 
@@ -27,6 +28,7 @@ fn charts_render_the_pinned_svgs() {
     let log = |e: u64, hot: f64, lambda: f64| json!({"episode":e,"steps":120,"hot_steps":hot,"reward_sum":30.0,"mean_reward":0.25,"mean_cost":0.1,"lambda":lambda,"epsilon":0.5,"mean_loss":0.01});
     let training = json!([{"policy":"c2marl:0.95","train_seed":0,"log":[log(0,40.0,0.0),log(1,22.0,0.3),log(2,9.0,0.8)]},{"policy":"c2marl:0.75","train_seed":0,"log":[log(0,35.0,0.0),log(1,30.0,0.1)]}]);
     let timeline = json!({"policy":"lava","warmup_h":1,"hosts":3,"hours":[0,1,2,3],"codes":[19,2,0, 19,1,0, 3,2,15, 0,0,4]});
+    let accuracy = json!([{"policy":"best-fit","accuracy":[0.5,0.75,1.0],"delta_pp":[0.0,0.0,0.0],"oracle_pp":0.0},{"policy":"nilas","accuracy":[0.5,0.75,1.0],"delta_pp":[0.8,1.4,2.1],"oracle_pp":2.7},{"policy":"lava","accuracy":[0.5,0.75,1.0],"delta_pp":[-0.3,1.3,3.2],"oracle_pp":1.5}]);
     let mut out = String::new();
     for (n, d, o) in [
         (
@@ -45,6 +47,7 @@ fn charts_render_the_pinned_svgs() {
         ("oversub.training", &training, json!(null)),
         ("oversub.rates", &rates, json!({"scale":1.5})),
         ("lifetime.timeline", &timeline, json!({"warmup_h":1})),
+        ("lifetime.accuracy", &accuracy, json!({"title":"t"})),
     ] {
         let svg = packlab::models::chart_svg(n, d, &o, 640, 400).unwrap();
         out.push_str(&format!(

@@ -362,6 +362,11 @@ fn chart_inputs() -> Vec<(&'static str, Value, Value)> {
             json!([{"policy":"best-fit","empty_series":[1.0,0.6,0.4,0.35,0.3,0.31],"empty_hosts":0.31},{"policy":"lava","empty_series":[1.0,0.62,0.45,0.41,0.38,0.37],"empty_hosts":0.375,"failures":0}]),
             json!({"warmup_h":2,"title":"t"}),
         ),
+        (
+            "lifetime.accuracy",
+            json!([{"policy":"nilas","accuracy":[0.5,0.75,1.0],"delta_pp":[0.8,1.4,2.1],"oracle_pp":2.7},{"policy":"lava","accuracy":[0.5,1.0],"delta_pp":[-0.3,3.2]}]),
+            json!({"title":"t"}),
+        ),
     ]
 }
 

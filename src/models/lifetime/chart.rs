@@ -1,6 +1,8 @@
-//! The lifetime model's chart (seed 003, ALGORITHMS.md §5.8), on the shared frame ([`crate::chart`]):
+//! The lifetime model's charts (seed 003, ALGORITHMS.md §5.8, §5.9), on the shared frame ([`crate::chart`]):
 //! `lifetime.empty`, the fraction of empty hosts over time, one line per policy, the warm-up shaded
-//! (App. F: it is simulated but not measured).
+//! (App. F: it is simulated but not measured); `lifetime.timeline`, every host hour by hour; and
+//! `lifetime.accuracy`, the accuracy frontier of E3.2 (Δ empty hosts against the accuracy A of the App. G.1
+//! noise model, one line per policy, the oracle's Δ dashed).
 
 use super::Policy;
 use crate::chart::*;
@@ -239,6 +241,208 @@ mod tests {
     }
 }
 
+/// One policy's accuracy frontier (data of `lifetime.accuracy`, E3.2; ALGORITHMS.md §5.9): its Δ empty hosts
+/// against best fit on the same arrivals ([`super::PolicyResult::empty_hosts_pp_vs_best_fit`], percentage
+/// points) at each accuracy `A` of the noisy predictor (§5.2, App. G.1), and with the oracle.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct AccuracyCurve {
+    /// The policy's name (`la-binary`, `nilas`, `lava`; `best-fit` is the zero line; any other name grey).
+    pub policy: String,
+    /// The accuracy `A` of each point, in [0, 1] (drawn in the order given).
+    pub accuracy: Vec<f64>,
+    /// Δ empty hosts vs best fit at each `A`, pp (as many as `accuracy`; non-finite points are skipped).
+    pub delta_pp: Vec<f64>,
+    /// The policy's Δ with the oracle predictor, pp: a dashed line across the chart, when given.
+    #[serde(default)]
+    pub oracle_pp: Option<f64>,
+}
+
+/// Options of the `lifetime.accuracy` chart.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct AccuracyChartOptions {
+    /// Caption above the plot.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Device pixel ratio (1 when absent).
+    #[serde(default)]
+    pub scale: Option<f64>,
+}
+
+/// `+1.23` / `-0.40` / `0`: a difference in percentage points as the tables write it.
+fn signed_pp(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else {
+        format!("{v:+.2}")
+    }
+}
+
+/// Draws the accuracy frontier (E3.2): x = the accuracy `A` of the noisy predictor, y = Δ empty hosts vs
+/// best fit in percentage points (best fit's own line is 0, drawn solid in its colour), one line with dots
+/// per curve in the policy's colour ([`policy_color`]) and, when a curve carries it, the policy's Δ with the
+/// oracle as a dashed line in the same colour (the oracle is not `A = 1`: at `A = 1` every prediction is still
+/// off by N(0, 0.001²) decades and repredicted under the log-normal of §5.2). Errors: a backend failure.
+pub fn draw_accuracy<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    curves: &[AccuracyCurve],
+    opts: &AccuracyChartOptions,
+) -> Result<(), ChartError> {
+    let dp = blank(area, opts.scale)?;
+    let xs = curves.iter().flat_map(|c| c.accuracy.iter().copied());
+    let (x_lo, x_hi) = padded_range(bounds(xs).unwrap_or((0.5, 1.0)), 0.1, 0.05);
+    let ys = curves
+        .iter()
+        .flat_map(|c| c.delta_pp.iter().copied().chain(c.oracle_pp))
+        .chain(std::iter::once(0.0));
+    let (lo, hi) = bounds(ys).unwrap_or((0.0, 0.0));
+    let (y_lo, y_hi) = padded_range((lo, hi), 1.0, 0.5);
+    let mut builder = framed(area, dp, opts.title.as_deref());
+    let mut chart = builder
+        .build_cartesian_2d(span(x_lo, x_hi), span(y_lo, y_hi))
+        .map_err(err)?;
+    let x_fmt = |v: &f64| fmt_num(*v);
+    let y_fmt = |v: &f64| fmt_num(*v);
+    chart
+        .configure_mesh()
+        .x_desc("prediction accuracy A (App. G.1 noise model)")
+        .y_desc("Δ empty hosts vs best fit  (pp; more is better)")
+        .x_labels(8)
+        .y_labels(8)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .look(dp, 12.0, 13.0)
+        .draw()
+        .map_err(err)?;
+    let (xa, xb) = (span(x_lo, x_hi).start, span(x_lo, x_hi).end);
+    let base = policy_color("best-fit");
+    chart
+        .draw_series(LineSeries::new(
+            vec![(xa, 0.0), (xb, 0.0)],
+            base.stroke_width(dp.px(1.5)),
+        ))
+        .map_err(err)?
+        .label("best fit (the baseline: 0)")
+        .legend(move |(x, y)| {
+            PathElement::new(
+                vec![(x, y), (x + dp.pxi(18.0), y)],
+                base.stroke_width(dp.px(1.5)),
+            )
+        });
+    for c in curves.iter().filter(|c| c.policy != "best-fit") {
+        let color = policy_color(&c.policy);
+        let pts: Vec<(f64, f64)> = c
+            .accuracy
+            .iter()
+            .zip(&c.delta_pp)
+            .filter(|(a, d)| a.is_finite() && d.is_finite())
+            .map(|(a, d)| (*a, *d))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter().copied(),
+                color.stroke_width(dp.px(2.0)),
+            ))
+            .map_err(err)?
+            .label(policy_title(&c.policy))
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(
+                        vec![(0, 0), (dp.pxi(18.0), 0)],
+                        color.stroke_width(dp.px(2.0)),
+                    )
+                    + Circle::new((dp.pxi(9.0), 0), dp.px(3.5), color.filled())
+            });
+        let r = dp.px(3.5);
+        chart
+            .draw_series(pts.iter().map(|p| Circle::new(*p, r, color.filled())))
+            .map_err(err)?;
+        if let Some(o) = c.oracle_pp.filter(|v| v.is_finite()) {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    vec![(xa, o), (xb, o)],
+                    dp.px(7.0),
+                    dp.px(4.0),
+                    color.mix(0.8).stroke_width(dp.px(1.5)),
+                ))
+                .map_err(err)?
+                .label(format!(
+                    "{} with the oracle: {} pp",
+                    policy_title(&c.policy),
+                    signed_pp(o)
+                ))
+                .legend(move |(x, y)| {
+                    // two dashes
+                    let style = color.mix(0.8).stroke_width(dp.px(1.5));
+                    EmptyElement::at((x, y))
+                        + PathElement::new(vec![(0, 0), (dp.pxi(7.0), 0)], style)
+                        + PathElement::new(vec![(dp.pxi(11.0), 0), (dp.pxi(18.0), 0)], style)
+                });
+        }
+    }
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, dp)?;
+    area.present().map_err(err)?;
+    Ok(())
+}
+
+/// The `lifetime.accuracy` chart as an SVG document of `width` × `height` pixels.
+pub fn accuracy_svg(
+    curves: &[AccuracyCurve],
+    opts: &AccuracyChartOptions,
+    width: u32,
+    height: u32,
+) -> Result<String, ChartError> {
+    render_svg(width, height, |area| draw_accuracy(area, curves, opts))
+}
+
+#[cfg(test)]
+mod accuracy_tests {
+    use super::*;
+
+    fn curve(p: &str, d: &[f64], oracle: Option<f64>) -> AccuracyCurve {
+        AccuracyCurve {
+            policy: p.into(),
+            accuracy: vec![0.5, 0.6, 0.7, 0.8, 0.9, 1.0][..d.len()].to_vec(),
+            delta_pp: d.to_vec(),
+            oracle_pp: oracle,
+        }
+    }
+
+    #[test]
+    fn accuracy_chart_draws_every_policy_its_oracle_and_the_baseline() {
+        let curves = vec![
+            curve("best-fit", &[0.0; 6], Some(0.0)),
+            curve("nilas", &[0.77, 1.0, 1.35, 1.8, 2.07, 2.06], Some(2.68)),
+            curve("lava", &[0.08, 0.5, 1.28, 1.5, 1.74, 3.18], Some(-0.4)),
+        ];
+        let svg = accuracy_svg(&curves, &AccuracyChartOptions::default(), 800, 500).unwrap();
+        for s in [
+            "best fit (the baseline: 0)",
+            "NILAS with the oracle: +2.68 pp",
+            "LAVA with the oracle: -0.40 pp",
+            "prediction accuracy A",
+        ] {
+            assert!(svg.contains(s), "{s}");
+        }
+        // best fit is the zero line, not a curve of its own: no "best fit with the oracle"
+        assert!(!svg.contains("best fit with the oracle"));
+        // NILAS and LAVA in their shared colours (ARM_COLORS[2], [3])
+        assert!(svg.contains("#009E73") && svg.contains("#CC79A7") && svg.contains("#0072B2"));
+        // one dot per finite point: 12 points of NILAS and LAVA, drawn as circles, + 2 legend dots
+        assert_eq!(svg.matches("<circle").count(), 12 + 2);
+        // no data, NaNs, a single point, huge values or bad options: still a chart, never a panic
+        assert!(accuracy_svg(&[], &AccuracyChartOptions::default(), 400, 300).is_ok());
+        let odd = vec![
+            curve("lava", &[f64::NAN, f64::INFINITY], Some(f64::NAN)),
+            curve("x", &[1e300], None),
+        ];
+        let o = AccuracyChartOptions {
+            scale: Some(-1.0),
+            title: Some("t".into()),
+        };
+        assert!(accuracy_svg(&odd, &o, 400, 300).is_ok());
+    }
+}
+
 /// Data of the `lifetime.timeline` chart: the answer of the run operation `timeline`
 /// ([`super::experiment::TimelineView`]).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -290,7 +494,7 @@ fn timeline_color(code: u8) -> Option<RGBColor> {
 /// Draws the host timeline: x = time in days, y = hosts (host 0 at the bottom), each host's row coloured hour
 /// by hour by its lifetime class (blues: it takes VMs; LAVA: OPEN), oranges for a LAVA host that is
 /// RECYCLING (it only takes VMs of shorter classes), purple while its VMs migrate away, white when empty; the
-/// warm-up shaded. A student sees LAVA fill the gaps of long-lived hosts with shorter VMs and hosts empty out
+/// warm-up shaded; the legend's swatches are outlined (the white "empty" one included). A student sees LAVA fill the gaps of long-lived hosts with shorter VMs and hosts empty out
 /// together. Errors: codes that do not match `hosts × hours`, more than [`MAX_TIMELINE_CELLS`], a backend
 /// failure.
 pub fn draw_timeline<DB: DrawingBackend>(
@@ -401,10 +605,11 @@ pub fn draw_timeline<DB: DrawingBackend>(
             .map_err(err)?
             .label(label)
             .legend(move |(x, y)| {
-                Rectangle::new(
-                    [(x, y - dp.pxi(5.0)), (x + dp.pxi(14.0), y + dp.pxi(5.0))],
-                    ShapeStyle::from(c).filled(),
-                )
+                // every swatch is outlined, so the white "empty" one shows on the legend's white ground
+                let corners = [(0, -dp.pxi(5.0)), (dp.pxi(14.0), dp.pxi(5.0))];
+                EmptyElement::at((x, y))
+                    + Rectangle::new(corners, ShapeStyle::from(c).filled())
+                    + Rectangle::new(corners, INK.mix(0.55).stroke_width(dp.px(1.0)))
             });
     }
     draw_legend(&mut chart, SeriesLabelPosition::UpperRight, dp)?;

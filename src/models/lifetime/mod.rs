@@ -11,7 +11,8 @@
 //! - [`sim`]: the event-driven pool and the policies (§5.1, §5.3–5.5) with the metrics of §5.8;
 //! - [`experiment`]: [`LifetimeRun`], one unit of work = one policy simulated on the pool;
 //! - [`chart`]: the charts `lifetime.empty` (empty hosts over time, one line per policy) and
-//!   `lifetime.timeline` (every host's lifetime class / LAVA state hour by hour; run operation `timeline`);
+//!   `lifetime.timeline` (every host's lifetime class / LAVA state hour by hour; run operation `timeline`)
+//!   and `lifetime.accuracy` (E3.2: Δ empty hosts against the accuracy A of the noisy predictor);
 //! - [`LifetimeModel`]: the registry entry.
 //!
 //! Units: hours for times and lifetimes, cores / GB / GPUs for shapes, fractions for metrics (and percentage
@@ -286,7 +287,7 @@ impl ModelDef for LifetimeModel {
         uses_trace: false,
         uses_workload: true,
         experiments: &[],
-        charts: &["lifetime.empty", "lifetime.timeline"],
+        charts: &["lifetime.empty", "lifetime.timeline", "lifetime.accuracy"],
         ops: &[],
         run_ops: &["timeline"],
     };
@@ -304,6 +305,8 @@ impl ModelDef for LifetimeModel {
 
     /// `lifetime.timeline`: data = the answer of the run operation `timeline` ([`chart::TimelineChart`]), opts =
     /// the same options.
+    /// `lifetime.accuracy`: data = `[{ policy, accuracy: [A…], delta_pp: [Δ…], oracle_pp? }]`
+    /// ([`chart::AccuracyCurve`]: E3.2, the accuracy frontier), opts = `{ title, scale }`.
     /// `lifetime.empty`: data = the report's `results` (or any `[{ policy, empty_series, empty_hosts? }]`),
     /// opts = [`chart::EmptyChartOptions`] (`{ warmup_h, step_h, title, scale }`, null = defaults).
     fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
@@ -319,6 +322,14 @@ impl ModelDef for LifetimeModel {
                 "empty-host curves",
                 |d: Vec<chart::EmptyCurve>, o: chart::EmptyChartOptions| {
                     chart::draw_empty_hosts(area, &d, &o)
+                },
+            ),
+            "lifetime.accuracy" => decode_draw(
+                data,
+                opts,
+                "accuracy frontier",
+                |d: Vec<chart::AccuracyCurve>, o: chart::AccuracyChartOptions| {
+                    chart::draw_accuracy(area, &d, &o)
                 },
             ),
             "lifetime.timeline" => decode_draw(
