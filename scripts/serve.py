@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Static server for the playground: the site is www/ at "/" and static/ at "/static/" (the same layout a
-static deploy gets by copying static/ into the site). Binds 127.0.0.1 only; port 0 picks a free port.
+"""Static server for the playground: the site is www/ at "/", static/ at "/static/" and results/ at
+"/results/" (the committed findings the views show, e.g. results/003/tables.md; the same layout a static
+deploy gets by copying static/ and results/ into the site). Binds 127.0.0.1 only; port 0 picks a free port.
 Prints "serving http://127.0.0.1:PORT/" once listening (the e2e tests read it)."""
 import http.server
 import os
@@ -20,7 +21,11 @@ CSP = (
     "connect-src 'self'; worker-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'"
 )
-MOUNTS = [("/static/", os.path.join(ROOT, "static")), ("/", os.path.join(ROOT, "www"))]
+MOUNTS = [
+    ("/static/", os.path.join(ROOT, "static")),
+    ("/results/", os.path.join(ROOT, "results")),
+    ("/", os.path.join(ROOT, "www")),
+]
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -32,6 +37,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         ".json": "application/json",
         ".svg": "image/svg+xml",
         ".gz": "application/gzip",  # served as bytes (no Content-Encoding): the engine gunzips itself
+        ".md": "text/markdown; charset=utf-8",
     }
 
     def translate_path(self, path):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Serve the playground (www/ at /, static/ at /static/) on http://127.0.0.1:PORT/ (default 8000).
+# Serve the playground (www/ at /, static/ at /static/, results/ at /results/) on http://127.0.0.1:PORT/ (default 8000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${1:-${PORT:-8000}}"
