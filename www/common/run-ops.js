@@ -1,7 +1,7 @@
 // Worker-side operations shared by every model: one experiment loop for all of them (the engine's experiment
 // contract, wasm ExperimentRun), run operations (queries on the last run) and scenario-level model operations.
 //
-//   'run'        { scenario, key?, files?, reportJson? }  plan the scenario's model run, step it one unit at a time with
+//   'run'        { scenario, key?, files?, reportJson?, transient? }  plan the scenario's model run, step it one unit at a time with
 //                                          progress { done, total, partial } after each step and cooperative
 //                                          Cancel and Pause between steps (a paused run reports progress
 //                                          { stage: 'paused', done, total }, waits without losing its state and
@@ -12,7 +12,10 @@
 //                                          (`uses_workload`) run on the scenario's workload (inputs.js: a bundled
 //                                          one is loaded on first use, with progress { stage: 'workload' }, and
 //                                          kept). `files` = [{ name, bytes }]: named input files the run reads
-//                                          (the engine's Inputs.files, e.g. a trained oversub policy)
+//                                          (the engine's Inputs.files, e.g. a trained oversub policy).
+//                                          `transient`: the run is freed at its end and the model's last run
+//                                          (which 'run.query' answers from) stays as it was (a view's side
+//                                          runs, e.g. the lifetime view's accuracy frontier)
 //   'run.query'  { scenario, op, args, key?, files? }  an operation on the model's last run if its key matches (key =
 //                                          what the run's state depends on; default the whole scenario), else
 //                                          on a newly planned run (e.g. the placement teaching view 'machine')
@@ -108,11 +111,11 @@ function keep(wasm, state, scenario, key, run) {
 }
 
 export const runOps = {
-  async run({ scenario, key, files, reportJson }, ctx) {
+  async run({ scenario, key, files, reportJson, transient }, ctx) {
     const t0 = performance.now();
     // the model's last run is freed first, so that what it leaves for the next run (e.g. the admission
     // model's alive tables) reaches this one; a run.query planned anew answers the same
-    forget(ctx.wasm, ctx.state, scenario);
+    if (!transient) forget(ctx.wasm, ctx.state, scenario);
     const run = await plan(ctx, scenario, files); // throws { kind: 'scenario' | 'run', field?, message }
     let kept = false;
     let pausedMs = 0;
@@ -159,8 +162,10 @@ export const runOps = {
       }
       const report = run.report();
       const json = reportJson ? run.report_json() : undefined;
-      keep(ctx.wasm, ctx.state, scenario, key, run);
-      kept = true;
+      if (!transient) {
+        keep(ctx.wasm, ctx.state, scenario, key, run);
+        kept = true;
+      }
       return { report, report_json: json, elapsed_ms: performance.now() - t0 - pausedMs, paused_ms: pausedMs, workers };
     } finally {
       if (!kept) run.free();

@@ -8,6 +8,51 @@ import { h, setChildren, download } from './dom.js';
 import { errorText } from './engine.js';
 import { createRunControls } from './run-controls.js';
 
+/**
+ * Runs the cells of a sweep (`wasm.sweep_cells(text).cells`) one after another through the shared 'run'
+ * operation, each on the pool of workers where its model splits its steps. Shared by the sweep panel and the
+ * views' own sweeps (the lifetime view's accuracy frontier).
+ * @param {object} o
+ * @param {import('./worker-client.js').EngineWorker} o.worker
+ * @param {Array<{ scenario: object }>} o.cells
+ * @param {string} [o.key]        the runs' key ('run' operation)
+ * @param {boolean} [o.transient] leave the model's last run (the view's) in place ('run' operation)
+ * @param {(i: number, p: object) => void} [o.onProgress] cell i's progress ({ done, total, partial })
+ * @param {(i: number) => void} [o.onCellStart]
+ * @param {(i: number, res: object, ms: number) => void} [o.onCellDone] res = the 'run' result (report,
+ *   report_json, workers)
+ * @returns {{ promise: Promise<string[]>, cancel: () => void }} the promise resolves to the cells'
+ *   `report_json` texts in cell order (what `wasm.sweep_results` assembles the results files from), or
+ *   rejects with { kind: 'cancelled' } or the failing cell's error
+ */
+export function runCells({ worker, cells, key = 'sweep', transient = false, onProgress, onCellStart, onCellDone }) {
+  let request = null;
+  let cancelled = false;
+  const promise = (async () => {
+    const reports = [];
+    for (let i = 0; i < cells.length; i++) {
+      if (cancelled) throw { kind: 'cancelled', message: 'cancelled' };
+      if (onCellStart) onCellStart(i);
+      const c0 = performance.now();
+      request = worker.request('run', { scenario: cells[i].scenario, reportJson: true, key, transient }, {
+        onProgress: (p) => onProgress && onProgress(i, p),
+      });
+      const res = await request.promise;
+      reports.push(res.report_json);
+      if (onCellDone) onCellDone(i, res, performance.now() - c0);
+    }
+    return reports;
+  })();
+  promise.finally(() => { request = null; }).catch(() => {});
+  return {
+    promise,
+    cancel() {
+      cancelled = true;
+      if (request) request.cancel();
+    },
+  };
+}
+
 /** The sweep a new panel starts from: the scenario on display (as its share link) over three seeds. */
 function starter(wasm, scenario) {
   const link = wasm.scenario_to_link(scenario);
@@ -92,36 +137,37 @@ export function createSweepPanel({ wasm, worker, tracePanel, scenario }) {
       h('td', {}, h('a', { href: `${location.pathname}${location.search}#s=${c.link}`, target: '_blank', rel: 'noopener' }, 'open')))));
     downloads.hidden = true;
     results = null;
-    const reports = [];
+    let finished = 0;
     const t0 = performance.now();
     controls.started();
     controls.setStatus('running', `cell 1 of ${cells.length}`);
     try {
-      for (let i = 0; i < cells.length; i++) {
-        statusCells[i].textContent = 'running';
-        const c0 = performance.now();
-        request = worker.request('run', { scenario: cells[i].scenario, reportJson: true, key: 'sweep' }, {
-          onProgress: (p) => {
-            if (p.total) controls.progress((i + p.done / p.total) / cells.length);
-            controls.setStatus('running', `cell ${i + 1} of ${cells.length}${p.total ? `: ${p.done} of ${p.total} units` : ''}`);
-          },
-        });
-        const res = await request.promise;
-        reports.push(res.report_json);
-        statusCells[i].textContent = res.workers > 1 ? `done on ${res.workers} workers` : 'done';
-        timeCells[i].textContent = `${((performance.now() - c0) / 1000).toFixed(2)} s`;
-        controls.progress((i + 1) / cells.length);
-      }
+      request = runCells({
+        worker,
+        cells,
+        onCellStart: (i) => { statusCells[i].textContent = 'running'; },
+        onProgress: (i, p) => {
+          if (p.total) controls.progress((i + p.done / p.total) / cells.length);
+          controls.setStatus('running', `cell ${i + 1} of ${cells.length}${p.total ? `: ${p.done} of ${p.total} units` : ''}`);
+        },
+        onCellDone: (i, res, ms) => {
+          finished = i + 1;
+          statusCells[i].textContent = res.workers > 1 ? `done on ${res.workers} workers` : 'done';
+          timeCells[i].textContent = `${(ms / 1000).toFixed(2)} s`;
+          controls.progress((i + 1) / cells.length);
+        },
+      });
+      const reports = await request.promise;
       results = wasm.sweep_results(text.value, reports);
       downloads.hidden = false;
       controls.ended(true);
       controls.setStatus('done', `${cells.length} cells in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     } catch (e) {
       controls.ended(false);
-      if (e && e.kind === 'cancelled') controls.setStatus('cancelled', `Cancelled after ${reports.length} of ${cells.length} cells.`);
+      if (e && e.kind === 'cancelled') controls.setStatus('cancelled', `Cancelled after ${finished} of ${cells.length} cells.`);
       else {
         showError(e);
-        controls.setStatus('error', `Cell ${reports.length} failed.`);
+        controls.setStatus('error', `Cell ${finished} failed.`);
       }
     } finally {
       request = null;

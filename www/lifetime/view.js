@@ -1,19 +1,62 @@
 // The lifetime model's view (lifetime-aware VM allocation, seed 003, ALGORITHMS.md §5): controls, the data
 // statement with the pool's set-up, the chart of empty hosts over time (one line per policy, the warm-up
-// shaded), the results table, exports and share links. Computation happens in the worker: the shared 'run'
-// operation (one policy simulated per step) on the scenario's workload, which the shared worker layer loads
-// once and keeps (the bundled Azure 2017 arrivals, or an upload through 'workload.load').
+// shaded), the results table, the host timeline, the accuracy frontier (E3.2), the committed findings tables
+// (E3.1–E3.5, results/003/tables.md), exports and share links. Computation happens in the worker: the shared
+// 'run' operation (one policy simulated per step) on the scenario's workload, which the shared worker layer
+// loads once and keeps (the bundled Azure 2017 arrivals, or an upload through 'workload.load'); the frontier
+// is a sweep (the engine's src/sweep.rs, `packlab sweep`) run cell by cell through the same operation.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { exportRow } from '../common/exports.js';
 import { createRunControls } from '../common/run-controls.js';
+import { runCells } from '../common/sweep.js';
+import { renderMarkdown } from '../common/markdown.js';
 import { createControls, POLICIES } from './controls.js';
 
 const CHART_HEIGHT = 420;
 const TIMELINE_HEIGHT = 460;
+const ACCURACY_HEIGHT = 400;
+
+/** The accuracies of the frontier: E3.2's grid A ∈ {0.5, 0.6, …, 1.0} (ALGORITHMS.md §5.9, App. G.1). */
+export const ACCURACY_GRID = [0.5, 0.6, 0.7, 0.8, 0.9, 1];
+
+/** The committed findings of seed 003 (served beside the site: scripts/serve.py mounts results/). */
+const FINDINGS_URL = new URL('../results/003/tables.md', import.meta.url);
+
+/**
+ * The accuracy frontier's sweep file for `scenario` (the format `packlab sweep` reads): the scenario with the
+ * noisy predictor (its reprediction setting, policies and pool kept) over `lifetime.accuracy` ∈ ACCURACY_GRID.
+ */
+export function accuracySweep(wasm, scenario) {
+  const noisy = { ...scenario, model: 'lifetime', lifetime: { ...scenario.lifetime, predictor: 'noisy' } };
+  return JSON.stringify({ scenario: wasm.scenario_to_link(noisy), axes: [{ field: 'lifetime.accuracy', values: ACCURACY_GRID }] }, null, 2);
+}
+
+/** The frontier's oracle reference: the same scenario with the oracle predictor. */
+export function oracleScenario(scenario) {
+  return { ...scenario, model: 'lifetime', lifetime: { ...scenario.lifetime, predictor: 'oracle' } };
+}
+
+/**
+ * The frontier's curves (data of the chart `lifetime.accuracy`) from the cells' reports (in cell order, any
+ * prefix of the sweep) and the oracle's report (or null): per policy of the reports, Δ empty hosts vs best
+ * fit (the engine's `empty_hosts_pp_vs_best_fit`) at each cell's accuracy, and the oracle's.
+ */
+export function frontierCurves(cells, reports, oracle) {
+  if (!reports.length) return [];
+  return reports[0].results.map(({ policy }) => {
+    const delta = (rep) => (rep.results.find((r) => r.policy === policy) || {}).empty_hosts_pp_vs_best_fit;
+    return {
+      policy,
+      accuracy: reports.map((_, i) => cells[i].scenario.lifetime.accuracy),
+      delta_pp: reports.map(delta),
+      oracle_pp: oracle ? delta(oracle) : undefined,
+    };
+  });
+}
 
 export const model = {
   id: 'lifetime',
@@ -116,6 +159,58 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     h('div', { class: 'canvas-wrap' }, tlCanvas),
     tlText);
 
+  // ---- accuracy frontier (E3.2)
+  const acc = { running: null, sweep: null, cells: [], reports: [], oracle: null, oracleSc: null, results: null, sc: null };
+  const accCanvas = h('canvas', { id: 'lifetime-accuracy-canvas', role: 'img', 'aria-label': 'empty hosts gained against best fit versus prediction accuracy, one line per policy, the oracle dashed' });
+  const accUi = createRunControls({
+    prefix: 'lifetime-accuracy',
+    initialText: 'Not computed yet.',
+    onCancel: () => acc.running && acc.running.cancel(),
+    onRerun: () => startFrontier(),
+  });
+  const accSubtitle = h('p', { class: 'fine', id: 'lifetime-accuracy-subtitle' });
+  const accHead = h('tr', {});
+  const accRows = h('tbody', { id: 'lifetime-accuracy-rows' });
+  const accStem = () => `packlab-lifetime-accuracy-seed${acc.sc ? acc.sc.seed : ''}`;
+  const accCurves = () => frontierCurves(acc.cells, acc.reports, acc.oracle);
+  const accExports = exportRow({
+    prefix: 'lifetime-accuracy-export',
+    wasm,
+    canvas: accCanvas,
+    stem: accStem,
+    ready: () => !!acc.results,
+    svg: () => wasm.chart_svg('lifetime.accuracy', accCurves(), { title: accSubtitle.textContent }, 1000, 600),
+    csv: () => accCsv(),
+    json: () => ({ sweep: JSON.parse(acc.sweep), results: JSON.parse(acc.results.json), oracle: { scenario: acc.oracleSc, link: wasm.scenario_to_link(acc.oracleSc), report: acc.oracle } }),
+    scenario: () => acc.sc,
+    onNothing: () => accUi.setStatus(accUi.state(), 'Nothing to export yet: compute the frontier first.'),
+    onError: (text) => accUi.setStatus('error', text),
+  });
+  const accMore = h('div', { class: 'row exports', hidden: true, id: 'lifetime-accuracy-cli' },
+    h('span', { class: 'fine' }, 'For ', h('code', {}, 'packlab sweep FILE --out DIR'), ':'),
+    h('button', { type: 'button', class: 'btn small', id: 'lifetime-accuracy-sweep-file', onclick: () => acc.sweep && download('lifetime-accuracy.json', `${acc.sweep}\n`, 'application/json') }, 'sweep file'),
+    h('button', { type: 'button', class: 'btn small', id: 'lifetime-accuracy-results-json', onclick: () => acc.results && download('results.json', acc.results.json, 'application/json') }, 'results.json'),
+    h('button', { type: 'button', class: 'btn small', id: 'lifetime-accuracy-results-csv', onclick: () => acc.results && download('results.csv', acc.results.csv, 'text/csv') }, 'results.csv'));
+  const accCard = h('section', { class: 'card chart-card', id: 'lifetime-accuracy-card', 'aria-labelledby': 'lifetime-accuracy-title', dataset: { state: 'idle', runs: '0' } },
+    h('div', { class: 'card-head' },
+      h('h2', { id: 'lifetime-accuracy-title' }, 'Accuracy frontier (E3.2)'),
+      accUi.el),
+    h('p', { class: 'fine' }, `Runs this scenario with the noisy predictor at every accuracy A = ${ACCURACY_GRID.map((a) => fmt(a)).join(', ')} (App. G.1: per VM the prediction is right with probability A, else off by 3 decades; reprediction as set above) and once with the oracle, every selected policy each time, and plots the empty hosts each policy gains over best fit. Seed 003 reports that LAVA degrades less than NILAS as A falls. A = 1 is not the oracle: predictions keep 0.001 decades of noise and are repredicted under a log-normal spread.`),
+    h('div', { class: 'row' }, h('button', { type: 'button', class: 'btn', id: 'lifetime-accuracy-run', onclick: () => startFrontier() }, 'Compute the frontier')),
+    accSubtitle,
+    h('div', { class: 'canvas-wrap' }, accCanvas),
+    h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'lifetime-accuracy-table' }, h('thead', {}, accHead), accRows)),
+    accExports,
+    accMore);
+  accUi.attach(accCard);
+
+  // ---- the committed findings (E3.1–E3.5)
+  const findingsBody = h('div', { id: 'lifetime-findings-body' }, h('p', { class: 'fine' }, 'Loading results/003/tables.md…'));
+  const findingsCard = h('section', { class: 'card', id: 'lifetime-findings-card', 'aria-labelledby': 'lifetime-findings-title', dataset: { state: 'loading' } },
+    h('h2', { id: 'lifetime-findings-title' }, 'Paper vs packlab (E3.1–E3.5)'),
+    h('p', { class: 'fine' }, 'The committed findings of seed 003 (', h('code', {}, 'results/003/tables.md'), ', written by ', h('code', {}, 'python3 scripts/seed003_findings.py --seeds 5'), ' on the native engine): the paper\'s numbers beside packlab\'s on the Azure 2017 arrivals, with verdicts. Rows are means over several pool instances (seeds), so they have no single scenario to open here.'),
+    findingsBody);
+
   // ---- data card
   const statementEl = h('p', { id: 'lifetime-data-statement' });
   const setupEl = h('div', { id: 'lifetime-setup' });
@@ -135,8 +230,8 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   setChildren(root,
     h('div', { class: 'layout' },
       h('aside', { class: 'sidebar' }, controls.el, dataCard),
-      h('div', { class: 'content' }, chartCard, tableCard, tlCard)));
-  window.addEventListener('resize', debounce(() => { drawChart(); drawTimeline(); }, 150));
+      h('div', { class: 'content' }, chartCard, tableCard, tlCard, accCard, findingsCard)));
+  window.addEventListener('resize', debounce(() => { drawChart(); drawTimeline(); drawAccuracy(); }, 150));
 
   // ---- data statement and the pool's set-up
   function workloadTitle() {
@@ -353,10 +448,148 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     }));
   }
 
+  // ---- the accuracy frontier: the sweep's cells through the shared 'run' operation (transient: the view's
+  // own last run keeps answering the timeline), then the oracle (the view's report when it is the oracle's)
+  function startFrontier() {
+    if (acc.running) acc.running.cancel();
+    if (wanted) {
+      accUi.setStatus('invalid', 'Waiting for the workload this link was made with.');
+      return;
+    }
+    const sc = scenario;
+    let sweep;
+    let cells;
+    try {
+      sweep = accuracySweep(wasm, sc);
+      cells = wasm.sweep_cells(sweep).cells;
+    } catch (e) {
+      accUi.setStatus('error', `Frontier not started: ${errorText(e)}`);
+      return;
+    }
+    const oSc = oracleScenario(sc);
+    const reuse = report && reportSc && JSON.stringify(reportSc) === JSON.stringify(oSc) ? report : null;
+    const units = cells.length + (reuse ? 0 : 1);
+    Object.assign(acc, { sweep, cells, reports: [], oracle: reuse, oracleSc: oSc, results: null, sc });
+    accMore.hidden = true;
+    accSubtitle.textContent = `${sc.lifetime.reprediction ? 'with reprediction' : 'one-shot (no reprediction)'}, share ${fmt(sc.lifetime.share)}, seed ${sc.seed}, ${sc.lifetime.hosts ? `${sc.lifetime.hosts} hosts` : 'hosts sized to the share'}`;
+    const started = performance.now();
+    accUi.started();
+    accUi.setStatus('running', `A = ${fmt(ACCURACY_GRID[0])} (1 of ${units})…`);
+    let job = null;
+    let oracleReq = null;
+    const run = {
+      cancelled: false,
+      cancel() {
+        run.cancelled = true;
+        if (job) job.cancel();
+        if (oracleReq) oracleReq.cancel();
+      },
+    };
+    acc.running = run;
+    const mine = () => acc.running === run;
+    job = runCells({
+      worker,
+      cells,
+      key: 'lifetime-accuracy',
+      transient: true,
+      onProgress: (i, p) => {
+        if (!mine() || p.stage || !p.total) return;
+        accUi.progress((i + p.done / p.total) / units);
+        accUi.setStatus('running', `A = ${fmt(ACCURACY_GRID[i])} (${i + 1} of ${units}): ${p.done} of ${p.total} policies…`);
+      },
+      onCellDone: (i, res) => {
+        if (!mine()) return;
+        acc.reports[i] = res.report;
+        accUi.progress((i + 1) / units);
+        renderAccuracy(false);
+      },
+    });
+    job.promise
+      .then(async (texts) => {
+        if (!mine()) return;
+        if (run.cancelled) throw { kind: 'cancelled', message: 'cancelled' };
+        if (!acc.oracle) {
+          accUi.setStatus('running', `the oracle (${units} of ${units})…`);
+          oracleReq = worker.request('run', { scenario: oSc, key: 'lifetime-accuracy', transient: true }, {
+            onProgress: (p) => { if (mine() && !p.stage && p.total) accUi.progress((cells.length + p.done / p.total) / units); },
+          });
+          const res = await oracleReq.promise;
+          if (!mine()) return;
+          acc.oracle = res.report;
+        }
+        acc.results = wasm.sweep_results(sweep, texts);
+        acc.running = null;
+        accUi.ended(true);
+        accMore.hidden = false;
+        accCard.dataset.runs = String(Number(accCard.dataset.runs) + 1);
+        accCard.dataset.ms = String(Math.round(performance.now() - started));
+        accUi.setStatus('done', `${units} runs in ${((performance.now() - started) / 1000).toFixed(1)} s${reuse ? ' (the oracle\'s is the run above)' : ''}`);
+        renderAccuracy(true);
+      })
+      .catch((e) => {
+        if (!mine()) return;
+        acc.running = null;
+        accUi.ended(false);
+        if (e && e.kind === 'cancelled') accUi.setStatus('cancelled', `Cancelled after ${acc.reports.filter(Boolean).length} of ${units} runs.`);
+        else accUi.setStatus('error', `Frontier failed: ${errorText(e)}`);
+      });
+  }
+
+  function accCsv() {
+    const rows = [['predictor', 'accuracy', 'reprediction', 'policy', 'empty_hosts', 'empty_hosts_pp_vs_best_fit', 'failures']];
+    const add = (predictor, a, rep) => rep.results.forEach((r) => rows.push([predictor, a, acc.sc.lifetime.reprediction, r.policy, r.empty_hosts, r.empty_hosts_pp_vs_best_fit, r.failures]));
+    acc.reports.forEach((rep, i) => add('noisy', acc.cells[i].scenario.lifetime.accuracy, rep));
+    if (acc.oracle) add('oracle', '', acc.oracle);
+    return rows;
+  }
+
+  function renderAccuracy(complete) {
+    const reports = acc.reports.filter(Boolean);
+    const curves = frontierCurves(acc.cells, reports, complete ? acc.oracle : null);
+    setChildren(accHead, h('th', { scope: 'col' }, 'predictor'),
+      curves.map((c) => h('th', { scope: 'col', class: 'num', title: 'Δ empty hosts vs best fit, percentage points' },
+        h('span', { class: 'swatch', style: { background: color(policyIndex(c.policy)) }, 'aria-hidden': 'true' }), `${policyTitle(c.policy)} Δ pp`)));
+    const row = (label, predictor, a, rep) => h('tr', { dataset: { predictor, accuracy: a === null ? '' : String(a) } },
+      h('td', {}, label),
+      curves.map((c) => {
+        const v = (rep.results.find((r) => r.policy === c.policy) || {}).empty_hosts_pp_vs_best_fit;
+        return h('td', { class: 'num', dataset: { policy: c.policy, value: String(v) } }, pp(v));
+      }));
+    setChildren(accRows,
+      reports.map((rep, i) => row(`noisy A = ${fmt(acc.cells[i].scenario.lifetime.accuracy)}`, 'noisy', acc.cells[i].scenario.lifetime.accuracy, rep)),
+      complete && acc.oracle ? row('oracle', 'oracle', null, acc.oracle) : null);
+    drawAccuracy(curves);
+  }
+
+  function drawAccuracy(curves) {
+    if (!acc.cells.length) return;
+    const dpr = fitCanvas(accCanvas, ACCURACY_HEIGHT);
+    try {
+      wasm.draw_chart(accCanvas, 'lifetime.accuracy', curves || frontierCurves(acc.cells, acc.reports.filter(Boolean), acc.results ? acc.oracle : null), { scale: dpr });
+    } catch (e) {
+      accUi.setStatus('error', `Chart failed: ${errorText(e)}`);
+    }
+  }
+
+  // ---- the findings tables, read from the committed Markdown (text only, never markup)
+  async function loadFindings() {
+    try {
+      const resp = await fetch(FINDINGS_URL);
+      if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
+      const text = await resp.text();
+      setChildren(findingsBody, renderMarkdown(text, { tableClass: 'results findings' }));
+      findingsCard.dataset.state = 'done';
+    } catch (e) {
+      setChildren(findingsBody, h('p', { class: 'fine' }, `results/003/tables.md could not be loaded (${errorText(e)}); it is served beside the site (make run).`));
+      findingsCard.dataset.state = 'error';
+    }
+  }
+
   showData();
   drawChart();
   updateLink();
   startRun();
+  loadFindings();
 
   return {
     traceLoaded() {},
