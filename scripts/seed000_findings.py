@@ -14,8 +14,11 @@ Scales (--scale):
          minute on 2 cores; written to results/000/quick/ (CI re-runs some of it).
   paper  1/10 of §2.13 (C = 2,000 cores, 0.1 arrivals/h), 3 years, R = 16 runs, 10 bisection steps; written to
          results/000/ (what the README reports).
+  reduced  1/20 of §2.13 (C = 1,000 cores, 0.05 arrivals/h), R = 8, 8 steps: what fits in about 20 minutes
+         beside other jobs on the 2-core machine; written to results/000/.
   full   §2.13 itself (C = 20,000, 1 arrival/h), R = 4, 8 steps; about 24 s per simulation run natively, so
-         hours on 2 cores; written to results/000/full/.
+         hours on 2 cores; written to results/000/.
+tables.md names the scale it was run at in its first line.
 
 E0.4 runs with the variance-based payment rule (seed 000 §7.1; `--prices 1,0.01`: 1 per core-hour and 0.01 per
 core² of the predicted 24 h variance and hour) and reports the payments of labelled and unlabelled users.
@@ -40,7 +43,9 @@ SCALES = {
               "name": "1/40 of §2.13 (C = 500 cores, 0.025 arrivals/h)"},
     "paper": {"out": "results/000", "capacity": 2000, "arrival_rate": 0.1, "runs": 16, "iterations": 10,
               "name": "1/10 of §2.13 (C = 2,000 cores, 0.1 arrivals/h)"},
-    "full": {"out": "results/000/full", "capacity": 20000, "arrival_rate": 1.0, "runs": 4, "iterations": 8,
+    "reduced": {"out": "results/000", "capacity": 1000, "arrival_rate": 0.05, "runs": 8, "iterations": 8,
+                "name": "1/20 of §2.13 (C = 1,000 cores, 0.05 arrivals/h)"},
+    "full": {"out": "results/000", "capacity": 20000, "arrival_rate": 1.0, "runs": 4, "iterations": 8,
              "name": "§2.13 (C = 20,000 cores, 1 arrival/h)"},
 }
 PRESETS = ["E0.1", "E0.2", "E0.3", "E0.4"]
