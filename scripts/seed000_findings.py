@@ -6,7 +6,8 @@ Each experiment is one run of the native CLI, `target/release/packlab admit --pr
 The raw JSON of every command is stored with its command line, seed and engine version in runs.json; the
 Markdown tables (tables.md: paper figure | paper's number | packlab's number with its CI | verdict, every arm,
 and one line per comparison saying whether the difference exceeds its CI and the threshold resolution) are
-rendered from those stored results. The README includes tables.md of the paper scale verbatim
+rendered from those stored results. The README includes results/000/tables.md verbatim (its first line names
+the scale it was run at)
 (tests/findings_tables.rs checks it and re-runs stored quick-scale commands).
 
 Scales (--scale):
@@ -23,7 +24,7 @@ tables.md names the scale it was run at in its first line.
 E0.4 runs with the variance-based payment rule (seed 000 §7.1; `--prices 1,0.01`: 1 per core-hour and 0.01 per
 core² of the predicted 24 h variance and hour) and reports the payments of labelled and unlabelled users.
 
-Usage: python3 scripts/seed000_findings.py [--scale quick|paper|full] [--render]   (--render: tables.md anew from
+Usage: python3 scripts/seed000_findings.py [--scale quick|reduced|paper|full] [--render]   (--render: tables.md anew from
 the stored runs.json, no simulation)   (from the repository root, after
 `make native`; `make findings` runs the paper scale)
 """
