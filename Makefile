@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PORT ?= 8000
 CARGO ?= cargo
 
-.PHONY: run test setup setup-native setup-web native wasm test-native test-web bench frontier findings fuzz fuzz-smoke
+.PHONY: run test setup setup-native setup-web native wasm test-native test-web bench frontier findings findings-quick fuzz fuzz-smoke
 
 ## make run: set everything up, build the engine + wasm, serve the playground (PORT=... overrides)
 run: setup native wasm
@@ -40,10 +40,18 @@ frontier: native
 bench:
 	$(CARGO) bench --locked
 
-## seed 002's experiments E2.1-E2.6 on the 7 PlanetLab days and E2.3 on the Azure 2019 readings: raw runs and
-## results/002/tables.md (the README includes it verbatim; tests/findings_tables.rs checks it)
+## one command per paper: seed 002's experiments E2.1-E2.6 on the 7 PlanetLab days and E2.3 on the Azure 2019
+## readings (results/002/), seed 000's E0.1-E0.4 at the paper scale (results/000/; FINDINGS_000_SCALE=reduced
+## or quick picks a smaller one): raw runs and tables.md (the README includes them verbatim;
+## tests/findings_tables.rs checks them)
+FINDINGS_000_SCALE ?= paper
 findings: native
 	python3 scripts/seed002_findings.py
+	python3 scripts/seed000_findings.py --scale $(FINDINGS_000_SCALE)
+
+## seed 000's quick scale (about a minute; results/000/quick/, which tests/findings_tables.rs re-runs in part)
+findings-quick: native
+	python3 scripts/seed000_findings.py --scale quick
 
 ## the cargo-fuzz targets (fuzz/), one after the other, FUZZ_SECONDS each (FUZZ_TARGETS="link gzip" picks some)
 FUZZ_SECONDS ?= 600

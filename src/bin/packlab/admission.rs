@@ -75,6 +75,16 @@ pub struct AdmitArgs {
     /// 10,000; ≥ 1). Needs --importance.
     #[arg(long, value_name = "N")]
     pub is_predraws: Option<usize>,
+    /// Variance-based payment rule (seed 000 §7.1, ALGORITHMS.md §2.11): per-hour payment
+    /// `p_core·n + p_var·V̂` with V̂ the posterior-predictive Var[X] at 24 h; reports the mean payment of the
+    /// arrivals and of the admitted deployments of FIRST and SECOND arms (E0.4: labelled vs unlabelled users).
+    /// Off by default (then nothing is priced).
+    #[arg(long, value_name = "P_CORE,P_VAR")]
+    pub prices: Option<String>,
+    /// Add each arm's per-run utilizations and run weights at the reported threshold to the JSON (for paired
+    /// comparisons of arms on the same runs).
+    #[arg(long)]
+    pub run_detail: bool,
 }
 
 fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
@@ -154,8 +164,37 @@ fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
         }
         p.importance.pre_draws = n;
     }
+    if let Some(pr) = &a.prices {
+        let v = parse_list(pr, "--prices")?;
+        if v.len() != 2 {
+            return Err(format!(
+                "--prices needs two numbers P_CORE,P_VAR (got {})",
+                v.len()
+            ));
+        }
+        let mut pricing = p.pricing.unwrap_or_default();
+        pricing.p_core = v[0];
+        pricing.p_var = v[1];
+        p.pricing = Some(pricing);
+    }
     p.validate()?;
     Ok(p)
+}
+
+/// The variance-based payments of one arm (ALGORITHMS.md §2.11) in `packlab admit --json`.
+fn pricing_json(
+    pr: &packlab::admission::params::Pricing,
+    s: &packlab::admission::tuning::PricingSummary,
+) -> serde_json::Value {
+    serde_json::json!({
+        "p_core": pr.p_core, "p_var": pr.p_var, "lead_hours": pr.lead_hours,
+        "arrivals": s.arrivals, "arrival_mean_cores": s.arrival_mean_cores,
+        "arrival_mean_var": s.arrival_mean_var,
+        "arrival_mean_payment": pr.payment(s.arrival_mean_cores, s.arrival_mean_var),
+        "admitted": s.admitted, "admitted_mean_cores": s.admitted_mean_cores,
+        "admitted_mean_var": s.admitted_mean_var,
+        "admitted_mean_payment": pr.payment(s.admitted_mean_cores, s.admitted_mean_var),
+    })
 }
 
 /// The importance-sampling diagnostics of one arm in `packlab admit --json` (ALGORITHMS.md §2.9).
@@ -186,7 +225,8 @@ fn status_name(s: TuneStatus) -> &'static str {
 
 /// One arm of `packlab admit --json` (`sla` for the verdict of each evaluated threshold); `importance` only
 /// when importance sampling was on.
-fn arm_json(a: &ArmResult, sla: f64) -> serde_json::Value {
+fn arm_json(a: &ArmResult, p: &AdmitParams, run_detail: bool) -> serde_json::Value {
+    let sla = p.sla;
     let t = &a.result.tuned;
     let mut v = serde_json::json!({
         "label": a.label, "policy": a.result.policy, "pseudo_obs": a.pseudo_obs,
@@ -211,6 +251,13 @@ fn arm_json(a: &ArmResult, sla: f64) -> serde_json::Value {
     if let Some(is) = &a.importance {
         v["importance"] = importance_json(is);
     }
+    if let (Some(pr), Some(ps)) = (&p.pricing, &t.pricing) {
+        v["pricing"] = pricing_json(pr, ps);
+    }
+    if run_detail {
+        v["run_utilization"] = serde_json::json!(t.run_utilization);
+        v["run_weights"] = serde_json::json!(t.run_weights);
+    }
     v
 }
 
@@ -231,7 +278,7 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
         let v = serde_json::json!({
             "preset": res.preset, "runs": res.runs, "seed": res.seed,
             "capacity": p.capacity, "hours": p.horizon_hours, "sla": p.sla,
-            "arms": res.arms.iter().map(|a| arm_json(a, p.sla)).collect::<Vec<_>>(),
+            "arms": res.arms.iter().map(|a| arm_json(a, &p, args.run_detail)).collect::<Vec<_>>(),
         });
         println!(
             "{}",
@@ -269,6 +316,20 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
                     .map(|g| format!("{:+.1}%", 100.0 * g))
                     .unwrap_or_default()
             );
+        }
+        if let Some(pr) = &p.pricing {
+            for a in &res.arms {
+                if let Some(s) = &a.result.tuned.pricing {
+                    println!(
+                        "{}: payment per hour (p_core {}, p_var {}, V̂ = Var[X_{}h]): arrivals {:.4} (mean n0 {:.3}, V̂ {:.3}), admitted {:.4} (n0 {:.3}, V̂ {:.3})",
+                        a.label, pr.p_core, pr.p_var, pr.lead_hours,
+                        pr.payment(s.arrival_mean_cores, s.arrival_mean_var),
+                        s.arrival_mean_cores, s.arrival_mean_var,
+                        pr.payment(s.admitted_mean_cores, s.admitted_mean_var),
+                        s.admitted_mean_cores, s.admitted_mean_var
+                    );
+                }
+            }
         }
         for a in res
             .arms

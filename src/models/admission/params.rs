@@ -101,6 +101,57 @@ pub enum Labelling {
     Unlabelled,
 }
 
+/// Variance-based payment rule (seed 000 §7.1, Prop. 7.1; ALGORITHMS.md §2.11): a deployment d pays per hour
+/// `π_d = p_core·n_d + p_var·V̂_d`, with `V̂_d` the provider's posterior-predictive `Var[X^d_t]` at the lead time
+/// `lead_hours` (§2.6.3; for an unlabelled deployment the variance of the ½/½ mixture of its user's two type
+/// posteriors, §2.11). The price constants and the 24 h lead time are **[UNSTATED → config]**; the payment is
+/// reported (at arrival, with the deployment's initial cores n0) and never changes an admission decision.
+/// Computed by [`crate::admission::sim`] from the candidate's moment curves, so only for FIRST and SECOND.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Pricing {
+    /// Price per active core and hour `p_core` (≥ 0, currency units / (core·h)). Default 1.
+    pub p_core: f64,
+    /// Price per unit of predicted variance and hour `p_var` (≥ 0, currency units / (core²·h)). Default 0.01.
+    pub p_var: f64,
+    /// Lead time t of `V̂_d = Var[X^d_t]` (hours, > 0). Default 24 (ALGORITHMS.md §2.11).
+    pub lead_hours: f64,
+}
+
+impl Default for Pricing {
+    fn default() -> Self {
+        Pricing {
+            p_core: 1.0,
+            p_var: 0.01,
+            lead_hours: 24.0,
+        }
+    }
+}
+
+impl Pricing {
+    /// The per-hour payment `π = p_core·n + p_var·v_hat` of a deployment with `n` cores and predicted variance
+    /// `v_hat` (cores²), in currency units per hour (seed 000 §7.1).
+    pub fn payment(&self, n: f64, v_hat: f64) -> f64 {
+        self.p_core * n + self.p_var * v_hat
+    }
+
+    /// Check ranges; the error names the field (`pricing.…`).
+    pub fn validate(&self) -> Result<(), String> {
+        for (v, n) in [(self.p_core, "p_core"), (self.p_var, "p_var")] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("pricing.{n} must be ≥ 0 and finite (got {v})"));
+            }
+        }
+        if !(self.lead_hours.is_finite() && self.lead_hours > 0.0) {
+            return Err(format!(
+                "pricing.lead_hours must be > 0 and finite (got {})",
+                self.lead_hours
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Importance sampling of runs (seed 000 App. D, ALGORITHMS.md §2.9; implemented in
 /// [`crate::admission::importance`]). Off by default: the tuning then uses R plain run seeds with weight 1 and its
 /// results are bit-identical to a configuration without this field.
@@ -243,6 +294,11 @@ pub struct AdmitParams {
     /// frozen defaults sets of `src/scenario.rs`) is unchanged by this field.
     #[serde(skip_serializing_if = "ImportanceConfig::is_default")]
     pub importance: ImportanceConfig,
+    /// Variance-based payment rule of §2.11 ([`Pricing`]): when set, every run reports the payments of the
+    /// arrivals and admitted deployments (FIRST and SECOND only). Default `None` (no payments computed); not
+    /// serialized while `None`, so older scenarios and share links keep their JSON and their numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pricing: Option<Pricing>,
 }
 
 impl Default for AdmitParams {
@@ -278,6 +334,7 @@ impl Default for AdmitParams {
             bootstrap: 10_000,
             series_every_hours: 0.0,
             importance: ImportanceConfig::default(),
+            pricing: None,
         }
     }
 }
@@ -351,6 +408,9 @@ impl AdmitParams {
             return Err("refresh_tol must be ≥ 0".into());
         }
         self.importance.validate()?;
+        if let Some(pr) = &self.pricing {
+            pr.validate()?;
+        }
         Ok(())
     }
 

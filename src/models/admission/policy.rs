@@ -58,6 +58,27 @@ impl LeadGrid {
         }
     }
 
+    /// Value of a curve (given on `curve_t`) at lead time `t` (hours): linear in ln t between the two stored
+    /// lead times around `t` (exact at a stored lead time), clamped to the first or last value outside them.
+    /// Used for the predicted variance of the payment rule (ALGORITHMS.md §2.11).
+    pub fn curve_at_time(&self, curve: &[f64], t: f64) -> f64 {
+        let ts = &self.curve_t;
+        if t <= ts[0] {
+            return curve[0];
+        }
+        let last = ts.len() - 1;
+        if t >= ts[last] {
+            return curve[last];
+        }
+        let j = ts.partition_point(|&x| x <= t); // ts[j − 1] ≤ t < ts[j]
+        let (a, b) = (ts[j - 1], ts[j]);
+        if a == t {
+            return curve[j - 1];
+        }
+        let f = libm::log(t / a) / libm::log(b / a); // libm: bit-identical natively and in wasm
+        curve[j - 1] + (curve[j] - curve[j - 1]) * f
+    }
+
     /// Value of a curve (given on `curve_t`) at policy point k.
     #[inline]
     pub fn at(&self, curve: &[f64], k: usize) -> f64 {

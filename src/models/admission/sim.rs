@@ -158,6 +158,32 @@ pub struct RunResult {
     pub curve_refreshes: u64,
     /// DES events delivered (diagnostic).
     pub events: u64,
+    /// Sums behind the variance-based payments of §2.11, when `AdmitParams.pricing` is set and the policy is
+    /// FIRST or SECOND (`None` otherwise; not serialized then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pricing: Option<RunPricing>,
+}
+
+/// Sums over one run behind the variance-based payments of seed 000 §7.1 (ALGORITHMS.md §2.11): for every
+/// arrival the policy evaluated and for every admitted deployment, its initial cores n0 and the provider's
+/// posterior-predictive variance `V̂ = Var[X_t]` at `pricing.lead_hours` from the candidate's moment curve
+/// (the one the policy decided on: the submitted type's posterior when labelled, the ½/½ mixture of the two type
+/// posteriors when unlabelled). Arrivals do not depend on the policy (common random numbers), so the arrival
+/// sums of two arms of one run are over the same deployments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunPricing {
+    /// Arrivals priced (every arrival of a FIRST or SECOND run).
+    pub arrivals: u64,
+    /// Σ n0 over the arrivals (cores).
+    pub arrival_cores: f64,
+    /// Σ V̂ over the arrivals (cores²).
+    pub arrival_var: f64,
+    /// Admitted deployments priced.
+    pub admitted: u64,
+    /// Σ n0 over the admitted deployments (cores).
+    pub admitted_cores: f64,
+    /// Σ V̂ over the admitted deployments (cores²).
+    pub admitted_var: f64,
 }
 
 impl RunResult {
@@ -281,6 +307,16 @@ struct Cluster<'a> {
     basis_pool: Vec<Vec<CurveBasis>>,
 }
 
+/// Mean and variance of the ½/½ mixture of two distributions given by their (mean, variance) — the unlabelled
+/// deployment of ALGORITHMS.md §2.11 — by the law of total variance:
+/// `μ = ½(μ_A + μ_B)`, `v = ½(v_A + v_B) + ¼(μ_A − μ_B)²` (≥ ½(v_A + v_B), the labelled user's expected
+/// variance: seed 000 Prop. 7.1).
+#[inline]
+pub fn mixture_moments(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    let d = a.0 - b.0;
+    (0.5 * (a.0 + b.0), 0.5 * (a.1 + b.1) + 0.25 * d * d)
+}
+
 /// Mean and variance curves of `bases` at core count `n` into `e`, `v` (the ½/½ mixture of §2.11 when there are
 /// two bases); `scratch` holds the second basis's values.
 fn eval_bases_into(
@@ -298,9 +334,7 @@ fn eval_bases_into(
         let (e2, v2) = (&mut scratch.0[..k], &mut scratch.1[..k]);
         bases[1].eval(n, e2, v2);
         for i in 0..k {
-            let d = e[i] - e2[i];
-            e[i] = 0.5 * (e[i] + e2[i]);
-            v[i] = 0.5 * (v[i] + v2[i]) + 0.25 * d * d;
+            (e[i], v[i]) = mixture_moments((e[i], v[i]), (e2[i], v2[i]));
         }
     }
 }
@@ -652,6 +686,7 @@ impl<'a> Cluster<'a> {
             }
         };
         let needs = self.policy.needs_curves();
+        let mut priced: Option<f64> = None;
         let accept = if needs {
             self.refresh_curves(now);
             let mk = |ps: &SuffStats| {
@@ -689,6 +724,14 @@ impl<'a> Cluster<'a> {
                 Some(c) => c,
                 None => &self.cache.cand[&key],
             };
+            if let Some(pr) = &self.p.pricing {
+                let v_hat = self.grid.curve_at_time(cv, pr.lead_hours);
+                let rp = self.res.pricing.get_or_insert_with(RunPricing::default);
+                rp.arrivals += 1;
+                rp.arrival_cores += a.n0 as f64;
+                rp.arrival_var += v_hat;
+                priced = Some(v_hat);
+            }
             let ctx = DecisionContext {
                 active: self.active as f64,
                 capacity: self.p.capacity,
@@ -719,6 +762,11 @@ impl<'a> Cluster<'a> {
             return;
         }
         self.res.accepted += 1;
+        if let (Some(v_hat), Some(rp)) = (priced, self.res.pricing.as_mut()) {
+            rp.admitted += 1;
+            rp.admitted_cores += a.n0 as f64;
+            rp.admitted_var += v_hat;
+        }
         self.integrate(now);
         self.active += a.n0 as u64;
         let di = self.deps.len();

@@ -69,6 +69,59 @@ pub struct Evaluation {
     /// Per-run weights (all 1 without importance sampling).
     #[serde(default)]
     pub run_weights: Vec<f64>,
+    /// Variance-based payments (ALGORITHMS.md §2.11) when the runs were priced (`AdmitParams.pricing`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pricing: Option<PricingSummary>,
+}
+
+/// The runs' inputs to the variance-based payment rule of seed 000 §7.1 (ALGORITHMS.md §2.11), pooled over runs
+/// with the run weights: means per deployment of the initial cores n0 and of the posterior-predictive variance
+/// `V̂ = Var[X_t]` the provider priced it at (`t = pricing.lead_hours`). The mean per-hour payment is
+/// [`super::params::Pricing::payment`]`(mean n0, mean V̂)` (the rule is linear).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PricingSummary {
+    /// Arrivals priced (unweighted count over the runs).
+    pub arrivals: u64,
+    /// Weighted mean n0 of the arrivals (cores).
+    pub arrival_mean_cores: f64,
+    /// Weighted mean V̂ of the arrivals (cores²).
+    pub arrival_mean_var: f64,
+    /// Admitted deployments priced (unweighted count).
+    pub admitted: u64,
+    /// Weighted mean n0 of the admitted deployments (cores; 0 if none).
+    pub admitted_mean_cores: f64,
+    /// Weighted mean V̂ of the admitted deployments (cores²; 0 if none).
+    pub admitted_mean_var: f64,
+}
+
+/// Pool the runs' payment sums with their weights (`None` if no run was priced).
+fn pricing_summary(runs: &[RunResult], w: &[f64]) -> Option<PricingSummary> {
+    if runs.iter().all(|r| r.pricing.is_none()) {
+        return None;
+    }
+    let (mut n, mut c, mut v, mut na, mut ca, mut va) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    let (mut arrivals, mut admitted) = (0, 0);
+    for (r, w) in runs.iter().zip(w) {
+        if let Some(p) = &r.pricing {
+            arrivals += p.arrivals;
+            admitted += p.admitted;
+            n += w * p.arrivals as f64;
+            c += w * p.arrival_cores;
+            v += w * p.arrival_var;
+            na += w * p.admitted as f64;
+            ca += w * p.admitted_cores;
+            va += w * p.admitted_var;
+        }
+    }
+    let div = |x: f64, d: f64| if d > 0.0 { x / d } else { 0.0 };
+    Some(PricingSummary {
+        arrivals,
+        arrival_mean_cores: div(c, n),
+        arrival_mean_var: div(v, n),
+        admitted,
+        admitted_mean_cores: div(ca, na),
+        admitted_mean_var: div(va, na),
+    })
 }
 
 /// Evaluate `spec` on the runs `seeds` with weights `weights` (one per seed; all 1 without importance
@@ -181,6 +234,7 @@ pub fn summarise_weighted(threshold: f64, runs: &[RunResult], weights: &[f64]) -
         runs_with_failure: if sw > 0.0 { with_failure / sw } else { 0.0 },
         run_utilization: runs.iter().map(|x| x.utilization).collect(),
         run_weights: w.to_vec(),
+        pricing: pricing_summary(runs, w),
     }
 }
 

@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""Seed 000 (cluster admission control) experiments E0.1-E0.4 (ALGORITHMS.md §2.12), every arm beside the paper.
+
+Each experiment is one run of the native CLI, `target/release/packlab admit --preset E0.x ... --run-detail --json`
+(master seed 1, common random numbers: every arm and every threshold of a preset runs on the same R run seeds).
+The raw JSON of every command is stored with its command line, seed and engine version in runs.json; the
+Markdown tables (tables.md: paper figure | paper's number | packlab's number with its CI | verdict, every arm,
+and one line per comparison saying whether the difference exceeds its CI and the threshold resolution) are
+rendered from those stored results. The README includes results/000/tables.md verbatim (its first line names
+the scale it was run at)
+(tests/findings_tables.rs checks it and re-runs stored quick-scale commands).
+
+Scales (--scale):
+  quick  1/40 of §2.13 (C = 500 cores, 0.025 arrivals/h), 3 years, R = 4 runs, 6 bisection steps; about a
+         minute on 2 cores; written to results/000/quick/ (CI re-runs some of it).
+  paper  1/10 of §2.13 (C = 2,000 cores, 0.1 arrivals/h), 3 years, R = 16 runs, 10 bisection steps; written to
+         results/000/ (what the README reports).
+  reduced  1/20 of §2.13 (C = 1,000 cores, 0.05 arrivals/h), R = 8, 8 steps: what fits in about 20 minutes
+         beside other jobs on the 2-core machine; written to results/000/.
+  full   §2.13 itself (C = 20,000, 1 arrival/h), R = 4, 8 steps; about 24 s per simulation run natively, so
+         hours on 2 cores; written to results/000/.
+tables.md names the scale it was run at in its first line.
+
+E0.4 runs with the variance-based payment rule (seed 000 §7.1; `--prices 1,0.01`: 1 per core-hour and 0.01 per
+core² of the predicted 24 h variance and hour) and reports the payments of labelled and unlabelled users.
+
+Usage: python3 scripts/seed000_findings.py [--scale quick|reduced|paper|full] [--render]   (--render: tables.md anew from
+the stored runs.json, no simulation)   (from the repository root, after
+`make native`; `make findings` runs the paper scale)
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = "target/release/packlab"
+SEED = 1
+PRICES = "1,0.01"
+SCALES = {
+    "quick": {"out": "results/000/quick", "capacity": 500, "arrival_rate": 0.025, "runs": 4, "iterations": 6,
+              "name": "1/40 of §2.13 (C = 500 cores, 0.025 arrivals/h)"},
+    "paper": {"out": "results/000", "capacity": 2000, "arrival_rate": 0.1, "runs": 16, "iterations": 10,
+              "name": "1/10 of §2.13 (C = 2,000 cores, 0.1 arrivals/h)"},
+    "reduced": {"out": "results/000", "capacity": 1000, "arrival_rate": 0.05, "runs": 8, "iterations": 8,
+                "name": "1/20 of §2.13 (C = 1,000 cores, 0.05 arrivals/h)"},
+    "full": {"out": "results/000", "capacity": 20000, "arrival_rate": 1.0, "runs": 4, "iterations": 8,
+             "name": "§2.13 (C = 20,000 cores, 1 arrival/h)"},
+}
+PRESETS = ["E0.1", "E0.2", "E0.3", "E0.4"]
+# the seed's text lost every number of its tables and figures (seed 000 §5.3 Table 2, Fig. 1, Fig. 2, Fig. 9,
+# App. E); what it states in words is the claim each comparison checks
+LOST = "lost¹"
+# "FIRST ≈ SECOND" counts as reproduced when the paired 95% CI of the difference contains 0 or the difference is
+# below this (fraction of C)
+SIMILAR = 0.005
+# two-sided 95% Student t quantiles by degrees of freedom (paired CIs over R runs)
+T975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
+        2.042]
+
+
+def t975(df):
+    return T975[df] if df < len(T975) else 1.96 + 2.4 / df
+
+
+def sh(cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout.strip()
+
+
+def command(scale, preset):
+    s = SCALES[scale]
+    args = [BIN, "admit", "--preset", preset, "--runs", str(s["runs"]), "--seed", str(SEED),
+            "--capacity", f"{s['capacity']:g}", "--arrival-rate", f"{s['arrival_rate']:g}",
+            "--iterations", str(s["iterations"])]
+    if preset == "E0.4":
+        args += ["--prices", PRICES]
+    return args + ["--run-detail", "--json"]
+
+
+# ---------------------------------------------------------------------------------------------- statistics
+def paired(a, b):
+    """Mean of the per-run differences a − b (same run seeds) and its two-sided 95% t interval."""
+    d = [x - y for x, y in zip(a["run_utilization"], b["run_utilization"])]
+    n = len(d)
+    m = sum(d) / n
+    if n < 2:
+        return m, m, m
+    sd = math.sqrt(sum((x - m) ** 2 for x in d) / (n - 1))
+    h = t975(n - 1) * sd / math.sqrt(n)
+    return m, m - h, m + h
+
+
+def step(arm):
+    """The threshold resolution in utilization: the utilization between the reported threshold and the nearest
+    more permissive threshold the bisection evaluated (0 if none was evaluated above it)."""
+    th = arm["threshold"]
+    above = [e for e in arm["sweep"] if e["threshold"] > th]
+    if not above:
+        return 0.0
+    nxt = min(above, key=lambda e: e["threshold"])
+    return abs(nxt["utilization"] - arm["utilization"])
+
+
+def minus(s):
+    return s.replace("-", "−")
+
+
+def pct(x):
+    return f"{100 * x:.2f}"
+
+
+def pp(x):
+    s = f"{100 * x:+.2f}"
+    return s.replace("-", "−")
+
+
+def util_cell(a):
+    lo, hi = a["utilization_ci"]
+    return f"{pct(a['utilization'])}% [{pct(lo)}, {pct(hi)}]"
+
+
+def threshold_cell(a):
+    if a["status"] == "bound":
+        return "—"
+    if a["policy"].startswith("SECOND"):
+        t = f"θ2 = {a['threshold']:.3g}"
+    else:
+        t = f"θ = {a['threshold']:.1f}"
+    return t if a["status"] == "tuned" else t + " (untunable)"
+
+
+# ---------------------------------------------------------------------------------------------- tables
+def render(scale, res, wall):
+    s = SCALES[scale]
+    C, I, R = s["capacity"], s["iterations"], s["runs"]
+    res_frac = 1 / 2 ** I
+    arms = {p: {a["label"]: a for a in res[p]["arms"]} for p in PRESETS}
+    L = []
+    w = L.append
+    w(f"Scale: **{scale}** — {s['name']}, 3-year runs, SLA ε = 1e−3, R = {R} runs per threshold (common random "
+      f"numbers: every arm and threshold of a preset on the same {R} run seeds, master seed {SEED}), {I} "
+      f"bisection steps per threshold, BCa 95% CIs (10,000 resamples) of single utilizations; no importance "
+      f"sampling (see below). Wall time {wall:.0f} s on the 2-core machine for "
+      f"`python3 scripts/seed000_findings.py --scale {scale}` (shared with other jobs; not a quiet measurement).")
+    w("")
+    w("¹ The seed's text lost every number of Table 2 and Figures 1, 2 and 9 (the cells are empty in "
+      "`seeds/000`); what it states in words is the claim each comparison checks. Threshold resolution: "
+      f"C/2^{I} = {C / 2 ** I:g} cores ({pct(res_frac)}% of C) for ZEROTH and FIRST, 8/2^{I} decades of θ2 "
+      "for SECOND; the *step* of an arm is the utilization between its reported threshold and the nearest "
+      "more permissive threshold the bisection evaluated. A difference between two arms is *resolved* when "
+      "its paired 95% CI (Student t over the R per-run differences on the same runs) excludes 0 **and** it is "
+      "larger than the larger step of the two arms. Verdicts: *reproduced* = the paper's direction, resolved; "
+      "*direction only* = the paper's direction, not resolved; *not reproduced* = the other direction. "
+      f"\"≈\" claims: *reproduced* when the CI contains 0 or |difference| < {pct(SIMILAR)}% of C.")
+    w("")
+
+    def arm_rows(preset, fig, labels):
+        for lab in labels:
+            a = arms[preset][lab]
+            g = a.get("gain_vs_zeroth")
+            gain = "" if g is None or lab == "ZEROTH" else f" ({pp(g)}% vs ZEROTH)"
+            w(f"| {fig} | {lab} | {LOST} | {util_cell(a)}{gain} | {threshold_cell(a)}, step "
+              f"{pct(step(a))}%, failure rate {a['failure_rate']:.2e}, admitted {a['admitted']}/{a['arrivals']} | — |")
+
+    def compare(preset, fig, claim, hi, lo, kind="better"):
+        a, b = arms[preset][hi], arms[preset][lo]
+        m, clo, chi = paired(a, b)
+        st = max(step(a), step(b))
+        in_ci = clo <= 0 <= chi
+        resolved = (not in_ci) and abs(m) > st
+        if kind == "similar":
+            verdict = "reproduced" if in_ci or abs(m) < SIMILAR else "not reproduced"
+        elif m > 0:
+            verdict = "reproduced" if resolved else "direction only"
+        else:
+            verdict = "not reproduced"
+        ci_txt = "contains 0" if in_ci else "excludes 0"
+        res_txt = "above" if abs(m) > st else "below"
+        w(f"| {fig} | {claim}: {hi} − {lo} | {LOST} | {pp(m)} pp [{pp(clo)}, {pp(chi)}] | CI {ci_txt}; "
+          f"{res_txt} the step ({pct(st)} pp) | {verdict} |")
+        COMPARISONS.append({"experiment": preset, "claim": claim, "a": hi, "b": lo, "difference": m,
+                            "ci": [clo, chi], "step": st, "resolved": resolved, "verdict": verdict})
+
+    head = "| paper figure | arm or comparison | paper's number | packlab (utilization % of C [95% CI]; comparisons: paired difference, pp [95% CI]) | threshold, resolution, failures | verdict |"
+    sep = "|---|---|---|---|---|---|"
+
+    w("**E0.1** — baseline vs moment policies (seed 000 §5.3, Table 2: \"the first moment policy increases the "
+      "utilization … the second moment policy achieves … a relative improvement\"; FIRST and SECOND \"achieve "
+      "similar utilization\"). UPPER_BOUND = accept-if-fits, failures ignored (§2.10).")
+    w("")
+    w(head)
+    w(sep)
+    arm_rows("E0.1", "Table 2", ["ZEROTH", "FIRST", "SECOND", "UPPER_BOUND"])
+    compare("E0.1", "Table 2", "FIRST beats ZEROTH", "FIRST", "ZEROTH")
+    compare("E0.1", "Table 2", "SECOND beats ZEROTH", "SECOND", "ZEROTH")
+    compare("E0.1", "Table 2", "FIRST ≈ SECOND", "SECOND", "FIRST", kind="similar")
+    w("")
+    w("**E0.2** — value of prior information, MARGINAL on (seed 000 §6.2, Fig. 1: one observation \"improves "
+      "utilization significantly\", \"better priors lead to even better utilization\", SECOND+MARGINAL reaches the "
+      "highest utilization with 50 observations).")
+    w("")
+    w(head)
+    w(sep)
+    e2 = ["ZEROTH"] + [f"{k}+MARGINAL m={m}" for m in (0, 1, 5, 50) for k in ("FIRST", "SECOND")]
+    arm_rows("E0.2", "Fig. 1", e2)
+    for k in ("FIRST", "SECOND"):
+        for m0, m1 in ((0, 1), (1, 5), (5, 50)):
+            compare("E0.2", "Fig. 1", f"{k}+MARGINAL rises with m", f"{k}+MARGINAL m={m1}", f"{k}+MARGINAL m={m0}")
+    for m in (1, 5, 50):
+        compare("E0.2", "Fig. 1", "SECOND+MARGINAL is best", f"SECOND+MARGINAL m={m}", f"FIRST+MARGINAL m={m}")
+    compare("E0.2", "Fig. 1", "beats the baseline", "SECOND+MARGINAL m=50", "ZEROTH")
+    w("")
+    w("**E0.3** — MARGINAL ablation on the §2.13 defaults (seed 000 App. E, Fig. 9: with few observations "
+      "\"very similar performance (though the marginal heuristic still enables slightly higher utilization)\"; "
+      "the gap grows with information, \"a sizable utilization increase\" of SECOND+MARGINAL at 5 and 50 "
+      "observations).")
+    w("")
+    w(head)
+    w(sep)
+    e3 = [f"SECOND{'+MARGINAL' if mg else ''} m={m}" for m in (1, 5, 50) for mg in (False, True)]
+    arm_rows("E0.3", "Fig. 9", e3)
+    for m in (1, 5, 50):
+        compare("E0.3", "Fig. 9", "MARGINAL helps", f"SECOND+MARGINAL m={m}", f"SECOND m={m}")
+    w("")
+    w("**E0.4** — labelling with the variance-based payment rule (seed 000 §7.2, Fig. 2: labelled users raise the "
+      "utilization; §7.1 Prop. 7.1: labelling never costs the user more). Two types per user, m = 1 "
+      "observation per type, SECOND. Payments per hour `p_core·n0 + p_var·V̂` with p_core = 1, p_var = 0.01 and "
+      "V̂ the provider's posterior-predictive Var[X] at 24 h (§2.11), at arrival; over all arrivals (the same "
+      "arrivals in both arms) and over the admitted deployments.")
+    w("")
+    w(head)
+    w(sep)
+    arm_rows("E0.4", "Fig. 2", ["SECOND labelled", "SECOND unlabelled"])
+    compare("E0.4", "Fig. 2", "labelled beats unlabelled", "SECOND labelled", "SECOND unlabelled")
+    w("")
+    w("| paper | users | paper's number | mean V̂ (cores²), all arrivals | mean payment per hour, all arrivals | mean V̂, admitted | mean payment per hour, admitted | verdict |")
+    w("|---|---|---|---:|---:|---:|---:|---|")
+    pr = {lab: arms["E0.4"][lab]["pricing"] for lab in ("SECOND labelled", "SECOND unlabelled")}
+    for lab in ("SECOND labelled", "SECOND unlabelled"):
+        q = pr[lab]
+        w(f"| §7.1 Prop. 7.1 | {lab.split()[1]} | — (no number) | {q['arrival_mean_var']:.2f} | "
+          f"{q['arrival_mean_payment']:.4f} | {q['admitted_mean_var']:.2f} | {q['admitted_mean_payment']:.4f} | — |")
+    lab_pay = pr["SECOND labelled"]["arrival_mean_payment"]
+    unl_pay = pr["SECOND unlabelled"]["arrival_mean_payment"]
+    verdict = "reproduced" if lab_pay <= unl_pay else "not reproduced"
+    dv = pr['SECOND labelled']['arrival_mean_var'] - pr['SECOND unlabelled']['arrival_mean_var']
+    dp = lab_pay - unl_pay
+    w(f"| §7.1 Prop. 7.1 | labelled − unlabelled, same arrivals | — | {minus(f'{dv:+.2f}')} | "
+      f"{minus(f'{dp:+.4f}')} ({minus(f'{dp / unl_pay:+.1%}')}) | | | {verdict} |")
+    w("")
+    n_res = sum(1 for c in COMPARISONS if c["resolved"])
+    w(f"Resolved differences: {n_res} of {len(COMPARISONS)} comparisons have a paired CI that excludes 0 and exceed "
+      "the threshold step; the others are stated as unresolved at this scale (their verdict is at most *direction "
+      "only*). Importance sampling (§2.9, `--importance`) was not used: its plan costs 3 × 500 pilot runs per "
+      f"preset, more than the {R} × {I} runs of an arm here, and it reduced the variance of the failure-rate "
+      "estimator only 1.0–1.3× where it was measured (`tests/admit_is.rs`, README §2.9); it sharpens the SLA "
+      "test, not the utilization CIs these comparisons rest on.")
+    return "\n".join(L) + "\n"
+
+
+COMPARISONS = []
+
+
+def main():
+    scale = "quick"
+    if "--scale" in sys.argv:
+        scale = sys.argv[sys.argv.index("--scale") + 1]
+    if scale not in SCALES:
+        sys.exit(f"--scale must be one of {', '.join(SCALES)}")
+    out = os.path.join(ROOT, SCALES[scale]["out"])
+    os.makedirs(out, exist_ok=True)
+    if "--render" in sys.argv:  # re-render tables.md from the stored runs.json (no simulation)
+        with open(os.path.join(out, "runs.json")) as f:
+            stored = json.load(f)
+        res = {r["experiment"]: r["result"] for r in stored["runs"]}
+        with open(os.path.join(out, "tables.md"), "w") as f:
+            f.write(render(scale, res, stored["wall_s"]))
+        return
+    engine = {"version": sh([BIN, "--version"]), "git": sh(["git", "describe", "--always", "--dirty"])}
+    runs = []
+    res = {}
+    t0 = time.time()
+    for preset in PRESETS:
+        args = command(scale, preset)
+        t1 = time.time()
+        print(f"{preset}: {' '.join(args)}", file=sys.stderr, flush=True)
+        res[preset] = json.loads(sh(args))
+        dt = time.time() - t1
+        print(f"  {dt:.0f} s", file=sys.stderr, flush=True)
+        runs.append({"experiment": preset, "command": " ".join(args), "seed": SEED, "engine": engine,
+                     "wall_s": round(dt, 1), "result": res[preset]})
+    wall = time.time() - t0
+    tables = render(scale, res, wall)
+    head = {"scale": scale, "config": SCALES[scale], "engine": engine, "wall_s": round(wall, 1),
+            "comparisons": COMPARISONS, "runs": runs}
+    with open(os.path.join(out, "runs.json"), "w") as f:
+        json.dump(head, f, indent=1, sort_keys=True, ensure_ascii=False)
+        f.write("\n")
+    with open(os.path.join(out, "tables.md"), "w") as f:
+        f.write(tables)
+    print(f"wrote {SCALES[scale]['out']}/runs.json and tables.md ({wall:.0f} s)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
