@@ -40,18 +40,19 @@ frontier: native
 bench:
 	$(CARGO) bench --locked
 
-## one command per paper: seed 002's experiments E2.1-E2.6 on the 7 PlanetLab days and E2.3 on the Azure 2019
-## readings (results/002/), seed 000's E0.1-E0.4 at the paper scale (results/000/; FINDINGS_000_SCALE=reduced
-## or quick picks a smaller one): raw runs and tables.md (the README includes them verbatim;
-## tests/findings_tables.rs checks them)
-FINDINGS_000_SCALE ?= paper
+## one command for every paper's findings (scripts/findings.py runs scripts/seed00N_findings.py): raw runs and
+## results/<paper>/tables.md, which the README includes verbatim (tests/findings_tables.rs checks them).
+## PAPER=000|001|002|003|004|all (comma-separated list allowed), SCALE=paper|quick; seed 000's README scale is
+## FINDINGS_000_SCALE (default reduced; its script also has paper = 1/10 and full)
+PAPER ?= all
+SCALE ?= paper
+FINDINGS_000_SCALE ?= reduced
 findings: native
-	python3 scripts/seed002_findings.py
-	python3 scripts/seed000_findings.py --scale $(FINDINGS_000_SCALE)
+	FINDINGS_000_SCALE=$(FINDINGS_000_SCALE) python3 scripts/findings.py --paper $(PAPER) --scale $(SCALE)
 
 ## seed 000's quick scale (about a minute; results/000/quick/, which tests/findings_tables.rs re-runs in part)
 findings-quick: native
-	python3 scripts/seed000_findings.py --scale quick
+	python3 scripts/findings.py --paper 000 --scale quick
 
 ## the cargo-fuzz targets (fuzz/), one after the other, FUZZ_SECONDS each (FUZZ_TARGETS="link gzip" picks some)
 FUZZ_SECONDS ?= 600
