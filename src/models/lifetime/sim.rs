@@ -66,9 +66,9 @@ pub struct DrainRecord {
     pub host: u32,
     /// The VMs on the host when it was drained (job indices, ascending start time).
     pub vms: Vec<u32>,
-    /// When a VM of this drain found no target and the rest of the drain was dropped (hours); `None` when
-    /// every queued VM was migrated or saved (or the run ended first).
-    pub abandoned_at: Option<f64>,
+    /// When a VM of this drain found no target and the rest of the drain was dropped (hours), and that VM;
+    /// `None` when every queued VM was migrated or saved (or the run ended first).
+    pub abandoned_at: Option<(f64, u32)>,
 }
 
 /// The order in which the VMs of a drain at time `now` are queued: ascending start time (job index), or LARS
@@ -101,8 +101,9 @@ pub fn drain_order(
 /// migration executor (at most [`MIGRATION_CONCURRENCY`] concurrent migrations pool-wide, [`MIGRATION_H`]
 /// each, one FIFO queue, a drain's VMs queued in `order`), each VM exiting at its true exit; a queued VM whose
 /// exit is at or before the time its migration would start is dropped (a saved migration); a drain the
-/// recorded run abandoned (a VM without a target, at `abandoned_at`) is dropped at the first of its VMs that
-/// would start from then on. Targets do not enter: the pool's state is the recorded run's. With
+/// recorded run abandoned (VM `v` without a target at time `t`, `abandoned_at`) is dropped when `v` would
+/// start, or at the first of its VMs that would start after `t` (its VMs reaching a slot at `t` before `v`
+/// are migrated, as in the recorded run). Targets do not enter: the pool's state is the recorded run's. With
 /// `MigrationOrder::StartTime` on the run's own records this gives that run's counts exactly (tested).
 /// Events after `end` (hours) do not happen.
 pub fn replay_migrations(
@@ -150,7 +151,10 @@ pub fn replay_migrations(
             waited += (now > drains[d].time) as u64;
             if jobs[j as usize].exit <= now {
                 saved += 1;
-            } else if drains[d].abandoned_at.is_some_and(|t| now >= t) {
+            } else if drains[d]
+                .abandoned_at
+                .is_some_and(|(t, v)| now > t || (now == t && v == j))
+            {
                 dropped[d] = true;
             } else {
                 started += 1;
@@ -819,7 +823,7 @@ impl<'a> Pool<'a> {
                         .rev()
                         .find(|d| d.host as usize == src)
                     {
-                        d.abandoned_at = Some(now);
+                        d.abandoned_at = Some((now, j as u32));
                     }
                     self.mig.queue.retain(|&(_, s)| s as usize != src);
                     if self.hosts[src].draining {
@@ -1633,9 +1637,11 @@ mod tests {
 
     /// Two drains share the 3 slots, by hand ([`replay_migrations`]; migrations take 1/3 h). Host 0 is drained
     /// at 0 with P (exit 0.2 h) and Q (5 h); host 1 with R, S (5 h) and T (0.5 h).
-    /// - Both at 0, host 1's drain abandoned at 1/3 h: P, Q, R start at 0 (LARS: Q, P, R); at 1/3 h S would
-    ///   start but its drain is dropped, T with it: 3 migrations, 0 saved, in both orders.
+    /// - Both at 0, host 1's drain abandoned at 1/3 h when S found no target: P, Q, R start at 0 (LARS: Q,
+    ///   P, R); at 1/3 h S would start but its drain is dropped, T with it: 3 migrations, 0 saved, in both
+    ///   orders.
     /// - Host 1 at 1/4 h, abandoned at 1/3 h: P, Q at 0, R at 1/4 h, S dropped at 1/3 h: 3 and 0 in both.
+    /// - The same with T failing at 1/3 h: S, which reaches a slot at that instant before T, migrates: 4.
     /// - Host 1 at 1/4 h, not abandoned: S and T start at 1/3 h when P's and Q's migrations end: 5, 0.
     /// - The same with T exiting at 0.3 h: T is saved at 1/3 h: 4 migrations, 1 saved.
     #[test]
@@ -1648,7 +1654,7 @@ mod tests {
             job(0.0, 0.5, 1.0), // T
         ];
         let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
-        let drains = |t1: f64, abandoned: Option<f64>| {
+        let drains = |t1: f64, abandoned: Option<(f64, u32)>| {
             vec![
                 DrainRecord {
                     check: 0,
@@ -1671,12 +1677,15 @@ mod tests {
             (c.migrations, c.migrations_saved, c.drained_hosts)
         };
         let third = MIGRATION_H;
-        let d = drains(0.0, Some(third));
+        let d = drains(0.0, Some((third, 3)));
         assert_eq!(count(&d, MigrationOrder::StartTime), (3, 0, 2));
         assert_eq!(count(&d, MigrationOrder::Lars), (3, 0, 2));
-        let d = drains(0.25, Some(third));
+        let d = drains(0.25, Some((third, 3)));
         assert_eq!(count(&d, MigrationOrder::StartTime), (3, 0, 2));
         assert_eq!(count(&d, MigrationOrder::Lars), (3, 0, 2));
+        // T failing at 1/3 h instead: S, popped at that instant before T, still migrates
+        let d = drains(0.25, Some((third, 4)));
+        assert_eq!(count(&d, MigrationOrder::StartTime), (4, 0, 2));
         let d = drains(0.25, None);
         assert_eq!(count(&d, MigrationOrder::StartTime), (5, 0, 2));
         assert_eq!(count(&d, MigrationOrder::Lars), (5, 0, 2));
