@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Seed 003 (lifetime-aware allocation) experiments E3.1 and E3.2 on the Azure 2017 arrivals (test split), and
-the learned predictor: its model metrics (§5.8, E3.6) against the Kaplan–Meier predictor, and E3.1 with it.
+"""Seed 003 (lifetime-aware allocation) experiments E3.1–E3.5 on the Azure 2017 arrivals (test split), E3.1 with
+App. F's warm-up (--alive-at-start), E3.5 on the start-order run's own trajectory beside the closed loop, the
+diagnostics behind LA-Binary's and E3.2's results (--diagnostics), and the learned predictor: its model metrics
+(§5.8, E3.6) against the Kaplan–Meier predictor, and E3.1 with it.
 
 Runs the native CLI (`target/release/packlab lifetime`, default pool: 20% of the tenant batches, 40-core /
 128 GB hosts sized so the peak demand fills 95%) for several seeds (each seed = one pool instance), stores every
