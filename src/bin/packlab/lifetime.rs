@@ -56,6 +56,14 @@ pub struct LifetimeArgs {
     /// the LARS order; prints both migration counts.
     #[arg(long)]
     pub defrag: bool,
+    /// The warm-up of seed 003 App. F: the VMs alive at the window's start (created before it, outside the
+    /// split) join the pool first, placed by best fit; without it the pool starts empty (App. G.2's ideal).
+    #[arg(long)]
+    pub alive_at_start: bool,
+    /// Add each policy's placement and class counters (`diagnostics`: placements by tier, LA-Binary's class
+    /// mix, LAVA's class changes, NILAS's temporal costs).
+    #[arg(long)]
+    pub diagnostics: bool,
     /// Seed (pool share, noisy predictions, inflation draws).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -148,6 +156,8 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
         p.reprediction = false;
     }
     p.defrag = a.defrag;
+    p.alive_at_start = a.alive_at_start;
+    p.diagnostics = a.diagnostics;
     if let Some(s) = &a.split {
         p.split = s.clone();
     }
@@ -220,6 +230,14 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
                 if let Some(o) = v.as_object_mut() {
                     o.remove("empty_series");
                     o.insert("predictor".into(), rep.predictor.clone().into());
+                    if rep.setup.alive_at_start > 0 {
+                        o.insert("hosts".into(), rep.hosts.into());
+                        o.insert("alive_at_start".into(), rep.setup.alive_at_start.into());
+                        o.insert(
+                            "alive_at_start_drawn".into(),
+                            rep.setup.alive_at_start_drawn.into(),
+                        );
+                    }
                 }
                 v
             })

@@ -152,6 +152,19 @@ pub struct LifetimeParams {
     /// Stranding (inflation) sampling period, hours (0 = off) [UNSTATED: inflation at every 5-minute sample
     /// costs ~100× a run; every 6 h by default].
     pub stranding_h: f64,
+    /// The simulator's warm-up of seed 003 App. F (ALGORITHMS.md §5.1): the workload's VMs outside the split
+    /// that were created before the window and are alive at its start (for the Azure 2017 `test` split: the
+    /// `dev` VMs still running at its cut) join the pool first, in start order, placed by best fit (the
+    /// baseline), thinned by their tenant batches like the split; every VM of the window is then placed by the
+    /// policy under test. `false` (the default, and every link made before this field): the pool starts empty
+    /// and every VM is placed by the policy under test — the "ideal" setting of App. G.2 (no warm-up state),
+    /// with `warmup_h` still excluded from the metrics.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub alive_at_start: bool,
+    /// Whether each policy's result carries its placement and class counters (`diagnostics`, see
+    /// [`sim::Diagnostics`]); `false` keeps the report's shape of before.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub diagnostics: bool,
 }
 
 impl Default for LifetimeParams {
@@ -176,6 +189,8 @@ impl Default for LifetimeParams {
             sample_min: 5.0,
             defrag: false,
             stranding_h: 6.0,
+            alive_at_start: false,
+            diagnostics: false,
         }
     }
 }

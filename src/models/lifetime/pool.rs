@@ -27,7 +27,9 @@ pub struct Job {
     /// Its lifetime for the oracle and the noisy predictor, hours: `exit − start` when observed; for a
     /// right-censored VM the age `a` it reached plus the population's `E[T − a | T > a]` (imputed).
     pub life: f64,
-    /// Whether the exit was not observed.
+    /// Whether the exit was not observed (for a VM alive at the window's start whose exit the data lacks,
+    /// `exit` and `life` are then a drawn exit and lifetime, or `INFINITY` and an imputed one, see
+    /// [`select`] with `lifetime.alive_at_start`).
     pub censored: bool,
     /// Requested `(cores, memory GB, GPUs)`.
     pub shape: [f64; DIMS],
@@ -87,7 +89,21 @@ pub struct ShareSetup {
     pub offered_allocation: f64,
     /// Facts worth showing (censoring, excluded VMs).
     pub notes: Vec<String>,
+    /// With `lifetime.alive_at_start`: the VMs alive at the window's start that the pool holds first (the
+    /// first `alive_at_start` jobs, placed by best fit; App. F). Not among `vms`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub alive_at_start: usize,
+    /// Of those, the ones whose exit is not in the data and was drawn (see [`select`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub alive_at_start_drawn: usize,
 }
+
+fn is_zero(x: &usize) -> bool {
+    *x == 0
+}
+
+/// Random-stream component of the exits drawn for VMs alive at the window's start.
+const COMP_ALIVE: u64 = 0x616c_6976;
 
 fn in_split(deployment: Option<&String>, split: &str) -> bool {
     split.is_empty()
@@ -215,11 +231,28 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         ));
     }
     let end = (end_s - origin) / 3600.0;
+    let alive = if params.alive_at_start {
+        alive_at_start(w, &picked, origin, end, params.share, seed, kept_batches)
+    } else {
+        Alive::default()
+    };
+    let n_alive = alive.jobs.len();
+    let drawn = alive.drawn;
+    let alive_batches = alive.batches;
+    let not_alive_known = alive.unknown;
+    if n_alive > 0 {
+        let mut all = alive.jobs;
+        all.extend(jobs);
+        jobs = all;
+        let mut all_vms = alive.vms;
+        all_vms.extend(vms);
+        vms = all_vms;
+    }
     let mut notes = vec![format!(
         "a pool's share: {kept_batches} of {split_batches} tenant batches kept (share {}), chosen by a hash of the seed",
         params.share
     )];
-    let censored = jobs.iter().filter(|j| j.censored).count();
+    let censored = jobs[n_alive..].iter().filter(|j| j.censored).count();
     if censored > 0 {
         notes.push(format!(
             "{censored} VMs outlive the window (right-censored): they never exit; the oracle's lifetime for them is their age at the end plus the population's mean residual life"
@@ -235,10 +268,22 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
             "{no_batch} VMs have no deployment: each is its own batch"
         ));
     }
-    notes.push(
-        "the pool starts empty (VMs alive before the window are not in the data); the warm-up absorbs the ramp"
-            .into(),
-    );
+    if params.alive_at_start {
+        notes.push(format!(
+            "warm-up as App. F: {n_alive} VMs of {alive_batches} tenant batches alive at the window's start (created before it, outside the split) are placed first by best fit, in start order; {drawn} of them have no exit in the data (censored at the cut), drawn from the Kaplan–Meier lifetimes of the whole workload beyond their age ({} of those live beyond the largest observed lifetime and stay); VMs alive at the start but created before the workload's first record are not in the data",
+            alive.beyond
+        ));
+        if not_alive_known > 0 {
+            notes.push(format!(
+                "{not_alive_known} VMs outside the split were censored before the window's start: whether they are alive at it is unknown, they are left out"
+            ));
+        }
+    } else {
+        notes.push(
+            "the pool starts empty (VMs alive before the window are not in the data); the warm-up absorbs the ramp"
+                .into(),
+        );
+    }
     let cap = [params.host_cores, params.host_memory_gb, params.host_gpus];
     let inventory: Option<Vec<[f64; DIMS]>> =
         (params.hosts == 0 && !w.hosts.is_empty()).then(|| {
@@ -283,7 +328,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
             split: split.to_string(),
             split_vms: picked.len(),
             split_batches,
-            vms: jobs.len(),
+            vms: jobs.len() - n_alive,
             batches: kept_batches as usize,
             hosts,
             censored,
@@ -292,6 +337,8 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
             mean_lifetime_h: dist.mean(),
             offered_allocation: offered,
             notes,
+            alive_at_start: n_alive,
+            alive_at_start_drawn: drawn,
         },
         jobs,
         end,
@@ -300,6 +347,116 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         vms,
         training,
     })
+}
+
+/// The VMs alive at the window's start (see [`alive_at_start`]).
+#[derive(Default)]
+struct Alive {
+    jobs: Vec<Job>,
+    vms: Vec<usize>,
+    batches: usize,
+    drawn: usize,
+    beyond: usize,
+    unknown: usize,
+}
+
+/// The VMs of `w` outside the split (`picked`) created before the window's origin (s) and alive at it, as
+/// jobs with negative start (hours from the origin; the window ends at `end` hours; their batches are numbered
+/// from `first_batch`), in start order (ties in workload order), thinned by whole
+/// tenant batches with probability `share` (a hash of the seed and the batch, independent of the split's).
+/// Their exit: the recorded one when it is known (it is after the origin); for a VM censored at or after
+/// the origin (the Azure 2017 `dev` VMs still running at its cut, which is the `test` window's start), a
+/// lifetime drawn from the Kaplan–Meier estimate of every VM of the workload conditional on exceeding the age
+/// it reached (seeded per VM: the same for every policy), or no exit (a right-censored job) when the draw
+/// falls beyond the largest observed lifetime [UNSTATED: the data gives no exit for these VMs; App. F had the
+/// production record]. A VM censored before the origin is left out (counted in `unknown`). VMs created before
+/// the workload's first record cannot be known.
+fn alive_at_start(
+    w: &Workload,
+    picked: &[usize],
+    origin: f64,
+    end: f64,
+    share: f64,
+    seed: u64,
+    first_batch: u32,
+) -> Alive {
+    use rand::RngExt;
+    let in_window: std::collections::HashSet<usize> = picked.iter().copied().collect();
+    let mut out = Alive::default();
+    let mut cand: Vec<usize> = Vec::new();
+    for i in 0..w.vms.len() {
+        let v = &w.vms[i];
+        if in_window.contains(&i) || v.created_s >= origin {
+            continue;
+        }
+        match (v.deleted_s, v.censored_at_s) {
+            (Some(d), _) if d > origin => cand.push(i),
+            (None, Some(c)) if c >= origin => cand.push(i),
+            (None, Some(_)) => out.unknown += 1,
+            _ => {}
+        }
+    }
+    if cand.is_empty() {
+        return out;
+    }
+    cand.sort_by(|&a, &b| {
+        w.vms[a]
+            .created_s
+            .total_cmp(&w.vms[b].created_s)
+            .then(a.cmp(&b))
+    });
+    let obs: Vec<(f64, bool)> = w
+        .vms
+        .iter()
+        .map(|v| (v.lifetime_s(w.trace_end_s) / 3600.0, v.is_censored()))
+        .collect();
+    let Some(all) = LifetimeDist::kaplan_meier(&obs) else {
+        return out;
+    };
+    let mut keep: HashMap<&str, bool> = HashMap::new();
+    let mut batch_ids: HashMap<&str, u32> = HashMap::new();
+    for i in cand {
+        let v = &w.vms[i];
+        let key = v.deployment.as_deref().unwrap_or(v.id.as_str());
+        let n = keep.len() as u64;
+        let kept = *keep.entry(key).or_insert_with(|| {
+            let u = (mix64(seed ^ mix64(0x616c_6976 ^ n)) >> 11) as f64 / (1u64 << 53) as f64;
+            u < share
+        });
+        if !kept {
+            continue;
+        }
+        let nb = batch_ids.len() as u32;
+        let batch = *batch_ids.entry(key).or_insert(nb);
+        let start = (v.created_s - origin) / 3600.0;
+        let (exit, life, censored) = match v.deleted_s {
+            Some(d) => ((d - origin) / 3600.0, (d - v.created_s) / 3600.0, false),
+            None => {
+                out.drawn += 1;
+                let age = v.lifetime_s(w.trace_end_s) / 3600.0;
+                let u: f64 = crate::substrate::rng::stream(seed, COMP_ALIVE, i as u64).random();
+                match all.draw_beyond(age, u) {
+                    Some(t) => (start + t, t, true),
+                    None => {
+                        out.beyond += 1;
+                        let age_end = end - start;
+                        (f64::INFINITY, age_end + all.mean_residual(age_end), true)
+                    }
+                }
+            }
+        };
+        out.jobs.push(Job {
+            start,
+            exit,
+            life,
+            censored,
+            shape: [v.cores, v.memory_gb, v.gpus],
+            batch: first_batch + batch,
+        });
+        out.vms.push(i);
+    }
+    out.batches = batch_ids.len();
+    out
 }
 
 /// The largest total shape `(cores, memory GB, GPUs)` alive at once (every job placed), per dimension, over

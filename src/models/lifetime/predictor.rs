@@ -259,6 +259,22 @@ impl LifetimeDist {
     pub fn survival(&self, u: f64) -> f64 {
         self.tails().survival(u)
     }
+
+    /// A lifetime drawn from the distribution conditional on `T > u`, by inversion of the uniform `v` in
+    /// [0, 1): the point `t_k > u` with `S(t_k) ≤ (1 − v)·S(u) < S(t_{k−1})`. `None` when no mass lies beyond
+    /// `u` or the draw falls on the last point (the Kaplan–Meier mass left after the last event: a lifetime
+    /// beyond the largest observed, whose value the data does not give).
+    pub fn draw_beyond(&self, u: f64, v: f64) -> Option<f64> {
+        let i = self.t.partition_point(|&x| x <= u);
+        let s = self.tail_p.get(i).copied().unwrap_or(0.0);
+        if s <= 0.0 || i >= self.t.len() {
+            return None;
+        }
+        let target = (1.0 - v) * s;
+        // the largest k ≥ i with tail_p[k] ≥ target (tail_p decreases)
+        let k = i + self.tail_p[i..self.t.len()].partition_point(|&x| x >= target) - 1;
+        (k + 1 < self.t.len()).then(|| self.t[k])
+    }
 }
 
 /// The feature-free distributional predictor: every job gets the population's `E[T − u | T > u]`
@@ -306,6 +322,21 @@ impl LifetimePredictor for Box<dyn LifetimePredictor> {
 
 #[cfg(test)]
 mod tests {
+
+    /// Draws beyond an age by hand: lifetimes 1, 2, 2, 4 h (no censoring): masses 1/4, 1/2, 1/4 on 1, 2, 4 h.
+    /// Beyond 1 h: S = 3/4, so 2 h with probability 2/3 (v < 2/3) and 4 h (the last point: `None`) after.
+    #[test]
+    fn draws_beyond_an_age_by_inversion() {
+        let d =
+            LifetimeDist::kaplan_meier(&[(1.0, false), (2.0, false), (2.0, false), (4.0, false)])
+                .unwrap();
+        assert_eq!(d.draw_beyond(1.0, 0.0), Some(2.0));
+        assert_eq!(d.draw_beyond(1.0, 0.66), Some(2.0));
+        assert_eq!(d.draw_beyond(1.0, 0.67), None);
+        assert_eq!(d.draw_beyond(0.5, 0.2), Some(1.0));
+        assert_eq!(d.draw_beyond(0.5, 0.3), Some(2.0));
+        assert_eq!(d.draw_beyond(4.0, 0.1), None);
+    }
     use super::*;
 
     /// `E[T − u | T > u]` by numerical integration of `∫_u^∞ S(t) dt / S(u)` for a log-normal, an

@@ -54,6 +54,123 @@ pub enum MigrationOrder {
     Lars,
 }
 
+/// One drain of the defragmentation as it happened in a run (ALGORITHMS.md §5.6): the check that chose it,
+/// the host, the VMs it held then and whether the drain was abandoned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DrainRecord {
+    /// Index of the defragmentation check (every [`DEFRAG_PERIOD_H`] from time 0).
+    pub check: u64,
+    /// Time of that check, hours.
+    pub time: f64,
+    /// The drained host.
+    pub host: u32,
+    /// The VMs on the host when it was drained (job indices, ascending start time).
+    pub vms: Vec<u32>,
+    /// When a VM of this drain found no target and the rest of the drain was dropped (hours), and that VM;
+    /// `None` when every queued VM was migrated or saved (or the run ended first).
+    pub abandoned_at: Option<(f64, u32)>,
+}
+
+/// The order in which the VMs of a drain at time `now` are queued: ascending start time (job index), or LARS
+/// (predicted remaining lifetime descending, ties by start).
+pub fn drain_order(
+    vms: &[u32],
+    order: MigrationOrder,
+    jobs: &[Job],
+    pred: &dyn LifetimePredictor,
+    now: f64,
+) -> Vec<u32> {
+    let mut vms = vms.to_vec();
+    match order {
+        MigrationOrder::StartTime => vms.sort_unstable(),
+        MigrationOrder::Lars => {
+            let mut key: Vec<(f64, u32)> = vms
+                .iter()
+                .map(|&j| (pred.remaining(j as usize, now - jobs[j as usize].start), j))
+                .collect();
+            key.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            vms = key.into_iter().map(|(_, j)| j).collect();
+        }
+    }
+    vms
+}
+
+/// The migration counts of the drains of one run replayed in `order` on that run's own trajectory (seed 003
+/// §6.3, App. H; ALGORITHMS.md §5.6: "the same host selection sequence for both orderings, only the order
+/// changes"): the same drains at the same times, each with the VMs it held in the recorded run, the same
+/// migration executor (at most [`MIGRATION_CONCURRENCY`] concurrent migrations pool-wide, [`MIGRATION_H`]
+/// each, one FIFO queue, a drain's VMs queued in `order`), each VM exiting at its true exit; a queued VM whose
+/// exit is at or before the time its migration would start is dropped (a saved migration); a drain the
+/// recorded run abandoned (VM `v` without a target at time `t`, `abandoned_at`) is dropped when `v` would
+/// start, or at the first of its VMs that would start after `t` (its VMs reaching a slot at `t` before `v`
+/// are migrated, as in the recorded run). Targets do not enter: the pool's state is the recorded run's. With
+/// `MigrationOrder::StartTime` on the run's own records this gives that run's counts exactly (tested).
+/// Events after `end` (hours) do not happen.
+pub fn replay_migrations(
+    jobs: &[Job],
+    pred: &dyn LifetimePredictor,
+    drains: &[DrainRecord],
+    order: MigrationOrder,
+    end: f64,
+) -> MigrationCounts {
+    let mut queue: std::collections::VecDeque<(u32, usize)> = Default::default();
+    let mut active: Vec<f64> = Vec::with_capacity(MIGRATION_CONCURRENCY);
+    let mut dropped = vec![false; drains.len()];
+    let (mut started, mut saved) = (0u64, 0u64);
+    let mut next = 0usize;
+    let (mut reordered, mut waited) = (0u64, 0u64);
+    loop {
+        // the earliest migration done, or else the next drain (done events at a check's time come first)
+        let done = active
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(i, &t)| (i, t))
+            .filter(|&(_, t)| t <= end);
+        let now = match (done, drains.get(next)) {
+            (Some((i, t)), d) if d.is_none_or(|d| t <= d.time) => {
+                active.swap_remove(i);
+                t
+            }
+            (_, Some(d)) => {
+                let vms = drain_order(&d.vms, order, jobs, pred, d.time);
+                reordered += (vms != d.vms) as u64;
+                queue.extend(vms.into_iter().map(|j| (j, next)));
+                next += 1;
+                d.time
+            }
+            (_, None) => break,
+        };
+        while active.len() < MIGRATION_CONCURRENCY {
+            let Some((j, d)) = queue.pop_front() else {
+                break;
+            };
+            if dropped[d] {
+                continue;
+            }
+            waited += (now > drains[d].time) as u64;
+            if jobs[j as usize].exit <= now {
+                saved += 1;
+            } else if drains[d]
+                .abandoned_at
+                .is_some_and(|(t, v)| now > t || (now == t && v == j))
+            {
+                dropped[d] = true;
+            } else {
+                started += 1;
+                active.push(now + MIGRATION_H);
+            }
+        }
+    }
+    MigrationCounts {
+        migrations: started,
+        migrations_saved: saved,
+        drained_hosts: drains.len() as u64,
+        reordered_drains: reordered,
+        waited,
+    }
+}
+
 /// Defragmentation settings of a run: the order, and optionally the drain actions to replay (the
 /// `(check index, host)` list of an earlier run, so that two orders see the same host selection sequence).
 #[derive(Clone, Debug)]
@@ -117,6 +234,50 @@ pub struct SimConfig {
     pub seed: u64,
     /// LARS / baseline-order defragmentation (§5.6); `None` = no migrations.
     pub defrag: Option<Defrag>,
+    /// Jobs `0..baseline_jobs` arrive placed by best fit whatever the policy: the VMs alive at the window's
+    /// start of App. F's warm-up (ALGORITHMS.md §5.1), replayed in start order at time 0 (their starts are
+    /// negative). 0 = every job is placed by the policy.
+    pub baseline_jobs: usize,
+    /// Whether the result carries [`Diagnostics`] (always counted; reported only when asked, so reports
+    /// without it keep their shape).
+    pub diagnostics: bool,
+}
+
+/// Counters that explain a policy's result (E3.1's LA-Binary, E3.2's noise): how the placements split over
+/// the policy's tiers and how LAVA's classes move. Counts are over the arrivals (and LAVA events) after the
+/// warm-up; fractions of hosts are time-averages over the metric samples after it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostics {
+    /// Fraction of the measured arrivals predicted long by LA-Binary's one-shot class (`L̂ > 2 h`).
+    pub long_vms: f64,
+    /// Share of the core-hours over the measured window (every job placed) of the jobs predicted long.
+    pub long_core_hours: f64,
+    /// Time-average fraction of hosts holding a VM predicted long (LA-Binary's L hosts).
+    pub long_hosts: f64,
+    /// Time-average fraction of non-empty hosts without one (LA-Binary's S hosts).
+    pub short_hosts: f64,
+    /// Measured arrivals placed.
+    pub placements: u64,
+    /// Of those, by the tier of the chosen host: LA-Binary `[same class, other class, empty, —]`; LAVA
+    /// `[recycling longer class, open same class, other non-empty, empty]`; best fit and NILAS: `[non-empty,
+    /// —, —, empty]`.
+    pub by_tier: [u64; 4],
+    /// Measured placements of a short-predicted VM on a host of the other class (LA-Binary: no S host fits).
+    pub short_on_long: u64,
+    /// Measured placements of a long-predicted VM on a host of the other class (no L host fits).
+    pub long_on_short: u64,
+    /// Mean NILAS temporal cost of the chosen hosts (NILAS and LAVA; 0 otherwise).
+    pub mean_temporal_cost: f64,
+    /// Fraction of the measured placements with temporal cost 0 (NILAS and LAVA).
+    pub zero_cost: f64,
+    /// LAVA: time-average fraction of hosts RECYCLING.
+    pub recycling_hosts: f64,
+    /// LAVA: class raises at a host deadline (a host outlived 1.1× its class: an under-prediction seen).
+    pub class_up_deadline: u64,
+    /// LAVA: class raises by placing a longer-class VM on a host.
+    pub class_up_longer_vm: u64,
+    /// LAVA: class drops of RECYCLING hosts whose residual VMs are gone.
+    pub class_down: u64,
 }
 
 /// Results of one policy on one pool (ALGORITHMS.md §5.8). Fractions are in [0, 1]; averages are over the
@@ -148,8 +309,24 @@ pub struct PolicyResult {
     /// Hosts drained by the defragmentation.
     pub drained_hosts: u64,
     /// With defragmentation: the counts of the run in ascending start-time order (the baseline order of
-    /// §5.6) whose drain actions this LARS run replays; `None` otherwise.
+    /// §5.6, which chose the drains); `migrations`, `migrations_saved` and `drained_hosts` are then those of the
+    /// LARS order on the same trajectory ([`replay_migrations`]); `None` otherwise.
     pub start_order: Option<MigrationCounts>,
+    /// With defragmentation: the LARS order's counts on the same trajectory (as `migrations`,
+    /// `migrations_saved`, `drained_hosts`, with how many drains it reorders and how many VMs wait).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lars: Option<MigrationCounts>,
+    /// With defragmentation: the closed-loop comparison, the baseline run's drain actions `(check, host)`
+    /// replayed in a whole new simulation in start-time order (this field) and in the LARS order
+    /// (`closed_loop_lars`), each choosing its own migration targets, so that the pool's states diverge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_loop_start_order: Option<MigrationCounts>,
+    /// With defragmentation: the LARS order in the closed-loop comparison (see `closed_loop_start_order`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_loop_lars: Option<MigrationCounts>,
+    /// Placement and class counters ([`SimConfig::diagnostics`]; `None` when not asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Diagnostics>,
     /// VMs no host could take, over the whole run.
     pub failures: u64,
     /// Of those, after the warm-up.
@@ -180,6 +357,13 @@ pub struct MigrationCounts {
     pub migrations_saved: u64,
     /// Hosts drained.
     pub drained_hosts: u64,
+    /// Drains whose queue order differs from ascending start time ([`replay_migrations`] only; else 0).
+    #[serde(default)]
+    pub reordered_drains: u64,
+    /// Queued VMs that waited for a slot (their migration, or their exit, came after their drain's time;
+    /// [`replay_migrations`] only; else 0).
+    #[serde(default)]
+    pub waited: u64,
 }
 
 /// Host timeline code of an empty host.
@@ -259,6 +443,10 @@ struct Acc {
     failures: u64,
     failures_measured: u64,
     arrivals: u64,
+    diag: Diagnostics,
+    long_arrivals: u64,
+    measured_arrivals: u64,
+    cost_sum: u64,
 }
 
 struct Pool<'a> {
@@ -288,7 +476,7 @@ struct Migrations {
     queue: std::collections::VecDeque<(u32, u32)>,
     active: usize,
     draining: usize,
-    record: Vec<(u64, u32)>,
+    record: Vec<DrainRecord>,
     started: u64,
     saved: u64,
     failed: u64,
@@ -373,9 +561,18 @@ impl<'a> Pool<'a> {
     /// `(tier, sub-tier, temporal cost, slack, host)` among the schedulable hosts it fits. Hosts are visited in
     /// slack order, so the scan stops at the first host whose (tier, sub-tier, cost) is the least possible,
     /// and of the empty hosts (all alike) only the first is scored.
-    fn choose(&mut self, j: usize, now: f64) -> Option<usize> {
+    fn choose(&mut self, j: usize, now: f64, policy: Policy) -> Option<usize> {
+        self.choose_keyed(j, now, policy).map(|(_, h)| h)
+    }
+
+    /// [`Pool::choose`] with the chosen host's key `(tier, sub-tier, temporal cost)`.
+    fn choose_keyed(
+        &mut self,
+        j: usize,
+        now: f64,
+        policy: Policy,
+    ) -> Option<((u8, u8, u8), usize)> {
         let shape = self.jobs[j].shape;
-        let policy = self.cfg.policy;
         let temporal = matches!(policy, Policy::Nilas | Policy::Lava);
         let vm_exit = if temporal {
             now + self.pred.remaining(j, 0.0)
@@ -449,7 +646,7 @@ impl<'a> Pool<'a> {
                 }
             }
         }
-        best.map(|(_, h)| h)
+        best
     }
 
     /// Sets host `h`'s used capacity and keeps the slack order.
@@ -516,6 +713,9 @@ impl<'a> Pool<'a> {
                 host.res_count += 1;
                 self.res_epoch[j] = host.res_epoch;
             } else if vclass > self.hosts[h].class {
+                if now >= self.cfg.warmup_h && schedule_exit {
+                    self.acc.diag.class_up_longer_vm += 1;
+                }
                 self.hosts[h].class = vclass;
                 self.res_only(h, j);
                 self.reset_deadline(h, now, des);
@@ -572,6 +772,9 @@ impl<'a> Pool<'a> {
                 host.class = 0;
                 des.cancel(host.key);
             } else if host.state == State::Recycling && host.res_count == 0 {
+                if now >= self.cfg.warmup_h {
+                    self.acc.diag.class_down += 1;
+                }
                 host.class = host.class.saturating_sub(1).max(1);
                 self.res_all(h);
                 self.reset_deadline(h, now, des);
@@ -597,11 +800,13 @@ impl<'a> Pool<'a> {
                 break;
             };
             let (j, src) = (j as usize, src as usize);
-            if self.on[j] as usize != src {
+            // a VM whose exit is at or before now is saved, even when its exit event at this instant is
+            // still to come (ties do not depend on the order events were scheduled in)
+            if self.on[j] as usize != src || self.jobs[j].exit <= now {
                 self.mig.saved += 1;
                 continue;
             }
-            match self.choose(j, now) {
+            match self.choose(j, now, self.cfg.policy) {
                 Some(t) => {
                     self.remove(j, now, des, true);
                     self.place(j, t, now, des, false);
@@ -611,6 +816,15 @@ impl<'a> Pool<'a> {
                 }
                 None => {
                     self.mig.failed += 1;
+                    if let Some(d) = self
+                        .mig
+                        .record
+                        .iter_mut()
+                        .rev()
+                        .find(|d| d.host as usize == src)
+                    {
+                        d.abandoned_at = Some((now, j as u32));
+                    }
                     self.mig.queue.retain(|&(_, s)| s as usize != src);
                     if self.hosts[src].draining {
                         self.hosts[src].draining = false;
@@ -675,24 +889,19 @@ impl<'a> Pool<'a> {
             self.hosts[h].draining = true;
             self.mig.draining += 1;
             self.mig.drained += 1;
-            self.mig.record.push((k, h as u32));
-            let mut vms: Vec<usize> = self.hosts[h].vms.iter().map(|&v| v as usize).collect();
-            match order {
-                MigrationOrder::StartTime => vms.sort_unstable(),
-                MigrationOrder::Lars => {
-                    let jobs = self.jobs;
-                    let key: Vec<(f64, usize)> = vms
-                        .iter()
-                        .map(|&j| (self.pred.remaining(j, now - jobs[j].start), j))
-                        .collect();
-                    let mut key = key;
-                    key.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-                    vms = key.into_iter().map(|(_, j)| j).collect();
-                }
-            }
+            let mut vms = self.hosts[h].vms.clone();
+            vms.sort_unstable();
+            let queued = drain_order(&vms, order, self.jobs, self.pred, now);
+            self.mig.record.push(DrainRecord {
+                check: k,
+                time: now,
+                host: h as u32,
+                vms,
+                abandoned_at: None,
+            });
             self.mig
                 .queue
-                .extend(vms.into_iter().map(|j| (j as u32, h as u32)));
+                .extend(queued.into_iter().map(|j| (j, h as u32)));
         }
         self.start_migrations(now, des);
     }
@@ -723,6 +932,38 @@ impl<'a> Pool<'a> {
                     .unwrap_or(1)
             });
         }
+    }
+
+    /// Counts a measured arrival's placement on host `h` (before it is placed) for [`Diagnostics`].
+    fn count_placement(&mut self, j: usize, h: usize, key: (u8, u8, u8), policy: Policy) {
+        let host = &self.hosts[h];
+        let empty = host.vms.is_empty() && host.ghosts.is_empty();
+        let long = self.long[j];
+        let acc = &mut self.acc;
+        acc.measured_arrivals += 1;
+        acc.long_arrivals += long as u64;
+        let d = &mut acc.diag;
+        d.placements += 1;
+        let tier = match policy {
+            Policy::BestFit | Policy::Nilas => {
+                if empty {
+                    3
+                } else {
+                    0
+                }
+            }
+            _ => key.0.min(3) as usize,
+        };
+        d.by_tier[tier] += 1;
+        if !empty && (host.long > 0) != long {
+            if long {
+                d.long_on_short += 1;
+            } else {
+                d.short_on_long += 1;
+            }
+        }
+        acc.cost_sum += key.2 as u64;
+        d.zero_cost += (key.2 == 0) as u64 as f64;
     }
 
     fn sample(&mut self, now: f64) {
@@ -784,6 +1025,20 @@ impl<'a> Pool<'a> {
         }
         acc.alloc += 1.0 - free[0] / total[0];
         acc.opt += opt as f64 / n;
+        let (mut long, mut short, mut recycling) = (0usize, 0usize, 0usize);
+        for host in &self.hosts {
+            if !host.vms.is_empty() {
+                if host.long > 0 {
+                    long += 1;
+                } else {
+                    short += 1;
+                }
+            }
+            recycling += (host.state == State::Recycling) as usize;
+        }
+        acc.diag.long_hosts += long as f64 / n;
+        acc.diag.short_hosts += short as f64 / n;
+        acc.diag.recycling_hosts += recycling as f64 / n;
     }
 
     /// Inflation (ALGORITHMS.md §5.8): best-fit placements of shapes drawn from the recent arrivals until
@@ -850,8 +1105,18 @@ impl World<Ev> for Pool<'_> {
                     }
                     self.recent_next = (self.recent_next + 1) % INFLATION_RECENT;
                 }
-                match self.choose(j, now) {
-                    Some(h) => self.place(j, h, now, des, true),
+                let policy = if j < self.cfg.baseline_jobs {
+                    Policy::BestFit
+                } else {
+                    self.cfg.policy
+                };
+                match self.choose_keyed(j, now, policy) {
+                    Some((key, h)) => {
+                        if now >= self.cfg.warmup_h {
+                            self.count_placement(j, h, key, policy);
+                        }
+                        self.place(j, h, now, des, true)
+                    }
                     None => {
                         self.acc.failures += 1;
                         if now >= self.cfg.warmup_h {
@@ -876,6 +1141,9 @@ impl World<Ev> for Pool<'_> {
             Ev::Deadline(h) => {
                 let h = h as usize;
                 if !self.hosts[h].vms.is_empty() {
+                    if now >= self.cfg.warmup_h {
+                        self.acc.diag.class_up_deadline += 1;
+                    }
                     let host = &mut self.hosts[h];
                     host.class = (host.class + 1).min(MAX_CLASS);
                     self.res_all(h);
@@ -909,13 +1177,13 @@ pub fn simulate_placements(
     )
 }
 
-/// Like [`simulate`], also returning the drain actions `(check index, host)` of the defragmentation (to replay
-/// them under another migration order, ALGORITHMS.md §5.6).
+/// Like [`simulate`], also returning the drains of the defragmentation in the order they happened (to replay
+/// them under another migration order, [`replay_migrations`], or as `Defrag::replay` actions).
 pub fn simulate_recording(
     jobs: &[Job],
     pred: &dyn LifetimePredictor,
     cfg: &SimConfig,
-) -> (PolicyResult, Vec<(u64, u32)>) {
+) -> (PolicyResult, Vec<DrainRecord>) {
     let (r, _, rec) = run_full(jobs, pred, cfg);
     (r, rec)
 }
@@ -929,7 +1197,7 @@ fn run_full(
     jobs: &[Job],
     pred: &dyn LifetimePredictor,
     cfg: &SimConfig,
-) -> (PolicyResult, Vec<u32>, Vec<(u64, u32)>) {
+) -> (PolicyResult, Vec<u32>, Vec<DrainRecord>) {
     let n = jobs.len();
     let mut des: Des<Ev> = Des::new();
     let caps: Vec<[f64; DIMS]> = match &cfg.caps {
@@ -1038,6 +1306,29 @@ fn run_full(
     let timeline = std::mem::take(&mut pool.acc.timeline);
     let a = &pool.acc;
     let avg = |s: f64, n: usize| if n == 0 { 0.0 } else { s / n as f64 };
+    let diagnostics = cfg.diagnostics.then(|| {
+        let d = &a.diag;
+        let m = a.measured_arrivals as usize;
+        // core-hours over the measured window of every job, and of the jobs predicted long
+        let (mut all, mut long) = (0.0, 0.0);
+        for (j, job) in jobs.iter().enumerate() {
+            let h = (job.exit.min(cfg.end) - job.start.max(cfg.warmup_h)).max(0.0) * job.shape[0];
+            all += h;
+            if pool.long[j] {
+                long += h;
+            }
+        }
+        Diagnostics {
+            long_vms: avg(a.long_arrivals as f64, m),
+            long_core_hours: if all > 0.0 { long / all } else { 0.0 },
+            long_hosts: avg(d.long_hosts, a.samples),
+            short_hosts: avg(d.short_hosts, a.samples),
+            mean_temporal_cost: avg(a.cost_sum as f64, m),
+            zero_cost: avg(d.zero_cost, m),
+            recycling_hosts: avg(d.recycling_hosts, a.samples),
+            ..d.clone()
+        }
+    });
     let result = PolicyResult {
         policy: cfg.policy,
         empty_hosts: avg(a.empty, a.samples),
@@ -1052,6 +1343,10 @@ fn run_full(
         migration_failures: pool.mig.failed,
         drained_hosts: pool.mig.drained,
         start_order: None,
+        closed_loop_start_order: None,
+        closed_loop_lars: None,
+        lars: None,
+        diagnostics,
         failures: a.failures,
         failures_measured: a.failures_measured,
         optimum_empty_hosts: avg(a.opt, a.samples),
@@ -1094,6 +1389,8 @@ mod tests {
             stranding_h: 0.0,
             seed: 1,
             defrag: None,
+            baseline_jobs: 0,
+            diagnostics: true,
         }
     }
 
@@ -1136,6 +1433,67 @@ mod tests {
             let (_, placed) = simulate_placements(&jobs, &pred, &cfg(policy, 2, 4.0));
             assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "{policy:?}");
         }
+    }
+
+    /// The App. F warm-up's baseline placements: with `baseline_jobs` = 3 every job of the example above is
+    /// placed by best fit whatever the policy (D on host 1), with 2 only A and C are, and NILAS places D on
+    /// host 0 as before. A job with a negative start (alive before the window) arrives at time 0 and exits at
+    /// its exit: B (start −5 h, exit 1 h, 4 cores) fills the single host until 1 h, so A (4 cores at 0) fails
+    /// and E (4 cores at 2 h) fits.
+    #[test]
+    fn baseline_jobs_are_placed_by_best_fit_and_alive_jobs_arrive_at_zero() {
+        let jobs = vec![job(0.0, 10.0, 2.0), job(0.0, 2.0, 3.0), job(1.0, 8.5, 1.0)];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        for (n, want) in [(3, 1), (2, 0), (0, 0)] {
+            let mut c = cfg(Policy::Nilas, 2, 4.0);
+            c.baseline_jobs = n;
+            let (_, placed) = simulate_placements(&jobs, &pred, &c);
+            assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "{n}");
+        }
+        let jobs = vec![job(-5.0, 6.0, 4.0), job(0.0, 1.0, 4.0), job(2.0, 1.0, 4.0)];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let mut c = cfg(Policy::Nilas, 1, 4.0);
+        c.baseline_jobs = 1;
+        c.end = 4.0;
+        let (r, placed) = simulate_placements(&jobs, &pred, &c);
+        assert_eq!(placed, vec![Some(0), None, Some(0)]);
+        assert_eq!((r.failures, r.arrivals), (1, 3));
+        // full over [0, 1) and [2, 3): 24 of the 48 samples of [0, 4) have no empty host
+        assert!((r.empty_hosts - 0.5).abs() < 1e-12, "{}", r.empty_hosts);
+    }
+
+    /// The diagnostics of the hand-worked example (two 4-core hosts, everything measured). LA-Binary: A
+    /// (long) opens host 0 (tier empty), C (short, 2 h is not > 2 h) does not fit beside it and opens host 1,
+    /// D (long) joins A (same class): tiers [1, 0, 2, 0], no mixed placement, 2 of 3 VMs long. LAVA: D
+    /// (class 2) goes to host 1 (open, class 2: tier 1), A and C open hosts (tier 3); host 0 (class 3, 2
+    /// cores) is never RECYCLING; host 1 at 4 of 4 cores after D turns RECYCLING. Best fit: D on host 1, a
+    /// long VM on C's short host.
+    #[test]
+    fn diagnostics_of_the_hand_worked_example() {
+        let jobs = vec![job(0.0, 10.0, 2.0), job(0.0, 2.0, 3.0), job(1.0, 8.5, 1.0)];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let d = |p| simulate(&jobs, &pred, &cfg(p, 2, 4.0)).diagnostics.unwrap();
+        let lb = d(Policy::LaBinary);
+        assert_eq!(lb.by_tier, [1, 0, 2, 0]);
+        assert_eq!(
+            (lb.placements, lb.short_on_long, lb.long_on_short),
+            (3, 0, 0)
+        );
+        assert!((lb.long_vms - 2.0 / 3.0).abs() < 1e-12);
+        let lava = d(Policy::Lava);
+        assert_eq!(lava.by_tier, [0, 1, 0, 2]);
+        assert!(lava.recycling_hosts > 0.0);
+        let bf = d(Policy::BestFit);
+        assert_eq!(bf.by_tier, [1, 0, 0, 2]);
+        assert_eq!((bf.long_on_short, bf.short_on_long), (1, 0));
+        // NILAS: D on host 0 with cost 0; A and C on empty hosts: ΔT 10 h (cost 7: ≥ 6 h) and 2 h (cost 4)
+        let ni = d(Policy::Nilas);
+        assert!((ni.mean_temporal_cost - 11.0 / 3.0).abs() < 1e-12, "{ni:?}");
+        assert!((ni.zero_cost - 1.0 / 3.0).abs() < 1e-12);
+        // reported only when asked
+        let mut c = cfg(Policy::Nilas, 2, 4.0);
+        c.diagnostics = false;
+        assert!(simulate(&jobs, &pred, &c).diagnostics.is_none());
     }
 
     /// LAVA's host states: a host filled above 90% turns RECYCLING and then takes only shorter classes first
@@ -1219,6 +1577,124 @@ mod tests {
             out.push((r.migrations, r.migrations_saved, r.drained_hosts));
         }
         assert_eq!(out, vec![(4, 0, 1), (3, 1, 1)]);
+    }
+
+    /// The same drained host replayed on the start-order run's own trajectory ([`replay_migrations`]): the
+    /// drain record holds host 1 at check 0 with B, A1–A3 (jobs 5–8); replayed in start-time order it gives
+    /// that run's counts (4 migrations, 0 saved), in the LARS order 3 migrations and 1 saved (B exits at 0.1 h
+    /// while A1–A3 migrate), on the same drained host.
+    #[test]
+    fn lars_on_the_recorded_trajectory_by_hand() {
+        let mut jobs: Vec<Job> = (0..5).map(|_| job(0.0, 50.0, 2.0)).collect();
+        jobs.push(job(0.0, 0.1, 2.0));
+        jobs.extend((0..3).map(|_| job(0.0, 10.0, 2.0)));
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let mut c = cfg(Policy::BestFit, 3, 10.0);
+        c.end = 5.0;
+        c.defrag = Some(Defrag {
+            order: MigrationOrder::StartTime,
+            replay: Some(std::sync::Arc::new(vec![(0u64, 1u32)])),
+        });
+        let (r, drains) = simulate_recording(&jobs, &pred, &c);
+        assert_eq!(
+            drains,
+            vec![DrainRecord {
+                check: 0,
+                time: 0.0,
+                host: 1,
+                vms: vec![5, 6, 7, 8],
+                abandoned_at: None
+            }]
+        );
+        let start = replay_migrations(&jobs, &pred, &drains, MigrationOrder::StartTime, c.end);
+        let lars = replay_migrations(&jobs, &pred, &drains, MigrationOrder::Lars, c.end);
+        assert_eq!(
+            (r.migrations, r.migrations_saved, r.drained_hosts),
+            (
+                start.migrations,
+                start.migrations_saved,
+                start.drained_hosts
+            )
+        );
+        assert_eq!((start.migrations, start.migrations_saved), (4, 0));
+        assert_eq!((lars.migrations, lars.migrations_saved), (3, 1));
+        assert_eq!(lars.drained_hosts, 1);
+        // LARS reorders the drain; one VM waits for a slot in each order (A3, then B)
+        assert_eq!((start.reordered_drains, start.waited), (0, 1));
+        assert_eq!((lars.reordered_drains, lars.waited), (1, 1));
+        // the end cuts the executor: with end = 0.2 h only the 3 migrations started at 0 happen in start
+        // order (A3 would start at 1/3 h), and B (exit 0.1 h) is never reached in the LARS order
+        let cut = |o| replay_migrations(&jobs, &pred, &drains, o, 0.2);
+        assert_eq!(cut(MigrationOrder::StartTime).migrations, 3);
+        assert_eq!(
+            (
+                cut(MigrationOrder::Lars).migrations,
+                cut(MigrationOrder::Lars).migrations_saved
+            ),
+            (3, 0)
+        );
+    }
+
+    /// Two drains share the 3 slots, by hand ([`replay_migrations`]; migrations take 1/3 h). Host 0 is drained
+    /// at 0 with P (exit 0.2 h) and Q (5 h); host 1 with R, S (5 h) and T (0.5 h).
+    /// - Both at 0, host 1's drain abandoned at 1/3 h when S found no target: P, Q, R start at 0 (LARS: Q,
+    ///   P, R); at 1/3 h S would start but its drain is dropped, T with it: 3 migrations, 0 saved, in both
+    ///   orders.
+    /// - Host 1 at 1/4 h, abandoned at 1/3 h: P, Q at 0, R at 1/4 h, S dropped at 1/3 h: 3 and 0 in both.
+    /// - The same with T failing at 1/3 h: S, which reaches a slot at that instant before T, migrates: 4.
+    /// - Host 1 at 1/4 h, not abandoned: S and T start at 1/3 h when P's and Q's migrations end: 5, 0.
+    /// - The same with T exiting at 0.3 h: T is saved at 1/3 h: 4 migrations, 1 saved.
+    #[test]
+    fn replayed_drains_share_the_slots_and_abandonments_by_hand() {
+        let jobs = vec![
+            job(0.0, 0.2, 1.0), // P
+            job(0.0, 5.0, 1.0), // Q
+            job(0.0, 5.0, 1.0), // R
+            job(0.0, 5.0, 1.0), // S
+            job(0.0, 0.5, 1.0), // T
+        ];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let drains = |t1: f64, abandoned: Option<(f64, u32)>| {
+            vec![
+                DrainRecord {
+                    check: 0,
+                    time: 0.0,
+                    host: 0,
+                    vms: vec![0, 1],
+                    abandoned_at: None,
+                },
+                DrainRecord {
+                    check: 3,
+                    time: t1,
+                    host: 1,
+                    vms: vec![2, 3, 4],
+                    abandoned_at: abandoned,
+                },
+            ]
+        };
+        let count = |d: &[DrainRecord], o| {
+            let c = replay_migrations(&jobs, &pred, d, o, 10.0);
+            (c.migrations, c.migrations_saved, c.drained_hosts)
+        };
+        let third = MIGRATION_H;
+        let d = drains(0.0, Some((third, 3)));
+        assert_eq!(count(&d, MigrationOrder::StartTime), (3, 0, 2));
+        assert_eq!(count(&d, MigrationOrder::Lars), (3, 0, 2));
+        let d = drains(0.25, Some((third, 3)));
+        assert_eq!(count(&d, MigrationOrder::StartTime), (3, 0, 2));
+        assert_eq!(count(&d, MigrationOrder::Lars), (3, 0, 2));
+        // T failing at 1/3 h instead: S, popped at that instant before T, still migrates
+        let d = drains(0.25, Some((third, 4)));
+        assert_eq!(count(&d, MigrationOrder::StartTime), (4, 0, 2));
+        let d = drains(0.25, None);
+        assert_eq!(count(&d, MigrationOrder::StartTime), (5, 0, 2));
+        assert_eq!(count(&d, MigrationOrder::Lars), (5, 0, 2));
+        // T exiting at 0.3 h instead (before the slots free at 1/3 h) is saved in both orders
+        let mut jobs2 = jobs.clone();
+        jobs2[4] = job(0.0, 0.3, 1.0);
+        let pred2 = Oracle::new(jobs2.iter().map(|j| j.life).collect());
+        let c = replay_migrations(&jobs2, &pred2, &d, MigrationOrder::Lars, 10.0);
+        assert_eq!((c.migrations, c.migrations_saved), (4, 1));
     }
 
     #[test]
