@@ -71,7 +71,7 @@ pub enum TraceRef {
 
 /// Where a scenario's workload (VM/job records, [`crate::workload::Workload`]) comes from, for models with
 /// [`crate::models::ModelInfo::uses_workload`]. Same shape as [`TraceRef`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 pub enum WorkloadRef {
     /// A bundled workload by id (a [`crate::data::BUNDLED_DATA`] entry whose kind holds VM records).
@@ -84,6 +84,11 @@ pub enum WorkloadRef {
         /// Lower-case hex SHA-256 of the upload.
         sha256: String,
     },
+    /// The synthetic pool workload of ALGORITHMS.md §5.7, generated from these parameters (hosts, weeks,
+    /// target allocation, start, seed; [`crate::workload::synthetic::generate`]). Its node list is the pool, so
+    /// the lifetime model simulates that pool with `lifetime.hosts` = 0; every VM is its own tenant batch, so
+    /// run it with `lifetime.split` = "" and `lifetime.share` = 1.
+    Synthetic(crate::workload::synthetic::SyntheticParams),
 }
 
 impl Default for WorkloadRef {
@@ -243,6 +248,7 @@ impl Scenario {
             WorkloadRef::Upload { sha256, .. } => {
                 check_sha256(sha256, "workload.upload.sha256", &mut errs)
             }
+            WorkloadRef::Synthetic(p) => errs.extend(p.validate("workload.synthetic.")),
             _ => {}
         }
         errs.extend(self.validate_model_section());

@@ -8,6 +8,9 @@
 //! - [`WorkloadFormat::AlibabaGpu2023`]: Alibaba cluster-trace-gpu-v2023 "openb" pods and nodes ([`alibaba`]);
 //! - [`WorkloadFormat::Swim`]: SWIM MapReduce job lists (Facebook FB-2009 / FB-2010 samples; [`swim`]).
 //!
+//! Generated rather than read: [`synthetic`] (the synthetic pool of ALGORITHMS.md §5.7 and the two-lifetime
+//! workload of seed 003 App. E; [`WorkloadFormat::Synthetic`]).
+//!
 //! Usage series (per-item CPU in VM units, the existing [`UsageTrace`]) are formats of the one trace reader
 //! ([`crate::trace::read_trace`], [`crate::trace::TraceFormat`]):
 //! Alibaba 2018 machine usage ([`usage_alibaba`]), Bitbrains GWA-T-12 ([`usage_bitbrains`]) and the Azure 2019
@@ -20,6 +23,7 @@ pub mod alibaba;
 pub mod azure;
 mod parse;
 pub mod swim;
+pub mod synthetic;
 pub mod usage_alibaba;
 pub mod usage_azure;
 pub mod usage_bitbrains;
@@ -168,6 +172,8 @@ pub enum WorkloadFormat {
     AlibabaGpu2023,
     /// SWIM MapReduce jobs (tab-separated: job, submit s, gap s, input, shuffle, output bytes).
     Swim,
+    /// Generated from parameters, not read from files ([`synthetic`]).
+    Synthetic,
 }
 
 impl WorkloadFormat {
@@ -178,6 +184,7 @@ impl WorkloadFormat {
             WorkloadFormat::AzureArrivals => "azure-arrivals",
             WorkloadFormat::AlibabaGpu2023 => "alibaba-gpu2023",
             WorkloadFormat::Swim => "swim",
+            WorkloadFormat::Synthetic => "synthetic",
         }
     }
 
@@ -461,6 +468,12 @@ pub fn read_workload(
         WorkloadFormat::AzureArrivals => AzureArrivalsReader::default().read(name, files),
         WorkloadFormat::AlibabaGpu2023 => AlibabaGpuReader.read(name, files),
         WorkloadFormat::Swim => SwimReader.read(name, files),
+        WorkloadFormat::Synthetic => Err(TraceError::new(
+            name,
+            None,
+            None,
+            "a synthetic workload is generated from its parameters (workload.synthetic), not read from files",
+        )),
     }
 }
 

@@ -47,6 +47,46 @@ pub fn workload_arg(given: &str, aliases: &[(&str, &str)]) -> (WorkloadRef, Opti
     }
 }
 
+/// The `--workload synthetic[:KEY=VALUE,…]` argument (the synthetic pool of ALGORITHMS.md §5.7): `None` when
+/// `given` names another workload, else its parameters. Keys are the fields of
+/// [`packlab::workload::synthetic::SyntheticParams`] (`hosts`, `weeks`, `target_allocation`, `start`, `seed`);
+/// missing ones take the defaults, except `seed`, which defaults to `seed` (the command's `--seed`). Errors
+/// name the key; the parameters are validated.
+pub fn synthetic_arg(
+    given: &str,
+    seed: u64,
+) -> Option<Result<packlab::workload::synthetic::SyntheticParams, String>> {
+    let rest = given.strip_prefix("synthetic")?;
+    if !(rest.is_empty() || rest.starts_with(':')) {
+        return None;
+    }
+    let mut obj = serde_json::Map::new();
+    obj.insert("seed".into(), seed.into());
+    for kv in rest.trim_start_matches(':').split(',').map(str::trim) {
+        if kv.is_empty() {
+            continue;
+        }
+        let Some((k, v)) = kv.split_once('=') else {
+            return Some(Err(format!(
+                "--workload synthetic: '{kv}' is not KEY=VALUE (keys: hosts, weeks, target_allocation, start, seed)"
+            )));
+        };
+        let value = serde_json::from_str::<serde_json::Value>(v.trim())
+            .ok()
+            .filter(serde_json::Value::is_number)
+            .unwrap_or_else(|| v.trim().into());
+        obj.insert(k.trim().to_string(), value);
+    }
+    Some(
+        serde_json::from_value::<packlab::workload::synthetic::SyntheticParams>(obj.into())
+            .map_err(|e| format!("--workload synthetic: {e}"))
+            .and_then(|p| match p.validate("workload.synthetic.").first() {
+                Some(e) => Err(format!("--workload: {e}")),
+                None => Ok(p),
+            }),
+    )
+}
+
 /// `set_given!(p; field = option, …)`: each `option` that is `Some(v)` sets `p.field = v` (the command-line
 /// flags that override a scenario section's defaults).
 macro_rules! set_given {

@@ -1,16 +1,18 @@
 //! `packlab lifetime`: the lifetime model (seed 003, ALGORITHMS.md §5) from the command line, through the
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
-use crate::common::{run_model, set_given, validated, workload_arg, Out};
+use crate::common::{run_model, set_given, synthetic_arg, validated, workload_arg, Out};
 use packlab::models::lifetime::{LifetimeModel, LifetimeParams, Policy, PredictorKind};
-use packlab::scenario::{Model, Scenario};
+use packlab::scenario::{Model, Scenario, WorkloadRef};
 use std::io::Write;
 
 /// `packlab lifetime`: simulate the policies on one pool's share of a workload.
 #[derive(clap::Args, Debug)]
 pub struct LifetimeArgs {
-    /// The workload: a bundled id (`azure2017` = `azure2017-arrivals`, the default), or a path (the Azure 2017
-    /// arrivals folder or bundle, Azure vmtable CSV files, an Alibaba GPU 2023 folder).
+    /// The workload: a bundled id (`azure2017` = `azure2017-arrivals`, the default), a path (the Azure 2017
+    /// arrivals folder or bundle, Azure vmtable CSV files, an Alibaba GPU 2023 folder), or the synthetic pool of
+    /// ALGORITHMS.md §5.7, `synthetic[:hosts=H,weeks=W,target_allocation=A,start=steady|empty,seed=S]`
+    /// (defaults 100 hosts, 7 weeks, 0.8, steady, the --seed; its split defaults to "" and its share to 1).
     #[arg(
         long,
         alias = "trace",
@@ -176,8 +178,20 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
 
 /// Runs `packlab lifetime`.
 pub fn run(a: &LifetimeArgs) -> Result<(), String> {
-    let lifetime = params(a)?;
-    let (wref, path) = workload_arg(&a.workload, &[("azure2017", "azure2017-arrivals")]);
+    let mut lifetime = params(a)?;
+    let (wref, path) = match synthetic_arg(&a.workload, a.seed) {
+        Some(p) => {
+            // a synthetic pool is one pool of single-VM batches: all of it, unless asked otherwise
+            if a.split.is_none() {
+                lifetime.split = String::new();
+            }
+            if a.share.is_none() {
+                lifetime.share = 1.0;
+            }
+            (WorkloadRef::Synthetic(p?), None)
+        }
+        None => workload_arg(&a.workload, &[("azure2017", "azure2017-arrivals")]),
+    };
     let sc = validated(Scenario {
         model: Model::Lifetime,
         workload: wref.clone(),

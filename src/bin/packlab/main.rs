@@ -446,6 +446,9 @@ pub fn load_workload(r: &WorkloadRef, path: Option<&Path>) -> Result<Workload, S
         (WorkloadRef::Upload { name, .. }, None) => Err(format!(
             "the scenario uses the uploaded workload '{name}': pass it with --workload PATH"
         )),
+        (WorkloadRef::Synthetic(p), None) => {
+            packlab::workload::synthetic::generate(p).map_err(|e| e.to_string())
+        }
     }
 }
 
