@@ -356,3 +356,28 @@ fn seed_000_paper_level_outcomes_on_the_quick_scale() {
         }
     }
 }
+
+/// The seed 003 tables on synthetic pools (§5.7) and the default scenario's accuracy frontier (E3.2) are in the
+/// README verbatim, and their raw results carry their commands.
+#[test]
+fn readme_includes_the_stored_seed_003_synthetic_and_frontier_tables_verbatim() {
+    let readme = read("README.md");
+    for p in [
+        "results/003/synthetic.md",
+        "results/003/accuracy-frontier/frontier.md",
+    ] {
+        let t = read(p);
+        assert!(t.contains("| "), "{p} has no table");
+        assert!(
+            readme.contains(t.trim_end()),
+            "README.md does not include {p} verbatim (re-run its script and copy the tables)"
+        );
+    }
+    let syn: serde_json::Value = serde_json::from_str(&read("results/003/synthetic.json")).unwrap();
+    let runs = syn["runs"].as_array().expect("synthetic.json: runs");
+    assert!(!runs.is_empty());
+    assert!(runs.iter().all(|r| {
+        let c = r["command"].as_str().unwrap_or("");
+        c.contains("packlab lifetime") && c.contains("synthetic:")
+    }));
+}

@@ -413,6 +413,8 @@ fn hosts_in_use(p: &TwoLifetimeParams) -> (f64, f64, usize) {
         stranding_h: 0.0,
         seed: p.seed,
         defrag: None,
+        baseline_jobs: 0,
+        diagnostics: false,
     };
     let mut used = [0.0; 2];
     let mut failures = 0;
