@@ -45,6 +45,8 @@ pub const DEFAULTS_SETS: &[&str] = &[
     include_str!("defaults-3.json"),
     // + the oversubscription model (seed 001)
     include_str!("defaults-4.json"),
+    // + the calibrated GPA family (gpa-cal, off) in the placement frontier's families
+    include_str!("defaults-5.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;
@@ -890,7 +892,7 @@ mod tests {
         // a v1 link's payload is the same JSON as v2.d1's: both forms decode alike
         assert_eq!(
             Scenario::from_link(&format!("v1.{payload}")).unwrap(),
-            Scenario::from_link(&good).unwrap()
+            Scenario::from_link(&format!("v2.d1.{payload}")).unwrap()
         );
     }
 }

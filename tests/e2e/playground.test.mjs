@@ -88,6 +88,29 @@ test('editing re-runs; invalid values show messages next to their fields and do 
   await page.context().close();
 });
 
+test('calibrated GPA: selectable in the frontier families, its points and knobs ρ′ equal the native CLI', async () => {
+  const page = await newPage(env.browser);
+  await page.goto(env.server.url);
+  let n = await waitForRun(page);
+  // a small case: GPA's grid and calibrated GPA at two targets, the other families off
+  for (const k of [2, 3, 4, 5]) await page.uncheck(`#f-placement-families-${k}-enabled`);
+  await page.fill('#f-placement-families-0-grid', '0.01, 0.001');
+  await page.fill('#f-placement-families-1-grid', '0.01, 0.001');
+  await page.check('#f-placement-families-1-enabled');
+  n = await waitForSettledRun(page, n);
+  const rows = await readTable(page);
+  assert.deepEqual(rows.map((r) => r.spec), ['gpa:0.01', 'gpa:0.001', 'gpa-cal:0.01', 'gpa-cal:0.001']);
+  const native = cliRun({ link: page.url() });
+  assert.deepEqual(rows, tableOf(native));
+  const rhoCal = await page.$$eval('#frontier-rows tr[data-family="gpa-cal"]', (trs) => trs.map((t) => t.dataset.rhoCal));
+  assert.deepEqual(rhoCal, native.points.filter((p) => p.family === 'gpa-cal').map((p) => String(p.calibration.rho)));
+  // the teaching view of a calibrated point reports its knob
+  await page.click('#frontier-rows tr[data-spec="gpa-cal:0.01"]');
+  await page.waitForFunction(() => (document.querySelector('#machine-calibration')?.textContent || '').includes('calibrated ρ′'));
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
 test('uploads: a real PlanetLab day as .zip and as a folder; a malformed file keeps the previous trace', async () => {
   const page = await newPage(env.browser);
   await page.goto(env.server.url);

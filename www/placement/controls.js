@@ -7,12 +7,13 @@ import { fieldId, field, num, readNumber, showFieldErrors } from '../common/fiel
 
 const FAMILY_INFO = {
   gpa: { label: 'GPA', knob: 'ρ', hint: 'SLO ρ in (0, 1): fits if μ′ + z₁₋ρ·σ′ ≤ c' },
+  'gpa-cal': { label: 'GPA calibrated', knob: 'target ρ', hint: 'target ρ in (0, 1): GPA with the knob ρ′ whose packing overflows at most ρ on the held-out half of the observations O' },
   av: { label: 'av', knob: 'f', hint: 'factor f > 0: size f·μ' },
   perc: { label: 'perc', knob: 'p', hint: 'percentile p in [0, 100] of the observations' },
   cantelli: { label: 'Cantelli', knob: 'b', hint: 'b ≥ 0: size μ + b·σ' },
   max: { label: 'max', knob: '', hint: 'the largest observation (perc 100)' },
 };
-export const FAMILY_ORDER = ['gpa', 'av', 'perc', 'cantelli', 'max'];
+export const FAMILY_ORDER = ['gpa', 'gpa-cal', 'av', 'perc', 'cantelli', 'max'];
 
 function formatGrid(grid) {
   return (grid || []).map((v) => String(v)).join(', ');
@@ -52,7 +53,7 @@ export function createControls({ onChange }) {
     h('h3', {}, 'Fit families on the chart'),
     familyRows,
     h('h3', {}, 'Teaching view'),
-    field('placement.fit', 'packing shown (click a point)', fit, 'a fit spec: gpa:RHO, av:F, perc:P, cantelli:B or max'));
+    field('placement.fit', 'packing shown (click a point)', fit, 'a fit spec: gpa:RHO, gpa-cal:RHO, av:F, perc:P, cantelli:B or max'));
   rebalance.dataset.field = 'placement.rebalance';
 
   const fire = () => onChange();

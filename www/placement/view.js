@@ -140,6 +140,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     if (i < 0) { tooltip.hidden = true; canvas.style.cursor = ''; return; }
     const p = frontier.points[i];
     setChildren(tooltip, h('strong', {}, p.spec), h('br'), `m = ${fmt(p.m)} (${p.m_abs} machines)`, h('br'), `q = ${fmt(p.q)}`,
+      p.calibration ? h('br') : null, p.calibration ? calibrationText(p.calibration) : null,
       p.pareto ? h('span', { class: 'pill' }, 'Pareto') : null);
     const r = canvas.getBoundingClientRect();
     tooltip.style.left = `${ev.clientX - r.left + 14}px`;
@@ -290,7 +291,8 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     setChildren(tbody, f.points.map((p) => h('tr', {
       class: p.pareto ? 'pareto' : '',
       tabindex: 0,
-      dataset: { spec: p.spec, family: p.family, mAbs: String(p.m_abs), mNorm: String(p.m_norm), m: String(p.m), q: String(p.q), utilization: String(p.utilization), pareto: String(p.pareto) },
+      dataset: { spec: p.spec, family: p.family, mAbs: String(p.m_abs), mNorm: String(p.m_norm), m: String(p.m), q: String(p.q), utilization: String(p.utilization), pareto: String(p.pareto), ...(p.calibration ? { rhoCal: String(p.calibration.rho) } : {}) },
+      title: p.calibration ? calibrationText(p.calibration) : null,
       onclick: () => selectFit(p.spec),
       onkeydown: (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); selectFit(p.spec); } },
     },
@@ -364,14 +366,21 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     } catch (e) {
       console.warn('machine chart', e);
     }
-    const rho = fit.startsWith('gpa:') ? Number(fit.slice(4)) : null;
+    const rho = fit.startsWith('gpa:') ? Number(fit.slice(4)) : (fit.startsWith('gpa-cal:') ? Number(fit.slice(8)) : null);
     setChildren(mInfo,
       h('div', {}, h('strong', {}, fit), ` packs ${packing.items_per_machine.reduce((a, b) => a + b, 0)} VMs onto ${packing.m_abs} machines (m = ${fmt(packing.m)}, q = ${fmt(packing.q)}).`),
+      packing.calibration ? h('div', { id: 'machine-calibration' }, `${calibrationText(packing.calibration)} (μ′, σ′ below are from all of O).`) : null,
       h('div', {}, `Machine ${view.machine} holds ${view.items.length} VMs: μ′ = ${fmt(view.mean)}, σ′ = ${fmt(view.sd)}, c = ${fmt(view.capacity)}.`),
       h('div', { class: 'probs' },
         h('span', { class: 'prob emp' }, `empirical P(total > c) over E = ${fmt(view.empirical_overflow)}`),
         h('span', { class: 'prob gauss' }, `Gaussian P(N(μ′, σ′²) > c) = ${fmt(view.gaussian_overflow)}`),
         rho ? h('span', { class: 'prob target' }, `SLO ρ = ${fmt(rho)}`) : null));
+  }
+
+  /** One line on how calibrated GPA chose its knob ρ′ (the engine's `Calibration`). */
+  function calibrationText(c) {
+    const q = c.q_calibration == null ? '—' : fmt(c.q_calibration);
+    return `calibrated ρ′ = ${fmt(c.rho)}: q = ${q} on the ${c.calibration_columns} held-out columns of O (target ${fmt(c.target)}${c.met ? '' : ', not met'})${c.note ? `; ${c.note}` : ''}`;
   }
 
   // ---- public API used by the app shell

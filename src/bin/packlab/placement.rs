@@ -34,6 +34,29 @@ pub struct ModelArgs {
     /// Seed of the resampling streams (integer 0..2^53).
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
+    /// Use a random subset of K of the trace's VMs (uniform without replacement, kept in trace order) as the
+    /// instance, e.g. the random instances of the seed 002 protocols.
+    #[arg(long, value_name = "K")]
+    pub subset: Option<usize>,
+    /// Seed of the random subset (integer 0..2^53).
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub subset_seed: u64,
+}
+
+/// The trace of `--trace`, or its random subset with `--subset`.
+fn instance_trace(t: &TraceArgs, m: &ModelArgs) -> Result<packlab::trace::UsageTrace, String> {
+    if m.subset_seed > packlab::scenario::MAX_SEED {
+        return Err(format!(
+            "--subset-seed: must be at most {}",
+            packlab::scenario::MAX_SEED
+        ));
+    }
+    let trace = load_trace(t)?;
+    match m.subset {
+        None => Ok(trace),
+        Some(k) => placement::random_subset(&trace, k, m.subset_seed)
+            .map_err(|e| format!("--subset: {}", e.message)),
+    }
 }
 
 #[derive(Args, Debug)]
@@ -42,7 +65,7 @@ pub struct PackArgs {
     pub trace: TraceArgs,
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Fit test: gpa:RHO (SLO, 0<RHO<1), cantelli:B (B>=0), av:F (F>0), perc:P (P in 0..100 percent) or max.
+    /// Fit test: gpa:RHO (SLO, 0<RHO<1), gpa-cal:RHO (GPA calibrated on O for the target RHO), cantelli:B (B>=0), av:F (F>0), perc:P (P in 0..100 percent) or max.
     #[arg(long, value_name = "SPEC", default_value = "gpa:0.05")]
     pub fit: String,
     /// Print one JSON object (m_abs, m_norm, m, q, utilization, q_per_machine, items_per_machine).
@@ -56,7 +79,7 @@ pub struct FrontierArgs {
     pub trace: TraceArgs,
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Families to sweep, comma-separated, of gpa, av, perc, cantelli, max (default: all).
+    /// Families to sweep, comma-separated, of gpa, gpa-cal, av, perc, cantelli, max (default: all but gpa-cal).
     #[arg(long, value_name = "LIST")]
     pub families: Option<String>,
     /// Override a family's grid, e.g. `--grid gpa=0.1,0.05,0.01` (repeatable).
@@ -114,10 +137,9 @@ fn check(p: &PlacementParams) -> Result<(), String> {
 pub fn cmd_pack(a: &PackArgs) -> Result<(), String> {
     let (mut p, seed) = params_from(&a.model)?;
     p.fit = FitSpec::parse(&a.fit).map_err(|e| format!("--fit: {e}"))?;
-    let t = load_trace(&a.trace)?;
+    let t = instance_trace(&a.trace, &a.model)?;
     let inst = placement::Instance::new(&t, &p, seed).map_err(|e| e.to_string())?;
-    let packing = inst.pack(&p.fit, p.rule, p.rebalance);
-    let r = inst.evaluate(&p.fit, &packing);
+    let (_, r) = inst.pack_and_evaluate(&p.fit, p.rule, p.rebalance);
     if a.json {
         println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
     } else {
@@ -127,6 +149,20 @@ pub fn cmd_pack(a: &PackArgs) -> Result<(), String> {
             "fit {}: m_abs = {}, m_norm = {}, m = {:.4}, q = {:.6e}, utilization = {:.4}",
             r.spec, r.m_abs, r.m_norm, r.m, r.q, r.utilization
         );
+        if let Some(c) = &r.calibration {
+            println!(
+                "calibrated: rho' = {:.6e} on {} fit columns of O; q on the {} calibration columns = {} (target {}, {}; {} packings){}",
+                c.rho,
+                c.fit_columns,
+                c.calibration_columns,
+                c.q_calibration
+                    .map_or("-".to_string(), |q| format!("{q:.6e}")),
+                c.target,
+                if c.met { "met" } else { "NOT met" },
+                c.packings,
+                c.note.as_deref().map_or(String::new(), |n| format!(": {n}"))
+            );
+        }
     }
     Ok(())
 }
@@ -142,7 +178,7 @@ pub fn cmd_frontier(a: &FrontierArgs) -> Result<(), String> {
         for w in &wanted {
             if !placement::Family::ALL.iter().any(|f| f.name() == w) {
                 return Err(format!(
-                    "--families: unknown family '{w}' (gpa, av, perc, cantelli, max)"
+                    "--families: unknown family '{w}' (gpa, gpa-cal, av, perc, cantelli, max)"
                 ));
             }
         }
@@ -169,7 +205,7 @@ pub fn cmd_frontier(a: &FrontierArgs) -> Result<(), String> {
             .collect::<Result<_, _>>()?;
     }
     check(&p)?;
-    let t = load_trace(&a.trace)?;
+    let t = instance_trace(&a.trace, &a.model)?;
     let mut progress = crate::progress::Progress::new("packlab frontier", "frontier points");
     let f = placement::run_frontier(&t, &p, seed, &mut |d, n| progress.update(d, n));
     progress.finish();

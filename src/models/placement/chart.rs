@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 /// One point of a frontier, as the chart needs it (field names match the engine's `FrontierPoint`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ChartPoint {
-    /// Fit family: "gpa", "av", "perc", "cantelli", "max" (any other string gets a grey series).
+    /// Fit family: "gpa", "gpa-cal", "av", "perc", "cantelli", "max" (any other string gets a grey series).
     pub family: String,
     /// Label of the point, e.g. "gpa:0.05".
     #[serde(default)]
@@ -69,8 +69,13 @@ pub struct MachineChart {
 }
 
 /// The series of the chart, in legend order, with their colours (colour-blind-safe Okabe–Ito palette).
-pub const FAMILIES: [(&str, &str, RGBColor); 5] = [
+pub const FAMILIES: [(&str, &str, RGBColor); 6] = [
     ("gpa", "GPA ρ", RGBColor(0, 114, 178)),
+    (
+        "gpa-cal",
+        "calibrated GPA, target ρ",
+        RGBColor(110, 50, 160),
+    ),
     ("av", "av f", RGBColor(230, 159, 0)),
     ("perc", "perc p", RGBColor(0, 158, 115)),
     ("cantelli", "Cantelli b", RGBColor(204, 121, 167)),

@@ -63,8 +63,7 @@ impl FrontierRun {
             message: m,
         })?;
         let p = &self.params;
-        let packing = self.instance.pack(&spec, p.rule, p.rebalance);
-        let result = self.instance.evaluate(&spec, &packing);
+        let (packing, result) = self.instance.pack_and_evaluate(&spec, p.rule, p.rebalance);
         let view = self
             .instance
             .machine_view(&packing, machine, &self.item_names)?;

@@ -97,12 +97,17 @@ pub trait FitTest {
 }
 
 /// A fit-test specification, written `family:param` as in the CLI and scenarios: `gpa:0.05` (SLO ρ),
-/// `cantelli:1.7` (b), `av:1.25` (factor f), `perc:95` (percentile p in percent), `max`.
+/// `gpa-cal:0.01` (target ρ of calibrated GPA), `cantelli:1.7` (b), `av:1.25` (factor f), `perc:95`
+/// (percentile p in percent), `max`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub enum FitSpec {
     /// Gaussian Percentile Approximation with SLO ρ ∈ (0, 1): fits iff μ' + z_{1−ρ}·σ' ≤ c.
     Gpa(f64),
+    /// GPA calibrated on the observation set O for the target ρ ∈ (0, 1): the knob ρ' is searched so that
+    /// the packing's overflow frequency on a held-out half of O is at most ρ (see
+    /// [`crate::placement::Calibration`]; the search is in `Instance::pack_detailed`).
+    GpaCal(f64),
     /// Cantelli with factor b ≥ 0: s_i = μ_i + b·σ_i.
     Cantelli(f64),
     /// Scaled average with factor f > 0: s_i = f·μ_i.
@@ -119,6 +124,9 @@ pub enum FitSpec {
 pub enum Family {
     /// GPA (knob: ρ).
     Gpa,
+    /// Calibrated GPA (knob: the target ρ), written `gpa-cal`.
+    #[serde(rename = "gpa-cal")]
+    GpaCal,
     /// Scaled average (knob: f).
     Av,
     /// Percentile (knob: p).
@@ -131,8 +139,9 @@ pub enum Family {
 
 impl Family {
     /// All families in display order.
-    pub const ALL: [Family; 5] = [
+    pub const ALL: [Family; 6] = [
         Family::Gpa,
+        Family::GpaCal,
         Family::Av,
         Family::Perc,
         Family::Cantelli,
@@ -143,6 +152,7 @@ impl Family {
     pub fn name(self) -> &'static str {
         match self {
             Family::Gpa => "gpa",
+            Family::GpaCal => "gpa-cal",
             Family::Av => "av",
             Family::Perc => "perc",
             Family::Cantelli => "cantelli",
@@ -154,6 +164,7 @@ impl Family {
     pub fn spec(self, param: f64) -> Result<FitSpec, String> {
         let s = match self {
             Family::Gpa => FitSpec::Gpa(param),
+            Family::GpaCal => FitSpec::GpaCal(param),
             Family::Av => FitSpec::Av(param),
             Family::Perc => FitSpec::Perc(param),
             Family::Cantelli => FitSpec::Cantelli(param),
@@ -173,14 +184,15 @@ impl FitSpec {
             None => (s.to_ascii_lowercase(), None),
         };
         let family = match fam.as_str() {
-            "gpa" => Family::Gpa,
+"gpa" => Family::Gpa,
+            "gpa-cal" => Family::GpaCal,
             "cantelli" => Family::Cantelli,
             "av" => Family::Av,
             "perc" => Family::Perc,
             "max" => Family::Max,
             other => {
                 return Err(format!(
-                "unknown fit test '{other}' (expected gpa:RHO, cantelli:B, av:F, perc:P or max)"
+                "unknown fit test '{other}' (expected gpa:RHO, gpa-cal:RHO, cantelli:B, av:F, perc:P or max)"
             ))
             }
         };
@@ -205,6 +217,7 @@ impl FitSpec {
     fn example(f: Family) -> &'static str {
         match f {
             Family::Gpa => "gpa:0.05",
+            Family::GpaCal => "gpa-cal:0.01",
             Family::Cantelli => "cantelli:1.7",
             Family::Av => "av:1.25",
             Family::Perc => "perc:95",
@@ -212,7 +225,7 @@ impl FitSpec {
         }
     }
 
-    /// Checks the knob's range: ρ ∈ (0, 1), b ≥ 0, f > 0, p ∈ [0, 100], all finite.
+    /// Checks the knob's range: ρ ∈ (0, 1) (GPA and calibrated GPA's target), b ≥ 0, f > 0, p ∈ [0, 100], all finite.
     pub fn validate(&self) -> Result<(), String> {
         let ok = |c: bool, msg: &str| {
             if c {
@@ -225,6 +238,10 @@ impl FitSpec {
             FitSpec::Gpa(r) => ok(
                 r.is_finite() && r > 0.0 && r < 1.0,
                 "GPA's SLO rho must be in (0, 1)",
+            ),
+            FitSpec::GpaCal(r) => ok(
+                r.is_finite() && r > 0.0 && r < 1.0,
+                "calibrated GPA's target rho must be in (0, 1)",
             ),
             FitSpec::Cantelli(b) => ok(
                 b.is_finite() && b >= 0.0,
@@ -246,6 +263,7 @@ impl FitSpec {
     pub fn family(&self) -> Family {
         match self {
             FitSpec::Gpa(_) => Family::Gpa,
+            FitSpec::GpaCal(_) => Family::GpaCal,
             FitSpec::Cantelli(_) => Family::Cantelli,
             FitSpec::Av(_) => Family::Av,
             FitSpec::Perc(_) => Family::Perc,
@@ -256,15 +274,21 @@ impl FitSpec {
     /// The knob value (`None` for max).
     pub fn param(&self) -> Option<f64> {
         match *self {
-            FitSpec::Gpa(x) | FitSpec::Cantelli(x) | FitSpec::Av(x) | FitSpec::Perc(x) => Some(x),
+            FitSpec::Gpa(x)
+            | FitSpec::GpaCal(x)
+            | FitSpec::Cantelli(x)
+            | FitSpec::Av(x)
+            | FitSpec::Perc(x) => Some(x),
             FitSpec::Max => None,
         }
     }
 
-    /// The fit test this spec describes. The spec must be valid ([`FitSpec::validate`]).
+    /// The fit test this spec describes. The spec must be valid ([`FitSpec::validate`]). For `gpa-cal:ρ` this
+    /// is GPA at the target ρ before calibration; packing with it goes through `Instance::pack_detailed`,
+    /// which searches the calibrated knob ρ' and packs with GPA(ρ').
     pub fn test(&self) -> Box<dyn FitTest> {
         match *self {
-            FitSpec::Gpa(rho) => Box::new(Gpa::new(rho)),
+            FitSpec::Gpa(rho) | FitSpec::GpaCal(rho) => Box::new(Gpa::new(rho)),
             FitSpec::Cantelli(b) => Box::new(Deterministic {
                 spec: *self,
                 size: Size::Cantelli(b),
@@ -422,6 +446,15 @@ mod tests {
         assert_eq!(FitSpec::parse(" Perc : 95 ").unwrap(), FitSpec::Perc(95.0));
         assert_eq!(FitSpec::parse("max").unwrap(), FitSpec::Max);
         assert_eq!(FitSpec::Cantelli(1.7).to_string(), "cantelli:1.7");
+        assert_eq!(
+            FitSpec::parse("GPA-Cal:0.01").unwrap(),
+            FitSpec::GpaCal(0.01)
+        );
+        assert_eq!(FitSpec::GpaCal(0.001).to_string(), "gpa-cal:0.001");
+        assert_eq!(
+            serde_json::to_string(&Family::GpaCal).unwrap(),
+            "\"gpa-cal\""
+        );
         for bad in [
             "gpa",
             "gpa:0",
@@ -435,6 +468,11 @@ mod tests {
             "max:3",
             "foo:1",
             "av:inf",
+            "gpa-cal",
+            "gpa-cal:0",
+            "gpa-cal:1",
+            "gpa-cal:-0.1",
+            "gpa-cal:NaN",
         ] {
             assert!(FitSpec::parse(bad).is_err(), "{bad} should be rejected");
         }

@@ -1,5 +1,6 @@
 //! A packing instance built from a trace, its evaluation and the teaching view (seed 002 §5.1).
 
+use super::calibrate::{self, Calibration};
 use super::fit::{FitSpec, FitTest, ItemStats};
 use super::packing::{pack, rebalance, Packing, Rule};
 use super::{
@@ -31,6 +32,66 @@ pub struct Instance {
     overflow: ExactThreshold,
     /// ascending-sorted observations per item (row-major n × |O|), built on first use by a percentile test
     sorted_obs: OnceLock<Vec<f64>>,
+    /// means and variances over the fit half of O (calibrated GPA), built on first use
+    fit_half: OnceLock<(Vec<f64>, Vec<f64>)>,
+}
+
+/// A set of realisation columns `start, start + step, …` (`len` of them): O, E, or a half of O.
+#[derive(Clone, Copy, Debug)]
+struct Cols {
+    start: usize,
+    len: usize,
+    step: usize,
+}
+
+impl Cols {
+    fn range(r: &std::ops::Range<usize>) -> Cols {
+        Cols {
+            start: r.start,
+            len: r.len(),
+            step: 1,
+        }
+    }
+
+    /// The halves of O for calibrated GPA: O's columns 0, 2, 4, … (fit) and 1, 3, 5, … (calibration).
+    fn halves(o: &std::ops::Range<usize>) -> (Cols, Cols) {
+        let n = o.len();
+        (
+            Cols {
+                start: o.start,
+                len: n.div_ceil(2),
+                step: 2,
+            },
+            Cols {
+                start: o.start + 1,
+                len: n / 2,
+                step: 2,
+            },
+        )
+    }
+
+    /// Index of the t-th column.
+    fn col(&self, t: usize) -> usize {
+        self.start + t * self.step
+    }
+
+    /// Adds item `i`'s values on these columns to `tot` (`tot.len() == self.len`), in column order.
+    fn add_row(&self, x: &Samples, r: usize, i: usize, tot: &mut [f64]) {
+        let begin = i * r + self.start;
+        if self.step == 1 {
+            for (t, v) in tot.iter_mut().zip(x.slice(begin..begin + self.len)) {
+                *t += v;
+            }
+        } else if self.len > 0 {
+            let end = begin + (self.len - 1) * self.step + 1;
+            for (t, v) in tot
+                .iter_mut()
+                .zip(x.slice(begin..end).iter().step_by(self.step))
+            {
+                *t += v;
+            }
+        }
+    }
 }
 
 /// Metrics of one packing (seed 002 §5.1; ALGORITHMS.md §4.4).
@@ -53,6 +114,9 @@ pub struct PackResult {
     pub items_per_machine: Vec<usize>,
     /// Mean utilization: Σ_j Σ_{t∈E} total_j(t) / (m_abs · c · |E|).
     pub utilization: f64,
+    /// For calibrated GPA (`gpa-cal:ρ`): the knob ρ' it packed with and how it was found; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
 }
 
 /// The teaching view of one machine: the empirical distribution of its total usage over E against the
@@ -76,6 +140,49 @@ pub struct MachineView {
     pub empirical_overflow: f64,
     /// Gaussian overflow probability 1 − Φ((c − μ')/σ') (0 or 1 when σ' = 0).
     pub gaussian_overflow: f64,
+}
+
+/// Component id of the placement model's random VM subsets ([`random_subset`]) in [`crate::substrate::rng`].
+pub const SUBSET_STREAM: u64 = 0x5002;
+
+/// A random subset of `k` of `trace`'s VMs, drawn uniformly without replacement with seed `seed` (stream
+/// [`SUBSET_STREAM`]) and kept in trace order, as an extra instance of the seed 002 protocols (the paper
+/// samples each of its 50 instances from a pool of tasks, seed 002 §5.1). The values and their decimal grid
+/// are the trace's; the name records the subset. Errors: `k` = 0 or more than the trace's VMs (field
+/// `subset`).
+pub fn random_subset(
+    trace: &UsageTrace,
+    k: usize,
+    seed: u64,
+) -> Result<UsageTrace, PlacementError> {
+    let n = trace.items.len();
+    if k == 0 || k > n {
+        return Err(PlacementError {
+            field: Some("subset".into()),
+            message: format!("a subset needs 1 to {n} VMs (the trace's), got {k}"),
+        });
+    }
+    // partial Fisher–Yates: the first k entries of a seeded shuffle, then trace order
+    let mut idx: Vec<usize> = (0..n).collect();
+    let mut rng = crate::substrate::rng::stream(seed, SUBSET_STREAM, 0);
+    for i in 0..k {
+        let j = rng.random_range(i..n);
+        idx.swap(i, j);
+    }
+    let mut pick = idx[..k].to_vec();
+    pick.sort_unstable();
+    let mut usage = Vec::with_capacity(k * trace.samples);
+    for &i in &pick {
+        usage.extend(trace.series(i).iter());
+    }
+    Ok(UsageTrace {
+        name: format!("{} (subset {k} of {n}, seed {seed})", trace.name),
+        items: pick.iter().map(|&i| trace.items[i].clone()).collect(),
+        samples: trace.samples,
+        usage: Samples::from(usage),
+        interval_s: trace.interval_s,
+        grid: trace.grid,
+    })
 }
 
 fn splitmix(mut z: u64) -> u64 {
@@ -157,6 +264,7 @@ impl Instance {
             capacity: params.capacity,
             overflow: ExactThreshold::new(params.capacity, trace.grid),
             sorted_obs: OnceLock::new(),
+            fit_half: OnceLock::new(),
         })
     }
 
@@ -182,6 +290,12 @@ impl Instance {
 
     /// Item statistics under `test`: mean and variance from O and the test's deterministic size.
     pub fn item_stats(&self, test: &dyn FitTest) -> Vec<ItemStats> {
+        self.item_stats_with(test, &self.means, &self.vars)
+    }
+
+    /// Item statistics under `test` with the given per-item means and variances (a percentile test reads
+    /// the sorted observations of O).
+    fn item_stats_with(&self, test: &dyn FitTest, means: &[f64], vars: &[f64]) -> Vec<ItemStats> {
         let needs_sorted = matches!(test.spec(), FitSpec::Perc(_) | FitSpec::Max);
         let o = self.obs.len();
         let sorted: &[f64] = if needs_sorted {
@@ -208,26 +322,118 @@ impl Instance {
                     &[][..]
                 };
                 ItemStats {
-                    mean: self.means[i],
-                    var: self.vars[i],
-                    size: test.item_size(self.means[i], self.vars[i].sqrt(), obs),
+                    mean: means[i],
+                    var: vars[i],
+                    size: test.item_size(means[i], vars[i].sqrt(), obs),
                 }
             })
             .collect()
     }
 
     /// Packs the items in trace order with `fit` and `rule`, then rebalances if `rebalance` is set
-    /// (seed 002 Alg. 1). `fit` must be valid.
+    /// (seed 002 Alg. 1). `fit` must be valid. For `gpa-cal:ρ` see [`Instance::pack_detailed`].
     pub fn pack(&self, fit: &FitSpec, rule: Rule, rebalance_on: bool) -> Packing {
-        let test = fit.test();
-        let items = self.item_stats(&*test);
-        let (mut packing, mut loads) = pack(&items, &*test, self.capacity, rule);
+        self.pack_detailed(fit, rule, rebalance_on).0
+    }
+
+    /// [`Instance::pack`], and for calibrated GPA (`gpa-cal:ρ`, [`super::calibrate`]) how its knob ρ' was
+    /// found: on the fit half of O (columns 0, 2, 4, … of O) the means and variances, on the calibration
+    /// half (columns 1, 3, 5, …) the overflow frequency of GPA(ρ')'s packing, searched by
+    /// [`calibrate::search`] until it is at most ρ; the packing returned is GPA(ρ')'s on the fit-half
+    /// statistics. With fewer than 2 columns in O there is nothing to hold out: GPA(ρ) on O's statistics is
+    /// used and the calibration says so (`met = false`). Other specs: `None`.
+    pub fn pack_detailed(
+        &self,
+        fit: &FitSpec,
+        rule: Rule,
+        rebalance_on: bool,
+    ) -> (Packing, Option<Calibration>) {
+        let FitSpec::GpaCal(target) = *fit else {
+            let test = fit.test();
+            let items = self.item_stats(&*test);
+            return (self.pack_items(&*test, &items, rule, rebalance_on), None);
+        };
+        let (fit_cols, cal_cols) = Cols::halves(&self.obs);
+        if cal_cols.len == 0 {
+            let test = FitSpec::Gpa(target).test();
+            let items = self.item_stats(&*test);
+            let packing = self.pack_items(&*test, &items, rule, rebalance_on);
+            let cal = Calibration {
+                target,
+                rho: target,
+                q_calibration: None,
+                met: false,
+                fit_columns: self.obs.len(),
+                calibration_columns: 0,
+                packings: 1,
+                note: Some(format!(
+                    "the observation set has {} column(s), none left to calibrate on: plain GPA at the target",
+                    self.obs.len()
+                )),
+            };
+            return (packing, Some(cal));
+        }
+        let (means, vars) = self.fit_half.get_or_init(|| {
+            let mut row = vec![0.0; fit_cols.len];
+            let mut means = Vec::with_capacity(self.n);
+            let mut vars = Vec::with_capacity(self.n);
+            for i in 0..self.n {
+                row.iter_mut().for_each(|v| *v = 0.0);
+                fit_cols.add_row(&self.x, self.r, i, &mut row);
+                means.push(mean(&row));
+                vars.push(population_variance(&row));
+            }
+            (means, vars)
+        });
+        let mut tried: Vec<(f64, Packing)> = Vec::new();
+        let found = calibrate::search(target, |rho| {
+            let test = FitSpec::Gpa(rho).test();
+            let items = self.item_stats_with(&*test, means, vars);
+            let packing = self.pack_items(&*test, &items, rule, rebalance_on);
+            let q = self.overflow_frequency(&packing, cal_cols);
+            tried.push((rho, packing));
+            q
+        });
+        let packing = tried
+            .into_iter()
+            .rev()
+            .find(|(rho, _)| *rho == found.rho)
+            .map(|(_, p)| p)
+            .unwrap_or(Packing { bins: Vec::new() });
+        let cal = Calibration {
+            target,
+            rho: found.rho,
+            q_calibration: Some(found.q),
+            met: found.met,
+            fit_columns: fit_cols.len,
+            calibration_columns: cal_cols.len,
+            packings: found.evaluations,
+            note: (!found.met).then(|| {
+                format!(
+                    "no knob in [{:e}, {}] meets the target on the calibration half: the most conservative one is used",
+                    calibrate::RHO_MIN,
+                    calibrate::RHO_MAX
+                )
+            }),
+        };
+        (packing, Some(cal))
+    }
+
+    /// Packs `items` with `test` and `rule`, then rebalances if `rebalance_on` (seed 002 Alg. 1).
+    fn pack_items(
+        &self,
+        test: &dyn FitTest,
+        items: &[ItemStats],
+        rule: Rule,
+        rebalance_on: bool,
+    ) -> Packing {
+        let (mut packing, mut loads) = pack(items, test, self.capacity, rule);
         if rebalance_on {
             rebalance(
                 &mut packing,
                 &mut loads,
-                &items,
-                &*test,
+                items,
+                test,
                 self.capacity,
                 REBALANCE_MAX_FAILURES,
             );
@@ -235,25 +441,29 @@ impl Instance {
         packing
     }
 
-    /// Total usage of machine `bin` at each column of E (VM units, items summed in placement order) and the
-    /// number of those columns where the machine overflows, Σ_{i∈S_j} x[i][t] > c, decided exactly on the
+    /// Overflow frequency of `packing` on the columns `cols`: machine-samples over c / (m_abs · columns), 0
+    /// for no machines or no columns (the q of ALGORITHMS.md §4.4 on other columns than E).
+    fn overflow_frequency(&self, packing: &Packing, cols: Cols) -> f64 {
+        let over: usize = packing.bins.iter().map(|b| self.totals(b, cols).1).sum();
+        let n = packing.bins.len() * cols.len;
+        if n == 0 {
+            0.0
+        } else {
+            over as f64 / n as f64
+        }
+    }
+
+    /// Total usage of machine `bin` at each column of `cols` (E, or a half of O for calibrated GPA; VM units,
+    /// items summed in placement order) and the number of those columns where the machine overflows, Σ_{i∈S_j} x[i][t] > c, decided exactly on the
     /// values as written and whatever the item order ([`ExactThreshold`]: the f64 total decides unless it is
     /// within its rounding error of c; then the column is summed on the trace's decimal grid, or exactly in
     /// binary off a grid).
-    fn totals(&self, bin: &[usize]) -> (Vec<f64>, usize) {
-        let mut tot = vec![0.0; self.eval.len()];
+    fn totals(&self, bin: &[usize], cols: Cols) -> (Vec<f64>, usize) {
+        let mut tot = vec![0.0; cols.len];
         for &i in bin {
-            let row = self
-                .x
-                .slice(i * self.r + self.eval.start..i * self.r + self.eval.end);
-            for (t, v) in tot.iter_mut().zip(row) {
-                *t += v;
-            }
+            cols.add_row(&self.x, self.r, i, &mut tot);
         }
-        let column = |t: usize| {
-            bin.iter()
-                .map(move |&i| self.x[i * self.r + self.eval.start + t])
-        };
+        let column = |t: usize| bin.iter().map(move |&i| self.x[i * self.r + cols.col(t)]);
         let over = self
             .overflow
             .sums_of(bin.len())
@@ -272,7 +482,7 @@ impl Instance {
         let mut overflows = 0usize;
         let mut usage = 0.0;
         for bin in &packing.bins {
-            let (tot, over) = self.totals(bin);
+            let (tot, over) = self.totals(bin, Cols::range(&self.eval));
             overflows += over;
             usage += tot.iter().sum::<f64>();
             q_per_machine.push(over as f64 / e);
@@ -296,13 +506,27 @@ impl Instance {
             } else {
                 usage / (m_abs as f64 * c * e)
             },
+            calibration: None,
         }
+    }
+
+    /// Packs with `spec` ([`Instance::pack_detailed`]) and evaluates on E, the calibration (if any) attached
+    /// to the result.
+    pub fn pack_and_evaluate(
+        &self,
+        spec: &FitSpec,
+        rule: Rule,
+        rebalance_on: bool,
+    ) -> (Packing, PackResult) {
+        let (packing, calibration) = self.pack_detailed(spec, rule, rebalance_on);
+        let mut r = self.evaluate(spec, &packing);
+        r.calibration = calibration;
+        (packing, r)
     }
 
     /// Packs with `spec` and evaluates: one frontier point (pareto flag unset).
     pub fn frontier_point(&self, spec: &FitSpec, rule: Rule, rebalance_on: bool) -> FrontierPoint {
-        let p = self.pack(spec, rule, rebalance_on);
-        let r = self.evaluate(spec, &p);
+        let (_, r) = self.pack_and_evaluate(spec, rule, rebalance_on);
         FrontierPoint {
             family: spec.family(),
             param: spec.param(),
@@ -313,6 +537,7 @@ impl Instance {
             q: r.q,
             utilization: r.utilization,
             pareto: false,
+            calibration: r.calibration,
         }
     }
 
@@ -349,7 +574,7 @@ impl Instance {
                 ),
             });
         };
-        let (totals, over) = self.totals(bin);
+        let (totals, over) = self.totals(bin, Cols::range(&self.eval));
         let mean: f64 = bin.iter().map(|&i| self.means[i]).sum();
         let sd = bin.iter().map(|&i| self.vars[i]).sum::<f64>().sqrt();
         let c = self.capacity;

@@ -8,15 +8,17 @@
 //! A [`Frontier`] sweeps each fit family's knob and marks the Pareto front of (m, q); [`FrontierRun`] computes
 //! it on the experiment contract, and [`PlacementModel`] is the registry entry.
 
+pub mod calibrate;
 pub mod chart;
 pub mod experiment;
 pub mod fit;
 mod instance;
 pub mod packing;
 
+pub use calibrate::Calibration;
 pub use experiment::{run_frontier, FrontierRun, FrontierStep};
 pub use fit::{BinLoad, Family, FitSpec, FitTest, Gpa, ItemStats};
-pub use instance::{Instance, MachineView, PackResult};
+pub use instance::{random_subset, Instance, MachineView, PackResult, SUBSET_STREAM};
 pub use packing::{pack, rebalance, Packing, Rule};
 
 use serde::{Deserialize, Serialize};
@@ -44,7 +46,7 @@ pub struct FamilySweep {
     /// Whether the family is part of the frontier.
     #[serde(default = "yes")]
     pub enabled: bool,
-    /// Knob values (ρ for gpa, f for av, p in percent for perc, b for cantelli; ignored for max).
+    /// Knob values (ρ for gpa, the target ρ for gpa-cal, f for av, p in percent for perc, b for cantelli; ignored for max).
     #[serde(default)]
     pub grid: Vec<f64>,
 }
@@ -55,10 +57,13 @@ fn yes() -> bool {
 
 impl FamilySweep {
     /// The default sweep of `family`: gpa ρ ∈ {0.2 … 0.0005}, av f ∈ {1 … 3}, perc p ∈ {50 … 100},
-    /// cantelli b ∈ {0.5 … 4.4} (ALGORITHMS.md §4.2, §4.5 values plus intermediate points), max.
+    /// cantelli b ∈ {0.5 … 4.4} (ALGORITHMS.md §4.2, §4.5 values plus intermediate points), max; gpa-cal
+    /// target ρ ∈ {0.1, 0.05, 0.01, 0.001} (E2.2's values), off by default (each point is up to 22 packings,
+    /// and scenarios from before it existed keep their frontier).
     pub fn default_for(family: Family) -> Self {
         let grid = match family {
             Family::Gpa => vec![0.2, 0.1, 0.05, 0.02, 0.01, 0.005, 0.002, 0.001, 0.0005],
+            Family::GpaCal => vec![0.1, 0.05, 0.01, 0.001],
             Family::Av => vec![1.0, 1.25, 1.5, 2.0, 2.5, 3.0],
             Family::Perc => vec![50.0, 70.0, 80.0, 90.0, 95.0, 99.0, 100.0],
             Family::Cantelli => vec![0.5, 1.0, 1.7, 2.5, 4.4],
@@ -66,7 +71,7 @@ impl FamilySweep {
         };
         FamilySweep {
             family,
-            enabled: true,
+            enabled: family != Family::GpaCal,
             grid,
         }
     }
@@ -210,6 +215,9 @@ pub struct FrontierPoint {
     pub utilization: f64,
     /// On the Pareto front of (m, q) among all points (both minimised).
     pub pareto: bool,
+    /// Calibrated GPA only: the knob ρ' used and how it was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
 }
 
 /// A frontier: all points of a sweep plus the parameters that made it.
@@ -311,6 +319,7 @@ mod tests {
             q,
             utilization: 0.0,
             pareto: false,
+            calibration: None,
         }
     }
 
