@@ -258,3 +258,34 @@ test('an uploaded workload replays like the bundled one and its link asks for th
   await page.context().close();
   await page2.context().close();
 });
+
+test('E3.4 and E3.5 from the page: the cache refresh, defragmentation and the App. F warm-up controls run to the CLI\'s numbers', async () => {
+  const page = await newPage(env.browser);
+  const sc = { model: 'lifetime', seed: 2, lifetime: { share: 0.03, policies: ['best-fit', 'nilas'], refresh_s: 900, defrag: true, alive_at_start: true } };
+  await page.goto(env.server.url + await linkFor(sc));
+  await waitLifetime(page);
+  // the link's settings are in the controls
+  assert.equal(await page.inputValue('#f-lifetime-refresh_s'), '900');
+  assert.equal(await page.isChecked('#f-lifetime-defrag'), true);
+  assert.equal(await page.isChecked('#f-lifetime-alive_at_start'), true);
+  // the table and the migrations card equal `packlab run --link` of the page's own link
+  const native = cliRun({ link: page.url() });
+  assert.deepEqual(await readTable(page), tableOf(native.results));
+  assert.equal(await page.isVisible('#lifetime-migration-card'), true);
+  const mig = await page.$$eval('#lifetime-migration-rows tr', (rows) => rows.map((r) => [r.dataset.policy, r.dataset.startMigrations, r.dataset.larsMigrations]));
+  assert.deepEqual(mig, native.results.map((r) => [r.policy, String(r.start_order.migrations), String(r.lars.migrations)]));
+  assert.ok(native.results.some((r) => r.start_order.drained_hosts > 0), 'no host was drained: the test scenario does not exercise E3.5');
+  // switching defragmentation and the warm-up off re-runs without the card, to the CLI's numbers again
+  const runs = Number(await page.getAttribute('#lifetime-card', 'data-runs'));
+  await page.uncheck('#f-lifetime-defrag');
+  await page.uncheck('#f-lifetime-alive_at_start');
+  await waitLifetime(page, runs);
+  assert.equal(await page.isVisible('#lifetime-migration-card'), false);
+  const w = await loadWasm();
+  const now = w.scenario_from_link(page.url());
+  assert.equal(now.lifetime.defrag, false);
+  assert.equal('alive_at_start' in now.lifetime, false);
+  assert.deepEqual(await readTable(page), tableOf(cliRun({ link: page.url() }).results));
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

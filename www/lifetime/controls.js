@@ -43,6 +43,9 @@ export function createControls({ onChange, color }) {
   const memory = num({ placeholder: '128' });
   const warmup = num({ placeholder: '48' });
   const seed = num({ inputmode: 'numeric', placeholder: '1' });
+  const refresh = num({ placeholder: '60' });
+  const defrag = h('input', { type: 'checkbox' });
+  const aliveAtStart = h('input', { type: 'checkbox' });
 
   const boxes = POLICIES.map(([name, title, hint], i) => {
     const box = h('input', { type: 'checkbox', dataset: { policy: name }, id: `lifetime-policy-${name}` });
@@ -76,11 +79,20 @@ export function createControls({ onChange, color }) {
       field('lifetime.host_memory_gb', 'memory per host (GB)', memory, 'host memory in GB'),
       field('lifetime.warmup_h', 'warm-up (hours)', warmup, 'simulated before measuring (App. F: 2 days)'),
       field('seed', 'seed', seed, 'which batches the pool gets, noisy predictions, inflation draws (integer, 0 … 2⁵³−1)'),
-      field('lifetime.split', 'VMs simulated', split, 'a deployment split of the Azure 2017 arrivals (the other split trains the distributional predictor), or every VM')));
+      field('lifetime.split', 'VMs simulated', split, 'a deployment split of the Azure 2017 arrivals (the other split trains the distributional predictor), or every VM')),
+    h('label', { class: 'field check', for: fieldId('lifetime.alive_at_start'), title: 'App. F warm-up: the VMs of the dev split still running when the test window starts (censored at the cut) are in the pool first, placed by best fit, with exits drawn from the Kaplan–Meier residual life (off: the pool starts empty, App. G.2\'s ideal run)' },
+      Object.assign(aliveAtStart, { id: fieldId('lifetime.alive_at_start') }), h('span', {}, 'VMs alive at the window\'s start (App. F)')),
+    h('h3', {}, 'NILAS cache and defragmentation'),
+    field('lifetime.refresh_s', 'host-exit cache refresh (s)', refresh, 'NILAS recomputes a host\'s exit time at most this often (§5.3, E3.4; 0 = no cache, recomputed at every use)'),
+    h('label', { class: 'field check', for: fieldId('lifetime.defrag'), title: 'drain hosts when fewer than 5% are empty (up to 3 hosts, 3 concurrent 20-minute live migrations), then count the same drains in the LARS order (§5.6, E3.5)' },
+      Object.assign(defrag, { id: fieldId('lifetime.defrag') }), h('span', {}, 'defragmentation: start order vs LARS (E3.5)')));
   reprediction.dataset.field = 'lifetime.reprediction';
+  defrag.dataset.field = 'lifetime.defrag';
+  aliveAtStart.dataset.field = 'lifetime.alive_at_start';
 
   const fire = () => onChange();
-  for (const i of [share, hosts, peak, cores, memory, warmup, seed]) i.addEventListener('input', fire);
+  for (const i of [share, hosts, peak, cores, memory, warmup, seed, refresh]) i.addEventListener('input', fire);
+  for (const i of [defrag, aliveAtStart]) i.addEventListener('change', fire);
   accuracy.addEventListener('input', () => { accuracyOut.textContent = fmt(Number(accuracy.value)); fire(); });
   for (const i of [predictor, reprediction, split]) i.addEventListener('change', () => { setEnabled(); fire(); });
   hosts.addEventListener('input', setEnabled);
@@ -108,6 +120,9 @@ export function createControls({ onChange, color }) {
     cores.value = String(p.host_cores);
     memory.value = String(p.host_memory_gb);
     warmup.value = String(p.warmup_h);
+    refresh.value = String(p.refresh_s);
+    defrag.checked = !!p.defrag;
+    aliveAtStart.checked = !!p.alive_at_start;
     seed.value = String(s.seed);
     setEnabled();
     showErrors([]);
@@ -136,6 +151,11 @@ export function createControls({ onChange, color }) {
     p.host_cores = number(cores, 'host_cores');
     p.host_memory_gb = number(memory, 'host_memory_gb');
     p.warmup_h = number(warmup, 'warmup_h');
+    p.refresh_s = number(refresh, 'refresh_s');
+    p.defrag = defrag.checked;
+    // left out when off, as the engine writes it (links made before the field keep their bytes)
+    if (aliveAtStart.checked) p.alive_at_start = true;
+    else delete p.alive_at_start;
     const sd = readNumber(seed, 'seed', errors, { integer: true });
     s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
     return { scenario: s, errors };
