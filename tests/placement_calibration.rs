@@ -4,18 +4,11 @@
 use packlab::placement::{
     calibrate, random_subset, FitSpec, Instance, Mode, PlacementParams, Rule,
 };
-use packlab::trace::{Unit, UsageTrace};
+use packlab::trace::UsageTrace;
 use proptest::prelude::*;
 
-/// A trace of integer CPU % per item (VM units after the readers' one conversion).
-fn percent_trace(percent: &[Vec<i64>]) -> UsageTrace {
-    let items = (0..percent.len()).map(|i| format!("vm{i}")).collect();
-    let series = percent
-        .iter()
-        .map(|s| s.iter().map(|&p| p as f64).collect())
-        .collect();
-    UsageTrace::from_series_in("pct", items, series, 300.0, Unit::Percent).unwrap()
-}
+mod common;
+use common::percent_trace;
 
 fn params(c: f64, rebalance: bool) -> PlacementParams {
     PlacementParams {

@@ -1,23 +1,15 @@
 //! Placement model (seed 002) against hand-worked instances and invariants that must hold on any input.
 
 use packlab::placement::{run_frontier, FitSpec, Instance, Mode, Packing, PlacementParams, Rule};
-use packlab::trace::{Unit, UsageTrace};
+use packlab::trace::UsageTrace;
 use proptest::prelude::*;
+
+mod common;
+use common::percent_trace;
 
 fn trace(series: Vec<Vec<f64>>) -> UsageTrace {
     let items = (0..series.len()).map(|i| format!("vm{i}")).collect();
     UsageTrace::from_series("hand", items, series, 300.0).unwrap()
-}
-
-/// A trace of integer CPU % per item, as a PlanetLab day holds them (converted to VM units by the readers'
-/// one conversion).
-fn percent_trace(percent: &[Vec<i64>]) -> UsageTrace {
-    let items = (0..percent.len()).map(|i| format!("vm{i}")).collect();
-    let series = percent
-        .iter()
-        .map(|s| s.iter().map(|&p| p as f64).collect())
-        .collect();
-    UsageTrace::from_series_in("pct", items, series, 300.0, Unit::Percent).unwrap()
 }
 
 fn params(c: f64, fit: FitSpec, rule: Rule, rebalance: bool) -> PlacementParams {

@@ -285,7 +285,18 @@ impl Scenario {
             return Err(err("a scenario must be a JSON object"));
         }
         merge(&mut base, patch);
-        serde_json::from_value(base).map_err(|e| err(format!("invalid scenario: {e}")))
+        serde_path_to_error::deserialize(base).map_err(|e| {
+            let path = e.path().to_string();
+            let message = format!("invalid scenario: {}", e.into_inner());
+            if path.is_empty() || path == "." {
+                err(message)
+            } else {
+                ScenarioError {
+                    field: Some(path),
+                    message,
+                }
+            }
+        })
     }
 
     /// The JSON of the values that differ from the newest defaults set ([`DEFAULTS_SET`]), what a link
@@ -589,6 +600,16 @@ mod tests {
         // unknown field
         let e = Scenario::from_json(r#"{"placement":{"capacty":2}}"#).unwrap_err();
         assert!(e.message.contains("capacty"), "{e}");
+        assert_eq!(e.field.as_deref(), Some("placement.capacty"), "{e}");
+        // a value of the wrong type names its dotted path, also inside a list
+        let e = Scenario::from_json(r#"{"lifetime":{"defrag":"yes"}}"#).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("lifetime.defrag"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "lifetime.defrag: invalid scenario: invalid type: string \"yes\", expected a boolean"
+        );
+        let e = Scenario::from_json(r#"{"era":{"kappa":[1, "x"]}}"#).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("era.kappa[1]"), "{e}");
         // a deflate bomb is bounded
         let zeros = vec![b' '; MAX_SCENARIO_BYTES * 4];
         let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());

@@ -288,7 +288,7 @@ pub fn exp_slice(xs: &mut [f64]) {
 fn exp_core(x: f64, hx: u32) -> f64 {
     const LN2HI: f64 = 6.93147180369123816490e-01;
     const LN2LO: f64 = 1.90821492927058770002e-10;
-    const INVLN2: f64 = 1.44269504088896338700e+00;
+    const INVLN2: f64 = std::f64::consts::LOG2_E; // = libm's 1.44269504088896338700e+00, bit for bit
     const P1: f64 = 1.66666666666666019037e-01;
     const P2: f64 = -2.77777777770155933842e-03;
     const P3: f64 = 6.61375632143793436117e-05;

@@ -145,6 +145,8 @@ export function createSweepPanel({ wasm, worker, tracePanel, scenario }) {
       request = runCells({
         worker,
         cells,
+        // the cells' runs are freed at their end: the view's own run (its charts, exports) stays in place
+        transient: true,
         onCellStart: (i) => { statusCells[i].textContent = 'running'; },
         onProgress: (i, p) => {
           if (p.total) controls.progress((i + p.done / p.total) / cells.length);
