@@ -145,7 +145,7 @@ test('"Open the evidence" lists every links.json row with its link, and one link
     assert.ok(k >= 0 && want[k].link, `seed ${id}: a row to open`);
     await page.$eval(`#paper-${id}-evidence-box details`, (d) => { d.open = true; });
     await page.click(`#paper-${id}-evidence tbody tr:nth-child(${k + 1}) a`);
-    await page.waitForSelector(`#${model}-card`, { timeout: 30_000 });
+    await page.waitForSelector(model === 'placement' ? '#frontier-card' : `#${model}-card`, { timeout: 30_000 });
     assert.equal(await page.getAttribute(`#tab-${model}`, 'aria-current'), 'page', `seed ${id}`);
     assert.ok(page.url().endsWith(want[k].link.slice(1)), `seed ${id}: ${page.url()}`);
     for (const [sel, value] of Object.entries(OPEN[id].controls(want[k]))) {
