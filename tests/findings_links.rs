@@ -300,3 +300,152 @@ fn seed_004_e41_links_replay_to_the_stored_cells() {
         }
     }
 }
+
+/// `packlab ARGS` from the repository root: (success, stdout, stderr).
+fn packlab(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_packlab"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        String::from_utf8_lossy(&out.stderr).trim().to_string(),
+    )
+}
+
+#[test]
+fn print_link_refuses_flags_no_scenario_holds_naming_them() {
+    for (args, named) in [
+        (
+            &[
+                "pack",
+                "--trace",
+                "static/traces/planetlab-20110303.tsv.gz",
+                "--subset",
+                "50",
+                "--print-link",
+            ][..],
+            "--subset",
+        ),
+        (
+            &[
+                "frontier",
+                "--trace",
+                "static/traces/planetlab-20110303.tsv.gz",
+                "--subset",
+                "50",
+                "--print-link",
+            ][..],
+            "--subset",
+        ),
+        (
+            &["lifetime", "--model-metrics", "--print-link"][..],
+            "--model-metrics",
+        ),
+        (
+            &[
+                "run",
+                "results/001/scenario-E1.1.json",
+                "--trace",
+                "static/traces/planetlab-20110303.tsv.gz",
+                "--print-link",
+            ][..],
+            "--trace",
+        ),
+    ] {
+        let (ok, out, err) = packlab(args);
+        assert!(!ok, "{args:?} printed {out}");
+        assert!(out.is_empty(), "{args:?}: no link on stdout, got {out}");
+        assert!(
+            err.starts_with("packlab: --print-link: ") && err.contains(named),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn admit_print_link_replays_to_the_same_arms_as_the_command() {
+    // a tiny preset: both come from the one scenario construction of `packlab admit`
+    let args = [
+        "admit",
+        "--preset",
+        "E0.1",
+        "--runs",
+        "2",
+        "--seed",
+        "3",
+        "--capacity",
+        "300",
+        "--arrival-rate",
+        "0.05",
+        "--hours",
+        "400",
+        "--iterations",
+        "3",
+        "--bootstrap",
+        "200",
+        "--json",
+    ];
+    let (ok, direct, err) = packlab(&args);
+    assert!(ok, "{err}");
+    let direct: Value = serde_json::from_str(&direct).unwrap();
+    let (ok, link, err) = packlab(&[&args[..], &["--print-link"]].concat());
+    assert!(ok, "{err}");
+    let sc = Scenario::from_link(&link).unwrap();
+    assert_eq!(
+        (
+            sc.admission.params.capacity,
+            sc.admission.params.horizon_hours
+        ),
+        (300.0, 400.0)
+    );
+    let (ok, report, err) = packlab(&["run", "--link", &link, "--json"]);
+    assert!(ok, "{err}");
+    let report: Value = serde_json::from_str(&report).unwrap();
+    let (a, b) = (
+        direct["arms"].as_array().unwrap(),
+        report["arms"].as_array().unwrap(),
+    );
+    assert!(!a.is_empty());
+    assert_eq!(a.len(), b.len());
+    for (a, b) in a.iter().zip(b) {
+        for k in ["label", "threshold", "utilization", "failures", "arrivals"] {
+            assert_eq!(a[k], b[k], "{}: {k}", a["label"]);
+        }
+    }
+}
+
+#[test]
+fn frontier_print_link_holds_its_families_and_grids() {
+    let (ok, link, err) = packlab(&[
+        "frontier",
+        "--trace",
+        "static/traces/planetlab-20110303.tsv.gz",
+        "--capacity",
+        "2",
+        "--rule",
+        "ff",
+        "--families",
+        "gpa,av",
+        "--grid",
+        "gpa=0.1,0.01",
+        "--print-link",
+    ]);
+    assert!(ok, "{err}");
+    let sc = Scenario::from_link(&link).unwrap();
+    assert_eq!(sc.trace, TraceRef::Bundled("planetlab-20110303".into()));
+    let p = &sc.placement;
+    assert_eq!((p.capacity, p.rule.name()), (2.0, "ff"));
+    let on: Vec<(&str, Vec<f64>)> = p
+        .families
+        .iter()
+        .filter(|f| f.enabled)
+        .map(|f| (f.family.name(), f.grid.clone()))
+        .collect();
+    assert_eq!(on[0], ("gpa", vec![0.1, 0.01]));
+    assert_eq!(on.len(), 2);
+    assert_eq!(on[1].0, "av");
+}
