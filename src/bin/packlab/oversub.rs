@@ -120,6 +120,12 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
             for name in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
                 let pol = Policy::parse(name).map_err(|e| format!("--policies: {e}"))?;
                 if let Policy::C2marlFile(path) = &pol {
+                    if a.print_link {
+                        return Err(crate::common::not_in_scenario(
+                            "--policies c2marl:FILE",
+                            "a trained policy file is an input beside the scenario",
+                        ));
+                    }
                     let bytes =
                         std::fs::read(path).map_err(|e| format!("--policies: {path}: {e}"))?;
                     files.push(InputFile {
@@ -134,12 +140,6 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
         Ok(())
     })?;
     if a.print_link {
-        if !files.is_empty() {
-            return Err(crate::common::not_in_scenario(
-                "--policies c2marl:FILE",
-                "a trained policy file is an input beside the scenario",
-            ));
-        }
         return crate::common::print_link(&sc);
     }
     let inputs = Inputs {
