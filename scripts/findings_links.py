@@ -174,11 +174,12 @@ def paper_004():
     yield row(d["experiment"], "every policy of the preset", g[0]["command"], src,
               f"seed {flag(g[0]['command'], '--seed')} of {len(g)} (the table averages the {len(g)} seeds)")
     for r in d["sensitivity"]:
-        yield row(d["experiment"] + " sensitivity", r["label"], r["command"], src, "one run (seed 1)")
+        yield row(d["experiment"] + " sensitivity", r["label"], r["command"], src,
+                  f"one run (seed {flag(r['command'], '--seed')})")
     src = "results/004/e43.json"
     d = load(src)
     for r in d["runs"]:
-        yield row(d["experiment"], r["label"], r["command"], src, "one run (seed 1)")
+        yield row(d["experiment"], r["label"], r["command"], src, f"one run (seed {flag(r['command'], '--seed')})")
 
 
 PAPERS = {"000": paper_000, "001": paper_001, "002": paper_002, "003": paper_003, "004": paper_004}

@@ -82,7 +82,7 @@ function evidenceTable(p, rows) {
       h('td', {}, r.experiment), h('td', {}, r.arm), h('td', {}, r.note),
       h('td', {}, r.href ? h('a', { href: r.href, class: 'evidence-link' }, 'open') : (r.invalid ? 'invalid link in links.json' : '—'))))));
   return h('details', { class: 'evidence', open: rows.length <= 12 },
-    h('summary', {}, `Open the evidence: ${rows.length} stored runs, ${linked} with a link to their exact scenario`),
+    h('summary', {}, `Open the evidence: ${rows.length} rows of stored runs, ${linked} with a link to their exact scenario`),
     h('p', { class: 'fine' }, 'Each link opens the playground with the scenario of that stored run (',
       h('code', {}, `results/${p.id}/links.json`), ', made by the engine with ', h('code', {}, '--print-link'),
       '); press Run to recompute it. Rows averaging several instances or seeds link the first and say so.'),
