@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PORT ?= 8000
 CARGO ?= cargo
 
-.PHONY: run test setup setup-native setup-web native wasm test-native test-web bench frontier findings findings-quick fuzz fuzz-smoke
+.PHONY: run test setup setup-native setup-web native wasm test-native test-web bench frontier findings findings-links findings-quick fuzz fuzz-smoke
 
 ## make run: set everything up, build the engine + wasm, serve the playground (PORT=... overrides)
 run: setup native wasm
@@ -49,6 +49,10 @@ SCALE ?= paper
 FINDINGS_000_SCALE ?= reduced
 findings: native
 	FINDINGS_000_SCALE=$(FINDINGS_000_SCALE) python3 scripts/findings.py --paper $(PAPER) --scale $(SCALE)
+
+## only the share links of the stored runs (results/<paper>/links.json, scripts/findings_links.py; no simulation)
+findings-links: native
+	python3 scripts/findings_links.py --paper $(PAPER)
 
 ## seed 000's quick scale (about a minute; results/000/quick/, which tests/findings_tables.rs re-runs in part)
 findings-quick: native

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """One command for every paper's findings: runs the per-paper scripts (scripts/seed00N_findings.py), which call
 the native CLI, store the raw results with their commands, seeds and engine version under results/<paper>/ and
-write results/<paper>/tables.md, the tables the README includes verbatim (tests/findings_tables.rs checks them).
+write results/<paper>/tables.md, the tables the README includes verbatim (tests/findings_tables.rs checks them);
+after each paper, scripts/findings_links.py writes results/<paper>/links.json (the share link of each stored run).
 
 Usage (from the repository root, after `make native`; `make findings PAPER=... SCALE=...` does both):
     python3 scripts/findings.py [--paper 000|001|002|003|004|all[,...]] [--scale quick|paper]
@@ -62,6 +63,8 @@ def main():
         t0 = time.time()
         subprocess.run(cmd, check=True)
         print(f"findings: seed {p} done in {time.time() - t0:.1f} s -> results/{p}/tables.md", flush=True)
+        # the share link of every stored run (no simulation; scripts/findings_links.py)
+        subprocess.run([sys.executable, "scripts/findings_links.py", "--paper", p], check=True)
 
 
 if __name__ == "__main__":

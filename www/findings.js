@@ -1,8 +1,10 @@
 // The Findings page: for each paper, its experiments' tables as the committed findings scripts wrote them
 // (results/<paper>/tables.md and the other stored tables, served beside the site as on `make run`), every arm
 // beside the paper's number with its verdict, a count of the verdicts, the command that regenerates the tables,
-// and a link that opens the paper's model in the playground. The Markdown is read by www/common/markdown.js
-// (text nodes only). The engine is loaded only to make the links (scenario_to_link).
+// a link that opens the paper's model in the playground, and "Open the evidence": for every stored run behind
+// the tables, the link of its exact scenario (results/<paper>/links.json, made by the engine through
+// scripts/findings_links.py; validated here, since a served file can be tampered with). The Markdown is read by
+// www/common/markdown.js (text nodes only). The engine is loaded only to make the model links (scenario_to_link).
 
 import { h, setChildren, $ } from './common/dom.js';
 import { loadEngine, errorText } from './common/engine.js';
@@ -49,6 +51,56 @@ export function verdictCounts(text) {
 
 const url = (file) => new URL(`../${file}`, import.meta.url);
 
+/** What a links.json link must look like: the playground page with a share link in its fragment, nothing else. */
+export const EVIDENCE_HREF = /^\.\/#s=v[0-9]+\.d[0-9]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * The rows of a paper's links.json, checked: each { experiment, arm, note, href } with strings only and `href`
+ * null when the run has no link or its link is not of the form {@link EVIDENCE_HREF}. Throws on a file that is
+ * not a list of objects.
+ * @param {unknown} rows
+ */
+export function evidenceRows(rows) {
+  if (!Array.isArray(rows)) throw new Error('links.json is not a list');
+  return rows.map((r, i) => {
+    if (!r || typeof r !== 'object') throw new Error(`links.json row ${i + 1} is not an object`);
+    const text = (v) => (typeof v === 'string' ? v : '');
+    const ok = typeof r.link === 'string' && r.link.length <= 20000 && EVIDENCE_HREF.test(r.link);
+    return {
+      experiment: text(r.experiment), arm: text(r.arm), note: text(r.note), href: ok ? r.link : null,
+      invalid: r.link !== null && r.link !== undefined && !ok,
+    };
+  });
+}
+
+/** The "Open the evidence" table of a paper (DOM nodes only; long lists folded in a details element). */
+function evidenceTable(p, rows) {
+  const linked = rows.filter((r) => r.href).length;
+  const table = h('table', { class: 'results findings evidence', id: `paper-${p.id}-evidence` },
+    h('thead', {}, h('tr', {}, ['experiment', 'arm', 'what it opens', 'link'].map((c) => h('th', {}, c)))),
+    h('tbody', {}, rows.map((r) => h('tr', {},
+      h('td', {}, r.experiment), h('td', {}, r.arm), h('td', {}, r.note),
+      h('td', {}, r.href ? h('a', { href: r.href, class: 'evidence-link' }, 'open') : (r.invalid ? 'invalid link in links.json' : '—'))))));
+  return h('details', { class: 'evidence', open: rows.length <= 12 },
+    h('summary', {}, `Open the evidence: ${rows.length} rows of stored runs, ${linked} with a link to their exact scenario`),
+    h('p', { class: 'fine' }, 'Each link opens the playground with the scenario of that stored run (',
+      h('code', {}, `results/${p.id}/links.json`), ', made by the engine with ', h('code', {}, '--print-link'),
+      '); press Run to recompute it. Rows averaging several instances or seeds link the first and say so.'),
+    h('div', { class: 'table-scroll' }, table));
+}
+
+async function loadEvidence(p, box) {
+  try {
+    const resp = await fetch(url(`results/${p.id}/links.json`));
+    if (!resp.ok) throw new Error(`results/${p.id}/links.json: HTTP ${resp.status}`);
+    setChildren(box, evidenceTable(p, evidenceRows(await resp.json())));
+    box.dataset.state = 'done';
+  } catch (e) {
+    setChildren(box, h('p', { class: 'fine' }, `The links to the evidence could not be loaded (${errorText(e)}).`));
+    box.dataset.state = 'error';
+  }
+}
+
 async function main() {
   const root = $('#findings');
   let wasm = null;
@@ -71,6 +123,7 @@ async function main() {
   const sections = PAPERS.map((p) => {
     const body = h('div', { class: 'findings-body' }, h('p', { class: 'fine' }, 'Loading…'));
     const summary = h('p', { class: 'findings-summary' });
+    const evidence = h('div', { class: 'findings-evidence', id: `paper-${p.id}-evidence-box`, dataset: { state: 'loading' } });
     const sec = h('section', { class: 'card', id: `paper-${p.id}`, 'aria-labelledby': `paper-${p.id}-title`, dataset: { state: 'loading', paper: p.id, model: p.model } },
       h('h2', { id: `paper-${p.id}-title` }, `Seed ${p.id}: ${p.title}`),
       h('p', { class: 'fine' }, 'Regenerate with ', h('code', {}, p.command), ' (after ', h('code', {}, 'make native'), '); the tables below are ',
@@ -78,8 +131,10 @@ async function main() {
         h('a', { href: link(p.model), class: 'open-model', id: `paper-${p.id}-open` }, `Open the ${p.model} model in the playground`),
         ' (its default scenario; the tables say which scenarios and seeds each row ran).'),
       summary,
+      evidence,
       body);
     load(p, body, summary, sec);
+    loadEvidence(p, evidence);
     return sec;
   });
   setChildren(root,

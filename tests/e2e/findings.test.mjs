@@ -1,6 +1,7 @@
 // End to end in real Chromium: the Findings page (www/findings.html) shows every paper's stored tables
 // (results/<paper>/…md) cell for cell, counts the verdicts as an independent count of the files does, and its
-// links open each paper's model in the playground.
+// links open each paper's model in the playground; "Open the evidence" lists every row of
+// results/<paper>/links.json with its link, and one link per paper opens the playground on that run's scenario.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -70,7 +71,7 @@ test('the Findings page shows every paper\'s stored tables, counts their verdict
     const sec = `#paper-${id}`;
     // every table, cell for cell (text as rendered: inline marks dropped)
     const want = files.flatMap((f) => tablesOf(readFileSync(path.join(ROOT, f), 'utf8')));
-    const got = await page.$$eval(`${sec} table`, (ts) => ts.map((t) => ({
+    const got = await page.$$eval(`${sec} .findings-body table`, (ts) => ts.map((t) => ({
       header: [...t.querySelectorAll('thead th')].map((c) => c.textContent.trim()),
       rows: [...t.querySelectorAll('tbody tr')].map((r) => [...r.children].map((c) => c.textContent.trim())),
     })));
@@ -93,5 +94,82 @@ test('the Findings page shows every paper\'s stored tables, counts their verdict
   await page.waitForSelector('#lifetime-card');
   assert.equal(await page.getAttribute('#tab-lifetime', 'aria-current'), 'page');
   assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+const linksOf = (id) => JSON.parse(readFileSync(path.join(ROOT, `results/${id}/links.json`), 'utf8'));
+
+/** The value of `--name` in a stored command line. */
+const flagOf = (command, name) => {
+  const w = command.split(/\s+/);
+  const i = w.indexOf(name);
+  return i >= 0 ? w[i + 1] : undefined;
+};
+
+// per paper: which links.json row to open, and the controls it must set, from the row's stored command
+const OPEN = {
+  '000': { pick: (r) => flagOf(r.command, '--preset') === 'E0.4', controls: (r) => ({
+    '#f-admission-preset': 'E0.4', '#f-admission-runs': flagOf(r.command, '--runs'),
+    '#f-admission-params-capacity': flagOf(r.command, '--capacity'), '#f-admission-params-arrival_rate': flagOf(r.command, '--arrival-rate'),
+    '#f-seed': flagOf(r.command, '--seed') }) },
+  '001': { pick: (r) => r.command.endsWith('scenario-E1.2.json'), controls: (r) => {
+    const sc = JSON.parse(readFileSync(path.join(ROOT, r.command.split(/\s+/).pop()), 'utf8'));
+    return { '#f-oversub-preset': sc.oversub.preset, '#f-oversub-eval_episodes': String(sc.oversub.eval_episodes), '#f-seed': String(sc.seed) };
+  } },
+  '002': { pick: (r) => r.link !== null && flagOf(r.command, '--capacity') === '1', controls: (r) => ({
+    '#f-placement-capacity': flagOf(r.command, '--capacity'), '#f-placement-fit': flagOf(r.command, '--fit'), '#f-seed': flagOf(r.command, '--seed') }) },
+  '003': { pick: (r) => flagOf(r.command, '--refresh-s') === '0', controls: (r) => ({
+    '#f-lifetime-predictor': flagOf(r.command, '--predictor').split(':')[0], '#f-lifetime-accuracy': flagOf(r.command, '--predictor').split(':')[1],
+    '#f-lifetime-refresh_s': flagOf(r.command, '--refresh-s'), '#f-seed': flagOf(r.command, '--seed') }) },
+  '004': { pick: (r) => flagOf(r.command, '--capacity-frac') !== undefined, controls: (r) => ({
+    '#f-era-preset': flagOf(r.command, '--preset'), '#f-era-capacity_frac': flagOf(r.command, '--capacity-frac'), '#f-seed': flagOf(r.command, '--seed') }) },
+};
+
+test('"Open the evidence" lists every links.json row with its link, and one link per paper opens its scenario', async () => {
+  const page = await newPage(env.browser);
+  for (const [id, model] of PAPERS) {
+    await page.goto(`${env.server.url}findings.html`);
+    await page.waitForFunction((id) => document.querySelector(`#paper-${id}-evidence-box`)?.dataset.state === 'done', id, { timeout: 60_000 });
+    const want = linksOf(id);
+    const got = await page.$$eval(`#paper-${id}-evidence tbody tr`, (trs) => trs.map((tr) => ({
+      cells: [...tr.children].slice(0, 3).map((c) => c.textContent),
+      href: tr.querySelector('a') ? tr.querySelector('a').getAttribute('href') : null,
+    })));
+    assert.equal(got.length, want.length, `seed ${id}: rows`);
+    got.forEach((g, k) => {
+      assert.deepEqual(g.cells, [want[k].experiment, want[k].arm, want[k].note], `seed ${id} row ${k}`);
+      assert.equal(g.href, want[k].link, `seed ${id} row ${k}: link`);
+    });
+    // open one row's link: the playground on that model, its controls set as the stored command ran
+    const k = want.findIndex(OPEN[id].pick);
+    assert.ok(k >= 0 && want[k].link, `seed ${id}: a row to open`);
+    await page.$eval(`#paper-${id}-evidence-box details`, (d) => { d.open = true; });
+    await page.click(`#paper-${id}-evidence tbody tr:nth-child(${k + 1}) a`);
+    await page.waitForSelector(model === 'placement' ? '#frontier-card' : `#${model}-card`, { timeout: 30_000 });
+    assert.equal(await page.getAttribute(`#tab-${model}`, 'aria-current'), 'page', `seed ${id}`);
+    assert.ok(page.url().endsWith(want[k].link.slice(1)), `seed ${id}: ${page.url()}`);
+    for (const [sel, value] of Object.entries(OPEN[id].controls(want[k]))) {
+      await page.waitForSelector(sel, { state: 'attached' });
+      assert.equal(await page.inputValue(sel), value, `seed ${id}: ${sel}`);
+    }
+  }
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('the Findings page shows only ./#s= links from a links.json, whatever the file holds', async () => {
+  const page = await newPage(env.browser);
+  await page.goto(`${env.server.url}findings.html`);
+  const out = await page.evaluate(async () => {
+    const m = await import('./findings.js');
+    return m.evidenceRows([
+      { experiment: 'a', arm: 'b', note: 'c', link: 'javascript:alert(1)' },
+      { experiment: 'a', arm: 'b', note: 'c', link: 'https://example.com/#s=v2.d5.AAAA' },
+      { experiment: 'a', arm: 'b', note: 'c', link: './#s=v2.d5.AA"><script>' },
+      { experiment: 'a', arm: 'b', note: 'c', link: './#s=v2.d5.AAAA' },
+      { experiment: 'a', arm: 'b', note: 'no link: why', link: null },
+    ]).map((r) => [r.href, r.invalid]);
+  });
+  assert.deepEqual(out, [[null, true], [null, true], [null, true], ['./#s=v2.d5.AAAA', false], [null, false]]);
   await page.context().close();
 });

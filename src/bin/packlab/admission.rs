@@ -9,6 +9,8 @@ use packlab::admission::moments::{
 };
 use packlab::admission::params::AdmitParams;
 use packlab::admission::tuning::{run_preset, ArmResult, Preset, TuneStatus};
+use packlab::models::admission::scenario::ParamSource;
+use packlab::scenario::{Model, Scenario};
 use packlab::trace::azure::{
     gzip, read_arrivals_bundle, read_arrivals_files, read_vmtable, write_arrivals_bundle,
     AzureArrivals, BUNDLE_MAGIC,
@@ -85,6 +87,10 @@ pub struct AdmitArgs {
     /// comparisons of arms on the same runs).
     #[arg(long)]
     pub run_detail: bool,
+    /// Print the share link (`v2.d<k>.…`, the part after `#s=`) of the admission scenario these flags make
+    /// (preset, runs, seed and every parameter, `--params` and `--azure` included), instead of tuning.
+    #[arg(long)]
+    pub print_link: bool,
 }
 
 fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
@@ -261,24 +267,52 @@ fn arm_json(a: &ArmResult, p: &AdmitParams, run_detail: bool) -> serde_json::Val
     v
 }
 
-/// Handler of `packlab admit`. Errors are one-line strings.
-pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
-    let preset = Preset::parse(&args.preset)?;
-    if args.runs == 0 {
+/// The admission scenario of `packlab admit`'s flags (ALGORITHMS.md §2.12): the preset, the runs R, the
+/// seed and the parameters of [`load_params`]; both the run and `--print-link` are made from it. Errors name
+/// the flag.
+fn admit_scenario(a: &AdmitArgs) -> Result<Scenario, String> {
+    let preset = Preset::parse(&a.preset)?;
+    if a.runs == 0 {
         return Err("--runs must be ≥ 1".into());
     }
-    let p = load_params(args)?;
+    let mut sc = Scenario {
+        model: Model::Admission,
+        seed: a.seed,
+        ..Scenario::default()
+    };
+    sc.admission.preset = preset.name().into();
+    sc.admission.runs = a.runs;
+    sc.admission.source = if a.azure.is_some() {
+        ParamSource::Azure
+    } else {
+        ParamSource::Custom
+    };
+    sc.admission.params = load_params(a)?;
+    Ok(sc)
+}
+
+/// Handler of `packlab admit`. Errors are one-line strings.
+pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
+    let sc = admit_scenario(args)?;
+    if args.print_link {
+        return crate::common::print_link(&sc);
+    }
+    let p = &sc.admission.params;
     let mut progress = crate::progress::Progress::new("packlab admit", "simulation runs");
-    let res = run_preset(preset, &p, args.runs, args.seed, &mut |d, t| {
-        progress.update(d, t)
-    });
+    let res = run_preset(
+        sc.admission.preset()?,
+        p,
+        sc.admission.runs,
+        sc.seed,
+        &mut |d, t| progress.update(d, t),
+    );
     progress.finish();
     let res = res?;
     if args.json {
         let v = serde_json::json!({
             "preset": res.preset, "runs": res.runs, "seed": res.seed,
             "capacity": p.capacity, "hours": p.horizon_hours, "sla": p.sla,
-            "arms": res.arms.iter().map(|a| arm_json(a, &p, args.run_detail)).collect::<Vec<_>>(),
+            "arms": res.arms.iter().map(|a| arm_json(a, p, args.run_detail)).collect::<Vec<_>>(),
         });
         println!(
             "{}",

@@ -16,6 +16,19 @@ pub fn validated(sc: Scenario) -> Result<Scenario, String> {
     }
 }
 
+/// `--print-link`: prints the share-link payload of `sc` (`v2.d<k>.…`, what follows `#s=` in a playground
+/// URL; [`Scenario::to_link`]) once it validates, instead of running it.
+pub fn print_link(sc: &Scenario) -> Result<(), String> {
+    let sc = validated(sc.clone())?;
+    Out::new().line(sc.to_link())
+}
+
+/// The error of `--print-link` for a flag that changes what a command computes but has no scenario field
+/// (`why`: what it is), so no link can reproduce the run.
+pub fn not_in_scenario(flag: &str, why: &str) -> String {
+    format!("--print-link: {flag} cannot be expressed in a scenario ({why}), so there is no link for this run")
+}
+
 /// Plans model `M`'s run of `sc` with `inputs` and runs it to the end on all cores, with a progress line on
 /// stderr (`what`: the command, `unit`: what the progress counts). Gives the finished run (for its
 /// operations) and its report. Errors: planning, the run's own, or a cancelled run.

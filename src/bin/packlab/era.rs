@@ -54,6 +54,10 @@ pub struct EraArgs {
     /// Print the whole report (set-up, cells, the paper's figures) as JSON, as `packlab run` does.
     #[arg(long)]
     pub report: bool,
+    /// Print the share link (`v2.d<k>.…`, the part after `#s=`) of the reservation scenario these flags make,
+    /// instead of running it (a workload path becomes an upload reference).
+    #[arg(long)]
+    pub print_link: bool,
 }
 
 fn params(a: &EraArgs) -> Result<EraParams, String> {
@@ -105,6 +109,13 @@ pub fn run(a: &EraArgs) -> Result<(), String> {
         era,
         ..Scenario::default()
     })?;
+    if a.print_link {
+        let mut sc = sc;
+        if let Some(path) = &path {
+            sc.workload = crate::workload_upload_ref(path)?;
+        }
+        return crate::common::print_link(&sc);
+    }
     let w = crate::load_workload(&wref, path.as_deref())?;
     let inputs = packlab::models::Inputs {
         workload: Some(&w),

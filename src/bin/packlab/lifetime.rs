@@ -75,6 +75,11 @@ pub struct LifetimeArgs {
     /// Print the whole report (setup, series) as JSON, as `packlab run` does.
     #[arg(long)]
     pub report: bool,
+    /// Print the share link (`v2.d<k>.…`, the part after `#s=`) of the lifetime scenario these flags make,
+    /// instead of simulating (a workload path becomes an upload reference). `--model-metrics` has no
+    /// scenario field: an error.
+    #[arg(long)]
+    pub print_link: bool,
     /// Instead of simulating: train the learned predictor on the VMs outside the split and print the model
     /// metrics (seed 003 §6.4–6.5, App. C; ALGORITHMS.md §5.8, E3.6) of it and of the Kaplan–Meier
     /// (distributional) predictor on every VM of the split, as JSON.
@@ -199,6 +204,19 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
         lifetime,
         ..Scenario::default()
     })?;
+    if a.print_link {
+        if a.model_metrics {
+            return Err(crate::common::not_in_scenario(
+                "--model-metrics",
+                "the model metrics are a CLI-only evaluation of the predictors, not a simulation",
+            ));
+        }
+        let mut sc = sc;
+        if let Some(path) = &path {
+            sc.workload = crate::workload_upload_ref(path)?;
+        }
+        return crate::common::print_link(&sc);
+    }
     let w = crate::load_workload(&wref, path.as_deref())?;
     if a.model_metrics {
         let spec = learned_spec(a)?;

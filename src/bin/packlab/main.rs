@@ -132,6 +132,9 @@ struct RunArgs {
     /// Print JSON (the default for `run`; kept for symmetry).
     #[arg(long)]
     json: bool,
+    /// Print the scenario's share link (`v2.d<k>.…`, the part after `#s=`) instead of running it.
+    #[arg(long)]
+    print_link: bool,
 }
 
 #[derive(Args, Debug)]
@@ -311,6 +314,20 @@ fn cmd_run(a: &RunArgs) -> Result<(), String> {
         (None, None) => return Err("give a scenario file or --link".into()),
     };
     let _ = a.json;
+    if a.print_link {
+        for (flag, given) in [
+            ("--trace", a.trace.is_some()),
+            ("--workload", a.workload.is_some()),
+        ] {
+            if given {
+                return Err(common::not_in_scenario(
+                    flag,
+                    "a file given beside a scenario is not part of it; name it in the scenario's upload reference",
+                ));
+            }
+        }
+        return common::print_link(&sc);
+    }
     let loaded = load_inputs(&sc, a.trace.as_deref(), a.workload.as_deref())?;
     let mut progress = progress::Progress::new("packlab run", "units of work");
     let report = run_report(&sc, &loaded, &mut |d, t| progress.update(d, t));
@@ -355,22 +372,7 @@ pub fn load_inputs(
             }
             load_files(&files, path, None)?
         }
-        (TraceRef::Bundled(id), None) => {
-            let b = trace::bundled(id).ok_or_else(|| format!("no bundled trace '{id}'"))?;
-            let path = bundled_path(b.path).ok_or_else(|| {
-                format!(
-                    "bundled trace file {} not found (run from the repository)",
-                    b.path
-                )
-            })?;
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            let file = path
-                .file_name()
-                .map(|s| s.to_string_lossy().to_string())
-                .unwrap_or_default();
-            trace::read_trace(id, &[InputFile { name: file, bytes }], b.format)
-                .map_err(|e| e.to_string())?
-        }
+        (TraceRef::Bundled(id), None) => load_bundled_trace(id)?,
         (TraceRef::Upload { name, .. }, None) => {
             return Err(format!(
                 "the scenario uses the uploaded trace '{name}': pass it with --trace PATH"
@@ -380,6 +382,58 @@ pub fn load_inputs(
     Ok(Loaded {
         trace: Some(t),
         workload: None,
+    })
+}
+
+/// Loads bundled trace `id` from its file (found by [`bundled_path`]). Errors: unknown id, missing file, a
+/// file that does not parse.
+pub fn load_bundled_trace(id: &str) -> Result<UsageTrace, String> {
+    let b = trace::bundled(id).ok_or_else(|| format!("no bundled trace '{id}'"))?;
+    let path = bundled_path(b.path).ok_or_else(|| {
+        format!(
+            "bundled trace file {} not found (run from the repository)",
+            b.path
+        )
+    })?;
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = path
+        .file_name()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    trace::read_trace(id, &[InputFile { name: file, bytes }], b.format).map_err(|e| e.to_string())
+}
+
+/// The scenario reference of the trace at `a` (for `--print-link`): the bundled trace whose content (VMs,
+/// samples, usage values, interval, grid) equals it, else an upload reference with the name and SHA-256
+/// the playground computes for the same files (the user uploads them to reproduce).
+pub fn trace_ref_of(a: &TraceArgs) -> Result<TraceRef, String> {
+    let files = read_files(&a.trace)?;
+    let t = load_files(&files, &a.trace, a.format.as_deref())?;
+    for b in packlab::data::BUNDLED_DATA
+        .iter()
+        .filter(|b| b.kind == packlab::data::DataKind::UsageTrace)
+    {
+        if let Ok(bt) = load_bundled_trace(b.id) {
+            if (&bt.items, bt.samples, &bt.usage, bt.interval_s, &bt.grid)
+                == (&t.items, t.samples, &t.usage, t.interval_s, &t.grid)
+            {
+                return Ok(TraceRef::Bundled(b.id.to_string()));
+            }
+        }
+    }
+    Ok(TraceRef::Upload {
+        name: trace::upload_name(&files),
+        sha256: trace::upload_sha256(&files),
+    })
+}
+
+/// The upload reference of the workload at `path` (for `--print-link`): the name and SHA-256 the playground
+/// computes for the same files.
+pub fn workload_upload_ref(path: &Path) -> Result<WorkloadRef, String> {
+    let files = read_workload_files(path)?;
+    Ok(WorkloadRef::Upload {
+        name: trace::upload_name(&files),
+        sha256: trace::upload_sha256(&files),
     })
 }
 

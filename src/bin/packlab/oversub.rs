@@ -51,6 +51,10 @@ pub struct OversubArgs {
     /// Print the whole report (set-up, rows, training curves, the paper's figures) as JSON.
     #[arg(long)]
     pub report: bool,
+    /// Print the share link (`v2.d<k>.…`, the part after `#s=`) of the oversubscription scenario these flags
+    /// make, instead of running it. A `c2marl:FILE` policy has no scenario field: an error.
+    #[arg(long)]
+    pub print_link: bool,
 }
 
 /// `packlab oversub-train`: train C2MARL at one safety level and write the trained policy.
@@ -116,6 +120,12 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
             for name in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
                 let pol = Policy::parse(name).map_err(|e| format!("--policies: {e}"))?;
                 if let Policy::C2marlFile(path) = &pol {
+                    if a.print_link {
+                        return Err(crate::common::not_in_scenario(
+                            "--policies c2marl:FILE",
+                            "a trained policy file is an input beside the scenario",
+                        ));
+                    }
                     let bytes =
                         std::fs::read(path).map_err(|e| format!("--policies: {path}: {e}"))?;
                     files.push(InputFile {
@@ -129,6 +139,9 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
         set_given!(p; train_episodes = a.train_episodes);
         Ok(())
     })?;
+    if a.print_link {
+        return crate::common::print_link(&sc);
+    }
     let inputs = Inputs {
         files: &files,
         ..Default::default()

@@ -41,6 +41,11 @@ pub struct ModelArgs {
     /// Seed of the random subset (integer 0..2^53).
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub subset_seed: u64,
+    /// Print the share link (`v2.d<k>.…`, the part after `#s=`) of the placement scenario that runs these
+    /// settings in the playground, instead of packing. A trace equal to a bundled one is referred to by its
+    /// id, any other as an upload (name and SHA-256). `--subset` has no scenario field: an error.
+    #[arg(long)]
+    pub print_link: bool,
 }
 
 /// The trace of `--trace`, or its random subset with `--subset`.
@@ -134,9 +139,42 @@ fn check(p: &PlacementParams) -> Result<(), String> {
     Ok(())
 }
 
+/// `--print-link`: the share link of the placement scenario of `p` on the trace of `t`, printed. Errors:
+/// `--subset` (no scenario field), an unreadable trace, an invalid scenario.
+fn print_link(t: &TraceArgs, m: &ModelArgs, p: PlacementParams, seed: u64) -> Result<(), String> {
+    if m.subset.is_some() {
+        return Err(crate::common::not_in_scenario(
+            "--subset",
+            "a scenario runs a whole trace, not a random subset of its VMs",
+        ));
+    }
+    crate::common::print_link(&packlab::scenario::Scenario {
+        model: packlab::scenario::Model::Placement,
+        trace: crate::trace_ref_of(t)?,
+        seed,
+        placement: p,
+        ..Default::default()
+    })
+}
+
 pub fn cmd_pack(a: &PackArgs) -> Result<(), String> {
     let (mut p, seed) = params_from(&a.model)?;
     p.fit = FitSpec::parse(&a.fit).map_err(|e| format!("--fit: {e}"))?;
+    if a.model.print_link {
+        // the playground's run is a frontier: the link's holds this one packing (its family at its knob),
+        // which is also the teaching view's fit; a GPA knob is the SLO line drawn
+        let (family, knob) = (p.fit.family(), p.fit.param());
+        for fs in &mut p.families {
+            fs.enabled = fs.family == family;
+            if fs.enabled {
+                fs.grid = knob.into_iter().collect();
+            }
+        }
+        if let (placement::Family::Gpa | placement::Family::GpaCal, Some(rho)) = (family, knob) {
+            p.target_rho = rho;
+        }
+        return print_link(&a.trace, &a.model, p, seed);
+    }
     let t = instance_trace(&a.trace, &a.model)?;
     let inst = placement::Instance::new(&t, &p, seed).map_err(|e| e.to_string())?;
     let (_, r) = inst.pack_and_evaluate(&p.fit, p.rule, p.rebalance);
@@ -205,6 +243,9 @@ pub fn cmd_frontier(a: &FrontierArgs) -> Result<(), String> {
             .collect::<Result<_, _>>()?;
     }
     check(&p)?;
+    if a.model.print_link {
+        return print_link(&a.trace, &a.model, p, seed);
+    }
     let t = instance_trace(&a.trace, &a.model)?;
     let mut progress = crate::progress::Progress::new("packlab frontier", "frontier points");
     let f = placement::run_frontier(&t, &p, seed, &mut |d, n| progress.update(d, n));
