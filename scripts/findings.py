@@ -7,9 +7,14 @@ Usage (from the repository root, after `make native`; `make findings PAPER=... S
     python3 scripts/findings.py [--paper 000|001|002|003|004|all[,...]] [--scale quick|paper]
 
 `--scale paper` (the default) runs each script at the scale the README reports (for seed 000 the scale
-FINDINGS_000_SCALE names, default `reduced`). `--scale quick` is passed to the scripts that have a quick scale
-(seed 000: the CI-sized cluster, stored separately in results/000/quick/); the others have one scale and run it.
+FINDINGS_000_SCALE names, default `reduced`). `--scale quick` runs every paper's quick scale (a small
+version of its experiments, each well under a minute natively on one core), stored separately in
+results/<paper>/quick/ (raw JSON with commands, seeds and engine version, and tables.md); tests/findings_tables.rs
+re-runs the stored quick commands and checks that each quick tables.md is what `--scale quick --render` gives.
 Each script prints its own wall time; this driver prints the total per paper.
+
+The per-paper scripts share the helpers below (`from findings import engine, scale, emit`): the engine that made
+a run, the --scale argument, and writing (or with --stdout printing) a rendered tables.md.
 """
 import os
 import subprocess
@@ -24,11 +29,37 @@ PAPERS = {
     # results/000/; its script also has paper = 1/10 and full = the paper's cluster, which take longer)
     "000": ("scripts/seed000_findings.py", ["--scale", os.environ.get("FINDINGS_000_SCALE", "reduced")],
             ["--scale", "quick"]),
-    "001": ("scripts/seed001_findings.py", [], None),
-    "002": ("scripts/seed002_findings.py", [], None),
-    "003": ("scripts/seed003_findings.py", ["--seeds", "5"], None),
-    "004": ("scripts/seed004_findings.py", ["--seeds", "5"], None),
+    "001": ("scripts/seed001_findings.py", [], ["--scale", "quick"]),
+    "002": ("scripts/seed002_findings.py", [], ["--scale", "quick"]),
+    "003": ("scripts/seed003_findings.py", ["--seeds", "5"], ["--scale", "quick"]),
+    "004": ("scripts/seed004_findings.py", ["--seeds", "5"], ["--scale", "quick"]),
 }
+BIN = "target/release/packlab"
+
+
+def engine():
+    """The engine behind a run, stored with every raw result: {"version": `packlab --version`, "git": `git describe
+    --always --dirty`} (run from the repository root)."""
+    sh = lambda cmd: subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    return {"version": sh([BIN, "--version"]), "git": sh(["git", "describe", "--always", "--dirty"])}
+
+
+def scale(scales=("quick", "paper"), default="paper"):
+    """The value of --scale in sys.argv (one of `scales`; exits with a message naming the flag otherwise)."""
+    s = arg("--scale", default)
+    if s not in scales:
+        sys.exit(f"--scale must be one of {', '.join(scales)}, got '{s}'")
+    return s
+
+
+def emit(path, text):
+    """Write a rendered tables.md to `path`, or print it when --stdout is given (tests/findings_tables.rs compares
+    the stored file with `--render --stdout`)."""
+    if "--stdout" in sys.argv:
+        sys.stdout.write(text)
+        return
+    with open(os.path.join(ROOT, path) if not os.path.isabs(path) else path, "w") as f:
+        f.write(text)
 
 
 def arg(name, default):
@@ -42,9 +73,7 @@ def arg(name, default):
 
 def main():
     papers = arg("--paper", "all")
-    scale = arg("--scale", "paper")
-    if scale not in ("quick", "paper"):
-        sys.exit(f"findings: --scale must be quick or paper, got '{scale}'")
+    sc = scale()
     wanted = list(PAPERS) if papers == "all" else [p.strip() for p in papers.split(",") if p.strip()]
     unknown = [p for p in wanted if p not in PAPERS]
     if unknown:
@@ -54,14 +83,13 @@ def main():
         sys.exit("findings: target/release/packlab is missing: run `make native` first (or `make findings`)")
     for p in wanted:
         script, paper_args, quick_args = PAPERS[p]
-        args = quick_args if scale == "quick" and quick_args is not None else paper_args
-        if scale == "quick" and quick_args is None:
-            print(f"findings: seed {p} has a single scale; running it", flush=True)
+        args = quick_args if sc == "quick" else paper_args
         cmd = [sys.executable, script] + args
         print(f"findings: seed {p}: {' '.join(cmd)}", flush=True)
         t0 = time.time()
         subprocess.run(cmd, check=True)
-        print(f"findings: seed {p} done in {time.time() - t0:.1f} s -> results/{p}/tables.md", flush=True)
+        out = f"results/{p}/quick" if sc == "quick" else f"results/{p}"
+        print(f"findings: seed {p} done in {time.time() - t0:.1f} s -> {out}/tables.md", flush=True)
 
 
 if __name__ == "__main__":
