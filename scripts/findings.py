@@ -38,10 +38,12 @@ BIN = "target/release/packlab"
 
 
 def engine():
-    """The engine behind a run, stored with every raw result: {"version": `packlab --version`, "git": `git describe
-    --always --dirty`} (run from the repository root)."""
+    """The engine behind a run, stored with every raw result: {"version": `packlab --version`, "git": the commit
+    (`git describe --always`), with "-dirty" when the engine's sources (src/, Cargo.toml, Cargo.lock) differ from
+    it; results/ written earlier in the same `--scale quick` pass do not count}."""
     sh = lambda cmd: subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    return {"version": sh([BIN, "--version"]), "git": sh(["git", "describe", "--always", "--dirty"])}
+    dirty = sh(["git", "status", "--porcelain", "--", "src", "Cargo.toml", "Cargo.lock"])
+    return {"version": sh([BIN, "--version"]), "git": sh(["git", "describe", "--always"]) + ("-dirty" if dirty else "")}
 
 
 def scale(scales=("quick", "paper"), default="paper"):
