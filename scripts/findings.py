@@ -35,6 +35,15 @@ PAPERS = {
     "004": ("scripts/seed004_findings.py", ["--seeds", "5"], ["--scale", "quick"]),
 }
 BIN = "target/release/packlab"
+# what each quick scale runs (results/quick.md, which the README includes verbatim)
+QUICK_WHAT = {
+    "000": "E0.1–E0.4 at 1/40 of §2.13 (C = 500 cores), R = 4 runs, 6 bisection steps",
+    "001": "E1.1–E1.3 with C2MARL trained 10 episodes per α, 10 evaluation episodes per policy",
+    "002": "E2.2 (GPA, c = 1 and 4, ρ = 0.1, 0.01, 0.001, aligned and resampled) and three E2.1 estimators on the "
+           "bundled PlanetLab day",
+    "003": "E3.1 and its App. F warm-up on pool 1 (oracle and noisy A = 0.9)",
+    "004": "E4.1 seed 1 and E4.3 seed 1 on the real Azure load",
+}
 
 
 def engine():
@@ -83,6 +92,7 @@ def main():
     os.chdir(ROOT)
     if not os.path.exists("target/release/packlab"):
         sys.exit("findings: target/release/packlab is missing: run `make native` first (or `make findings`)")
+    wall = {}
     for p in wanted:
         script, paper_args, quick_args = PAPERS[p]
         args = quick_args if sc == "quick" else paper_args
@@ -90,8 +100,16 @@ def main():
         print(f"findings: seed {p}: {' '.join(cmd)}", flush=True)
         t0 = time.time()
         subprocess.run(cmd, check=True)
+        wall[p] = time.time() - t0
         out = f"results/{p}/quick" if sc == "quick" else f"results/{p}"
-        print(f"findings: seed {p} done in {time.time() - t0:.1f} s -> {out}/tables.md", flush=True)
+        print(f"findings: seed {p} done in {wall[p]:.1f} s -> {out}/tables.md", flush=True)
+    if sc == "quick" and wanted == list(PAPERS):
+        rows = [f"| {p} | {QUICK_WHAT[p]} | {wall[p]:.1f} | `results/{p}/quick/` |" for p in wanted]
+        with open("results/quick.md", "w") as f:
+            f.write("| seed | quick scale | wall time (s) | stored in |\n|---|---|---:|---|\n" + "\n".join(rows) +
+                    f"\n\nWall times: each script as `python3 scripts/findings.py --scale quick` (= `make findings-quick`) "
+                    f"ran it, {sum(wall.values()):.0f} s in all, on the 2-core machine shared with other jobs.\n")
+        print("findings: wrote results/quick.md", flush=True)
 
 
 if __name__ == "__main__":
