@@ -448,6 +448,24 @@ fn quick_tables_are_rendered_from_the_stored_runs() {
     }
 }
 
+/// results/quick.md (what each quick scale runs and its wall time, written by `make findings-quick`) names every
+/// paper and is in the README verbatim.
+#[test]
+fn readme_includes_the_quick_scale_summary_verbatim() {
+    let q = read("results/quick.md");
+    for (paper, _) in QUICK_HINT.iter().enumerate() {
+        assert!(
+            q.contains(&format!("| 00{paper} |"))
+                && q.contains(&format!("`results/00{paper}/quick/`")),
+            "results/quick.md lacks seed 00{paper}"
+        );
+    }
+    assert!(
+        read("README.md").contains(&q),
+        "README.md does not include results/quick.md verbatim (re-run make findings-quick and copy it)"
+    );
+}
+
 /// Seed 001's quick E1.1–E1.3 (10 training and 10 evaluation episodes): each stored scenario file is the one in
 /// the raw report, and `packlab run` on it gives the stored report bit for bit (training included).
 #[test]
