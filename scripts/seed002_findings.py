@@ -57,7 +57,7 @@ def sh(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout.strip()
 
 
-ENGINE = engine()
+ENGINE = None  # the engine behind the runs (findings.engine()), set by main before any run
 RUNS = []
 CACHE = {}
 
@@ -317,6 +317,12 @@ def render_quick(stored):
 
 
 def main():
+    global ENGINE
+    if "--render" in sys.argv and scale() != "quick":
+        sys.exit("seed002_findings.py: --render re-renders the quick scale only (--scale quick); the paper-scale "
+                 "tables are written by a full run")
+    if "--render" not in sys.argv:
+        ENGINE = engine()
     if scale() == "quick":
         if "--render" not in sys.argv:
             quick()
