@@ -8,7 +8,7 @@ Usage (from the repository root, after `make native`; `make findings PAPER=... S
 
 `--scale paper` (the default) runs each script at the scale the README reports (for seed 000 the scale
 FINDINGS_000_SCALE names, default `reduced`). `--scale quick` runs every paper's quick scale (a small
-version of its experiments, each well under a minute natively on one core), stored separately in
+version of its experiments; with all papers, the wall times are written to results/quick.md), stored separately in
 results/<paper>/quick/ (raw JSON with commands, seeds and engine version, and tables.md); tests/findings_tables.rs
 re-runs the stored quick commands and checks that each quick tables.md is what `--scale quick --render` gives.
 Each script prints its own wall time; this driver prints the total per paper.
