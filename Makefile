@@ -42,7 +42,8 @@ bench:
 
 ## one command for every paper's findings (scripts/findings.py runs scripts/seed00N_findings.py): raw runs and
 ## results/<paper>/tables.md, which the README includes verbatim (tests/findings_tables.rs checks them).
-## PAPER=000|001|002|003|004|all (comma-separated list allowed), SCALE=paper|quick; seed 000's README scale is
+## PAPER=000|001|002|003|004|all (comma-separated list allowed), SCALE=paper|quick (quick: results/<paper>/quick/,
+## what CI checks); seed 000's README scale is
 ## FINDINGS_000_SCALE (default reduced; its script also has paper = 1/10 and full)
 PAPER ?= all
 SCALE ?= paper
@@ -54,9 +55,10 @@ findings: native
 findings-links: native
 	python3 scripts/findings_links.py --paper $(PAPER)
 
-## seed 000's quick scale (about a minute; results/000/quick/, which tests/findings_tables.rs re-runs in part)
+## every paper's quick scale (results/<paper>/quick/: a small version of each paper's experiments; the README
+## gives their wall times); tests/findings_tables.rs re-runs the stored quick commands and re-renders their tables
 findings-quick: native
-	python3 scripts/findings.py --paper 000 --scale quick
+	python3 scripts/findings.py --paper all --scale quick
 
 ## the cargo-fuzz targets (fuzz/), one after the other, FUZZ_SECONDS each (FUZZ_TARGETS="link gzip" picks some)
 FUZZ_SECONDS ?= 600

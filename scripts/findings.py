@@ -8,9 +8,14 @@ Usage (from the repository root, after `make native`; `make findings PAPER=... S
     python3 scripts/findings.py [--paper 000|001|002|003|004|all[,...]] [--scale quick|paper]
 
 `--scale paper` (the default) runs each script at the scale the README reports (for seed 000 the scale
-FINDINGS_000_SCALE names, default `reduced`). `--scale quick` is passed to the scripts that have a quick scale
-(seed 000: the CI-sized cluster, stored separately in results/000/quick/); the others have one scale and run it.
+FINDINGS_000_SCALE names, default `reduced`). `--scale quick` runs every paper's quick scale (a small
+version of its experiments; with all papers, the wall times are written to results/quick.md), stored separately in
+results/<paper>/quick/ (raw JSON with commands, seeds and engine version, and tables.md); tests/findings_tables.rs
+re-runs the stored quick commands and checks that each quick tables.md is what `--scale quick --render` gives.
 Each script prints its own wall time; this driver prints the total per paper.
+
+The per-paper scripts share the helpers below (`from findings import engine, scale, emit`): the engine that made
+a run, the --scale argument, and writing (or with --stdout printing) a rendered tables.md.
 """
 import os
 import subprocess
@@ -25,11 +30,48 @@ PAPERS = {
     # results/000/; its script also has paper = 1/10 and full = the paper's cluster, which take longer)
     "000": ("scripts/seed000_findings.py", ["--scale", os.environ.get("FINDINGS_000_SCALE", "reduced")],
             ["--scale", "quick"]),
-    "001": ("scripts/seed001_findings.py", [], None),
-    "002": ("scripts/seed002_findings.py", [], None),
-    "003": ("scripts/seed003_findings.py", ["--seeds", "5"], None),
-    "004": ("scripts/seed004_findings.py", ["--seeds", "5"], None),
+    "001": ("scripts/seed001_findings.py", [], ["--scale", "quick"]),
+    "002": ("scripts/seed002_findings.py", [], ["--scale", "quick"]),
+    "003": ("scripts/seed003_findings.py", ["--seeds", "5"], ["--scale", "quick"]),
+    "004": ("scripts/seed004_findings.py", ["--seeds", "5"], ["--scale", "quick"]),
 }
+BIN = "target/release/packlab"
+# what each quick scale runs (results/quick.md, which the README includes verbatim)
+QUICK_WHAT = {
+    "000": "E0.1–E0.4 at 1/40 of §2.13 (C = 500 cores), R = 4 runs, 6 bisection steps",
+    "001": "E1.1–E1.3 with C2MARL trained 10 episodes per α, 10 evaluation episodes per policy",
+    "002": "E2.2 (GPA, c = 1 and 4, ρ = 0.1, 0.01, 0.001, aligned and resampled) and three E2.1 estimators on the "
+           "bundled PlanetLab day",
+    "003": "E3.1 and its App. F warm-up on pool 1 (oracle and noisy A = 0.9)",
+    "004": "E4.1 seed 1 and E4.3 seed 1 on the real Azure load",
+}
+
+
+def engine():
+    """The engine behind a run, stored with every raw result: {"version": `packlab --version`, "git": the commit
+    (`git describe --always`), with "-dirty" when the engine's sources (src/, Cargo.toml, Cargo.lock) differ from
+    it; results/ written earlier in the same `--scale quick` pass do not count}."""
+    sh = lambda cmd: subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    dirty = sh(["git", "status", "--porcelain", "--", "src", "Cargo.toml", "Cargo.lock"])
+    return {"version": sh([BIN, "--version"]), "git": sh(["git", "describe", "--always"]) + ("-dirty" if dirty else "")}
+
+
+def scale(scales=("quick", "paper"), default="paper"):
+    """The value of --scale in sys.argv (one of `scales`; exits with a message naming the flag otherwise)."""
+    s = arg("--scale", default)
+    if s not in scales:
+        sys.exit(f"--scale must be one of {', '.join(scales)}, got '{s}'")
+    return s
+
+
+def emit(path, text):
+    """Write a rendered tables.md to `path`, or print it when --stdout is given (tests/findings_tables.rs compares
+    the stored file with `--render --stdout`)."""
+    if "--stdout" in sys.argv:
+        sys.stdout.write(text)
+        return
+    with open(os.path.join(ROOT, path) if not os.path.isabs(path) else path, "w") as f:
+        f.write(text)
 
 
 def arg(name, default):
@@ -43,9 +85,7 @@ def arg(name, default):
 
 def main():
     papers = arg("--paper", "all")
-    scale = arg("--scale", "paper")
-    if scale not in ("quick", "paper"):
-        sys.exit(f"findings: --scale must be quick or paper, got '{scale}'")
+    sc = scale()
     wanted = list(PAPERS) if papers == "all" else [p.strip() for p in papers.split(",") if p.strip()]
     unknown = [p for p in wanted if p not in PAPERS]
     if unknown:
@@ -53,18 +93,27 @@ def main():
     os.chdir(ROOT)
     if not os.path.exists("target/release/packlab"):
         sys.exit("findings: target/release/packlab is missing: run `make native` first (or `make findings`)")
+    wall = {}
     for p in wanted:
         script, paper_args, quick_args = PAPERS[p]
-        args = quick_args if scale == "quick" and quick_args is not None else paper_args
-        if scale == "quick" and quick_args is None:
-            print(f"findings: seed {p} has a single scale; running it", flush=True)
+        args = quick_args if sc == "quick" else paper_args
         cmd = [sys.executable, script] + args
         print(f"findings: seed {p}: {' '.join(cmd)}", flush=True)
         t0 = time.time()
         subprocess.run(cmd, check=True)
-        print(f"findings: seed {p} done in {time.time() - t0:.1f} s -> results/{p}/tables.md", flush=True)
-        # the share link of every stored run (no simulation; scripts/findings_links.py)
-        subprocess.run([sys.executable, "scripts/findings_links.py", "--paper", p], check=True)
+        wall[p] = time.time() - t0
+        out = f"results/{p}/quick" if sc == "quick" else f"results/{p}"
+        print(f"findings: seed {p} done in {wall[p]:.1f} s -> {out}/tables.md", flush=True)
+        if sc != "quick":
+            # the share link of every stored run (no simulation; scripts/findings_links.py)
+            subprocess.run([sys.executable, "scripts/findings_links.py", "--paper", p], check=True)
+    if sc == "quick" and wanted == list(PAPERS):
+        rows = [f"| {p} | {QUICK_WHAT[p]} | {wall[p]:.1f} | `results/{p}/quick/` |" for p in wanted]
+        with open("results/quick.md", "w") as f:
+            f.write("| seed | quick scale | wall time (s) | stored in |\n|---|---|---:|---|\n" + "\n".join(rows) +
+                    f"\n\nWall times: each script as `python3 scripts/findings.py --scale quick` (= `make findings-quick`) "
+                    f"ran it, {sum(wall.values()):.0f} s in all, on the 2-core machine shared with other jobs.\n")
+        print("findings: wrote results/quick.md", flush=True)
 
 
 if __name__ == "__main__":

@@ -24,8 +24,8 @@ tables.md names the scale it was run at in its first line.
 E0.4 runs with the variance-based payment rule (seed 000 §7.1; `--prices 1,0.01`: 1 per core-hour and 0.01 per
 core² of the predicted 24 h variance and hour) and reports the payments of labelled and unlabelled users.
 
-Usage: python3 scripts/seed000_findings.py [--scale quick|reduced|paper|full] [--render]   (--render: tables.md anew from
-the stored runs.json, no simulation)   (from the repository root, after
+Usage: python3 scripts/seed000_findings.py [--scale quick|reduced|paper|full] [--render [--stdout]]   (--render: tables.md anew
+from the stored runs.json, no simulation; --stdout prints it instead)   (from the repository root, after
 `make native`; `make findings` runs the paper scale)
 """
 import json
@@ -34,6 +34,8 @@ import os
 import subprocess
 import sys
 import time
+
+from findings import emit, engine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = "target/release/packlab"
@@ -276,10 +278,9 @@ def main():
         with open(os.path.join(out, "runs.json")) as f:
             stored = json.load(f)
         res = {r["experiment"]: r["result"] for r in stored["runs"]}
-        with open(os.path.join(out, "tables.md"), "w") as f:
-            f.write(render(scale, res, stored["wall_s"]))
+        emit(os.path.join(out, "tables.md"), render(scale, res, stored["wall_s"]))
         return
-    engine = {"version": sh([BIN, "--version"]), "git": sh(["git", "describe", "--always", "--dirty"])}
+    eng = engine()
     runs = []
     res = {}
     t0 = time.time()
@@ -290,11 +291,11 @@ def main():
         res[preset] = json.loads(sh(args))
         dt = time.time() - t1
         print(f"  {dt:.0f} s", file=sys.stderr, flush=True)
-        runs.append({"experiment": preset, "command": " ".join(args), "seed": SEED, "engine": engine,
+        runs.append({"experiment": preset, "command": " ".join(args), "seed": SEED, "engine": eng,
                      "wall_s": round(dt, 1), "result": res[preset]})
     wall = time.time() - t0
     tables = render(scale, res, wall)
-    head = {"scale": scale, "config": SCALES[scale], "engine": engine, "wall_s": round(wall, 1),
+    head = {"scale": scale, "config": SCALES[scale], "engine": eng, "wall_s": round(wall, 1),
             "comparisons": COMPARISONS, "runs": runs}
     with open(os.path.join(out, "runs.json"), "w") as f:
         json.dump(head, f, indent=1, sort_keys=True, ensure_ascii=False)

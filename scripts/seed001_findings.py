@@ -12,14 +12,31 @@ Runs the native CLI (`target/release/packlab oversub --report`), stores every ra
 results/001/ (e11.json, e12.json, e13.json) and writes the Markdown tables the README includes
 (results/001/tables.md).
 
-Usage: python3 scripts/seed001_findings.py [--train-episodes 1800] [--eval-episodes 300] [--train-seeds 1]
-       (from the repository root, after `make native`; about 20 minutes on 2 cores); --tables-only rewrites
-       tables.md from the stored reports, --variants-only re-runs only the departures from ALGORITHMS.md.
+Every row with a paper number has a verdict (rule stated under each table; see `verdict`).
+
+Scales (--scale):
+  paper  1800 training episodes per α, 300 evaluation episodes, E1.1-E1.3, the departures run both ways;
+         results/001/ (what the README reports; about 20 minutes on 2 cores).
+  quick  10 training episodes per α, 10 evaluation episodes, E1.1-E1.3 (no departures); results/001/quick/
+         (CI re-runs every stored command).
+
+Usage: python3 scripts/seed001_findings.py [--scale quick|paper] [--train-episodes N] [--eval-episodes N]
+       [--train-seeds 1] [--render [--stdout]]   (from the repository root, after `make native`); --render (or
+       --tables-only) rewrites tables.md from the stored reports (--stdout prints it instead), --variants-only
+       re-runs only the departures from ALGORITHMS.md.
 """
 import hashlib, json, subprocess, sys, os, time
 
+from findings import emit, engine, scale
+
 BIN = "target/release/packlab"
 OUT = "results/001"
+SCALES = {"paper": {"out": "results/001", "train": 1800, "evals": 300},
+          "quick": {"out": "results/001/quick", "train": 10, "evals": 10}}
+# verdict rule (stated under each table): the paper's PM-Hot-R within our 95% CI or within CLOSE, and our
+# S-Cores within CLOSE of the paper's
+CLOSE = 0.05
+ALPHAS = (0.75, 0.85, 0.95)
 
 
 def arg(name, default):
@@ -28,29 +45,57 @@ def arg(name, default):
     return default
 
 
-def run(preset, policies, train, evals, seeds, extra=()):
+def run(out, preset, policies, train, evals, seeds, eng, extra=()):
     extra = dict(extra)
     sc = {"model": "oversub", "seed": 1, "oversub": {
         "preset": preset, "policies": policies, "train_episodes": train, "eval_episodes": evals,
         "train_seeds": seeds, **extra}}
-    os.makedirs(OUT, exist_ok=True)
+    os.makedirs(out, exist_ok=True)
     tag = "" if not extra else "-" + hashlib.sha1(json.dumps(extra, sort_keys=True).encode()).hexdigest()[:8]
-    path = f"{OUT}/scenario-{preset}{tag}.json"
+    path = f"{out}/scenario-{preset}{tag}.json"
     json.dump(sc, open(path, "w"), indent=1)
     cmd = [BIN, "run", path]
     t = time.time()
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return {"command": " ".join(cmd), "scenario": sc, "seconds": round(time.time() - t, 1), "report": json.loads(out)}
+    return {"command": " ".join(cmd), "scenario": sc, "seed": sc["seed"], "engine": eng,
+            "seconds": round(time.time() - t, 1), "report": json.loads(out)}
 
 
 def pct(x, d=1):
     return f"{100 * x:.{d}f}"
 
 
+def verdict(rep, r, p):
+    """A row's verdict beside the paper's row `p` (None: no number, "—"). *reproduced*: the paper's PM-Hot-R within
+    our 95% CI or within CLOSE of ours, and our S-Cores within CLOSE of the paper's; *direction only*: otherwise,
+    when the row is on the paper's side of every safety level (PM-Hot-R ≤ 1 − α at α = 0.75, 0.85, 0.95) and, for a
+    C2MARL row, it saves more cores than every Grid-x/MA/SL row safe at its α (the paper's claim); else *not
+    reproduced*."""
+    if p is None:
+        return "—"
+    near_h = r["pm_hot_r_lo"] <= p["pm_hot_r"] <= r["pm_hot_r_hi"] or abs(r["pm_hot_r"] - p["pm_hot_r"]) <= CLOSE + 1e-12
+    near_s = p["s_cores"] is None or abs(r["s_cores"] - p["s_cores"]) <= CLOSE + 1e-12
+    if near_h and near_s:
+        return "reproduced"
+    same_side = [p["pm_hot_r"] <= 1 - a + 1e-12 for a in ALPHAS] == list(r["safe"])
+    if same_side and r["policy"].startswith("c2marl:"):
+        alpha = float(r["policy"].split(":")[1])
+        d = next(d for d in direction(rep, alpha) if d["row"] is r)
+        same_side = d["vs_paper"] is None or r["s_cores"] > d["vs_paper"]["s_cores"]
+    return "direction only" if same_side else "not reproduced"
+
+
+VERDICT_RULE = (f"Verdicts (rows with a paper number): *reproduced* = the paper's PM-Hot-R within our 95% CI or within "
+                f"{100 * CLOSE:.0f} pp of ours, and our S-Cores within {100 * CLOSE:.0f} pp of the paper's; *direction only* = "
+                "not that close, but on the paper's side of every safety level (PM-Hot-R ≤ 25 / 15 / 5%) and, for a C2MARL "
+                "row, saving more cores than every Grid-x/MA/SL row safe at its α, as the paper claims; *not reproduced* = "
+                "otherwise; — = no number in the paper.")
+
+
 def table(rep, lines, paper_note):
     paper = {p["policy"]: p for p in rep["paper"]}
-    lines.append("| policy | PM-Hot-R % [95% CI] | C-Hot-R % | S-Cores % [95% CI] | safe at 0.75 / 0.85 / 0.95 | paper PM-Hot-R / S-Cores % | hot PM-hours per episode | active PMs | hot share of PM-hours % |")
-    lines.append("|---|---:|---:|---:|:-:|---:|---:|---:|---:|")
+    lines.append("| policy | PM-Hot-R % [95% CI] | C-Hot-R % | S-Cores % [95% CI] | safe at 0.75 / 0.85 / 0.95 | paper PM-Hot-R / S-Cores % | verdict | hot PM-hours per episode | active PMs | hot share of PM-hours % |")
+    lines.append("|---|---:|---:|---:|:-:|---:|---|---:|---:|---:|")
     for r in rep["rows"]:
         name = r["policy"] + (f" (seed {r['train_seed'] + 1})" if r.get("train_seed") is not None else "")
         p = paper.get(r["policy"])
@@ -58,7 +103,7 @@ def table(rep, lines, paper_note):
         tick = " ".join("✓" if s else "✗" for s in r["safe"])
         lines.append(
             f"| {name} | {pct(r['pm_hot_r'])} [{pct(r['pm_hot_r_lo'])}, {pct(r['pm_hot_r_hi'])}] | {pct(r['c_hot_r'])} | "
-            f"{pct(r['s_cores'])} [{pct(r['s_cores_lo'])}, {pct(r['s_cores_hi'])}] | {tick} | {ps} | {r['hot_pm_hours']:.1f} | "
+            f"{pct(r['s_cores'])} [{pct(r['s_cores_lo'])}, {pct(r['s_cores_hi'])}] | {tick} | {ps} | {verdict(rep, r, p)} | {r['hot_pm_hours']:.1f} | "
             f"{r['active_pms']:.1f} | {pct(r['hot_share'], 2)} |")
     if paper_note:
         lines.append("")
@@ -102,9 +147,13 @@ def claim_lines(preset, rep, lines, alpha=0.95):
 
 
 def main():
-    train = arg("--train-episodes", 1800)
-    evals = arg("--eval-episodes", 300)
+    sc = scale()
+    out = SCALES[sc]["out"]
+    train = arg("--train-episodes", SCALES[sc]["train"])
+    evals = arg("--eval-episodes", SCALES[sc]["evals"])
     seeds = arg("--train-seeds", 1)
+    stored = "--tables-only" in sys.argv or "--render" in sys.argv
+    eng = None if stored else engine()
     lines = []
     results = {}
     paper_policies = ["grid:0.2", "grid:0.4", "grid:0.6", "grid:1", "ma", "sl", "peak:p95", "peak:3sigma",
@@ -113,11 +162,11 @@ def main():
     for preset, learned in [("E1.1", ["c2marl:0.75", "c2marl:0.85", "c2marl:0.95"]),
                             ("E1.2", ["c2marl:0.95"]),
                             ("E1.3", ["c2marl:0.95"])]:
-        path = f"{OUT}/e{preset[1]}{preset[3]}.json"
-        if "--tables-only" in sys.argv or only_variants:
+        path = f"{out}/e{preset[1]}{preset[3]}.json"
+        if stored or only_variants:
             results[preset] = json.load(open(path))
             continue
-        r = run(preset, paper_policies + learned, train, evals, seeds)
+        r = run(out, preset, paper_policies + learned, train, evals, seeds, eng)
         results[preset] = r
         json.dump(r, open(path, "w"), indent=1)
 
@@ -127,12 +176,14 @@ def main():
         r = results[preset]
         rep = r["report"]
         s = rep["setup"]
+        o = r["scenario"]["oversub"]  # the stored run's own scale
+        evals, train, seeds = o["eval_episodes"], o["train_episodes"], o["train_seeds"]
         lines.append(f"**{preset}** — {title}: {s['profiles']}, {len(s['subscribers'])} subscribers, {s['pms']} PMs, "
                      f"{s['arrivals_per_hour']:.1f} new VMs/h, mean VM duration {s['mean_duration_h']:.2f} h, mean usage "
                      f"fraction {s['mean_usage']:.3f}; {evals} evaluation episodes of 120 h per policy (the same for all), "
                      f"C2MARL trained {train} episodes × {seeds} seed(s) per α (`{r['command']}`, {r['seconds']} s on this machine):")
         lines.append("")
-        table(rep, lines, None)
+        table(rep, lines, VERDICT_RULE)
         lines.append("")
         claim_lines(preset, rep, lines)
         curves = rep["training"]
@@ -162,17 +213,31 @@ def main():
         ("dual step η_λ = 5e-4 per gradient step (0.06 per episode)",
          {"c2marl": {"eta_lambda": 5e-4}, "policies": ["c2marl:0.95"]}),
     ]
-    vpath = f"{OUT}/variants.json"
-    if "--tables-only" in sys.argv:
+    vpath = f"{out}/variants.json"
+    if sc == "quick":
+        vres = None  # the quick scale runs E1.1-E1.3 only
+    elif stored:
         vres = json.load(open(vpath))
     else:
         vres = []
         for label, over in variants:
             pols = over.pop("policies")
-            r = run("E1.1", pols, 300, 100, 1, over.items())
+            r = run(out, "E1.1", pols, 300, 100, 1, eng, over.items())
             r["label"] = label
             vres.append(r)
         json.dump(vres, open(vpath, "w"), indent=1)
+    if vres is not None:
+        variant_table(vres, lines)
+    e14_and_hosts(results, lines)
+    wall = sum(r["seconds"] for r in list(results.values()) + (vres or []))
+    lines.append(f"Wall time {wall:.0f} s for the runs (sum of the stored runs' times; `python3 scripts/seed001_findings.py"
+                 f"{' --scale quick' if sc == 'quick' else ''}`).")
+    lines.append("")
+    emit(f"{out}/tables.md", "\n".join(lines))
+    print(f"seed 001 ({sc}): wall time {wall:.1f} s for the runs -> {out}/tables.md", file=sys.stderr)
+
+
+def variant_table(vres, lines):
     lines.append("**Departures from ALGORITHMS.md, run both ways** (E1.1, 100 evaluation episodes, C2MARL trained 300 "
                  "episodes; raw reports in `results/001/variants.json`):")
     lines.append("")
@@ -186,6 +251,8 @@ def main():
                          f"{pct(x['s_cores'])} | {x['cluster_hot_hours']:.2f} | {lam} |")
     lines.append("")
 
+
+def e14_and_hosts(results, lines):
     # E1.4: cluster vs PM hot ratio, from E1.1's rows
     rep = results["E1.1"]["report"]
     lines.append("**E1.4** — cluster vs PM hot ratio (App. B.2), E1.1's rows: C-Hot-R ≥ PM-Hot-R in every row "
@@ -214,8 +281,6 @@ def main():
             if r["policy"].startswith("grid:"):
                 lines.append(f"| {preset} {r['policy']} (simulated) | {pct(r['utilization'])} | {pct(r['hot_share'], 2)} |")
     lines.append("")
-    open(f"{OUT}/tables.md", "w").write("\n".join(lines))
-    print("\n".join(lines))
 
 
 def ali_figures(ali):

@@ -14,8 +14,13 @@ explanations use (trace-stats.json, computed here from the same files) and the E
 (e23-azure.json). The Markdown tables, verdicts and explanation bullets are written to results/002/tables.md,
 which the README includes verbatim (tests/findings_tables.rs checks it).
 
-Usage: python3 scripts/seed002_findings.py [--days 20110303,20110306,...]   (from the repository root, after
-`make native`; `make findings` does both)
+Scales (--scale): paper (the default) = everything above, results/002/; quick = E2.2 (GPA, c = 1 and 4, ρ = 0.1,
+0.01, 0.001, aligned and resampled) and three of E2.1's conservative estimators (c = 1) on the bundled PlanetLab day
+static/traces/planetlab-20110303.tsv.gz, results/002/quick/ (CI re-runs every stored command; a few seconds).
+
+Usage: python3 scripts/seed002_findings.py [--scale quick|paper] [--days 20110303,20110306,...] [--render --scale
+quick [--stdout]]   (from the repository root, after `make native`; `make findings` does both; --render writes the
+quick tables.md anew from the stored runs, --stdout prints it)
 """
 import gzip
 import hashlib
@@ -27,6 +32,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from findings import emit, engine, scale
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = "target/release/packlab"
@@ -50,7 +57,7 @@ def sh(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout.strip()
 
 
-ENGINE = {"version": sh([BIN, "--version"]), "git": sh(["git", "describe", "--always", "--dirty"])}
+ENGINE = None  # the engine behind the runs (findings.engine()), set by main before any run
 RUNS = []
 CACHE = {}
 
@@ -81,6 +88,33 @@ def pack(inst, trace, fit, c, rule="bf", reb=True, ell=1.0, mode="aligned", fmt=
     CACHE[key] = run
     RUNS.append(run)
     return out
+
+
+# ---------------------------------------------------------------------------------------------- verdicts
+# E2.1: the paper's q̄ of the conservative estimators (§5.2, Fig. 7, c = 1)
+PAPER_Q = {"cantelli:1": 3e-4, "cantelli:1.7": 2e-6, "cantelli:4.4": 0.0, "perc:99": 2e-8, "perc:95": 5e-6,
+           "perc:90": 7e-5, "max": 0.0}
+
+
+def e22_verdict(q, rho):
+    """E2.2: reproduced if |q̄ − ρ|/ρ ≤ 60% (the paper's own largest error), direction only if q̄ > ρ beyond that."""
+    err = (q - rho) / rho
+    return "reproduced" if abs(err) <= 0.6 else ("direction only" if err > 0 else "not reproduced")
+
+
+def e21_verdict(p, q, qg, res_q):
+    """E2.1: q̄ `q` beside the paper's `p`: reproduced within FACTOR (or 0 where p is below one overflow in the
+    instance, `res_q`), direction only if below GPA 0.001's q̄ `qg` (the paper's "very conservative")."""
+    if (p == 0 and q == 0) or (p > 0 and (p / FACTOR <= q <= p * FACTOR or (q == 0 and p < res_q))):
+        return "reproduced"
+    return "direction only" if q < qg else "not reproduced"
+
+
+def write_runs(path, head, runs):
+    """runs.json: the header fields, then one run per line."""
+    with open(os.path.join(ROOT, path), "w") as f:
+        f.write(json.dumps(head, sort_keys=True, ensure_ascii=False)[:-1] + ', "runs": [\n'
+                + ",\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in runs) + "\n]}\n")
 
 
 # ---------------------------------------------------------------------------------------------- statistics
@@ -226,7 +260,78 @@ def azure_instances():
 
 
 # ---------------------------------------------------------------------------------------------- main
+QUICK_TRACE = "static/traces/planetlab-20110303.tsv.gz"  # the bundled day (in CI)
+QUICK_E22 = [(c, rho, mode) for c in (1.0, 4.0) for rho in (0.1, 0.01, 0.001) for mode in ("aligned", "resampled")]
+QUICK_E21 = ["gpa:0.001", "cantelli:1.7", "perc:99", "max"]  # GPA 0.001 is E2.1's reference
+
+
+def quick():
+    """The quick scale: run E2.2 and part of E2.1 on the bundled day, store results/002/quick/runs.json."""
+    t0 = time.time()
+    for c, rho, mode in QUICK_E22:
+        pack("20110303", QUICK_TRACE, f"gpa:{rho}", c, mode=mode, tag="E2.2")
+    for fit in QUICK_E21:
+        pack("20110303", QUICK_TRACE, fit, 1.0, tag="E2.1")
+    for r in RUNS:
+        r["experiments"] = sorted(r["experiments"])
+    os.makedirs(os.path.join(ROOT, OUT, "quick"), exist_ok=True)
+    head = {"scale": "quick", "engine": ENGINE, "instances": ["20110303"], "seed": SEED, "realisations_resampled": R,
+            "wall_time_s": round(time.time() - t0, 1)}
+    write_runs(f"{OUT}/quick/runs.json", head, RUNS)
+
+
+def render_quick(stored):
+    """results/002/quick/tables.md from the stored quick runs.json `stored` (E2.2's and E2.1's verdict rules)."""
+
+    def find(fit, c, mode="aligned"):
+        for r in stored["runs"]:
+            cmd = r["command"].split()
+            val = lambda k: cmd[cmd.index(k) + 1]
+            if val("--fit") == fit and float(val("--capacity")) == c and val("--mode") == mode:
+                return r["result"]
+        sys.exit(f"results/002/quick/runs.json: no run of {fit} at c = {c:g} ({mode})")
+
+    L = [f"Quick scale: the bundled PlanetLab day 20110303 (`{QUICK_TRACE}`), one instance, Best Fit with "
+         f"rebalancing, seed {SEED}; resampled = {R:,} draws per VM. Wall time {stored['wall_time_s']} s for "
+         "`python3 scripts/seed002_findings.py --scale quick`.", "",
+         "E2.2 — GPA: q against ρ (paper Fig. 9). Verdict: reproduced if |q − ρ|/ρ ≤ 60%, direction only if q > ρ "
+         "beyond that, else not reproduced.", "",
+         "| paper figure | c | ρ | realisations | paper's q | packlab q | (q − ρ)/ρ | m_abs | verdict |",
+         "|---|---:|---:|---|---:|---:|---:|---:|---|"]
+    for c, rho, mode in QUICK_E22:
+        r = find(f"gpa:{rho}", c, mode)
+        paper = "1.6e−3 (+60%)" if rho == 0.001 else "—"
+        L.append(f"| Fig. 9 | {c:g} | {rho:g} | {mode} | {paper} | {g(r['q'])} | {pct((r['q'] - rho) / rho)} | "
+                 f"{r['m_abs']} | {e22_verdict(r['q'], rho)} |")
+    qg = find("gpa:0.001", 1.0)["q"]
+    L += ["", f"E2.1 — conservative estimators at c = 1 (paper §5.2, Fig. 7). Verdict: reproduced within a factor "
+          f"{FACTOR:g} of the paper's q (or 0 where it is below one overflow, 1/(m_abs·288)), direction only if q is "
+          f"below GPA 0.001's ({g(qg)}), else not reproduced.", "",
+          "| paper figure | estimator | paper's q | packlab q | m_abs | verdict |", "|---|---|---:|---:|---:|---|"]
+    for fit in QUICK_E21[1:]:
+        r = find(fit, 1.0)
+        p = PAPER_Q[fit]
+        L.append(f"| §5.2, Fig. 7 | {fit} | {g(p) if p else '0'} | {g(r['q'])} | {r['m_abs']} | "
+                 f"{e21_verdict(p, r['q'], qg, 1.0 / (r['m_abs'] * 288))} |")
+    return "\n".join(L) + "\n"
+
+
 def main():
+    global ENGINE
+    if "--render" in sys.argv and scale() != "quick":
+        sys.exit("seed002_findings.py: --render re-renders the quick scale only (--scale quick); the paper-scale "
+                 "tables are written by a full run")
+    if "--render" not in sys.argv:
+        ENGINE = engine()
+    if scale() == "quick":
+        if "--render" not in sys.argv:
+            quick()
+        with open(os.path.join(ROOT, OUT, "quick", "runs.json")) as f:
+            stored = json.load(f)
+        emit(f"{OUT}/quick/tables.md", render_quick(stored))
+        print(f"seed 002 (quick): wall time {stored['wall_time_s']} s for the runs -> results/002/quick/tables.md",
+              file=sys.stderr)
+        return
     days = DAYS
     if "--days" in sys.argv:
         days = sys.argv[sys.argv.index("--days") + 1].split(",")
@@ -303,9 +408,7 @@ def main():
         r["experiments"] = sorted(r["experiments"])
     head = {"engine": ENGINE, "instances": days, "seed": SEED, "realisations_resampled": R,
             "wall_time_s": round(wall, 1), "wall_time_runs_s": round(wall_runs, 1)}
-    with open(os.path.join(ROOT, OUT, "runs.json"), "w") as f:  # one run per line
-        f.write(json.dumps(head, sort_keys=True, ensure_ascii=False)[:-1] + ', "runs": [\n'
-                + ",\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in RUNS) + "\n]}\n")
+    write_runs(f"{OUT}/runs.json", head, RUNS)
     with open(os.path.join(ROOT, OUT, "trace-stats.json"), "w") as f:
         json.dump(stats, f, indent=1, sort_keys=True)
     with open(os.path.join(ROOT, OUT, "e23-azure.json"), "w") as f:
@@ -351,17 +454,13 @@ def main():
                 rr = res(f"gpa:{rho}", c, mode=mode)
                 q = mean([r["q"] for r in rr])
                 err = (q - rho) / rho
-                v = "reproduced" if abs(err) <= 0.6 else ("direction only" if err > 0 else "not reproduced")
+                v = e22_verdict(q, rho)
                 paper = "1.6e−3 (+60%)" if rho == 0.001 else "—"
                 L.append(f"| Fig. 9 | {c:g} | {rho:g} | {mode} | {paper} | {qcell([r['q'] for r in rr])} | {pct(err)} | "
                          f"{mean([r['m_abs'] for r in rr]):.1f} | {mean([r['m'] for r in rr]):.3f} | {v} |")
     L.append("")
 
     # ---- E2.2 on random subsets
-    def e22_verdict(q, rho):
-        err = (q - rho) / rho
-        return "reproduced" if abs(err) <= 0.6 else ("direction only" if err > 0 else "not reproduced")
-
     L += [f"E2.2 on random VM subsets as instances (the paper's protocol: 50 instances sampled from a pool of tasks): "
           f"{SUB_N} random subsets of {SUB_K} VMs of each day (subset seeds 1–{SUB_N}, `--subset {SUB_K} --subset-seed S`; "
           f"{SUB_N * n} instances), aligned, ℓ = 1, beside the per-day protocol above (one instance per day, all its VMs). "
@@ -411,8 +510,6 @@ def main():
     L.append("")
 
     # ---- E2.1 conservative estimators and the others
-    PAPER_Q = {"cantelli:1": 3e-4, "cantelli:1.7": 2e-6, "cantelli:4.4": 0.0, "perc:99": 2e-8, "perc:95": 5e-6,
-               "perc:90": 7e-5, "max": 0.0}
     L += ["E2.1 — every estimator (paper Figs. 7, 8 and §5.2 at c = 1; packlab at c = 1 and 4). Verdict on q̄: reproduced within a factor "
           f"{FACTOR:g} of the paper's q̄ (or 0 where the paper's q̄ is below one overflow in the instance, "
           "1/(m_abs·288)); direction only if q̄ is on the conservative side of GPA 0.001's q̄ (fewer overflows than the "
@@ -427,12 +524,7 @@ def main():
             res_q = max(1.0 / (r["m_abs"] * 288) for r in rr)
             if fit in PAPER_Q:
                 p = PAPER_Q[fit]
-                if (p == 0 and q == 0) or (p > 0 and (p / FACTOR <= q <= p * FACTOR or (q == 0 and p < res_q))):
-                    v = "reproduced"
-                elif q < qg:
-                    v = "direction only"
-                else:
-                    v = "not reproduced"
+                v = e21_verdict(p, q, qg, res_q)
                 ptxt = g(p) if p else "0"
                 fig = "§5.2, Fig. 7"
             else:

@@ -1,9 +1,53 @@
 //! The findings tables in the README are the stored outputs of the committed scripts, verbatim: a change of
-//! results shows up here until the script is re-run and the README updated.
+//! results shows up here until the script is re-run and the README updated. Every paper's quick scale
+//! (results/<paper>/quick/, `make findings-quick`) is re-run here with the engine under test and compared with the
+//! stored JSON, and its tables.md must be what the script renders from that JSON.
+
+use serde_json::Value;
+
+fn root() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+}
 
 fn read(p: &str) -> String {
-    std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(p))
-        .unwrap_or_else(|e| panic!("{p}: {e}"))
+    std::fs::read_to_string(root().join(p)).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+fn json(p: &str) -> Value {
+    serde_json::from_str(&read(p)).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+/// Re-runs a stored command line (`target/release/packlab ARGS…`, run from the repository root) with the engine
+/// under test and returns its JSON output; `regenerate` names the script to re-run when it fails or differs.
+fn rerun(cmd: &str, regenerate: &str) -> Value {
+    let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_packlab"))
+        .args(&args)
+        .current_dir(root())
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{cmd}: not JSON ({e}); re-run {regenerate}"))
+}
+
+/// Every stored run of a quick scale names the command, its seed and the engine version that made it.
+fn assert_provenance(run: &Value) {
+    let cmd = run["command"].as_str().expect("command");
+    assert!(cmd.starts_with("target/release/packlab "), "{cmd}");
+    assert!(run["seed"].as_u64().is_some(), "{cmd}: no seed");
+    assert!(
+        run["engine"]["version"]
+            .as_str()
+            .unwrap()
+            .starts_with("packlab "),
+        "{cmd}"
+    );
+    assert!(!run["engine"]["git"].as_str().unwrap().is_empty(), "{cmd}");
 }
 
 #[test]
@@ -153,7 +197,7 @@ fn stored_seed_002_runs_agree_with_the_independent_reference() {
 /// A few stored runs re-run with the engine under test give the stored result (skipped for traces absent here).
 #[test]
 fn stored_seed_002_runs_are_current() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let runs = seed_002_runs();
     let mut checked = 0;
     for r in runs.iter().step_by(97) {
@@ -161,14 +205,7 @@ fn stored_seed_002_runs_are_current() {
         if !root.join(flag(cmd, "--trace").unwrap()).exists() {
             continue;
         }
-        let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_packlab"))
-            .args(&args)
-            .current_dir(root)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{cmd}");
-        let now: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let now = rerun(cmd, "python3 scripts/seed002_findings.py");
         assert_eq!(now["m_abs"], r["result"]["m_abs"], "{cmd}");
         assert_eq!(
             now["q"], r["result"]["q"],
@@ -293,25 +330,14 @@ fn readme_includes_the_stored_seed_000_tables_verbatim() {
 /// (the engine is deterministic; the runs are spread over threads without changing a result).
 #[test]
 fn stored_seed_000_quick_runs_are_current() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let raw = seed_000("results/000/quick");
     for r in raw["runs"].as_array().unwrap() {
         if !matches!(r["experiment"].as_str(), Some("E0.1") | Some("E0.4")) {
             continue;
         }
         let cmd = r["command"].as_str().unwrap();
-        let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_packlab"))
-            .args(&args)
-            .current_dir(root)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{cmd}");
-        let now: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(
-            now, r["result"],
-            "{cmd}: re-run python3 scripts/seed000_findings.py --scale quick"
-        );
+        let hint = "python3 scripts/seed000_findings.py --scale quick";
+        assert_eq!(rerun(cmd, hint), r["result"], "{cmd}: re-run {hint}");
     }
 }
 
@@ -380,4 +406,170 @@ fn readme_includes_the_stored_seed_003_synthetic_and_frontier_tables_verbatim() 
         let c = r["command"].as_str().unwrap_or("");
         c.contains("packlab lifetime") && c.contains("synthetic:")
     }));
+}
+
+// ------------------------------------------------------------------------------------ quick scales, 001–004
+
+const QUICK_HINT: [&str; 5] = [
+    "python3 scripts/seed000_findings.py --scale quick",
+    "python3 scripts/seed001_findings.py --scale quick",
+    "python3 scripts/seed002_findings.py --scale quick",
+    "python3 scripts/seed003_findings.py --scale quick",
+    "python3 scripts/seed004_findings.py --scale quick",
+];
+
+/// Each paper's quick tables.md is exactly what its script renders from the stored quick JSON
+/// (`--scale quick --render --stdout`, no simulation), and every one of them has a verdict column.
+#[test]
+fn quick_tables_are_rendered_from_the_stored_runs() {
+    for (paper, hint) in QUICK_HINT.iter().enumerate() {
+        let script = format!("scripts/seed00{paper}_findings.py");
+        let out = std::process::Command::new("python3")
+            .args([&script, "--scale", "quick", "--render", "--stdout"])
+            .current_dir(root())
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("python3 {script}: {e} (python3 is needed to render the tables)")
+            });
+        assert!(
+            out.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stored = read(&format!("results/00{paper}/quick/tables.md"));
+        assert!(
+            stored.contains("| verdict"),
+            "seed 00{paper} quick: no verdict column"
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout) == stored,
+            "results/00{paper}/quick/tables.md is not what {script} renders from the stored runs: re-run {hint}"
+        );
+    }
+}
+
+/// results/quick.md (what each quick scale runs and its wall time, written by `make findings-quick`) names every
+/// paper and is in the README verbatim.
+#[test]
+fn readme_includes_the_quick_scale_summary_verbatim() {
+    let q = read("results/quick.md");
+    for (paper, _) in QUICK_HINT.iter().enumerate() {
+        assert!(
+            q.contains(&format!("| 00{paper} |"))
+                && q.contains(&format!("`results/00{paper}/quick/`")),
+            "results/quick.md lacks seed 00{paper}"
+        );
+    }
+    assert!(
+        read("README.md").contains(&q),
+        "README.md does not include results/quick.md verbatim (re-run make findings-quick and copy it)"
+    );
+}
+
+/// Seed 001's quick E1.1–E1.3 (10 training and 10 evaluation episodes): each stored scenario file is the one in
+/// the raw report, and `packlab run` on it gives the stored report bit for bit (training included).
+#[test]
+fn stored_seed_001_quick_runs_are_current() {
+    for f in ["e11", "e12", "e13"] {
+        let raw = json(&format!("results/001/quick/{f}.json"));
+        assert_provenance(&raw);
+        let cmd = raw["command"].as_str().unwrap();
+        assert!(cmd.contains("packlab run results/001/quick/"), "{cmd}");
+        let scenario = cmd.split_whitespace().last().unwrap();
+        assert_eq!(json(scenario), raw["scenario"], "{scenario}");
+        assert_eq!(raw["scenario"]["seed"], raw["seed"], "{cmd}");
+        assert_eq!(
+            rerun(cmd, QUICK_HINT[1]),
+            raw["report"],
+            "{cmd}: re-run {}",
+            QUICK_HINT[1]
+        );
+    }
+}
+
+/// Seed 002's quick runs (the bundled PlanetLab day): each re-run gives the stored result bit for bit; the
+/// stored result drops `q_per_machine` and keeps two figures of it, which are checked against the re-run.
+#[test]
+fn stored_seed_002_quick_runs_are_current() {
+    let raw = json("results/002/quick/runs.json");
+    let runs = raw["runs"].as_array().unwrap();
+    assert_eq!(
+        runs.len(),
+        15,
+        "12 E2.2 runs and 3 E2.1 estimators (GPA 0.001 at c = 1 is shared)"
+    );
+    for r in runs {
+        assert_provenance(r);
+        let cmd = r["command"].as_str().unwrap();
+        assert_eq!(flag(cmd, "--seed").unwrap(), r["seed"].to_string(), "{cmd}");
+        let mut now = rerun(cmd, QUICK_HINT[2]);
+        let qm: Vec<f64> = now
+            .as_object_mut()
+            .unwrap()
+            .remove("q_per_machine")
+            .expect("q_per_machine")
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        let stored = &r["result"];
+        assert_eq!(
+            stored["machines_with_overflow"].as_u64().unwrap() as usize,
+            qm.iter().filter(|&&x| x > 0.0).count(),
+            "{cmd}"
+        );
+        assert_eq!(
+            stored["q_max_machine"].as_f64().unwrap(),
+            qm.iter().cloned().fold(0.0, f64::max),
+            "{cmd}"
+        );
+        let mut rest = stored.clone();
+        let o = rest.as_object_mut().unwrap();
+        o.remove("machines_with_overflow");
+        o.remove("q_max_machine");
+        assert_eq!(now, rest, "{cmd}: re-run {}", QUICK_HINT[2]);
+    }
+}
+
+/// Seed 003's quick E3.1 (pool 1, oracle and noisy A = 0.9, with and without the App. F warm-up): each re-run
+/// gives the stored per-policy results bit for bit.
+#[test]
+fn stored_seed_003_quick_runs_are_current() {
+    let raw = json("results/003/quick/e31_e32.json");
+    let runs = raw["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    for r in runs {
+        assert_provenance(r);
+        let cmd = r["command"].as_str().unwrap();
+        assert_eq!(flag(cmd, "--seed").unwrap(), r["seed"].to_string(), "{cmd}");
+        assert_eq!(
+            rerun(cmd, QUICK_HINT[3]),
+            r["results"],
+            "{cmd}: re-run {}",
+            QUICK_HINT[3]
+        );
+    }
+}
+
+/// Seed 004's quick E4.1 and E4.3 (seed 1, real load): each re-run gives the stored report bit for bit.
+#[test]
+fn stored_seed_004_quick_runs_are_current() {
+    let mut n = 0;
+    for f in ["e41", "e43"] {
+        let raw = json(&format!("results/004/quick/{f}.json"));
+        for r in raw["runs"].as_array().unwrap() {
+            assert_provenance(r);
+            let cmd = r["command"].as_str().unwrap();
+            assert_eq!(flag(cmd, "--seed").unwrap(), r["seed"].to_string(), "{cmd}");
+            assert_eq!(
+                rerun(cmd, QUICK_HINT[4]),
+                r["report"],
+                "{cmd}: re-run {}",
+                QUICK_HINT[4]
+            );
+            n += 1;
+        }
+    }
+    assert_eq!(n, 2);
 }
