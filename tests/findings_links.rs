@@ -194,16 +194,12 @@ fn seed_001_a_baseline_variant_replays_to_its_stored_rows() {
         .expect("a variant without C2MARL");
     let stored = stored_run(row);
     let got = replay(row);
-    let (g, w) = (
-        got["rows"].as_array().unwrap(),
-        stored["report"]["rows"].as_array().unwrap(),
+    same_rows(
+        &got["rows"],
+        &stored["report"]["rows"],
+        &["policy", "pm_hot_r", "c_hot_r", "s_cores", "utilization"],
+        "seed 001",
     );
-    assert_eq!(g.len(), w.len());
-    for (g, w) in g.iter().zip(w) {
-        for k in ["policy", "pm_hot_r", "c_hot_r", "s_cores", "utilization"] {
-            assert_eq!(g[k], w[k], "{}: {k}", w["policy"]);
-        }
-    }
 }
 
 #[test]
@@ -259,21 +255,17 @@ fn seed_003_single_policy_links_replay_to_the_stored_empty_hosts() {
     for row in cheap {
         let want = stored_run(row);
         let got = replay(row);
-        let (g, w) = (
-            got["results"].as_array().unwrap(),
-            want["results"].as_array().unwrap(),
-        );
-        assert_eq!(g.len(), w.len());
-        for (g, w) in g.iter().zip(w) {
-            for k in [
+        same_rows(
+            &got["results"],
+            &want["results"],
+            &[
                 "policy",
                 "empty_hosts",
                 "empty_hosts_pp_vs_best_fit",
                 "failures",
-            ] {
-                assert_eq!(g[k], w[k], "{}: {k}", s(row, "command"));
-            }
-        }
+            ],
+            s(row, "command"),
+        );
     }
 }
 
@@ -288,15 +280,22 @@ fn seed_004_e41_links_replay_to_the_stored_cells() {
     for row in e41 {
         let want = stored_run(row);
         let got = replay(row);
-        let (g, w) = (
-            got["cells"].as_array().unwrap(),
-            want["report"]["cells"].as_array().unwrap(),
+        same_rows(
+            &got["cells"],
+            &want["report"]["cells"],
+            &["policy", "kappa", "value_efficiency", "revenue", "accepted"],
+            s(row, "command"),
         );
-        assert_eq!(g.len(), w.len());
-        for (g, w) in g.iter().zip(w) {
-            for k in ["policy", "kappa", "value_efficiency", "revenue", "accepted"] {
-                assert_eq!(g[k], w[k], "{}: {k}", s(row, "command"));
-            }
+    }
+}
+
+/// Two arrays of result rows (replayed `got`, stored `want`) agree row by row on `keys`, exactly.
+fn same_rows(got: &Value, want: &Value, keys: &[&str], what: &str) {
+    let (g, w) = (got.as_array().unwrap(), want.as_array().unwrap());
+    assert_eq!(g.len(), w.len(), "{what}: rows");
+    for (i, (g, w)) in g.iter().zip(w).enumerate() {
+        for k in keys {
+            assert_eq!(g[k], w[k], "{what}: row {i}: {k}");
         }
     }
 }
@@ -405,17 +404,13 @@ fn admit_print_link_replays_to_the_same_arms_as_the_command() {
     let (ok, report, err) = packlab(&["run", "--link", &link, "--json"]);
     assert!(ok, "{err}");
     let report: Value = serde_json::from_str(&report).unwrap();
-    let (a, b) = (
-        direct["arms"].as_array().unwrap(),
-        report["arms"].as_array().unwrap(),
+    assert!(!direct["arms"].as_array().unwrap().is_empty());
+    same_rows(
+        &report["arms"],
+        &direct["arms"],
+        &["label", "threshold", "utilization", "failures", "arrivals"],
+        "admit --print-link",
     );
-    assert!(!a.is_empty());
-    assert_eq!(a.len(), b.len());
-    for (a, b) in a.iter().zip(b) {
-        for k in ["label", "threshold", "utilization", "failures", "arrivals"] {
-            assert_eq!(a[k], b[k], "{}: {k}", a["label"]);
-        }
-    }
 }
 
 #[test]
