@@ -653,7 +653,8 @@ impl ThresholdSearch {
             }
         };
         let runs = sweep[0].run_utilization.len();
-        let (chosen, reason) = match sweep
+        // below the first infeasible block of the isotonic fit, as a tuned result would be
+        let (chosen, reason) = match sweep[..below_cut]
             .iter()
             .rposition(|e| verdict(e) == Feasibility::TooFewRequests)
         {
