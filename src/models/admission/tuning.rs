@@ -504,8 +504,8 @@ pub const PROBES: usize = 3;
 /// nothing was infeasible, further bisection steps instead), and decides on the monotone (isotonic) fit of the
 /// failure rate over every evaluation ([`isotonic_verdicts`]), which is the §2.8 monotonicity assumption
 /// applied to the estimates: the result is the most permissive certified threshold below the least permissive
-/// infeasible one of that fit. When the estimates are monotone the fit equals them and the result is the
-/// bisection's.
+/// infeasible one of that fit whose own evaluation is certified too. When the estimates are monotone the fit
+/// equals them and the result is the bisection's.
 ///
 /// The result is that threshold (status tuned), or, when none was certified, status untunable with a
 /// reason; no threshold is evaluated twice and no extra evaluation follows the last one.
@@ -633,10 +633,12 @@ impl ThresholdSearch {
             .iter()
             .position(|v| *v == Feasibility::Infeasible)
             .unwrap_or(sweep.len());
-        if let Some(i) = iso[..below_cut]
-            .iter()
-            .rposition(|v| *v == Feasibility::Feasible)
-        {
+        // certified by the fit and by its own runs: a member of a certified block whose own bound exceeds the
+        // SLA is not reported as tuned
+        if let Some(i) = (0..below_cut).rev().find(|&i| {
+            iso[i] == Feasibility::Feasible
+                && sweep[i].feasibility(self.sla) == Feasibility::Feasible
+        }) {
             return Some(SearchOutcome {
                 status: TuneStatus::Tuned,
                 reason: String::new(),
