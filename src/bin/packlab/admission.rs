@@ -8,7 +8,11 @@ use packlab::admission::moments::{
     known_moments, posterior_moments, AliveMode, Belief, Gamma, MomentConfig, MomentMode,
 };
 use packlab::admission::params::AdmitParams;
-use packlab::admission::tuning::{run_preset, ArmResult, Preset, TuneStatus};
+use packlab::admission::params::{PolicyKind, PolicySpec};
+use packlab::admission::sim::{lead_grid, simulate_runs, SimCache};
+use packlab::admission::tuning::{
+    run_preset, summarise_weighted, ArmResult, Preset, RunPlan, TuneStatus,
+};
 use packlab::models::admission::scenario::ParamSource;
 use packlab::scenario::{Model, Scenario};
 use packlab::trace::azure::{
@@ -91,6 +95,17 @@ pub struct AdmitArgs {
     /// (preset, runs, seed and every parameter, `--params` and `--azure` included), instead of tuning.
     #[arg(long)]
     pub print_link: bool,
+    /// Instead of tuning, evaluate each arm at these thresholds (comma-separated; cores for ZEROTH/FIRST, the
+    /// Cantelli ratio for SECOND) on the same R runs the tuning uses, and print one JSON object: per arm and
+    /// threshold the utilization, failure counts, the 95% bounds and the SLA verdict of ALGORITHMS.md §2.8,
+    /// each run's failures, and the MARGINAL counts (arrivals marginal somewhere, admissions it changed).
+    #[arg(long, value_name = "T1,T2,...")]
+    pub scan: Option<String>,
+    /// Only the arm with this label (e.g. "FIRST+MARGINAL m=5"; default every arm): with --scan, evaluate it
+    /// alone; otherwise tune it alone on the preset's runs and print its JSON object (needs --json; no
+    /// comparison with ZEROTH; its utilization CI is bootstrapped with another seed than in the whole preset).
+    #[arg(long, value_name = "LABEL")]
+    pub arm: Option<String>,
 }
 
 fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
@@ -260,6 +275,11 @@ fn arm_json(a: &ArmResult, p: &AdmitParams, run_detail: bool) -> serde_json::Val
     if let (Some(pr), Some(ps)) = (&p.pricing, &t.pricing) {
         v["pricing"] = pricing_json(pr, ps);
     }
+    if a.result.marginal {
+        v["marginal_candidates"] = serde_json::json!(t.marginal_candidates);
+        v["marginal_accepts"] = serde_json::json!(t.marginal_accepts);
+        v["marginal_closest"] = serde_json::json!(t.marginal_closest);
+    }
     if run_detail {
         v["run_utilization"] = serde_json::json!(t.run_utilization);
         v["run_weights"] = serde_json::json!(t.run_weights);
@@ -295,9 +315,32 @@ fn admit_scenario(a: &AdmitArgs) -> Result<Scenario, String> {
 pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
     let sc = admit_scenario(args)?;
     if args.print_link {
+        if args.scan.is_some() {
+            return Err(crate::common::not_in_scenario(
+                "--scan",
+                "a diagnostic of given thresholds",
+            ));
+        }
+        if args.arm.is_some() {
+            return Err(crate::common::not_in_scenario(
+                "--arm",
+                "one arm of the preset alone",
+            ));
+        }
         return crate::common::print_link(&sc);
     }
     let p = &sc.admission.params;
+    if let Some(list) = &args.scan {
+        return run_scan(
+            sc.admission.preset()?,
+            p,
+            args,
+            &parse_list(list, "--scan")?,
+        );
+    }
+    if let Some(label) = &args.arm {
+        return run_one_arm(sc.admission.preset()?, p, args, label);
+    }
     let mut progress = crate::progress::Progress::new("packlab admit", "simulation runs");
     let res = run_preset(
         sc.admission.preset()?,
@@ -384,6 +427,127 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
             );
         }
     }
+    Ok(())
+}
+
+/// `packlab admit --arm LABEL` (without --scan): tune one arm of `preset` on the preset's run plan
+/// ([`packlab::admission::tuning::tune`]) and print its `--json` object.
+fn run_one_arm(
+    preset: Preset,
+    p: &AdmitParams,
+    args: &AdmitArgs,
+    label: &str,
+) -> Result<(), String> {
+    if !args.json {
+        return Err("--arm without --scan needs --json".into());
+    }
+    let arms = preset.arms(p);
+    let (_, ap, kind, marginal) = arms.iter().find(|a| a.0 == label).ok_or_else(|| {
+        let labels: Vec<&str> = arms.iter().map(|a| a.0.as_str()).collect();
+        format!(
+            "--arm: no arm '{label}' in {} (arms: {})",
+            preset.name(),
+            labels.join(", ")
+        )
+    })?;
+    let mut progress = crate::progress::Progress::new("packlab admit --arm", "simulation runs");
+    let r = packlab::admission::tuning::tune(
+        ap,
+        *kind,
+        *marginal,
+        args.runs,
+        args.seed,
+        &mut SimCache::default(),
+        &mut |d, t| progress.update(d, t),
+    );
+    progress.finish();
+    let a = ArmResult {
+        label: label.to_string(),
+        pseudo_obs: ap.pseudo_obs,
+        labelling: ap.labelling,
+        result: r?,
+        gain_vs_zeroth: None,
+        importance: None,
+    };
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&arm_json(&a, ap, args.run_detail))
+            .map_err(|e| e.to_string())?
+    );
+    Ok(())
+}
+
+/// `packlab admit --scan`: every (selected) arm of `preset` evaluated at `thresholds` on the run plan its tuning
+/// uses ([`RunPlan::build`], common random numbers), as one JSON object on stdout.
+fn run_scan(
+    preset: Preset,
+    p: &AdmitParams,
+    args: &AdmitArgs,
+    thresholds: &[f64],
+) -> Result<(), String> {
+    if thresholds.is_empty() {
+        return Err("--scan: no threshold given".into());
+    }
+    let arms: Vec<_> = preset
+        .arms(p)
+        .into_iter()
+        .filter(|a| a.2 != PolicyKind::AcceptIfFits)
+        .filter(|a| args.arm.as_ref().is_none_or(|l| *l == a.0))
+        .collect();
+    if arms.is_empty() {
+        let labels: Vec<String> = preset.arms(p).into_iter().map(|a| a.0).collect();
+        return Err(format!(
+            "--arm: no arm '{}' in {} (arms: {})",
+            args.arm.as_deref().unwrap_or(""),
+            preset.name(),
+            labels.join(", ")
+        ));
+    }
+    let mut cache = SimCache::default();
+    let mut progress = crate::progress::Progress::new("packlab admit --scan", "simulation runs");
+    let mut out = Vec::new();
+    for (label, ap, kind, marginal) in &arms {
+        let plan = RunPlan::build(ap, args.runs, args.seed, &mut cache, &mut |_, _| true)?;
+        let mut evs = Vec::new();
+        for &th in thresholds {
+            let spec = PolicySpec {
+                kind: *kind,
+                threshold: th,
+                marginal: *marginal,
+            };
+            let grid = lead_grid(ap);
+            let runs = simulate_runs(ap, spec, &plan.seeds, &grid, &mut cache, &mut |_| true)
+                .ok_or("cancelled")?;
+            let e = summarise_weighted(th, &runs, &plan.weights);
+            evs.push(serde_json::json!({
+                "threshold": th, "utilization": e.utilization, "failure_rate": e.failure_rate,
+                "failure_rate_upper95": e.failure_rate_upper,
+                "failure_rate_upper95_delta": e.failure_rate_upper_delta,
+                "failure_rate_upper95_exact": e.failure_rate_upper_exact,
+                "verdict": e.feasibility(ap.sla), "admitted": e.accepted, "arrivals": e.arrivals,
+                "requests": e.requests, "failures": e.failures,
+                "run_failures": runs.iter().map(|r| r.failures).collect::<Vec<_>>(),
+                "marginal_candidates": e.marginal_candidates, "marginal_accepts": e.marginal_accepts,
+                "marginal_closest": e.marginal_closest,
+            }));
+            progress.update(
+                out.len() * thresholds.len() + evs.len(),
+                arms.len() * thresholds.len(),
+            );
+        }
+        out.push(serde_json::json!({
+            "label": label, "pseudo_obs": ap.pseudo_obs, "marginal": marginal, "evaluations": evs,
+        }));
+    }
+    progress.finish();
+    let v = serde_json::json!({
+        "preset": preset.name(), "runs": args.runs, "seed": args.seed, "capacity": p.capacity,
+        "arrival_rate": p.arrival_rate, "hours": p.horizon_hours, "sla": p.sla, "arms": out,
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+    );
     Ok(())
 }
 

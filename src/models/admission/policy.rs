@@ -145,35 +145,65 @@ impl AdmissionPolicy for MomentPolicy {
         self.spec.kind.needs_curves()
     }
     fn accept(&self, c: &DecisionContext) -> bool {
-        let th = self.spec.threshold;
+        self.test(c, self.spec.marginal)
+    }
+}
+
+impl MomentPolicy {
+    /// The policy's test with the MARGINAL heuristic on or off (`marginal`), whatever `spec.marginal` says:
+    /// ZEROTH/FIRST/SECOND of ALGORITHMS.md §2.7, and with `marginal` a lead time also passes when the
+    /// candidate's mean `μ_c(t_k)` is below `ε_m` (seed 000 Def. 6.1).
+    pub fn test(&self, c: &DecisionContext, marginal: bool) -> bool {
         match self.spec.kind {
             PolicyKind::AcceptIfFits => true,
-            PolicyKind::Zeroth => c.active + (c.n0 as f64) < th,
-            PolicyKind::First | PolicyKind::Second => {
-                let g = c.grid;
-                for k in 0..g.policy_t.len() {
-                    let mc = g.at(c.cand_mean, k);
-                    let e = g.at(c.sum_mean, k) + mc;
-                    let ok = if self.spec.kind == PolicyKind::First {
-                        e < th
-                    } else {
-                        let v = g.at(c.sum_var, k) + g.at(c.cand_var, k);
-                        match self.second {
-                            SecondParam::Ratio => {
-                                let d = c.capacity - e;
-                                e < c.capacity && v / (v + d * d) < th
-                            }
-                            SecondParam::Cores { delta } => {
-                                e + (v * (1.0 - delta) / delta).sqrt() < th
-                            }
-                        }
-                    };
-                    if !(ok || (self.spec.marginal && mc < c.marginal_eps)) {
-                        return false;
-                    }
-                }
-                true
-            }
+            PolicyKind::Zeroth => c.active + (c.n0 as f64) < self.spec.threshold,
+            PolicyKind::First | PolicyKind::Second => (0..c.grid.policy_t.len()).all(|k| {
+                let (ok, mc) = self.moment_point(c, k);
+                ok || (marginal && mc < c.marginal_eps)
+            }),
         }
+    }
+
+    /// FIRST/SECOND without MARGINAL: `None` if the candidate passes, else the largest candidate mean
+    /// `max μ_c(t_k)` (cores) over the lead times where the moment condition fails. MARGINAL accepts the
+    /// candidate exactly when this is below `ε_m` (seed 000 Def. 6.1, ALGORITHMS.md §2.7 pseudo-code line 8).
+    /// `None` for ZEROTH and ACCEPT_IF_FITS.
+    pub fn failing_candidate_mean(&self, c: &DecisionContext) -> Option<f64> {
+        if !self.spec.kind.needs_curves() {
+            return None;
+        }
+        (0..c.grid.policy_t.len())
+            .filter_map(|k| match self.moment_point(c, k) {
+                (false, mc) => Some(mc),
+                _ => None,
+            })
+            .reduce(f64::max)
+    }
+
+    /// FIRST/SECOND at policy point k: (moment condition holds, candidate mean `μ_c(t_k)`).
+    fn moment_point(&self, c: &DecisionContext, k: usize) -> (bool, f64) {
+        let (g, th) = (c.grid, self.spec.threshold);
+        let mc = g.at(c.cand_mean, k);
+        let e = g.at(c.sum_mean, k) + mc;
+        let ok = if self.spec.kind == PolicyKind::First {
+            e < th
+        } else {
+            let v = g.at(c.sum_var, k) + g.at(c.cand_var, k);
+            match self.second {
+                SecondParam::Ratio => {
+                    let d = c.capacity - e;
+                    e < c.capacity && v / (v + d * d) < th
+                }
+                SecondParam::Cores { delta } => e + (v * (1.0 - delta) / delta).sqrt() < th,
+            }
+        };
+        (ok, mc)
+    }
+
+    /// Whether the candidate is marginal somewhere on the look-ahead: `min_k μ_c(t_k) < ε_m` (seed 000
+    /// Def. 6.1; false for policies without curves). Only such candidates can be accepted by MARGINAL alone.
+    pub fn marginal_somewhere(&self, c: &DecisionContext) -> bool {
+        !c.cand_mean.is_empty()
+            && (0..c.grid.policy_t.len()).any(|k| c.grid.at(c.cand_mean, k) < c.marginal_eps)
     }
 }

@@ -162,6 +162,23 @@ pub struct RunResult {
     /// FIRST or SECOND (`None` otherwise; not serialized then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pricing: Option<RunPricing>,
+    /// MARGINAL policies only (seed 000 Def. 6.1, ALGORITHMS.md §2.7): arrivals whose candidate mean `μ_c(t_k)`
+    /// is below `ε_m` at some lead time of the look-ahead (the only ones MARGINAL can let in). 0 otherwise.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub marginal_candidates: u64,
+    /// MARGINAL policies only: arrivals the policy accepted that its test without MARGINAL rejects, i.e.
+    /// admission decisions the heuristic changed. 0 otherwise.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub marginal_accepts: u64,
+    /// MARGINAL policies only: over the arrivals the test without MARGINAL rejects, the smallest
+    /// `max μ_c(t_k)` over their failing lead times ([`MomentPolicy::failing_candidate_mean`], cores); the
+    /// heuristic changes a decision exactly when this is below `ε_m`. `None` without such an arrival.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marginal_closest: Option<f64>,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 /// Sums over one run behind the variance-based payments of seed 000 §7.1 (ALGORITHMS.md §2.11): for every
@@ -743,7 +760,20 @@ impl<'a> Cluster<'a> {
                 cand_var: cv,
                 marginal_eps: self.p.marginal_eps,
             };
-            self.policy.accept(&ctx)
+            let ok = self.policy.accept(&ctx);
+            if self.policy.spec.marginal {
+                if self.policy.marginal_somewhere(&ctx) {
+                    self.res.marginal_candidates += 1;
+                }
+                if let Some(m) = self.policy.failing_candidate_mean(&ctx) {
+                    if ok {
+                        self.res.marginal_accepts += 1;
+                    }
+                    let c = self.res.marginal_closest.get_or_insert(m);
+                    *c = c.min(m);
+                }
+            }
+            ok
         } else {
             let ctx = DecisionContext {
                 active: self.active as f64,

@@ -72,6 +72,22 @@ pub struct Evaluation {
     /// Variance-based payments (ALGORITHMS.md §2.11) when the runs were priced (`AdmitParams.pricing`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pricing: Option<PricingSummary>,
+    /// MARGINAL policies: arrivals whose candidate was marginal somewhere on the look-ahead, pooled over the
+    /// runs (unweighted; [`super::sim::RunResult::marginal_candidates`]); 0 otherwise.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub marginal_candidates: u64,
+    /// MARGINAL policies: admissions the heuristic changed (accepted, rejected without it), pooled over the
+    /// runs (unweighted; [`super::sim::RunResult::marginal_accepts`]); 0 otherwise.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub marginal_accepts: u64,
+    /// MARGINAL policies: the smallest [`super::sim::RunResult::marginal_closest`] over the runs (cores;
+    /// `None` if no run has one): how close the heuristic came to changing a rejection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marginal_closest: Option<f64>,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 /// The runs' inputs to the variance-based payment rule of seed 000 §7.1 (ALGORITHMS.md §2.11), pooled over runs
@@ -235,6 +251,12 @@ pub fn summarise_weighted(threshold: f64, runs: &[RunResult], weights: &[f64]) -
         run_utilization: runs.iter().map(|x| x.utilization).collect(),
         run_weights: w.to_vec(),
         pricing: pricing_summary(runs, w),
+        marginal_candidates: runs.iter().map(|x| x.marginal_candidates).sum(),
+        marginal_accepts: runs.iter().map(|x| x.marginal_accepts).sum(),
+        marginal_closest: runs
+            .iter()
+            .filter_map(|x| x.marginal_closest)
+            .reduce(f64::min),
     }
 }
 
@@ -449,14 +471,19 @@ pub struct SearchOutcome {
     pub sweep: Vec<Evaluation>,
 }
 
+/// Upward probes of a [`ThresholdSearch`] after its bisection: evaluations at `hi + (b − hi)·4^(j−PROBES)`,
+/// `j = 0..PROBES` (fractions 1/64, 1/16, 1/4 of the way from the smallest infeasible threshold `hi` to the
+/// upper bound `b`, in the search space).
+pub const PROBES: usize = 3;
+
 /// The bisection of one policy's threshold to the SLA (ALGORITHMS.md §2.8) as a state machine over evaluated
 /// thresholds: [`ThresholdSearch::next_threshold`] proposes the midpoint of the bracket (in log10 space for
 /// SECOND's Cantelli ratio), [`ThresholdSearch::record`] takes its evaluation on the R runs, and after
-/// `p.tune_iterations` evaluations [`ThresholdSearch::finish`] reports. [`ArmTuner`] runs the simulations;
-/// this is the only implementation of the search's decisions.
+/// `p.tune_iterations` bisection steps and [`PROBES`] upward probes [`ThresholdSearch::finish`] reports.
+/// [`ArmTuner`] runs the simulations; this is the only implementation of the search's decisions.
 ///
 /// A verdict ([`Evaluation::feasibility`]) moves the bracket:
-/// * feasible: the lower end rises to it, and it becomes the best (most permissive certified) threshold;
+/// * feasible: the lower end rises to it;
 /// * too few requests (no failure, but fewer than [`requests_to_certify`] requests): the lower end rises to
 ///   it without making it a result. §2.8 treats "bound above the SLA" as infeasible and moves down; but
 ///   there a less permissive threshold admits less and sees even fewer requests, so it cannot be certified
@@ -467,8 +494,21 @@ pub struct SearchOutcome {
 ///   SLA);
 /// * infeasible (failures seen, bound above the SLA): the upper end falls to it.
 ///
-/// The result is the best threshold (status tuned), or, when none was certified, status untunable with a
-/// reason; no threshold is evaluated twice and no extra evaluation follows the last iteration.
+/// Upward probes. §2.8 assumes the failure rate monotone in θ; its estimate on R common-random-number runs
+/// is not: a small change of θ changes one admission and the whole later path of a run, and failures cluster
+/// in a few congested runs, so one run can push the 95% bound of a single threshold over the SLA while
+/// more permissive thresholds stay under it (seed 000 FIRST+MARGINAL m = 5 at C = 1,000: infeasible at 750,
+/// feasible at 760, 770, 790, 810, 820; results/000/diagnostics/). One such verdict early in the bisection
+/// discards everything above it. After the bisection the search therefore evaluates [`PROBES`] thresholds
+/// above the smallest infeasible one `hi` (fractions 1/64, 1/16, 1/4 of the way to the upper bound; when
+/// nothing was infeasible, further bisection steps instead), and decides on the monotone (isotonic) fit of the
+/// failure rate over every evaluation ([`isotonic_verdicts`]), which is the §2.8 monotonicity assumption
+/// applied to the estimates: the result is the most permissive certified threshold below the least permissive
+/// infeasible one of that fit whose own evaluation is certified too. When the estimates are monotone the fit
+/// equals them and the result is the bisection's.
+///
+/// The result is that threshold (status tuned), or, when none was certified, status untunable with a
+/// reason; no threshold is evaluated twice and no extra evaluation follows the last one.
 #[derive(Clone, Debug)]
 pub struct ThresholdSearch {
     sla: f64,
@@ -477,14 +517,17 @@ pub struct ThresholdSearch {
     iters: usize,
     lo: f64,
     hi: f64,
-    best: Option<Evaluation>,
+    /// Upper end of the search space (the first bracket's `hi`).
+    top: f64,
+    /// Whether some evaluation was infeasible (then `hi` is the smallest infeasible threshold).
+    cut: bool,
     sweep: Vec<Evaluation>,
 }
 
 impl ThresholdSearch {
     /// The search of `kind`'s threshold under `p`: the bracket [`AdmitParams::threshold_bounds`], SECOND's
-    /// ratio form in log10 space, `p.tune_iterations` evaluations (at least 1); ACCEPT_IF_FITS: one evaluation
-    /// at threshold 0, no search.
+    /// ratio form in log10 space, `p.tune_iterations` bisection steps (at least 1) and [`PROBES`] probes;
+    /// ACCEPT_IF_FITS: one evaluation at threshold 0, no search.
     pub fn new(p: &AdmitParams, kind: PolicyKind) -> ThresholdSearch {
         let (mut lo, mut hi) = p.threshold_bounds(kind);
         let log_space = kind == PolicyKind::Second
@@ -501,14 +544,20 @@ impl ThresholdSearch {
             iters: if bound { 1 } else { p.tune_iterations.max(1) },
             lo,
             hi,
-            best: None,
+            top: hi,
+            cut: false,
             sweep: Vec::new(),
         }
     }
 
-    /// Evaluations the search makes (each on every run of the plan).
+    /// Evaluations the search makes (each on every run of the plan): the bisection steps and [`PROBES`], or 1
+    /// for ACCEPT_IF_FITS.
     pub fn evaluations(&self) -> usize {
-        self.iters
+        if self.bound {
+            1
+        } else {
+            self.iters + PROBES
+        }
     }
 
     fn to_th(&self, x: f64) -> f64 {
@@ -524,27 +573,38 @@ impl ThresholdSearch {
         self.to_th(0.5 * (self.lo + self.hi))
     }
 
-    /// The threshold to evaluate next ([`ThresholdSearch::midpoint`]), or `None` once every evaluation is
-    /// recorded.
-    pub fn next_threshold(&self) -> Option<f64> {
-        (self.sweep.len() < self.iters).then(|| self.midpoint())
+    /// The search-space point of the next evaluation (evaluation `n` of the search).
+    fn next_x(&self) -> f64 {
+        let n = self.sweep.len();
+        if n < self.iters || !self.cut {
+            0.5 * (self.lo + self.hi)
+        } else {
+            let j = (n - self.iters) as i32;
+            self.hi + (self.top - self.hi) * 4f64.powi(j - PROBES as i32)
+        }
     }
 
-    /// Takes the evaluation of [`ThresholdSearch::next_threshold`] and moves the bracket by its verdict.
-    /// Ignored once the search is complete.
+    /// The threshold to evaluate next (the bracket's [`ThresholdSearch::midpoint`] during the bisection, then
+    /// the probes), or `None` once every evaluation is recorded.
+    pub fn next_threshold(&self) -> Option<f64> {
+        (self.sweep.len() < self.evaluations()).then(|| self.to_th(self.next_x()))
+    }
+
+    /// Takes the evaluation of [`ThresholdSearch::next_threshold`] and, during the bisection (and the further
+    /// bisection steps that replace the probes when nothing was infeasible), moves the bracket by its
+    /// verdict. Ignored once the search is complete.
     pub fn record(&mut self, ev: Evaluation) {
-        if self.sweep.len() >= self.iters {
+        if self.sweep.len() >= self.evaluations() {
             return;
         }
-        if !self.bound {
+        if !self.bound && (self.sweep.len() < self.iters || !self.cut) {
             let mid = 0.5 * (self.lo + self.hi);
             match ev.feasibility(self.sla) {
-                Feasibility::Feasible => {
-                    self.lo = mid;
-                    self.best = Some(ev.clone());
+                Feasibility::Feasible | Feasibility::TooFewRequests => self.lo = mid,
+                Feasibility::Infeasible => {
+                    self.hi = mid;
+                    self.cut = true;
                 }
-                Feasibility::TooFewRequests => self.lo = mid,
-                Feasibility::Infeasible => self.hi = mid,
             }
         }
         self.sweep.push(ev);
@@ -552,7 +612,7 @@ impl ThresholdSearch {
 
     /// The outcome once every evaluation is recorded (`None` before).
     pub fn finish(&self) -> Option<SearchOutcome> {
-        if self.sweep.len() < self.iters {
+        if self.sweep.len() < self.evaluations() {
             return None;
         }
         let mut sweep = self.sweep.clone();
@@ -568,11 +628,21 @@ impl ThresholdSearch {
                 sweep,
             });
         }
-        if let Some(best) = &self.best {
+        let iso = isotonic_verdicts(&sweep, self.sla);
+        let below_cut = iso
+            .iter()
+            .position(|v| *v == Feasibility::Infeasible)
+            .unwrap_or(sweep.len());
+        // certified by the fit and by its own runs: a member of a certified block whose own bound exceeds the
+        // SLA is not reported as tuned
+        if let Some(i) = (0..below_cut).rev().find(|&i| {
+            iso[i] == Feasibility::Feasible
+                && sweep[i].feasibility(self.sla) == Feasibility::Feasible
+        }) {
             return Some(SearchOutcome {
                 status: TuneStatus::Tuned,
                 reason: String::new(),
-                chosen: best.clone(),
+                chosen: sweep[i].clone(),
                 sweep,
             });
         }
@@ -585,7 +655,8 @@ impl ThresholdSearch {
             }
         };
         let runs = sweep[0].run_utilization.len();
-        let (chosen, reason) = match sweep
+        // below the first infeasible block of the isotonic fit, as a tuned result would be
+        let (chosen, reason) = match sweep[..below_cut]
             .iter()
             .rposition(|e| verdict(e) == Feasibility::TooFewRequests)
         {
@@ -637,6 +708,63 @@ impl ThresholdSearch {
             sweep,
         })
     }
+}
+
+/// Verdicts of the isotonic (monotone non-decreasing in the threshold) fit of the failure rate over
+/// evaluations sorted by ascending threshold (ALGORITHMS.md §2.8: the failure rate is assumed monotone in θ):
+/// pool-adjacent-violators on the rates `f_i` with weights `Q_i` (the effective requests), then each pooled
+/// block of thresholds is judged like one evaluation ([`Evaluation::feasibility`]) with the block's rate
+/// `f_B = Σ f_i·Q_i / Σ Q_i`, the mean effective requests `Q̄` and the mean delta-method standard error `s̄e`
+/// of its members: bound `max(f_B + 1.96·s̄e, min(1, poisson_upper(f_B·Q̄)/Q̄))` (1 if `Q̄ = 0`). The means,
+/// not sums, because the members ran on the same runs (common random numbers), so pooling them adds no
+/// independent requests. A block of one evaluation keeps that evaluation's own verdict. One verdict per
+/// evaluation, in order.
+pub fn isotonic_verdicts(sorted: &[Evaluation], sla: f64) -> Vec<Feasibility> {
+    // blocks: (first index, end index, Σ f·Q, Σ Q)
+    let mut blocks: Vec<(usize, usize, f64, f64)> = Vec::new();
+    for (i, e) in sorted.iter().enumerate() {
+        let q = e.effective_requests;
+        blocks.push((i, i + 1, e.failure_rate * q, q));
+        while blocks.len() > 1 {
+            let (b, a) = (blocks[blocks.len() - 1], blocks[blocks.len() - 2]);
+            let rate = |x: (usize, usize, f64, f64)| if x.3 > 0.0 { x.2 / x.3 } else { 0.0 };
+            if rate(a) <= rate(b) {
+                break;
+            }
+            blocks.pop();
+            *blocks.last_mut().expect("two blocks") = (a.0, b.1, a.2 + b.2, a.3 + b.3);
+        }
+    }
+    let mut out = Vec::with_capacity(sorted.len());
+    for (from, to, fq, q) in blocks {
+        let members = &sorted[from..to];
+        let verdict = if members.len() == 1 {
+            members[0].feasibility(sla)
+        } else {
+            let n = members.len() as f64;
+            let f = if q > 0.0 { fq / q } else { 0.0 };
+            let q_mean = q / n;
+            let se = members
+                .iter()
+                .map(|e| (e.failure_rate_upper_delta - e.failure_rate) / 1.96)
+                .sum::<f64>()
+                / n;
+            let exact = if q_mean > 0.0 {
+                (poisson_upper(f * q_mean, EXACT_BOUND_LEVEL) / q_mean).min(1.0)
+            } else {
+                1.0
+            };
+            if (f + 1.96 * se).max(exact) <= sla {
+                Feasibility::Feasible
+            } else if members.iter().any(|e| e.failures > 0) {
+                Feasibility::Infeasible
+            } else {
+                Feasibility::TooFewRequests
+            }
+        };
+        out.extend(std::iter::repeat_n(verdict, to - from));
+    }
+    out
 }
 
 /// What one [`ArmTuner::step`] did.
@@ -1258,13 +1386,40 @@ mod tests {
             }
         };
         let (path, o) = drive_search(&search_params(), PolicyKind::Zeroth, f);
-        assert_eq!(path, [500.0, 750.0, 875.0, 812.5, 781.25, 796.875]);
+        // then the probes above hi = 812.5: 812.5 + 187.5·(1/64, 1/16, 1/4), all infeasible
+        assert_eq!(
+            path,
+            [
+                500.0,
+                750.0,
+                875.0,
+                812.5,
+                781.25,
+                796.875,
+                815.4296875,
+                824.21875,
+                859.375
+            ]
+        );
         assert_eq!(o.status, TuneStatus::Tuned);
         assert_eq!(o.chosen.threshold, 796.875);
         assert_eq!(o.chosen.accepted, 80);
         assert!(o.reason.is_empty());
         let th: Vec<f64> = o.sweep.iter().map(|e| e.threshold).collect();
-        assert_eq!(th, [500.0, 750.0, 781.25, 796.875, 812.5, 875.0]);
+        assert_eq!(
+            th,
+            [
+                500.0,
+                750.0,
+                781.25,
+                796.875,
+                812.5,
+                815.4296875,
+                824.21875,
+                859.375,
+                875.0
+            ]
+        );
     }
 
     /// No window of certified thresholds: [300, 800) carries 1,000 requests without failure, 800 and above
@@ -1283,7 +1438,20 @@ mod tests {
             }
         };
         let (path, o) = drive_search(&search_params(), PolicyKind::First, f);
-        assert_eq!(path, [500.0, 750.0, 875.0, 812.5, 781.25, 796.875]);
+        assert_eq!(
+            path,
+            [
+                500.0,
+                750.0,
+                875.0,
+                812.5,
+                781.25,
+                796.875,
+                815.4296875,
+                824.21875,
+                859.375
+            ]
+        );
         assert_eq!(o.status, TuneStatus::Untunable);
         assert_eq!(o.chosen.threshold, 796.875);
         assert!(o.reason.contains("θ = 796.875"), "{}", o.reason);
@@ -1302,7 +1470,21 @@ mod tests {
         let (path, o) = drive_search(&search_params(), PolicyKind::Zeroth, |_| {
             two_runs(10, 5000, 20)
         });
-        assert_eq!(path, [500.0, 250.0, 125.0, 62.5, 31.25, 15.625]);
+        // probes above hi = 15.625: 15.625 + 984.375·(1/64, 1/16, 1/4)
+        assert_eq!(
+            path,
+            [
+                500.0,
+                250.0,
+                125.0,
+                62.5,
+                31.25,
+                15.625,
+                31.005859375,
+                77.1484375,
+                261.71875
+            ]
+        );
         assert_eq!(o.status, TuneStatus::Untunable);
         assert_eq!(o.chosen.threshold, 15.625);
         assert!(
@@ -1314,25 +1496,79 @@ mod tests {
 
     /// SECOND's Cantelli ratio is bisected in log10 over [1e−8, 1] (ALGORITHMS.md §2.7: the ratio lies in
     /// [0, 1) and θ2 → 1 is FIRST at C; see `AdmitParams::threshold_bounds`): with every threshold feasible
-    /// the exponents are −4, −2, −1, −0.5, −0.25, −0.125.
+    /// the exponents are −4, −2, −1, −0.5, −0.25, −0.125, and, nothing being infeasible, three further
+    /// bisection steps replace the probes: −0.0625, −0.03125, −0.015625.
     #[test]
     fn second_is_searched_in_log_space_up_to_one() {
         let (path, o) = drive_search(&search_params(), PolicyKind::Second, |_| {
             two_runs(80, 5000, 0)
         });
-        let want = [-4.0, -2.0, -1.0, -0.5, -0.25, -0.125];
+        let want = [
+            -4.0, -2.0, -1.0, -0.5, -0.25, -0.125, -0.0625, -0.03125, -0.015625,
+        ];
         assert_eq!(path.len(), want.len());
         for (x, w) in path.iter().zip(want) {
             assert!((x / 10f64.powf(w) - 1.0).abs() < 1e-14, "{x} vs 10^{w}");
         }
         assert_eq!(o.status, TuneStatus::Tuned);
-        assert_eq!(o.chosen.threshold, path[5]);
+        assert_eq!(o.chosen.threshold, path[8]);
         // accept-if-fits: one evaluation, no search
         let (path, o) = drive_search(&search_params(), PolicyKind::AcceptIfFits, |_| {
             two_runs(90, 5000, 20)
         });
         assert_eq!(path, [0.0]);
         assert_eq!(o.status, TuneStatus::Bound);
+    }
+
+    /// Feasibility not monotone in the threshold, as the stored scan of seed 000 FIRST+MARGINAL m = 5 shows
+    /// (results/000/diagnostics/): every threshold below 745 and from 755 to 850 is certified, but a spike on
+    /// [745, 755) (4 failures in 5,000 requests: exact bound poisson_upper(4)/5000 = 9.1535/5000 = 1.83e−3 > ε)
+    /// is infeasible; from 850 on 40 failures in 5,000. Below 745: 5,000 requests, no failure; [755, 850):
+    /// 10,000 requests, no failure. By hand, the bisection of [0, 1000]: 500 F, 750 I (the spike), 625 F,
+    /// 687.5 F, 718.75 F, 734.375 F; it used to stop there, tuned to 734.375. The probes above hi = 750:
+    /// 750 + 250·(1/64, 1/16, 1/4) = 753.90625 (spike, I), 765.625 (F), 812.5 (F). Isotonic fit: the rates
+    /// 4/5000 at 750 and 753.90625 exceed 0 at 765.625 and 812.5, so the four pool into one block of rate
+    /// 8/30,000 with mean requests 7,500: bound poisson_upper(2)/7500 = 6.2958/7500 = 8.39e−4 ≤ ε (the delta
+    /// bound is the rate, 2.67e−4: both runs fail alike), so the block is certified and the search is tuned to
+    /// 812.5, the most permissive threshold tried below the first infeasible block (there is none).
+    #[test]
+    fn probes_and_the_isotonic_fit_see_past_a_lone_infeasible_threshold() {
+        let f = |th: f64| {
+            if (745.0..755.0).contains(&th) {
+                two_runs(80, 5000, 4)
+            } else if th < 755.0 {
+                two_runs(80, 5000, 0)
+            } else if th < 850.0 {
+                two_runs(90, 10_000, 0)
+            } else {
+                two_runs(95, 5000, 40)
+            }
+        };
+        assert_eq!(
+            summarise(750.0, &f(750.0)).feasibility(1e-3),
+            Feasibility::Infeasible
+        );
+        let (path, o) = drive_search(&search_params(), PolicyKind::First, f);
+        assert_eq!(
+            path,
+            [500.0, 750.0, 625.0, 687.5, 718.75, 734.375, 753.90625, 765.625, 812.5]
+        );
+        assert_eq!(o.status, TuneStatus::Tuned);
+        assert_eq!(o.chosen.threshold, 812.5);
+        let iso = isotonic_verdicts(&o.sweep, 1e-3);
+        assert!(iso.iter().all(|v| *v == Feasibility::Feasible), "{iso:?}");
+        // the block's bound by hand: 6.2958/7500 (poisson_upper(2) as in feasibility_bound_is_sound…)
+        assert!((6.295793621871989_f64 / 7500.0 - 8.394e-4).abs() < 1e-7);
+        // with a spike of 40 failures the pooled block (80/30,000 = 2.7e−3) stays infeasible: 734.375
+        let g = |th: f64| {
+            if (745.0..755.0).contains(&th) {
+                two_runs(80, 5000, 40)
+            } else {
+                f(th)
+            }
+        };
+        let (_, o) = drive_search(&search_params(), PolicyKind::First, g);
+        assert_eq!(o.chosen.threshold, 734.375);
     }
 
     #[test]
