@@ -216,8 +216,10 @@ fn importance_tuning_is_deterministic_and_shared() {
         true
     })
     .unwrap();
-    // 3 buckets × 8 pilot runs, then 40 runs at each of the 5 thresholds of the search (no extra evaluation)
-    let total = 3 * 8 + 40 * 5;
+    // 3 buckets × 8 pilot runs, then 40 runs at each of the 5 bisection steps and the 3 upward probes of the
+    // search (no extra evaluation)
+    assert_eq!(packlab::admission::tuning::PROBES, 3);
+    let total = 3 * 8 + 40 * (5 + 3);
     assert!(seen.iter().all(|x| x.1 == total) && seen.last() == Some(&(total, total)));
     let b = tune(
         &p,

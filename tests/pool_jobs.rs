@@ -148,8 +148,10 @@ fn admission_runs_computed_elsewhere_give_the_same_tuning() {
             .collect();
         assert!(done.windows(2).all(|w| w[0] <= w[1]));
         if units >= 64 {
-            // a step takes the current threshold of every arm at once: 3 iterations (+ the arms that evaluate once)
-            assert!(split <= 4, "{split} split steps");
+            // a step takes the current threshold of every arm at once: 3 bisection steps and the search's 3
+            // upward probes (+ the arms that evaluate once)
+            assert_eq!(packlab::admission::tuning::PROBES, 3);
+            assert!(split <= 3 + 3 + 1, "{split} split steps");
             let first_step_arms: Vec<u64> = partials[..arms]
                 .iter()
                 .map(|p| p["arm"].as_u64().unwrap())
