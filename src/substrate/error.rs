@@ -66,6 +66,42 @@ impl fmt::Display for TraceError {
 
 impl std::error::Error for TraceError {}
 
+/// The problems of one parameter section, every field path under one prefix (e.g. `era.`, so `kappa` is reported
+/// as `era.kappa`): how the models' `validate(prefix)` collect their [`FieldError`]s, in the order found.
+#[derive(Clone, Debug, Default)]
+pub struct FieldErrors {
+    prefix: String,
+    errs: Vec<FieldError>,
+}
+
+impl FieldErrors {
+    /// No problems yet; fields will be reported under `prefix`.
+    pub fn new(prefix: &str) -> FieldErrors {
+        FieldErrors {
+            prefix: prefix.into(),
+            errs: Vec::new(),
+        }
+    }
+
+    /// Records that `field` (relative to the prefix) is wrong: `message` says how and what is valid.
+    pub fn add(&mut self, field: &str, message: String) {
+        self.errs.push(FieldError {
+            field: format!("{}{field}", self.prefix),
+            message,
+        });
+    }
+
+    /// Whether no problem was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.errs.is_empty()
+    }
+
+    /// The problems, in the order recorded.
+    pub fn into_vec(self) -> Vec<FieldError> {
+        self.errs
+    }
+}
+
 /// Prefixes every field path of `errs` with `prefix` (e.g. `admission.`), keeping the order.
 pub fn prefixed(prefix: &str, errs: Vec<FieldError>) -> Vec<FieldError> {
     errs.into_iter()

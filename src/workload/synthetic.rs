@@ -15,7 +15,7 @@
 //! seconds from its origin, as for every workload.
 
 use super::{Host, Vm, Workload, WorkloadFormat, MAX_VMS};
-use crate::substrate::error::FieldError;
+use crate::substrate::error::{FieldError, FieldErrors};
 use crate::substrate::rng::{exp, normal, poisson, stream, uniform_open0};
 use crate::substrate::stats::normal_sf;
 use crate::trace::TraceError;
@@ -243,46 +243,39 @@ impl SyntheticParams {
 
     /// Every problem, field paths prefixed with `prefix` (e.g. `workload.synthetic.`).
     pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
-        let mut errs = Vec::new();
-        let mut bad = |field: &str, message: String| {
-            errs.push(FieldError {
-                field: format!("{prefix}{field}"),
-                message,
-            })
-        };
+        let mut errs = FieldErrors::new(prefix);
         if !(1..=MAX_SYNTHETIC_HOSTS).contains(&self.hosts) {
-            bad(
+            errs.add(
                 "hosts",
                 format!("must lie in 1..={MAX_SYNTHETIC_HOSTS}, got {}", self.hosts),
             );
         }
         if !(self.weeks.is_finite() && self.weeks > 0.0 && self.weeks <= 520.0) {
-            bad("weeks", format!("must lie in (0, 520], got {}", self.weeks));
+            errs.add("weeks", format!("must lie in (0, 520], got {}", self.weeks));
         }
         if !(self.target_allocation > 0.0 && self.target_allocation <= 1.0) {
-            bad(
+            errs.add(
                 "target_allocation",
                 format!("must lie in (0, 1], got {}", self.target_allocation),
             );
         }
         if self.seed > MAX_SEED {
-            bad("seed", format!("must be at most {MAX_SEED}"));
+            errs.add("seed", format!("must be at most {MAX_SEED}"));
         }
         let n = self.expected_vms();
         // the Poisson count stays below MAX_VMS with overwhelming probability (sd = √n ≤ 1,600)
         let too_many = n > 0.9 * MAX_VMS as f64;
         if errs.is_empty() && too_many {
-            errs.push(FieldError {
-                    field: format!("{prefix}weeks"),
-                    message:
-                    format!(
-                        "the pool would receive about {:.0} VMs, more than {} (0.9 × the workload limit): lower hosts or weeks",
-                        n,
-                        (0.9 * MAX_VMS as f64) as u64
-                    ),
-            });
+            errs.add(
+                "weeks",
+                format!(
+                    "the pool would receive about {:.0} VMs, more than {} (0.9 × the workload limit): lower hosts or weeks",
+                    n,
+                    (0.9 * MAX_VMS as f64) as u64
+                ),
+            );
         }
-        errs
+        errs.into_vec()
     }
 }
 

@@ -4,7 +4,7 @@
 use super::params::{AdmitParams, Labelling, PolicyKind};
 use super::tuning::{Evaluation, Feasibility, Preset, TuneResult, TuneStatus};
 use crate::scenario::Scenario;
-use crate::substrate::error::FieldError;
+use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Serialize};
 
 /// Where the admission parameters come from (informational for the playground: the values are always in
@@ -118,85 +118,76 @@ impl AdmissionScenario {
 
     /// Validates every field with dotted paths under `prefix` (e.g. `admission.params.capacity`).
     pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
-        let mut errs = Vec::new();
-        let mut e = |f: &str, m: String| {
-            errs.push(FieldError {
-                field: format!("{prefix}{f}"),
-                message: m,
-            })
-        };
+        let mut errs = FieldErrors::new(prefix);
         let p = &self.params;
         if let Err(m) = self.preset() {
-            e("preset", m);
+            errs.add("preset", m);
         } else if let Err(m) = self.arms() {
-            e("policies", m);
+            errs.add("policies", m);
         } else if self.arms().map(|a| a.is_empty()).unwrap_or(false) {
-            e("policies", "choose at least one policy".into());
+            errs.add("policies", "choose at least one policy".into());
         }
         if self.source == ParamSource::Azure && !AZURE_FIT_AVAILABLE {
-            e(
+            errs.add(
                 "source",
                 "Azure-fitted parameters are not available in this engine version".into(),
             );
         }
         if self.runs == 0 || self.runs > MAX_ADMISSION_RUNS {
-            e(
+            errs.add(
                 "runs",
                 format!("runs must be between 1 and {MAX_ADMISSION_RUNS}"),
             );
         }
         if self.series_run >= self.runs.max(1) {
-            e(
+            errs.add(
                 "series_run",
                 format!("the run shown must be below runs ({})", self.runs),
             );
         }
         let pos = |v: f64| v.is_finite() && v > 0.0;
         if !(pos(p.capacity) && p.capacity <= 1e7) {
-            e(
+            errs.add(
                 "params.capacity",
                 "capacity must be a number of cores in (0, 10,000,000]".into(),
             );
         }
         if !(pos(p.arrival_rate) && p.arrival_rate <= 1e4) {
-            e(
+            errs.add(
                 "params.arrival_rate",
                 "arrival rate must be in (0, 10,000] deployments per hour".into(),
             );
         }
         if !(pos(p.horizon_hours) && p.horizon_hours <= 262_800.0) {
-            e(
+            errs.add(
                 "params.horizon_hours",
                 "horizon must be in (0, 262,800] hours (30 years)".into(),
             );
         }
         if !(p.sla > 0.0 && p.sla < 1.0) {
-            e("params.sla", "SLA ε must be in (0, 1)".into());
+            errs.add("params.sla", "SLA ε must be in (0, 1)".into());
         }
         if !(pos(p.priors.kappa) && p.priors.kappa <= 1e6) {
-            e("params.priors.kappa", "kill factor κ must be > 0".into());
+            errs.add("params.priors.kappa", "kill factor κ must be > 0".into());
         }
         if p.tune_iterations == 0 || p.tune_iterations > 60 {
-            e(
+            errs.add(
                 "params.tune_iterations",
                 "search iterations must be between 1 and 60".into(),
             );
         }
         if p.bootstrap > 1_000_000 {
-            e(
+            errs.add(
                 "params.bootstrap",
                 "at most 1,000,000 bootstrap resamples".into(),
             );
         }
         if errs.is_empty() {
             if let Err(m) = p.validate() {
-                errs.push(FieldError {
-                    field: format!("{prefix}params"),
-                    message: m,
-                });
+                errs.add("params", m);
             }
         }
-        errs
+        errs.into_vec()
     }
 }
 

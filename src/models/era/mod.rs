@@ -29,7 +29,7 @@ pub use experiment::{EraReport, EraRun, EraStep};
 use super::{Inputs, ModelDef, ModelInfo};
 use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
-use crate::substrate::error::FieldError;
+use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// The experiment (ALGORITHMS.md §6.5). Serialized `E4.1` / `E4.3`.
@@ -300,22 +300,16 @@ impl EraParams {
 
     /// Every problem, field paths prefixed with `prefix` (e.g. `era.`).
     pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
-        let mut errs = Vec::new();
-        let mut bad = |field: &str, message: String| {
-            errs.push(FieldError {
-                field: format!("{prefix}{field}"),
-                message,
-            })
-        };
+        let mut errs = FieldErrors::new(prefix);
         if self.policies.len() > 16 {
-            bad("policies", "at most 16 policies".into());
+            errs.add("policies", "at most 16 policies".into());
         }
         if self.kappa.len() > 20 {
-            bad("kappa", "at most 20 values".into());
+            errs.add("kappa", "at most 20 values".into());
         }
         for (i, k) in self.kappa.iter().enumerate() {
             if !(*k > 0.0 && *k <= 1.0) {
-                bad(
+                errs.add(
                     &format!("kappa[{i}]"),
                     format!("must lie in (0, 1], got {k}"),
                 );
@@ -327,7 +321,7 @@ impl EraParams {
                 .iter()
                 .any(|p| p.predictor == Predictor::Linear && p.algorithm == Algorithm::BasicEcon)
         {
-            bad(
+            errs.add(
                 "policies",
                 "the linear predictor needs the known job distributions of E4.3".into(),
             );
@@ -350,16 +344,16 @@ impl EraParams {
         ];
         for (f, v, lo, hi) in ranges {
             if !(v.is_finite() && v >= lo && v <= hi) {
-                bad(f, format!("must be a number in [{lo}, {hi}], got {v}"));
+                errs.add(f, format!("must be a number in [{lo}, {hi}], got {v}"));
             }
         }
         if !(self.nonera_start_h.is_finite() && (0.0..=1e5).contains(&self.nonera_start_h)) {
-            bad(
+            errs.add(
                 "nonera_start_h",
                 format!("must be a number in [0, 1e5], got {}", self.nonera_start_h),
             );
         }
-        errs
+        errs.into_vec()
     }
 }
 

@@ -34,7 +34,7 @@ pub use sim::{PolicyResult, SimConfig};
 use super::{Inputs, ModelDef, ModelInfo};
 use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
-use crate::substrate::error::FieldError;
+use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Serialize};
 
 /// A placement policy (ALGORITHMS.md §5.1, §5.3–5.5). Serialized kebab-case: `best-fit`, `la-binary`,
@@ -201,27 +201,21 @@ pub const MAX_POOL_HOSTS: usize = 100_000;
 impl LifetimeParams {
     /// Every problem, field paths prefixed with `prefix` (e.g. `lifetime.`).
     pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
-        let mut errs = Vec::new();
-        let mut bad = |field: &str, message: String| {
-            errs.push(FieldError {
-                field: format!("{prefix}{field}"),
-                message,
-            })
-        };
+        let mut errs = FieldErrors::new(prefix);
         if self.policies.is_empty() {
-            bad("policies", "give at least one policy".into());
+            errs.add("policies", "give at least one policy".into());
         }
         if !(0.0..=1.0).contains(&self.accuracy) {
-            bad(
+            errs.add(
                 "accuracy",
                 format!("must lie in [0, 1], got {}", self.accuracy),
             );
         }
         if !(self.share > 0.0 && self.share <= 1.0) {
-            bad("share", format!("must lie in (0, 1], got {}", self.share));
+            errs.add("share", format!("must lie in (0, 1], got {}", self.share));
         }
         if self.hosts > MAX_POOL_HOSTS {
-            bad(
+            errs.add(
                 "hosts",
                 format!(
                     "must lie in 0..={MAX_POOL_HOSTS} (0 = sized to the share), got {}",
@@ -230,7 +224,7 @@ impl LifetimeParams {
             );
         }
         if !(self.peak_allocation > 0.0 && self.peak_allocation <= 1.0) {
-            bad(
+            errs.add(
                 "peak_allocation",
                 format!("must lie in (0, 1], got {}", self.peak_allocation),
             );
@@ -241,7 +235,7 @@ impl LifetimeParams {
             ("host_gpus", self.host_gpus, 0.0),
         ] {
             if !(v.is_finite() && v >= lo && v <= 1e6) {
-                bad(f, format!("must be a number in [{lo}, 1e6], got {v}"));
+                errs.add(f, format!("must be a number in [{lo}, 1e6], got {v}"));
             }
         }
         for (f, v) in [
@@ -250,19 +244,19 @@ impl LifetimeParams {
             ("stranding_h", self.stranding_h),
         ] {
             if !(v.is_finite() && (0.0..=1e6).contains(&v)) {
-                bad(f, format!("must be a number in [0, 1e6], got {v}"));
+                errs.add(f, format!("must be a number in [0, 1e6], got {v}"));
             }
         }
         if !(self.sample_min.is_finite() && self.sample_min >= 1.0 && self.sample_min <= 1440.0) {
-            bad(
+            errs.add(
                 "sample_min",
                 format!("must lie in [1, 1440] minutes, got {}", self.sample_min),
             );
         }
         if self.split.len() > 64 {
-            bad("split", "at most 64 characters".into());
+            errs.add("split", "at most 64 characters".into());
         }
-        errs
+        errs.into_vec()
     }
 
     /// The policies simulated: best fit first, then the others in the given order without repeats.

@@ -29,7 +29,7 @@ pub use experiment::{OversubReport, OversubRun, OversubStep};
 use super::{Inputs, ModelDef, ModelInfo};
 use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
-use crate::substrate::error::FieldError;
+use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Component ids of the model's random streams ([`crate::substrate::rng::stream`]).
@@ -364,28 +364,22 @@ impl OversubParams {
 
     /// Every problem, field paths prefixed with `prefix` (e.g. `oversub.`).
     pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
-        let mut errs = Vec::new();
-        let mut bad = |field: &str, message: String| {
-            errs.push(FieldError {
-                field: format!("{prefix}{field}"),
-                message,
-            })
-        };
+        let mut errs = FieldErrors::new(prefix);
         if self.policies.len() > 24 {
-            bad("policies", "at most 24 policies".into());
+            errs.add("policies", "at most 24 policies".into());
         }
         if self.pm_count() > MAX_PMS {
-            bad("pms", format!("at most {MAX_PMS} PMs"));
+            errs.add("pms", format!("at most {MAX_PMS} PMs"));
         }
         if self.subscriber_count() > 64 {
-            bad("subscribers", "at most 64 subscribers".into());
+            errs.add("subscribers", "at most 64 subscribers".into());
         }
         if self.actions.is_empty() || self.actions.len() > 16 {
-            bad("actions", "between 1 and 16 rates".into());
+            errs.add("actions", "between 1 and 16 rates".into());
         }
         for (i, a) in self.actions.iter().enumerate() {
             if !(*a > 0.0 && *a <= 1.0) {
-                bad(
+                errs.add(
                     &format!("actions[{i}]"),
                     format!("must lie in (0, 1], got {a}"),
                 );
@@ -394,7 +388,7 @@ impl OversubParams {
         for (f, r) in [("base", self.base), ("amplitude", self.amplitude)] {
             if !(r[0].is_finite() && r[1].is_finite() && 0.0 <= r[0] && r[0] <= r[1] && r[1] <= 1.0)
             {
-                bad(
+                errs.add(
                     f,
                     format!(
                         "must be [lo, hi] with 0 ≤ lo ≤ hi ≤ 1, got [{}, {}]",
@@ -409,7 +403,7 @@ impl OversubParams {
                 }
                 > 1.0
             {
-                bad(
+                errs.add(
                     f,
                     "base + amplitude must stay ≤ 1 (a usage fraction)".into(),
                 );
@@ -429,7 +423,7 @@ impl OversubParams {
         ];
         for (f, v, lo, hi) in ranges {
             if !(v.is_finite() && v >= lo && v <= hi) {
-                bad(f, format!("must be a number in [{lo}, {hi}], got {v}"));
+                errs.add(f, format!("must be a number in [{lo}, {hi}], got {v}"));
             }
         }
         let counts: [(&str, u32, u32, u32); 8] = [
@@ -444,7 +438,7 @@ impl OversubParams {
         ];
         for (f, v, lo, hi) in counts {
             if v < lo || v > hi {
-                bad(f, format!("must be an integer in [{lo}, {hi}], got {v}"));
+                errs.add(f, format!("must be an integer in [{lo}, {hi}], got {v}"));
             }
         }
         let list = self.policy_list();
@@ -456,7 +450,7 @@ impl OversubParams {
         let episodes =
             arms * self.train_episodes as u64 + list.len() as u64 * self.eval_episodes as u64;
         if episodes > MAX_EPISODES {
-            bad(
+            errs.add(
                 "eval_episodes",
                 format!("the run would simulate {episodes} episodes; at most {MAX_EPISODES}"),
             );
@@ -468,16 +462,16 @@ impl OversubParams {
             ("episodes", self.c2marl.episodes != d.episodes),
         ] {
             if set {
-                bad(
+                errs.add(
                     &format!("c2marl.{f}"),
                     "is the run's (the policy name c2marl:α, oversub.delta, oversub.train_episodes); leave it out".into(),
                 );
             }
         }
         for e in self.c2marl.validate_fields() {
-            bad(&format!("c2marl.{}", e.field), e.message);
+            errs.add(&format!("c2marl.{}", e.field), e.message);
         }
-        errs
+        errs.into_vec()
     }
 }
 

@@ -126,6 +126,7 @@ impl Default for PlacementParams {
 pub const DEFAULT_CAPACITY: f64 = 4.0;
 
 pub use crate::substrate::error::FieldError;
+use crate::substrate::error::FieldErrors;
 
 /// Largest realisation count accepted in resampled mode.
 pub const MAX_REALISATIONS: usize = 100_000;
@@ -135,15 +136,9 @@ pub const MAX_GRID: usize = 200;
 impl PlacementParams {
     /// Validates every field; errors are prefixed with `prefix` (e.g. `placement.`).
     pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
-        let mut errs = Vec::new();
-        let mut err = |f: &str, m: String| {
-            errs.push(FieldError {
-                field: format!("{prefix}{f}"),
-                message: m,
-            })
-        };
+        let mut errs = FieldErrors::new(prefix);
         if !(self.capacity.is_finite() && self.capacity > 0.0) {
-            err(
+            errs.add(
                 "capacity",
                 format!(
                     "capacity must be a finite number > 0 (VM units), got {}",
@@ -152,13 +147,13 @@ impl PlacementParams {
             );
         }
         if !(self.clairvoyance.is_finite() && self.clairvoyance > 0.0 && self.clairvoyance <= 1.0) {
-            err(
+            errs.add(
                 "clairvoyance",
                 format!("clairvoyance must be in (0, 1], got {}", self.clairvoyance),
             );
         }
         if self.mode == Mode::Resampled && !(1..=MAX_REALISATIONS).contains(&self.realisations) {
-            err(
+            errs.add(
                 "realisations",
                 format!(
                     "realisations must be 1..={MAX_REALISATIONS}, got {}",
@@ -167,17 +162,17 @@ impl PlacementParams {
             );
         }
         if let Err(m) = self.fit.validate() {
-            err("fit", m);
+            errs.add("fit", m);
         }
         if !(self.target_rho.is_finite() && self.target_rho > 0.0 && self.target_rho < 1.0) {
-            err(
+            errs.add(
                 "target_rho",
                 format!("target rho must be in (0, 1), got {}", self.target_rho),
             );
         }
         for (k, fs) in self.families.iter().enumerate() {
             if fs.grid.len() > MAX_GRID {
-                err(
+                errs.add(
                     &format!("families[{k}].grid"),
                     format!("at most {MAX_GRID} values"),
                 );
@@ -185,12 +180,12 @@ impl PlacementParams {
             if fs.family != Family::Max {
                 for (g, v) in fs.grid.iter().enumerate() {
                     if let Err(m) = fs.family.spec(*v) {
-                        err(&format!("families[{k}].grid[{g}]"), m);
+                        errs.add(&format!("families[{k}].grid[{g}]"), m);
                     }
                 }
             }
         }
-        errs
+        errs.into_vec()
     }
 }
 
