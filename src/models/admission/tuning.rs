@@ -1372,6 +1372,20 @@ mod tests {
     /// → [750, 812.5]; 781.25 feasible; 796.875 feasible: tuned to 796.875, the most permissive certified
     /// threshold. (Counting "bound above the SLA" as infeasible, as before, walked 500 → 250 → 375 → 312.5 →
     /// 281.25 → 296.875 and reported 296.875, which admits nothing, as tuned.)
+    /// The thresholds both searches below evaluate (`search_params`, bracket [500, 1000]): the bisection with
+    /// 812.5 its smallest infeasible point, then the 3 probes at 812.5 + 187.5·(1/64, 1/16, 1/4).
+    const CLIMB_PAST_812_5: [f64; 9] = [
+        500.0,
+        750.0,
+        875.0,
+        812.5,
+        781.25,
+        796.875,
+        815.4296875,
+        824.21875,
+        859.375,
+    ];
+
     #[test]
     fn search_climbs_past_thresholds_with_too_few_requests() {
         let f = |th: f64| {
@@ -1387,20 +1401,7 @@ mod tests {
         };
         let (path, o) = drive_search(&search_params(), PolicyKind::Zeroth, f);
         // then the probes above hi = 812.5: 812.5 + 187.5·(1/64, 1/16, 1/4), all infeasible
-        assert_eq!(
-            path,
-            [
-                500.0,
-                750.0,
-                875.0,
-                812.5,
-                781.25,
-                796.875,
-                815.4296875,
-                824.21875,
-                859.375
-            ]
-        );
+        assert_eq!(path, CLIMB_PAST_812_5);
         assert_eq!(o.status, TuneStatus::Tuned);
         assert_eq!(o.chosen.threshold, 796.875);
         assert_eq!(o.chosen.accepted, 80);
@@ -1438,20 +1439,7 @@ mod tests {
             }
         };
         let (path, o) = drive_search(&search_params(), PolicyKind::First, f);
-        assert_eq!(
-            path,
-            [
-                500.0,
-                750.0,
-                875.0,
-                812.5,
-                781.25,
-                796.875,
-                815.4296875,
-                824.21875,
-                859.375
-            ]
-        );
+        assert_eq!(path, CLIMB_PAST_812_5);
         assert_eq!(o.status, TuneStatus::Untunable);
         assert_eq!(o.chosen.threshold, 796.875);
         assert!(o.reason.contains("θ = 796.875"), "{}", o.reason);
