@@ -276,9 +276,9 @@ fn arm_json(a: &ArmResult, p: &AdmitParams, run_detail: bool) -> serde_json::Val
         v["pricing"] = pricing_json(pr, ps);
     }
     if a.result.marginal {
-        v["marginal_candidates"] = serde_json::json!(t.marginal_candidates);
-        v["marginal_accepts"] = serde_json::json!(t.marginal_accepts);
-        v["marginal_closest"] = serde_json::json!(t.marginal_closest);
+        v["marginal_candidates"] = serde_json::json!(t.marginal.candidates);
+        v["marginal_accepts"] = serde_json::json!(t.marginal.accepts);
+        v["marginal_closest"] = serde_json::json!(t.marginal.closest);
     }
     if run_detail {
         v["run_utilization"] = serde_json::json!(t.run_utilization);
@@ -527,8 +527,8 @@ fn run_scan(
                 "verdict": e.feasibility(ap.sla), "admitted": e.accepted, "arrivals": e.arrivals,
                 "requests": e.requests, "failures": e.failures,
                 "run_failures": runs.iter().map(|r| r.failures).collect::<Vec<_>>(),
-                "marginal_candidates": e.marginal_candidates, "marginal_accepts": e.marginal_accepts,
-                "marginal_closest": e.marginal_closest,
+                "marginal_candidates": e.marginal.candidates, "marginal_accepts": e.marginal.accepts,
+                "marginal_closest": e.marginal.closest,
             }));
             progress.update(
                 out.len() * thresholds.len() + evs.len(),

@@ -162,19 +162,54 @@ pub struct RunResult {
     /// FIRST or SECOND (`None` otherwise; not serialized then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pricing: Option<RunPricing>,
-    /// MARGINAL policies only (seed 000 Def. 6.1, ALGORITHMS.md §2.7): arrivals whose candidate mean `μ_c(t_k)`
-    /// is below `ε_m` at some lead time of the look-ahead (the only ones MARGINAL can let in). 0 otherwise.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub marginal_candidates: u64,
-    /// MARGINAL policies only: arrivals the policy accepted that its test without MARGINAL rejects, i.e.
-    /// admission decisions the heuristic changed. 0 otherwise.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub marginal_accepts: u64,
-    /// MARGINAL policies only: over the arrivals the test without MARGINAL rejects, the smallest
-    /// `max μ_c(t_k)` over their failing lead times ([`MomentPolicy::failing_candidate_mean`], cores); the
-    /// heuristic changes a decision exactly when this is below `ε_m`. `None` without such an arrival.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub marginal_closest: Option<f64>,
+    /// MARGINAL policies only (seed 000 Def. 6.1, ALGORITHMS.md §2.7): how often the heuristic applied;
+    /// all zero otherwise. Serialized flat (`marginal_candidates`, `marginal_accepts`, `marginal_closest`),
+    /// each omitted at zero / `None`.
+    #[serde(flatten)]
+    pub marginal: MarginalCounts,
+}
+
+/// What the MARGINAL heuristic (seed 000 Def. 6.1, ALGORITHMS.md §2.7) did over one run ([`RunResult`]) or
+/// pooled over the runs of one threshold ([`super::tuning::Evaluation`], by [`MarginalCounts::pooled`]).
+/// Counts are unweighted arrivals; all zero / `None` for policies without MARGINAL.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MarginalCounts {
+    /// Arrivals whose candidate mean `μ_c(t_k)` is below `ε_m` at some lead time of the look-ahead (the only
+    /// ones MARGINAL can let in).
+    #[serde(
+        rename = "marginal_candidates",
+        default,
+        skip_serializing_if = "is_zero"
+    )]
+    pub candidates: u64,
+    /// Arrivals the policy accepted that its test without MARGINAL rejects, i.e. admission decisions the
+    /// heuristic changed.
+    #[serde(rename = "marginal_accepts", default, skip_serializing_if = "is_zero")]
+    pub accepts: u64,
+    /// Over the arrivals the test without MARGINAL rejects, the smallest `max μ_c(t_k)` over their failing
+    /// lead times ([`MomentPolicy::failing_candidate_mean`], cores); the heuristic changes a decision exactly
+    /// when this is below `ε_m`. `None` without such an arrival.
+    #[serde(
+        rename = "marginal_closest",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub closest: Option<f64>,
+}
+
+impl MarginalCounts {
+    /// The counts of several runs pooled: counts summed, `closest` the smallest over the runs that have one.
+    pub fn pooled<'a>(runs: impl IntoIterator<Item = &'a MarginalCounts>) -> MarginalCounts {
+        runs.into_iter()
+            .fold(MarginalCounts::default(), |acc, m| MarginalCounts {
+                candidates: acc.candidates + m.candidates,
+                accepts: acc.accepts + m.accepts,
+                closest: match (acc.closest, m.closest) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                },
+            })
+    }
 }
 
 fn is_zero(x: &u64) -> bool {
@@ -763,13 +798,13 @@ impl<'a> Cluster<'a> {
             let ok = self.policy.accept(&ctx);
             if self.policy.spec.marginal {
                 if self.policy.marginal_somewhere(&ctx) {
-                    self.res.marginal_candidates += 1;
+                    self.res.marginal.candidates += 1;
                 }
                 if let Some(m) = self.policy.failing_candidate_mean(&ctx) {
                     if ok {
-                        self.res.marginal_accepts += 1;
+                        self.res.marginal.accepts += 1;
                     }
-                    let c = self.res.marginal_closest.get_or_insert(m);
+                    let c = self.res.marginal.closest.get_or_insert(m);
                     *c = c.min(m);
                 }
             }

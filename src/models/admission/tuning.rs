@@ -5,7 +5,7 @@
 use super::component as comp;
 use super::importance::{self, kish_ess, weighted_utilization, ImportancePlan};
 use super::params::{AdmitParams, Labelling, PolicyKind, PolicySpec};
-use super::sim::{lead_grid, simulate_runs, RunResult, SimCache};
+use super::sim::{lead_grid, simulate_runs, MarginalCounts, RunResult, SimCache};
 use crate::substrate::rng::mix64;
 #[cfg(test)]
 use crate::substrate::rng::stream;
@@ -72,22 +72,10 @@ pub struct Evaluation {
     /// Variance-based payments (ALGORITHMS.md §2.11) when the runs were priced (`AdmitParams.pricing`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pricing: Option<PricingSummary>,
-    /// MARGINAL policies: arrivals whose candidate was marginal somewhere on the look-ahead, pooled over the
-    /// runs (unweighted; [`super::sim::RunResult::marginal_candidates`]); 0 otherwise.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub marginal_candidates: u64,
-    /// MARGINAL policies: admissions the heuristic changed (accepted, rejected without it), pooled over the
-    /// runs (unweighted; [`super::sim::RunResult::marginal_accepts`]); 0 otherwise.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub marginal_accepts: u64,
-    /// MARGINAL policies: the smallest [`super::sim::RunResult::marginal_closest`] over the runs (cores;
-    /// `None` if no run has one): how close the heuristic came to changing a rejection.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub marginal_closest: Option<f64>,
-}
-
-fn is_zero(x: &u64) -> bool {
-    *x == 0
+    /// MARGINAL policies: what the heuristic did, pooled over the runs ([`MarginalCounts::pooled`]; serialized
+    /// flat as `marginal_candidates`, `marginal_accepts`, `marginal_closest`); all zero otherwise.
+    #[serde(flatten)]
+    pub marginal: MarginalCounts,
 }
 
 /// The runs' inputs to the variance-based payment rule of seed 000 §7.1 (ALGORITHMS.md §2.11), pooled over runs
@@ -251,12 +239,7 @@ pub fn summarise_weighted(threshold: f64, runs: &[RunResult], weights: &[f64]) -
         run_utilization: runs.iter().map(|x| x.utilization).collect(),
         run_weights: w.to_vec(),
         pricing: pricing_summary(runs, w),
-        marginal_candidates: runs.iter().map(|x| x.marginal_candidates).sum(),
-        marginal_accepts: runs.iter().map(|x| x.marginal_accepts).sum(),
-        marginal_closest: runs
-            .iter()
-            .filter_map(|x| x.marginal_closest)
-            .reduce(f64::min),
+        marginal: MarginalCounts::pooled(runs.iter().map(|x| &x.marginal)),
     }
 }
 
