@@ -8,7 +8,7 @@ Usage (from the repository root, after `make native`; `make findings PAPER=... S
     python3 scripts/findings.py [--paper 000|001|002|003|004|all[,...]] [--scale quick|paper]
 
 `--scale paper` (the default) runs each script at the scale the README reports (for seed 000 the scale
-FINDINGS_000_SCALE names, default `reduced`). `--scale quick` runs every paper's quick scale (a small
+FINDINGS_000_SCALE names, default `paper` = 1/10, about 40 minutes). `--scale quick` runs every paper's quick scale (a small
 version of its experiments; with all papers, the wall times are written to results/quick.md), stored separately in
 results/<paper>/quick/ (raw JSON with commands, seeds and engine version, and tables.md); tests/findings_tables.rs
 re-runs the stored quick commands and checks that each quick tables.md is what `--scale quick --render` gives.
@@ -26,9 +26,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # paper -> (script, arguments at the paper scale, arguments at the quick scale or None if it has one scale)
 PAPERS = {
-    # seed 000's README tables are at the scale FINDINGS_000_SCALE names (default: reduced, the one stored in
-    # results/000/; its script also has paper = 1/10 and full = the paper's cluster, which take longer)
-    "000": ("scripts/seed000_findings.py", ["--scale", os.environ.get("FINDINGS_000_SCALE", "reduced")],
+    # seed 000's README tables are at the scale FINDINGS_000_SCALE names (default: paper = 1/10, stored in
+    # results/000/; its script also has reduced = 1/20 in results/000/reduced/ and full = the paper's cluster)
+    "000": ("scripts/seed000_findings.py", ["--scale", os.environ.get("FINDINGS_000_SCALE", "paper")],
             ["--scale", "quick"]),
     "001": ("scripts/seed001_findings.py", [], ["--scale", "quick"]),
     "002": ("scripts/seed002_findings.py", [], ["--scale", "quick"]),

@@ -13,10 +13,10 @@ the scale it was run at)
 Scales (--scale):
   quick  1/40 of §2.13 (C = 500 cores, 0.025 arrivals/h), 3 years, R = 4 runs, 6 bisection steps; about a
          minute on 2 cores; written to results/000/quick/ (CI re-runs some of it).
-  paper  1/10 of §2.13 (C = 2,000 cores, 0.1 arrivals/h), 3 years, R = 16 runs, 10 bisection steps; written to
-         results/000/ (what the README reports).
-  reduced  1/20 of §2.13 (C = 1,000 cores, 0.05 arrivals/h), R = 8, 8 steps: what fits in about 20 minutes
-         beside other jobs on the 2-core machine; written to results/000/.
+  paper  1/10 of §2.13 (C = 2,000 cores, 0.1 arrivals/h), 3 years, R = 16 runs, 10 bisection steps; about 40
+         minutes on the 2-core machine (2378 s stored); written to results/000/ (what the README reports).
+  reduced  1/20 of §2.13 (C = 1,000 cores, 0.05 arrivals/h), R = 8, 8 steps: about 10 minutes; written to
+         results/000/reduced/ (the README compares it with the paper scale).
   full   §2.13 itself (C = 20,000, 1 arrival/h), R = 4, 8 steps; about 24 s per simulation run natively, so
          hours on 2 cores; written to results/000/.
 tables.md names the scale it was run at in its first line.
@@ -46,7 +46,7 @@ SCALES = {
               "name": "1/40 of §2.13 (C = 500 cores, 0.025 arrivals/h)"},
     "paper": {"out": "results/000", "capacity": 2000, "arrival_rate": 0.1, "runs": 16, "iterations": 10,
               "name": "1/10 of §2.13 (C = 2,000 cores, 0.1 arrivals/h)"},
-    "reduced": {"out": "results/000", "capacity": 1000, "arrival_rate": 0.05, "runs": 8, "iterations": 8,
+    "reduced": {"out": "results/000/reduced", "capacity": 1000, "arrival_rate": 0.05, "runs": 8, "iterations": 8,
                 "name": "1/20 of §2.13 (C = 1,000 cores, 0.05 arrivals/h)"},
     "full": {"out": "results/000", "capacity": 20000, "arrival_rate": 1.0, "runs": 4, "iterations": 8,
              "name": "§2.13 (C = 20,000 cores, 1 arrival/h)"},
@@ -181,7 +181,9 @@ def render(scale, res, wall):
       "more permissive threshold the bisection evaluated. A difference between two arms is *resolved* when "
       "its paired 95% CI (Student t over the R per-run differences on the same runs) excludes 0 **and** it is "
       "larger than the larger step of the two arms. Verdicts: *reproduced* = the paper's direction, resolved; "
-      "*direction only* = the paper's direction, not resolved; *not reproduced* = the other direction. "
+      "*direction only* = the paper's direction, not resolved; *not reproduced* = the other direction, resolved, "
+      "marked *(other direction, unresolved)* when it is not resolved and *(no difference)* when the arms made "
+      "the same decisions. "
       f"\"≈\" claims: *reproduced* when the CI contains 0 or |difference| < {pct(SIMILAR)}% of C.")
     w("")
 
@@ -203,8 +205,10 @@ def render(scale, res, wall):
             verdict = "reproduced" if in_ci or abs(m) < SIMILAR else "not reproduced"
         elif m > 0:
             verdict = "reproduced" if resolved else "direction only"
+        elif m == 0:
+            verdict = "not reproduced (no difference)"
         else:
-            verdict = "not reproduced"
+            verdict = "not reproduced" if resolved else "not reproduced (other direction, unresolved)"
         ci_txt = "contains 0" if in_ci else "excludes 0"
         res_txt = "above" if abs(m) > st else "below"
         w(f"| {fig} | {claim}: {hi} − {lo} | {LOST} | {pp(m)} pp [{pp(clo)}, {pp(chi)}] | CI {ci_txt}; "

@@ -1,7 +1,7 @@
 // The lifetime model's view (lifetime-aware VM allocation, seed 003, ALGORITHMS.md §5): controls, the data
 // statement with the pool's set-up, the chart of empty hosts over time (one line per policy, the warm-up
 // shaded), the results table, the host timeline, the accuracy frontier (E3.2), the committed findings tables
-// (E3.1–E3.5, results/003/tables.md), exports and share links. Computation happens in the worker: the shared
+// (E3.1–E3.7, results/003/tables.md), exports and share links. Computation happens in the worker: the shared
 // 'run' operation (one policy simulated per step) on the scenario's workload, which the shared worker layer
 // loads once and keeps (the bundled Azure 2017 arrivals, or an upload through 'workload.load'); the frontier
 // is a sweep (the engine's src/sweep.rs, `packlab sweep`) run cell by cell through the same operation.
@@ -226,10 +226,10 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     accMore);
   accUi.attach(accCard);
 
-  // ---- the committed findings (E3.1–E3.5)
+  // ---- the committed findings (E3.1–E3.7)
   const findingsBody = h('div', { id: 'lifetime-findings-body' }, h('p', { class: 'fine' }, 'Loading results/003/tables.md…'));
   const findingsCard = h('section', { class: 'card', id: 'lifetime-findings-card', 'aria-labelledby': 'lifetime-findings-title', dataset: { state: 'loading' } },
-    h('h2', { id: 'lifetime-findings-title' }, 'Paper vs packlab (E3.1–E3.5)'),
+    h('h2', { id: 'lifetime-findings-title' }, 'Paper vs packlab (E3.1–E3.7)'),
     h('p', { class: 'fine' }, 'The committed findings of seed 003 (', h('code', {}, 'results/003/tables.md'), ', written by ', h('code', {}, 'python3 scripts/seed003_findings.py --seeds 5'), ' on the native engine): the paper\'s numbers beside packlab\'s on the Azure 2017 arrivals, with verdicts. Rows are means over several pool instances (seeds), so they have no single scenario to open here.'),
     findingsBody);
 
