@@ -40,7 +40,8 @@ frontier: native
 bench:
 	$(CARGO) bench --locked
 
-## one command for every paper's findings (scripts/findings.py runs scripts/seed00N_findings.py): raw runs and
+## one command for every paper's findings (scripts/findings.py runs scripts/seed00N_findings.py and, at the paper
+## scale, the scripts in its EXTRAS: seed 001's Alibaba hot machines, seed 003's frontier and synthetic pools): raw runs and
 ## results/<paper>/tables.md, which the README includes verbatim (tests/findings_tables.rs checks them).
 ## PAPER=000|001|002|003|004|all (comma-separated list allowed), SCALE=paper|quick (quick: results/<paper>/quick/,
 ## what CI checks); seed 000's README scale is

@@ -8,9 +8,11 @@ Usage (from the repository root, after `make native`; `make findings PAPER=... S
     python3 scripts/findings.py [--paper 000|001|002|003|004|all[,...]] [--scale quick|paper]
 
 `--scale paper` (the default) runs each script at the scale the README reports (for seed 000 the scale
-FINDINGS_000_SCALE names, default `paper` = 1/10, about 40 minutes). `--scale quick` runs every paper's quick scale (a small
-version of its experiments; with all papers, the wall times are written to results/quick.md), stored separately in
-results/<paper>/quick/ (raw JSON with commands, seeds and engine version, and tables.md); tests/findings_tables.rs
+FINDINGS_000_SCALE names, default `paper` = 1/10, about 40 minutes), and with it the paper's other committed scripts
+whose outputs the README includes (EXTRAS: seed 001's Alibaba hot machines, seed 003's accuracy frontier and
+synthetic pools). `--scale quick` runs every paper's quick scale (a small version of its experiments; with all
+papers, the wall times are written to results/quick.md), stored separately in results/<paper>/quick/ (raw JSON
+with commands, seeds and engine version, and tables.md); tests/findings_tables.rs
 re-runs the stored quick commands and checks that each quick tables.md is what `--scale quick --render` gives.
 Each script prints its own wall time; this driver prints the total per paper.
 
@@ -34,6 +36,14 @@ PAPERS = {
     "002": ("scripts/seed002_findings.py", [], ["--scale", "quick"]),
     "003": ("scripts/seed003_findings.py", ["--seeds", "5"], ["--scale", "quick"]),
     "004": ("scripts/seed004_findings.py", ["--seeds", "5"], ["--scale", "quick"]),
+}
+# paper -> (scripts run before its findings script, scripts run after it), at the paper scale only: the other
+# committed scripts whose outputs the README or the findings tables include (wall times on the 2-core machine:
+# seed001_alibaba_hot.py 0.9 s, no simulation, and seed001_findings.py reads its alibaba-hot.json;
+# seed003_accuracy_frontier.py 11.7 s; seed003_synthetic.py 343 s, its stored `wall_time_s`)
+EXTRAS = {
+    "001": (["scripts/seed001_alibaba_hot.py"], []),
+    "003": ([], ["scripts/seed003_accuracy_frontier.py", "scripts/seed003_synthetic.py"]),
 }
 BIN = "target/release/packlab"
 # what each quick scale runs (results/quick.md, which the README includes verbatim)
@@ -97,10 +107,14 @@ def main():
     for p in wanted:
         script, paper_args, quick_args = PAPERS[p]
         args = quick_args if sc == "quick" else paper_args
-        cmd = [sys.executable, script] + args
-        print(f"findings: seed {p}: {' '.join(cmd)}", flush=True)
+        before, after = EXTRAS.get(p, ([], [])) if sc != "quick" else ([], [])
         t0 = time.time()
-        subprocess.run(cmd, check=True)
+        for cmd in [[sys.executable, x] for x in before] + [[sys.executable, script] + args] + \
+                   [[sys.executable, x] for x in after]:
+            print(f"findings: seed {p}: {' '.join(cmd)}", flush=True)
+            t = time.time()
+            subprocess.run(cmd, check=True)
+            print(f"findings: seed {p}: {cmd[1]} done in {time.time() - t:.1f} s", flush=True)
         wall[p] = time.time() - t0
         out = f"results/{p}/quick" if sc == "quick" else f"results/{p}"
         print(f"findings: seed {p} done in {wall[p]:.1f} s -> {out}/tables.md", flush=True)
