@@ -5,6 +5,9 @@
 
 use serde_json::Value;
 
+mod common;
+use common::{flag, seed_002_runs};
+
 fn root() -> &'static std::path::Path {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -108,22 +111,6 @@ fn readme_includes_the_stored_seed_001_tables_verbatim() {
         let stored: serde_json::Value = serde_json::from_str(&read(scenario)).unwrap();
         assert_eq!(stored, raw["scenario"], "{f}: {scenario}");
     }
-}
-
-fn seed_002_runs() -> Vec<serde_json::Value> {
-    let raw: serde_json::Value = serde_json::from_str(&read("results/002/runs.json")).unwrap();
-    raw["runs"].as_array().unwrap().clone()
-}
-
-/// The value of `--flag` in a stored command line.
-fn flag<'a>(cmd: &'a str, flag: &str) -> Option<&'a str> {
-    let mut it = cmd.split_whitespace();
-    while let Some(w) = it.next() {
-        if w == flag {
-            return it.next();
-        }
-    }
-    None
 }
 
 #[test]
