@@ -112,6 +112,11 @@ def e21_verdict(p, q, qg, res_q):
     return "direction only" if q < qg else "not reproduced"
 
 
+def flag(words, name):
+    """The value of `name` in a stored command line split into `words`, None if it is absent."""
+    return words[words.index(name) + 1] if name in words else None
+
+
 def write_runs(path, head, runs):
     """runs.json: the header fields, then one run per line."""
     with open(os.path.join(ROOT, path), "w") as f:
@@ -288,8 +293,7 @@ def render_quick(stored):
     def find(fit, c, mode="aligned"):
         for r in stored["runs"]:
             cmd = r["command"].split()
-            val = lambda k: cmd[cmd.index(k) + 1]
-            if val("--fit") == fit and float(val("--capacity")) == c and val("--mode") == mode:
+            if flag(cmd, "--fit") == fit and float(flag(cmd, "--capacity")) == c and flag(cmd, "--mode") == mode:
                 return r["result"]
         sys.exit(f"results/002/quick/runs.json: no run of {fit} at c = {c:g} ({mode})")
 
@@ -445,10 +449,7 @@ def load_paper():
     RUNS.clear()
     for r in stored["runs"]:
         cmd = r["command"].split()
-
-        def val(k):
-            return cmd[cmd.index(k) + 1] if k in cmd else None
-
+        val = lambda k: flag(cmd, k)
         key = (r["instance"], val("--trace"), val("--fit"), float(val("--capacity")), val("--rule"),
                "--no-rebalance" not in cmd, float(val("--clairvoyance")), val("--mode"), val("--format"))
         if "--subset" in cmd:
