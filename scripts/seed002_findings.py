@@ -18,9 +18,11 @@ Scales (--scale): paper (the default) = everything above, results/002/; quick = 
 0.01, 0.001, aligned and resampled) and three of E2.1's conservative estimators (c = 1) on the bundled PlanetLab day
 static/traces/planetlab-20110303.tsv.gz, results/002/quick/ (CI re-runs every stored command; a few seconds).
 
-Usage: python3 scripts/seed002_findings.py [--scale quick|paper] [--days 20110303,20110306,...] [--render --scale
-quick [--stdout]]   (from the repository root, after `make native`; `make findings` does both; --render writes the
-quick tables.md anew from the stored runs, --stdout prints it)
+Usage: python3 scripts/seed002_findings.py [--scale quick|paper] [--days 20110303,20110306,...] [--render [--stdout]]
+(from the repository root, after `make native`; `make findings` does both). --render runs nothing: it writes the
+scale's tables.md anew from its stored files (paper: runs.json, trace-stats.json, e23-azure.json; quick:
+quick/runs.json), --stdout prints it instead. A full run renders its tables the same way, from the files it has
+just stored, so tests/findings_tables.rs can compare the committed tables.md with `--render --stdout`.
 """
 import gzip
 import hashlib
@@ -108,6 +110,11 @@ def e21_verdict(p, q, qg, res_q):
     if (p == 0 and q == 0) or (p > 0 and (p / FACTOR <= q <= p * FACTOR or (q == 0 and p < res_q))):
         return "reproduced"
     return "direction only" if q < qg else "not reproduced"
+
+
+def flag(words, name):
+    """The value of `name` in a stored command line split into `words`, None if it is absent."""
+    return words[words.index(name) + 1] if name in words else None
 
 
 def write_runs(path, head, runs):
@@ -286,8 +293,7 @@ def render_quick(stored):
     def find(fit, c, mode="aligned"):
         for r in stored["runs"]:
             cmd = r["command"].split()
-            val = lambda k: cmd[cmd.index(k) + 1]
-            if val("--fit") == fit and float(val("--capacity")) == c and val("--mode") == mode:
+            if flag(cmd, "--fit") == fit and float(flag(cmd, "--capacity")) == c and flag(cmd, "--mode") == mode:
                 return r["result"]
         sys.exit(f"results/002/quick/runs.json: no run of {fit} at c = {c:g} ({mode})")
 
@@ -316,11 +322,21 @@ def render_quick(stored):
     return "\n".join(L) + "\n"
 
 
+# the paper scale's arms (ALGORITHMS.md §4.5): the GPA knobs, E2.1's estimators, E2.4's capacities and pairs, E2.5's
+# clairvoyance grids and estimators, E2.3's estimators
+GPA = [0.1, 0.05, 0.01, 0.001]
+FITS = ["gpa:0.1", "gpa:0.05", "gpa:0.01", "gpa:0.001", "av:1", "av:1.25", "av:2", "perc:50", "perc:70",
+        "perc:90", "perc:95", "perc:99", "cantelli:1", "cantelli:1.7", "cantelli:4.4", "max"]
+CS = [0.5, 0.8, 1.0, 2.0, 4.0, 5.0, 8.0, 16.0]
+PAIRS = [("gpa:0.001", "av:2"), ("gpa:0.1", "av:1.25")]
+ELL = {"aligned": [0.05, 0.1, 0.2, 0.35, 0.5, 0.8, 1.0], "resampled": [0.001, 0.01, 0.1, 0.3, 0.5, 0.8, 1.0]}
+E25FITS = ["gpa:0.01", "gpa:0.001", "av:1.25", "av:2"]
+E23FITS = ["gpa:0.1", "gpa:0.01", "gpa:0.001", "cantelli:1", "cantelli:1.7", "cantelli:4.4", "av:1", "av:1.25",
+           "av:2", "perc:90", "perc:99", "max"]
+
+
 def main():
     global ENGINE
-    if "--render" in sys.argv and scale() != "quick":
-        sys.exit("seed002_findings.py: --render re-renders the quick scale only (--scale quick); the paper-scale "
-                 "tables are written by a full run")
     if "--render" not in sys.argv:
         ENGINE = engine()
     if scale() == "quick":
@@ -332,13 +348,22 @@ def main():
         print(f"seed 002 (quick): wall time {stored['wall_time_s']} s for the runs -> results/002/quick/tables.md",
               file=sys.stderr)
         return
-    days = DAYS
-    if "--days" in sys.argv:
-        days = sys.argv[sys.argv.index("--days") + 1].split(",")
+    if "--render" not in sys.argv:
+        days = DAYS
+        if "--days" in sys.argv:
+            days = sys.argv[sys.argv.index("--days") + 1].split(",")
+        run_paper(days)
+    # the tables are always rendered from the stored files, so --render reproduces a full run's tables.md
+    emit(f"{OUT}/tables.md", render_paper(*load_paper()))
+    print(f"seed 002 (paper) -> {OUT}/tables.md", file=sys.stderr)
+
+
+def run_paper(days):
+    """The paper scale: every CLI run of E2.1-E2.6 and calibrated GPA on `days`, stored in results/002/runs.json
+    with trace-stats.json and e23-azure.json."""
     os.makedirs(os.path.join(ROOT, OUT), exist_ok=True)
     t0 = time.time()
     tr = {d: f"{DATA}/{d}" for d in days}
-    GPA = [0.1, 0.05, 0.01, 0.001]
 
     # E2.2: GPA q vs rho
     for c in (1.0, 4.0):
@@ -363,8 +388,6 @@ def main():
                     for fam in ("gpa", "gpa-cal"):
                         pack(f"{d}/subset{k + 1}", tr[d], f"{fam}:{rho}", c, tag="E2.2 subsets", subset=(SUB_K, k + 1))
     # E2.1: every estimator, FF and BF; E2.6: rebalancing off
-    FITS = ["gpa:0.1", "gpa:0.05", "gpa:0.01", "gpa:0.001", "av:1", "av:1.25", "av:2", "perc:50", "perc:70",
-            "perc:90", "perc:95", "perc:99", "cantelli:1", "cantelli:1.7", "cantelli:4.4", "max"]
     for c in (1.0, 4.0):
         for fit in FITS:
             for d in days:
@@ -373,8 +396,6 @@ def main():
                 if fit.startswith(("gpa", "av")):
                     pack(d, tr[d], fit, c, reb=False, tag="E2.6")
     # E2.4: c sweep with and without rebalancing
-    CS = [0.5, 0.8, 1.0, 2.0, 4.0, 5.0, 8.0, 16.0]
-    PAIRS = [("gpa:0.001", "av:2"), ("gpa:0.1", "av:1.25")]
     for c in CS:
         for pair in PAIRS:
             for fit in pair:
@@ -383,8 +404,6 @@ def main():
                         pack(d, tr[d], fit, c, reb=reb, tag="E2.4")
     # E2.5: clairvoyance; aligned = the first l of the day (100 observations at l = 0.35), resampled = the first
     # l*10,000 of i.i.d. draws (the paper's grid: l = 0.01 is 100 observations)
-    ELL = {"aligned": [0.05, 0.1, 0.2, 0.35, 0.5, 0.8, 1.0], "resampled": [0.001, 0.01, 0.1, 0.3, 0.5, 0.8, 1.0]}
-    E25FITS = ["gpa:0.01", "gpa:0.001", "av:1.25", "av:2"]
     for mode, ells in ELL.items():
         for ell in ells:
             for fit in E25FITS:
@@ -392,8 +411,6 @@ def main():
                     pack(d, tr[d], fit, 1.0, ell=ell, mode=mode, tag="E2.5")
     # E2.3: Azure avg vs max statistics, evaluated on the maxima
     azure = azure_instances()
-    E23FITS = ["gpa:0.1", "gpa:0.01", "gpa:0.001", "cantelli:1", "cantelli:1.7", "cantelli:4.4", "av:1", "av:1.25",
-               "av:2", "perc:90", "perc:99", "max"]
     for inst in azure:
         for kind in ("avg-max", "max-max"):
             for fit in E23FITS:
@@ -414,6 +431,41 @@ def main():
     with open(os.path.join(ROOT, OUT, "e23-azure.json"), "w") as f:
         json.dump({"source": AZURE, "construction": azure_instances.__doc__.strip(), "instances": azure}, f, indent=1,
                   sort_keys=True)
+
+
+def load_paper():
+    """The stored paper scale: results/002/runs.json (every run back into CACHE under the key `pack` gives it,
+    parsed from its command line), trace-stats.json and e23-azure.json. Returns (days, stats, azure, wall,
+    wall_runs, number of runs), the arguments of `render_paper`; exits naming the file if one is missing."""
+    def load(name):
+        path = os.path.join(ROOT, OUT, name)
+        if not os.path.exists(path):
+            sys.exit(f"{OUT}/{name}: missing; run python3 scripts/seed002_findings.py first")
+        with open(path) as f:
+            return json.load(f)
+
+    stored = load("runs.json")
+    CACHE.clear()
+    RUNS.clear()
+    for r in stored["runs"]:
+        cmd = r["command"].split()
+        val = lambda k: flag(cmd, k)
+        key = (r["instance"], val("--trace"), val("--fit"), float(val("--capacity")), val("--rule"),
+               "--no-rebalance" not in cmd, float(val("--clairvoyance")), val("--mode"), val("--format"))
+        if "--subset" in cmd:
+            key += ((int(val("--subset")), int(val("--subset-seed"))),)
+        if key in CACHE:
+            sys.exit(f"{OUT}/runs.json: two runs of `{r['command']}`")
+        CACHE[key] = r
+        RUNS.append(r)
+    return (stored["instances"], load("trace-stats.json"), load("e23-azure.json")["instances"],
+            stored["wall_time_s"], stored["wall_time_runs_s"], len(RUNS))
+
+
+def render_paper(days, stats, azure, wall, wall_runs, nruns):
+    """results/002/tables.md from the stored paper scale (`load_paper`): the tables, verdicts and explanation
+    bullets of E2.1-E2.6 and calibrated GPA; every figure from the runs, the trace statistics and the E2.3 inputs."""
+    tr = {d: f"{DATA}/{d}" for d in days}
 
     def res(fit, c, rule="bf", reb=True, ell=1.0, mode="aligned", insts=None):
         return [CACHE[(d, tr[d], fit, c, rule, reb, ell, mode, None)]["result"] for d in (insts or days)]
@@ -797,12 +849,9 @@ def main():
           f"instances are also small (20 VMs, {mean([r['m_abs'] for r in ares('gpa:0.001', 'max-max')]):.1f} machines "
           "for GPA 0.001). E2.3 as the paper ran it needs instantaneous samples, which neither data set has.",
           ""]
-    L.append(f"Wall time {wall:.0f} s ({len(RUNS)} CLI runs {wall_runs:.0f} s, trace statistics the rest) for "
+    L.append(f"Wall time {wall:.0f} s ({nruns} CLI runs {wall_runs:.0f} s, trace statistics the rest) for "
              f"`python3 scripts/seed002_findings.py`.")
-    md = "\n".join(L) + "\n"
-    with open(os.path.join(ROOT, OUT, "tables.md"), "w") as f:
-        f.write(md)
-    print(md)
+    return "\n".join(L) + "\n"
 
 
 if __name__ == "__main__":

@@ -17,9 +17,13 @@ packlab's (results/003/synthetic.md).
 Stranding (inflation) is off (`--stranding-h 0`) to keep the script short.
 
 Usage: python3 scripts/seed003_synthetic.py [--seeds 3] [--weeks 7] [--hosts 100,400]
-       (from the repository root, after `cargo build --release`)
+       python3 scripts/seed003_synthetic.py --render [--stdout]
+       (from the repository root, after `cargo build --release`; --render writes synthetic.md anew from the stored
+       synthetic.json without running anything, --stdout prints it instead; tests/findings_tables.rs compares)
 """
 import json, os, statistics, subprocess, sys, time
+
+from findings import emit
 
 BIN = "target/release/packlab"
 OUT = "results/003"
@@ -64,7 +68,9 @@ def verdict(d, n, paper):
     return "not reproduced (no significant gain)"
 
 
-def main():
+def run_all():
+    """Every run (E3.1 and E3.3 per pool size and seed), stored in results/003/synthetic.json; returns the raw
+    results."""
     seeds = int(arg("--seeds", "3"))
     weeks = float(arg("--weeks", "7"))
     sizes = [int(h) for h in arg("--hosts", "100,400").split(",")]
@@ -72,32 +78,48 @@ def main():
     t0 = time.time()
     engine = version()
     raw = {"experiment": "E3.1/E3.3 on synthetic pools (ALGORITHMS.md §5.7)", "engine": engine, "runs": []}
-    e31, e33 = {}, {}
     for h in sizes:
         for s in range(1, seeds + 1):
-            for pred, label in [("oracle", "oracle"), ("noisy:0.9", "model")]:
+            for pred in ["oracle", "noisy:0.9"]:
                 spec = f"hosts={h},weeks={weeks:g}"
                 cmd, rows = run(spec, s, ["--predictor", pred])
                 raw["runs"].append({"command": cmd, "engine": engine, "experiment": "E3.1", "hosts": h, "seed": s,
                                     "predictor": pred, "results": rows})
-                for r in rows:
-                    e31.setdefault((h, label, r["policy"]), []).append(r)
             # E3.3: the ideal NILAS (empty start, no warm-up, oracle) beside best fit, against the optimum
             spec = f"hosts={h},weeks={weeks:g},start=empty"
             cmd, rows = run(spec, s, ["--predictor", "oracle", "--policies", "nilas", "--warmup-h", "0"])
             raw["runs"].append({"command": cmd, "engine": engine, "experiment": "E3.3 ideal", "hosts": h, "seed": s,
                                 "predictor": "oracle", "results": rows})
-            e33.setdefault((h, "ideal"), []).append(rows)
             for pred in ["noisy:0.9", "one-shot:0.9"]:
                 spec = f"hosts={h},weeks={weeks:g}"
                 cmd, rows = run(spec, s, ["--predictor", pred, "--policies", "nilas"])
                 raw["runs"].append({"command": cmd, "engine": engine, "experiment": "E3.3 reprediction", "hosts": h,
                                     "seed": s, "predictor": pred, "results": rows})
-                e33.setdefault((h, pred), []).append(rows)
     raw["wall_time_s"] = round(time.time() - t0, 1)
     raw["wall_time_note"] = "measured on a loaded 2-core machine shared with other work"
     with open(f"{OUT}/synthetic.json", "w") as f:
         json.dump(raw, f, indent=1, sort_keys=True)
+    return raw
+
+
+def render(raw):
+    """results/003/synthetic.md from the stored raw results `raw` (synthetic.json): the pool sizes, seeds and
+    weeks are read back from its runs (`hosts`, `seed`, the workload spec's `weeks=` in the command)."""
+    sizes = list(dict.fromkeys(r["hosts"] for r in raw["runs"]))
+    seeds = max(r["seed"] for r in raw["runs"])
+    weeks = float(raw["runs"][0]["command"].split("weeks=")[1].split(",")[0])
+    engine = raw["engine"]
+    e31, e33 = {}, {}
+    for run_ in raw["runs"]:
+        h, rows = run_["hosts"], run_["results"]
+        if run_["experiment"] == "E3.1":
+            label = "oracle" if run_["predictor"] == "oracle" else "model"
+            for r in rows:
+                e31.setdefault((h, label, r["policy"]), []).append(r)
+        elif run_["experiment"] == "E3.3 ideal":
+            e33.setdefault((h, "ideal"), []).append(rows)
+        else:
+            e33.setdefault((h, run_["predictor"]), []).append(rows)
 
     cmdline = f"python3 scripts/seed003_synthetic.py --seeds {seeds} --weeks {weeks:g} --hosts {','.join(map(str, sizes))}"
     lines = [f"Synthetic pools (ALGORITHMS.md §5.7; `{cmdline}`, {engine}; raw results in results/003/synthetic.json): "
@@ -146,11 +168,17 @@ def main():
             else:
                 v = "reference"
             lines.append(f"| {h} | {label} | {n_e:.2f} | {b_e:.2f} | {opt:.2f} | {opt - n_e:.2f} | {opt - b_e:.2f} | {al:.1f} | {v} |")
-    text = "\n".join(lines) + "\n"
-    with open(f"{OUT}/synthetic.md", "w") as f:
-        f.write(text)
-    print(text)
-    print(f"wall time {raw['wall_time_s']} s (loaded machine)", file=sys.stderr)
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    if "--render" in sys.argv:
+        with open(f"{OUT}/synthetic.json") as f:
+            raw = json.load(f)
+    else:
+        raw = run_all()
+    emit(f"{OUT}/synthetic.md", render(raw))
+    print(f"wall time {raw['wall_time_s']} s (loaded machine) -> {OUT}/synthetic.md", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@ use packlab::scenario::{Model, Scenario, TraceRef};
 use serde_json::Value;
 use std::process::Command;
 
+mod common;
+use common::flag;
+
 const PAPERS: [(&str, Model); 5] = [
     ("000", Model::Admission),
     ("001", Model::Oversub),
@@ -79,17 +82,6 @@ fn stored_run(row: &Value) -> Value {
         .find(|r| r["command"] == row["command"])
         .cloned()
         .unwrap_or_else(|| panic!("{source}: no stored run with the command of {row}"))
-}
-
-/// The value of `--name` in a command line.
-fn flag<'a>(command: &'a str, name: &str) -> Option<&'a str> {
-    let mut it = command.split_whitespace();
-    while let Some(w) = it.next() {
-        if w == name {
-            return it.next();
-        }
-    }
-    None
 }
 
 /// `packlab run --link PAYLOAD --json`, its report.

@@ -5,6 +5,9 @@
 
 use serde_json::Value;
 
+mod common;
+use common::{flag, seed_002_runs};
+
 fn root() -> &'static std::path::Path {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -108,22 +111,6 @@ fn readme_includes_the_stored_seed_001_tables_verbatim() {
         let stored: serde_json::Value = serde_json::from_str(&read(scenario)).unwrap();
         assert_eq!(stored, raw["scenario"], "{f}: {scenario}");
     }
-}
-
-fn seed_002_runs() -> Vec<serde_json::Value> {
-    let raw: serde_json::Value = serde_json::from_str(&read("results/002/runs.json")).unwrap();
-    raw["runs"].as_array().unwrap().clone()
-}
-
-/// The value of `--flag` in a stored command line.
-fn flag<'a>(cmd: &'a str, flag: &str) -> Option<&'a str> {
-    let mut it = cmd.split_whitespace();
-    while let Some(w) = it.next() {
-        if w == flag {
-            return it.next();
-        }
-    }
-    None
 }
 
 #[test]
@@ -329,7 +316,7 @@ fn readme_includes_the_stored_seed_000_tables_verbatim() {
     // the paper (1/10) and reduced (1/20) tables are what the script renders from their stored runs
     for (scale, dir) in [("paper", "results/000"), ("reduced", "results/000/reduced")] {
         assert!(
-            rendered("scripts/seed000_findings.py", scale) == read(&format!("{dir}/tables.md")),
+            rendered("scripts/seed000_findings.py", &["--scale", scale]) == read(&format!("{dir}/tables.md")),
             "{dir}/tables.md is not what scripts/seed000_findings.py --scale {scale} renders from the stored runs"
         );
     }
@@ -431,11 +418,31 @@ const QUICK_HINT: [&str; 5] = [
     "python3 scripts/seed004_findings.py --scale quick",
 ];
 
-/// What `python3 SCRIPT --scale SCALE --render --stdout` prints: the tables rendered from the stored JSON of that
-/// scale, without simulating.
-fn rendered(script: &str, scale: &str) -> String {
+/// Each paper's quick tables.md is exactly what its script renders from the stored quick JSON
+/// (`--scale quick --render --stdout`, no simulation), and every one of them has a verdict column.
+#[test]
+fn quick_tables_are_rendered_from_the_stored_runs() {
+    for (paper, hint) in QUICK_HINT.iter().enumerate() {
+        let script = format!("scripts/seed00{paper}_findings.py");
+        let stored = read(&format!("results/00{paper}/quick/tables.md"));
+        assert!(
+            stored.contains("| verdict"),
+            "seed 00{paper} quick: no verdict column"
+        );
+        assert!(
+            rendered(&script, &["--scale", "quick"]) == stored,
+            "results/00{paper}/quick/tables.md is not what {script} renders from the stored runs: re-run {hint}"
+        );
+    }
+}
+
+/// The stdout of `python3 SCRIPT ARGS… --render --stdout` (a findings script rendering its tables from the stored
+/// JSON, no simulation), run from the repository root; panics with the script's stderr if it fails.
+fn rendered(script: &str, args: &[&str]) -> String {
     let out = std::process::Command::new("python3")
-        .args([script, "--scale", scale, "--render", "--stdout"])
+        .arg(script)
+        .args(args)
+        .args(["--render", "--stdout"])
         .current_dir(root())
         .output()
         .unwrap_or_else(|e| {
@@ -446,24 +453,29 @@ fn rendered(script: &str, scale: &str) -> String {
         "{script}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).expect("tables are UTF-8")
+    String::from_utf8(out.stdout).unwrap_or_else(|e| panic!("{script}: output not UTF-8 ({e})"))
 }
 
-/// Each paper's quick tables.md is exactly what its script renders from the stored quick JSON
-/// (`--scale quick --render --stdout`, no simulation), and every one of them has a verdict column.
+/// Seed 002's paper-scale tables.md (which the README includes) is exactly what its script renders from the
+/// stored results/002/runs.json, trace-stats.json and e23-azure.json, so a hand edit of a figure shows up here.
 #[test]
-fn quick_tables_are_rendered_from_the_stored_runs() {
-    for (paper, hint) in QUICK_HINT.iter().enumerate() {
-        let stored = read(&format!("results/00{paper}/quick/tables.md"));
-        assert!(
-            stored.contains("| verdict"),
-            "seed 00{paper} quick: no verdict column"
-        );
-        assert!(
-            rendered(&format!("scripts/seed00{paper}_findings.py"), "quick") == stored,
-            "results/00{paper}/quick/tables.md is not what its script renders from the stored runs: re-run {hint}"
-        );
-    }
+fn seed_002_tables_are_rendered_from_the_stored_runs() {
+    assert!(
+        rendered("scripts/seed002_findings.py", &[]) == read("results/002/tables.md"),
+        "results/002/tables.md is not what scripts/seed002_findings.py renders from results/002/runs.json: \
+         re-render it (python3 scripts/seed002_findings.py --render) or re-run the script, and update the README"
+    );
+}
+
+/// Seed 003's synthetic-pool tables (results/003/synthetic.md, in the README) are exactly what
+/// scripts/seed003_synthetic.py renders from the stored results/003/synthetic.json.
+#[test]
+fn seed_003_synthetic_tables_are_rendered_from_the_stored_runs() {
+    assert!(
+        rendered("scripts/seed003_synthetic.py", &[]) == read("results/003/synthetic.md"),
+        "results/003/synthetic.md is not what scripts/seed003_synthetic.py renders from results/003/synthetic.json: \
+         re-render it (python3 scripts/seed003_synthetic.py --render) and update the README"
+    );
 }
 
 /// results/quick.md (what each quick scale runs and its wall time, written by `make findings-quick`) names every

@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests (`mod common;` in a test file).
+//! Helpers shared by the integration tests (`mod common;` in a test file; each uses a subset of them).
+#![allow(dead_code)]
 
 use packlab::trace::{Unit, UsageTrace};
 
@@ -11,4 +12,28 @@ pub fn percent_trace(percent: &[Vec<i64>]) -> UsageTrace {
         .map(|s| s.iter().map(|&p| p as f64).collect())
         .collect();
     UsageTrace::from_series_in("pct", items, series, 300.0, Unit::Percent).unwrap()
+}
+
+/// The value of `--name` in a stored command line (`None` if the flag is absent or last).
+pub fn flag<'a>(command: &'a str, name: &str) -> Option<&'a str> {
+    let mut it = command.split_whitespace();
+    while let Some(w) = it.next() {
+        if w == name {
+            return it.next();
+        }
+    }
+    None
+}
+
+/// The stored paper-scale seed 002 runs (`results/002/runs.json`, written by scripts/seed002_findings.py): each
+/// with its `command`, `instance`, `seed`, `engine` and `result`.
+pub fn seed_002_runs() -> Vec<serde_json::Value> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/results/002/runs.json");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let raw: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    raw["runs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{path}: no runs"))
+        .clone()
 }

@@ -121,8 +121,9 @@ impl Default for PlacementParams {
     }
 }
 
-/// Default machine capacity c in VM units. See the README: with PlanetLab VMs (mean usage 0.12 VM) a
-/// 4-VM-unit machine holds ~30 VMs, the regime of seed 002 (≈36 tasks per machine, §5.6).
+/// Default machine capacity c in VM units. With PlanetLab VMs (mean usage 0.093–0.124 VM per day) GPA places
+/// 24–30 VMs on a 4-VM-unit machine, the regime of seed 002's 21–29 tasks per machine (1000 tasks over its
+/// median m_abs 47 to 35, §5.6); figures from results/002/tables.md (E2.2 and "Reading the gaps"), in the README.
 pub const DEFAULT_CAPACITY: f64 = 4.0;
 
 pub use crate::substrate::error::FieldError;
