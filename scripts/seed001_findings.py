@@ -48,6 +48,8 @@ def arg(name, default):
 
 
 def run(out, preset, policies, train, evals, seeds, eng, extra=()):
+    """`packlab run` on the scenario these arguments make (written to `out`); returns the raw run as stored: its
+    command, scenario, seed, engine (`eng`, findings.engine()), scale tag (--scale), wall time and report."""
     extra = dict(extra)
     sc = {"model": "oversub", "seed": 1, "oversub": {
         "preset": preset, "policies": policies, "train_episodes": train, "eval_episodes": evals,
@@ -59,7 +61,7 @@ def run(out, preset, policies, train, evals, seeds, eng, extra=()):
     cmd = [BIN, "run", path]
     t = time.time()
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return {"command": " ".join(cmd), "scenario": sc, "seed": sc["seed"], "engine": eng,
+    return {"command": " ".join(cmd), "scenario": sc, "seed": sc["seed"], "engine": eng, "scale": scale(),
             "seconds": round(time.time() - t, 1), "report": json.loads(out)}
 
 

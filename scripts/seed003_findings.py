@@ -70,10 +70,14 @@ def mean_sd(xs):
 
 def collect(seeds, out, quick):
     """Run every experiment (quick: E3.1 and its App. F warm-up on pool 1 only) and store the raw results with
-    their commands, seeds and engine version; returns (raw, metrics), metrics None at the quick scale."""
+    their commands, seeds, engine version (findings.engine()) and scale tag ("quick" or "paper"); returns (raw,
+    metrics), metrics None at the quick scale. The model-metrics runs store `"seed": null`: they train and evaluate
+    on every VM of the splits and draw nothing at random (no --seed)."""
     eng = engine()
     t0 = time.time()
-    raw = {"experiment": "E3.1/E3.2", "workload": "azure2017-arrivals (test split)", "engine": eng, "runs": []}
+    sc = "quick" if quick else "paper"
+    raw = {"experiment": "E3.1/E3.2", "workload": "azure2017-arrivals (test split)", "scale": sc, "engine": eng,
+           "runs": []}
 
     def add(args, **tags):
         cmd, rows = run(args)
@@ -121,10 +125,12 @@ def collect(seeds, out, quick):
         json.dump(raw, f, indent=1, sort_keys=True)
     if quick:
         return raw, None
-    metrics = {"experiment": "model metrics (§5.8, E3.6): train on dev, evaluate on every VM of test", "runs": []}
+    metrics = {"experiment": "model metrics (§5.8, E3.6): train on dev, evaluate on every VM of test", "scale": sc,
+               "engine": eng, "runs": []}
     for label, args in METRIC_RUNS:
         cmd, res, log = model_metrics(args)
-        metrics["runs"].append({"label": label, "command": cmd, "result": res, "stderr": log})
+        metrics["runs"].append({"label": label, "command": cmd, "seed": None, "engine": eng, "result": res,
+                                "stderr": log})
     with open(f"{out}/model-metrics.json", "w") as f:
         json.dump(metrics, f, indent=1, sort_keys=True)
     return raw, metrics

@@ -5,7 +5,7 @@ shapes of 4 GB per vCPU, pools of 60 vCPU / 240 GB hosts, 7 weeks (the paper's t
 
 Runs the native CLI (`target/release/packlab lifetime --workload synthetic:hosts=H,weeks=W,… --json`) for a few
 pool sizes and seeds (each seed = one synthetic pool), stores every raw result with its command, seed and engine
-version as JSON (results/003/synthetic.json) and renders the Markdown tables with the paper's numbers beside
+version (findings.engine(), and the scale tag "paper") as JSON (results/003/synthetic.json) and renders the Markdown tables with the paper's numbers beside
 packlab's (results/003/synthetic.md).
 
 - E3.1: best fit, LA-Binary, NILAS, LAVA with the oracle and with the App. G.1 noisy predictor at A = 0.9
@@ -23,7 +23,7 @@ Usage: python3 scripts/seed003_synthetic.py [--seeds 3] [--weeks 7] [--hosts 100
 """
 import json, os, statistics, subprocess, sys, time
 
-from findings import emit
+from findings import emit, engine
 
 BIN = "target/release/packlab"
 OUT = "results/003"
@@ -38,13 +38,10 @@ def arg(name, default):
     return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
 
 
-def version():
-    v = subprocess.run([BIN, "--version"], check=True, capture_output=True, text=True).stdout.strip()
-    try:
-        c = subprocess.run(["git", "rev-parse", "--short", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
-        return f"{v} (commit {c})"
-    except (OSError, subprocess.CalledProcessError):
-        return v
+def engine_text(eng):
+    """The engine as synthetic.md names it: "packlab X (commit C)" from findings.engine()'s {"version", "git"}
+    (runs stored before it, with the engine as that one string, give it unchanged)."""
+    return eng if isinstance(eng, str) else f"{eng['version']} (commit {eng['git']})"
 
 
 def run(spec, seed, args):
@@ -76,24 +73,25 @@ def run_all():
     sizes = [int(h) for h in arg("--hosts", "100,400").split(",")]
     os.makedirs(OUT, exist_ok=True)
     t0 = time.time()
-    engine = version()
-    raw = {"experiment": "E3.1/E3.3 on synthetic pools (ALGORITHMS.md §5.7)", "engine": engine, "runs": []}
+    eng = engine()
+    raw = {"experiment": "E3.1/E3.3 on synthetic pools (ALGORITHMS.md §5.7)", "scale": "paper", "engine": eng,
+           "runs": []}
     for h in sizes:
         for s in range(1, seeds + 1):
             for pred in ["oracle", "noisy:0.9"]:
                 spec = f"hosts={h},weeks={weeks:g}"
                 cmd, rows = run(spec, s, ["--predictor", pred])
-                raw["runs"].append({"command": cmd, "engine": engine, "experiment": "E3.1", "hosts": h, "seed": s,
+                raw["runs"].append({"command": cmd, "engine": eng, "experiment": "E3.1", "hosts": h, "seed": s,
                                     "predictor": pred, "results": rows})
             # E3.3: the ideal NILAS (empty start, no warm-up, oracle) beside best fit, against the optimum
             spec = f"hosts={h},weeks={weeks:g},start=empty"
             cmd, rows = run(spec, s, ["--predictor", "oracle", "--policies", "nilas", "--warmup-h", "0"])
-            raw["runs"].append({"command": cmd, "engine": engine, "experiment": "E3.3 ideal", "hosts": h, "seed": s,
+            raw["runs"].append({"command": cmd, "engine": eng, "experiment": "E3.3 ideal", "hosts": h, "seed": s,
                                 "predictor": "oracle", "results": rows})
             for pred in ["noisy:0.9", "one-shot:0.9"]:
                 spec = f"hosts={h},weeks={weeks:g}"
                 cmd, rows = run(spec, s, ["--predictor", pred, "--policies", "nilas"])
-                raw["runs"].append({"command": cmd, "engine": engine, "experiment": "E3.3 reprediction", "hosts": h,
+                raw["runs"].append({"command": cmd, "engine": eng, "experiment": "E3.3 reprediction", "hosts": h,
                                     "seed": s, "predictor": pred, "results": rows})
     raw["wall_time_s"] = round(time.time() - t0, 1)
     raw["wall_time_note"] = "measured on a loaded 2-core machine shared with other work"
@@ -108,7 +106,7 @@ def render(raw):
     sizes = list(dict.fromkeys(r["hosts"] for r in raw["runs"]))
     seeds = max(r["seed"] for r in raw["runs"])
     weeks = float(raw["runs"][0]["command"].split("weeks=")[1].split(",")[0])
-    engine = raw["engine"]
+    eng = engine_text(raw["engine"])
     e31, e33 = {}, {}
     for run_ in raw["runs"]:
         h, rows = run_["hosts"], run_["results"]
@@ -122,7 +120,7 @@ def render(raw):
             e33.setdefault((h, run_["predictor"]), []).append(rows)
 
     cmdline = f"python3 scripts/seed003_synthetic.py --seeds {seeds} --weeks {weeks:g} --hosts {','.join(map(str, sizes))}"
-    lines = [f"Synthetic pools (ALGORITHMS.md §5.7; `{cmdline}`, {engine}; raw results in results/003/synthetic.json): "
+    lines = [f"Synthetic pools (ALGORITHMS.md §5.7; `{cmdline}`, {eng}; raw results in results/003/synthetic.json): "
              f"60 vCPU / 240 GB hosts, {weeks:g} weeks, Poisson arrivals at 80% target CPU allocation, lifetimes from the "
              "mixture fitted to the paper's anchors, every VM its own batch; stranding not measured.", "",
              f"E3.1 on synthetic pools — Δ empty hosts vs best fit on the same arrivals (pp), mean ± s.d. over {seeds} pools "
