@@ -40,7 +40,7 @@ PAPERS = {
 # paper -> (scripts run before its findings script, scripts run after it), at the paper scale only: the other
 # committed scripts whose outputs the README or the findings tables include (wall times on the 2-core machine:
 # seed001_alibaba_hot.py 0.9 s, no simulation, and seed001_findings.py reads its alibaba-hot.json;
-# seed003_accuracy_frontier.py 11.7 s; seed003_synthetic.py 343 s, its stored `wall_time_s`)
+# seed003_accuracy_frontier.py 11.7 s; seed003_synthetic.py 122 s, its stored `wall_time_s`)
 EXTRAS = {
     "001": (["scripts/seed001_alibaba_hot.py"], []),
     "003": ([], ["scripts/seed003_accuracy_frontier.py", "scripts/seed003_synthetic.py"]),

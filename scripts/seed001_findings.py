@@ -8,7 +8,7 @@ Every policy of the paper (Grid-x, MA, SL, C2MARL at alpha 0.75/0.85/0.95) plus 
 Also: the simulator's share of hot PM-hours against the real Alibaba 2018 machines (results/001/alibaba-hot.json,
 made by scripts/seed001_alibaba_hot.py), at matched utilization.
 
-Runs the native CLI (`target/release/packlab oversub --report`), stores every raw report with its command under
+Runs the native CLI (`target/release/packlab oversub --report`), stores every raw report with its command, seed, scale and engine version under
 results/001/ (e11.json, e12.json, e13.json) and writes the Markdown tables the README includes
 (results/001/tables.md).
 

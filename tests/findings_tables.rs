@@ -91,19 +91,6 @@ const PAPER_SCALE_RAW: [(&str, &[&str]); 11] = [
     ("results/004/e43.json", &["runs"]),
 ];
 
-/// The paper-scale raw results stored before the findings scripts wrote `seed` and `engine` (seed 001's, commit
-/// d66d2c6), not re-stamped: the re-run at 5ee2710 (`python3 scripts/seed001_findings.py`, 2026-11-24) gave every
-/// number and the rendered tables unchanged except the rate heat maps `report.rows[].rates.rates` (mean rate per
-/// subscriber and hour of day) of the non-constant policies, which differ in the last digits (relative differences
-/// up to 7.6e-15), and a re-run is committed only when every number but the wall times is unchanged. Their seed is
-/// the scenario's (`scenario.seed`).
-const NOT_RESTAMPED: [&str; 4] = [
-    "results/001/e11.json",
-    "results/001/e12.json",
-    "results/001/e13.json",
-    "results/001/variants.json",
-];
-
 /// Issue 12: every paper-scale raw result of seeds 000–004 stores, per run, its command, seed and engine
 /// (`assert_provenance`), and the files a findings script tags with its scale say "paper".
 #[test]
@@ -124,20 +111,9 @@ fn paper_scale_runs_carry_their_provenance() {
         };
         assert!(!runs.is_empty(), "{f}: no runs");
         for r in runs {
-            if NOT_RESTAMPED.contains(&f) {
-                // its command and seed (the scenario's) are there; no engine until the file is re-run
-                let cmd = r["command"].as_str().expect("command");
-                assert!(cmd.starts_with("target/release/packlab run "), "{f}: {cmd}");
-                assert!(r["scenario"]["seed"].as_u64().is_some(), "{f}: {cmd}");
-                assert!(
-                    r["engine"].is_null(),
-                    "{f} is re-stamped: remove it from NOT_RESTAMPED"
-                );
-            } else {
-                assert_provenance(r);
-            }
+            assert_provenance(r);
             // the run's or the file's scale tag (none: stored before the scripts wrote it, as
-            // results/002/runs.json and the seed 001 files)
+            // results/002/runs.json)
             let tag = if r["scale"].is_null() {
                 &raw["scale"]
             } else {
