@@ -521,26 +521,24 @@ fn rendered(script: &str, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap_or_else(|e| panic!("{script}: output not UTF-8 ({e})"))
 }
 
-/// Seed 002's paper-scale tables.md (which the README includes) is exactly what its script renders from the
-/// stored results/002/runs.json, trace-stats.json and e23-azure.json, so a hand edit of a figure shows up here.
+/// The paper-scale tables of seeds 001–004 and seed 003's synthetic pools (all in the README) are exactly what
+/// their scripts render from the stored raw JSON (`--render --stdout`, no simulation), so a hand edit of a figure
+/// or a stale table shows up here (seed 000's are checked with its runs above).
 #[test]
-fn seed_002_tables_are_rendered_from_the_stored_runs() {
-    assert!(
-        rendered("scripts/seed002_findings.py", &[]) == read("results/002/tables.md"),
-        "results/002/tables.md is not what scripts/seed002_findings.py renders from results/002/runs.json: \
-         re-render it (python3 scripts/seed002_findings.py --render) or re-run the script, and update the README"
-    );
-}
-
-/// Seed 003's synthetic-pool tables (results/003/synthetic.md, in the README) are exactly what
-/// scripts/seed003_synthetic.py renders from the stored results/003/synthetic.json.
-#[test]
-fn seed_003_synthetic_tables_are_rendered_from_the_stored_runs() {
-    assert!(
-        rendered("scripts/seed003_synthetic.py", &[]) == read("results/003/synthetic.md"),
-        "results/003/synthetic.md is not what scripts/seed003_synthetic.py renders from results/003/synthetic.json: \
-         re-render it (python3 scripts/seed003_synthetic.py --render) and update the README"
-    );
+fn paper_scale_tables_are_rendered_from_the_stored_runs() {
+    for (script, tables) in [
+        ("scripts/seed001_findings.py", "results/001/tables.md"),
+        ("scripts/seed002_findings.py", "results/002/tables.md"),
+        ("scripts/seed003_findings.py", "results/003/tables.md"),
+        ("scripts/seed003_synthetic.py", "results/003/synthetic.md"),
+        ("scripts/seed004_findings.py", "results/004/tables.md"),
+    ] {
+        assert!(
+            rendered(script, &[]) == read(tables),
+            "{tables} is not what {script} renders from its stored runs: re-render it \
+             (python3 {script} --render) or re-run the script, and update the README"
+        );
+    }
 }
 
 /// results/quick.md (what each quick scale runs and its wall time, written by `make findings-quick`) names every
