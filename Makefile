@@ -2,35 +2,50 @@
 SHELL := /bin/bash
 PORT ?= 8000
 CARGO ?= cargo
+# every stage prints its start as "== [seconds since make started] HH:MM:SS stage", so CI's log gives the time
+# of each stage
+T0 := $(shell date +%s)
+STAMP = @echo "== [$$(( $$(date +%s) - $(T0) )) s] $$(date -u +%T) $@"
 
-.PHONY: run test setup setup-native setup-web native wasm test-native test-web bench frontier findings findings-links findings-quick fuzz fuzz-smoke
+.PHONY: run test tree-save setup setup-native setup-web native wasm test-native test-web bench frontier findings findings-links findings-quick fuzz fuzz-smoke
 
 ## make run: set everything up, build the engine + wasm, serve the playground (PORT=... overrides)
 run: setup native wasm
 	bash scripts/serve.sh $(PORT)
 
 ## make test: set everything up and run every test (native engine + CLI, wasm bindings, browser end-to-end)
-test: setup test-native test-web fuzz-smoke
+test: tree-save setup test-native test-web fuzz-smoke
+	bash scripts/tree-clean.sh check
+	$(STAMP) done
+
+tree-save:
+	bash scripts/tree-clean.sh save
 
 setup: setup-native setup-web
 
 setup-native:
+	$(STAMP)
 	bash scripts/setup-native.sh
 
 setup-web:
+	$(STAMP)
 	bash scripts/setup-web.sh
 
 native:
+	$(STAMP)
 	$(CARGO) build --locked --release
 
 wasm:
+	$(STAMP)
 	bash scripts/build-wasm.sh
 
 test-native:
+	$(STAMP)
 	$(CARGO) test --locked --release --lib --bins --tests
 	$(CARGO) bench --locked --no-run
 
 test-web: native wasm
+	$(STAMP)
 	bash scripts/test-web.sh
 
 ## the default frontier of the bundled trace, natively
@@ -68,4 +83,5 @@ fuzz:
 
 ## the CI smoke of every fuzz target (a few seconds each); skipped with a message where nightly cannot be installed
 fuzz-smoke:
+	$(STAMP)
 	FUZZ_SMOKE=1 FUZZ_SECONDS=$${FUZZ_SMOKE_SECONDS:-5} bash scripts/fuzz.sh
