@@ -313,7 +313,7 @@ mod tests {
         }]
     }
 
-    fn arrival_files() -> Option<Vec<InputFile>> {
+    fn arrival_files() -> Vec<InputFile> {
         let dir = "azure-v1-vm-arrivals-bergsma-sosp21/";
         [
             "maps/flav_map.txt",
@@ -333,9 +333,7 @@ mod tests {
     /// V1 excerpt (SOURCE.md: 10 rows, 4 subscriptions, 5 deployments, 6 run to 2,591,700 s, 3 created > 0).
     #[test]
     fn vmtable_v1_excerpt_counts_and_first_row() {
-        let Some(f) = load("azure-v1-excerpt-opendc/vmtable.csv") else {
-            return;
-        };
+        let f = load("azure-v1-excerpt-opendc/vmtable.csv");
         let w = AzureVmtableReader.read("v1", &[f]).unwrap();
         // awk -F, '{n++; if($5>=2591700)c++; s[$2]=1; d[$3]=1; core+=$10; mem+=$11} END{print n,c,length(s),length(d),core,mem}'
         //   vmtable.csv  →  10 6 4 5 38 233.5
@@ -366,12 +364,8 @@ mod tests {
     #[test]
     fn vmtable_v2_both_files() {
         let dir = "azure-v2-20vm-cpu-readings/";
-        let (Some(a), Some(b)) = (
-            load(&format!("{dir}deep_study_vms_metadata.csv")),
-            load(&format!("{dir}selected_vms_500.csv")),
-        ) else {
-            return;
-        };
+        let a = load(&format!("{dir}deep_study_vms_metadata.csv"));
+        let b = load(&format!("{dir}selected_vms_500.csv"));
         let w = AzureVmtableReader
             .read("v2", std::slice::from_ref(&a))
             .unwrap();
@@ -442,7 +436,7 @@ mod tests {
     /// `grep -o 'C[0-9]*' v1.dev.c2100000.txt | wc -l` (14317) and `grep -o '[UC][0-9]*' … | wc -l` (259159).
     #[test]
     fn arrivals_folder_counts_and_first_vm() {
-        let Some(files) = arrival_files() else { return };
+        let files = arrival_files();
         let w = AzureArrivalsReader::default().read("arr", &files).unwrap();
         assert_eq!(w.vm_count(), 259_159 + 410_276);
         assert_eq!(w.censored_count(), 14_317 + 23_311);
@@ -500,9 +494,8 @@ mod tests {
     fn arrivals_bundle_matches_folder() {
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("static/traces/azure2017-arrivals.txt.gz");
-        let (Ok(bytes), Some(files)) = (std::fs::read(p), arrival_files()) else {
-            return;
-        };
+        let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let files = arrival_files();
         let f = InputFile {
             name: "azure2017-arrivals.txt.gz".into(),
             bytes,
@@ -584,10 +577,10 @@ mod tests {
             "azure-v1-excerpt-opendc/vmtable.csv",
             "azure-v2-20vm-cpu-readings/deep_study_vms_metadata.csv",
         ] {
-            let Some(f) = load(rel) else { return };
+            let f = load(rel);
             no_panic(&[f], |fs| AzureVmtableReader.read("g", fs));
         }
-        let Some(files) = arrival_files() else { return };
+        let files = arrival_files();
         // small maps + the head of the dev split (its lines must stay matched, so garble one file at a time)
         let head = |f: &InputFile, n: usize| InputFile {
             name: f.name.clone(),
@@ -607,7 +600,7 @@ mod tests {
         no_panic(&small, |fs| AzureArrivalsReader::default().read("g", fs));
         let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("static/traces/azure2017-arrivals.txt.gz");
-        let Ok(gz) = std::fs::read(p) else { return };
+        let gz = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         let text = maybe_gunzip("b", &gz).unwrap().into_owned();
         let f = InputFile {
             name: "b.txt".into(),

@@ -503,13 +503,17 @@ pub(crate) mod testutil {
             .join(rel)
     }
 
-    /// The file as an [`InputFile`] named by its path relative to the data folder, or `None` when absent.
-    pub fn load(rel: &str) -> Option<InputFile> {
-        let bytes = std::fs::read(data(rel)).ok()?;
-        Some(InputFile {
+    /// The file as an [`InputFile`] named by its path relative to the data folder. A missing file fails the
+    /// test with its path: these tests check real data and never pass by skipping it.
+    pub fn load(rel: &str) -> InputFile {
+        let path = data(rel);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| {
+            panic!("test data {} cannot be read ({e}); ../shared/data must sit beside the checkout", path.display())
+        });
+        InputFile {
             name: rel.to_string(),
             bytes,
-        })
+        }
     }
 
     /// Deterministic garbled variants of `bytes`: truncations (also inside a multi-byte character), the
@@ -767,7 +771,7 @@ mod tests {
             ),
         ];
         for (rel, want) in cases {
-            let Some(f) = load(rel) else { return };
+            let f = load(rel);
             assert_eq!(WorkloadFormat::detect(&[f]), want, "{rel}");
         }
         let ucases = [
@@ -789,7 +793,7 @@ mod tests {
             ),
         ];
         for (rel, want) in ucases {
-            let Some(f) = load(rel) else { return };
+            let f = load(rel);
             assert_eq!(crate::trace::TraceFormat::detect(&[f]), want, "{rel}");
         }
     }
@@ -799,13 +803,10 @@ mod tests {
     #[test]
     fn attach_usage_links_the_20_deep_study_vms() {
         let dir = "azure-v2-20vm-cpu-readings/";
-        let Some(meta) = load(&format!("{dir}deep_study_vms_metadata.csv")) else {
-            return;
-        };
-        let readings: Option<Vec<InputFile>> = (1..=3)
+        let meta = load(&format!("{dir}deep_study_vms_metadata.csv"));
+        let readings: Vec<InputFile> = (1..=3)
             .map(|k| load(&format!("{dir}readings/readings_checkpoint_batch_{k}.csv")))
             .collect();
-        let Some(readings) = readings else { return };
         let mut w = read_workload("deep", &[meta], None).unwrap();
         let t = crate::trace::read_trace("readings", &readings, None).unwrap();
         assert_eq!(w.attach_usage(&t), 20);

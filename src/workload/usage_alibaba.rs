@@ -264,9 +264,7 @@ mod tests {
     /// print(len(keep),k0,k1,k1-k0+1,F,sum(S['m_1933'])/len(S['m_1933']),sum(map(sum,S.values()))/len(keep)/(k1-k0+1))"
     #[test]
     fn machine_usage_excerpt() {
-        let Some(f) = load("alibaba-v2018-machines/machine_usage.csv") else {
-            return;
-        };
+        let f = load("alibaba-v2018-machines/machine_usage.csv");
         let t = read_alibaba_machine_usage_timed(
             "ali",
             std::slice::from_ref(&f),
@@ -369,9 +367,7 @@ mod tests {
 
     #[test]
     fn no_panic_on_garbled_machine_usage() {
-        let Some(f) = load("alibaba-v2018-machines/machine_usage.csv") else {
-            return;
-        };
+        let f = load("alibaba-v2018-machines/machine_usage.csv");
         no_panic(&[f], |fs| {
             read_alibaba_machine_usage("g", fs, &MachineUsageOptions::default())
         });

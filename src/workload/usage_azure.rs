@@ -157,7 +157,7 @@ mod tests {
     use super::super::testutil::{load, no_panic};
     use super::*;
 
-    fn excerpt() -> Option<Vec<InputFile>> {
+    fn excerpt() -> Vec<InputFile> {
         (1..=3)
             .map(|k| {
                 load(&format!(
@@ -183,7 +183,7 @@ mod tests {
     ///   → 20 616 53 0.07329941590353202 0.1644962683032044
     #[test]
     fn readings_excerpt_avg_and_max() {
-        let Some(fs) = excerpt() else { return };
+        let fs = excerpt();
         let t = read_azure_cpu_readings_timed("az", &fs, ReadingStat::Avg).unwrap();
         assert_eq!(
             (t.trace.items.len(), t.trace.samples, t.trace.interval_s),
@@ -228,9 +228,7 @@ mod tests {
     #[test]
     fn readings_30_days_union_with_repair_file() {
         let dir = super::super::testutil::data("azure-v2-20vm-cpu-readings-30d/readings");
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            return;
-        };
+        let rd = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         let mut fs: Vec<InputFile> = rd
             .filter_map(|e| {
                 let p = e.ok()?.path();
@@ -268,9 +266,7 @@ mod tests {
     /// The 2017 excerpt has no header: 100 readings of 100 VMs at timestamp 0 (SOURCE.md), one sample each.
     #[test]
     fn readings_v1_excerpt_without_header() {
-        let Some(f) = load("azure-v1-excerpt-opendc/vm_cpu_readings-file-1-of-125.csv") else {
-            return;
-        };
+        let f = load("azure-v1-excerpt-opendc/vm_cpu_readings-file-1-of-125.csv");
         let t = read_azure_cpu_readings("v1", &[f], ReadingStat::Avg).unwrap();
         assert_eq!((t.items.len(), t.samples, t.interval_s), (100, 1, 0.0));
         // head -1: 0,+ZcrOp5/…,2.052803,3.911587,2.86979
@@ -323,7 +319,7 @@ mod tests {
 
     #[test]
     fn no_panic_on_garbled_readings() {
-        let Some(fs) = excerpt() else { return };
+        let fs = excerpt();
         no_panic(&fs[..1], |f| {
             read_azure_cpu_readings("g", f, ReadingStat::Avg)
         });

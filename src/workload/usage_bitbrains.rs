@@ -167,7 +167,7 @@ mod tests {
     use super::super::testutil::{load, no_panic};
     use super::*;
 
-    fn files() -> Option<Vec<InputFile>> {
+    fn files() -> Vec<InputFile> {
         (1..=8)
             .map(|k| load(&format!("bitbrains-gwa-t-12-rnd/2013-7/{k}.csv")))
             .collect()
@@ -187,7 +187,7 @@ mod tests {
     ///   sum(d[1][t] for t in c)/len(c)/100, sum(d[i][t] for i in d for t in c)/len(c)/8/100)"
     #[test]
     fn bitbrains_eight_vms() {
-        let Some(fs) = files() else { return };
+        let fs = files();
         let t = read_bitbrains_timed("rnd", &fs).unwrap();
         let tr = &t.trace;
         assert_eq!(tr.items, ["1", "2", "3", "4", "5", "6", "7", "8"]);
@@ -266,7 +266,7 @@ mod tests {
 
     #[test]
     fn no_panic_on_garbled_bitbrains() {
-        let Some(fs) = files() else { return };
+        let fs = files();
         no_panic(&fs[..2], |f| read_bitbrains("g", f));
     }
 }
