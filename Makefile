@@ -84,4 +84,4 @@ fuzz:
 ## the CI smoke of every fuzz target (a few seconds each); skipped with a message where nightly cannot be installed
 fuzz-smoke:
 	$(STAMP)
-	FUZZ_SMOKE=1 FUZZ_SECONDS=$${FUZZ_SMOKE_SECONDS:-5} bash scripts/fuzz.sh
+	FUZZ_SMOKE=1 FUZZ_SECONDS=$${FUZZ_SMOKE_SECONDS:-3} bash scripts/fuzz.sh

@@ -28,6 +28,15 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --root .tools || unavailable "cannot install cargo-fuzz"
 fi
 
+# The smoke only checks that every target builds and runs its seeds for a few seconds, so its build trades
+# optimisation for compile time (opt-level 1, no debug info: the nightly build is most of the smoke's time);
+# `make fuzz` keeps fuzz/Cargo.toml's release profile for long runs. Both use fuzz/target, so switching
+# between them rebuilds.
+if [ -n "$SMOKE" ]; then
+  export CARGO_PROFILE_RELEASE_OPT_LEVEL="${CARGO_PROFILE_RELEASE_OPT_LEVEL:-1}"
+  export CARGO_PROFILE_RELEASE_DEBUG="${CARGO_PROFILE_RELEASE_DEBUG:-0}"
+fi
+
 TARGETS="${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^packlab-fuzz$')}"
 log "building the targets (nightly, sanitizer-instrumented release build)"
 cargo +nightly fuzz build -O --fuzz-dir fuzz
