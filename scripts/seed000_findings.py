@@ -328,7 +328,8 @@ def render(scale, res, wall, priors="defaults"):
         compare("E0.2", "Fig. 1", "SECOND+MARGINAL is best", f"SECOND+MARGINAL m={m}", f"FIRST+MARGINAL m={m}")
     compare("E0.2", "Fig. 1", "beats the baseline", "SECOND+MARGINAL m=50", "ZEROTH")
     w("")
-    w("**E0.3** — MARGINAL ablation on the §2.13 defaults (seed 000 App. E, Fig. 9: with few observations "
+    on = "on the §2.13 defaults" if priors == "defaults" else f"under the priors *{priors}* named above"
+    w(f"**E0.3** — MARGINAL ablation {on} (seed 000 App. E, Fig. 9: with few observations "
       "\"very similar performance (though the marginal heuristic still enables slightly higher utilization)\"; "
       "the gap grows with information, \"a sizable utilization increase\" of SECOND+MARGINAL at 5 and 50 "
       "observations).")
