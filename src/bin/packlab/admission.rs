@@ -110,8 +110,9 @@ pub struct AdmitArgs {
     /// Instead of tuning, calibrate the MARGINAL constant ε_m (seed 000 App. E: with the global prior alone no
     /// deployment is marginal, with one observation few are): for the first N arrivals of the seed and
     /// m = 0, 1, 5, 50 pseudo-observations, the distribution of the candidate's smallest mean over the
-    /// look-ahead, the share marginal somewhere at the current ε_m and at the suggested one (the smaller of
-    /// the m = 0 minimum and the 10% quantile at m = 1, floored to 2 significant digits), as JSON.
+    /// look-ahead and the share marginal somewhere at the current ε_m and at ε = 1e−9 … 1 (one per decade and
+    /// the current value), with the suggested ε_m: the largest of those at which no m = 0 candidate and at most
+    /// 10% of the m = 1 candidates are marginal (null if none), as JSON.
     #[arg(long, value_name = "N")]
     pub calibrate_eps: Option<usize>,
 }
@@ -132,14 +133,16 @@ fn run_calibrate_eps(p: &AdmitParams, n: usize, seed: u64) -> Result<(), String>
         per_m.push((m, v));
     }
     let m0_min = per_m[0].1[0];
-    let raw = m0_min.min(q(&per_m[1].1, EPS_FEW));
-    let suggested = if raw > 0.0 {
-        let e = 10f64.powf(raw.log10().floor() - 1.0);
-        (raw / e).floor() * e
-    } else {
-        0.0
-    };
     let below = |v: &[f64], e: f64| v.iter().filter(|x| **x < e).count() as f64 / v.len() as f64;
+    let mut levels: Vec<f64> = (-9..=0).map(|k| 10f64.powi(k)).collect();
+    levels.push(p.marginal_eps);
+    levels.sort_by(f64::total_cmp);
+    levels.dedup();
+    let suggested = levels
+        .iter()
+        .copied()
+        .filter(|&e| below(&per_m[0].1, e) == 0.0 && below(&per_m[1].1, e) <= EPS_FEW)
+        .fold(None, |a: Option<f64>, e| Some(a.map_or(e, |a| a.max(e))));
     let out: Vec<serde_json::Value> = per_m
         .iter()
         .map(|(m, v)| {
@@ -147,7 +150,8 @@ fn run_calibrate_eps(p: &AdmitParams, n: usize, seed: u64) -> Result<(), String>
                 "m": m, "arrivals": v.len(), "min": v[0], "q01": q(v, 0.01), "q05": q(v, 0.05),
                 "q10": q(v, 0.10), "q25": q(v, 0.25), "median": q(v, 0.5), "max": v[v.len() - 1],
                 "share_marginal_current": below(v, p.marginal_eps),
-                "share_marginal_suggested": below(v, suggested),
+                "share_zero": below(v, f64::MIN_POSITIVE),
+                "share_marginal_at": levels.iter().map(|&e| [e, below(v, e)]).collect::<Vec<_>>(),
             })
         })
         .collect();

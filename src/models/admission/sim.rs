@@ -1285,3 +1285,54 @@ pub fn candidate_min_means(p: &AdmitParams, m: u32, n: usize, seed: u64) -> Vec<
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admission::params::PolicyKind;
+
+    /// A FIRST test that fails everywhere (θ = 0: `E < 0` never holds, with or without the candidate) with
+    /// MARGINAL at ε_m = 1e12 (every candidate marginal at every lead time) admits every arrival that fits by
+    /// MARGINAL alone: known values for the lead-time diagnostic (every arrival rejected by the test, first at
+    /// the smallest lead time 24/600 h, i.e. < 1 h, all failing without the candidate) and for the heuristic's
+    /// counts (its admissions are all admissions, its core-hours all of `∫N dt = utilization·C·T`). Without
+    /// MARGINAL nothing is admitted.
+    #[test]
+    fn lead_time_and_marginal_core_hours_on_a_test_that_always_fails() {
+        let p = AdmitParams {
+            capacity: 60.0,
+            horizon_hours: 300.0,
+            arrival_rate: 0.2,
+            marginal_eps: 1e12,
+            pseudo_obs: 1,
+            ..AdmitParams::default()
+        };
+        let grid = lead_grid(&p);
+        let mut cache = SimCache::new();
+        let spec = |marginal| PolicySpec {
+            kind: PolicyKind::First,
+            threshold: 0.0,
+            marginal,
+        };
+        let r = simulate_run(&p, spec(true), 7, &grid, &mut cache);
+        assert!(r.arrivals > 20 && r.accepted > 5, "{r:?}");
+        let lt = r.lead_time;
+        assert_eq!(lt.rejections, r.arrivals);
+        assert_eq!(lt.first_failure, [r.arrivals, 0, 0, 0, 0]);
+        assert_eq!(lt.without_candidate, r.arrivals);
+        assert_eq!(r.marginal.accepts, r.accepted);
+        assert_eq!(r.marginal.candidates, r.arrivals);
+        let total = r.utilization * p.capacity * p.horizon_hours;
+        assert!(
+            (r.marginal.core_hours - total).abs() <= 1e-9 * total,
+            "{} vs {total}",
+            r.marginal.core_hours
+        );
+        let off = simulate_run(&p, spec(false), 7, &grid, &mut cache);
+        assert_eq!(
+            (off.accepted, off.utilization, off.marginal),
+            (0, 0.0, MarginalCounts::default())
+        );
+        assert_eq!(off.lead_time.rejections, off.arrivals);
+    }
+}
