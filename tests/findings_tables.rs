@@ -401,7 +401,10 @@ fn readme_includes_the_stored_seed_000_tables_verbatim() {
 }
 
 /// The stored seed 000 runs under the deployment priors of issue 32: (scale, `--priors`, folder).
-const SEED_000_PRIOR_RUNS: &[(&str, &str, &str)] = &[("quick", "azure", "results/000/quick/azure")];
+const SEED_000_PRIOR_RUNS: &[(&str, &str, &str)] = &[
+    ("quick", "azure", "results/000/quick/azure"),
+    ("reduced", "azure", "results/000/reduced/azure"),
+];
 
 /// The stored quick-scale E0.1, E0.2 and E0.4 (the presets the outcome test below asserts on) re-run with the
 /// engine under test give the stored JSON bit for bit (the engine is deterministic; the runs are spread over
