@@ -24,7 +24,10 @@ tables.md names the scale it was run at in its first line.
 E0.4 runs with the variance-based payment rule (seed 000 §7.1; `--prices 1,0.01`: 1 per core-hour and 0.01 per
 core² of the predicted 24 h variance and hour) and reports the payments of labelled and unlabelled users.
 
-Usage: python3 scripts/seed000_findings.py [--scale quick|reduced|paper|full] [--render [--stdout]]   (--render: tables.md anew
+--priors defaults|azure|azure-shrinking (default defaults; issue 32): the deployment priors (PRIORS below); the
+non-default ones write into a sub-folder of the scale's folder (e.g. results/000/quick/azure/).
+
+Usage: python3 scripts/seed000_findings.py [--scale quick|reduced|paper|full] [--priors P] [--render [--stdout]]   (--render: tables.md anew
 from the stored runs.json, no simulation; --stdout prints it instead)   (from the repository root, after
 `make native`; `make findings` runs the paper scale)
 """
@@ -52,6 +55,21 @@ SCALES = {
              "name": "§2.13 (C = 20,000 cores, 1 arrival/h)"},
 }
 PRESETS = ["E0.1", "E0.2", "E0.3", "E0.4"]
+# deployment priors (--priors; issue 32): extra flags of every command and the sub-folder of the scale's folder.
+# "azure": λ, n0 and the arrival stream fitted to the Azure-2017 arrivals (seed 000 App. B, `--azure`; the
+# cluster gets the share of the region's stream with the §2.13 load ratio, so --arrival-rate is not passed);
+# ν, σ, κ stay the §2.13 defaults (the records cannot identify them: results/000/priors/README.md).
+# "azure-shrinking": the same with the sensitivity setting of results/000/priors/shrinking.json (ν, σ, κ
+# chosen with the lead-time diagnostic so that deployments shrink and die).
+PRIORS = {
+    "defaults": {"args": [], "sub": "", "name": "§2.13 defaults"},
+    "azure": {"args": ["--azure"], "sub": "azure",
+              "name": "Azure-2017 fit of λ, n0 and arrivals (`--azure`), ν, σ, κ = §2.13 defaults"},
+    "azure-shrinking": {"args": ["--azure", "--params", "results/000/priors/shrinking.json"],
+                        "sub": "azure-shrinking",
+                        "name": "Azure-2017 fit of λ, n0 and arrivals, ν, σ, κ of the sensitivity setting "
+                                "`results/000/priors/shrinking.json`"},
+}
 # the search of the engine (ALGORITHMS.md §2.8 as implemented in src/models/admission/tuning.rs, PROBES = 3)
 PROBE_TEXT = (" then 3 upward probes above the smallest infeasible threshold and the choice on the isotonic "
               "(monotone) fit of the failure rate over all evaluated thresholds")
@@ -61,6 +79,13 @@ LOST = "lost¹"
 # "FIRST ≈ SECOND" counts as reproduced when the paired 95% CI of the difference contains 0 or the difference is
 # below this (fraction of C)
 SIMILAR = 0.005
+# a difference whose |Δ| is at most the larger threshold step of its two arms or below this (fraction of C: 0.10 pp)
+# is called *negligible* whatever its sign or CI (issue 32)
+NEGLIGIBLE = 0.001
+# E0.3 is interpreted only where at least this share of the MARGINAL arm's rejections first fail beyond a month
+# (seed 000 §6.1's premise: the critical event "months or even years in the future"; issue 32)
+PREMISE_SHARE = 0.10
+LEAD_BUCKETS = ["< 1 h", "1 h–1 d", "1 d–1 wk", "1 wk–1 mo", "> 1 mo"]
 # two-sided 95% Student t quantiles by degrees of freedom (paired CIs over R runs)
 T975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
@@ -75,11 +100,11 @@ def sh(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout.strip()
 
 
-def command(scale, preset):
+def command(scale, preset, priors="defaults"):
     s = SCALES[scale]
+    rate = [] if "--azure" in PRIORS[priors]["args"] else ["--arrival-rate", f"{s['arrival_rate']:g}"]
     args = [BIN, "admit", "--preset", preset, "--runs", str(s["runs"]), "--seed", str(SEED),
-            "--capacity", f"{s['capacity']:g}", "--arrival-rate", f"{s['arrival_rate']:g}",
-            "--iterations", str(s["iterations"])]
+            "--capacity", f"{s['capacity']:g}"] + rate + ["--iterations", str(s["iterations"])] + PRIORS[priors]["args"]
     if preset == "E0.4":
         args += ["--prices", PRICES]
     return args + ["--run-detail", "--json"]
@@ -160,19 +185,65 @@ def marginal_text(arms, labels):
             "admits exactly those where it is below 0.1, so it is below 0.1 whenever the count is above 0). " + "; ".join(parts) + ".")
 
 
+def beyond_month(a):
+    """Share of the arm's rejections (moment test without MARGINAL) whose first failing lead time lies beyond a
+    month, or None when the runs carry no lead-time diagnostic."""
+    lt = a.get("lead_time")
+    if lt is None:
+        return None
+    return lt["first_failure_share"][4]
+
+
+def lead_table(arms, labels, preset):
+    """The lead-time diagnostic of every moment arm at its reported threshold (issue 32), with the MARGINAL
+    admissions and the core-hours they add."""
+    w = TABLE_LINES.append
+    if not any("lead_time" in arms[l] for l in labels):
+        w(f"{preset} lead-time diagnostic: not recorded by the engine version of these runs (re-run the script).")
+        w("")
+        return
+    w(f"**{preset} lead-time diagnostic** (issue 32; at each arm's reported threshold, all runs pooled): over the "
+      "arrivals the moment test *without* MARGINAL rejects, the share whose first failing lead time lies in each "
+      "bucket (1 mo = 730 h), and the share that fail even without the candidate (the admitted deployments alone "
+      "violate the condition). MARGINAL can only admit a candidate whose mean is below ε_m at every failing lead "
+      "time; seed 000 §6.1's premise is a first failure months ahead.")
+    w("")
+    w("| arm | rejections | " + " | ".join(LEAD_BUCKETS) + " | fail without the candidate | MARGINAL admissions | "
+      "their core-hours (% of ∫N dt) |")
+    w("|---|---:|" + "---:|" * 5 + "---:|---:|---:|")
+    for l in labels:
+        a = arms[l]
+        lt = a.get("lead_time")
+        if lt is None:
+            continue
+        sh = " | ".join(f"{100 * x:.1f}%" for x in lt["first_failure_share"])
+        if "marginal_accepts" in a and "marginal_core_hours" in a:
+            ma = str(a["marginal_accepts"])
+            ch = f"{a['marginal_core_hours']:.0f} ({100 * a['marginal_core_hours_share']:.3f}%)"
+        else:
+            ma, ch = "—", "—"
+        w(f"| {l} | {lt['rejections']} | {sh} | {100 * lt['without_candidate_share']:.1f}% | {ma} | {ch} |")
+    w("")
+
+
+TABLE_LINES = []
+
 # ---------------------------------------------------------------------------------------------- tables
-def render(scale, res, wall):
+def render(scale, res, wall, priors="defaults"):
     s = SCALES[scale]
     C, I, R = s["capacity"], s["iterations"], s["runs"]
     res_frac = 1 / 2 ** I
     arms = {p: {a["label"]: a for a in res[p]["arms"]} for p in PRESETS}
-    L = []
+    L = TABLE_LINES
+    L.clear()
     w = L.append
-    w(f"Scale: **{scale}** — {s['name']}, 3-year runs, SLA ε = 1e−3, R = {R} runs per threshold (common random "
+    pri = "" if priors == "defaults" else f"Priors: **{priors}** — {PRIORS[priors]['name']}. "
+    flag = "" if priors == "defaults" else f" --priors {priors}"
+    w(f"{pri}Scale: **{scale}** — {s['name']}{' (arrival rate: the cluster share of the fitted stream)' if pri else ''}, 3-year runs, SLA ε = 1e−3, R = {R} runs per threshold (common random "
       f"numbers: every arm and threshold of a preset on the same {R} run seeds, master seed {SEED}), {I} "
       f"bisection steps per threshold{PROBE_TEXT}, BCa 95% CIs (10,000 resamples) of single utilizations; no importance "
       f"sampling (see below). Wall time {wall:.0f} s on the 2-core machine for "
-      f"`python3 scripts/seed000_findings.py --scale {scale}` (shared with other jobs; not a quiet measurement).")
+      f"`python3 scripts/seed000_findings.py --scale {scale}{flag}` (shared with other jobs; not a quiet measurement).")
     w("")
     w("¹ The seed's text lost every number of Table 2 and Figures 1, 2 and 9 (the cells are empty in "
       "`seeds/000`); what it states in words is the claim each comparison checks. Threshold resolution: "
@@ -181,7 +252,9 @@ def render(scale, res, wall):
       "more permissive threshold the bisection evaluated. A difference between two arms is *resolved* when "
       "its paired 95% CI (Student t over the R per-run differences on the same runs) excludes 0 **and** it is "
       "larger than the larger step of the two arms. Verdicts: *reproduced* = the paper's direction, resolved; "
-      "*direction only* = the paper's direction, not resolved; *not reproduced* = the other direction, resolved, "
+      "*negligible* = |difference| at most the larger step of the two arms or below "
+      f"{pct(NEGLIGIBLE)} pp of C, whatever its sign and CI; *direction only* = the paper's direction, above the "
+      "step and that threshold, but the CI contains 0; *not reproduced* = the other direction, resolved, "
       "marked *(other direction, unresolved)* when it is not resolved and *(no difference)* when the arms made "
       "the same decisions. "
       f"\"≈\" claims: *reproduced* when the CI contains 0 or |difference| < {pct(SIMILAR)}% of C.")
@@ -195,7 +268,7 @@ def render(scale, res, wall):
             w(f"| {fig} | {lab} | {LOST} | {util_cell(a)}{gain} | {threshold_cell(a)}, step "
               f"{pct(step(a))}%, failure rate {a['failure_rate']:.2e}, admitted {a['admitted']}/{a['arrivals']} | — |")
 
-    def compare(preset, fig, claim, hi, lo, kind="better"):
+    def compare(preset, fig, claim, hi, lo, kind="better", premise=None):
         a, b = arms[preset][hi], arms[preset][lo]
         m, clo, chi = paired(a, b)
         st = max(step(a), step(b))
@@ -203,12 +276,22 @@ def render(scale, res, wall):
         resolved = (not in_ci) and abs(m) > st
         if kind == "similar":
             verdict = "reproduced" if in_ci or abs(m) < SIMILAR else "not reproduced"
-        elif m > 0:
-            verdict = "reproduced" if resolved else "direction only"
         elif m == 0:
             verdict = "not reproduced (no difference)"
+        elif abs(m) <= max(st, NEGLIGIBLE):
+            verdict = "negligible"
+        elif m > 0:
+            verdict = "reproduced" if resolved else "direction only"
         else:
             verdict = "not reproduced" if resolved else "not reproduced (other direction, unresolved)"
+        if premise is not None:
+            share = beyond_month(premise)
+            if share is None:
+                verdict += "; premise not measured (runs without the lead-time diagnostic)"
+            elif share < PREMISE_SHARE:
+                verdict += f"; not interpretable: premise absent ({pct(share)}% of first failures > 1 mo)"
+            else:
+                verdict += f"; premise present ({pct(share)}% of first failures > 1 mo)"
         ci_txt = "contains 0" if in_ci else "excludes 0"
         res_txt = "above" if abs(m) > st else "below"
         w(f"| {fig} | {claim}: {hi} − {lo} | {LOST} | {pp(m)} pp [{pp(clo)}, {pp(chi)}] | CI {ci_txt}; "
@@ -245,20 +328,29 @@ def render(scale, res, wall):
         compare("E0.2", "Fig. 1", "SECOND+MARGINAL is best", f"SECOND+MARGINAL m={m}", f"FIRST+MARGINAL m={m}")
     compare("E0.2", "Fig. 1", "beats the baseline", "SECOND+MARGINAL m=50", "ZEROTH")
     w("")
-    w("**E0.3** — MARGINAL ablation on the §2.13 defaults (seed 000 App. E, Fig. 9: with few observations "
+    on = "on the §2.13 defaults" if priors == "defaults" else f"under the priors *{priors}* named above"
+    w(f"**E0.3** — MARGINAL ablation {on} (seed 000 App. E, Fig. 9: with few observations "
       "\"very similar performance (though the marginal heuristic still enables slightly higher utilization)\"; "
       "the gap grows with information, \"a sizable utilization increase\" of SECOND+MARGINAL at 5 and 50 "
       "observations).")
     w("")
     w(head)
     w(sep)
-    e3 = [f"SECOND{'+MARGINAL' if mg else ''} m={m}" for m in (1, 5, 50) for mg in (False, True)]
+    kinds3 = [k for k in ("FIRST", "SECOND") if f"{k} m=1" in arms["E0.3"]]
+    e3 = [f"{k}{'+MARGINAL' if mg else ''} m={m}" for k in kinds3 for m in (1, 5, 50) for mg in (False, True)]
     arm_rows("E0.3", "Fig. 9", e3)
-    for m in (1, 5, 50):
-        compare("E0.3", "Fig. 9", "MARGINAL helps", f"SECOND+MARGINAL m={m}", f"SECOND m={m}")
+    for k in kinds3:
+        for m in (1, 5, 50):
+            compare("E0.3", "Fig. 9", "MARGINAL helps", f"{k}+MARGINAL m={m}", f"{k} m={m}",
+                    premise=arms["E0.3"][f"{k}+MARGINAL m={m}"])
+    if kinds3 == ["SECOND"]:
+        w("")
+        w("FIRST is not ablated in these runs (stored before E0.3 ablated both policies, issue 32).")
     w("")
-    w(marginal_text(arms["E0.3"], [f"SECOND+MARGINAL m={m}" for m in (1, 5, 50)]))
+    w(marginal_text(arms["E0.3"], [f"{k}+MARGINAL m={m}" for k in kinds3 for m in (1, 5, 50)]))
     w("")
+    lead_table(arms["E0.2"], e2[1:], "E0.2")
+    lead_table(arms["E0.3"], e3, "E0.3")
     w("**E0.4** — labelling with the variance-based payment rule (seed 000 §7.2, Fig. 2: labelled users raise the "
       "utilization; §7.1 Prop. 7.1: labelling never costs the user more). Two types per user, m = 1 "
       "observation per type, SECOND. Payments per hour `p_core·n0 + p_var·V̂` with p_core = 1, p_var = 0.01 and "
@@ -304,20 +396,31 @@ def main():
         scale = sys.argv[sys.argv.index("--scale") + 1]
     if scale not in SCALES:
         sys.exit(f"--scale must be one of {', '.join(SCALES)}")
-    out = os.path.join(ROOT, SCALES[scale]["out"])
+    priors = "defaults"
+    if "--priors" in sys.argv:
+        priors = sys.argv[sys.argv.index("--priors") + 1]
+    if priors not in PRIORS:
+        sys.exit(f"--priors must be one of {', '.join(PRIORS)}")
+    out = os.path.join(ROOT, SCALES[scale]["out"], PRIORS[priors]["sub"])
     os.makedirs(out, exist_ok=True)
     if "--render" in sys.argv:  # re-render tables.md from the stored runs.json (no simulation)
         with open(os.path.join(out, "runs.json")) as f:
             stored = json.load(f)
         res = {r["experiment"]: r["result"] for r in stored["runs"]}
-        emit(os.path.join(out, "tables.md"), render(scale, res, stored["wall_s"]))
+        emit(os.path.join(out, "tables.md"), render(scale, res, stored["wall_s"], priors))
+        if "--stdout" not in sys.argv and stored.get("comparisons") != COMPARISONS:
+            # the stored comparisons follow the current verdict rule (their numbers are unchanged)
+            stored["comparisons"] = COMPARISONS
+            with open(os.path.join(out, "runs.json"), "w") as f:
+                json.dump(stored, f, indent=1, sort_keys=True, ensure_ascii=False)
+                f.write("\n")
         return
     eng = engine()
     runs = []
     res = {}
     t0 = time.time()
     for preset in PRESETS:
-        args = command(scale, preset)
+        args = command(scale, preset, priors)
         t1 = time.time()
         print(f"{preset}: {' '.join(args)}", file=sys.stderr, flush=True)
         res[preset] = json.loads(sh(args))
@@ -326,15 +429,15 @@ def main():
         runs.append({"experiment": preset, "command": " ".join(args), "seed": SEED, "engine": eng,
                      "wall_s": round(dt, 1), "result": res[preset]})
     wall = time.time() - t0
-    tables = render(scale, res, wall)
-    head = {"scale": scale, "config": SCALES[scale], "engine": eng, "wall_s": round(wall, 1),
+    tables = render(scale, res, wall, priors)
+    head = {"scale": scale, "priors": priors, "config": SCALES[scale], "engine": eng, "wall_s": round(wall, 1),
             "comparisons": COMPARISONS, "runs": runs}
     with open(os.path.join(out, "runs.json"), "w") as f:
         json.dump(head, f, indent=1, sort_keys=True, ensure_ascii=False)
         f.write("\n")
     with open(os.path.join(out, "tables.md"), "w") as f:
         f.write(tables)
-    print(f"wrote {SCALES[scale]['out']}/runs.json and tables.md ({wall:.0f} s)", file=sys.stderr)
+    print(f"wrote {os.path.relpath(out, ROOT)}/runs.json and tables.md ({wall:.0f} s)", file=sys.stderr)
 
 
 if __name__ == "__main__":

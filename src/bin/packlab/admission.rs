@@ -9,6 +9,7 @@ use packlab::admission::moments::{
 };
 use packlab::admission::params::AdmitParams;
 use packlab::admission::params::{PolicyKind, PolicySpec};
+use packlab::admission::policy::{LeadTimeCounts, LEAD_BUCKET_LABELS};
 use packlab::admission::sim::{lead_grid, simulate_runs, SimCache};
 use packlab::admission::tuning::{
     run_preset, summarise_weighted, ArmResult, Preset, RunPlan, TuneStatus,
@@ -106,6 +107,64 @@ pub struct AdmitArgs {
     /// comparison with ZEROTH; its utilization CI is bootstrapped with another seed than in the whole preset).
     #[arg(long, value_name = "LABEL")]
     pub arm: Option<String>,
+    /// Instead of tuning, calibrate the MARGINAL constant ε_m (seed 000 App. E: with the global prior alone no
+    /// deployment is marginal, with one observation few are): for the first N arrivals of the seed and
+    /// m = 0, 1, 5, 50 pseudo-observations, the distribution of the candidate's smallest mean over the
+    /// look-ahead and the share marginal somewhere at the current ε_m and at ε = 1e−9 … 1 (one per decade and
+    /// the current value), with the suggested ε_m: the largest of those at which no m = 0 candidate and at most
+    /// 10% of the m = 1 candidates are marginal (null if none), as JSON.
+    #[arg(long, value_name = "N")]
+    pub calibrate_eps: Option<usize>,
+}
+
+/// Share of the quantile levels of `--calibrate-eps` ("few" = 10% at m = 1).
+const EPS_FEW: f64 = 0.10;
+
+/// `packlab admit --calibrate-eps N` ([`AdmitArgs::calibrate_eps`]).
+fn run_calibrate_eps(p: &AdmitParams, n: usize, seed: u64) -> Result<(), String> {
+    if n == 0 {
+        return Err("--calibrate-eps must be ≥ 1".into());
+    }
+    let q = |v: &[f64], f: f64| v[((f * v.len() as f64) as usize).min(v.len() - 1)];
+    let mut per_m = Vec::new();
+    for m in [0u32, 1, 5, 50] {
+        let mut v = packlab::admission::sim::candidate_min_means(p, m, n, seed);
+        v.sort_by(f64::total_cmp);
+        per_m.push((m, v));
+    }
+    let m0_min = per_m[0].1[0];
+    let below = |v: &[f64], e: f64| v.iter().filter(|x| **x < e).count() as f64 / v.len() as f64;
+    let mut levels: Vec<f64> = (-9..=0).map(|k| 10f64.powi(k)).collect();
+    levels.push(p.marginal_eps);
+    levels.sort_by(f64::total_cmp);
+    levels.dedup();
+    let suggested = levels
+        .iter()
+        .copied()
+        .filter(|&e| below(&per_m[0].1, e) == 0.0 && below(&per_m[1].1, e) <= EPS_FEW)
+        .fold(None, |a: Option<f64>, e| Some(a.map_or(e, |a| a.max(e))));
+    let out: Vec<serde_json::Value> = per_m
+        .iter()
+        .map(|(m, v)| {
+            serde_json::json!({
+                "m": m, "arrivals": v.len(), "min": v[0], "q01": q(v, 0.01), "q05": q(v, 0.05),
+                "q10": q(v, 0.10), "q25": q(v, 0.25), "median": q(v, 0.5), "max": v[v.len() - 1],
+                "share_marginal_current": below(v, p.marginal_eps),
+                "share_zero": below(v, f64::MIN_POSITIVE),
+                "share_marginal_at": levels.iter().map(|&e| [e, below(v, e)]).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let v = serde_json::json!({
+        "seed": seed, "arrivals": n, "eps_current": p.marginal_eps, "global_prior_min": m0_min,
+        "few": EPS_FEW, "eps_suggested": suggested, "per_m": out,
+        "kappa": p.priors.kappa, "priors": p.priors,
+    });
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+    );
+    Ok(())
 }
 
 fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
@@ -235,6 +294,43 @@ fn importance_json(is: &ImportancePlan) -> serde_json::Value {
     })
 }
 
+/// The lead-time diagnostic of one evaluation in `packlab admit --json` (issue 32): rejections of the moment
+/// test without MARGINAL, their first failing lead time per bucket (counts and shares) and how many fail
+/// without the candidate.
+fn lead_time_json(l: &LeadTimeCounts) -> serde_json::Value {
+    serde_json::json!({
+        "rejections": l.rejections, "buckets": LEAD_BUCKET_LABELS, "first_failure": l.first_failure,
+        "first_failure_share": l.shares(), "without_candidate": l.without_candidate,
+        "without_candidate_share": l.without_candidate_share(),
+    })
+}
+
+/// Share (0–1) of all core-hours `Σ_runs ∫N dt = utilization·C·T·R` (mean utilization over the runs) that
+/// the deployments MARGINAL admitted used (0 without core-hours).
+fn marginal_share(t: &packlab::admission::tuning::Evaluation, p: &AdmitParams) -> f64 {
+    let total = t.utilization * p.capacity * p.horizon_hours * t.run_utilization.len() as f64;
+    if total > 0.0 {
+        t.marginal.core_hours / total
+    } else {
+        0.0
+    }
+}
+
+/// One line of the lead-time diagnostic for the text output of `packlab admit`.
+fn lead_time_line(label: &str, l: &LeadTimeCounts) -> String {
+    let parts: Vec<String> = LEAD_BUCKET_LABELS
+        .iter()
+        .zip(l.shares())
+        .map(|(b, s)| format!("{b} {:.1}%", 100.0 * s))
+        .collect();
+    format!(
+        "{label}: first failing lead time of {} rejections: {}; {:.1}% fail without the candidate",
+        l.rejections,
+        parts.join(", "),
+        100.0 * l.without_candidate_share()
+    )
+}
+
 /// The status as printed and in JSON: `tuned`, `untunable` or `bound`.
 fn status_name(s: TuneStatus) -> &'static str {
     match s {
@@ -279,6 +375,11 @@ fn arm_json(a: &ArmResult, p: &AdmitParams, run_detail: bool) -> serde_json::Val
         v["marginal_candidates"] = serde_json::json!(t.marginal.candidates);
         v["marginal_accepts"] = serde_json::json!(t.marginal.accepts);
         v["marginal_closest"] = serde_json::json!(t.marginal.closest);
+        v["marginal_core_hours"] = serde_json::json!(t.marginal.core_hours);
+        v["marginal_core_hours_share"] = serde_json::json!(marginal_share(t, p));
+    }
+    if !t.lead_time.is_empty() {
+        v["lead_time"] = lead_time_json(&t.lead_time);
     }
     if run_detail {
         v["run_utilization"] = serde_json::json!(t.run_utilization);
@@ -330,6 +431,9 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
         return crate::common::print_link(&sc);
     }
     let p = &sc.admission.params;
+    if let Some(n) = args.calibrate_eps {
+        return run_calibrate_eps(p, n, sc.seed);
+    }
     if let Some(list) = &args.scan {
         return run_scan(
             sc.admission.preset()?,
@@ -393,6 +497,21 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
                     .map(|g| format!("{:+.1}%", 100.0 * g))
                     .unwrap_or_default()
             );
+        }
+        for a in &res.arms {
+            let t = &a.result.tuned;
+            if !t.lead_time.is_empty() {
+                println!("{}", lead_time_line(&a.label, &t.lead_time));
+            }
+            if a.result.marginal {
+                println!(
+                    "{}: MARGINAL admitted {} deployments ({:.0} core-hours, {:.3}% of ∫N dt)",
+                    a.label,
+                    t.marginal.accepts,
+                    t.marginal.core_hours,
+                    100.0 * marginal_share(t, p)
+                );
+            }
         }
         if let Some(pr) = &p.pricing {
             for a in &res.arms {
@@ -529,6 +648,8 @@ fn run_scan(
                 "run_failures": runs.iter().map(|r| r.failures).collect::<Vec<_>>(),
                 "marginal_candidates": e.marginal.candidates, "marginal_accepts": e.marginal.accepts,
                 "marginal_closest": e.marginal.closest,
+                "marginal_core_hours": e.marginal.core_hours,
+                "lead_time": lead_time_json(&e.lead_time),
             }));
             progress.update(
                 out.len() * thresholds.len() + evs.len(),

@@ -7,7 +7,7 @@ use super::moments::{
     Belief, CurveBasis, CurvePlan, ExactTables, MomentConfig, NodeCache, PsiSource, TableLattice,
 };
 use super::params::{AdmitParams, InitialSize, Labelling, PolicySpec};
-use super::policy::{AdmissionPolicy, DecisionContext, LeadGrid, MomentPolicy};
+use super::policy::{AdmissionPolicy, DecisionContext, LeadGrid, LeadTimeCounts, MomentPolicy};
 use super::posterior::{update, SuffStats};
 use crate::substrate::des::{Des, TimerKey, World};
 use crate::substrate::hash::FxHashMap;
@@ -167,6 +167,10 @@ pub struct RunResult {
     /// each omitted at zero / `None`.
     #[serde(flatten)]
     pub marginal: MarginalCounts,
+    /// FIRST/SECOND: the lead-time diagnostic of the arrivals the test without MARGINAL rejected
+    /// ([`LeadTimeCounts`], issue 32); omitted when there were none.
+    #[serde(default, skip_serializing_if = "LeadTimeCounts::is_empty")]
+    pub lead_time: LeadTimeCounts,
 }
 
 /// What the MARGINAL heuristic (seed 000 Def. 6.1, ALGORITHMS.md §2.7) did over one run ([`RunResult`]) or
@@ -195,6 +199,14 @@ pub struct MarginalCounts {
         skip_serializing_if = "Option::is_none"
     )]
     pub closest: Option<f64>,
+    /// Core-hours (∫ cores dt until the run's end) of the deployments admitted because of the heuristic
+    /// (those counted in `accepts`), their scale-outs included: what MARGINAL adds to `∫N dt`.
+    #[serde(
+        rename = "marginal_core_hours",
+        default,
+        skip_serializing_if = "is_zero_f"
+    )]
+    pub core_hours: f64,
 }
 
 impl MarginalCounts {
@@ -208,12 +220,17 @@ impl MarginalCounts {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
                 },
+                core_hours: acc.core_hours + m.core_hours,
             })
     }
 }
 
 fn is_zero(x: &u64) -> bool {
     *x == 0
+}
+
+fn is_zero_f(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Sums over one run behind the variance-based payments of seed 000 §7.1 (ALGORITHMS.md §2.11): for every
@@ -275,6 +292,8 @@ struct Dep {
     due: f64,
     dirty: bool,
     full: bool,
+    /// Admitted because of MARGINAL (its cores count in `Cluster::marginal_active`).
+    by_marginal: bool,
 }
 
 /// Reusable caches (alive-table lattice, quadrature nodes); share across runs to amortise table building.
@@ -338,6 +357,8 @@ struct Cluster<'a> {
     cache: &'a mut SimCache,
     deps: Vec<Dep>,
     active: u64,
+    /// Active cores of the deployments MARGINAL admitted.
+    marginal_active: u64,
     last_change: f64,
     month: MonthStats,
     res: RunResult,
@@ -417,6 +438,9 @@ fn add_stats(a: &SuffStats, b: &SuffStats) -> SuffStats {
 impl<'a> Cluster<'a> {
     fn integrate(&mut self, now: f64) {
         self.month.core_hours += self.active as f64 * (now - self.last_change);
+        if self.marginal_active > 0 {
+            self.res.marginal.core_hours += self.marginal_active as f64 * (now - self.last_change);
+        }
         self.last_change = now;
     }
 
@@ -739,6 +763,7 @@ impl<'a> Cluster<'a> {
         };
         let needs = self.policy.needs_curves();
         let mut priced: Option<f64> = None;
+        let mut by_marginal = false;
         let accept = if needs {
             self.refresh_curves(now);
             let mk = |ps: &SuffStats| {
@@ -796,16 +821,22 @@ impl<'a> Cluster<'a> {
                 marginal_eps: self.p.marginal_eps,
             };
             let ok = self.policy.accept(&ctx);
-            if self.policy.spec.marginal {
-                if self.policy.marginal_somewhere(&ctx) {
-                    self.res.marginal.candidates += 1;
-                }
-                if let Some(m) = self.policy.failing_candidate_mean(&ctx) {
+            if self.policy.spec.marginal && self.policy.marginal_somewhere(&ctx) {
+                self.res.marginal.candidates += 1;
+            }
+            if let Some(r) = self.policy.rejection(&ctx) {
+                self.res.lead_time.add(&r);
+                if self.policy.spec.marginal {
                     if ok {
                         self.res.marginal.accepts += 1;
+                        by_marginal = true;
                     }
-                    let c = self.res.marginal.closest.get_or_insert(m);
-                    *c = c.min(m);
+                    let c = self
+                        .res
+                        .marginal
+                        .closest
+                        .get_or_insert(r.max_candidate_mean);
+                    *c = c.min(r.max_candidate_mean);
                 }
             }
             ok
@@ -824,6 +855,9 @@ impl<'a> Cluster<'a> {
             self.policy.accept(&ctx)
         };
         if !(accept && (self.active + a.n0 as u64) as f64 <= self.p.capacity) {
+            if by_marginal {
+                self.res.marginal.accepts -= 1; // the heuristic passed it, the capacity did not
+            }
             return;
         }
         self.res.accepted += 1;
@@ -834,6 +868,9 @@ impl<'a> Cluster<'a> {
         }
         self.integrate(now);
         self.active += a.n0 as u64;
+        if by_marginal {
+            self.marginal_active += a.n0 as u64;
+        }
         let di = self.deps.len();
         let key_next = des.new_key();
         let key_kill = des.new_key();
@@ -854,6 +891,7 @@ impl<'a> Cluster<'a> {
             due: now,
             dirty: false,
             full: true,
+            by_marginal,
         });
         if self.policy.needs_curves() {
             self.deps[di].dirty = true;
@@ -878,6 +916,7 @@ impl<'a> Cluster<'a> {
             // core death
             self.integrate(now);
             self.active -= 1;
+            self.marginal_active -= self.deps[di].by_marginal as u64;
             let d = &mut self.deps[di];
             d.n -= 1;
             d.stats.deaths += 1.0;
@@ -903,6 +942,9 @@ impl<'a> Cluster<'a> {
             if (self.active + k as u64) as f64 <= self.p.capacity {
                 self.integrate(now);
                 self.active += k as u64;
+                if self.deps[di].by_marginal {
+                    self.marginal_active += k as u64;
+                }
                 self.deps[di].n += k;
                 if self.policy.needs_curves() {
                     self.mark_dirty(di);
@@ -921,6 +963,9 @@ impl<'a> Cluster<'a> {
         }
         self.integrate(now);
         self.active -= self.deps[di].n as u64;
+        if self.deps[di].by_marginal {
+            self.marginal_active -= self.deps[di].n as u64;
+        }
         self.deps[di].n = 0;
         self.die(di, des);
     }
@@ -991,6 +1036,7 @@ pub fn simulate_run(
         cache,
         deps: Vec::new(),
         active: 0,
+        marginal_active: 0,
         last_change: 0.0,
         month: MonthStats::default(),
         res: RunResult::default(),
@@ -1197,4 +1243,96 @@ pub fn simulate_deployment_moments(
             (m, v, se_m, se_v)
         })
         .collect()
+}
+
+/// Smallest candidate mean `min_k μ_c(t_k)` (cores) over the look-ahead of [`lead_grid`] for arrivals
+/// `0..n` of run `seed`, each with `m` pseudo-observations of its own type (ALGORITHMS.md §2.11, labelling
+/// off) and the posterior of [`update`]; curves from [`super::moments::posterior_moments`] (exact tables, the
+/// parameters' moment settings). A candidate is marginal somewhere (seed 000 Def. 6.1) exactly when this is
+/// below ε_m; the calibration of ε_m (issue 32, seed 000 App. E: "with the global prior alone no deployment
+/// is marginal", with one observation "relatively few") reads these. Length `n`, in arrival order.
+pub fn candidate_min_means(p: &AdmitParams, m: u32, n: usize, seed: u64) -> Vec<f64> {
+    let grid = lead_grid(p);
+    let mut memo: FxHashMap<[u64; 7], f64> = FxHashMap::default();
+    (0..n as u64)
+        .map(|idx| {
+            let a = draw_arrival(p, seed, idx);
+            let mut pr = stream(seed, comp::PSEUDO_OBS, idx);
+            let s = pseudo_observations(&mut pr, &a.theta, m);
+            let (l, v, sg) = update(&p.priors, &s, p.update);
+            let b = Belief {
+                n0: a.n0,
+                lambda: l,
+                nu: v,
+                sigma: sg,
+            };
+            let mut key = [a.n0 as u64, 0, 0, 0, 0, 0, 0];
+            for (k, x) in hyper(&b).iter().enumerate() {
+                key[1 + k] = x.to_bits();
+            }
+            *memo.entry(key).or_insert_with(|| {
+                let mc = super::moments::posterior_moments(
+                    &b,
+                    p.priors.kappa,
+                    &grid.curve_t,
+                    &p.moments,
+                );
+                let mean: Vec<f64> = mc.iter().map(|x| x.mean).collect();
+                (0..grid.policy_t.len())
+                    .map(|k| grid.at(&mean, k))
+                    .fold(f64::INFINITY, f64::min)
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admission::params::PolicyKind;
+
+    /// A FIRST test that fails everywhere (θ = 0: `E < 0` never holds, with or without the candidate) with
+    /// MARGINAL at ε_m = 1e12 (every candidate marginal at every lead time) admits every arrival that fits by
+    /// MARGINAL alone: known values for the lead-time diagnostic (every arrival rejected by the test, first at
+    /// the smallest lead time 24/600 h, i.e. < 1 h, all failing without the candidate) and for the heuristic's
+    /// counts (its admissions are all admissions, its core-hours all of `∫N dt = utilization·C·T`). Without
+    /// MARGINAL nothing is admitted.
+    #[test]
+    fn lead_time_and_marginal_core_hours_on_a_test_that_always_fails() {
+        let p = AdmitParams {
+            capacity: 60.0,
+            horizon_hours: 300.0,
+            arrival_rate: 0.2,
+            marginal_eps: 1e12,
+            pseudo_obs: 1,
+            ..AdmitParams::default()
+        };
+        let grid = lead_grid(&p);
+        let mut cache = SimCache::new();
+        let spec = |marginal| PolicySpec {
+            kind: PolicyKind::First,
+            threshold: 0.0,
+            marginal,
+        };
+        let r = simulate_run(&p, spec(true), 7, &grid, &mut cache);
+        assert!(r.arrivals > 20 && r.accepted > 5, "{r:?}");
+        let lt = r.lead_time;
+        assert_eq!(lt.rejections, r.arrivals);
+        assert_eq!(lt.first_failure, [r.arrivals, 0, 0, 0, 0]);
+        assert_eq!(lt.without_candidate, r.arrivals);
+        assert_eq!(r.marginal.accepts, r.accepted);
+        assert_eq!(r.marginal.candidates, r.arrivals);
+        let total = r.utilization * p.capacity * p.horizon_hours;
+        assert!(
+            (r.marginal.core_hours - total).abs() <= 1e-9 * total,
+            "{} vs {total}",
+            r.marginal.core_hours
+        );
+        let off = simulate_run(&p, spec(false), 7, &grid, &mut cache);
+        assert_eq!(
+            (off.accepted, off.utilization, off.marginal),
+            (0, 0.0, MarginalCounts::default())
+        );
+        assert_eq!(off.lead_time.rejections, off.arrivals);
+    }
 }

@@ -5,6 +5,7 @@
 use super::component as comp;
 use super::importance::{self, kish_ess, weighted_utilization, ImportancePlan};
 use super::params::{AdmitParams, Labelling, PolicyKind, PolicySpec};
+use super::policy::LeadTimeCounts;
 use super::sim::{lead_grid, simulate_runs, MarginalCounts, RunResult, SimCache};
 use crate::substrate::rng::mix64;
 #[cfg(test)]
@@ -76,6 +77,10 @@ pub struct Evaluation {
     /// flat as `marginal_candidates`, `marginal_accepts`, `marginal_closest`); all zero otherwise.
     #[serde(flatten)]
     pub marginal: MarginalCounts,
+    /// FIRST/SECOND: the lead-time diagnostic pooled over the runs ([`LeadTimeCounts::pooled`], issue 32);
+    /// omitted when no arrival was rejected by the moment test.
+    #[serde(default, skip_serializing_if = "LeadTimeCounts::is_empty")]
+    pub lead_time: LeadTimeCounts,
 }
 
 /// The runs' inputs to the variance-based payment rule of seed 000 §7.1 (ALGORITHMS.md §2.11), pooled over runs
@@ -240,6 +245,7 @@ pub fn summarise_weighted(threshold: f64, runs: &[RunResult], weights: &[f64]) -
         run_weights: w.to_vec(),
         pricing: pricing_summary(runs, w),
         marginal: MarginalCounts::pooled(runs.iter().map(|x| &x.marginal)),
+        lead_time: LeadTimeCounts::pooled(runs.iter().map(|x| &x.lead_time)),
     }
 }
 
@@ -930,7 +936,7 @@ pub enum Preset {
     E01,
     /// E0.2 value of prior information: m ∈ {0, 1, 5, 50} × {FIRST, SECOND} with MARGINAL.
     E02,
-    /// E0.3 MARGINAL ablation: m ∈ {1, 5, 50} × SECOND with and without MARGINAL.
+    /// E0.3 MARGINAL ablation (seed 000 App. E): FIRST and SECOND, m ∈ {1, 5, 50}, each with and without MARGINAL.
     E03,
     /// E0.4 labelling: labelled vs unlabelled, SECOND, m = 1 per type.
     E04,
@@ -1001,15 +1007,18 @@ impl Preset {
                 v
             }
             Preset::E03 => {
+                // seed 000 App. E ablates MARGINAL for both moment policies (issue 32)
                 let mut v = Vec::new();
-                for m in [1u32, 5, 50] {
-                    for mg in [false, true] {
-                        let name = if mg {
-                            format!("SECOND+MARGINAL m={m}")
-                        } else {
-                            format!("SECOND m={m}")
-                        };
-                        v.push((name, with(m, Labelling::Off), PolicyKind::Second, mg));
+                for k in [PolicyKind::First, PolicyKind::Second] {
+                    for m in [1u32, 5, 50] {
+                        for mg in [false, true] {
+                            let name = if mg {
+                                format!("{}+MARGINAL m={m}", k.name())
+                            } else {
+                                format!("{} m={m}", k.name())
+                            };
+                            v.push((name, with(m, Labelling::Off), k, mg));
+                        }
                     }
                 }
                 v
