@@ -54,7 +54,7 @@ pub struct EraArgs {
     #[arg(long)]
     pub jobs: Option<String>,
     /// E4.1: how C is set: arrivals (offered load over the arrival span; the default) or runnable (work with
-    /// widths clamped to C, over the span to the last deadline).
+    /// widths clamped to C, over the arrival span plus the work-weighted mean window).
     #[arg(long)]
     pub capacity_basis: Option<String>,
     /// E4.1 synthetic: jobs per class in the scheduled days.

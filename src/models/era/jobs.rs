@@ -327,17 +327,14 @@ fn e41(w: &Workload, p: &EraParams, seed: u64, period: i64) -> Result<Setup, Run
             (c, unclamped.clone(), note)
         }
         CapacityBasis::Runnable => {
-            // C = frac × Σ min(W, C)·T / (last deadline − first scheduled slot): a fixed point
+            // C = frac × Σ min(W, C)·T / (arrival span + work-weighted mean window): a fixed point
             let runnable = |rs: &[Request]| -> f64 {
-                let last = rs
-                    .iter()
-                    .filter(|r| r.arrival >= period)
-                    .map(|r| r.d)
-                    .max()
-                    .unwrap_or(period + 1);
-                (p.capacity_frac * scheduled_work(rs) / (last - period).max(1) as f64)
-                    .round()
-                    .max(1.0)
+                let sched = rs.iter().filter(|r| r.arrival >= period);
+                let (work, wwin) = sched.fold((0.0, 0.0), |(a, b), r| {
+                    (a + r.work(), b + r.work() * (r.d - r.s) as f64)
+                });
+                let span = (end - period) as f64 + wwin / work.max(1e-300);
+                (p.capacity_frac * work / span.max(1.0)).round().max(1.0)
             };
             let mut c = runnable(&unclamped);
             let mut rs = make(c);
@@ -350,7 +347,7 @@ fn e41(w: &Workload, p: &EraParams, seed: u64, period: i64) -> Result<Setup, Run
                 rs = make(c);
             }
             let note = format!(
-                "capacity C = {c} units = {} × the runnable work (widths clamped to C) per slot from the first scheduled slot to the last deadline",
+                "capacity C = {c} units = {} × the runnable work (widths clamped to C) per slot of the span it can run in (the arrival span plus the work-weighted mean window)",
                 p.capacity_frac
             );
             (c, rs, note)
@@ -865,7 +862,7 @@ mod tests {
     /// The §6.5 generator: exactly `n` jobs per class in the scheduled days and round(n · 12 h / days) in the
     /// history; yahoo-5 has the largest mean width (32 units before the clamp) and mean unit value $1 ×
     /// E[LogNormal(0, 0.3)] = e^{0.045} = 1.046, the rest $10.46; C is the fixed point
-    /// `round(0.25 · Σ min(W, C)·T / (last deadline − period))` and no width exceeds it.
+    /// `round(0.25 · Σ min(W, C)·T / (arrival span + Σ W·T·(d − s) / Σ W·T))` and no width exceeds it.
     #[test]
     fn synthetic_e41_classes_counts_and_capacity() {
         let p = synthetic(400.0, 2.0, CapacityBasis::Runnable, Horizon::Open);
@@ -893,8 +890,8 @@ mod tests {
         assert!(s.requests.iter().all(|r| r.w <= c));
         let sched: Vec<&Request> = s.requests.iter().filter(|r| r.arrival >= period).collect();
         let work: f64 = sched.iter().map(|r| r.work()).sum();
-        let last = sched.iter().map(|r| r.d).max().unwrap();
-        assert_eq!(c, (0.25 * work / (last - period) as f64).round());
+        let wwin: f64 = sched.iter().map(|r| r.work() * (r.d - r.s) as f64).sum::<f64>() / work;
+        assert_eq!(c, (0.25 * work / (2880.0 + wwin)).round());
         // some yahoo-5 widths exceed C before the clamp (LogNormal tail)
         let wider = s.summary.wider_than_capacity;
         assert!(wider > 0 && wider < 400, "{wider}");

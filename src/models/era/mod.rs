@@ -221,8 +221,9 @@ pub enum CapacityBasis {
     /// The version-1 rule: `C = capacity_frac × offered work / (slots of the arrival span)`, widths capped at
     /// `max_units` only (jobs wider than `C` can never run).
     Arrivals,
-    /// `C = capacity_frac × runnable work / (slots from the first scheduled slot to the last deadline)`, the
-    /// runnable work being `Σ min(W, C)·T` with every width clamped to `C` (a fixed point, found by iteration).
+    /// `C = capacity_frac × runnable work / span`: the runnable work `Σ min(W, C)·T` has every width clamped
+    /// to `C`, and the span it can run in is the arrival span plus the work-weighted mean window
+    /// `Σ W·T·(d − s) / Σ W·T` (windows reach past the last arrival); a fixed point, found by iteration.
     Runnable,
 }
 
