@@ -144,7 +144,7 @@ def e41_table(lines, runs, setup_label):
             c = first["cells"][i]
             hi_done = sum(c["efficiency_by_class"][k] * classes[k]["value_share"] for k in range(5)) / hi_v
             if p in PAPER_E41:
-                paper, v = f"{100 * PAPER_E41[p]:.0f}%", e41_verdict(m, hw / 2, PAPER_E41[p], dm > 0)
+                paper, v = f"{100 * PAPER_E41[p]:.0f}%", e41_verdict(m, mean_sd(ve[p])[1], PAPER_E41[p], dm > 0)
             else:
                 paper, v = "—", "—"
             lines.append(f"| {HORIZON_TEXT[h]} | {p} | {pct(m)}{f' ± {100 * hw:.1f}' if len(rs) > 1 else ''} | {paper} | {v} | "
@@ -153,7 +153,7 @@ def e41_table(lines, runs, setup_label):
         p_diff = PAPER_E41["basic-econ:lp"] - PAPER_E41["greedy"]
         n_need = seeds_needed(diff)
         lines.append(f"| {HORIZON_TEXT[h]} | **basic-econ:lp − greedy** (paired) | {minus(f'{100 * dm:+.1f}')} pp"
-                     f"{f' ± {100 * dh:.1f}' if len(rs) > 1 else ''} | {100 * p_diff:+.0f} pp | {e41_verdict(dm, dh / 2, p_diff, dm > 0)} | "
+                     f"{f' ± {100 * dh:.1f}' if len(rs) > 1 else ''} | {100 * p_diff:+.0f} pp | {e41_verdict(dm, mean_sd(diff)[1], p_diff, dm > 0)} | "
                      f"resolved with {n_need if n_need else '—'} seeds | | | | |")
         summary.append((h, dm, dh, n_need, len(rs), min(diff), max(diff)))
     return summary
@@ -238,8 +238,7 @@ def render(e41, e43, wall):
                      f"and {pct(sum(x['value_share'] for x in cl[:5]))} of the value; {cl[5]['class']} ($1) holds "
                      f"{pct(cl[5]['work_share'], 1)} of the work and {pct(cl[5]['value_share'])} of the value.")
         lines.append("")
-    lines.append("Verdicts (E4.1): *reproduced* = within max(2 s.d. over the seeds, 5 pp) of the paper's number (s.d. = the "
-                 "95% CI's half-width / 2, a close approximation); *direction only* = not within, but BASIC_ECON (LP) above "
+    lines.append("Verdicts (E4.1): *reproduced* = within max(2 s.d. over the seeds, 5 pp) of the paper's number; *direction only* = not within, but BASIC_ECON (LP) above "
                  "greedy as in the paper (mean paired difference > 0); *not reproduced* = otherwise. \"Resolved with n seeds\" "
                  "= the fewest seeds whose 95% t interval of the paired mean excludes 0 at the observed mean and s.d.")
     lines.append("")
