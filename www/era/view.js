@@ -284,7 +284,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
           q ? `Cheapest feasible start ${q.start} at $${fmt(q.price, 5)} → ` : 'No feasible start → ',
           h('strong', {}, v.decision && v.decision.accept ? 'accepted' : 'rejected'), '.',
           q && q.start === rq.d - rq.t && rq.d - rq.s > rq.t
-            ? h('span', { class: 'warn', id: 'era-zero-slack' }, ` Zero slack: the start ${q.start} = d − T is the last feasible one, so any shortfall of the actual capacity makes the job late.`)
+            ? h('span', { class: 'zero-slack', id: 'era-zero-slack' }, ` Zero slack: the start ${q.start} = d − T is the last feasible one, so any shortfall of the actual capacity makes the job late.`)
             : null),
         h('table', { class: 'results', id: 'era-truthful' },
           h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'stated value'), h('th', { scope: 'col' }, 'decision'), h('th', { scope: 'col', class: 'num' }, 'price'))),
