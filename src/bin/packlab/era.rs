@@ -107,7 +107,11 @@ fn params(a: &EraArgs) -> Result<EraParams, String> {
         p.nonera = NonEraLoad::Synthetic;
     }
     p.lp_at_kappa = a.lp_at_kappa;
-    fn named<T: serde::de::DeserializeOwned>(flag: &str, v: &str, expected: &str) -> Result<T, String> {
+    fn named<T: serde::de::DeserializeOwned>(
+        flag: &str,
+        v: &str,
+        expected: &str,
+    ) -> Result<T, String> {
         serde_json::from_value(serde_json::Value::String(v.trim().to_string()))
             .map_err(|_| format!("--{flag}: unknown '{v}' (expected {expected})"))
     }

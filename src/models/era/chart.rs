@@ -74,7 +74,10 @@ fn kappa_label(ks: &[f64]) -> String {
         ),
         _ => format!(
             "κ {}",
-            ks.iter().map(|k| fmt_num(*k)).collect::<Vec<_>>().join(", ")
+            ks.iter()
+                .map(|k| fmt_num(*k))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
@@ -471,7 +474,15 @@ mod tests {
         // the stored E4.3 run's on-demand: κ 0.6 earns $20,352,522, the others $20,363,725 (0.06% more)
         let mut cells: Vec<CellResult> = [0.6, 0.7, 0.8, 0.9, 1.0]
             .iter()
-            .map(|&k| cell("on-demand", k, if k == 0.6 { 20_352_522.0 } else { 20_363_725.0 }, 0.72, 0.5))
+            .map(|&k| {
+                cell(
+                    "on-demand",
+                    k,
+                    if k == 0.6 { 20_352_522.0 } else { 20_363_725.0 },
+                    0.72,
+                    0.5,
+                )
+            })
             .collect();
         cells.push(cell("greedy", 0.6, 20.2e6, 0.11, 0.5));
         cells.push(cell("greedy", 1.0, 27.6e6, 6.16, 0.5));

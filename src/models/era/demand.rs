@@ -171,9 +171,7 @@ impl DemandPredictor for Table {
         let r = bt.rem_euclid(self.nb);
         let delta = (bt - now.div_euclid(self.g)).min(self.max_lag[r as usize]);
         // predicted arrivals in buckets after the last arrival's have lag below `lo`
-        let lo = self
-            .last_bucket
-            .map_or(0, |b| (bt - b).clamp(0, delta + 1));
+        let lo = self.last_bucket.map_or(0, |b| (bt - b).clamp(0, delta + 1));
         let key = (r, delta, lo);
         if !self.cache.contains_key(&key) {
             let steps: Vec<(f64, f64)> = self.residues[r as usize]

@@ -490,7 +490,8 @@ fn synthetic_jobs(p: &EraParams, seed: u64, period: i64) -> Result<(Vec<RawJob>,
                 period + (u * days).floor() as i64
             };
             let sw = SYNTHETIC_W_SIGMA;
-            let wf = SYNTHETIC_MEAN_W[c as usize] * libm::exp(sw * normal(&mut rng) - sw * sw / 2.0);
+            let wf =
+                SYNTHETIC_MEAN_W[c as usize] * libm::exp(sw * normal(&mut rng) - sw * sw / 2.0);
             let t = (SYNTHETIC_T_MEDIAN * libm::exp(p.t_sigma * normal(&mut rng)))
                 .round()
                 .max(1.0) as i64;
@@ -849,13 +850,21 @@ mod tests {
         };
         let r = job(RawShape::Synthetic(50.4, 10)).request(0, &p, 20.0, None);
         assert_eq!((r.w, r.t, r.s, r.d, r.value), (20.0, 10, 90, 110, 200.0));
-        assert_eq!(job(RawShape::Synthetic(50.4, 10)).request(0, &p, f64::INFINITY, None).w, 50.0);
+        assert_eq!(
+            job(RawShape::Synthetic(50.4, 10))
+                .request(0, &p, f64::INFINITY, None)
+                .w,
+            50.0
+        );
         let r = job(RawShape::Swim([6.4e12, 0.0, 0.0])).request(0, &p, 200.0, None);
         assert_eq!((r.w, r.t), (200.0, 500));
         // window [90, 110) cut at 100 → [90, 100); a 10-slot job arriving at 95 keeps s + T = 105
         let r = job(RawShape::Synthetic(3.0, 10)).request(0, &p, 20.0, Some(100));
         assert_eq!(r.d, 100);
-        let late = RawJob { arrival: 95, ..job(RawShape::Synthetic(3.0, 10)) };
+        let late = RawJob {
+            arrival: 95,
+            ..job(RawShape::Synthetic(3.0, 10))
+        };
         assert_eq!(late.request(0, &p, 20.0, Some(100)).d, 105);
     }
 
@@ -872,8 +881,16 @@ mod tests {
         assert_eq!(s.end, period + 2 * 1440);
         let hist = (400.0f64 * 720.0 / 2880.0).round() as usize;
         for c in 0..6u8 {
-            let sched = s.requests.iter().filter(|r| r.class == c && r.arrival >= period).count();
-            let h = s.requests.iter().filter(|r| r.class == c && r.arrival < period).count();
+            let sched = s
+                .requests
+                .iter()
+                .filter(|r| r.class == c && r.arrival >= period)
+                .count();
+            let h = s
+                .requests
+                .iter()
+                .filter(|r| r.class == c && r.arrival < period)
+                .count();
             assert_eq!((sched, h), (400, hist), "class {c}");
         }
         assert!(s.requests.windows(2).all(|w| w[0].arrival <= w[1].arrival));
@@ -882,7 +899,10 @@ mod tests {
         assert_eq!(cl[5].class, "yahoo-5");
         for (c, x) in cl.iter().enumerate() {
             let unit = if c == 5 { 1.0 } else { 10.0 };
-            assert!((x.mean_unit_value / (unit * 0.045f64.exp()) - 1.0).abs() < 0.04, "{c}: {x:?}");
+            assert!(
+                (x.mean_unit_value / (unit * 0.045f64.exp()) - 1.0).abs() < 0.04,
+                "{c}: {x:?}"
+            );
         }
         // the work is dominated by yahoo-5 (mean width 32 of 50 in all)
         assert!(cl[5].work_share > 0.5, "{:?}", cl[5]);
@@ -890,7 +910,11 @@ mod tests {
         assert!(s.requests.iter().all(|r| r.w <= c));
         let sched: Vec<&Request> = s.requests.iter().filter(|r| r.arrival >= period).collect();
         let work: f64 = sched.iter().map(|r| r.work()).sum();
-        let wwin: f64 = sched.iter().map(|r| r.work() * (r.d - r.s) as f64).sum::<f64>() / work;
+        let wwin: f64 = sched
+            .iter()
+            .map(|r| r.work() * (r.d - r.s) as f64)
+            .sum::<f64>()
+            / work;
         assert_eq!(c, (0.25 * work / (2880.0 + wwin)).round());
         // some yahoo-5 widths exceed C before the clamp (LogNormal tail)
         let wider = s.summary.wider_than_capacity;
