@@ -35,7 +35,7 @@ PAPERS = {
     "001": ("scripts/seed001_findings.py", [], ["--scale", "quick"]),
     "002": ("scripts/seed002_findings.py", [], ["--scale", "quick"]),
     "003": ("scripts/seed003_findings.py", ["--seeds", "5"], ["--scale", "quick"]),
-    "004": ("scripts/seed004_findings.py", ["--seeds", "5"], ["--scale", "quick"]),
+    "004": ("scripts/seed004_findings.py", ["--seeds", "10"], ["--scale", "quick"]),
 }
 # paper -> (scripts run before its findings script, scripts run after it), at the paper scale only: the other
 # committed scripts whose outputs the README or the findings tables include (wall times on the 2-core machine:

@@ -170,9 +170,12 @@ def paper_003():
 def paper_004():
     src = "results/004/e41.json"
     d = load(src)
-    g = d["runs"]
-    yield row(d["experiment"], "every policy of the preset", g[0]["command"], src,
-              f"seed {flag(g[0]['command'], '--seed')} of {len(g)} (the table averages the {len(g)} seeds)")
+    groups = {}
+    for r in d["runs"]:
+        groups.setdefault((r.get("setup", "swim-v1"), r.get("horizon", "open")), []).append(r)
+    for (setup, horizon), g in groups.items():
+        yield row(d["experiment"], f"{setup}, horizon {horizon}: every policy of the preset", g[0]["command"], src,
+                  f"seed {flag(g[0]['command'], '--seed')} of {len(g)} (the table averages the {len(g)} seeds)")
     for r in d["sensitivity"]:
         yield row(d["experiment"] + " sensitivity", r["label"], r["command"], src,
                   f"one run (seed {flag(r['command'], '--seed')})")

@@ -4,7 +4,9 @@
 //! pinned to their first version (`lifetime.empty`: the engine that introduced it); the era and oversub charts
 //! by the engine before their frame set-up was shared (bfdb7a0), on the pinned CLI outputs of those models;
 //! `lifetime.timeline` by the engine that introduced it, and again when its legend's swatches got an outline
-//! (the white "empty" swatch was invisible); `lifetime.accuracy` by the engine that introduced it.
+//! (the white "empty" swatch was invisible); `lifetime.accuracy` by the engine that introduced it;
+//! `era.frontier` and `era.efficiency` again when the frontier merged identical points, kept κ labels apart and
+//! gave revenue in $M, and both y-axis descriptions were shortened so they are not clipped (issue 26).
 
 use serde_json::json;
 

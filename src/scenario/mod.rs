@@ -47,6 +47,9 @@ pub const DEFAULTS_SETS: &[&str] = &[
     include_str!("defaults-4.json"),
     // + the calibrated GPA family (gpa-cal, off) in the placement frontier's families
     include_str!("defaults-5.json"),
+    // + the reservation model's horizon, E4.1 job source and capacity basis, E4.3 floor and LP-at-κ fields, all
+    //   at their version-1 behaviour (issue 26)
+    include_str!("defaults-6.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;

@@ -47,18 +47,33 @@ export function createControls({ onChange }) {
     h('option', { value: 'azure' }, 'real Azure 2017 load'),
     h('option', { value: 'synthetic' }, 'synthetic (§6.5 sinusoid + AR(1))'));
   const seed = num({ inputmode: 'numeric', placeholder: '1' });
+  const horizon = h('select', {},
+    h('option', { value: 'open' }, 'open — the predictor assumes arrivals never stop (version 1)'),
+    h('option', { value: 'no-arrivals' }, 'no-arrivals — horizon-aware predictor'),
+    h('option', { value: 'cut-windows' }, 'cut-windows — windows cut at the end'));
+  const jobs = h('select', {},
+    h('option', { value: 'synthetic' }, 'synthetic §6.5 generator — mirrors the paper'),
+    h('option', { value: 'swim' }, 'the SWIM workload (bundled day or upload)'));
+  const basis = h('select', {},
+    h('option', { value: 'runnable' }, 'runnable work, widths clamped to C'),
+    h('option', { value: 'arrivals' }, 'offered load over the arrival span (version 1)'));
+  const floor = num({ placeholder: '0.65' });
+  const lpKappa = h('input', { type: 'checkbox', id: 'era-lp-at-kappa' });
 
   const policyBox = h('div', { class: 'policies', id: 'f-era-policies', dataset: { field: 'era.policies' } },
     h('label', { class: 'policy-row', title: 'compare the policies the preset lists (E4.1: greedy and BASIC_ECON with the LP and spreading predictors; E4.3: on-demand, greedy and BASIC_ECON with the linear and LP predictors, with and without the penalty)' },
       usePreset, h('span', {}, h('strong', {}, 'the preset\'s policies'))),
     boxes.map((b) => b.row));
   const e41 = h('div', { class: 'grid2', id: 'era-e41-fields' },
+    field('era.jobs', 'jobs', jobs, 'E4.1: the synthetic generator of ALGORITHMS.md §6.5 mirrors the paper (six classes of 1,450 jobs, yahoo-5 the largest at $1 per unit-slot, the rest $10); SWIM days have no job types, so their classes are work sextiles'),
+    field('era.capacity_basis', 'capacity against', basis, 'E4.1: C = capacity / offered load × the work that can run (widths clamped to C, over the arrival span plus the mean window), or the version-1 rule'),
     field('era.capacity_frac', 'capacity / offered load', capFrac, 'E4.1: the cluster\'s capacity as a fraction of the mean offered load (the paper: "far too small")'));
   const e43 = h('div', { class: 'grid2', id: 'era-e43-fields' },
     field('era.days', 'days scheduled', days, 'E4.3: days after the history period'),
     field('era.load', 'offered load / capacity', load, 'E4.3: offered ERA work per slot as a multiple of ERA\'s capacity [UNSTATED]'),
     field('era.nonera', 'non-ERA load', nonera, 'E4.3: what moves ERA\'s actual capacity'),
-    field('era.nonera_quantile', 'non-ERA provisioned at quantile', quantile, 'E4.3: the quantile of the Azure load\'s fluctuation the non-ERA 80% is provisioned for; above it, it takes ERA\'s cores'));
+    field('era.nonera_quantile', 'non-ERA provisioned at quantile', quantile, 'E4.3: the quantile of the Azure load\'s fluctuation the non-ERA 80% is provisioned for; above it, it takes ERA\'s cores'),
+    field('era.e43_floor', 'price floor (× p_full)', floor, 'E4.3: BASIC_ECON\'s floor and greedy\'s fixed price, matched (stated 0.65)'));
 
   const el = h('section', { class: 'card', id: 'era-controls', 'aria-labelledby': 'era-controls-title' },
     h('h2', { id: 'era-controls-title' }, 'Scenario'),
@@ -71,20 +86,22 @@ export function createControls({ onChange }) {
       field('era.period_h', 'period (hours)', periodH, 'the LP and the spreading predictor of each period are fitted on the previous period\'s requests'),
       field('era.lp_bucket_min', 'LP bucket (minutes)', bucket, 'time resolution of the LP predictor; must divide the period'),
       field('era.gamma_pen', 'γ of the penalty', gamma, 'price(x) × exp(γ·(x − s)/(d − s)) in the :penalty variants'),
-      field('seed', 'seed', seed, 'windows and values (E4.1), ERA jobs (E4.3)')),
+      field('era.horizon', 'at the workload\'s end', horizon, 'arrivals stop at the end while accepted jobs run on: the version-1 predictor still prices the idle tail for arrivals that never come'),
+      field('era.lp_at_kappa', 'LP at κ_use·C', lpKappa, 'solve the LP predictor at the capacity the plan uses instead of C'),
+      field('seed', 'seed', seed, 'jobs, windows and values (E4.1), ERA jobs (E4.3)')),
     h('h3', {}, 'E4.1'), e41,
     h('h3', {}, 'E4.3'), e43);
 
   const fire = () => onChange();
-  for (const i of [kappa, periodH, bucket, gamma, capFrac, days, load, quantile, seed]) i.addEventListener('input', fire);
-  for (const i of [preset, nonera]) i.addEventListener('change', () => { setEnabled(); fire(); });
+  for (const i of [kappa, periodH, bucket, gamma, capFrac, days, load, quantile, seed, floor]) i.addEventListener('input', fire);
+  for (const i of [preset, nonera, horizon, jobs, basis, lpKappa]) i.addEventListener('change', () => { setEnabled(); fire(); });
   usePreset.addEventListener('change', () => { setEnabled(); fire(); });
 
   function setEnabled() {
     for (const b of boxes) b.box.disabled = usePreset.checked;
     const p41 = preset.value === 'E4.1';
-    for (const i of [capFrac]) i.disabled = !p41;
-    for (const i of [days, load, nonera, quantile]) i.disabled = p41;
+    for (const i of [capFrac, jobs, basis]) i.disabled = !p41;
+    for (const i of [days, load, nonera, quantile, floor]) i.disabled = p41;
     quantile.disabled = p41 || nonera.value !== 'azure';
     for (const b of boxes) if (p41 && b.name.startsWith('basic-econ:linear')) b.box.disabled = true;
   }
@@ -106,6 +123,11 @@ export function createControls({ onChange }) {
     load.value = String(p.load);
     quantile.value = String(p.nonera_quantile);
     nonera.value = p.nonera;
+    horizon.value = p.horizon;
+    jobs.value = p.jobs;
+    basis.value = p.capacity_basis;
+    floor.value = String(p.e43_floor);
+    lpKappa.checked = !!p.lp_at_kappa;
     seed.value = String(s.seed);
     setEnabled();
     showErrors([]);
@@ -138,6 +160,11 @@ export function createControls({ onChange }) {
     p.load = number(load, 'load');
     p.nonera_quantile = number(quantile, 'nonera_quantile');
     p.nonera = nonera.value;
+    p.horizon = horizon.value;
+    p.jobs = jobs.value;
+    p.capacity_basis = basis.value;
+    p.e43_floor = number(floor, 'e43_floor');
+    p.lp_at_kappa = lpKappa.checked;
     const sd = readNumber(seed, 'seed', errors, { integer: true });
     s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
     return { scenario: s, errors };

@@ -135,8 +135,10 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     const w = scenario.workload || {};
     const b = wasm.bundled_data().find((d) => d.id === w.bundled);
     const src = w.upload ? `the uploaded workload ${w.upload.name}` : b ? b.title : String(w.bundled);
-    setChildren(statementEl, p.preset === 'E4.1'
-      ? [h('strong', {}, 'Real arrivals and job sizes: '), `${src}. Units and durations are derived from the bytes; windows and values are synthetic (§6.5), stated as such.`]
+    setChildren(statementEl, p.preset === 'E4.1' && p.jobs === 'synthetic'
+      ? [h('strong', {}, 'Synthetic jobs (ALGORITHMS.md §6.5), the set-up that mirrors the paper: '), 'six classes of 1,450 jobs over 7 days, yahoo-5 the largest at $1 per unit-slot, the rest $10; the workload is not read. Choose "the SWIM workload" under E4.1 for real arrivals and sizes.']
+      : p.preset === 'E4.1'
+      ? [h('strong', {}, 'Real arrivals and job sizes: '), `${src}. Units and durations are derived from the bytes; windows and values are synthetic (§6.5), stated as such. SWIM has no job types, so the classes are work sextiles; the synthetic §6.5 jobs mirror the paper.`]
       : [h('strong', {}, 'Synthetic ERA jobs (§6.5) beside real non-ERA load: '), p.nonera === 'azure' ? `${src} moves ERA's actual capacity.` : 'the non-ERA load is synthetic too.']);
     if (!report) { setChildren(setupEl, h('p', { class: 'fine' }, 'The set-up appears when the run ends.')); return; }
     const s = report.setup;
@@ -144,6 +146,9 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
       h('dl', { class: 'summary', id: 'era-setup-list' },
         h('dt', {}, 'requests'), h('dd', { dataset: { requests: String(s.requests) } }, `${int(s.requests)} scheduled, ${int(s.history_requests)} in the history period`),
         h('dt', {}, 'capacity'), h('dd', {}, `${int(s.capacity)} units; offered ${int(s.offered_load)} units per slot`),
+        report.preset === 'E4.1' ? h('dt', {}, 'wider than C') : null,
+        report.preset === 'E4.1' ? h('dd', { id: 'era-wider', dataset: { wider: String(s.wider_than_capacity || 0) } },
+          `${int(s.wider_than_capacity || 0)} jobs${scenario.era.capacity_basis === 'runnable' ? ' (clamped to C)' : ' (they can never run)'}`) : null,
         h('dt', {}, 'actual capacity'), h('dd', {}, `mean ${pct(s.actual_mean)} of C, min ${pct(s.actual_min)}`),
         h('dt', {}, 'prices'), h('dd', {}, `BASIC_ECON unit price in [${fmt(report.prices.p_min)}, ${report.prices.p_max === null ? '∞' : fmt(report.prices.p_max)}], greedy ${fmt(report.prices.p_fix)}, on-demand ${fmt(report.prices.p_full)}`)),
       s.classes.length > 1 ? h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'era-classes' },
@@ -200,7 +205,9 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
       subtitle.textContent = `${report.preset} on ${s.workload}: ${int(s.requests)} requests, capacity ${int(s.capacity)} units, seed ${report.seed}`;
       setChildren(paperNote, report.paper.length
         ? ['Seed 004 reports value efficiency ', report.paper.map((f) => `${f.policy} ${pct(f.value, 0)}`).join(', '), ' on a Yahoo workload that is not public; here: ',
-          policiesOf(cells).map((p) => `${p} ${pct(best(p).value_efficiency)}`).join(', '), '. README "Economic reservations" explains the gap.']
+          policiesOf(cells).map((p) => `${p} ${pct(best(p).value_efficiency)}`).join(', '),
+          scenario.era.jobs === 'synthetic' ? ' on the synthetic §6.5 jobs, the set-up that mirrors the paper' : ' on SWIM jobs (the synthetic §6.5 jobs mirror the paper)',
+          `; horizon ${scenario.era.horizon}. README "Economic reservations" explains the gap.`]
         : []);
       if (scenario.era.policies.length === 0) controls.fill(scenario, policiesOf(cells));
       renderTable(cells, true);
@@ -275,7 +282,10 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
         h('p', { id: 'era-request-summary', dataset: { accept: String(!!(v.decision && v.decision.accept)), price: q ? String(q.price) : '', start: q ? String(q.start) : '' } },
           h('strong', {}, `Request ${v.index}`), ` (${v.policy}, κ ${fmt(v.kappa, 3)}) arrives at minute ${v.now}: ${fmt(rq.w)} units × ${rq.t} min inside [${rq.s}, ${rq.d}), value $${fmt(rq.value, 5)}. `,
           q ? `Cheapest feasible start ${q.start} at $${fmt(q.price, 5)} → ` : 'No feasible start → ',
-          h('strong', {}, v.decision && v.decision.accept ? 'accepted' : 'rejected'), '.'),
+          h('strong', {}, v.decision && v.decision.accept ? 'accepted' : 'rejected'), '.',
+          q && q.start === rq.d - rq.t && rq.d - rq.s > rq.t
+            ? h('span', { class: 'zero-slack', id: 'era-zero-slack' }, ` Zero slack: the start ${q.start} = d − T is the last feasible one, so any shortfall of the actual capacity makes the job late.`)
+            : null),
         h('table', { class: 'results', id: 'era-truthful' },
           h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'stated value'), h('th', { scope: 'col' }, 'decision'), h('th', { scope: 'col', class: 'num' }, 'price'))),
           h('tbody', {}, v.truthful.map(([m, acc, price]) => h('tr', {}, h('td', {}, `${fmt(m)} × $${fmt(rq.value, 5)}`), h('td', {}, acc ? 'accept' : 'reject'), h('td', { class: 'num' }, price === null ? '–' : `$${fmt(price, 5)}`))))),

@@ -45,7 +45,31 @@ pub struct EraArgs {
     /// E4.1: capacity as a fraction of the mean offered load.
     #[arg(long)]
     pub capacity_frac: Option<f64>,
-    /// Seed (windows, values, E4.3 jobs).
+    /// What happens at the workload's end: open (the predictor assumes arrivals never stop; the version-1
+    /// default), no-arrivals (the horizon-aware predictor) or cut-windows (windows cut at the end).
+    #[arg(long)]
+    pub horizon: Option<String>,
+    /// E4.1: the jobs: swim (the workload's SWIM jobs, the default) or synthetic (the ALGORITHMS.md §6.5
+    /// generator, the paper's set-up).
+    #[arg(long)]
+    pub jobs: Option<String>,
+    /// E4.1: how C is set: arrivals (offered load over the arrival span; the default) or runnable (work with
+    /// widths clamped to C, over the arrival span plus the work-weighted mean window).
+    #[arg(long)]
+    pub capacity_basis: Option<String>,
+    /// E4.1 synthetic: jobs per class in the scheduled days.
+    #[arg(long)]
+    pub jobs_per_class: Option<f64>,
+    /// E4.1 synthetic: scheduled days.
+    #[arg(long)]
+    pub synthetic_days: Option<f64>,
+    /// E4.3: BASIC_ECON's price floor and greedy's fixed price, as a multiple of p_full (stated 0.65).
+    #[arg(long)]
+    pub floor: Option<f64>,
+    /// Solve the LP predictor at κ_use·C instead of C.
+    #[arg(long)]
+    pub lp_at_kappa: bool,
+    /// Seed (windows, values, E4.3 jobs, synthetic E4.1 jobs).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Print one JSON array, one object per (policy, κ_use) with the §6.4 metrics.
@@ -82,6 +106,24 @@ fn params(a: &EraArgs) -> Result<EraParams, String> {
     if a.synthetic_load {
         p.nonera = NonEraLoad::Synthetic;
     }
+    p.lp_at_kappa = a.lp_at_kappa;
+    fn named<T: serde::de::DeserializeOwned>(
+        flag: &str,
+        v: &str,
+        expected: &str,
+    ) -> Result<T, String> {
+        serde_json::from_value(serde_json::Value::String(v.trim().to_string()))
+            .map_err(|_| format!("--{flag}: unknown '{v}' (expected {expected})"))
+    }
+    if let Some(h) = &a.horizon {
+        p.horizon = named("horizon", h, "open, no-arrivals or cut-windows")?;
+    }
+    if let Some(j) = &a.jobs {
+        p.jobs = named("jobs", j, "swim or synthetic")?;
+    }
+    if let Some(b) = &a.capacity_basis {
+        p.capacity_basis = named("capacity-basis", b, "arrivals or runnable")?;
+    }
     set_given!(
         p;
         period_h = a.period_h,
@@ -89,7 +131,10 @@ fn params(a: &EraArgs) -> Result<EraParams, String> {
         days = a.days,
         load = a.load,
         nonera_quantile = a.nonera_quantile,
-        capacity_frac = a.capacity_frac
+        capacity_frac = a.capacity_frac,
+        jobs_per_class = a.jobs_per_class,
+        synthetic_days = a.synthetic_days,
+        e43_floor = a.floor
     );
     Ok(p)
 }

@@ -39,8 +39,53 @@ pub fn policy_color(i: usize) -> RGBColor {
     ARM_COLORS[i % ARM_COLORS.len()]
 }
 
-/// Draws late-job % (y) against accepted revenue (x), one curve per policy through its κ_use points (labelled
-/// with κ). Non-finite values are skipped. Errors: a backend failure.
+/// One policy's frontier points `(revenue, late %, κ values)`: cells at the same point — revenue within 0.1%
+/// and late % within 0.01 pp of the point's first cell, e.g. on-demand, which barely depends on κ_use — merged
+/// into one point listing every κ, in κ order.
+pub fn frontier_points(cells: &[CellResult], policy: &str) -> Vec<(f64, f64, Vec<f64>)> {
+    let mut pts: Vec<(f64, f64, f64)> = cells
+        .iter()
+        .filter(|c| c.policy == policy && c.revenue.is_finite() && c.late_pct.is_finite())
+        .map(|c| (c.revenue, c.late_pct, c.kappa))
+        .collect();
+    pts.sort_by(|a, b| a.2.total_cmp(&b.2));
+    let mut out: Vec<(f64, f64, Vec<f64>)> = Vec::new();
+    for (r, l, k) in pts {
+        match out
+            .iter_mut()
+            .find(|q| (q.0 - r).abs() <= 1e-3 * q.0.abs().max(r.abs()) && (q.1 - l).abs() <= 0.01)
+        {
+            Some(q) => q.2.push(k),
+            None => out.push((r, l, vec![k])),
+        }
+    }
+    out
+}
+
+/// The label of a frontier point: `κ 0.8`, or for merged points `κ 0.6–1 (one point)` (three or more) or
+/// `κ 0.6, 0.8`.
+fn kappa_label(ks: &[f64]) -> String {
+    match ks {
+        [k] => format!("κ {}", fmt_num(*k)),
+        _ if ks.len() > 2 => format!(
+            "κ {}–{} (one point)",
+            fmt_num(ks[0]),
+            fmt_num(*ks.last().expect("non-empty"))
+        ),
+        _ => format!(
+            "κ {}",
+            ks.iter()
+                .map(|k| fmt_num(*k))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Draws late-job % (y) against accepted revenue (x, in $M from $1M on), one curve per policy through its
+/// κ_use points; identical points (on-demand's) are drawn once with every κ in one label, and a κ label that
+/// would overlap one already drawn moves to another side of its point or is left out. Non-finite values are
+/// skipped. Errors: a backend failure.
 pub fn draw_frontier<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     cells: &[CellResult],
@@ -49,6 +94,8 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let dp = blank(area, opts.scale)?;
     let ok = |c: &&CellResult| c.revenue.is_finite() && c.late_pct.is_finite();
     let (x_lo, x_hi) = bounds(cells.iter().filter(ok).map(|c| c.revenue)).unwrap_or((0.0, 1.0));
+    let unit = if x_hi.abs() >= 1e6 { 1e6 } else { 1.0 };
+    let (x_lo, x_hi) = (x_lo / unit, x_hi / unit);
     let y_hi = bounds(cells.iter().filter(ok).map(|c| c.late_pct))
         .map(|b| b.1)
         .unwrap_or(0.0);
@@ -61,8 +108,12 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let y_fmt = |v: &f64| format!("{}%", fmt_num(*v));
     chart
         .configure_mesh()
-        .x_desc("accepted revenue ($; more is better)")
-        .y_desc("late jobs  (% of accepted; less is better)")
+        .x_desc(if unit > 1.0 {
+            "accepted revenue ($M; more is better)"
+        } else {
+            "accepted revenue ($; more is better)"
+        })
+        .y_desc("late jobs (% of accepted)")
         .x_labels(8)
         .y_labels(6)
         .x_label_formatter(&x_fmt)
@@ -70,18 +121,15 @@ pub fn draw_frontier<DB: DrawingBackend>(
         .look(dp, 12.0, 13.0)
         .draw()
         .map_err(err)?;
+    // label boxes already drawn, pixels: (x0, y0, x1, y1)
+    let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
+    let lh = dp.pxi(12.0);
     for (i, p) in policies(cells).iter().enumerate() {
         let color = policy_color(i);
-        let mut pts: Vec<(f64, f64, f64)> = cells
-            .iter()
-            .filter(|c| &c.policy == p)
-            .filter(ok)
-            .map(|c| (c.revenue, c.late_pct, c.kappa))
-            .collect();
-        pts.sort_by(|a, b| a.2.total_cmp(&b.2));
+        let pts = frontier_points(cells, p);
         chart
             .draw_series(LineSeries::new(
-                pts.iter().map(|q| (q.0, q.1)),
+                pts.iter().map(|q| (q.0 / unit, q.1)),
                 color.stroke_width(dp.px(2.0)),
             ))
             .map_err(err)?
@@ -92,17 +140,39 @@ pub fn draw_frontier<DB: DrawingBackend>(
                     color.stroke_width(dp.px(2.0)),
                 )
             });
-        chart
-            .draw_series(pts.iter().map(|q| {
-                EmptyElement::at((q.0, q.1))
-                    + Circle::new((0, 0), dp.pxi(3.5), color.filled())
-                    + Text::new(
-                        format!("κ {}", fmt_num(q.2)),
-                        (dp.pxi(5.0), -dp.pxi(12.0)),
-                        (FONT, dp.px(10.0)).into_font().color(&INK.mix(0.7)),
-                    )
-            }))
-            .map_err(err)?;
+        for q in &pts {
+            let text = kappa_label(&q.2);
+            let (px, py) = chart.backend_coord(&(q.0 / unit, q.1));
+            let w = dp.pxi(5.6 * text.chars().count() as f64);
+            let offsets = [
+                (dp.pxi(5.0), -dp.pxi(14.0)),
+                (dp.pxi(5.0), dp.pxi(3.0)),
+                (-dp.pxi(5.0) - w, -dp.pxi(14.0)),
+                (-dp.pxi(5.0) - w, dp.pxi(3.0)),
+            ];
+            let free = offsets.iter().copied().find(|&(dx, dy)| {
+                let b = (px + dx, py + dy, px + dx + w, py + dy + lh);
+                !placed
+                    .iter()
+                    .any(|o| b.0 < o.2 && o.0 < b.2 && b.1 < o.3 && o.1 < b.3)
+            });
+            let el = EmptyElement::at((q.0 / unit, q.1))
+                + Circle::new((0, 0), dp.pxi(3.5), color.filled());
+            if let Some((dx, dy)) = free {
+                placed.push((px + dx, py + dy, px + dx + w, py + dy + lh));
+                chart
+                    .draw_series(std::iter::once(
+                        el + Text::new(
+                            text,
+                            (dx, dy),
+                            (FONT, dp.px(10.0)).into_font().color(&INK.mix(0.7)),
+                        ),
+                    ))
+                    .map_err(err)?;
+            } else {
+                chart.draw_series(std::iter::once(el)).map_err(err)?;
+            }
+        }
     }
     if !cells.is_empty() {
         draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, dp)?;
@@ -153,7 +223,7 @@ pub fn draw_efficiency<DB: DrawingBackend>(
         .configure_mesh()
         .disable_x_mesh()
         .x_desc("policy")
-        .y_desc("value efficiency  (% of requested value done on time)")
+        .y_desc("value efficiency (%)")
         .x_labels(2 * ps.len() + 1)
         .y_labels(6)
         .x_label_formatter(&x_fmt)
@@ -395,6 +465,49 @@ mod tests {
             value_efficiency: eff,
             ..Default::default()
         }
+    }
+
+    /// On-demand's five identical points are one point labelled with every κ; revenue above $1M is in $M; two
+    /// labels at the same spot are not both drawn at the same offset.
+    #[test]
+    fn frontier_merges_identical_points_and_shows_millions() {
+        // the stored E4.3 run's on-demand: κ 0.6 earns $20,352,522, the others $20,363,725 (0.06% more)
+        let mut cells: Vec<CellResult> = [0.6, 0.7, 0.8, 0.9, 1.0]
+            .iter()
+            .map(|&k| {
+                cell(
+                    "on-demand",
+                    k,
+                    if k == 0.6 { 20_352_522.0 } else { 20_363_725.0 },
+                    0.72,
+                    0.5,
+                )
+            })
+            .collect();
+        cells.push(cell("greedy", 0.6, 20.2e6, 0.11, 0.5));
+        cells.push(cell("greedy", 1.0, 27.6e6, 6.16, 0.5));
+        let pts = frontier_points(&cells, "on-demand");
+        assert_eq!(pts.len(), 1);
+        assert_eq!(pts[0].2, [0.6, 0.7, 0.8, 0.9, 1.0]);
+        assert_eq!(kappa_label(&pts[0].2), "κ 0.6–1 (one point)");
+        assert_eq!(kappa_label(&[0.6, 0.8]), "κ 0.6, 0.8");
+        let svg = cells_svg("frontier", &cells, &FrontierOptions::default(), 700, 450).unwrap();
+        assert!(svg.contains("$M"));
+        assert_eq!(svg.matches("κ 0.6–1 (one point)").count(), 1);
+        assert!(!svg.contains(">κ 0.7<"));
+        // a second policy exactly on top of on-demand: its label is drawn at another offset, not on top
+        cells.push(cell("copy", 0.5, 20_352_522.0, 0.72, 0.5));
+        let svg = cells_svg("frontier", &cells, &FrontierOptions::default(), 700, 450).unwrap();
+        let at = |label: &str| -> (String, String) {
+            let i = svg.find(label).unwrap_or_else(|| panic!("no {label}"));
+            let tag = &svg[svg[..i].rfind("<text").unwrap()..i];
+            let attr = |k: &str| {
+                let j = tag.find(&format!(" {k}=\"")).unwrap() + k.len() + 3;
+                tag[j..j + tag[j..].find('"').unwrap()].to_string()
+            };
+            (attr("x"), attr("y"))
+        };
+        assert_ne!(at("κ 0.6–1 (one point)"), at("κ 0.5"));
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! A [`Curve`] is the step function `q ↦ P̂` of one (τ, now) on integer ranks q: unit values in decreasing
 //! order with their cumulative demand; its prefix sums give any block price in O(log n).
 //! - [`Table`]: one period's entries (LP or spreading, [`super::lp`]) by bucket residue, with the arrival
-//!   filter `lag ≤ δ` (δ = buckets from now's bucket to τ's); curves are built lazily and cached.
+//!   filter `lag ≤ δ` (δ = buckets from now's bucket to τ's) and, when the predictor knows the workload's end
+//!   (`Horizon::NoArrivals`), `lag ≥ bucket(τ) − bucket(end − 1)` (no predicted arrivals past the end);
+//!   curves are built lazily and cached.
 //! - [`LinearTable`]: the analytic spreading demand of E4.3's known distributions (the "linear" predictor:
 //!   demand linear in price because unit values are uniform), as 64 equal-probability value steps.
 
@@ -124,7 +126,9 @@ pub struct Table {
     /// Per residue: `(lag, unit value, units per slot)`.
     residues: Vec<Vec<(i64, f64, f64)>>,
     max_lag: Vec<i64>,
-    cache: HashMap<(i64, i64), Curve>,
+    /// Bucket of the last arrival slot `end − 1` (horizon-aware), or `None` (arrivals never stop).
+    last_bucket: Option<i64>,
+    cache: HashMap<(i64, i64, i64), Curve>,
     cached_steps: usize,
 }
 
@@ -146,9 +150,18 @@ impl Table {
             p_max,
             residues,
             max_lag,
+            last_bucket: None,
             cache: HashMap::new(),
             cached_steps: 0,
         }
+    }
+
+    /// The same table, predicting no arrivals at or after slot `end` (`None`: arrivals never stop).
+    pub fn with_end(mut self, end: Option<i64>) -> Table {
+        self.last_bucket = end.map(|e| (e - 1).div_euclid(self.g));
+        self.cache.clear();
+        self.cached_steps = 0;
+        self
     }
 }
 
@@ -157,11 +170,13 @@ impl DemandPredictor for Table {
         let bt = tau.div_euclid(self.g);
         let r = bt.rem_euclid(self.nb);
         let delta = (bt - now.div_euclid(self.g)).min(self.max_lag[r as usize]);
-        let key = (r, delta);
+        // predicted arrivals in buckets after the last arrival's have lag below `lo`
+        let lo = self.last_bucket.map_or(0, |b| (bt - b).clamp(0, delta + 1));
+        let key = (r, delta, lo);
         if !self.cache.contains_key(&key) {
             let steps: Vec<(f64, f64)> = self.residues[r as usize]
                 .iter()
-                .filter(|e| e.0 <= delta)
+                .filter(|e| e.0 <= delta && e.0 >= lo)
                 .map(|e| (e.1, e.2))
                 .collect();
             if self.cached_steps + steps.len() > CACHE_STEPS {
@@ -188,7 +203,9 @@ pub struct LinearTable {
     dist: JobDist,
     p_min: f64,
     p_max: f64,
-    cache: HashMap<i64, Curve>,
+    /// First slot without arrivals (horizon-aware), or `None` (arrivals never stop).
+    end: Option<i64>,
+    cache: HashMap<(i64, i64), Curve>,
     /// Quadrature nodes `(T, T + S)` with equal weights.
     nodes: Vec<(f64, f64)>,
 }
@@ -213,20 +230,35 @@ impl LinearTable {
             dist: dist.clone(),
             p_min,
             p_max,
+            end: None,
             cache: HashMap::new(),
             nodes,
         }
     }
 
-    /// Expected demand `K(δ)` at δ slots ahead, units.
+    /// The same table, predicting no arrivals at or after slot `end` (`None`: arrivals never stop).
+    pub fn with_end(mut self, end: Option<i64>) -> LinearTable {
+        self.end = end;
+        self.cache.clear();
+        self
+    }
+
+    /// Expected demand `K(δ)` at δ slots ahead, units (arrivals never stop).
     pub fn expected_demand(&self, delta: i64) -> f64 {
-        let [lo, hi] = self.dist.w_range;
-        let mean_w = (hi - lo) / libm::log(hi / lo);
+        self.expected_demand_from(delta, 0)
+    }
+
+    /// Expected demand at δ slots ahead from requests arriving `lo..=δ` slots before the slot (arrivals less
+    /// than `lo` slots before it come after the workload's end): `λ·E[W]·E[T/(T+S)·(min(T+S, δ+1) − lo)⁺]`.
+    pub fn expected_demand_from(&self, delta: i64, lo: i64) -> f64 {
+        let [wlo, whi] = self.dist.w_range;
+        let mean_w = (whi - wlo) / libm::log(whi / wlo);
         let x = (delta + 1) as f64;
+        let lo = lo as f64;
         let e: f64 = self
             .nodes
             .iter()
-            .map(|&(t, win)| t / win * win.min(x))
+            .map(|&(t, win)| t / win * (win.min(x) - lo).max(0.0))
             .sum::<f64>()
             / self.nodes.len() as f64;
         self.dist.rate * mean_w * e
@@ -237,8 +269,9 @@ impl DemandPredictor for LinearTable {
     /// δ beyond 10 days ahead is capped.
     fn curve(&mut self, tau: i64, now: i64) -> &Curve {
         let delta = (tau - now).clamp(0, 14_400);
-        if !self.cache.contains_key(&delta) {
-            let k = self.expected_demand(delta);
+        let lo = self.end.map_or(0, |e| (tau - e + 1).clamp(0, delta + 1));
+        if !self.cache.contains_key(&(delta, lo)) {
+            let k = self.expected_demand_from(delta, lo);
             let [vlo, vhi] = self.dist.v_range;
             let steps = (0..LINEAR_STEPS)
                 .map(|i| {
@@ -247,9 +280,9 @@ impl DemandPredictor for LinearTable {
                 })
                 .collect();
             self.cache
-                .insert(delta, Curve::new(steps, self.p_min, self.p_max));
+                .insert((delta, lo), Curve::new(steps, self.p_min, self.p_max));
         }
-        &self.cache[&delta]
+        &self.cache[&(delta, lo)]
     }
 }
 
@@ -303,6 +336,64 @@ mod tests {
         assert_eq!(t.curve(35, 12).unit_price(3.0), 5.0);
         // the next period's bucket 7 ≡ 3 reads the same residue
         assert_eq!(t.curve(75, 52).unit_price(1.0), 9.0);
+    }
+
+    /// The horizon-aware table: predicted arrivals at or after the workload's end do not count, so a slot whose
+    /// predicted demand all arrives after the end is priced at the floor (zero demand).
+    #[test]
+    fn table_predicts_no_arrivals_past_the_end() {
+        let e = [
+            Entry {
+                bucket: 3,
+                lag: 0,
+                unit_value: 5.0,
+                demand: 2.0,
+            },
+            Entry {
+                bucket: 3,
+                lag: 2,
+                unit_value: 9.0,
+                demand: 1.0,
+            },
+        ];
+        // slot 35 (bucket 3) seen from slot 12 (bucket 1): both entries arrive in [now, τ] (buckets 1 and 3)
+        let mut open = Table::new(&e, 10, 4, 0.0, f64::INFINITY);
+        assert_eq!(open.curve(35, 12).block_price(3.0, 3.0), 9.0 + 5.0 + 5.0);
+        // arrivals end at slot 30 (last arrival bucket 2): the lag-0 entry would arrive in bucket 3 → only the
+        // $9 unit (arriving in bucket 1) is left; ranks 2, 3 are free
+        let mut t = Table::new(&e, 10, 4, 0.0, f64::INFINITY).with_end(Some(30));
+        assert_eq!(t.curve(35, 12).block_price(3.0, 3.0), 9.0);
+        // arrivals end at slot 10 (bucket 0): both would arrive after it → zero predicted demand at slot 35
+        let mut t = Table::new(&e, 10, 4, 0.0, f64::INFINITY).with_end(Some(10));
+        assert_eq!(t.curve(35, 12).block_price(3.0, 3.0), 0.0);
+        // before the end nothing changes: slot 25 (bucket 2, residue 2) has no entries either way, and slot 35
+        // seen with end 40 keeps both
+        let mut t = Table::new(&e, 10, 4, 0.0, f64::INFINITY).with_end(Some(40));
+        assert_eq!(t.curve(35, 12).block_price(3.0, 3.0), 19.0);
+    }
+
+    /// The horizon-aware linear predictor, in closed form: with T = 60 always, slack S ~ Exp(mean 120) and
+    /// arrivals stopping `lo` slots before τ, far ahead `K/(λ·E[W]) = E[60/(60+S)·(60 + S − lo)]
+    /// = 60 − lo·E[60/(60+S)] = 60 − lo·0.46145`; with `lo > δ` nothing arrives: zero.
+    #[test]
+    fn linear_demand_stops_at_the_end() {
+        let d = JobDist {
+            rate: 2.0,
+            w_range: [8.0, 512.0],
+            t_median: 60.0,
+            t_sigma: 0.0,
+            slack_mult: 2.0,
+            v_range: [0.65, 1.3],
+        };
+        let t = LinearTable::new(&d, 0.0, 1.0);
+        let mean_w = 504.0 / (64.0f64).ln();
+        let k = t.expected_demand_from(100_000, 10) / (2.0 * mean_w);
+        assert!((k - (60.0 - 10.0 * 0.46145)).abs() < 0.1, "{k}");
+        assert_eq!(t.expected_demand_from(50, 51), 0.0);
+        assert_eq!(t.expected_demand_from(50, 0), t.expected_demand(50));
+        // through the curve: τ = 1,000 seen from 0 with arrivals ending at slot 990 (lo = 11) vs at slot 0
+        let mut h = LinearTable::new(&d, 0.0, 1.0).with_end(Some(1));
+        assert_eq!(h.curve(1_000, 0).block_price(10.0, 10.0), 0.0);
     }
 
     /// K(δ) grows to λ·E[W]·E[T] (every request's whole spread work) and starts at λ·E[W]·E[T/(T+S)].

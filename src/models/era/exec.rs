@@ -30,6 +30,9 @@ pub struct CellResult {
     pub late_pct: f64,
     /// Late jobs.
     pub late: usize,
+    /// Accepted jobs planned to start at their last feasible start `d − T` although their window had slack
+    /// (`d − s > T`): zero slack left against any shortfall of the actual capacity.
+    pub zero_slack_starts: usize,
     /// Σ allocated / Σ C over the scheduled window.
     pub utilization: f64,
     /// Σ allocated over the whole run, unit-slots (the total allocation of §6.4).
@@ -158,7 +161,15 @@ pub fn run_cell(
     stop_at: Option<usize>,
 ) -> Result<(CellResult, Option<RequestView>), RunError> {
     let bucket = params.lp_bucket_min.round() as i64;
-    let mut sch = Scheduler::new(setup, policy, kappa, bucket, params.gamma_pen, lp)?;
+    let mut sch = Scheduler::new(
+        setup,
+        policy,
+        kappa,
+        bucket,
+        params.gamma_pen,
+        lp,
+        params.horizon == super::Horizon::NoArrivals,
+    )?;
     let sched: Vec<&super::jobs::Request> = setup
         .requests
         .iter()
@@ -249,6 +260,9 @@ pub fn run_cell(
                 res.accepted_by_class[r.class as usize] += 1;
                 res.revenue += q.price;
                 res.accepted_work += r.work();
+                if q.start == r.d - r.t && r.d - r.s > r.t {
+                    res.zero_slack_starts += 1;
+                }
                 cloud.admit(r, q.start);
             }
             next += 1;

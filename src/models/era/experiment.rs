@@ -58,7 +58,8 @@ pub struct EraRun {
     cells: Vec<(Policy, f64)>,
     results: Vec<CellResult>,
     error: Option<RunError>,
-    lp: Option<LpEntries>,
+    /// The LP predictor's entries per capacity solved at (`C`, or each `κ_use·C` with `lp_at_kappa`).
+    lp: Vec<(f64, LpEntries)>,
 }
 
 impl EraRun {
@@ -82,7 +83,7 @@ impl EraRun {
             cells,
             results: Vec::new(),
             error: None,
-            lp: None,
+            lp: Vec::new(),
         })
     }
 
@@ -91,14 +92,35 @@ impl EraRun {
         &self.setup
     }
 
-    /// Solves the LPs of every period once, when a cell of `range` is the first to need them.
+    /// The capacity the LP predictor is solved at for κ_use `kappa`: `C`, or `⌊κ_use·C⌋` with
+    /// `lp_at_kappa` (the capacity BASIC_ECON plans against).
+    fn lp_capacity(&self, kappa: f64) -> f64 {
+        if self.params.lp_at_kappa {
+            (kappa * self.setup.capacity + 1e-9).floor()
+        } else {
+            self.setup.capacity
+        }
+    }
+
+    /// The LP entries solved at the capacity of κ_use `kappa`, if computed.
+    fn lp_for(&self, kappa: f64) -> Option<&LpEntries> {
+        let c = self.lp_capacity(kappa);
+        self.lp.iter().find(|(k, _)| *k == c).map(|(_, e)| e)
+    }
+
+    /// Solves the LPs of every period once per capacity, when a cell of `range` is the first to need them.
     fn ensure_lp(&mut self, range: std::ops::Range<usize>) -> Result<(), RunError> {
-        let needs = self.cells[range]
+        let needed: Vec<f64> = self.cells[range]
             .iter()
-            .any(|(p, _)| p.algorithm == Algorithm::BasicEcon && p.predictor == Predictor::Lp);
-        if needs && self.lp.is_none() {
-            let bucket = self.params.lp_bucket_min.round() as i64;
-            self.lp = Some(lp_entries(&self.setup, bucket, threads())?);
+            .filter(|(p, _)| p.algorithm == Algorithm::BasicEcon && p.predictor == Predictor::Lp)
+            .map(|&(_, k)| self.lp_capacity(k))
+            .collect();
+        let bucket = self.params.lp_bucket_min.round() as i64;
+        for c in needed {
+            if !self.lp.iter().any(|(k, _)| *k == c) {
+                let e = lp_entries(&self.setup, c, bucket, threads())?;
+                self.lp.push((c, e));
+            }
         }
         Ok(())
     }
@@ -131,9 +153,9 @@ impl Experiment for EraRun {
             self.error = Some(e);
             return None;
         }
-        let (setup, params, lp) = (&self.setup, &self.params, self.lp.as_ref());
+        let (setup, params) = (&self.setup, &self.params);
         let out = map_parallel(threads(), &self.cells[first..to], |&(p, k)| {
-            run_cell(setup, params, p, k, lp, None).map(|r| r.0)
+            run_cell(setup, params, p, k, self.lp_for(k), None).map(|r| r.0)
         });
         let mut cells = Vec::with_capacity(out.len());
         for r in out {
@@ -164,7 +186,7 @@ impl Experiment for EraRun {
         let i = job_index(job, self.cells.len(), "a cell of this experiment")?;
         self.ensure_lp(i..i + 1)?;
         let (p, k) = self.cells[i];
-        let c = run_cell(&self.setup, &self.params, p, k, self.lp.as_ref(), None)?.0;
+        let c = run_cell(&self.setup, &self.params, p, k, self.lp_for(k), None)?.0;
         serde_json::to_value(c).map_err(crate::experiment::ser_error)
     }
 
@@ -242,12 +264,13 @@ impl Experiment for EraRun {
                 format!("must be below {scheduled} (the scheduled requests)"),
             ));
         }
-        let lp = match self.lp.as_ref() {
+        let lp = match self.lp_for(k) {
             Some(lp) => Some(std::borrow::Cow::Borrowed(lp)),
             None if p.algorithm == Algorithm::BasicEcon && p.predictor == Predictor::Lp => {
                 let bucket = self.params.lp_bucket_min.round() as i64;
                 Some(std::borrow::Cow::Owned(lp_entries(
                     &self.setup,
+                    self.lp_capacity(k),
                     bucket,
                     threads(),
                 )?))

@@ -174,6 +174,59 @@ pub enum NonEraLoad {
     Synthetic,
 }
 
+/// What the run does at the workload's end `end` (the first slot after the last arrival; ALGORITHMS.md §6.5
+/// "Horizon"): arrivals stop there while the execution continues until every accepted job has finished.
+/// Serialized `open`, `no-arrivals`, `cut-windows`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Horizon {
+    /// The version-1 behaviour: the predictor assumes arrivals never stop, so it prices slots after `end` for
+    /// demand that never comes.
+    Open,
+    /// The horizon-aware predictor: predicted demand at slot τ counts only predicted requests arriving before
+    /// `end` (in `[now, min(τ, end − 1)]`, at the predictor's bucket resolution).
+    NoArrivals,
+    /// Every request's window is cut at the horizon: `d ← max(min(d, end), s + T)`, so no policy schedules
+    /// work into the idle tail (the predictor is the version-1 one; its history is cut the same way).
+    CutWindows,
+}
+
+impl Horizon {
+    /// `open`, `no-arrivals` or `cut-windows`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Horizon::Open => "open",
+            Horizon::NoArrivals => "no-arrivals",
+            Horizon::CutWindows => "cut-windows",
+        }
+    }
+}
+
+/// Where E4.1's requests come from. Serialized `swim`, `synthetic`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum E41Jobs {
+    /// The scenario's SWIM workload: real arrivals and bytes, six equal-count work sextiles as classes.
+    Swim,
+    /// The ALGORITHMS.md §6.5 generator: six classes of [`EraParams::jobs_per_class`] jobs arriving uniformly
+    /// over [`EraParams::synthetic_days`], mean widths {1, 2, 4, 8, 3, 32} units, "yahoo-5" (32 units) at $1
+    /// per unit-slot, the rest $10 (the paper's E4.1).
+    Synthetic,
+}
+
+/// How E4.1's capacity `C` is set. Serialized `arrivals`, `runnable`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CapacityBasis {
+    /// The version-1 rule: `C = capacity_frac × offered work / (slots of the arrival span)`, widths capped at
+    /// `max_units` only (jobs wider than `C` can never run).
+    Arrivals,
+    /// `C = capacity_frac × runnable work / span`: the runnable work `Σ min(W, C)·T` has every width clamped
+    /// to `C`, and the span it can run in is the arrival span plus the work-weighted mean window
+    /// `Σ W·T·(d − s) / Σ W·T` (windows reach past the last arrival); a fixed point, found by iteration.
+    Runnable,
+}
+
 /// The reservation model's scenario section. Empty `policies` / `kappa` take the preset's lists
 /// ([`EraParams::policy_list`], [`EraParams::kappa_list`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -220,6 +273,21 @@ pub struct EraParams {
     /// E4.3: start of the Azure window used, hours after the workload's first arrival (the first day ramps
     /// up from an empty datacenter).
     pub nonera_start_h: f64,
+    /// What happens at the workload's end ([`Horizon`]; default `open`, the version-1 behaviour).
+    pub horizon: Horizon,
+    /// E4.1: where the requests come from ([`E41Jobs`]; default `swim`).
+    pub jobs: E41Jobs,
+    /// E4.1: how `C` is set ([`CapacityBasis`]; default `arrivals`, the version-1 rule).
+    pub capacity_basis: CapacityBasis,
+    /// E4.1 synthetic: jobs per class arriving in the scheduled days (ALGORITHMS.md §6.5: about 1,450).
+    pub jobs_per_class: f64,
+    /// E4.1 synthetic: scheduled days after the history period (arrivals uniform over them; §6.5: 7).
+    pub synthetic_days: f64,
+    /// E4.3: BASIC_ECON's price floor `p_min` and greedy's fixed price `p_fix`, both as a multiple of
+    /// `p_full` (stated: 0.65; a swept parameter for the matched-floor comparison).
+    pub e43_floor: f64,
+    /// Solve the LP predictor at `κ_use·C` (the capacity BASIC_ECON plans against) instead of `C`.
+    pub lp_at_kappa: bool,
 }
 
 impl Default for EraParams {
@@ -247,6 +315,13 @@ impl Default for EraParams {
             nonera: NonEraLoad::Azure,
             nonera_quantile: 0.75,
             nonera_start_h: 24.0,
+            horizon: Horizon::Open,
+            jobs: E41Jobs::Swim,
+            capacity_basis: CapacityBasis::Arrivals,
+            jobs_per_class: 1450.0,
+            synthetic_days: 7.0,
+            e43_floor: 0.65,
+            lp_at_kappa: false,
         }
     }
 }
@@ -326,7 +401,10 @@ impl EraParams {
                 "the linear predictor needs the known job distributions of E4.3".into(),
             );
         }
-        let ranges: [(&str, f64, f64, f64); 14] = [
+        let ranges: [(&str, f64, f64, f64); 17] = [
+            ("jobs_per_class", self.jobs_per_class, 1.0, 20_000.0),
+            ("synthetic_days", self.synthetic_days, 0.01, 30.0),
+            ("e43_floor", self.e43_floor, 0.0, 1.0),
             ("nonera_quantile", self.nonera_quantile, 0.0, 1.0),
             ("period_h", self.period_h, 1.0, 168.0),
             ("lp_bucket_min", self.lp_bucket_min, 1.0, 240.0),

@@ -53,8 +53,8 @@ pub fn history(setup: &Setup, k: i64) -> Vec<&Request> {
         .collect()
 }
 
-/// The LP predictor's entries for periods 1, 2, … (index k − 1: the LP of period k − 1's requests at the
-/// planned capacity `C`, ALGORITHMS.md §6.2) and each LP's optimal value, dollars.
+/// The LP predictor's entries for periods 1, 2, … (index k − 1: the LP of period k − 1's requests at a
+/// capacity, `C` or `κ_use·C`, ALGORITHMS.md §6.2) and each LP's optimal value, dollars.
 #[derive(Clone, Debug, Default)]
 pub struct LpEntries {
     /// Entries per period.
@@ -63,13 +63,18 @@ pub struct LpEntries {
     pub values: Vec<f64>,
 }
 
-/// Solves the LP of every period (on up to `threads` threads; the same result on any number). Errors: an
-/// LP failure or size limit.
-pub fn lp_entries(setup: &Setup, bucket: i64, threads: usize) -> Result<LpEntries, RunError> {
+/// Solves the LP of every period at capacity `capacity` units (`C`, or `κ_use·C` floored; on up to
+/// `threads` threads; the same result on any number). Errors: an LP failure or size limit.
+pub fn lp_entries(
+    setup: &Setup,
+    capacity: f64,
+    bucket: i64,
+    threads: usize,
+) -> Result<LpEntries, RunError> {
     let ks: Vec<i64> = (1..periods(setup)).collect();
     let nb = setup.period / bucket;
     let out = crate::experiment::map_parallel(threads, &ks, |&k| {
-        solve(&history(setup, k), setup.capacity, bucket, nb)
+        solve(&history(setup, k), capacity, bucket, nb)
     });
     let mut e = LpEntries::default();
     for r in out {
@@ -124,7 +129,9 @@ pub struct QuoteDetail {
 impl Scheduler {
     /// The scheduler of `policy` at capacity fraction `kappa` on `setup`; fits the spreading predictor, or
     /// takes the LP predictor's entries per period from `lp` (index k − 1 for period k: [`lp_entries`]).
-    /// Errors: the linear predictor without known distributions, missing LP entries.
+    /// With `horizon_aware`, the predictor predicts no arrivals at or after `setup.end`
+    /// ([`super::Horizon::NoArrivals`]). Errors: the linear predictor without known distributions, missing
+    /// LP entries.
     pub fn new(
         setup: &Setup,
         policy: Policy,
@@ -132,7 +139,9 @@ impl Scheduler {
         bucket: i64,
         gamma_pen: f64,
         lp: Option<&LpEntries>,
+        horizon_aware: bool,
     ) -> Result<Scheduler, RunError> {
+        let end = horizon_aware.then_some(setup.end);
         let cap = (kappa * setup.capacity + 1e-9).floor();
         let horizon = setup.requests.iter().map(|r| r.d).max().unwrap_or(0) + 1;
         let period = setup.period;
@@ -150,7 +159,7 @@ impl Scheduler {
                         "the linear predictor needs E4.3's known job distributions",
                     )
                 })?;
-                Some(Box::new(LinearTable::new(dist, p_min, p_max)))
+                Some(Box::new(LinearTable::new(dist, p_min, p_max).with_end(end)))
             }
             (Algorithm::BasicEcon, Predictor::Lp) => {
                 let lp = lp
@@ -159,20 +168,23 @@ impl Scheduler {
                 periodic(
                     lp.entries
                         .iter()
-                        .map(|e| Some(Table::new(e, bucket, nb, p_min, p_max)))
+                        .map(|e| Some(Table::new(e, bucket, nb, p_min, p_max).with_end(end)))
                         .collect(),
                 )
             }
             (Algorithm::BasicEcon, Predictor::Spread) => periodic(
                 (1..periods(setup))
                     .map(|k| {
-                        Some(Table::new(
-                            &spread_entries(&history(setup, k), bucket),
-                            bucket,
-                            nb,
-                            p_min,
-                            p_max,
-                        ))
+                        Some(
+                            Table::new(
+                                &spread_entries(&history(setup, k), bucket),
+                                bucket,
+                                nb,
+                                p_min,
+                                p_max,
+                            )
+                            .with_end(end),
+                        )
                     })
                     .collect(),
             ),
@@ -391,7 +403,7 @@ mod tests {
     }
 
     fn sched(s: &Setup, name: &str) -> Scheduler {
-        Scheduler::new(s, Policy::parse(name).unwrap(), 1.0, 1, 0.5, None).unwrap()
+        Scheduler::new(s, Policy::parse(name).unwrap(), 1.0, 1, 0.5, None, false).unwrap()
     }
 
     /// Hand-worked BASIC_ECON prices: with 2 units free the 1st extra unit displaces rank 2 of a predicted
@@ -487,13 +499,13 @@ mod tests {
         fn higher_values_never_reject_or_reprice(
             loads in proptest::collection::vec((4i64..40, 1i64..6, 1.0f64..3.0), 0..12),
             a in 4i64..30, w in 1.0f64..3.0, t in 1i64..5, slack in 0i64..10,
-            v in 0.0f64..50.0, m in 1.0f64..10.0, policy in 0usize..5,
+            v in 0.0f64..50.0, m in 1.0f64..10.0, policy in 0usize..5, horizon: bool,
         ) {
             let names = ["greedy", "on-demand", "basic-econ:spread", "basic-econ:spread:penalty", "basic-econ:lp"];
             let r = req(1, a, w.floor(), t, a + t + slack, v);
             let s = setup(3.0, vec![r.clone()]);
-            let lp = lp_entries(&s, 1, 1).unwrap();
-            let mut sc = Scheduler::new(&s, Policy::parse(names[policy]).unwrap(), 1.0, 1, 0.5, Some(&lp)).unwrap();
+            let lp = lp_entries(&s, s.capacity, 1, 1).unwrap();
+            let mut sc = Scheduler::new(&s, Policy::parse(names[policy]).unwrap(), 1.0, 1, 0.5, Some(&lp), horizon).unwrap();
             for (x, len, u) in loads {
                 sc.plan.commit(x, len, u.floor());
             }
