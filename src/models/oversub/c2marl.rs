@@ -83,7 +83,7 @@ pub enum Credit {
     /// reward `r_t + λ(c − C_c)`. One agent's action moves the team reward by ~1/N of its noise, so with 12
     /// agents the agents hardly learn (issue 25: 64.5% S-Cores after 800 episodes at λ = 0, optimum 80%).
     Joint,
-    /// Ours: each unmasked agent i has its own TD error, `Q^i(o^i, a^i)` against `r^i_t + λ(c/N − C^i_t) +
+    /// Ours: each unmasked agent i has its own TD error, `Q^i(o^i, a^i)` against `r^i_t − λC^i_t − r̄^i +
     /// γ·m'^i·Q̄^i(o'^i, argmax_a Q^i(o'^i, a))` with the environment's per-subscriber reward and cost share
     /// ([`MarlEnv::credit`]). Σ_i of the shaped rewards is the team's Lagrangian, so λ keeps its meaning (on
     /// the agents' reward scale). `Q^c` is not trained (it does not act).
@@ -98,6 +98,10 @@ fn field_error(field: impl Into<String>, message: impl Into<String>) -> FieldErr
         message: message.into(),
     }
 }
+
+/// The running mean reward of [`Credit::PerSubscriber`]'s reward centring averages the last ~this many
+/// transitions of an agent (an exact mean until then).
+pub const CENTRING_SPAN: u64 = 2_000;
 
 /// Most agents, actions, and entries of one observation a trainer or policy file accepts.
 pub const MAX_AGENTS: usize = 1024;
@@ -123,7 +127,9 @@ pub struct C2marlConfig {
     pub hidden: Vec<usize>,
     /// Adam learning rate of the Q-networks. Default 1e-3 (§3.7).
     pub lr: f64,
-    /// Dual step size η_λ (seed 001 eq. 11). Default 0.05 (§3.7).
+    /// Dual step size η_λ (seed 001 eq. 11), per episode. Default 1 (ours; §3.7's 0.05 was per gradient
+    /// step, 120 per episode, i.e. 6 per episode): λ is on the agents' reward scale (a reward of 0.1 per rate
+    /// step), so at Û ≈ 0.5 it reaches ~50 in 100 episodes.
     pub eta_lambda: f64,
     /// Gradient steps per episode K_upd. Default 120 (§3.7).
     pub k_upd: usize,
@@ -151,7 +157,8 @@ pub struct C2marlConfig {
     pub credit: Credit,
     /// λ at the start (ours; 0 in Alg. 1). With `eta_lambda = 0`, λ stays here: the learner sanity tests fix it.
     pub lambda_init: f64,
-    /// Upper bound of λ (ALGORITHMS.md §3.3 as corrected: "λ bounded"; the value is ours). Default 10.
+    /// Upper bound of λ (ALGORITHMS.md §3.3 as corrected: "λ bounded"; the value is ours). Default 100: a hot
+    /// hour then outweighs 125 agent-hours at rate 0.2 instead of 1.0.
     pub lambda_max: f64,
     /// Fraction of `episodes` after which the dual steps start (ALGORITHMS.md §3.3: when exploration has
     /// decayed). Default 0.5 = where ε reaches `eps_end` at the default schedule.
@@ -166,7 +173,7 @@ impl Default for C2marlConfig {
         C2marlConfig {
             hidden: vec![64, 64],
             lr: 1e-3,
-            eta_lambda: 0.05,
+            eta_lambda: 1.0,
             k_upd: 120,
             episodes: 1800,
             eps_start: 1.0,
@@ -180,7 +187,7 @@ impl Default for C2marlConfig {
             delta: 1.0 / 40.0,
             credit: Credit::PerSubscriber,
             lambda_init: 0.0,
-            lambda_max: 10.0,
+            lambda_max: 100.0,
             dual_start_fraction: 0.5,
             dual_window: 10,
         }
@@ -543,6 +550,10 @@ pub struct Trainer {
     cluster_target: Mlp,
     cluster_adam: Adam,
     lambda: f64,
+    /// Per agent: the running mean of its credited reward over the transitions stored while it was unmasked
+    /// (its mean over the last ~[`CENTRING_SPAN`] of them), and their count ([`Credit::PerSubscriber`]).
+    reward_mean: Vec<f64>,
+    reward_seen: Vec<u64>,
     /// The hot fractions of the last `dual_window` greedy episodes (a ring, oldest overwritten).
     greedy_costs: Vec<f64>,
     greedy_next: usize,
@@ -624,6 +635,8 @@ impl Trainer {
             agents,
             cluster,
             lambda: config.lambda_init,
+            reward_mean: vec![0.0; d.n_agents],
+            reward_seen: vec![0; d.n_agents],
             greedy_costs: Vec::with_capacity(config.dual_window),
             greedy_next: 0,
             replay: Replay::new(config.replay, &d),
@@ -775,6 +788,12 @@ impl Trainer {
             );
             if learn {
                 env.credit(&mut w.credit_reward, &mut w.credit_cost);
+                for i in (0..n).filter(|&i| w.mask[i]) {
+                    self.reward_seen[i] += 1;
+                    let k = self.reward_seen[i].min(CENTRING_SPAN) as f64;
+                    let shaped = w.credit_reward[i] - self.lambda * w.credit_cost[i];
+                    self.reward_mean[i] += (shaped - self.reward_mean[i]) / k;
+                }
                 self.replay.push(Transition {
                     agent_obs: &w.agent_obs,
                     cluster_obs: &w.cluster_obs,
@@ -812,15 +831,19 @@ impl Trainer {
     }
 
     /// [`Credit::PerSubscriber`]: for each agent i with rows in the minibatch (`m^i = 1`), one TD error per
-    /// row, `Q^i(o^i, a^i) − (r^i + λ(c/N − C^i) + γ(1−done)·m'^i·Q̄^i(o'^i, argmax_a Q^i(o'^i, a)))`, and one
-    /// Adam step on its mean square. Agents without rows take no step. Returns the mean over the agents with
+    /// row, `Q^i(o^i, a^i) − (r^i − λC^i − r̄^i + γ(1−done)·m'^i·Q̄^i(o'^i, argmax_a Q^i(o'^i, a)))`, and one
+    /// Adam step on its mean square. `r̄^i` is the agent's running mean of its shaped reward `r^i − λC^i`
+    /// (reward centring, ours; it absorbs the constant `λc/N` of the Lagrangian:
+    /// it shifts every action's value alike, so the greedy policy is unchanged, but keeps the values near 0;
+    /// without it they climb towards `r̄/(1−γ)` during training, the rarely taken actions' values lag behind
+    /// and the argmax sticks to early choices, and a masked next step, bootstrapped as 0, adds a variance of
+    /// ~`(γ·r̄/(1−γ))²` to the target). Agents without rows take no step. Returns the mean over the agents with
     /// rows of their mean squared TD errors.
     fn update_per_subscriber(&mut self, rng: &mut Pcg64Mcg) -> f64 {
         let d = self.dims;
         let (n, na, l) = (d.n_agents, d.n_actions, d.agent_obs_len);
         let bsz = self.config.batch;
         let (gamma, lambda) = (self.config.gamma, self.lambda);
-        let c_share = self.config.cost_target() / n as f64;
         let rp = &self.replay;
         let w = &mut self.work;
         w.sample.clear();
@@ -868,8 +891,8 @@ impl Trainer {
             for (r, &b) in rows.iter().enumerate() {
                 let k = w.sample[b];
                 let a = rp.actions[k * n + i];
-                let y = rp.agent_reward[k * n + i]
-                    + lambda * (c_share - rp.agent_cost[k * n + i])
+                let y = rp.agent_reward[k * n + i] - lambda * rp.agent_cost[k * n + i]
+                    - self.reward_mean[i]
                     + gamma * w.next_q[r];
                 let diff = out[r * na + a] as f64 - y;
                 loss += diff * diff;
@@ -1403,6 +1426,7 @@ mod tests {
     fn dual_variable_steps_once_per_episode_on_the_greedy_cost_after_the_warm_up() {
         // 80 episodes, dual steps from episode 20; Û = the mean of the last 2 greedy episodes.
         let cfg = C2marlConfig {
+            eta_lambda: 0.05,
             dual_start_fraction: 0.25,
             dual_window: 2,
             lambda_max: 0.12,
@@ -1577,7 +1601,7 @@ mod tests {
         }
         assert_eq!(
             fingerprint_of(&tr),
-            0x995d_af97_0c61_b925,
+            0xf84e_7576_af1c_a7f2,
             "{:#x}",
             fingerprint_of(&tr)
         );

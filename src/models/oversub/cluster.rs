@@ -10,10 +10,13 @@
 //! state: the saved cores of the hour's new VMs; the reward over all VMs alive, used before, is mostly the
 //! past actions' and hid an agent's own action in it) and the cluster cost `C_c = max_k C_k`.
 //!
-//! Per-subscriber credit (ours, [`Cluster::credit`]): subscriber n's reward is its new VMs' saved cores over
-//! the observation scale of new requests ([`ObsScale`]), and its cost share is
-//! `C^n_t = (1/|H_t|)·Σ_{k ∈ H_t} U_{n,k}/U_k` over the hot PMs `H_t` (its share of their usage), so that
-//! `Σ_n C^n_t = C_c(s_t)`.
+//! Per-subscriber credit (ours, [`Cluster::credit`]): subscriber n's reward is the share of its new VMs'
+//! cores saved, `1 − rate` (per requested core rather than in cores: the volume of the next hour's requests,
+//! unknown when acting, would otherwise add a TD noise ~10× the gap between two neighbouring rates; the
+//! price is that an hour of few requests weighs as much as one of many), and its cost share is
+//! `C^n_t = (1/|H_t|)·Σ_{k ∈ H_t} O_{n,k}/O_k` over the hot PMs `H_t`, with `O` the oversubscribed cores
+//! `Σ (c_v − a_v)` (n's share of what made the PM hot; a VM at rate 1 takes no blame; on a hot PM without
+//! oversubscription, the usage shares), so that `Σ_n C^n_t = C_c(s_t)`.
 
 use super::profile::{hour_of_day, Episode, HISTORY_H};
 use super::OversubParams;
@@ -84,11 +87,15 @@ pub struct Cluster<'a> {
     used: Vec<f64>,
     /// Observation and credit scales.
     scale: ObsScale,
-    /// Per subscriber: saved cores `Σ (c_v − a_v)` of the VMs created in the last step, and its cost share.
+    /// Per subscriber: saved cores `Σ (c_v − a_v)` and requested cores `Σ c_v` of the VMs created in the last
+    /// step, and its cost share.
     new_saved: Vec<f64>,
+    new_requested: Vec<f64>,
     cost_share: Vec<f64>,
     /// Per PM: hot in the last step.
     hot_now: Vec<bool>,
+    /// Per PM: oversubscribed cores `Σ (c_v − a_v)` (filled for the hot PMs of the last step).
+    over: Vec<f64>,
     /// Per PM, hours hot in this episode.
     pub hot_hours: Vec<u32>,
     /// Hours in which some PM was hot.
@@ -145,8 +152,10 @@ impl<'a> Cluster<'a> {
             used: vec![0.0; k],
             scale: ObsScale::new(params, subs, 1.0),
             new_saved: vec![0.0; subs],
+            new_requested: vec![0.0; subs],
             cost_share: vec![0.0; subs],
             hot_now: vec![false; k],
+            over: vec![0.0; k],
             hot_hours: vec![0; k],
             cluster_hot_hours: 0,
             created: (0.0, 0.0),
@@ -266,6 +275,7 @@ impl<'a> Cluster<'a> {
                         self.created.0 += v.cores;
                         self.created.1 += a;
                         self.new_saved[v.sub as usize] += v.cores - a;
+                        self.new_requested[v.sub as usize] += v.cores;
                     }
                 }
                 None => {
@@ -288,6 +298,7 @@ impl<'a> Cluster<'a> {
             }
         }
         self.new_saved.iter_mut().for_each(|x| *x = 0.0);
+        self.new_requested.iter_mut().for_each(|x| *x = 0.0);
         self.allocate(rates);
         let t = self.t;
         self.used.iter_mut().for_each(|u| *u = 0.0);
@@ -313,12 +324,24 @@ impl<'a> Cluster<'a> {
         }
         self.cost_share.iter_mut().for_each(|x| *x = 0.0);
         if hot > 0 {
+            // Per hot PM: Σ (c_v − a_v) and Σ usage of its VMs, then each VM's share of the first (of the
+            // second on a PM without oversubscription).
+            self.over.iter_mut().for_each(|x| *x = 0.0);
+            for p in &self.alive {
+                if self.hot_now[p.pm as usize] {
+                    self.over[p.pm as usize] += self.ep.vms[p.vm as usize].cores - p.assigned;
+                }
+            }
             for p in &self.alive {
                 let k = p.pm as usize;
                 if self.hot_now[k] {
                     let v = &self.ep.vms[p.vm as usize];
-                    self.cost_share[v.sub as usize] +=
-                        self.ep.usage_of(v, t) * v.cores / self.used[k] / hot as f64;
+                    let share = if self.over[k] > EPS {
+                        (v.cores - p.assigned) / self.over[k]
+                    } else {
+                        self.ep.usage_of(v, t) * v.cores / self.used[k]
+                    };
+                    self.cost_share[v.sub as usize] += share / hot as f64;
                 }
             }
         }
@@ -383,11 +406,12 @@ impl<'a> Cluster<'a> {
         cluster[7 * n + h] = 1.0;
     }
 
-    /// Per-subscriber credit of the last [`Cluster::step`] (module documentation): `reward[n]` = subscriber
-    /// n's new VMs' saved cores over [`ObsScale::new_cores`], `cost[n]` = its share of the cluster cost.
+    /// Per-subscriber credit of the last [`Cluster::step`] (module documentation): `reward[n]` = the share of
+    /// subscriber n's new cores saved, `Σ(c_v − a_v)/Σ c_v` over its VMs created in the step (`1 − rate`; 0
+    /// without requests), `cost[n]` = its share of the cluster cost.
     pub fn credit(&self, reward: &mut [f64], cost: &mut [f64]) {
-        for (r, &x) in reward.iter_mut().zip(&self.new_saved) {
-            *r = x / self.scale.new_cores;
+        for ((r, &x), &c) in reward.iter_mut().zip(&self.new_saved).zip(&self.new_requested) {
+            *r = if c > 0.0 { x / c } else { 0.0 };
         }
         cost.copy_from_slice(&self.cost_share);
     }
