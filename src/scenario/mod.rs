@@ -47,6 +47,9 @@ pub const DEFAULTS_SETS: &[&str] = &[
     include_str!("defaults-4.json"),
     // + the calibrated GPA family (gpa-cal, off) in the placement frontier's families
     include_str!("defaults-5.json"),
+    // + C2MARL's corrected dual step and per-subscriber credit (issue 25: η_λ per episode, λ_max, the dual
+    //   warm-up and window, credit), the allocator's arrival order (default `subscriber`, as before)
+    include_str!("defaults-6.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;
