@@ -50,6 +50,9 @@ pub const DEFAULTS_SETS: &[&str] = &[
     // + the reservation model's horizon, E4.1 job source and capacity basis, E4.3 floor and LP-at-κ fields, all
     //   at their version-1 behaviour (issue 26)
     include_str!("defaults-6.json"),
+    // + C2MARL's corrected dual step and per-subscriber credit (issue 25: η_λ per episode, λ_max, the dual
+    //   warm-up and window, credit), the allocator's arrival order (default `subscriber`, as before)
+    include_str!("defaults-7.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;

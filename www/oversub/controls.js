@@ -61,7 +61,7 @@ export function createControls({ onChange }) {
   const pms = num({ inputmode: 'numeric', placeholder: 'the preset\'s' });
   const occupancy = num({ placeholder: '0.5' });
   const evalEp = num({ inputmode: 'numeric', placeholder: '100' });
-  const trainEp = num({ inputmode: 'numeric', placeholder: '300' });
+  const trainEp = num({ inputmode: 'numeric', placeholder: '200' });
   const seed = num({ inputmode: 'numeric', placeholder: '1' });
 
   const el = h('section', { class: 'card', id: 'oversub-controls', 'aria-labelledby': 'oversub-controls-title' },
@@ -71,7 +71,7 @@ export function createControls({ onChange }) {
     field('oversub.policies', 'policies', policies, 'comma-separated: grid:X, ma, sl, peak:p95, peak:3sigma, gpa:α, c2marl:α (trained in the run), c2marl:FILE (an imported trained policy); empty = the preset\'s'),
     h('p', { class: 'fine' }, 'grid:X, ma, sl, peak:pP, peak:Nsigma, gpa:α, c2marl:α; empty = the preset\'s (Grid-0.2/0.4/0.6, MA, SL, peak:p95, gpa:0.95, c2marl:0.95).'),
     h('div', { class: 'grid2' },
-      field('oversub.alpha', 'α (gpa, c2marl)', alpha, 'the safety level of the gpa:α and c2marl:α policies: the share of PMs that must not be hot for δ·T hours; editing it rewrites those policies'),
+      field('oversub.alpha', 'α (gpa, c2marl)', alpha, 'the safety level of the gpa:α and c2marl:α policies: the probability, over episodes, that a PM is hot for fewer than δ·T hours (safe at level α when PM-Hot-R ≤ 1 − α); editing it rewrites those policies'),
       field('oversub.beta', 'β (hot threshold)', beta, 'a PM is hot in an hour when its VMs\' usage reaches β·B'),
       field('oversub.pms', 'PMs', pms, 'PMs K; empty = the preset\'s (500; E1.3: 200)'),
       field('oversub.occupancy', 'occupancy', occupancy, 'requested cores alive as a fraction of the cluster\'s cores, on average (sets the arrival rate)'),

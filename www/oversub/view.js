@@ -136,7 +136,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   importInput.addEventListener('change', () => { const f = importInput.files && importInput.files[0]; if (f) importPolicy(f); importInput.value = ''; });
   const ratesCard = h('section', { class: 'card', id: 'oversub-rates-card', 'aria-labelledby': 'oversub-rates-title' },
     h('h2', { id: 'oversub-rates-title' }, 'Rates by subscriber and hour'),
-    h('p', { class: 'fine' }, 'The mean oversubscription rate the policy gave each subscriber\'s new VMs, by hour of day (assigned cores = rate × requested cores), with the hour of the subscriber\'s mean usage peak marked: a learned policy lowers the rate where the peaks of the other subscribers on the same PMs fall.'),
+    h('p', { class: 'fine' }, 'The mean oversubscription rate the policy gave each subscriber\'s new VMs, by hour of day (assigned cores = rate × requested cores), with the hour of the subscriber\'s mean usage peak marked. A lower rate means more oversubscription (fewer cores assigned); a policy that protects the peaks raises the rate (towards 1) in the hours its subscriber peaks.'),
     h('div', { class: 'row' }, h('label', {}, 'policy ', rowSel)),
     h('div', { class: 'canvas-wrap' }, ratesCanvas),
     ratesNote,

@@ -69,6 +69,26 @@ pub trait MarlEnv {
     /// Applies one action index per agent (masked agents' entries are ignored), allocates, samples usage, computes
     /// the hot flags, reward and cost, and advances to the next hour.
     fn step(&mut self, actions: &[usize]) -> StepOutcome;
+    /// Per-subscriber credit of the last [`MarlEnv::step`] (used with [`Credit::PerSubscriber`]): `reward[i]`
+    /// = agent i's own reward `r^i_t` and `cost[i]` = its share `C^i_t` of the cluster cost (Σ_i C^i_t should
+    /// be C_c(s_t)). Both slices have `n_agents` entries.
+    fn credit(&self, reward: &mut [f64], cost: &mut [f64]);
+}
+
+/// How the TD loss assigns the reward to the agents (our choice; the paper's is [`Credit::Joint`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Credit {
+    /// Seed 001 eq. 9–10 (ALGORITHMS.md §3.3): one TD error on `Q_tot = Q^c + Σ_i m^i Q^i` against the team
+    /// reward `r_t + λ(c − C_c)`. One agent's action moves the team reward by ~1/N of its noise, so with 12
+    /// agents the agents hardly learn (issue 25: 64.5% S-Cores after 800 episodes at λ = 0, optimum 80%).
+    Joint,
+    /// Ours: each unmasked agent i has its own TD error, `Q^i(o^i, a^i)` against `r^i_t − λC^i_t − r̄^i +
+    /// γ·m'^i·Q̄^i(o'^i, argmax_a Q^i(o'^i, a))` with the environment's per-subscriber reward and cost share
+    /// ([`MarlEnv::credit`]). Σ_i of the shaped rewards is the team's Lagrangian, so λ keeps its meaning (on
+    /// the agents' reward scale). `Q^c` is not trained (it does not act).
+    #[default]
+    PerSubscriber,
 }
 
 /// A [`FieldError`] for field `field`.
@@ -78,6 +98,10 @@ fn field_error(field: impl Into<String>, message: impl Into<String>) -> FieldErr
         message: message.into(),
     }
 }
+
+/// The running mean reward of [`Credit::PerSubscriber`]'s reward centring averages the last ~this many
+/// transitions of an agent (an exact mean until then).
+pub const CENTRING_SPAN: u64 = 2_000;
 
 /// Most agents, actions, and entries of one observation a trainer or policy file accepts.
 pub const MAX_AGENTS: usize = 1024;
@@ -103,7 +127,9 @@ pub struct C2marlConfig {
     pub hidden: Vec<usize>,
     /// Adam learning rate of the Q-networks. Default 1e-3 (§3.7).
     pub lr: f64,
-    /// Dual step size η_λ (seed 001 eq. 11). Default 0.05 (§3.7).
+    /// Dual step size η_λ (seed 001 eq. 11), per episode. Default 1 (ours; §3.7's 0.05 was per gradient
+    /// step, 120 per episode, i.e. 6 per episode): λ is on the agents' reward scale (a reward of 0.1 per rate
+    /// step), so at Û ≈ 0.5 it reaches ~50 in 100 episodes.
     pub eta_lambda: f64,
     /// Gradient steps per episode K_upd. Default 120 (§3.7).
     pub k_upd: usize,
@@ -127,6 +153,19 @@ pub struct C2marlConfig {
     pub alpha: f64,
     /// Hot-fraction bound δ (§3.2). Default 1/40 (3 hot hours of 120).
     pub delta: f64,
+    /// How the reward is credited to the agents. Default [`Credit::PerSubscriber`] (ours).
+    pub credit: Credit,
+    /// λ at the start (ours; 0 in Alg. 1). With `eta_lambda = 0`, λ stays here: the learner sanity tests fix it.
+    pub lambda_init: f64,
+    /// Upper bound of λ (ALGORITHMS.md §3.3 as corrected: "λ bounded"; the value is ours). Default 100: a hot
+    /// hour then outweighs 125 agent-hours at rate 0.2 instead of 1.0.
+    pub lambda_max: f64,
+    /// Fraction of `episodes` after which the dual steps start (ALGORITHMS.md §3.3: when exploration has
+    /// decayed). Default 0.5 = where ε reaches `eps_end` at the default schedule.
+    pub dual_start_fraction: f64,
+    /// Greedy evaluation episodes whose mean hot fraction is Û (a running mean over the last `dual_window`
+    /// episodes, one greedy episode per training episode once the dual steps run). Default 10 (ours).
+    pub dual_window: usize,
 }
 
 impl Default for C2marlConfig {
@@ -134,7 +173,7 @@ impl Default for C2marlConfig {
         C2marlConfig {
             hidden: vec![64, 64],
             lr: 1e-3,
-            eta_lambda: 0.05,
+            eta_lambda: 1.0,
             k_upd: 120,
             episodes: 1800,
             eps_start: 1.0,
@@ -146,6 +185,11 @@ impl Default for C2marlConfig {
             tau: 0.001,
             alpha: 0.95,
             delta: 1.0 / 40.0,
+            credit: Credit::PerSubscriber,
+            lambda_init: 0.0,
+            lambda_max: 100.0,
+            dual_start_fraction: 0.5,
+            dual_window: 10,
         }
     }
 }
@@ -154,6 +198,11 @@ impl C2marlConfig {
     /// The expected-cost target `c = (1 − α)·δ` (Theorem 3, ALGORITHMS.md §3.2): 1.25e-3 at the defaults.
     pub fn cost_target(&self) -> f64 {
         (1.0 - self.alpha) * self.delta
+    }
+
+    /// The first episode with a dual step: `⌈dual_start_fraction·episodes⌉`.
+    pub fn dual_start(&self) -> u64 {
+        (self.dual_start_fraction * self.episodes as f64).ceil() as u64
     }
 
     /// ε of episode `episode` (0-based): linear from `eps_start` at episode 0 to `eps_end` at episode
@@ -211,6 +260,16 @@ impl C2marlConfig {
         real("tau", self.tau, 0.0, false, 1.0, false);
         real("alpha", self.alpha, 0.0, false, 1.0, false);
         real("delta", self.delta, 0.0, true, 1.0, false);
+        real("lambda_max", self.lambda_max, 0.0, false, 1e9, false);
+        real("lambda_init", self.lambda_init, 0.0, false, self.lambda_max.max(0.0), false);
+        real(
+            "dual_start_fraction",
+            self.dual_start_fraction,
+            0.0,
+            false,
+            1.0,
+            false,
+        );
         let mut int = |field: &str, v: u64, lo: u64, hi: u64| {
             if v < lo || v > hi {
                 e.push(field_error(
@@ -223,6 +282,7 @@ impl C2marlConfig {
         int("episodes", self.episodes, 1, 10_000_000);
         int("replay", self.replay as u64, 1, 1_000_000);
         int("batch", self.batch as u64, 1, 4096);
+        int("dual_window", self.dual_window as u64, 1, 100_000);
         if self.hidden.len() > 8 {
             e.push(field_error(
                 "hidden",
@@ -304,9 +364,13 @@ pub struct EpisodeLog {
     pub reward_sum: f64,
     /// Σ_t r_t / T.
     pub mean_reward: f64,
-    /// Û = Σ_t cost_t / T, the episode's hot fraction (the dual step's estimate of U(θ)).
+    /// Σ_t cost_t / T, the (exploring) episode's hot fraction.
     pub mean_cost: f64,
-    /// λ after the episode's updates.
+    /// The hot fraction of the greedy (ε = 0) evaluation episode run after the updates, once the dual steps
+    /// have started (`None` before, and in files written before it existed).
+    #[serde(default)]
+    pub greedy_cost: Option<f64>,
+    /// λ after the episode's dual step.
     pub lambda: f64,
     /// ε of the episode.
     pub epsilon: f64,
@@ -325,6 +389,7 @@ impl EpisodeLog {
             ("lambda", self.lambda),
             ("epsilon", self.epsilon),
             ("mean_loss", self.mean_loss),
+            ("greedy_cost", self.greedy_cost.unwrap_or(0.0)),
         ]
         .into_iter()
         .find(|(_, v)| !v.is_finite())
@@ -347,6 +412,9 @@ struct Replay {
     next_mask: Vec<bool>,
     reward: Vec<f64>,
     cost: Vec<f64>,
+    /// Per agent: the credited reward and cost share ([`MarlEnv::credit`]), `cap × n`.
+    agent_reward: Vec<f64>,
+    agent_cost: Vec<f64>,
     done: Vec<bool>,
 }
 
@@ -361,6 +429,8 @@ struct Transition<'a> {
     next_mask: &'a [bool],
     reward: f64,
     cost: f64,
+    agent_reward: &'a [f64],
+    agent_cost: &'a [f64],
     done: bool,
 }
 
@@ -380,6 +450,8 @@ impl Replay {
             next_mask: vec![false; cap * n],
             reward: vec![0.0; cap],
             cost: vec![0.0; cap],
+            agent_reward: vec![0.0; cap * n],
+            agent_cost: vec![0.0; cap * n],
             done: vec![false; cap],
         }
     }
@@ -397,6 +469,8 @@ impl Replay {
         put(&mut self.actions, k, t.actions);
         put(&mut self.mask, k, t.mask);
         put(&mut self.next_mask, k, t.next_mask);
+        put(&mut self.agent_reward, k, t.agent_reward);
+        put(&mut self.agent_cost, k, t.agent_cost);
         self.reward[k] = t.reward;
         self.cost[k] = t.cost;
         self.done[k] = t.done;
@@ -431,6 +505,9 @@ struct Work {
     next_cluster_obs: Vec<f32>,
     next_mask: Vec<bool>,
     actions: Vec<usize>,
+    /// The last step's credit ([`MarlEnv::credit`]).
+    credit_reward: Vec<f64>,
+    credit_cost: Vec<f64>,
     /// Batch-1 passes (acting).
     act: Scratch,
     /// Per agent: the online pass on `o` kept for the backward pass.
@@ -473,6 +550,13 @@ pub struct Trainer {
     cluster_target: Mlp,
     cluster_adam: Adam,
     lambda: f64,
+    /// Per agent: the running mean of its credited reward over the transitions stored while it was unmasked
+    /// (its mean over the last ~[`CENTRING_SPAN`] of them), and their count ([`Credit::PerSubscriber`]).
+    reward_mean: Vec<f64>,
+    reward_seen: Vec<u64>,
+    /// The hot fractions of the last `dual_window` greedy episodes (a ring, oldest overwritten).
+    greedy_costs: Vec<f64>,
+    greedy_next: usize,
     replay: Replay,
     log: Vec<EpisodeLog>,
     work: Work,
@@ -527,6 +611,8 @@ impl Trainer {
             next_cluster_obs: vec![0.0; d.cluster_obs_len],
             next_mask: vec![false; d.n_agents],
             actions: vec![0; d.n_agents],
+            credit_reward: vec![0.0; d.n_agents],
+            credit_cost: vec![0.0; d.n_agents],
             act: agents[0].scratch(1),
             agent: (0..d.n_agents).map(|_| agents[0].scratch(b)).collect(),
             cluster: cluster.scratch(b),
@@ -548,7 +634,11 @@ impl Trainer {
             cluster_target: cluster.clone(),
             agents,
             cluster,
-            lambda: 0.0,
+            lambda: config.lambda_init,
+            reward_mean: vec![0.0; d.n_agents],
+            reward_seen: vec![0; d.n_agents],
+            greedy_costs: Vec::with_capacity(config.dual_window),
+            greedy_next: 0,
             replay: Replay::new(config.replay, &d),
             log: Vec::new(),
             config: config.clone(),
@@ -595,8 +685,9 @@ impl Trainer {
     }
 
     /// Runs training episode `episode` on `env` (Alg. 1's episode body, module documentation): acts until
-    /// `done`, then `k_upd` updates and dual steps. Appends to and returns the log. `env` must have this
-    /// trainer's [`Dims`] (panics otherwise) and must end its episodes.
+    /// `done`, `k_upd` updates, then (from episode [`C2marlConfig::dual_start`] on) one greedy evaluation
+    /// episode and one dual step. Appends to and returns the log. `env` must have this trainer's [`Dims`]
+    /// (panics otherwise) and must end its episodes.
     pub fn train_episode<E: MarlEnv + ?Sized>(&mut self, env: &mut E, episode: u64) -> EpisodeLog {
         assert_eq!(
             Dims::of(env),
@@ -604,19 +695,25 @@ impl Trainer {
             "Trainer::train_episode: environment of other dimensions"
         );
         let eps = self.config.epsilon(episode);
-        let (steps, hot, reward_sum) = self.run_episode(env, episode, eps);
-        let u_hat = hot / steps as f64;
-        let c = self.config.cost_target();
+        let (steps, hot, reward_sum) = self.run_episode(env, episode, eps, true);
         let mut rng = stream(self.seed, component::REPLAY, episode);
         let tau = self.config.tau as f32;
         let mut loss_sum = 0.0;
         for _ in 0..self.config.k_upd {
             loss_sum += self.update(&mut rng);
+            if self.config.credit == Credit::Joint {
+                nn::polyak(&mut self.cluster_target, &self.cluster, tau);
+            }
             for (t, o) in self.agent_targets.iter_mut().zip(&self.agents) {
                 nn::polyak(t, o, tau);
             }
-            nn::polyak(&mut self.cluster_target, &self.cluster, tau);
-            self.lambda = (self.lambda - self.config.eta_lambda * (c - u_hat)).max(0.0);
+        }
+        let greedy_cost = (episode >= self.config.dual_start()).then(|| {
+            let (g_steps, g_hot, _) = self.run_episode(env, episode, 0.0, false);
+            g_hot / g_steps as f64
+        });
+        if let Some(g) = greedy_cost {
+            self.dual_step(g);
         }
         let log = EpisodeLog {
             episode,
@@ -624,7 +721,8 @@ impl Trainer {
             hot_steps: hot,
             reward_sum,
             mean_reward: reward_sum / steps as f64,
-            mean_cost: u_hat,
+            mean_cost: hot / steps as f64,
+            greedy_cost,
             lambda: self.lambda,
             epsilon: eps,
             mean_loss: if self.config.k_upd > 0 {
@@ -637,12 +735,33 @@ impl Trainer {
         log
     }
 
-    /// Acts ε-greedily through one episode, filling the replay memory. Returns (steps, Σ cost, Σ reward).
+    /// The dual step of seed 001 eq. 11 as ALGORITHMS.md §3.3 corrects it: with `greedy` the hot fraction of
+    /// the latest greedy episode, Û = the mean over the last `dual_window` ones, and
+    /// `λ ← min(λ_max, max(0, λ + η_λ·(Û − c)))`.
+    fn dual_step(&mut self, greedy: f64) {
+        let w = self.config.dual_window;
+        if self.greedy_costs.len() < w {
+            self.greedy_costs.push(greedy);
+        } else {
+            self.greedy_costs[self.greedy_next] = greedy;
+        }
+        self.greedy_next = (self.greedy_next + 1) % w;
+        let u_hat = self.greedy_costs.iter().sum::<f64>() / self.greedy_costs.len() as f64;
+        let c = self.config.cost_target();
+        self.lambda = (self.lambda + self.config.eta_lambda * (u_hat - c))
+            .max(0.0)
+            .min(self.config.lambda_max);
+    }
+
+    /// Acts through one episode, ε-greedily, filling the replay memory when `learn` (a greedy evaluation
+    /// episode passes `eps = 0`, `learn = false`: no exploration draws, nothing stored). Returns (steps,
+    /// Σ cost, Σ reward).
     fn run_episode<E: MarlEnv + ?Sized>(
         &mut self,
         env: &mut E,
         episode: u64,
         eps: f64,
+        learn: bool,
     ) -> (u64, f64, f64) {
         let d = self.dims;
         let (n, l) = (d.n_agents, d.agent_obs_len);
@@ -655,7 +774,7 @@ impl Trainer {
             for i in 0..n {
                 w.actions[i] = if !w.mask[i] {
                     0
-                } else if rng.random::<f64>() < eps {
+                } else if eps > 0.0 && rng.random::<f64>() < eps {
                     uniform_index(&mut rng, d.n_actions)
                 } else {
                     argmax(self.agents[i].forward(&w.agent_obs[i * l..(i + 1) * l], &mut w.act))
@@ -667,18 +786,29 @@ impl Trainer {
                 &mut w.next_cluster_obs,
                 &mut w.next_mask,
             );
-            self.replay.push(Transition {
-                agent_obs: &w.agent_obs,
-                cluster_obs: &w.cluster_obs,
-                next_agent_obs: &w.next_agent_obs,
-                next_cluster_obs: &w.next_cluster_obs,
-                actions: &w.actions,
-                mask: &w.mask,
-                next_mask: &w.next_mask,
-                reward: out.reward,
-                cost: out.cost,
-                done: out.done,
-            });
+            if learn {
+                env.credit(&mut w.credit_reward, &mut w.credit_cost);
+                for i in (0..n).filter(|&i| w.mask[i]) {
+                    self.reward_seen[i] += 1;
+                    let k = self.reward_seen[i].min(CENTRING_SPAN) as f64;
+                    let shaped = w.credit_reward[i] - self.lambda * w.credit_cost[i];
+                    self.reward_mean[i] += (shaped - self.reward_mean[i]) / k;
+                }
+                self.replay.push(Transition {
+                    agent_obs: &w.agent_obs,
+                    cluster_obs: &w.cluster_obs,
+                    next_agent_obs: &w.next_agent_obs,
+                    next_cluster_obs: &w.next_cluster_obs,
+                    actions: &w.actions,
+                    mask: &w.mask,
+                    next_mask: &w.next_mask,
+                    reward: out.reward,
+                    cost: out.cost,
+                    agent_reward: &w.credit_reward,
+                    agent_cost: &w.credit_cost,
+                    done: out.done,
+                });
+            }
             steps += 1;
             hot += out.cost;
             reward_sum += out.reward;
@@ -691,9 +821,101 @@ impl Trainer {
         }
     }
 
-    /// One gradient step of Alg. 1 on a minibatch drawn from `rng`; returns the minibatch's mean squared TD
-    /// error (before the step).
+    /// One gradient step on a minibatch drawn from `rng` (Alg. 1's, or per agent with
+    /// [`Credit::PerSubscriber`]); returns the minibatch's mean squared TD error (before the step).
     fn update(&mut self, rng: &mut Pcg64Mcg) -> f64 {
+        match self.config.credit {
+            Credit::Joint => self.update_joint(rng),
+            Credit::PerSubscriber => self.update_per_subscriber(rng),
+        }
+    }
+
+    /// [`Credit::PerSubscriber`]: for each agent i with rows in the minibatch (`m^i = 1`), one TD error per
+    /// row, `Q^i(o^i, a^i) − (r^i − λC^i − r̄^i + γ(1−done)·m'^i·Q̄^i(o'^i, argmax_a Q^i(o'^i, a)))`, and one
+    /// Adam step on its mean square. `r̄^i` is the agent's running mean of its shaped reward `r^i − λC^i`
+    /// (reward centring, ours; it absorbs the constant `λc/N` of the Lagrangian:
+    /// it shifts every action's value alike, so the greedy policy is unchanged, but keeps the values near 0;
+    /// without it they climb towards `r̄/(1−γ)` during training, the rarely taken actions' values lag behind
+    /// and the argmax sticks to early choices, and a masked next step, bootstrapped as 0, adds a variance of
+    /// ~`(γ·r̄/(1−γ))²` to the target). Agents without rows take no step. Returns the mean over the agents with
+    /// rows of their mean squared TD errors.
+    fn update_per_subscriber(&mut self, rng: &mut Pcg64Mcg) -> f64 {
+        let d = self.dims;
+        let (n, na, l) = (d.n_agents, d.n_actions, d.agent_obs_len);
+        let bsz = self.config.batch;
+        let (gamma, lambda) = (self.config.gamma, self.lambda);
+        let rp = &self.replay;
+        let w = &mut self.work;
+        w.sample.clear();
+        w.sample.extend((0..bsz).map(|_| uniform_index(rng, rp.len)));
+        let (mut loss_sum, mut agents_with_rows) = (0.0, 0usize);
+        for i in 0..n {
+            let rows = &mut w.rows[i];
+            rows.clear();
+            rows.extend((0..bsz).filter(|&b| rp.mask[w.sample[b] * n + i]));
+            let m = rows.len();
+            if m == 0 {
+                continue;
+            }
+            // Bootstrapped next values (0 when done or masked next).
+            w.next_q[..m].fill(0.0);
+            w.next_rows.clear();
+            w.next_rows.extend((0..m).filter(|&r| {
+                let k = w.sample[rows[r]];
+                !rp.done[k] && rp.next_mask[k * n + i]
+            }));
+            if !w.next_rows.is_empty() {
+                w.input.clear();
+                for &r in &w.next_rows {
+                    let o = (w.sample[rows[r]] * n + i) * l;
+                    w.input.extend_from_slice(&rp.next_agent_obs[o..o + l]);
+                }
+                let k = w.next_rows.len();
+                let out = self.agents[i].forward_batch(&w.input, k, &mut w.eval);
+                w.best.clear();
+                w.best.extend(out.chunks_exact(na).map(argmax));
+                let out = self.agent_targets[i].forward_batch(&w.input, k, &mut w.eval);
+                for (j, &r) in w.next_rows.iter().enumerate() {
+                    w.next_q[r] = out[j * na + w.best[j]] as f64;
+                }
+            }
+            w.input.clear();
+            for &b in rows.iter() {
+                let o = (w.sample[b] * n + i) * l;
+                w.input.extend_from_slice(&rp.agent_obs[o..o + l]);
+            }
+            let out = self.agents[i].forward_batch(&w.input, m, &mut w.agent[i]);
+            w.d_out.clear();
+            w.d_out.resize(m * na, 0.0);
+            let mut loss = 0.0;
+            for (r, &b) in rows.iter().enumerate() {
+                let k = w.sample[b];
+                let a = rp.actions[k * n + i];
+                let y = rp.agent_reward[k * n + i] - lambda * rp.agent_cost[k * n + i]
+                    - self.reward_mean[i]
+                    + gamma * w.next_q[r];
+                let diff = out[r * na + a] as f64 - y;
+                loss += diff * diff;
+                w.d_out[r * na + a] = (2.0 * diff / m as f64) as f32;
+            }
+            let net = &mut self.agents[i];
+            net.zero_grad();
+            net.backward_batch(&w.d_out, &mut w.agent[i]);
+            self.agent_adam[i].step(net);
+            loss_sum += loss / m as f64;
+            agents_with_rows += 1;
+        }
+        if agents_with_rows == 0 {
+            0.0
+        } else {
+            loss_sum / agents_with_rows as f64
+        }
+    }
+
+    /// Alg. 1's gradient step ([`Credit::Joint`]) on a minibatch drawn from `rng`: one TD error on `Q_tot`
+    /// per row; an Adam step on `Q^c` and on every agent with rows (none for agents without: their gradient is
+    /// 0, but Adam's decaying moments would still move them). Returns the mean squared TD error.
+    fn update_joint(&mut self, rng: &mut Pcg64Mcg) -> f64 {
         let d = self.dims;
         let (n, na, l, lc) = (d.n_agents, d.n_actions, d.agent_obs_len, d.cluster_obs_len);
         let bsz = self.config.batch;
@@ -794,18 +1016,19 @@ impl Trainer {
         self.cluster.backward_batch(&w.d_out, &mut w.cluster);
         self.cluster_adam.step(&mut self.cluster);
         for i in 0..n {
+            let rows = &w.rows[i];
+            if rows.is_empty() {
+                continue;
+            }
             let net = &mut self.agents[i];
             net.zero_grad();
-            let rows = &w.rows[i];
-            if !rows.is_empty() {
-                w.d_out.clear();
-                w.d_out.resize(rows.len() * na, 0.0);
-                for (r, &b) in rows.iter().enumerate() {
-                    let a = rp.actions[w.sample[b] * n + i];
-                    w.d_out[r * na + a] = w.g[b] as f32;
-                }
-                net.backward_batch(&w.d_out, &mut w.agent[i]);
+            w.d_out.clear();
+            w.d_out.resize(rows.len() * na, 0.0);
+            for (r, &b) in rows.iter().enumerate() {
+                let a = rp.actions[w.sample[b] * n + i];
+                w.d_out[r * na + a] = w.g[b] as f32;
             }
+            net.backward_batch(&w.d_out, &mut w.agent[i]);
             self.agent_adam[i].step(net);
         }
         loss / bsz as f64
@@ -1020,6 +1243,8 @@ mod tests {
         agent1_masked: bool,
         /// Reward term of the risky action.
         risky_reward: f64,
+        /// The last step's per-agent reward terms and cost shares.
+        last: Vec<(f64, f64)>,
     }
 
     impl Toy {
@@ -1030,6 +1255,7 @@ mod tests {
                 forced_cost: None,
                 agent1_masked: false,
                 risky_reward: 0.5,
+                last: vec![(0.0, 0.0); n],
             }
         }
         fn active(&self, i: usize, h: usize) -> bool {
@@ -1067,23 +1293,43 @@ mod tests {
             let h = self.t % 24;
             let (mut reward, mut cost) = (0.0, 0.0);
             for (i, &a) in actions.iter().enumerate() {
+                self.last[i] = (0.0, 0.0);
                 if !self.active(i, h) {
                     continue;
                 }
-                reward += match a {
+                let r = match a {
                     2 => {
                         cost = 1.0;
+                        self.last[i].1 = 1.0;
                         self.risky_reward
                     }
                     a if a == (h + i) % 2 => 1.0,
                     _ => 0.0,
                 };
+                self.last[i].0 = r;
+                reward += r;
+            }
+            // Cost shares: the risky agents split the cost (or all agents a forced one).
+            let cost = self.forced_cost.unwrap_or(cost);
+            let takers = self.last.iter().filter(|x| x.1 > 0.0).count();
+            for x in &mut self.last {
+                x.1 = match (self.forced_cost, takers) {
+                    (Some(f), _) => f / self.n as f64,
+                    (None, 0) => 0.0,
+                    (None, k) => x.1 / k as f64,
+                };
             }
             self.t += 1;
             StepOutcome {
                 reward: reward / self.n as f64,
-                cost: self.forced_cost.unwrap_or(cost),
+                cost,
                 done: self.t == 24,
+            }
+        }
+        fn credit(&self, reward: &mut [f64], cost: &mut [f64]) {
+            for (i, &(r, c)) in self.last.iter().enumerate() {
+                reward[i] = r;
+                cost[i] = c;
             }
         }
     }
@@ -1155,9 +1401,15 @@ mod tests {
             ..toy_config()
         };
         assert_eq!(greedy_risky(&free, 3), (3 * 24 - 6, 0.0));
-        let (risky, lambda) = greedy_risky(&toy_config(), 3);
+        // The risky action pays 0.5 more and carries a cost share of at least 1/3: λ must pass 1.5.
+        let constrained = C2marlConfig {
+            eta_lambda: 0.2,
+            dual_start_fraction: 0.25,
+            ..toy_config()
+        };
+        let (risky, lambda) = greedy_risky(&constrained, 3);
         assert_eq!(risky, 0);
-        assert!(lambda > 1.0, "λ = {lambda}");
+        assert!(lambda > 1.5 && lambda < constrained.lambda_max, "λ = {lambda}");
     }
 
     #[test]
@@ -1171,49 +1423,111 @@ mod tests {
     }
 
     #[test]
-    fn dual_variable_rises_while_the_constraint_is_violated() {
-        let cfg = toy_config();
+    fn dual_variable_steps_once_per_episode_on_the_greedy_cost_after_the_warm_up() {
+        // 80 episodes, dual steps from episode 20; Û = the mean of the last 2 greedy episodes.
+        let cfg = C2marlConfig {
+            eta_lambda: 0.05,
+            dual_start_fraction: 0.25,
+            dual_window: 2,
+            lambda_max: 0.12,
+            ..toy_config()
+        };
+        assert_eq!(cfg.dual_start(), 20);
         let mut env = Toy::new(2);
         env.forced_cost = Some(1.0);
         let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
-        let log = tr.train_episode(&mut env, 0);
-        // Û = 1, c = 0.05·0.025 = 0.00125: 120 steps of +0.05·(1 − 0.00125) = 5.9925.
-        assert_eq!(log.mean_cost, 1.0);
+        let log = tr.train_episode(&mut env, 19);
+        // Before the warm-up ends: no greedy episode, no dual step, whatever the cost.
+        assert_eq!((log.mean_cost, log.greedy_cost, log.lambda), (1.0, None, 0.0));
         assert_eq!(log.hot_steps, 24.0);
-        assert!((tr.lambda() - 5.9925).abs() < 1e-12, "{}", tr.lambda());
+        // Û = 1, c = 0.05·0.025 = 0.00125: one step of +0.05·(1 − 0.00125) = 0.0499375 per episode.
+        let log = tr.train_episode(&mut env, 20);
+        assert_eq!(log.greedy_cost, Some(1.0));
+        assert!((tr.lambda() - 0.0499375).abs() < 1e-15, "{}", tr.lambda());
         assert_eq!(log.lambda, tr.lambda());
-        tr.train_episode(&mut env, 1);
-        assert!((tr.lambda() - 2.0 * 5.9925).abs() < 1e-12);
-        // A safe episode brings it down by 120·0.05·0.00125 = 0.0075.
+        // Cost 0 now: Û = (1 + 0)/2 = 0.5 → +0.05·(0.5 − 0.00125) = 0.0249375.
         env.forced_cost = Some(0.0);
-        tr.train_episode(&mut env, 2);
-        assert!((tr.lambda() - (2.0 * 5.9925 - 0.0075)).abs() < 1e-12);
+        tr.train_episode(&mut env, 21);
+        assert!((tr.lambda() - 0.074875).abs() < 1e-15, "{}", tr.lambda());
+        // Û = 0 → −0.05·0.00125 = −0.0000625.
+        tr.train_episode(&mut env, 22);
+        assert!((tr.lambda() - 0.0748125).abs() < 1e-15, "{}", tr.lambda());
+        // λ is bounded by lambda_max = 0.12.
+        env.forced_cost = Some(1.0);
+        for e in 23..30 {
+            tr.train_episode(&mut env, e);
+        }
+        assert_eq!(tr.lambda(), 0.12);
+        // Fixed λ (η = 0) stays at lambda_init.
+        let fixed = C2marlConfig {
+            eta_lambda: 0.0,
+            lambda_init: 3.0,
+            lambda_max: 5.0,
+            dual_start_fraction: 0.0,
+            ..toy_config()
+        };
+        let mut tr = Trainer::new(&fixed, &env, 1).unwrap();
+        assert_eq!(tr.train_episode(&mut env, 0).lambda, 3.0);
     }
 
     #[test]
     fn dual_variable_stays_at_zero_when_always_safe() {
         let mut env = Toy::new(2);
         env.forced_cost = Some(0.0);
-        let mut tr = Trainer::new(&toy_config(), &env, 1).unwrap();
+        let cfg = C2marlConfig {
+            dual_start_fraction: 0.0,
+            ..toy_config()
+        };
+        let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
         for e in 0..3 {
-            assert_eq!(tr.train_episode(&mut env, e).lambda, 0.0);
+            let log = tr.train_episode(&mut env, e);
+            assert_eq!((log.lambda, log.greedy_cost), (0.0, Some(0.0)));
         }
     }
 
     #[test]
-    fn masked_agents_receive_no_gradient() {
-        let cfg = toy_config();
-        let mut env = Toy::new(3);
-        env.agent1_masked = true;
-        let fresh = Trainer::new(&cfg, &env, 5).unwrap();
-        let mut tr = Trainer::new(&cfg, &env, 5).unwrap();
-        for e in 0..3 {
-            tr.train_episode(&mut env, e);
+    fn masked_agents_receive_no_gradient_and_no_optimiser_step() {
+        for credit in [Credit::PerSubscriber, Credit::Joint] {
+            let cfg = C2marlConfig {
+                credit,
+                ..toy_config()
+            };
+            let mut env = Toy::new(3);
+            env.agent1_masked = true;
+            let fresh = Trainer::new(&cfg, &env, 5).unwrap();
+            let mut tr = Trainer::new(&cfg, &env, 5).unwrap();
+            for e in 0..3 {
+                tr.train_episode(&mut env, e);
+            }
+            assert_eq!(tr.agent_net(1), fresh.agent_net(1));
+            assert_ne!(tr.agent_net(0), fresh.agent_net(0));
+            assert_ne!(tr.agent_net(2), fresh.agent_net(2));
+            // Agents 0 and 2 have rows in every minibatch (all unmasked), agent 1 in none: 0 Adam steps.
+            let steps: Vec<u64> = tr.agent_adam.iter().map(Adam::steps).collect();
+            assert_eq!(steps, vec![3 * 120, 0, 3 * 120], "{credit:?}");
+            // Q^c learns only in Alg. 1's joint loss.
+            assert_eq!(
+                tr.cluster_net() == fresh.cluster_net(),
+                credit == Credit::PerSubscriber
+            );
         }
-        assert_eq!(tr.agent_net(1), fresh.agent_net(1));
-        assert_ne!(tr.agent_net(0), fresh.agent_net(0));
-        assert_ne!(tr.agent_net(2), fresh.agent_net(2));
-        assert_ne!(tr.cluster_net(), fresh.cluster_net());
+    }
+
+    #[test]
+    fn an_agent_with_rows_in_some_minibatches_steps_only_on_those() {
+        // Agent 1 is masked at hours h % 4 == 3. With batch 1, a minibatch holds one row, so agent 1 steps on
+        // exactly the minibatches whose row has it unmasked; agent 0 on every one.
+        let cfg = C2marlConfig {
+            batch: 1,
+            ..toy_config()
+        };
+        let mut env = Toy::new(2);
+        let mut tr = Trainer::new(&cfg, &env, 5).unwrap();
+        tr.train_episode(&mut env, 0);
+        let (s0, s1) = (tr.agent_adam[0].steps(), tr.agent_adam[1].steps());
+        assert_eq!(s0, 120);
+        // 1/4 of the 24 stored transitions have agent 1 masked: 120 draws give 90 ± 3σ (σ = 4.7).
+        assert!(s1 < 120 && (76..=104).contains(&s1), "{s1}");
     }
 
     #[test]
@@ -1287,7 +1601,7 @@ mod tests {
         }
         assert_eq!(
             fingerprint_of(&tr),
-            0x77c1_d462_2da3_7cf1,
+            0xf84e_7576_af1c_a7f2,
             "{:#x}",
             fingerprint_of(&tr)
         );
@@ -1564,6 +1878,10 @@ mod tests {
                 },
                 done: self.t == 120,
             }
+        }
+        fn credit(&self, reward: &mut [f64], cost: &mut [f64]) {
+            reward.fill(0.05);
+            cost.fill(0.0);
         }
     }
 

@@ -6,7 +6,17 @@
 //! subscriber, then draw order; feasible PMs have `Σa + a_v ≤ B` and room in memory and network; the PM
 //! with the least assigned-core room left wins, ties to the lowest id; a VM no PM can take is rejected and
 //! counted), the usage of every VM alive is read, PM k is hot when `Σ_{v on k} u_v(t)·c_v ≥ β·B`, the reward
-//! is `r_t = (Σ c_v − Σ a_v)/(B·K)` over the VMs alive and the cluster cost `C_c = max_k C_k`.
+//! is `r_t = (Σ c_v − Σ a_v)/(B·K)` over the VMs **created at t** (seed 001 §6.2's reward on the request
+//! state: the saved cores of the hour's new VMs; the reward over all VMs alive, used before, is mostly the
+//! past actions' and hid an agent's own action in it) and the cluster cost `C_c = max_k C_k`.
+//!
+//! Per-subscriber credit (ours, [`Cluster::credit`]): subscriber n's reward is the share of its new VMs'
+//! cores saved, `1 − rate` (per requested core rather than in cores: the volume of the next hour's requests,
+//! unknown when acting, would otherwise add a TD noise ~10× the gap between two neighbouring rates; the
+//! price is that an hour of few requests weighs as much as one of many), and its cost share is
+//! `C^n_t = (1/|H_t|)·Σ_{k ∈ H_t} O_{n,k}/O_k` over the hot PMs `H_t`, with `O` the oversubscribed cores
+//! `Σ (c_v − a_v)` (n's share of what made the PM hot; a VM at rate 1 takes no blame; on a hot PM without
+//! oversubscription, the usage shares), so that `Σ_n C^n_t = C_c(s_t)`.
 
 use super::profile::{hour_of_day, Episode, HISTORY_H};
 use super::OversubParams;
@@ -16,6 +26,37 @@ use std::collections::BTreeSet;
 
 /// Tolerance of the capacity test, cores (assigned cores are real-valued products `rate·c_v`).
 const EPS: f64 = 1e-9;
+
+/// Per-feature scales of the observations (ours; ALGORITHMS.md §3.3 divides every core count by B·K, which
+/// leaves the subscribers' entries at 0.01–0.04 and the policy a lookup by hour). A subscriber's state
+/// entries are divided by its fair share of the expected alive load, its request entries by its fair share of
+/// the expected new load per hour, so both are O(1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ObsScale {
+    /// Cores requested alive per subscriber, expected: `occupancy·B·K/N`.
+    pub alive_cores: f64,
+    /// Cores requested per subscriber and hour, expected: `alive_cores / E[d]` (Little's law).
+    pub new_cores: f64,
+    /// GB of memory per core and Gb/s of network per core (memory and network are scaled as cores).
+    pub mem_per_core: f64,
+    /// See `mem_per_core`.
+    pub net_per_core: f64,
+}
+
+impl ObsScale {
+    /// The scales of a cluster of `params` with `subs` subscribers whose VMs live `mean_duration_h` hours on
+    /// average.
+    pub fn new(params: &OversubParams, subs: usize, mean_duration_h: f64) -> Self {
+        let alive = (params.occupancy * params.pm_cores * params.pm_count() as f64 / subs.max(1) as f64)
+            .max(1e-9);
+        ObsScale {
+            alive_cores: alive,
+            new_cores: alive / mean_duration_h.max(1.0),
+            mem_per_core: params.vm_mem_gb_per_core.max(1e-9),
+            net_per_core: params.vm_net_gbps_per_core.max(1e-9),
+        }
+    }
+}
 
 /// One VM placed on the cluster.
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +85,17 @@ pub struct Cluster<'a> {
     /// `mask[n]`: whether subscriber n has requests this hour (filled by `begin_hour`).
     mask: Vec<bool>,
     used: Vec<f64>,
+    /// Observation and credit scales.
+    scale: ObsScale,
+    /// Per subscriber: saved cores `Σ (c_v − a_v)` and requested cores `Σ c_v` of the VMs created in the last
+    /// step, and its cost share.
+    new_saved: Vec<f64>,
+    new_requested: Vec<f64>,
+    cost_share: Vec<f64>,
+    /// Per PM: hot in the last step.
+    hot_now: Vec<bool>,
+    /// Per PM: oversubscribed cores `Σ (c_v − a_v)` (filled for the hot PMs of the last step).
+    over: Vec<f64>,
     /// Per PM, hours hot in this episode.
     pub hot_hours: Vec<u32>,
     /// Hours in which some PM was hot.
@@ -65,7 +117,7 @@ pub struct Cluster<'a> {
 /// What one hour produced.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HourOutcome {
-    /// `r_t`, saved cores over all VMs alive divided by `B·K`.
+    /// `r_t`, saved cores of the VMs created in the hour divided by `B·K`.
     pub reward: f64,
     /// `C_c(s_t)` ∈ {0, 1}.
     pub cost: f64,
@@ -98,6 +150,12 @@ impl<'a> Cluster<'a> {
             pending: (0, 0),
             mask: vec![false; subs],
             used: vec![0.0; k],
+            scale: ObsScale::new(params, subs, 1.0),
+            new_saved: vec![0.0; subs],
+            new_requested: vec![0.0; subs],
+            cost_share: vec![0.0; subs],
+            hot_now: vec![false; k],
+            over: vec![0.0; k],
             hot_hours: vec![0; k],
             cluster_hot_hours: 0,
             created: (0.0, 0.0),
@@ -119,6 +177,12 @@ impl<'a> Cluster<'a> {
         }
         c.begin_hour();
         c
+    }
+
+    /// The cluster with observation scales `scale` (default: [`ObsScale::new`] with a mean duration of 1 h).
+    pub fn with_scale(mut self, scale: ObsScale) -> Self {
+        self.scale = scale;
+        self
     }
 
     /// Deletes the VMs ending at the current hour and collects its requests (requests of earlier hours that
@@ -210,6 +274,8 @@ impl<'a> Cluster<'a> {
                     if self.t >= 0 {
                         self.created.0 += v.cores;
                         self.created.1 += a;
+                        self.new_saved[v.sub as usize] += v.cores - a;
+                        self.new_requested[v.sub as usize] += v.cores;
                     }
                 }
                 None => {
@@ -231,20 +297,20 @@ impl<'a> Cluster<'a> {
                 self.rate_n[n][h] += 1;
             }
         }
+        self.new_saved.iter_mut().for_each(|x| *x = 0.0);
+        self.new_requested.iter_mut().for_each(|x| *x = 0.0);
         self.allocate(rates);
         let t = self.t;
         self.used.iter_mut().for_each(|u| *u = 0.0);
-        let (mut req, mut asg) = (0.0, 0.0);
         for p in &self.alive {
             let v = &self.ep.vms[p.vm as usize];
             self.used[p.pm as usize] += self.ep.usage_of(v, t) * v.cores;
-            req += v.cores;
-            asg += p.assigned;
         }
         let line = self.params.beta * self.params.pm_cores;
         let mut hot = 0u32;
         for k in 0..self.k {
-            if self.used[k] >= line {
+            self.hot_now[k] = self.used[k] >= line;
+            if self.hot_now[k] {
                 hot += 1;
                 self.hot_hours[k] += 1;
             }
@@ -256,7 +322,31 @@ impl<'a> Cluster<'a> {
         if hot > 0 {
             self.cluster_hot_hours += 1;
         }
-        let reward = (req - asg) / (self.params.pm_cores * self.k as f64);
+        self.cost_share.iter_mut().for_each(|x| *x = 0.0);
+        if hot > 0 {
+            // Per hot PM: Σ (c_v − a_v) and Σ usage of its VMs, then each VM's share of the first (of the
+            // second on a PM without oversubscription).
+            self.over.iter_mut().for_each(|x| *x = 0.0);
+            for p in &self.alive {
+                if self.hot_now[p.pm as usize] {
+                    self.over[p.pm as usize] += self.ep.vms[p.vm as usize].cores - p.assigned;
+                }
+            }
+            for p in &self.alive {
+                let k = p.pm as usize;
+                if self.hot_now[k] {
+                    let v = &self.ep.vms[p.vm as usize];
+                    let share = if self.over[k] > EPS {
+                        (v.cores - p.assigned) / self.over[k]
+                    } else {
+                        self.ep.usage_of(v, t) * v.cores / self.used[k]
+                    };
+                    self.cost_share[v.sub as usize] += share / hot as f64;
+                }
+            }
+        }
+        let reward =
+            self.new_saved.iter().sum::<f64>() / (self.params.pm_cores * self.k as f64);
         self.t += 1;
         let done = self.t >= self.ep.hours;
         if !done {
@@ -272,28 +362,27 @@ impl<'a> Cluster<'a> {
 
     /// The observations of §3.3 at the current hour: per subscriber the cluster state `[cpu assigned, cpu
     /// requested, memory, network]` of its VMs alive and the request state `[cpu, memory, network]` of its new
-    /// requests (cores over `B·K`, memory over the cluster's memory, network over the cluster's network),
+    /// requests (each scaled per feature, [`ObsScale`]),
     /// then the hour of day one-hot. `agent` gets n × (7 + 24) values (subscriber n's 7 and the hour),
     /// `cluster` 7N + 24 (the 4N cluster states, the 3N request states, the hour).
     pub fn observe(&self, agent: &mut [f32], cluster: &mut [f32]) {
         let n = self.ep.subs;
-        let p = self.params;
-        let kk = self.k as f64;
-        let (zc, zm, zn) = (p.pm_cores * kk, p.pm_mem_gb * kk, p.pm_net_gbps * kk);
+        let sc = &self.scale;
+        let (za, zn) = (sc.alive_cores, sc.new_cores);
         let mut s = vec![[0.0f64; 7]; n];
         for pl in &self.alive {
             let v = &self.ep.vms[pl.vm as usize];
             let e = &mut s[v.sub as usize];
-            e[0] += pl.assigned / zc;
-            e[1] += v.cores / zc;
-            e[2] += v.mem / zm;
-            e[3] += v.net / zn;
+            e[0] += pl.assigned / za;
+            e[1] += v.cores / za;
+            e[2] += v.mem / (za * sc.mem_per_core);
+            e[3] += v.net / (za * sc.net_per_core);
         }
         for v in &self.ep.vms[self.pending.0..self.pending.1] {
             let e = &mut s[v.sub as usize];
-            e[4] += v.cores / zc;
-            e[5] += v.mem / zm;
-            e[6] += v.net / zn;
+            e[4] += v.cores / zn;
+            e[5] += v.mem / (zn * sc.mem_per_core);
+            e[6] += v.net / (zn * sc.net_per_core);
         }
         let h = hour_of_day(self.t);
         let w = AGENT_OBS;
@@ -315,6 +404,16 @@ impl<'a> Cluster<'a> {
             }
         }
         cluster[7 * n + h] = 1.0;
+    }
+
+    /// Per-subscriber credit of the last [`Cluster::step`] (module documentation): `reward[n]` = the share of
+    /// subscriber n's new cores saved, `Σ(c_v − a_v)/Σ c_v` over its VMs created in the step (`1 − rate`; 0
+    /// without requests), `cost[n]` = its share of the cluster cost.
+    pub fn credit(&self, reward: &mut [f64], cost: &mut [f64]) {
+        for ((r, &x), &c) in reward.iter_mut().zip(&self.new_saved).zip(&self.new_requested) {
+            *r = if c > 0.0 { x / c } else { 0.0 };
+        }
+        cost.copy_from_slice(&self.cost_share);
     }
 
     /// The episode's metrics (call once done).

@@ -11,7 +11,7 @@
 
 use super::baselines::{rates, Estimates};
 use super::c2marl::{Dims, EpisodeLog, MarlEnv, StepOutcome, TrainedPolicy, Trainer};
-use super::cluster::{cluster_obs_len, Cluster, EpisodeOutcome, RateMap, AGENT_OBS};
+use super::cluster::{cluster_obs_len, Cluster, EpisodeOutcome, ObsScale, RateMap, AGENT_OBS};
 use super::profile::{Episode, Profiles};
 use super::{component, Inputs, OversubParams, Policy, Preset};
 use crate::experiment::{index_arg, map_parallel, threads, Experiment, RunError};
@@ -213,6 +213,15 @@ impl World {
         .to_string()
     }
 
+    /// The observation scales of this world's clusters.
+    fn obs_scale(&self) -> ObsScale {
+        ObsScale::new(
+            &self.params,
+            self.profiles.subscribers.len(),
+            self.profiles.mean_duration_h(),
+        )
+    }
+
     /// Evaluation episode `index` (the same for every policy).
     fn eval_episode(&self, index: u64) -> Episode {
         Episode::generate(
@@ -234,7 +243,8 @@ impl World {
         learned: Option<&TrainedPolicy>,
     ) -> (EpisodeOutcome, Cluster<'w>) {
         let n = ep.subs;
-        let mut c = Cluster::new(&self.params, Cow::Borrowed(ep), self.warm());
+        let mut c =
+            Cluster::new(&self.params, Cow::Borrowed(ep), self.warm()).with_scale(self.obs_scale());
         let mut r = vec![1.0; n];
         let mut agent = vec![0.0f32; n * AGENT_OBS];
         let mut cl = vec![0.0f32; cluster_obs_len(n)];
@@ -294,7 +304,7 @@ impl MarlEnv for TrainEnv<'_> {
             component::TRAIN,
             (self.train_seed as u64) << 32 | episode,
         );
-        self.cluster = Some(Cluster::new(&w.params, Cow::Owned(ep), w.warm()));
+        self.cluster = Some(Cluster::new(&w.params, Cow::Owned(ep), w.warm()).with_scale(w.obs_scale()));
     }
     fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
         let c = self.cluster.as_ref().expect("reset before observe");
@@ -313,6 +323,12 @@ impl MarlEnv for TrainEnv<'_> {
             cost: o.cost,
             done: o.done,
         }
+    }
+    fn credit(&self, reward: &mut [f64], cost: &mut [f64]) {
+        self.cluster
+            .as_ref()
+            .expect("reset before credit")
+            .credit(reward, cost);
     }
 }
 

@@ -300,7 +300,8 @@ impl SubHour {
 /// One episode's requests and usage (hours `−HISTORY_H..T`).
 #[derive(Clone, Debug)]
 pub struct Episode {
-    /// Requests sorted by (start, subscriber, draw order): the allocator's arrival order.
+    /// Requests sorted by start, then (start, subscriber, draw order) or a seeded random order within the
+    /// hour ([`super::ArrivalOrder`]): the allocator's arrival order.
     pub vms: Vec<VmRequest>,
     /// Usage fractions (see [`VmRequest::usage_at`]).
     pub usage: Vec<f64>,
@@ -370,6 +371,19 @@ impl Episode {
                         usage_at,
                     });
                 }
+            }
+        }
+        if params.arrival_order == super::ArrivalOrder::Mixed {
+            // One seeded random order per hour across subscribers (Fisher–Yates, continuing the stream).
+            let mut from = 0;
+            while from < vms.len() {
+                let start = vms[from].start;
+                let to = from + vms[from..].iter().take_while(|v| v.start == start).count();
+                for j in (from + 1..to).rev() {
+                    let k = from + r.random_range(0..=(j - from));
+                    vms.swap(j, k);
+                }
+                from = to;
             }
         }
         let hours_total = (HISTORY_H + t_end) as usize;
@@ -442,6 +456,45 @@ mod tests {
             "{} vs {m} ± {se}",
             p.mean_duration_h()
         );
+    }
+
+    #[test]
+    fn mixed_arrival_order_permutes_each_hour_and_keeps_the_workload() {
+        let params = OversubParams {
+            pms: 40,
+            ..OversubParams::default()
+        };
+        let mixed = OversubParams {
+            arrival_order: crate::models::oversub::ArrivalOrder::Mixed,
+            ..params.clone()
+        };
+        let p = Profiles::of(&params, 3).unwrap();
+        let means = p.arrival_means(&params);
+        let a = Episode::generate(&p, &params, &means, 3, component::EVAL, 0);
+        let b = Episode::generate(&p, &mixed, &means, 3, component::EVAL, 0);
+        // The same requests and usage: the starts in the same order, each hour's requests a permutation.
+        assert_eq!(a.usage, b.usage);
+        let key = |v: &VmRequest| (v.start, v.usage_at, v.sub, v.cores.to_bits(), v.end);
+        let mut ka: Vec<_> = a.vms.iter().map(key).collect();
+        let mut kb: Vec<_> = b.vms.iter().map(key).collect();
+        assert_eq!(
+            a.vms.iter().map(|v| v.start).collect::<Vec<_>>(),
+            b.vms.iter().map(|v| v.start).collect::<Vec<_>>()
+        );
+        ka.sort();
+        kb.sort();
+        assert_eq!(ka, kb);
+        // Subscriber order: subscribers ascending within each hour; mixed: not in most hours.
+        let sorted_hours = |e: &Episode| {
+            (-HISTORY_H..e.hours)
+                .filter(|&t| {
+                    let subs: Vec<u16> = e.vms.iter().filter(|v| v.start == t).map(|v| v.sub).collect();
+                    subs.windows(2).all(|w| w[0] <= w[1])
+                })
+                .count() as i32
+        };
+        assert_eq!(sorted_hours(&a), HISTORY_H + a.hours);
+        assert!(sorted_hours(&b) < (HISTORY_H + b.hours) / 10, "{}", sorted_hours(&b));
     }
 
     #[test]
