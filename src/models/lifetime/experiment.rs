@@ -366,6 +366,22 @@ mod tests {
         assert_eq!(rep.results[0].empty_hosts_pp_vs_best_fit, 0.0);
     }
 
+    /// App. G.1 at A = 1 is the oracle (ALGORITHMS.md §5.2): every policy's result, bit for bit.
+    #[test]
+    fn noisy_at_full_accuracy_gives_the_oracle_results() {
+        let w = bundled();
+        let run = |predictor| {
+            let p = LifetimeParams {
+                predictor,
+                accuracy: 1.0,
+                ..small()
+            };
+            let mut r = LifetimeRun::new(&w, &p, 5).unwrap();
+            run_to_end(&mut r, &mut |_, _| true).unwrap().results
+        };
+        assert_eq!(run(PredictorKind::Noisy), run(PredictorKind::Oracle));
+    }
+
     /// E3.5 on a real pool: the LARS counts are those of the start-order run's own drains
     /// ([`replay_migrations`]), whose start-order replay gives that run's own counts; the closed-loop pair
     /// replays the same drained hosts.
