@@ -252,7 +252,7 @@ pub struct Diagnostics {
     pub long_vms: f64,
     /// Share of the core-hours over the measured window (every job placed) of the jobs predicted long.
     pub long_core_hours: f64,
-    /// Time-average fraction of hosts holding a VM predicted long (LA-Binary's L hosts).
+    /// Time-average fraction of hosts in LA-Binary's L class (longest remaining one-shot predicted time > 2 h).
     pub long_hosts: f64,
     /// Time-average fraction of non-empty hosts without one (LA-Binary's S hosts).
     pub short_hosts: f64,
@@ -419,7 +419,6 @@ struct Host {
     key: TimerKey,
     res_epoch: u32,
     res_count: u32,
-    long: u32,
     exit_cache: f64,
     cache_at: f64,
     cache_valid: bool,
@@ -556,6 +555,17 @@ fn host_exit_of(
     exit
 }
 
+/// LA-Binary's host class (seed 003 §2.4; ALGORITHMS.md §5.5 as corrected): long when the longest remaining
+/// one-shot predicted time of its VMs, `max_v (L̂_v − u_v)`, exceeds [`LA_BINARY_CUTOFF_H`] at `now`; short
+/// otherwise (an empty host has no class: the callers check emptiness first). Dynamic: a host whose long VMs
+/// near their predicted end turns short.
+fn host_is_long(host: &Host, jobs: &[Job], pred: &dyn LifetimePredictor, now: f64) -> bool {
+    host.vms.iter().any(|&v| {
+        let j = v as usize;
+        pred.first(j) - (now - jobs[j].start) > LA_BINARY_CUTOFF_H
+    })
+}
+
 impl<'a> Pool<'a> {
     /// The host for job `j` under the policy, or `None` (a scheduling failure): the least key
     /// `(tier, sub-tier, temporal cost, slack, host)` among the schedulable hosts it fits. Hosts are visited in
@@ -613,7 +623,7 @@ impl<'a> Pool<'a> {
                 Policy::LaBinary => {
                     if empty {
                         (2, 0)
-                    } else if (host.long > 0) == vlong {
+                    } else if host_is_long(host, jobs, *pred, now) == vlong {
                         (0, 0)
                     } else {
                         (1, 0)
@@ -692,9 +702,6 @@ impl<'a> Pool<'a> {
             let host = &mut self.hosts[h];
             host.vms.push(j as u32);
             host.cache_valid = false;
-            if self.long[j] {
-                host.long += 1;
-            }
         }
         self.on[j] = h as u32;
         if schedule_exit {
@@ -755,9 +762,6 @@ impl<'a> Pool<'a> {
                 host.ghosts.push(j as u32);
             }
             host.cache_valid = false;
-            if self.long[j] {
-                host.long -= 1;
-            }
         }
         let used = used_of(&self.hosts[h], jobs);
         self.set_used(h, used);
@@ -935,7 +939,7 @@ impl<'a> Pool<'a> {
     }
 
     /// Counts a measured arrival's placement on host `h` (before it is placed) for [`Diagnostics`].
-    fn count_placement(&mut self, j: usize, h: usize, key: (u8, u8, u8), policy: Policy) {
+    fn count_placement(&mut self, j: usize, h: usize, key: (u8, u8, u8), policy: Policy, now: f64) {
         let host = &self.hosts[h];
         let empty = host.vms.is_empty() && host.ghosts.is_empty();
         let long = self.long[j];
@@ -955,7 +959,7 @@ impl<'a> Pool<'a> {
             _ => key.0.min(3) as usize,
         };
         d.by_tier[tier] += 1;
-        if !empty && (host.long > 0) != long {
+        if !empty && host_is_long(host, self.jobs, self.pred, now) != long {
             if long {
                 d.long_on_short += 1;
             } else {
@@ -1028,7 +1032,7 @@ impl<'a> Pool<'a> {
         let (mut long, mut short, mut recycling) = (0usize, 0usize, 0usize);
         for host in &self.hosts {
             if !host.vms.is_empty() {
-                if host.long > 0 {
+                if host_is_long(host, self.jobs, self.pred, now) {
                     long += 1;
                 } else {
                     short += 1;
@@ -1113,7 +1117,7 @@ impl World<Ev> for Pool<'_> {
                 match self.choose_keyed(j, now, policy) {
                     Some((key, h)) => {
                         if now >= self.cfg.warmup_h {
-                            self.count_placement(j, h, key, policy);
+                            self.count_placement(j, h, key, policy, now);
                         }
                         self.place(j, h, now, des, true)
                     }
@@ -1232,7 +1236,6 @@ fn run_full(
             key: des.new_key(),
             res_epoch: 0,
             res_count: 0,
-            long: 0,
             exit_cache: 0.0,
             cache_at: 0.0,
             cache_valid: false,
@@ -1432,6 +1435,22 @@ mod tests {
         ] {
             let (_, placed) = simulate_placements(&jobs, &pred, &cfg(policy, 2, 4.0));
             assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "{policy:?}");
+        }
+    }
+
+    /// LA-Binary's host class is dynamic (ALGORITHMS.md §5.5 as corrected). Two 4-core hosts: A (3 cores,
+    /// 3 h: long) opens host 0; B (2 cores, 1.5 h: short) does not fit beside it and opens host 1. A short VM C
+    /// (1 core, 0.5 h):
+    /// - at 0.5 h, A has 2.5 h > 2 h left: host 0 is L, so C goes to the S host 1;
+    /// - at 1.2 h, A has 1.8 h left: host 0 has turned S, both hosts are S, and best fit takes host 0 (0 cores
+    ///   left vs 1). (The static "holds a long VM" class would still send C to host 1.)
+    #[test]
+    fn la_binary_host_turns_short_when_its_long_vm_nears_its_end() {
+        for (at, want) in [(0.5, 1), (1.2, 0)] {
+            let jobs = vec![job(0.0, 3.0, 3.0), job(0.0, 1.5, 2.0), job(at, 0.5, 1.0)];
+            let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+            let (_, placed) = simulate_placements(&jobs, &pred, &cfg(Policy::LaBinary, 2, 4.0));
+            assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "C at {at} h");
         }
     }
 
