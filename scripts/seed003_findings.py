@@ -158,6 +158,50 @@ def e31_verdict(d, n, paper):
     return "not reproduced (no significant gain)"
 
 
+def stranding_verdict(d, se2):
+    """Stranding's verdict on a paired Δ (pp, mean and 2 standard errors) beside the paper's reduction."""
+    if d < -se2:
+        return "direction reproduced (less stranding)"
+    if d > se2:
+        return "not reproduced (more stranding)"
+    return "not reproduced (no significant change)"
+
+
+def stranding_lines(table, alive, over):
+    """The stranding table (§5.8 inflation, CPU and memory) of E3.1 with an empty start and with App. F's warm-up:
+    every policy beside best fit on the same pools, Δ in pp and relative to best fit, beside the paper's
+    production figures (E3.7: CPU −3%, memory −2%)."""
+    lines = ["", f"Stranding (§5.8: at sample times every 6 h the pool is inflated with shapes of the recent arrivals by best fit "
+             f"until 100 consecutive failures; stranded = free capacity left / all capacity), {over}; Δ = policy − best fit per pool, "
+             "mean ± 2 standard errors; relative = Δ / best fit's stranding. Paper (E3.7, NILAS in production): CPU stranding −3%, "
+             "memory stranding −2%.", "",
+             "| start | predictor | policy | stranded CPU % | Δ CPU pp | Δ CPU relative | stranded memory % | Δ memory pp | "
+             "Δ memory relative | verdict (CPU / memory) |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    for start, runs in [("empty", table), ("warm-up (App. F)", alive)]:
+        for label in ["oracle", "model"]:
+            base = runs.get((label, "best-fit"))
+            if not base:
+                continue
+            for p in POLICIES:
+                rs = runs[(label, p)]
+                cells, vs = [], []
+                for f in ["stranded_cpu", "stranded_mem"]:
+                    x = statistics.mean(r[f] for r in rs) * 100
+                    if p == "best-fit":
+                        cells += [f"{x:.2f}", "—", "—"]
+                        continue
+                    d, se2 = paired([100 * r[f] for r in rs], [100 * r[f] for r in base])
+                    b = statistics.mean(r[f] for r in base) * 100
+                    rel = f"{100 * d / b:+.1f}%" if b > 0 else "—"
+                    cells += [f"{x:.2f}", f"{d:+.2f} ± {se2:.2f}", rel]
+                    vs.append(stranding_verdict(d, se2))
+                pl = "noisy A = 0.9" if label == "model" else "oracle"
+                v = "baseline" if p == "best-fit" else " / ".join(vs)
+                lines.append(f"| {start} | {pl} | {p} | " + " | ".join(cells) + f" | {v} |")
+    return lines
+
+
 def classify(raw):
     """The stored runs by experiment (their tags; the E3.2 / E3.3 runs by their own tags or, in runs stored before
     the tags, by their --policies): (table, alive, lab, acc, accd, e33, e34, e35), each in the order run."""
@@ -247,6 +291,7 @@ def render(raw, metrics, quick):
             lines.append(f"| {pl} | {p} | {paper} | {d[0]:+.2f} ± {d[1]:.2f} | "
                          f"{100 * statistics.mean(r['empty_hosts'] for r in rs):.2f} | {statistics.mean(r['hosts'] for r in rs):.0f} | "
                          f"{statistics.mean(r['failures'] for r in rs):.0f} | {d0[0]:+.2f} ± {d0[1]:.2f} | {v} |")
+    lines += stranding_lines(table, alive, over)
     lines += ["", "Verdicts (E3.1, both tables): *reproduced* = the paper's Δ within 2 standard errors (over the pools) of the "
               "mean Δ; *direction reproduced, smaller* (or *larger*) = a gain over best fit (mean Δ above 2 standard "
               "errors) but not the paper's; *not reproduced (no significant gain)* = within "
