@@ -139,8 +139,9 @@ impl LifetimeRun {
 
 /// E3.5 (seed 003 §6.3, App. H; ALGORITHMS.md §5.6): the policy with defragmentation in ascending start-time
 /// order chooses the drains; the returned result is that run (its pool metrics, its counts in `start_order`)
-/// with the migration counts of the LARS order on the same trajectory ([`replay_migrations`]: the same drained
-/// hosts at the same times holding the same VMs, only the order changes, as §6.3 states). Beside it, the
+/// with the migration counts of the LARS order and of a random order on the same trajectory
+/// ([`replay_migrations`]: the same drained hosts at the same times holding the same VMs, only the order
+/// changes, as §6.3 states; every queue run to completion, past the trace's end). Beside it, the
 /// closed-loop comparison: the drain actions replayed in two whole simulations, start-time order and LARS, each
 /// choosing its own targets (the states diverge once migrations land elsewhere).
 fn defrag_pair(
@@ -153,7 +154,8 @@ fn defrag_pair(
         ..cfg.clone()
     };
     let (base, drains) = simulate_recording(jobs, pred, &with(MigrationOrder::StartTime, None));
-    let counts = |order| replay_migrations(jobs, pred, &drains, order, cfg.end);
+    // every drain's queue runs to completion, past the trace's end
+    let counts = |order| replay_migrations(jobs, pred, &drains, order, f64::INFINITY);
     let (start, lars) = (
         counts(MigrationOrder::StartTime),
         counts(MigrationOrder::Lars),
@@ -177,6 +179,7 @@ fn defrag_pair(
         drained_hosts: lars.drained_hosts,
         start_order: Some(start),
         lars: Some(lars),
+        random_order: Some(counts(MigrationOrder::Random)),
         closed_loop_start_order: Some(closed(MigrationOrder::StartTime)),
         closed_loop_lars: Some(closed(MigrationOrder::Lars)),
         ..base
@@ -383,7 +386,8 @@ mod tests {
     }
 
     /// E3.5 on a real pool: the LARS counts are those of the start-order run's own drains
-    /// ([`replay_migrations`]), whose start-order replay gives that run's own counts; the closed-loop pair
+    /// ([`replay_migrations`]), whose start-order replay cut at the run's end gives that run's own counts (and
+    /// to completion handles at least as many queued VMs); the closed-loop pair
     /// replays the same drained hosts.
     #[test]
     fn defrag_compares_the_orders_on_the_start_order_trajectory() {
@@ -406,17 +410,29 @@ mod tests {
             };
             let (own, drains) = simulate_recording(&run.pool().jobs, &*run.pred, &cfg);
             assert!(!drains.is_empty(), "{:?}: no drain", r.policy);
-            let start = r.start_order.unwrap();
+            // cut at the run's end, the start-order replay is the run itself; to completion it migrates or
+            // saves every VM the cut left queued
+            let cut = replay_migrations(
+                &run.pool().jobs,
+                &*run.pred,
+                &drains,
+                MigrationOrder::StartTime,
+                cfg.end,
+            );
             assert_eq!(
-                (
-                    start.migrations,
-                    start.migrations_saved,
-                    start.drained_hosts
-                ),
+                (cut.migrations, cut.migrations_saved, cut.drained_hosts),
                 (own.migrations, own.migrations_saved, own.drained_hosts),
                 "{:?}",
                 r.policy
             );
+            let start = r.start_order.unwrap();
+            assert!(
+                start.migrations + start.migrations_saved >= cut.migrations + cut.migrations_saved
+                    && start.drained_hosts == cut.drained_hosts,
+                "{start:?} vs {cut:?}"
+            );
+            let random = r.random_order.unwrap();
+            assert_eq!(random.drained_hosts, start.drained_hosts);
             assert_eq!(r.drained_hosts, start.drained_hosts);
             assert_eq!(r.empty_hosts, own.empty_hosts);
             assert!(r.migrations_saved >= start.migrations_saved, "{r:?}");
