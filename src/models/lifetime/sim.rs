@@ -581,8 +581,10 @@ impl<'a> Pool<'a> {
     /// `(tier, sub-tier, temporal cost, slack, host)` among the schedulable hosts it fits. Hosts are visited in
     /// slack order, so the scan stops at the first host whose (tier, sub-tier, cost) is the least possible,
     /// and of the empty hosts (all alike) only the first is scored.
-    fn choose(&mut self, j: usize, now: f64, policy: Policy) -> Option<usize> {
-        self.choose_keyed(j, now, policy).map(|(_, h)| h)
+    /// `u` is the VM's uptime, hours: 0 for an arrival; for a migration its age, so that NILAS's exit, LAVA's
+    /// class (`class[j]`, repredicted by the caller) and LA-Binary's class (`L̂ − u > 2 h`) are the VM's now.
+    fn choose(&mut self, j: usize, now: f64, policy: Policy, u: f64) -> Option<usize> {
+        self.choose_keyed(j, now, policy, u).map(|(_, h)| h)
     }
 
     /// [`Pool::choose`] with the chosen host's key `(tier, sub-tier, temporal cost)`.
@@ -591,16 +593,21 @@ impl<'a> Pool<'a> {
         j: usize,
         now: f64,
         policy: Policy,
+        u: f64,
     ) -> Option<((u8, u8, u8), usize)> {
         let shape = self.jobs[j].shape;
         let temporal = matches!(policy, Policy::Nilas | Policy::Lava);
         let vm_exit = if temporal {
-            now + self.pred.remaining(j, 0.0)
+            now + self.pred.remaining(j, u)
         } else {
             0.0
         };
         let vclass = self.class[j];
-        let vlong = self.long[j];
+        let vlong = if u > 0.0 {
+            self.pred.first(j) - u > LA_BINARY_CUTOFF_H
+        } else {
+            self.long[j]
+        };
         let least: (u8, u8, u8) = match policy {
             Policy::Lava => (0, vclass.saturating_add(1), 0),
             _ => (0, 0, 0),
@@ -729,6 +736,9 @@ impl<'a> Pool<'a> {
                 let host = &mut self.hosts[h];
                 host.res_count += 1;
                 self.res_epoch[j] = host.res_epoch;
+                // the newcomer may live to its class's bound: the deadline moves with it (issue 27: without
+                // this, OPEN hosts outlive their deadline with correct predictions, spurious class raises)
+                self.reset_deadline(h, now, des);
             } else if vclass > self.hosts[h].class {
                 if now >= self.cfg.warmup_h && schedule_exit {
                     self.acc.diag.class_up_longer_vm += 1;
@@ -820,7 +830,12 @@ impl<'a> Pool<'a> {
                 self.mig.saved += 1;
                 continue;
             }
-            match self.choose(j, now, self.cfg.policy) {
+            // the target is chosen for the VM as it is now: its repredicted remaining time and LAVA class
+            let u = now - self.jobs[j].start;
+            if self.cfg.policy == Policy::Lava {
+                self.class[j] = lifetime_class(self.pred.remaining(j, u));
+            }
+            match self.choose(j, now, self.cfg.policy, u) {
                 Some(t) => {
                     self.remove(j, now, des, true);
                     self.place(j, t, now, des, false);
@@ -1124,7 +1139,7 @@ impl World<Ev> for Pool<'_> {
                 } else {
                     self.cfg.policy
                 };
-                match self.choose_keyed(j, now, policy) {
+                match self.choose_keyed(j, now, policy, 0.0) {
                     Some((key, h)) => {
                         if now >= self.cfg.warmup_h {
                             self.count_placement(j, h, key, policy, now);
@@ -1463,6 +1478,19 @@ mod tests {
             let (_, placed) = simulate_placements(&jobs, &pred, &cfg(Policy::LaBinary, 2, 4.0));
             assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "C at {at} h");
         }
+    }
+
+    /// An OPEN LAVA host moves its deadline with each same-class VM it takes (issue 27, item 6). One 4-core
+    /// host: A (1 core, 0.95 h, class 1) opens it with deadline 1.1 h; B (1 core, 0.9 h, class 1) joins at
+    /// 0.8 h and exits at 1.7 h. With the deadline moved to 0.8 + 1.1 = 1.9 h the host empties first: no class
+    /// raise (with the deadline left at 1.1 h, the correct predictions would look like an under-prediction).
+    #[test]
+    fn open_lava_host_moves_its_deadline_with_a_same_class_vm() {
+        let jobs = vec![job(0.0, 0.95, 1.0), job(0.8, 0.9, 1.0)];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let r = simulate(&jobs, &pred, &cfg(Policy::Lava, 1, 4.0));
+        let d = r.diagnostics.unwrap();
+        assert_eq!((d.by_tier, d.class_up_deadline), ([0, 1, 0, 1], 0));
     }
 
     /// The App. F warm-up's baseline placements: with `baseline_jobs` = 3 every job of the example above is
