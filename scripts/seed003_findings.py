@@ -116,6 +116,10 @@ def collect(seeds, out, quick):
         # E3.5: LARS vs the start-time migration order on the same drain actions (oracle)
         for s in range(1, k + 1):
             add(["--defrag", "--policies", "nilas", "--seed", str(s), "--stranding-h", "0"], defrag=True)
+        # E3.5 with App. H's maintenance drains: the fullest hosts, 3 at a time, each once
+        for s in range(1, k + 1):
+            add(["--defrag", "--maintenance", "--policies", "nilas", "--seed", str(s), "--stranding-h", "0"],
+                defrag=True, maintenance=True)
         # E3.1 with the learned (and the feature-free Kaplan–Meier) predictor on the first 3 pools
         for pred in ["distributional", "learned"]:
             for s in range(1, k + 1):
@@ -219,7 +223,7 @@ def classify(raw):
             e34.setdefault(run_["refresh_s"], []).append(rows[-1]["empty_hosts_pp_vs_best_fit"])
         elif run_.get("defrag"):
             for r in rows:
-                e35.setdefault(r["policy"], []).append(r)
+                e35.setdefault(("maintenance " if run_.get("maintenance") else "") + r["policy"], []).append(r)
         elif pol == "nilas,lava":
             a = float(run_["predictor"].split(":")[1])
             for r in rows:
@@ -368,11 +372,15 @@ def render(raw, metrics, quick):
               "one-month traces. Same trajectory (the paper's method, §6.3): the start-order run chooses the drains; both orders are "
               "counted on its drains (same hosts, same times, same VMs), only the queue order differs, every queue run to completion "
               "(past the trace's end); beside them a random order. Closed loop: those drain actions "
-              "replayed in two whole simulations, each choosing its own migration targets (cut at the trace's end).", "",
+              "replayed in two whole simulations, each choosing its own migration targets (cut at the trace's end). Rows *maintenance*: "
+              "App. H's maintenance drains instead of the 5%-empty-hosts rule (`--maintenance`: the fullest hosts not yet drained, "
+              "3 at a time, each once).", "",
               "| scheduler | drained hosts | VMs queued per drain | start order: migrations (saved) | LARS: migrations (saved) | change | paper | "
               "drains LARS reorders | queued VMs that wait for a slot (start / LARS) | verdict | random order: migrations (saved) | LARS vs random | closed loop: start → LARS (saved) | closed-loop change | drained hosts (closed loop) |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
-    for p in ["best-fit", "nilas"]:
+    for p in ["best-fit", "nilas", "maintenance best-fit", "maintenance nilas"]:
+        if p not in e35:  # runs stored before the maintenance drains
+            continue
         rs = e35[p]
         tot = lambda key, f: sum(r[key][f] for r in rs)
         bm, bs, bd = tot("start_order", "migrations"), tot("start_order", "migrations_saved"), tot("start_order", "drained_hosts")

@@ -143,14 +143,20 @@ impl LifetimeRun {
 /// ([`replay_migrations`]: the same drained hosts at the same times holding the same VMs, only the order
 /// changes, as §6.3 states; every queue run to completion, past the trace's end). Beside it, the
 /// closed-loop comparison: the drain actions replayed in two whole simulations, start-time order and LARS, each
-/// choosing its own targets (the states diverge once migrations land elsewhere).
+/// choosing its own targets (the states diverge once migrations land elsewhere). `maintenance`: the drains
+/// are App. H's maintenance drains of the fullest hosts ([`Defrag::maintenance`]).
 fn defrag_pair(
     jobs: &[super::pool::Job],
     pred: &dyn LifetimePredictor,
     cfg: &SimConfig,
+    maintenance: bool,
 ) -> PolicyResult {
     let with = |order, replay| SimConfig {
-        defrag: Some(Defrag { order, replay }),
+        defrag: Some(Defrag {
+            order,
+            replay,
+            maintenance,
+        }),
         ..cfg.clone()
     };
     let (base, drains) = simulate_recording(jobs, pred, &with(MigrationOrder::StartTime, None));
@@ -197,7 +203,7 @@ impl LifetimeRun {
     fn simulate(&self, p: Policy) -> PolicyResult {
         let cfg = self.config(p);
         if self.params.defrag {
-            defrag_pair(&self.pool.jobs, &*self.pred, &cfg)
+            defrag_pair(&self.pool.jobs, &*self.pred, &cfg, self.params.maintenance)
         } else {
             simulate(&self.pool.jobs, &*self.pred, &cfg)
         }
@@ -405,6 +411,7 @@ mod tests {
                 defrag: Some(Defrag {
                     order: MigrationOrder::StartTime,
                     replay: None,
+                    maintenance: false,
                 }),
                 ..run.config(r.policy)
             };

@@ -186,6 +186,10 @@ pub struct Defrag {
     pub order: MigrationOrder,
     /// Drain actions to replay instead of choosing candidates; `None` = choose by the threshold rule.
     pub replay: Option<std::sync::Arc<Vec<(u64, u32)>>>,
+    /// Maintenance-style drains (seed 003 App. H) instead of the threshold rule: at every check, while fewer
+    /// than [`DEFRAG_CANDIDATES`] hosts drain, drain the non-empty hosts not yet maintained with the most VMs
+    /// (then the least free capacity), whatever the empty hosts; each host once (one rolling wave) [UNSTATED].
+    pub maintenance: bool,
 }
 
 /// Random-stream component of the inflation draws.
@@ -422,6 +426,8 @@ struct Host {
     ghosts: Vec<u32>,
     /// Being drained by the defragmentation: not schedulable.
     draining: bool,
+    /// Drained once by a maintenance wave ([`Defrag::maintenance`]).
+    maintained: bool,
     /// [`slack`] of `used` (its key in the pool's slack order).
     slack: f64,
     state: State,
@@ -881,6 +887,24 @@ impl<'a> Pool<'a> {
                     .filter(|&h| h < self.hosts.len())
                     .collect()
             }
+            None if d.maintenance => {
+                let mut c: Vec<usize> = (0..self.hosts.len())
+                    .filter(|&h| {
+                        let host = &self.hosts[h];
+                        !host.draining && !host.maintained && !host.vms.is_empty()
+                    })
+                    .collect();
+                c.sort_by(|&a, &b| {
+                    let (ha, hb) = (&self.hosts[a], &self.hosts[b]);
+                    hb.vms
+                        .len()
+                        .cmp(&ha.vms.len())
+                        .then(ha.slack.total_cmp(&hb.slack))
+                        .then(a.cmp(&b))
+                });
+                c.truncate(DEFRAG_CANDIDATES.saturating_sub(self.mig.draining));
+                c
+            }
             None => {
                 let n = self.hosts.len();
                 let empty = self
@@ -916,6 +940,7 @@ impl<'a> Pool<'a> {
                 continue;
             }
             self.hosts[h].draining = true;
+            self.hosts[h].maintained = true;
             self.mig.draining += 1;
             self.mig.drained += 1;
             let mut vms = self.hosts[h].vms.clone();
@@ -1255,6 +1280,7 @@ fn run_full(
             vms: Vec::new(),
             ghosts: Vec::new(),
             draining: false,
+            maintained: false,
             slack: slack(&[0.0; DIMS], &cap),
             state: State::Empty,
             class: 0,
@@ -1625,6 +1651,7 @@ mod tests {
             c.defrag = Some(Defrag {
                 order,
                 replay: replay.clone(),
+                maintenance: false,
             });
             let (r, placed) = simulate_placements(&jobs, &pred, &c);
             assert_eq!(
@@ -1635,6 +1662,39 @@ mod tests {
             out.push((r.migrations, r.migrations_saved, r.drained_hosts));
         }
         assert_eq!(out, vec![(4, 0, 1), (3, 1, 1)]);
+    }
+
+    /// Maintenance drains (App. H) by hand. Five 10-core hosts; at 0 best fit places A–D (7 cores) on hosts
+    /// 0–3, then three 1-core VMs on host 0 (full) and two on host 1: VMs per host 4, 3, 1, 1, 0. The threshold
+    /// rule drains nothing (1 of 5 hosts empty, 20% ≥ 5%); maintenance drains the fullest hosts at the first
+    /// check, 0, 1 and then 2 (1 VM like host 3, tie by id), and never a host twice.
+    #[test]
+    fn maintenance_drains_the_fullest_hosts_once() {
+        let mut jobs: Vec<Job> = (0..4).map(|_| job(0.0, 50.0, 7.0)).collect();
+        jobs.extend((0..5).map(|_| job(0.0, 50.0, 1.0)));
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let run = |maintenance| {
+            let mut c = cfg(Policy::BestFit, 5, 10.0);
+            c.end = 3.0;
+            c.defrag = Some(Defrag {
+                order: MigrationOrder::StartTime,
+                replay: None,
+                maintenance,
+            });
+            simulate_recording(&jobs, &pred, &c).1
+        };
+        assert!(run(false).is_empty());
+        let drains = run(true);
+        let first: Vec<(u64, u32, usize)> = drains
+            .iter()
+            .take(3)
+            .map(|d| (d.check, d.host, d.vms.len()))
+            .collect();
+        assert_eq!(first, vec![(0, 0, 4), (0, 1, 3), (0, 2, 1)]);
+        let mut hosts: Vec<u32> = drains.iter().map(|d| d.host).collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        assert_eq!(hosts.len(), drains.len(), "a host drained twice");
     }
 
     /// A hand-made drain near the end (ALGORITHMS.md §5.6), run to completion. At 9.9 h (end 10 h) the host
@@ -1686,6 +1746,7 @@ mod tests {
         c.defrag = Some(Defrag {
             order: MigrationOrder::StartTime,
             replay: Some(std::sync::Arc::new(vec![(0u64, 1u32)])),
+            maintenance: false,
         });
         let (r, drains) = simulate_recording(&jobs, &pred, &c);
         assert_eq!(
