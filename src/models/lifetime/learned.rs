@@ -21,6 +21,9 @@ use std::collections::HashMap;
 
 /// The cap of the learned point estimate's lifetimes, hours (seed 003 App. B, stated: 168 h).
 pub const POINT_CAP_H: f64 = 168.0;
+/// The floor of the point estimate's logarithm, hours: the mass of lattice value 0 (lifetimes under 5 minutes,
+/// whose point is 0 h) counts as the middle of that span, 2.5 minutes [UNSTATED].
+pub const POINT_FLOOR_H: f64 = 0.5 * super::hazard::STEP_H;
 
 /// The training label of a VM (seconds → 5-minute lattice steps): an observed exit with its lifetime bin
 /// (`lifetime_range_s`, or the exact lifetime), or a right-censored VM alive at its age when observation
@@ -178,7 +181,7 @@ fn push_distribution(tails: &mut Vec<f64>, width: usize, points: &[f64], probs: 
     let n = points.len().min(probs.len()).min(width);
     tlog[n] = 0.0;
     for k in (0..n).rev() {
-        tlog[k] = tlog[k + 1] + probs[k] * points[k].min(POINT_CAP_H).max(1e-9).ln();
+        tlog[k] = tlog[k + 1] + probs[k] * points[k].min(POINT_CAP_H).max(POINT_FLOOR_H).ln();
     }
     (at / (3 * (width + 1))) as u32
 }
@@ -228,11 +231,16 @@ impl Learned {
     }
 
     /// The point estimate of job `j`'s total lifetime at uptime `u` hours (see the module documentation):
-    /// `exp E[ln min(T, 168) | T > u]` for `u < 168`, `exp E[ln T | T > u]` beyond; `u` when no mass lies
-    /// beyond `u` (an unknown job: 0 at `u = 0`).
+    /// `exp E[ln min(T, 168) | T > u]` for `u < 168`, `exp E[ln T | T > u]` beyond, every point at `u = 0`;
+    /// logarithms floored at [`POINT_FLOOR_H`]; `u` when no mass lies beyond `u` (an unknown job: 0 at `u = 0`).
     pub fn point(&self, j: usize, u: f64) -> f64 {
         let (ts, logs) = self.tails_and_logs(j);
-        let i = ts.t.partition_point(|&x| x <= u);
+        // at uptime 0 every point counts, the mass under 5 minutes (at 0 h) included
+        let i = if u <= 0.0 {
+            0
+        } else {
+            ts.t.partition_point(|&x| x <= u)
+        };
         let p = ts.tail_p.get(i).copied().unwrap_or(0.0);
         if p <= 0.0 || i >= ts.t.len() {
             return u.max(0.0);
@@ -241,7 +249,7 @@ impl Learned {
             logs[i]
         } else {
             (i..ts.t.len())
-                .map(|k| (ts.tail_p[k] - ts.tail_p[k + 1]) * ts.t[k].max(1e-9).ln())
+                .map(|k| (ts.tail_p[k] - ts.tail_p[k + 1]) * ts.t[k].max(POINT_FLOOR_H).ln())
                 .sum()
         };
         (sum_log / p).exp()
