@@ -6,7 +6,7 @@
 //! `exp E[ln min(T, 168)]` and the reprediction at uptime `u < 168 h` is `exp E[ln min(T, 168) | T > u] − u`.
 //! Beyond the cap (`u ≥ 168 h`, where the capped regression has no answer) the uncapped conditional geometric
 //! mean `exp E[ln T | T > u] − u` [UNSTATED]. (The distribution's mean, [`Learned::mean_residual`], sits far
-//! in the 480 h tail and overstates lifetimes: median |log10 error| 0.82 against 0.44.)
+//! in the 480 h tail and overstates lifetimes: median |log10 error| 0.82 against 0.43.)
 //!
 //! Jobs with the same feature levels share one distribution, so memory grows with the distinct feature
 //! combinations (2 × 48 numbers each), not with the jobs.
