@@ -58,6 +58,10 @@ pub struct LifetimeArgs {
     /// the LARS order; prints both migration counts.
     #[arg(long)]
     pub defrag: bool,
+    /// With --defrag: maintenance-style drains (App. H) of the fullest hosts, each once, instead of the
+    /// 5%-empty-hosts rule.
+    #[arg(long)]
+    pub maintenance: bool,
     /// The warm-up of seed 003 App. F: the VMs alive at the window's start (created before it, outside the
     /// split) join the pool first, placed by best fit; without it the pool starts empty (App. G.2's ideal).
     #[arg(long)]
@@ -163,6 +167,7 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
         p.reprediction = false;
     }
     p.defrag = a.defrag;
+    p.maintenance = a.maintenance;
     p.alive_at_start = a.alive_at_start;
     p.diagnostics = a.diagnostics;
     if let Some(s) = &a.split {

@@ -139,21 +139,29 @@ impl LifetimeRun {
 
 /// E3.5 (seed 003 §6.3, App. H; ALGORITHMS.md §5.6): the policy with defragmentation in ascending start-time
 /// order chooses the drains; the returned result is that run (its pool metrics, its counts in `start_order`)
-/// with the migration counts of the LARS order on the same trajectory ([`replay_migrations`]: the same drained
-/// hosts at the same times holding the same VMs, only the order changes, as §6.3 states). Beside it, the
+/// with the migration counts of the LARS order and of a random order on the same trajectory
+/// ([`replay_migrations`]: the same drained hosts at the same times holding the same VMs, only the order
+/// changes, as §6.3 states; every queue run to completion, past the trace's end). Beside it, the
 /// closed-loop comparison: the drain actions replayed in two whole simulations, start-time order and LARS, each
-/// choosing its own targets (the states diverge once migrations land elsewhere).
+/// choosing its own targets (the states diverge once migrations land elsewhere). `maintenance`: the drains
+/// are App. H's maintenance drains of the fullest hosts ([`Defrag::maintenance`]).
 fn defrag_pair(
     jobs: &[super::pool::Job],
     pred: &dyn LifetimePredictor,
     cfg: &SimConfig,
+    maintenance: bool,
 ) -> PolicyResult {
     let with = |order, replay| SimConfig {
-        defrag: Some(Defrag { order, replay }),
+        defrag: Some(Defrag {
+            order,
+            replay,
+            maintenance,
+        }),
         ..cfg.clone()
     };
     let (base, drains) = simulate_recording(jobs, pred, &with(MigrationOrder::StartTime, None));
-    let counts = |order| replay_migrations(jobs, pred, &drains, order, cfg.end);
+    // every drain's queue runs to completion, past the trace's end
+    let counts = |order| replay_migrations(jobs, pred, &drains, order, f64::INFINITY);
     let (start, lars) = (
         counts(MigrationOrder::StartTime),
         counts(MigrationOrder::Lars),
@@ -177,6 +185,7 @@ fn defrag_pair(
         drained_hosts: lars.drained_hosts,
         start_order: Some(start),
         lars: Some(lars),
+        random_order: Some(counts(MigrationOrder::Random)),
         closed_loop_start_order: Some(closed(MigrationOrder::StartTime)),
         closed_loop_lars: Some(closed(MigrationOrder::Lars)),
         ..base
@@ -194,7 +203,7 @@ impl LifetimeRun {
     fn simulate(&self, p: Policy) -> PolicyResult {
         let cfg = self.config(p);
         if self.params.defrag {
-            defrag_pair(&self.pool.jobs, &*self.pred, &cfg)
+            defrag_pair(&self.pool.jobs, &*self.pred, &cfg, self.params.maintenance)
         } else {
             simulate(&self.pool.jobs, &*self.pred, &cfg)
         }
@@ -366,8 +375,25 @@ mod tests {
         assert_eq!(rep.results[0].empty_hosts_pp_vs_best_fit, 0.0);
     }
 
+    /// App. G.1 at A = 1 is the oracle (ALGORITHMS.md §5.2): every policy's result, bit for bit.
+    #[test]
+    fn noisy_at_full_accuracy_gives_the_oracle_results() {
+        let w = bundled();
+        let run = |predictor| {
+            let p = LifetimeParams {
+                predictor,
+                accuracy: 1.0,
+                ..small()
+            };
+            let mut r = LifetimeRun::new(&w, &p, 5).unwrap();
+            run_to_end(&mut r, &mut |_, _| true).unwrap().results
+        };
+        assert_eq!(run(PredictorKind::Noisy), run(PredictorKind::Oracle));
+    }
+
     /// E3.5 on a real pool: the LARS counts are those of the start-order run's own drains
-    /// ([`replay_migrations`]), whose start-order replay gives that run's own counts; the closed-loop pair
+    /// ([`replay_migrations`]), whose start-order replay cut at the run's end gives that run's own counts (and
+    /// to completion handles at least as many queued VMs); the closed-loop pair
     /// replays the same drained hosts.
     #[test]
     fn defrag_compares_the_orders_on_the_start_order_trajectory() {
@@ -385,22 +411,35 @@ mod tests {
                 defrag: Some(Defrag {
                     order: MigrationOrder::StartTime,
                     replay: None,
+                    maintenance: false,
                 }),
                 ..run.config(r.policy)
             };
             let (own, drains) = simulate_recording(&run.pool().jobs, &*run.pred, &cfg);
             assert!(!drains.is_empty(), "{:?}: no drain", r.policy);
-            let start = r.start_order.unwrap();
+            // cut at the run's end, the start-order replay is the run itself; to completion it migrates or
+            // saves every VM the cut left queued
+            let cut = replay_migrations(
+                &run.pool().jobs,
+                &*run.pred,
+                &drains,
+                MigrationOrder::StartTime,
+                cfg.end,
+            );
             assert_eq!(
-                (
-                    start.migrations,
-                    start.migrations_saved,
-                    start.drained_hosts
-                ),
+                (cut.migrations, cut.migrations_saved, cut.drained_hosts),
                 (own.migrations, own.migrations_saved, own.drained_hosts),
                 "{:?}",
                 r.policy
             );
+            let start = r.start_order.unwrap();
+            assert!(
+                start.migrations + start.migrations_saved >= cut.migrations + cut.migrations_saved
+                    && start.drained_hosts == cut.drained_hosts,
+                "{start:?} vs {cut:?}"
+            );
+            let random = r.random_order.unwrap();
+            assert_eq!(random.drained_hosts, start.drained_hosts);
             assert_eq!(r.drained_hosts, start.drained_hosts);
             assert_eq!(r.empty_hosts, own.empty_hosts);
             assert!(r.migrations_saved >= start.migrations_saved, "{r:?}");

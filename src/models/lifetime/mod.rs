@@ -149,6 +149,11 @@ pub struct LifetimeParams {
     /// order, then the same drains replayed in the LARS order (longest predicted remaining lifetime first);
     /// the report carries both migration counts.
     pub defrag: bool,
+    /// With `defrag`: maintenance-style drains (seed 003 App. H) instead of the 5%-empty-hosts rule — the
+    /// fullest hosts not yet maintained, 3 at a time, each once ([`sim::Defrag::maintenance`]). `false` (the
+    /// default, and every link made before this field) keeps the threshold rule.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub maintenance: bool,
     /// Stranding (inflation) sampling period, hours (0 = off) [UNSTATED: inflation at every 5-minute sample
     /// costs ~100× a run; every 6 h by default].
     pub stranding_h: f64,
@@ -188,6 +193,7 @@ impl Default for LifetimeParams {
             refresh_s: 60.0,
             sample_min: 5.0,
             defrag: false,
+            maintenance: false,
             stranding_h: 6.0,
             alive_at_start: false,
             diagnostics: false,

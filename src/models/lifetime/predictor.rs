@@ -19,12 +19,10 @@ pub trait LifetimePredictor: Send + Sync {
 
 /// Cap of the noisy predictor's `L̂` (App. G.1, stated): 14 days, hours.
 pub const MAX_PREDICTION_H: f64 = 14.0 * 24.0;
-/// Floor of the noisy predictor's `L̂`, hours (1 s): App. G.1 caps at 0, but a log-normal reprediction needs
-/// `L̂ > 0` [UNSTATED].
+/// Floor of a wrong noisy prediction `L̂`, hours (1 s): App. G.1 caps at 0, but the log-normal component of
+/// the posterior needs `L̂ > 0` [UNSTATED].
 pub const MIN_PREDICTION_H: f64 = 1.0 / 3600.0;
-/// Spread of the noisy predictor's reprediction model, decades (ALGORITHMS.md §5.2, [UNSTATED → 0.5]).
-pub const REPREDICTION_SPREAD_DECADES: f64 = 0.5;
-/// Log10 error of a correct noisy prediction (App. G.1, stated).
+/// Log10 error of a correct noisy prediction (App. G.1, stated); [`Noisy`] treats it as 0 (±0.23%).
 pub const CORRECT_ERROR_DECADES: f64 = 0.001;
 /// Log10 error of an incorrect noisy prediction (App. G.1, stated).
 pub const WRONG_ERROR_DECADES: f64 = 3.0;
@@ -70,12 +68,43 @@ pub fn lognormal_mean_residual(m: f64, s: f64, u: f64) -> f64 {
     }
 }
 
-/// The noisy predictor at accuracy `A` (App. G.1, stated): per job, `correct ~ Bernoulli(A)` once, then
-/// `log10 L̂ = log10 T + N(0, s_e²)` with `s_e` = [`CORRECT_ERROR_DECADES`] if correct, else
-/// [`WRONG_ERROR_DECADES`]; `L̂` is capped to [[`MIN_PREDICTION_H`], [`MAX_PREDICTION_H`]]. Reprediction treats
-/// `T ~ LogNormal(ln L̂, (s_p·ln 10)²)` with `s_p` = [`REPREDICTION_SPREAD_DECADES`] ([`lognormal_mean_residual`]).
+/// `E[min(X, c)·1{min(X, c) > u}]` and `P(min(X, c) > u)` for `X ~ LogNormal(m, s²)` (natural log) capped at
+/// `c` hours, `0 ≤ u`: the partial moments of the capped log-normal beyond `u` (hours, probability). The mass
+/// `P(X ≥ c)` sits at `c`; nothing lies beyond `u ≥ c`.
+pub fn capped_lognormal_tail(m: f64, s: f64, c: f64, u: f64) -> (f64, f64) {
+    if u >= c {
+        return (0.0, 0.0);
+    }
+    let lc = c.ln();
+    let mean = (m + 0.5 * s * s).exp();
+    // X in (u, c): P = Φ((ln c − m)/s) − Φ((ln u − m)/s); E[X·1] = mean·[Φ((ln c − m − s²)/s) − Φ((ln u − m − s²)/s)]
+    let (p_lo, pt_lo) = if u > 0.0 {
+        let lu = u.ln();
+        (normal_sf((lu - m) / s), mean * normal_sf((lu - m - s * s) / s))
+    } else {
+        (1.0, mean)
+    };
+    let p_hi = normal_sf((lc - m) / s);
+    let pt_hi = mean * normal_sf((lc - m - s * s) / s);
+    let p = (p_lo - p_hi).max(0.0) + p_hi;
+    let pt = (pt_lo - pt_hi).max(0.0) + c * p_hi;
+    (pt, p)
+}
+
+/// The noisy predictor at accuracy `A` (App. G.1, stated; ALGORITHMS.md §5.2 as corrected): per job,
+/// `correct ~ Bernoulli(A)` once. A correct prediction is the true lifetime, `L̂ = T` (the stated 0.001-decade
+/// error, ±0.23%, is dropped so that A = 1 is the oracle bit for bit [UNSTATED]); a wrong one is
+/// `log10 L̂ = log10 T + N(0, 3²)` ([`WRONG_ERROR_DECADES`]), capped to [[`MIN_PREDICTION_H`],
+/// [`MAX_PREDICTION_H`]].
+///
+/// Reprediction is the posterior of `T` under this known noise model given `L̂` and `T > u`: a point mass at
+/// `L̂` (weight `A`) and `LogNormal(ln L̂, (3·ln 10)²)` capped at 14 days (weight `1 − A`), each conditioned on
+/// `T > u` and renormalised; `R̂(u) = E[T − u | T > u]` under it. When neither component has mass beyond `u`
+/// (a VM older than both `L̂` and the cap), the uncapped log-normal's mean residual
+/// ([`lognormal_mean_residual`]) if `A < 1`, else 0 (the oracle's `max(T − u, 0)`) [UNSTATED].
 pub struct Noisy {
     lhat: Vec<f64>,
+    accuracy: f64,
     s: f64,
 }
 
@@ -88,19 +117,17 @@ impl Noisy {
             .enumerate()
             .map(|(j, &t)| {
                 let mut r = stream(seed, comp, j as u64);
-                let correct = r.random::<f64>() < accuracy;
-                let se = if correct {
-                    CORRECT_ERROR_DECADES
-                } else {
-                    WRONG_ERROR_DECADES
-                };
-                let lg = t.max(MIN_PREDICTION_H).log10() + se * normal(&mut r);
+                if r.random::<f64>() < accuracy {
+                    return t;
+                }
+                let lg = t.max(MIN_PREDICTION_H).log10() + WRONG_ERROR_DECADES * normal(&mut r);
                 10f64.powf(lg).clamp(MIN_PREDICTION_H, MAX_PREDICTION_H)
             })
             .collect();
         Noisy {
             lhat,
-            s: REPREDICTION_SPREAD_DECADES * std::f64::consts::LN_10,
+            accuracy: accuracy.clamp(0.0, 1.0),
+            s: WRONG_ERROR_DECADES * std::f64::consts::LN_10,
         }
     }
 }
@@ -109,9 +136,33 @@ impl LifetimePredictor for Noisy {
     fn first(&self, j: usize) -> f64 {
         self.lhat[j]
     }
-    /// `R̂(0) = L̂·exp(s²/2)` (the log-normal's mean), then the log-normal mean residual.
+    /// The posterior mean residual (see the type's documentation).
     fn remaining(&self, j: usize, u: f64) -> f64 {
-        lognormal_mean_residual(self.lhat[j].ln(), self.s, u)
+        let lhat = self.lhat[j];
+        let a = self.accuracy;
+        // point mass: weight A·1{L̂ > u}, residual L̂ − u
+        let (w1, r1) = if lhat > u { (a, lhat - u) } else { (0.0, 0.0) };
+        let (w2, r2) = if a < 1.0 {
+            let (pt, p) = capped_lognormal_tail(lhat.max(MIN_PREDICTION_H).ln(), self.s, MAX_PREDICTION_H, u);
+            if p > 0.0 {
+                ((1.0 - a) * p, (pt / p - u).max(0.0))
+            } else {
+                (0.0, 0.0)
+            }
+        } else {
+            (0.0, 0.0)
+        };
+        if w1 + w2 > 0.0 {
+            if w2 == 0.0 {
+                r1
+            } else {
+                (w1 * r1 + w2 * r2) / (w1 + w2)
+            }
+        } else if a < 1.0 {
+            lognormal_mean_residual(lhat.max(MIN_PREDICTION_H).ln(), self.s, u)
+        } else {
+            0.0
+        }
     }
 }
 
@@ -362,8 +413,8 @@ mod tests {
     }
 
     #[test]
-    fn lognormal_reprediction_matches_numerical_integration() {
-        let s = REPREDICTION_SPREAD_DECADES * std::f64::consts::LN_10;
+    fn lognormal_mean_residual_matches_numerical_integration() {
+        let s = 0.5 * std::f64::consts::LN_10;
         for &(lhat, u) in &[
             (1.0, 0.5),
             (1.0, 3.0),
@@ -379,10 +430,71 @@ mod tests {
                 "L̂ = {lhat}, u = {u}: closed {closed} vs quadrature {quad}"
             );
         }
-        // R̂(0) = L̂·exp(s²/2): with s = 0.5·ln 10, exp(s²/2) = 1.940…
-        let r0 = lognormal_mean_residual(0.0, s, 0.0);
-        assert!((r0 - (s * s / 2.0).exp()).abs() < 1e-12);
-        assert!((r0 - 1.9401).abs() < 1e-4, "{r0}");
+    }
+
+    /// At A = 1 the noisy predictor is the oracle, bit for bit, at every uptime (before, at and after the exit,
+    /// and beyond the 14-day cap).
+    #[test]
+    fn noisy_at_full_accuracy_is_the_oracle_bit_for_bit() {
+        let life = vec![0.01, 0.5, 3.7, 10.0, 170.0, 1000.0];
+        let noisy = Noisy::new(&life, 1.0, 11, 3);
+        let oracle = Oracle::new(life.clone());
+        for j in 0..life.len() {
+            assert_eq!(noisy.first(j).to_bits(), oracle.first(j).to_bits());
+            for &u in &[0.0, 0.004, 0.3, 0.5, 2.0, 3.7, 9.99, 100.0, 400.0, 999.0, 1000.0, 2000.0] {
+                assert_eq!(
+                    noisy.remaining(j, u).to_bits(),
+                    oracle.remaining(j, u).to_bits(),
+                    "job {j}, u = {u}"
+                );
+            }
+        }
+    }
+
+    /// The posterior mean residual against numerical integration of the mixture's survival function:
+    /// `S(t) = [A·1{L̂ > t} + (1 − A)·P(min(X, 336) > t)] / [same at u]` for `t ≥ u`, and
+    /// `E[T − u | T > u] = ∫_u^∞ S(t) dt` (trapezoid on a fine grid; the capped log-normal ends at 336 h).
+    #[test]
+    fn noisy_posterior_mean_matches_numerical_integration() {
+        let s = WRONG_ERROR_DECADES * std::f64::consts::LN_10;
+        let cap = MAX_PREDICTION_H;
+        for &(a, lhat, u) in &[
+            (0.9, 2.0, 0.0),
+            (0.9, 2.0, 1.0),
+            (0.9, 2.0, 3.0),
+            (0.5, 0.1, 0.05),
+            (0.7, 50.0, 60.0),
+            (0.0, 5.0, 1.0),
+            (0.99, 300.0, 100.0),
+        ] {
+            let p = Noisy {
+                lhat: vec![lhat],
+                accuracy: a,
+                s,
+            };
+            let m = f64::ln(lhat);
+            let surv_ln = |t: f64| if t >= cap { 0.0 } else if t <= 0.0 { 1.0 } else { normal_sf((t.ln() - m) / s) };
+            let surv = |t: f64| a * f64::from(u8::from(lhat > t)) + (1.0 - a) * surv_ln(t);
+            // integrate S on [u, cap] piecewise, split at L̂ (the jump), with log-spaced points near u
+            let mut knots = vec![u, cap];
+            if lhat > u && lhat < cap {
+                knots.insert(1, lhat);
+            }
+            let mut integral = 0.0;
+            for w in knots.windows(2) {
+                let (lo, hi) = (w[0], w[1]);
+                let n = 400_000;
+                let h = (hi - lo) / n as f64;
+                // midpoint rule (never evaluates the jump itself)
+                integral += (0..n).map(|k| surv(lo + (k as f64 + 0.5) * h)).sum::<f64>() * h;
+            }
+            let want = integral / surv(u);
+            let got = p.remaining(0, u);
+            assert!(
+                (got - want).abs() <= 1e-4 * want.max(1.0),
+                "A = {a}, L̂ = {lhat}, u = {u}: posterior {got} vs quadrature {want}"
+            );
+        }
     }
 
     #[test]
@@ -415,23 +527,15 @@ mod tests {
     }
 
     #[test]
-    fn noisy_predictor_is_exact_when_correct_and_capped() {
-        let life = vec![0.5, 10.0, 1000.0];
-        let p = Noisy::new(&life, 1.0, 7, 1);
-        for (j, &t) in life.iter().enumerate() {
-            let want = t.min(MAX_PREDICTION_H);
-            assert!(
-                (p.first(j) / want - 1.0).abs() < 0.02,
-                "{} vs {want}",
-                p.first(j)
-            );
-        }
+    fn noisy_predictor_scatters_wrong_predictions_by_three_decades() {
         let bad = Noisy::new(&vec![1.0; 2000], 0.0, 7, 1);
         // wrong predictions scatter by 3 decades: about 74% land outside ×/÷ 10 (P(|Z| > 1/3))
         let far = (0..2000)
             .filter(|&j| (bad.first(j).log10()).abs() > 1.0)
             .count();
         assert!((1300..1650).contains(&far), "{far}");
+        // and caps them to [1 s, 14 days]
+        assert!((0..2000).all(|j| (MIN_PREDICTION_H..=MAX_PREDICTION_H).contains(&bad.first(j))));
         let one = OneShot(Oracle::new(vec![3.0]));
         assert_eq!(one.remaining(0, 1.0), 2.0);
         assert_eq!(one.remaining(0, 5.0), 0.0);

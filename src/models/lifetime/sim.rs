@@ -52,6 +52,9 @@ pub enum MigrationOrder {
     StartTime,
     /// LARS: longest predicted remaining lifetime first, so VMs about to exit are not migrated.
     Lars,
+    /// A random order (a second baseline beside trace order; seed 003 §6.3 names none): by
+    /// `mix64(job ⊕ drain time bits)`, deterministic per drain.
+    Random,
 }
 
 /// One drain of the defragmentation as it happened in a run (ALGORITHMS.md §5.6): the check that chose it,
@@ -83,6 +86,9 @@ pub fn drain_order(
     let mut vms = vms.to_vec();
     match order {
         MigrationOrder::StartTime => vms.sort_unstable(),
+        MigrationOrder::Random => {
+            vms.sort_unstable_by_key(|&j| (crate::substrate::rng::mix64(j as u64 ^ now.to_bits()), j))
+        }
         MigrationOrder::Lars => {
             let mut key: Vec<(f64, u32)> = vms
                 .iter()
@@ -104,8 +110,9 @@ pub fn drain_order(
 /// recorded run abandoned (VM `v` without a target at time `t`, `abandoned_at`) is dropped when `v` would
 /// start, or at the first of its VMs that would start after `t` (its VMs reaching a slot at `t` before `v`
 /// are migrated, as in the recorded run). Targets do not enter: the pool's state is the recorded run's. With
-/// `MigrationOrder::StartTime` on the run's own records this gives that run's counts exactly (tested).
-/// Events after `end` (hours) do not happen.
+/// `MigrationOrder::StartTime` on the run's own records and the run's `end` this gives that run's counts
+/// exactly (tested). Events after `end` (hours) do not happen: `f64::INFINITY` runs every queue to completion
+/// (E3.5's counts: a cut at the trace's end leaves the last drains' queues half done and measures throughput).
 pub fn replay_migrations(
     jobs: &[Job],
     pred: &dyn LifetimePredictor,
@@ -179,6 +186,10 @@ pub struct Defrag {
     pub order: MigrationOrder,
     /// Drain actions to replay instead of choosing candidates; `None` = choose by the threshold rule.
     pub replay: Option<std::sync::Arc<Vec<(u64, u32)>>>,
+    /// Maintenance-style drains (seed 003 App. H) instead of the threshold rule: at every check, while fewer
+    /// than [`DEFRAG_CANDIDATES`] hosts drain, drain the non-empty hosts not yet maintained with the most VMs
+    /// (then the least free capacity), whatever the empty hosts; each host once (one rolling wave) [UNSTATED].
+    pub maintenance: bool,
 }
 
 /// Random-stream component of the inflation draws.
@@ -252,7 +263,7 @@ pub struct Diagnostics {
     pub long_vms: f64,
     /// Share of the core-hours over the measured window (every job placed) of the jobs predicted long.
     pub long_core_hours: f64,
-    /// Time-average fraction of hosts holding a VM predicted long (LA-Binary's L hosts).
+    /// Time-average fraction of hosts in LA-Binary's L class (longest remaining one-shot predicted time > 2 h).
     pub long_hosts: f64,
     /// Time-average fraction of non-empty hosts without one (LA-Binary's S hosts).
     pub short_hosts: f64,
@@ -316,6 +327,9 @@ pub struct PolicyResult {
     /// `migrations_saved`, `drained_hosts`, with how many drains it reorders and how many VMs wait).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lars: Option<MigrationCounts>,
+    /// With defragmentation: a random order's counts on the same trajectory (a second baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_order: Option<MigrationCounts>,
     /// With defragmentation: the closed-loop comparison, the baseline run's drain actions `(check, host)`
     /// replayed in a whole new simulation in start-time order (this field) and in the LARS order
     /// (`closed_loop_lars`), each choosing its own migration targets, so that the pool's states diverge.
@@ -412,6 +426,8 @@ struct Host {
     ghosts: Vec<u32>,
     /// Being drained by the defragmentation: not schedulable.
     draining: bool,
+    /// Drained once by a maintenance wave ([`Defrag::maintenance`]).
+    maintained: bool,
     /// [`slack`] of `used` (its key in the pool's slack order).
     slack: f64,
     state: State,
@@ -419,7 +435,6 @@ struct Host {
     key: TimerKey,
     res_epoch: u32,
     res_count: u32,
-    long: u32,
     exit_cache: f64,
     cache_at: f64,
     cache_valid: bool,
@@ -556,13 +571,26 @@ fn host_exit_of(
     exit
 }
 
+/// LA-Binary's host class (seed 003 §2.4; ALGORITHMS.md §5.5 as corrected): long when the longest remaining
+/// one-shot predicted time of its VMs, `max_v (L̂_v − u_v)`, exceeds [`LA_BINARY_CUTOFF_H`] at `now`; short
+/// otherwise (an empty host has no class: the callers check emptiness first). Dynamic: a host whose long VMs
+/// near their predicted end turns short.
+fn host_is_long(host: &Host, jobs: &[Job], pred: &dyn LifetimePredictor, now: f64) -> bool {
+    host.vms.iter().any(|&v| {
+        let j = v as usize;
+        pred.first(j) - (now - jobs[j].start) > LA_BINARY_CUTOFF_H
+    })
+}
+
 impl<'a> Pool<'a> {
     /// The host for job `j` under the policy, or `None` (a scheduling failure): the least key
     /// `(tier, sub-tier, temporal cost, slack, host)` among the schedulable hosts it fits. Hosts are visited in
     /// slack order, so the scan stops at the first host whose (tier, sub-tier, cost) is the least possible,
     /// and of the empty hosts (all alike) only the first is scored.
-    fn choose(&mut self, j: usize, now: f64, policy: Policy) -> Option<usize> {
-        self.choose_keyed(j, now, policy).map(|(_, h)| h)
+    /// `u` is the VM's uptime, hours: 0 for an arrival; for a migration its age, so that NILAS's exit, LAVA's
+    /// class (`class[j]`, repredicted by the caller) and LA-Binary's class (`L̂ − u > 2 h`) are the VM's now.
+    fn choose(&mut self, j: usize, now: f64, policy: Policy, u: f64) -> Option<usize> {
+        self.choose_keyed(j, now, policy, u).map(|(_, h)| h)
     }
 
     /// [`Pool::choose`] with the chosen host's key `(tier, sub-tier, temporal cost)`.
@@ -571,16 +599,21 @@ impl<'a> Pool<'a> {
         j: usize,
         now: f64,
         policy: Policy,
+        u: f64,
     ) -> Option<((u8, u8, u8), usize)> {
         let shape = self.jobs[j].shape;
         let temporal = matches!(policy, Policy::Nilas | Policy::Lava);
         let vm_exit = if temporal {
-            now + self.pred.remaining(j, 0.0)
+            now + self.pred.remaining(j, u)
         } else {
             0.0
         };
         let vclass = self.class[j];
-        let vlong = self.long[j];
+        let vlong = if u > 0.0 {
+            self.pred.first(j) - u > LA_BINARY_CUTOFF_H
+        } else {
+            self.long[j]
+        };
         let least: (u8, u8, u8) = match policy {
             Policy::Lava => (0, vclass.saturating_add(1), 0),
             _ => (0, 0, 0),
@@ -613,7 +646,7 @@ impl<'a> Pool<'a> {
                 Policy::LaBinary => {
                     if empty {
                         (2, 0)
-                    } else if (host.long > 0) == vlong {
+                    } else if host_is_long(host, jobs, *pred, now) == vlong {
                         (0, 0)
                     } else {
                         (1, 0)
@@ -692,9 +725,6 @@ impl<'a> Pool<'a> {
             let host = &mut self.hosts[h];
             host.vms.push(j as u32);
             host.cache_valid = false;
-            if self.long[j] {
-                host.long += 1;
-            }
         }
         self.on[j] = h as u32;
         if schedule_exit {
@@ -712,6 +742,9 @@ impl<'a> Pool<'a> {
                 let host = &mut self.hosts[h];
                 host.res_count += 1;
                 self.res_epoch[j] = host.res_epoch;
+                // the newcomer may live to its class's bound: the deadline moves with it (issue 27: without
+                // this, OPEN hosts outlive their deadline with correct predictions, spurious class raises)
+                self.reset_deadline(h, now, des);
             } else if vclass > self.hosts[h].class {
                 if now >= self.cfg.warmup_h && schedule_exit {
                     self.acc.diag.class_up_longer_vm += 1;
@@ -755,9 +788,6 @@ impl<'a> Pool<'a> {
                 host.ghosts.push(j as u32);
             }
             host.cache_valid = false;
-            if self.long[j] {
-                host.long -= 1;
-            }
         }
         let used = used_of(&self.hosts[h], jobs);
         self.set_used(h, used);
@@ -806,7 +836,12 @@ impl<'a> Pool<'a> {
                 self.mig.saved += 1;
                 continue;
             }
-            match self.choose(j, now, self.cfg.policy) {
+            // the target is chosen for the VM as it is now: its repredicted remaining time and LAVA class
+            let u = now - self.jobs[j].start;
+            if self.cfg.policy == Policy::Lava {
+                self.class[j] = lifetime_class(self.pred.remaining(j, u));
+            }
+            match self.choose(j, now, self.cfg.policy, u) {
                 Some(t) => {
                     self.remove(j, now, des, true);
                     self.place(j, t, now, des, false);
@@ -852,6 +887,24 @@ impl<'a> Pool<'a> {
                     .filter(|&h| h < self.hosts.len())
                     .collect()
             }
+            None if d.maintenance => {
+                let mut c: Vec<usize> = (0..self.hosts.len())
+                    .filter(|&h| {
+                        let host = &self.hosts[h];
+                        !host.draining && !host.maintained && !host.vms.is_empty()
+                    })
+                    .collect();
+                c.sort_by(|&a, &b| {
+                    let (ha, hb) = (&self.hosts[a], &self.hosts[b]);
+                    hb.vms
+                        .len()
+                        .cmp(&ha.vms.len())
+                        .then(ha.slack.total_cmp(&hb.slack))
+                        .then(a.cmp(&b))
+                });
+                c.truncate(DEFRAG_CANDIDATES.saturating_sub(self.mig.draining));
+                c
+            }
             None => {
                 let n = self.hosts.len();
                 let empty = self
@@ -887,6 +940,7 @@ impl<'a> Pool<'a> {
                 continue;
             }
             self.hosts[h].draining = true;
+            self.hosts[h].maintained = true;
             self.mig.draining += 1;
             self.mig.drained += 1;
             let mut vms = self.hosts[h].vms.clone();
@@ -935,7 +989,7 @@ impl<'a> Pool<'a> {
     }
 
     /// Counts a measured arrival's placement on host `h` (before it is placed) for [`Diagnostics`].
-    fn count_placement(&mut self, j: usize, h: usize, key: (u8, u8, u8), policy: Policy) {
+    fn count_placement(&mut self, j: usize, h: usize, key: (u8, u8, u8), policy: Policy, now: f64) {
         let host = &self.hosts[h];
         let empty = host.vms.is_empty() && host.ghosts.is_empty();
         let long = self.long[j];
@@ -955,7 +1009,7 @@ impl<'a> Pool<'a> {
             _ => key.0.min(3) as usize,
         };
         d.by_tier[tier] += 1;
-        if !empty && (host.long > 0) != long {
+        if !empty && host_is_long(host, self.jobs, self.pred, now) != long {
             if long {
                 d.long_on_short += 1;
             } else {
@@ -1028,7 +1082,7 @@ impl<'a> Pool<'a> {
         let (mut long, mut short, mut recycling) = (0usize, 0usize, 0usize);
         for host in &self.hosts {
             if !host.vms.is_empty() {
-                if host.long > 0 {
+                if host_is_long(host, self.jobs, self.pred, now) {
                     long += 1;
                 } else {
                     short += 1;
@@ -1110,10 +1164,10 @@ impl World<Ev> for Pool<'_> {
                 } else {
                     self.cfg.policy
                 };
-                match self.choose_keyed(j, now, policy) {
+                match self.choose_keyed(j, now, policy, 0.0) {
                     Some((key, h)) => {
                         if now >= self.cfg.warmup_h {
-                            self.count_placement(j, h, key, policy);
+                            self.count_placement(j, h, key, policy, now);
                         }
                         self.place(j, h, now, des, true)
                     }
@@ -1226,13 +1280,13 @@ fn run_full(
             vms: Vec::new(),
             ghosts: Vec::new(),
             draining: false,
+            maintained: false,
             slack: slack(&[0.0; DIMS], &cap),
             state: State::Empty,
             class: 0,
             key: des.new_key(),
             res_epoch: 0,
             res_count: 0,
-            long: 0,
             exit_cache: 0.0,
             cache_at: 0.0,
             cache_valid: false,
@@ -1346,6 +1400,7 @@ fn run_full(
         closed_loop_start_order: None,
         closed_loop_lars: None,
         lars: None,
+        random_order: None,
         diagnostics,
         failures: a.failures,
         failures_measured: a.failures_measured,
@@ -1433,6 +1488,35 @@ mod tests {
             let (_, placed) = simulate_placements(&jobs, &pred, &cfg(policy, 2, 4.0));
             assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "{policy:?}");
         }
+    }
+
+    /// LA-Binary's host class is dynamic (ALGORITHMS.md §5.5 as corrected). Two 4-core hosts: A (3 cores,
+    /// 3 h: long) opens host 0; B (2 cores, 1.5 h: short) does not fit beside it and opens host 1. A short VM C
+    /// (1 core, 0.5 h):
+    /// - at 0.5 h, A has 2.5 h > 2 h left: host 0 is L, so C goes to the S host 1;
+    /// - at 1.2 h, A has 1.8 h left: host 0 has turned S, both hosts are S, and best fit takes host 0 (0 cores
+    ///   left vs 1). (The static "holds a long VM" class would still send C to host 1.)
+    #[test]
+    fn la_binary_host_turns_short_when_its_long_vm_nears_its_end() {
+        for (at, want) in [(0.5, 1), (1.2, 0)] {
+            let jobs = vec![job(0.0, 3.0, 3.0), job(0.0, 1.5, 2.0), job(at, 0.5, 1.0)];
+            let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+            let (_, placed) = simulate_placements(&jobs, &pred, &cfg(Policy::LaBinary, 2, 4.0));
+            assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "C at {at} h");
+        }
+    }
+
+    /// An OPEN LAVA host moves its deadline with each same-class VM it takes (issue 27, item 6). One 4-core
+    /// host: A (1 core, 0.95 h, class 1) opens it with deadline 1.1 h; B (1 core, 0.9 h, class 1) joins at
+    /// 0.8 h and exits at 1.7 h. With the deadline moved to 0.8 + 1.1 = 1.9 h the host empties first: no class
+    /// raise (with the deadline left at 1.1 h, the correct predictions would look like an under-prediction).
+    #[test]
+    fn open_lava_host_moves_its_deadline_with_a_same_class_vm() {
+        let jobs = vec![job(0.0, 0.95, 1.0), job(0.8, 0.9, 1.0)];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let r = simulate(&jobs, &pred, &cfg(Policy::Lava, 1, 4.0));
+        let d = r.diagnostics.unwrap();
+        assert_eq!((d.by_tier, d.class_up_deadline), ([0, 1, 0, 1], 0));
     }
 
     /// The App. F warm-up's baseline placements: with `baseline_jobs` = 3 every job of the example above is
@@ -1567,6 +1651,7 @@ mod tests {
             c.defrag = Some(Defrag {
                 order,
                 replay: replay.clone(),
+                maintenance: false,
             });
             let (r, placed) = simulate_placements(&jobs, &pred, &c);
             assert_eq!(
@@ -1577,6 +1662,73 @@ mod tests {
             out.push((r.migrations, r.migrations_saved, r.drained_hosts));
         }
         assert_eq!(out, vec![(4, 0, 1), (3, 1, 1)]);
+    }
+
+    /// Maintenance drains (App. H) by hand. Five 10-core hosts; at 0 best fit places A–D (7 cores) on hosts
+    /// 0–3, then three 1-core VMs on host 0 (full) and two on host 1: VMs per host 4, 3, 1, 1, 0. The threshold
+    /// rule drains nothing (1 of 5 hosts empty, 20% ≥ 5%); maintenance drains the fullest hosts at the first
+    /// check, 0, 1 and then 2 (1 VM like host 3, tie by id), and never a host twice.
+    #[test]
+    fn maintenance_drains_the_fullest_hosts_once() {
+        let mut jobs: Vec<Job> = (0..4).map(|_| job(0.0, 50.0, 7.0)).collect();
+        jobs.extend((0..5).map(|_| job(0.0, 50.0, 1.0)));
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let run = |maintenance| {
+            let mut c = cfg(Policy::BestFit, 5, 10.0);
+            c.end = 3.0;
+            c.defrag = Some(Defrag {
+                order: MigrationOrder::StartTime,
+                replay: None,
+                maintenance,
+            });
+            simulate_recording(&jobs, &pred, &c).1
+        };
+        assert!(run(false).is_empty());
+        let drains = run(true);
+        let first: Vec<(u64, u32, usize)> = drains
+            .iter()
+            .take(3)
+            .map(|d| (d.check, d.host, d.vms.len()))
+            .collect();
+        assert_eq!(first, vec![(0, 0, 4), (0, 1, 3), (0, 2, 1)]);
+        let mut hosts: Vec<u32> = drains.iter().map(|d| d.host).collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        assert_eq!(hosts.len(), drains.len(), "a host drained twice");
+    }
+
+    /// A hand-made drain near the end (ALGORITHMS.md §5.6), run to completion. At 9.9 h (end 10 h) the host
+    /// holds VM 0 (exits 10.2 h) and VMs 1–3 (100 h). Three slots: start order migrates 0, 1, 2 at 9.9 h and 3
+    /// when a slot frees at 9.9 + 1/3 = 10.233 h: 4 migrations. LARS queues 1, 2, 3 first; VM 0 would start at
+    /// 10.233 h, after its exit: 3 migrations, 1 saved. Cut at the end both orders count the 3 started at
+    /// 9.9 h and nothing else: the order would not matter.
+    #[test]
+    fn lars_queue_runs_to_completion_on_a_hand_made_drain() {
+        let jobs = vec![
+            job(0.0, 10.2, 1.0),
+            job(0.0, 100.0, 1.0),
+            job(0.0, 100.0, 1.0),
+            job(0.0, 100.0, 1.0),
+        ];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let drains = vec![DrainRecord {
+            check: 0,
+            time: 9.9,
+            host: 0,
+            vms: vec![0, 1, 2, 3],
+            abandoned_at: None,
+        }];
+        let c = |order, end| {
+            let m = replay_migrations(&jobs, &pred, &drains, order, end);
+            (m.migrations, m.migrations_saved)
+        };
+        assert_eq!(c(MigrationOrder::StartTime, f64::INFINITY), (4, 0));
+        assert_eq!(c(MigrationOrder::Lars, f64::INFINITY), (3, 1));
+        assert_eq!(c(MigrationOrder::StartTime, 10.0), (3, 0));
+        assert_eq!(c(MigrationOrder::Lars, 10.0), (3, 0));
+        // a random order queues every VM once: 4 handled either way
+        let (m, saved) = c(MigrationOrder::Random, f64::INFINITY);
+        assert_eq!(m + saved, 4);
     }
 
     /// The same drained host replayed on the start-order run's own trajectory ([`replay_migrations`]): the
@@ -1594,6 +1746,7 @@ mod tests {
         c.defrag = Some(Defrag {
             order: MigrationOrder::StartTime,
             replay: Some(std::sync::Arc::new(vec![(0u64, 1u32)])),
+            maintenance: false,
         });
         let (r, drains) = simulate_recording(&jobs, &pred, &c);
         assert_eq!(
