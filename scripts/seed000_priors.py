@@ -22,7 +22,7 @@ import subprocess
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "results/000/priors")
 BIN = "target/release/packlab"
-DATA = "/work/shared/data"
+DATA = "../shared/data"  # beside the checkout, relative to ROOT (the commands run there)
 FITS = {
     "fit-azure2017-arrivals.json": [BIN, "admit-fit", "--json"],
     "fit-azure2017-vmtable-excerpt.json": [BIN, "admit-fit", "--json", "--vmtable",
