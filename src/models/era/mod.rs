@@ -410,7 +410,12 @@ impl EraParams {
         }
         let ranges: [(&str, f64, f64, f64); 18] = [
             ("jobs_per_class", self.jobs_per_class, 1.0, 20_000.0),
-            ("e43_greedy_price", self.e43_greedy_price.unwrap_or(self.e43_floor), 0.0, 1.0),
+            (
+                "e43_greedy_price",
+                self.e43_greedy_price.unwrap_or(self.e43_floor),
+                0.0,
+                1.0,
+            ),
             ("synthetic_days", self.synthetic_days, 0.01, 30.0),
             ("e43_floor", self.e43_floor, 0.0, 1.0),
             ("nonera_quantile", self.nonera_quantile, 0.0, 1.0),

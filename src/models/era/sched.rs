@@ -486,7 +486,10 @@ mod tests {
         let mut detail = QuoteDetail::default();
         let q = sc.quote(&r, 4, Some(&mut detail)).unwrap();
         let starts: Vec<f64> = detail.starts.iter().map(|p| p.unwrap()).collect();
-        assert!(starts.iter().all(|p| (p - 13.65).abs() < 1e-9), "{starts:?}");
+        assert!(
+            starts.iter().all(|p| (p - 13.65).abs() < 1e-9),
+            "{starts:?}"
+        );
         // the rounding does differ between starts (else this test would not test the tolerance)
         assert!(starts.iter().any(|p| *p != starts[0]), "{starts:?}");
         assert_eq!(q.start, 4, "{q:?}");
