@@ -6,7 +6,9 @@
 //! `lifetime.timeline` by the engine that introduced it, and again when its legend's swatches got an outline
 //! (the white "empty" swatch was invisible); `lifetime.accuracy` by the engine that introduced it;
 //! `era.frontier` and `era.efficiency` again when the frontier merged identical points, kept κ labels apart and
-//! gave revenue in $M, and both y-axis descriptions were shortened so they are not clipped (issue 26).
+//! gave revenue in $M, and both y-axis descriptions were shortened so they are not clipped (issue 26); and again
+//! when their input, tests/pins/era-e43-small.json, moved (earliest-start ties, defaults set 8; the renderer
+//! unchanged).
 
 use serde_json::json;
 

@@ -400,7 +400,8 @@ fn admission_arms_list_the_preset() {
         None,
     )
     .unwrap();
-    assert_eq!(Array::from(&e3).length(), 6);
+    // E0.3 ablates MARGINAL for FIRST and SECOND at m = 1, 5, 50 (issue 32): 12 arms
+    assert_eq!(Array::from(&e3).length(), 12);
     let e = model_call(
         json(r#"{"model":"admission","admission":{"preset":"E9"}}"#),
         "arms",

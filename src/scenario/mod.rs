@@ -13,8 +13,11 @@
 //! names the set it was made under, so an old link keeps its meaning after a default changes. A link from a
 //! set this engine does not know is an error naming the field `defaults`, never a silent reinterpretation.
 //! Links made before defaults sets were recorded (`#s=v1.<payload>`, engine 0.1.0) were made under set 1.
-//! Fields added after set k take their current default when a set-k link is decoded (a new field's default
-//! must reproduce the behaviour from before it existed).
+//! A field added after set k takes, when a set-k link is decoded, its value in the oldest frozen set that
+//! records it (the value it was first frozen at, which must reproduce the behaviour from before it existed),
+//! or its current default if no frozen set records it yet. So a default may change later (in a new set)
+//! without moving older links. Scenario files carry no defaults set: their missing fields take the current
+//! defaults.
 //!
 //! Changing a default therefore means freezing a new set: the unit test
 //! `current_defaults_are_the_newest_frozen_set` fails until `src/scenario/defaults-<k+1>.json` (the JSON of
@@ -53,6 +56,9 @@ pub const DEFAULTS_SETS: &[&str] = &[
     // + C2MARL's corrected dual step and per-subscriber credit (issue 25: η_λ per episode, λ_max, the dual
     //   warm-up and window, credit), the allocator's arrival order (default `subscriber`, as before)
     include_str!("defaults-7.json"),
+    // + the reservation model's reference set-up: horizon no-arrivals, synthetic E4.1 jobs, runnable capacity;
+    //   + greedy's E4.3 price apart from the floor (null = the floor, the version-1 behaviour) (issue 26)
+    include_str!("defaults-8.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;
@@ -363,7 +369,8 @@ impl LinkDefaults {
     }
 
     /// The full scenario JSON a link made under `set` is relative to: the current defaults overlaid with
-    /// the frozen set (so only fields added after the set take their current default).
+    /// the frozen sets from the newest down to `set` (so a field added after `set` takes the value of the
+    /// oldest set that records it, the value that reproduced the behaviour before it existed).
     fn base(&self, set: u32) -> Result<Value, ScenarioError> {
         let frozen = (set as usize)
             .checked_sub(1)
@@ -381,6 +388,9 @@ impl LinkDefaults {
                 })
             })?;
         let mut base = self.current.clone();
+        for later in self.sets[set as usize..].iter().rev() {
+            merge(&mut base, later.clone());
+        }
         merge(&mut base, frozen.clone());
         Ok(base)
     }
@@ -725,6 +735,29 @@ mod tests {
                 assert_eq!(Scenario::from_link(&s.to_link()).unwrap(), s, "{note}");
             }
         }
+    }
+
+    /// A field added after a set decodes, for that set's links, to the value it was first frozen at, not to
+    /// a later default: the reservation model's horizon, job source and capacity basis were frozen in set 6 at
+    /// their version-1 values (open, swim, arrivals), kept in set 7 (C2MARL's set) and changed in set 8;
+    /// greedy's E4.3 price was added in set 8 as null (= the floor, version 1). Values read from the frozen
+    /// JSON files by hand.
+    #[test]
+    fn later_fields_decode_to_their_first_frozen_value() {
+        let d = LinkDefaults::engine();
+        let era = |k: u32| d.base(k).unwrap()["era"].clone();
+        for k in 3..=7 {
+            assert_eq!(era(k)["horizon"], "open", "set {k}");
+            assert_eq!(era(k)["jobs"], "swim", "set {k}");
+            assert_eq!(era(k)["capacity_basis"], "arrivals", "set {k}");
+            assert_eq!(era(k)["e43_greedy_price"], Value::Null, "set {k}");
+        }
+        assert_eq!(era(8)["horizon"], "no-arrivals");
+        assert_eq!(era(8)["jobs"], "synthetic");
+        assert_eq!(era(8)["capacity_basis"], "runnable");
+        // a set-6 link that changes nothing of the reservation model keeps the version-1 set-up
+        let s: Scenario = serde_json::from_value(d.base(6).unwrap()).unwrap();
+        assert_eq!(s.era.horizon, crate::models::era::Horizon::Open);
     }
 
     /// The guard: the engine's defaults equal the newest frozen set. When this fails a default was changed

@@ -45,16 +45,16 @@ pub struct EraArgs {
     /// E4.1: capacity as a fraction of the mean offered load.
     #[arg(long)]
     pub capacity_frac: Option<f64>,
-    /// What happens at the workload's end: open (the predictor assumes arrivals never stop; the version-1
-    /// default), no-arrivals (the horizon-aware predictor) or cut-windows (windows cut at the end).
+    /// What happens at the workload's end: open (the predictor assumes arrivals never stop; version 1),
+    /// no-arrivals (the horizon-aware predictor, the default) or cut-windows (windows cut at the end).
     #[arg(long)]
     pub horizon: Option<String>,
-    /// E4.1: the jobs: swim (the workload's SWIM jobs, the default) or synthetic (the ALGORITHMS.md §6.5
-    /// generator, the paper's set-up).
+    /// E4.1: the jobs: synthetic (the ALGORITHMS.md §6.5 generator, the paper's set-up; the default) or swim
+    /// (the workload's SWIM jobs).
     #[arg(long)]
     pub jobs: Option<String>,
-    /// E4.1: how C is set: arrivals (offered load over the arrival span; the default) or runnable (work with
-    /// widths clamped to C, over the arrival span plus the work-weighted mean window).
+    /// E4.1: how C is set: runnable (work with widths clamped to C, over the arrival span plus the
+    /// work-weighted mean window; the default) or arrivals (offered load over the arrival span; version 1).
     #[arg(long)]
     pub capacity_basis: Option<String>,
     /// E4.1 synthetic: jobs per class in the scheduled days.
@@ -63,9 +63,13 @@ pub struct EraArgs {
     /// E4.1 synthetic: scheduled days.
     #[arg(long)]
     pub synthetic_days: Option<f64>,
-    /// E4.3: BASIC_ECON's price floor and greedy's fixed price, as a multiple of p_full (stated 0.65).
+    /// E4.3: BASIC_ECON's price floor, as a multiple of p_full (stated 0.65); also greedy's fixed price unless
+    /// --greedy-price is given.
     #[arg(long)]
     pub floor: Option<f64>,
+    /// E4.3: greedy's fixed price, as a multiple of p_full (default: the floor).
+    #[arg(long)]
+    pub greedy_price: Option<f64>,
     /// Solve the LP predictor at κ_use·C instead of C.
     #[arg(long)]
     pub lp_at_kappa: bool,
@@ -107,6 +111,9 @@ fn params(a: &EraArgs) -> Result<EraParams, String> {
         p.nonera = NonEraLoad::Synthetic;
     }
     p.lp_at_kappa = a.lp_at_kappa;
+    if a.greedy_price.is_some() {
+        p.e43_greedy_price = a.greedy_price;
+    }
     fn named<T: serde::de::DeserializeOwned>(
         flag: &str,
         v: &str,

@@ -615,10 +615,13 @@ fn e43(w: &Workload, p: &EraParams, seed: u64, period: i64) -> Result<Setup, Run
         },
     ];
     let mut notes = notes;
-    notes.push(if p.e43_floor == 0.65 {
+    let p_fix = p.e43_greedy_price.unwrap_or(p.e43_floor);
+    notes.push(if p.e43_floor == 0.65 && p_fix == 0.65 {
         "prices per core-minute in units of p_full: BASIC_ECON within [0.65, 1], greedy 0.65, on-demand 1 (stated)".into()
-    } else {
+    } else if p_fix == p.e43_floor {
         format!("prices per core-minute in units of p_full: BASIC_ECON within [{f}, 1], greedy {f} (matched floors; stated: 0.65), on-demand 1", f = p.e43_floor)
+    } else {
+        format!("prices per core-minute in units of p_full: BASIC_ECON within [{f}, 1], greedy {p_fix} (floors apart; stated: both 0.65), on-demand 1", f = p.e43_floor)
     });
     if p.horizon != Horizon::Open {
         notes.push(format!("horizon: {} (arrivals end at slot {end}; the run continues until every accepted job finishes)", p.horizon.name()));
@@ -626,7 +629,7 @@ fn e43(w: &Workload, p: &EraParams, seed: u64, period: i64) -> Result<Setup, Run
     let prices = Prices {
         p_min: p.e43_floor,
         p_max: 1.0,
-        p_fix: p.e43_floor,
+        p_fix,
         p_full: 1.0,
     };
     Ok(finish(

@@ -273,19 +273,25 @@ pub struct EraParams {
     /// E4.3: start of the Azure window used, hours after the workload's first arrival (the first day ramps
     /// up from an empty datacenter).
     pub nonera_start_h: f64,
-    /// What happens at the workload's end ([`Horizon`]; default `open`, the version-1 behaviour).
+    /// What happens at the workload's end ([`Horizon`]; default `no-arrivals`, §6.5: the predictor must not
+    /// price capacity after the last arrival; links of defaults sets 3–6 decode to `open`, the version-1
+    /// behaviour).
     pub horizon: Horizon,
-    /// E4.1: where the requests come from ([`E41Jobs`]; default `swim`).
+    /// E4.1: where the requests come from ([`E41Jobs`]; default `synthetic`, the paper's set-up; links of
+    /// defaults sets 3–6 decode to `swim`).
     pub jobs: E41Jobs,
-    /// E4.1: how `C` is set ([`CapacityBasis`]; default `arrivals`, the version-1 rule).
+    /// E4.1: how `C` is set ([`CapacityBasis`]; default `runnable`; links of defaults sets 3–6 decode to
+    /// `arrivals`, the version-1 rule).
     pub capacity_basis: CapacityBasis,
     /// E4.1 synthetic: jobs per class arriving in the scheduled days (ALGORITHMS.md §6.5: about 1,450).
     pub jobs_per_class: f64,
     /// E4.1 synthetic: scheduled days after the history period (arrivals uniform over them; §6.5: 7).
     pub synthetic_days: f64,
-    /// E4.3: BASIC_ECON's price floor `p_min` and greedy's fixed price `p_fix`, both as a multiple of
-    /// `p_full` (stated: 0.65; a swept parameter for the matched-floor comparison).
+    /// E4.3: BASIC_ECON's price floor `p_min` as a multiple of `p_full` (stated: 0.65; a swept parameter).
     pub e43_floor: f64,
+    /// E4.3: greedy's fixed price `p_fix` as a multiple of `p_full`; `None` (null) = `e43_floor` (the stated
+    /// set-up: both 0.65). Swept apart from the floor so that neither comparison is built in.
+    pub e43_greedy_price: Option<f64>,
     /// Solve the LP predictor at `κ_use·C` (the capacity BASIC_ECON plans against) instead of `C`.
     pub lp_at_kappa: bool,
 }
@@ -315,12 +321,13 @@ impl Default for EraParams {
             nonera: NonEraLoad::Azure,
             nonera_quantile: 0.75,
             nonera_start_h: 24.0,
-            horizon: Horizon::Open,
-            jobs: E41Jobs::Swim,
-            capacity_basis: CapacityBasis::Arrivals,
+            horizon: Horizon::NoArrivals,
+            jobs: E41Jobs::Synthetic,
+            capacity_basis: CapacityBasis::Runnable,
             jobs_per_class: 1450.0,
             synthetic_days: 7.0,
             e43_floor: 0.65,
+            e43_greedy_price: None,
             lp_at_kappa: false,
         }
     }
@@ -401,8 +408,14 @@ impl EraParams {
                 "the linear predictor needs the known job distributions of E4.3".into(),
             );
         }
-        let ranges: [(&str, f64, f64, f64); 17] = [
+        let ranges: [(&str, f64, f64, f64); 18] = [
             ("jobs_per_class", self.jobs_per_class, 1.0, 20_000.0),
+            (
+                "e43_greedy_price",
+                self.e43_greedy_price.unwrap_or(self.e43_floor),
+                0.0,
+                1.0,
+            ),
             ("synthetic_days", self.synthetic_days, 0.01, 30.0),
             ("e43_floor", self.e43_floor, 0.0, 1.0),
             ("nonera_quantile", self.nonera_quantile, 0.0, 1.0),

@@ -126,6 +126,11 @@ pub struct QuoteDetail {
     pub starts: Vec<Option<f64>>,
 }
 
+/// Relative tolerance under which two BASIC_ECON start prices count as equal (a tie goes to the earliest
+/// start, ALGORITHMS.md §6.3 step 5); far above the rounding of the prefix-sum differences, far below any
+/// price difference that matters ($1e-9 per $1 of the window's block prices).
+pub const TIE_REL: f64 = 1e-9;
+
 impl Scheduler {
     /// The scheduler of `policy` at capacity fraction `kappa` on `setup`; fits the spreading predictor, or
     /// takes the LP predictor's entries per period from `lp` (index k − 1 for period k: [`lp_entries`]).
@@ -280,6 +285,11 @@ impl Scheduler {
                     prefix.push(last + if b.is_nan() { 0.0 } else { *b });
                 }
                 let span = (r.d - r.s) as f64;
+                // Equal prices must compare equal so that ties go to the earliest start (§6.3 step 5): window
+                // sums are differences of prefix sums of block prices, themselves differences of a curve's
+                // prefix sums, so equal sums differ by rounding of the order ε × (the largest prefix); a
+                // start wins only when cheaper by more than TIE_REL of the window's total.
+                let tol = TIE_REL * prefix.last().copied().unwrap_or(0.0).abs();
                 let mut best: Option<Quote> = None;
                 let mut starts = Vec::with_capacity(ok.len());
                 for (i, &feasible) in ok.iter().enumerate() {
@@ -295,7 +305,7 @@ impl Scheduler {
                     };
                     let price = sum * pen;
                     starts.push(Some(price));
-                    if best.is_none_or(|b| price < b.price) {
+                    if best.is_none_or(|b| price < b.price - tol * pen) {
                         best = Some(Quote {
                             start: r.s + i as i64,
                             price,
@@ -457,6 +467,33 @@ mod tests {
             (q.price - 10.0 * (0.5f64 * 0.25).exp()).abs() < 1e-12,
             "{q:?}"
         );
+    }
+
+    /// Ties go to the earliest start despite rounding (§6.3 step 5): with a floor of $0.65 (not a dyadic
+    /// fraction) and no predicted demand at the ranks a 3-unit job displaces, every block costs 3 × 0.65 and
+    /// every start of a 7-slot job costs 7 × 3 × 0.65 = 13.65 by hand; the free units differ per slot (earlier
+    /// commitments), so the sums round differently, and the earliest start must still win.
+    #[test]
+    fn equal_prices_go_to_the_earliest_start() {
+        let r = req(1, 4, 3.0, 7, 204, 100.0);
+        let mut s = setup(60.0, vec![r.clone()]);
+        s.prices.p_min = 0.65;
+        let mut sc = sched(&s, "basic-econ:spread");
+        for x in 4..204 {
+            // 0..=9 units taken: 50..=60 free, all ranks displaced ≥ 48 > the predicted 1 unit
+            sc.plan.commit(x, 1, ((x * 7) % 10) as f64);
+        }
+        let mut detail = QuoteDetail::default();
+        let q = sc.quote(&r, 4, Some(&mut detail)).unwrap();
+        let starts: Vec<f64> = detail.starts.iter().map(|p| p.unwrap()).collect();
+        assert!(
+            starts.iter().all(|p| (p - 13.65).abs() < 1e-9),
+            "{starts:?}"
+        );
+        // the rounding does differ between starts (else this test would not test the tolerance)
+        assert!(starts.iter().any(|p| *p != starts[0]), "{starts:?}");
+        assert_eq!(q.start, 4, "{q:?}");
+        assert!((q.price - 13.65).abs() < 1e-9);
     }
 
     /// Greedy takes the earliest feasible start at the fixed price; on-demand looks at the current slot only.
