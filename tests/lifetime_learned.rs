@@ -72,10 +72,16 @@ fn learned_answers_follow_its_distributions_and_training_is_deterministic() {
             // (at u = 0 every point, the one at 0 h included)
             let (mut lg, mut s) = (0.0, 0.0);
             for (t, p) in t.iter().zip(&p).filter(|(t, _)| **t > u || u <= 0.0) {
-                lg += p * if u < 168.0 { t.min(168.0) } else { *t }.max(2.5 / 60.0).ln();
+                lg += p * if u < 168.0 { t.min(168.0) } else { *t }
+                    .max(2.5 / 60.0)
+                    .ln();
                 s += p;
             }
-            let want = if s > 0.0 { ((lg / s).exp() - u).max(0.0) } else { 0.0 };
+            let want = if s > 0.0 {
+                ((lg / s).exp() - u).max(0.0)
+            } else {
+                0.0
+            };
             let got = pred.remaining(j, u);
             assert!(
                 (got - want).abs() < 1e-9 * want.max(1.0),

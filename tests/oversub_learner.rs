@@ -63,7 +63,11 @@ fn with_lambda_zero_the_learner_finds_rate_0_2_everywhere() {
         let r = &rep.rows[0];
         // Optimum: rate 0.2 for every subscriber at every hour, S-Cores = 0.8.
         assert!(r.s_cores >= 0.78, "hot {hot}: S-Cores {}", r.s_cores);
-        assert!(mean_rate(&rep) <= 0.22, "hot {hot}: mean rate {}", mean_rate(&rep));
+        assert!(
+            mean_rate(&rep) <= 0.22,
+            "hot {hot}: mean rate {}",
+            mean_rate(&rep)
+        );
         // With λ = 0 the dual steps never move λ.
         let log = &rep.training[0].log;
         assert!(log.iter().all(|e| e.lambda == 0.0));

@@ -508,7 +508,10 @@ pub(crate) mod testutil {
     pub fn load(rel: &str) -> InputFile {
         let path = data(rel);
         let bytes = std::fs::read(&path).unwrap_or_else(|e| {
-            panic!("test data {} cannot be read ({e}); ../shared/data must sit beside the checkout", path.display())
+            panic!(
+                "test data {} cannot be read ({e}); ../shared/data must sit beside the checkout",
+                path.display()
+            )
         });
         InputFile {
             name: rel.to_string(),

@@ -80,7 +80,10 @@ pub fn capped_lognormal_tail(m: f64, s: f64, c: f64, u: f64) -> (f64, f64) {
     // X in (u, c): P = Φ((ln c − m)/s) − Φ((ln u − m)/s); E[X·1] = mean·[Φ((ln c − m − s²)/s) − Φ((ln u − m − s²)/s)]
     let (p_lo, pt_lo) = if u > 0.0 {
         let lu = u.ln();
-        (normal_sf((lu - m) / s), mean * normal_sf((lu - m - s * s) / s))
+        (
+            normal_sf((lu - m) / s),
+            mean * normal_sf((lu - m - s * s) / s),
+        )
     } else {
         (1.0, mean)
     };
@@ -143,7 +146,8 @@ impl LifetimePredictor for Noisy {
         // point mass: weight A·1{L̂ > u}, residual L̂ − u
         let (w1, r1) = if lhat > u { (a, lhat - u) } else { (0.0, 0.0) };
         let (w2, r2) = if a < 1.0 {
-            let (pt, p) = capped_lognormal_tail(lhat.max(MIN_PREDICTION_H).ln(), self.s, MAX_PREDICTION_H, u);
+            let (pt, p) =
+                capped_lognormal_tail(lhat.max(MIN_PREDICTION_H).ln(), self.s, MAX_PREDICTION_H, u);
             if p > 0.0 {
                 ((1.0 - a) * p, (pt / p - u).max(0.0))
             } else {
@@ -441,7 +445,9 @@ mod tests {
         let oracle = Oracle::new(life.clone());
         for j in 0..life.len() {
             assert_eq!(noisy.first(j).to_bits(), oracle.first(j).to_bits());
-            for &u in &[0.0, 0.004, 0.3, 0.5, 2.0, 3.7, 9.99, 100.0, 400.0, 999.0, 1000.0, 2000.0] {
+            for &u in &[
+                0.0, 0.004, 0.3, 0.5, 2.0, 3.7, 9.99, 100.0, 400.0, 999.0, 1000.0, 2000.0,
+            ] {
                 assert_eq!(
                     noisy.remaining(j, u).to_bits(),
                     oracle.remaining(j, u).to_bits(),
@@ -473,7 +479,15 @@ mod tests {
                 s,
             };
             let m = f64::ln(lhat);
-            let surv_ln = |t: f64| if t >= cap { 0.0 } else if t <= 0.0 { 1.0 } else { normal_sf((t.ln() - m) / s) };
+            let surv_ln = |t: f64| {
+                if t >= cap {
+                    0.0
+                } else if t <= 0.0 {
+                    1.0
+                } else {
+                    normal_sf((t.ln() - m) / s)
+                }
+            };
             let surv = |t: f64| a * f64::from(u8::from(lhat > t)) + (1.0 - a) * surv_ln(t);
             // integrate S on [u, cap] piecewise, split at L̂ (the jump), with log-spaced points near u
             let mut knots = vec![u, cap];

@@ -86,9 +86,8 @@ pub fn drain_order(
     let mut vms = vms.to_vec();
     match order {
         MigrationOrder::StartTime => vms.sort_unstable(),
-        MigrationOrder::Random => {
-            vms.sort_unstable_by_key(|&j| (crate::substrate::rng::mix64(j as u64 ^ now.to_bits()), j))
-        }
+        MigrationOrder::Random => vms
+            .sort_unstable_by_key(|&j| (crate::substrate::rng::mix64(j as u64 ^ now.to_bits()), j)),
         MigrationOrder::Lars => {
             let mut key: Vec<(f64, u32)> = vms
                 .iter()

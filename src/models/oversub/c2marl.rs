@@ -261,7 +261,14 @@ impl C2marlConfig {
         real("alpha", self.alpha, 0.0, false, 1.0, false);
         real("delta", self.delta, 0.0, true, 1.0, false);
         real("lambda_max", self.lambda_max, 0.0, false, 1e9, false);
-        real("lambda_init", self.lambda_init, 0.0, false, self.lambda_max.max(0.0), false);
+        real(
+            "lambda_init",
+            self.lambda_init,
+            0.0,
+            false,
+            self.lambda_max.max(0.0),
+            false,
+        );
         real(
             "dual_start_fraction",
             self.dual_start_fraction,
@@ -847,7 +854,8 @@ impl Trainer {
         let rp = &self.replay;
         let w = &mut self.work;
         w.sample.clear();
-        w.sample.extend((0..bsz).map(|_| uniform_index(rng, rp.len)));
+        w.sample
+            .extend((0..bsz).map(|_| uniform_index(rng, rp.len)));
         let (mut loss_sum, mut agents_with_rows) = (0.0, 0usize);
         for i in 0..n {
             let rows = &mut w.rows[i];
@@ -891,7 +899,8 @@ impl Trainer {
             for (r, &b) in rows.iter().enumerate() {
                 let k = w.sample[b];
                 let a = rp.actions[k * n + i];
-                let y = rp.agent_reward[k * n + i] - lambda * rp.agent_cost[k * n + i]
+                let y = rp.agent_reward[k * n + i]
+                    - lambda * rp.agent_cost[k * n + i]
                     - self.reward_mean[i]
                     + gamma * w.next_q[r];
                 let diff = out[r * na + a] as f64 - y;
@@ -1409,7 +1418,10 @@ mod tests {
         };
         let (risky, lambda) = greedy_risky(&constrained, 3);
         assert_eq!(risky, 0);
-        assert!(lambda > 1.5 && lambda < constrained.lambda_max, "λ = {lambda}");
+        assert!(
+            lambda > 1.5 && lambda < constrained.lambda_max,
+            "λ = {lambda}"
+        );
     }
 
     #[test]
@@ -1438,7 +1450,10 @@ mod tests {
         let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
         let log = tr.train_episode(&mut env, 19);
         // Before the warm-up ends: no greedy episode, no dual step, whatever the cost.
-        assert_eq!((log.mean_cost, log.greedy_cost, log.lambda), (1.0, None, 0.0));
+        assert_eq!(
+            (log.mean_cost, log.greedy_cost, log.lambda),
+            (1.0, None, 0.0)
+        );
         assert_eq!(log.hot_steps, 24.0);
         // Û = 1, c = 0.05·0.025 = 0.00125: one step of +0.05·(1 − 0.00125) = 0.0499375 per episode.
         let log = tr.train_episode(&mut env, 20);

@@ -47,7 +47,8 @@ impl ObsScale {
     /// The scales of a cluster of `params` with `subs` subscribers whose VMs live `mean_duration_h` hours on
     /// average.
     pub fn new(params: &OversubParams, subs: usize, mean_duration_h: f64) -> Self {
-        let alive = (params.occupancy * params.pm_cores * params.pm_count() as f64 / subs.max(1) as f64)
+        let alive = (params.occupancy * params.pm_cores * params.pm_count() as f64
+            / subs.max(1) as f64)
             .max(1e-9);
         ObsScale {
             alive_cores: alive,
@@ -345,8 +346,7 @@ impl<'a> Cluster<'a> {
                 }
             }
         }
-        let reward =
-            self.new_saved.iter().sum::<f64>() / (self.params.pm_cores * self.k as f64);
+        let reward = self.new_saved.iter().sum::<f64>() / (self.params.pm_cores * self.k as f64);
         self.t += 1;
         let done = self.t >= self.ep.hours;
         if !done {
@@ -410,7 +410,11 @@ impl<'a> Cluster<'a> {
     /// subscriber n's new cores saved, `Σ(c_v − a_v)/Σ c_v` over its VMs created in the step (`1 − rate`; 0
     /// without requests), `cost[n]` = its share of the cluster cost.
     pub fn credit(&self, reward: &mut [f64], cost: &mut [f64]) {
-        for ((r, &x), &c) in reward.iter_mut().zip(&self.new_saved).zip(&self.new_requested) {
+        for ((r, &x), &c) in reward
+            .iter_mut()
+            .zip(&self.new_saved)
+            .zip(&self.new_requested)
+        {
             *r = if c > 0.0 { x / c } else { 0.0 };
         }
         cost.copy_from_slice(&self.cost_share);

@@ -304,7 +304,8 @@ impl MarlEnv for TrainEnv<'_> {
             component::TRAIN,
             (self.train_seed as u64) << 32 | episode,
         );
-        self.cluster = Some(Cluster::new(&w.params, Cow::Owned(ep), w.warm()).with_scale(w.obs_scale()));
+        self.cluster =
+            Some(Cluster::new(&w.params, Cow::Owned(ep), w.warm()).with_scale(w.obs_scale()));
     }
     fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
         let c = self.cluster.as_ref().expect("reset before observe");

@@ -535,7 +535,13 @@ impl<F: Real> Adam<F> {
         let lr = F::from_f64(self.lr);
         let eps = F::from_f64(self.eps);
         let (g_tiny, mv_tiny) = (F::from_f64(FLUSH_GRAD), F::from_f64(FLUSH_MOMENT));
-        let flush = |x: F, tiny: F| if x < tiny && x > F::ZERO - tiny { F::ZERO } else { x };
+        let flush = |x: F, tiny: F| {
+            if x < tiny && x > F::ZERO - tiny {
+                F::ZERO
+            } else {
+                x
+            }
+        };
         for (((p, &g), m), v) in net
             .params
             .iter_mut()

@@ -488,13 +488,22 @@ mod tests {
         let sorted_hours = |e: &Episode| {
             (-HISTORY_H..e.hours)
                 .filter(|&t| {
-                    let subs: Vec<u16> = e.vms.iter().filter(|v| v.start == t).map(|v| v.sub).collect();
+                    let subs: Vec<u16> = e
+                        .vms
+                        .iter()
+                        .filter(|v| v.start == t)
+                        .map(|v| v.sub)
+                        .collect();
                     subs.windows(2).all(|w| w[0] <= w[1])
                 })
                 .count() as i32
         };
         assert_eq!(sorted_hours(&a), HISTORY_H + a.hours);
-        assert!(sorted_hours(&b) < (HISTORY_H + b.hours) / 10, "{}", sorted_hours(&b));
+        assert!(
+            sorted_hours(&b) < (HISTORY_H + b.hours) / 10,
+            "{}",
+            sorted_hours(&b)
+        );
     }
 
     #[test]
