@@ -372,19 +372,25 @@ mod tests {
         assert_eq!(t.curve(35, 12).block_price(3.0, 3.0), 19.0);
     }
 
-    /// The horizon-aware linear predictor, in closed form: with T = 60 always, slack S ~ Exp(mean 120) and
-    /// arrivals stopping `lo` slots before τ, far ahead `K/(λ·E[W]) = E[60/(60+S)·(60 + S − lo)]
-    /// = 60 − lo·E[60/(60+S)] = 60 − lo·0.46145`; with `lo > δ` nothing arrives: zero.
-    #[test]
-    fn linear_demand_stops_at_the_end() {
-        let d = JobDist {
+    /// 2 requests per slot, widths log-uniform on [8, 512] units, T = 60 slots always (σ = 0), slack
+    /// S ~ Exp(mean 2·60): the closed forms of the linear predictor's tests.
+    fn fixed_length_jobs() -> JobDist {
+        JobDist {
             rate: 2.0,
             w_range: [8.0, 512.0],
             t_median: 60.0,
             t_sigma: 0.0,
             slack_mult: 2.0,
             v_range: [0.65, 1.3],
-        };
+        }
+    }
+
+    /// The horizon-aware linear predictor, in closed form: with T = 60 always, slack S ~ Exp(mean 120) and
+    /// arrivals stopping `lo` slots before τ, far ahead `K/(λ·E[W]) = E[60/(60+S)·(60 + S − lo)]
+    /// = 60 − lo·E[60/(60+S)] = 60 − lo·0.46145`; with `lo > δ` nothing arrives: zero.
+    #[test]
+    fn linear_demand_stops_at_the_end() {
+        let d = fixed_length_jobs();
         let t = LinearTable::new(&d, 0.0, 1.0);
         let mean_w = 504.0 / (64.0f64).ln();
         let k = t.expected_demand_from(100_000, 10) / (2.0 * mean_w);
@@ -399,14 +405,7 @@ mod tests {
     /// K(δ) grows to λ·E[W]·E[T] (every request's whole spread work) and starts at λ·E[W]·E[T/(T+S)].
     #[test]
     fn linear_demand_limits() {
-        let d = JobDist {
-            rate: 2.0,
-            w_range: [8.0, 512.0],
-            t_median: 60.0,
-            t_sigma: 0.0,
-            slack_mult: 2.0,
-            v_range: [0.65, 1.3],
-        };
+        let d = fixed_length_jobs();
         let t = LinearTable::new(&d, 0.65, 1.0);
         let mean_w = 504.0 / (64.0f64).ln();
         // σ = 0: T = 60 always; δ huge → λ·E[W]·60
