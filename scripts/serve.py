@@ -2,9 +2,19 @@
 """Static server for the playground: the site is www/ at "/", static/ at "/static/" and results/ at
 "/results/" (the committed findings the views show, e.g. results/003/tables.md; the same layout a static
 deploy gets by copying static/ and results/ into the site). Binds 127.0.0.1 only; port 0 picks a free port.
-Prints "serving http://127.0.0.1:PORT/" once listening (the e2e tests read it)."""
+Prints "serving http://127.0.0.1:PORT/" once listening (the e2e tests read it).
+
+Caching: every file carries a validator (an ETag of its modification time and size, and Last-Modified), and a
+conditional request for an unchanged file gets 304 with no body, so a reload transfers nothing but headers.
+Compression: text, JSON, JavaScript, SVG and the wasm module are sent gzip-compressed (level 6, a fixed header
+time, so the bytes are the same on every request) to a client that accepts gzip; `.gz` files are sent as they
+are (the engine gunzips them itself, and the trace panel's download progress reads their Content-Length)."""
+import email.utils
+import gzip
 import http.server
+import io
 import os
+import threading
 import posixpath
 import sys
 import urllib.parse
@@ -28,6 +38,29 @@ MOUNTS = [
 ]
 
 
+# Types sent gzip-compressed to a client that accepts it (see the module's doc); others are sent as they are.
+COMPRESSIBLE = ("text/", "application/javascript", "application/json", "application/wasm", "image/svg+xml")
+# Files smaller than this are sent as they are: the gzip header would outweigh the saving.
+MIN_COMPRESS = 1024
+# Compressed bodies by (path, mtime_ns, size): a file changed on disk is compressed again on its next request.
+_GZ_CACHE = {}
+_GZ_LOCK = threading.Lock()
+
+
+def gzip_body(path, st, data):
+    """The gzip bytes of `data` (the file at `path` with stat `st`), cached while the file is unchanged."""
+    key = (path, st.st_mtime_ns, st.st_size)
+    with _GZ_LOCK:
+        hit = _GZ_CACHE.get(key)
+    if hit is None:
+        hit = gzip.compress(data, compresslevel=6, mtime=0)
+        with _GZ_LOCK:
+            for old in [k for k in _GZ_CACHE if k[0] == path]:
+                del _GZ_CACHE[old]
+            _GZ_CACHE[key] = hit
+    return hit
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
@@ -49,6 +82,58 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                 parts = [p for p in rest.split("/") if p not in ("", ".", "..")]
                 return os.path.join(base, *parts) + ("/" if rest.endswith("/") else "")
         return os.path.join(ROOT, "www")
+
+    def send_head(self):
+        """Regular files with validators and optional gzip; directories and errors as the base class does."""
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            if not urllib.parse.urlsplit(self.path).path.endswith("/"):
+                return super().send_head()  # the base class redirects to the trailing slash
+            path = os.path.join(path, "index.html")
+        try:
+            st = os.stat(path)
+        except OSError:
+            return super().send_head()  # 404 (or the directory listing) as before
+        if not os.path.isfile(path):
+            return super().send_head()
+        ctype = self.guess_type(path)
+        accepts_gzip = any(
+            part.split(";")[0].strip() == "gzip" for part in self.headers.get("Accept-Encoding", "").split(",")
+        )
+        compress = (
+            accepts_gzip
+            and not path.endswith(".gz")
+            and st.st_size >= MIN_COMPRESS
+            and ctype.startswith(COMPRESSIBLE)
+        )
+        etag = f'"{st.st_mtime_ns:x}-{st.st_size:x}{"-gz" if compress else ""}"'
+        last_modified = email.utils.formatdate(st.st_mtime, usegmt=True)
+        wanted = [t.strip() for t in self.headers.get("If-None-Match", "").split(",") if t.strip()]
+        if etag in wanted or "*" in wanted:
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            self.send_header("Last-Modified", last_modified)
+            self.send_header("Vary", "Accept-Encoding")
+            self.end_headers()
+            return None
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            self.send_error(404, "File not found")
+            return None
+        if compress:
+            data = gzip_body(path, st, data)
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("ETag", etag)
+        self.send_header("Last-Modified", last_modified)
+        self.send_header("Vary", "Accept-Encoding")
+        if compress:
+            self.send_header("Content-Encoding", "gzip")
+        self.end_headers()
+        return io.BytesIO(data)
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-cache")
