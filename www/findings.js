@@ -6,7 +6,7 @@
 // scripts/findings_links.py; validated here, since a served file can be tampered with). The Markdown is read by
 // www/common/markdown.js (text nodes only). The engine is loaded only to make the model links (scenario_to_link).
 
-import { h, setChildren, $ } from './common/dom.js';
+import { h, setChildren, $, scrollTable } from './common/dom.js';
 import { loadEngine, errorText } from './common/engine.js';
 import { parseMarkdown, renderMarkdown } from './common/markdown.js';
 
@@ -86,7 +86,7 @@ function evidenceTable(p, rows) {
     h('p', { class: 'fine' }, 'Each link opens the playground with the scenario of that stored run (',
       h('code', {}, `results/${p.id}/links.json`), ', made by the engine with ', h('code', {}, '--print-link'),
       '); press Run to recompute it. Rows averaging several instances or seeds link the first and say so.'),
-    h('div', { class: 'table-scroll' }, table));
+    scrollTable('Findings table', table));
 }
 
 async function loadEvidence(p, box) {

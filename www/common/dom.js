@@ -103,3 +103,11 @@ export function fitCanvas(canvas, cssHeight) {
   canvas.height = Math.round(cssHeight * dpr);
   return dpr;
 }
+
+/**
+ * A table in a box that scrolls sideways on narrow screens. The box is a labelled region that takes focus, so
+ * the keyboard can scroll it too (axe-core's scrollable-region-focusable).
+ */
+export function scrollTable(label, table) {
+  return h('div', { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-label': label }, table);
+}

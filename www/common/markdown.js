@@ -5,7 +5,7 @@
 // parser is pure (no DOM: node tests import it); the renderer builds elements with textContent only, so no
 // text of the file ever becomes markup (www/common/dom.js).
 
-import { h } from './dom.js';
+import { h, scrollTable } from './dom.js';
 
 /**
  * Splits one table row into its cells: unescaped '|' separate cells, `\|` is a literal '|', one leading
@@ -129,7 +129,7 @@ export function renderMarkdown(text, { headingBase = 3, tableClass = 'results' }
     if (b.kind === 'heading') return h(`h${Math.min(6, headingBase + b.level - 1)}`, {}, inline(b.text));
     if (b.kind === 'paragraph') return h('p', {}, inline(b.text));
     const cls = (k) => (b.align[k] === 'right' ? 'num' : b.align[k] === 'center' ? 'center' : null);
-    return h('div', { class: 'table-scroll' }, h('table', { class: tableClass },
+    return scrollTable('Findings table', h('table', { class: tableClass },
       h('thead', {}, h('tr', {}, b.header.map((c, k) => h('th', { scope: 'col', class: cls(k) }, inline(c))))),
       h('tbody', {}, b.rows.map((r) => h('tr', {}, r.map((c, k) => h('td', { class: cls(k) }, inline(c))))))));
   });

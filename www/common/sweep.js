@@ -4,7 +4,7 @@
 // splits its steps), with one progress bar and Cancel; a table of the cells, each with a link that opens it;
 // and `results.json` / `results.csv` byte for byte as `packlab sweep FILE --out DIR` writes them.
 
-import { h, setChildren, download } from './dom.js';
+import { h, setChildren, download, scrollTable } from './dom.js';
 import { errorText } from './engine.js';
 import { createRunControls } from './run-controls.js';
 
@@ -190,7 +190,7 @@ export function createSweepPanel({ wasm, worker, tracePanel, scenario }) {
       h('button', { type: 'button', class: 'btn small', onclick: () => file.click() }, 'Load sweep file…'),
       h('button', { type: 'button', class: 'btn small', onclick: () => { text.value = starter(wasm, scenario()); } }, 'From this scenario'),
       file, downloads),
-    h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'sweep-table' }, h('thead', {}, head), rows)));
+    scrollTable('Sweep cells', h('table', { class: 'results', id: 'sweep-table' }, h('thead', {}, head), rows)));
   controls.attach(el);
 
   return {

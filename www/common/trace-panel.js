@@ -63,9 +63,9 @@ export function createTracePanel({ wasm, worker, onLoaded }) {
   const select = h('select', { id: 'trace-select', 'aria-label': 'Bundled trace' },
     bundled.map((b) => h('option', { value: b.id }, b.id)),
     h('option', { value: '', disabled: true, id: 'trace-upload-option', hidden: true }, 'uploaded trace'));
-  const fileInput = h('input', { type: 'file', multiple: true, id: 'trace-files', class: 'visually-hidden',
+  const fileInput = h('input', { type: 'file', multiple: true, id: 'trace-files', class: 'visually-hidden', 'aria-label': 'Trace files',
     accept: '.zip,.csv,.tsv,.gz,.txt,text/csv,application/zip,application/gzip,*/*' });
-  const folderInput = h('input', { type: 'file', id: 'trace-folder', class: 'visually-hidden', webkitdirectory: true });
+  const folderInput = h('input', { type: 'file', id: 'trace-folder', class: 'visually-hidden', 'aria-label': 'Trace folder', webkitdirectory: true });
   const progress = h('progress', { id: 'trace-progress', max: 1, value: 0, hidden: true });
   const status = h('div', { class: 'status', id: 'trace-status', 'aria-live': 'polite' });
   const error = h('div', { class: 'error-box', id: 'trace-error', role: 'alert', hidden: true });
@@ -76,7 +76,7 @@ export function createTracePanel({ wasm, worker, onLoaded }) {
     h('figcaption', { class: 'fine' }, 'Bars: samples per usage bin (log scale). Line: cumulative share (right axis).'));
   const attribution = h('p', { class: 'fine', id: 'trace-attribution' });
 
-  const drop = h('div', { class: 'dropzone', id: 'trace-drop', tabindex: 0 },
+  const drop = h('div', { class: 'dropzone', id: 'trace-drop', tabindex: 0, 'aria-label': 'Upload a trace: drop files here, or press Enter to choose files' },
     h('div', { class: 'drop-title' }, 'Upload a trace'),
     h('div', { class: 'fine' }, 'Drop a PlanetLab day folder or .zip, an item,time,usage CSV, or a .tsv.gz here'),
     h('div', { class: 'row' },
@@ -89,6 +89,12 @@ export function createTracePanel({ wasm, worker, onLoaded }) {
     h('label', { class: 'field' }, h('span', { class: 'label' }, 'Bundled'), select),
     request, drop, progress, status, error, summary, histWrap, attribution);
 
+  // the drop zone takes focus: Enter or Space on it (not on its buttons) opens the file picker
+  drop.addEventListener('keydown', (ev) => {
+    if (ev.target !== drop || (ev.key !== 'Enter' && ev.key !== ' ')) return;
+    ev.preventDefault();
+    fileInput.click();
+  });
   select.addEventListener('change', () => { if (select.value) loadBundled(select.value); });
   fileInput.addEventListener('change', () => { const f = filesFromInput(fileInput); fileInput.value = ''; if (f.length) loadFiles(f); });
   folderInput.addEventListener('change', () => { const f = filesFromInput(folderInput); folderInput.value = ''; if (f.length) loadFiles(f); });

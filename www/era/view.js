@@ -5,7 +5,7 @@
 // Computation happens in the worker: the shared 'run' operation (one (policy, κ_use) cell per step) on the
 // scenario's workload, and 'run.query' with op 'request' for the teaching view.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
@@ -96,7 +96,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   const tableCard = h('section', { class: 'card table-card', id: 'era-table-card', 'aria-labelledby': 'era-table-title' },
     h('h2', { id: 'era-table-title' }, 'Results per policy and κ_use'),
     h('p', { class: 'fine' }, 'Every cell schedules the same requests on the same capacity; the algorithm sees a request\'s value only in the final comparison value ≥ price.'),
-    h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'era-table' },
+    scrollTable('Results per policy and κ_use', h('table', { class: 'results', id: 'era-table' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'policy'), COLUMNS.map(([, label, title]) => h('th', { scope: 'col', class: 'num', title }, label)))),
       tbody)));
 
@@ -151,7 +151,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
           `${int(s.wider_than_capacity || 0)} jobs${scenario.era.capacity_basis === 'runnable' ? ' (clamped to C)' : ' (they can never run)'}`) : null,
         h('dt', {}, 'actual capacity'), h('dd', {}, `mean ${pct(s.actual_mean)} of C, min ${pct(s.actual_min)}`),
         h('dt', {}, 'prices'), h('dd', {}, `BASIC_ECON unit price in [${fmt(report.prices.p_min)}, ${report.prices.p_max === null ? '∞' : fmt(report.prices.p_max)}], greedy ${fmt(report.prices.p_fix)}, on-demand ${fmt(report.prices.p_full)}`)),
-      s.classes.length > 1 ? h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'era-classes' },
+      s.classes.length > 1 ? scrollTable('Results per reservation class', h('table', { class: 'results', id: 'era-classes' },
         h('thead', {}, h('tr', {}, ['class', 'requests', 'work', 'value', 'mean W', 'mean T', '$/unit-slot'].map((t) => h('th', { scope: 'col', class: 'num' }, t)))),
         h('tbody', {}, s.classes.map((c) => h('tr', {}, h('td', {}, c.class), h('td', { class: 'num' }, int(c.requests)), h('td', { class: 'num' }, pct(c.work_share)),
           h('td', { class: 'num' }, pct(c.value_share)), h('td', { class: 'num' }, fmt(c.mean_w, 3)), h('td', { class: 'num' }, fmt(c.mean_t, 3)), h('td', { class: 'num' }, fmt(c.mean_unit_value, 3))))))) : null,

@@ -6,7 +6,7 @@
 // loads once and keeps (the bundled Azure 2017 arrivals, or an upload through 'workload.load'); the frontier
 // is a sweep (the engine's src/sweep.rs, `packlab sweep`) run cell by cell through the same operation.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
@@ -152,7 +152,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   const tableCard = h('section', { class: 'card table-card', id: 'lifetime-table-card', 'aria-labelledby': 'lifetime-table-title' },
     h('h2', { id: 'lifetime-table-title' }, 'Results per policy'),
     h('p', { class: 'fine' }, 'Every policy replays the same arrivals with the same predictions; Δ is against best fit (seed 003 reports +5 to +9.5 pp for the lifetime-aware policies on production pools).'),
-    h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'lifetime-table' },
+    scrollTable('Results per policy', h('table', { class: 'results', id: 'lifetime-table' },
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, 'policy'),
         COLUMNS.map(([, label, title]) => h('th', { scope: 'col', class: 'num', title }, label)))),
@@ -163,7 +163,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   const migCard = h('section', { class: 'card table-card', id: 'lifetime-migration-card', 'aria-labelledby': 'lifetime-migration-title', hidden: true },
     h('h2', { id: 'lifetime-migration-title' }, 'Live migrations: start order vs LARS (E3.5)'),
     h('p', { class: 'fine' }, 'Hosts are drained when fewer than 5% are empty (up to 3 hosts, at most 3 concurrent 20-minute migrations). Both orders are counted on the same drains of the start-order run, as seed 003 §6.3 does: the same hosts at the same times with the same VMs; only the queue order changes (LARS: longest predicted remaining lifetime first). A VM that exits before its slot is a saved migration. Seed 003 reports −4.32% and −4.55% migrations with LARS on two one-month traces.'),
-    h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'lifetime-migration-table' },
+    scrollTable('Live migrations', h('table', { class: 'results', id: 'lifetime-migration-table' },
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, 'policy'),
         MIGRATION_COLUMNS.map(([, label, title]) => h('th', { scope: 'col', class: 'num', title }, label)))),
@@ -221,7 +221,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
     h('div', { class: 'row' }, h('button', { type: 'button', class: 'btn', id: 'lifetime-accuracy-run', onclick: () => startFrontier() }, 'Compute the frontier')),
     accSubtitle,
     h('div', { class: 'canvas-wrap' }, accCanvas),
-    h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'lifetime-accuracy-table' }, h('thead', {}, accHead), accRows)),
+    scrollTable('Accuracy frontier', h('table', { class: 'results', id: 'lifetime-accuracy-table' }, h('thead', {}, accHead), accRows)),
     accExports,
     accMore);
   accUi.attach(accCard);

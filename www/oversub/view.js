@@ -6,7 +6,7 @@
 // episode under every policy per step, with every policy's estimate so far; Pause/Resume between steps) with the imported policy files as the run's input files, and
 // 'run.query' with op 'policy' for the export of a trained policy.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
@@ -111,7 +111,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   const tableCard = h('section', { class: 'card table-card', id: 'oversub-table-card', 'aria-labelledby': 'oversub-table-title' },
     h('h2', { id: 'oversub-table-title' }, 'Results per policy'),
     h('p', { class: 'fine' }, 'Every policy runs on the same evaluation episodes (requests and usage depend on the seed and the episode only). Intervals are 95%: Wilson for the hot ratios, normal for the mean S-Cores.'),
-    h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'oversub-table' },
+    scrollTable('Results per policy', h('table', { class: 'results', id: 'oversub-table' },
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, 'policy'),
         th('PM-Hot-R', 'max over PMs of the share of episodes in which the PM was hot for ≥ δ·T hours, with its 95% Wilson interval'),

@@ -1,7 +1,7 @@
 // The placement model's view: controls, the frontier chart (plotters → canvas, drawn on the main thread),
 // the results table, exports and the teaching view. Computation happens in the worker ('run', 'run.query').
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
@@ -97,7 +97,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   const tableCard = h('section', { class: 'card table-card', id: 'table-card', 'aria-labelledby': 'table-title' },
     h('h2', { id: 'table-title' }, 'Points'),
     h('p', { class: 'fine' }, 'm = machines / m_norm (the lower bound ⌈Σ mean / c⌉); q = overflow frequency over E. Click a row to study its packing.'),
-    h('div', { class: 'table-scroll' }, table));
+    scrollTable('Points', table));
 
   // ---- teaching card
   const mCanvas = h('canvas', { id: 'machine-canvas', role: 'img', 'aria-label': 'one machine: empirical total usage against the Gaussian' });
