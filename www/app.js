@@ -2,13 +2,13 @@
 // link, mounts the model view and the shared trace panel, and wires the header (model tabs, Copy link).
 //
 // Models are views: each lives in www/<model>/ (view.js on the page, worker-ops.js in the worker); the tab list
-// comes from the engine's model registry (wasm.models()) and each view's loader from www/models.js. A tab switches model by opening that model's default scenario as a link (#s=v2.d1.…).
+// comes from the engine's model registry (wasm.models()) and each view's loader from www/models.js. A tab switch keeps the page: each view is mounted on its first visit and kept, with its state, while hidden.
 
 import { h, setChildren, $ } from './common/dom.js';
 import { loadEngine, errorText } from './common/engine.js';
 import { EngineWorker } from './common/worker-client.js';
 import { createSweepPanel } from './common/sweep.js';
-import { scenarioFromLocation } from './common/share.js';
+import { scenarioFromLocation, fragmentFor, setActiveModel } from './common/share.js';
 import { createTracePanel } from './common/trace-panel.js';
 import { MODELS_WWW } from './models.js';
 
@@ -30,19 +30,23 @@ async function main() {
   const { wasm, module } = await loadEngine();
   $('#engine-version').textContent = `engine ${wasm.engine_version()}`;
 
-  const worker = new EngineWorker({
-    module,
-    // a restart after Cancel is silent once done; a worker that died is reported and stays reported
-    onStatus: (s, reason) => {
-      if (s === 'restarting') banner(reason ? `The engine stopped (${reason}); restarting it and reloading your inputs…` : 'The engine was restarted; your inputs are being reloaded.', 'info');
-      else if (s === 'ready') banner(reason ? `The engine stopped (${reason}) and was restarted; your trace and workload were reloaded. Run again to continue.` : null, 'info');
-      else if (s === 'failed') banner(`The engine stopped and could not be restarted (${reason}). Reload the page.`, 'warn');
-    },
-  });
-
-  // `?workers=N` sets how many workers compute runs (the engine worker's pool; default: one per core, 1 = no pool)
-  const workers = new URLSearchParams(location.search).get('workers');
-  if (workers !== null) worker.setPoolSize(Number(workers));
+  // a restart after Cancel is silent once done; a worker that died is reported and stays reported
+  const onStatus = (s, reason) => {
+    if (s === 'restarting') banner(reason ? `The engine stopped (${reason}); restarting it and reloading your inputs…` : 'The engine was restarted; your inputs are being reloaded.', 'info');
+    else if (s === 'ready') banner(reason ? `The engine stopped (${reason}) and was restarted; your trace and workload were reloaded. Run again to continue.` : null, 'info');
+    else if (s === 'failed') banner(`The engine stopped and could not be restarted (${reason}). Reload the page.`, 'warn');
+  };
+  // `?workers=N` sets how many workers compute runs (each engine worker's pool; default: one per core, 1 = no pool)
+  const poolSize = new URLSearchParams(location.search).get('workers');
+  const newWorker = () => {
+    const w = new EngineWorker({ module, onStatus });
+    if (poolSize !== null) w.setPoolSize(Number(poolSize));
+    return w;
+  };
+  // the shell's worker holds the uploaded or bundled trace: the trace panel, the sweep panel and the views that
+  // read the trace run on it; every other view gets an engine worker of its own when first shown, so a run
+  // left going on a hidden tab never holds up the visible one
+  const worker = newWorker();
 
   // the scenario: a link (#s=v2.d1.…, or an old #s=v1.…) or the defaults; a bad link (or one made under
   // defaults this engine does not know) shows a message and falls back
@@ -51,42 +55,87 @@ async function main() {
     banner(`This link could not be opened (${errorText(link.error)}). Showing the default scenario instead.`);
     history.replaceState(null, '', location.pathname + location.search);
   }
-  // a pasted link in the same tab (hashchange) reloads the scenario
+
+  // the tab list comes from the engine's model registry; each model's view from www/models.js
+  const MODELS = wasm.models().map((m) => ({ id: m.id, title: m.title, hint: m.hint, usesTrace: m.uses_trace, load: MODELS_WWW[m.id] && MODELS_WWW[m.id].view }));
+  const byId = (id) => MODELS.find((m) => m.id === id);
+
+  // One page: every tab's view is mounted on its first visit and kept (hidden) afterwards, with its scenario,
+  // its results and any run in progress; the address bar shows the visible tab's scenario (share.js writes
+  // only the active model's links) and a tab switch adds a history entry, so Back/Forward switch tabs.
+  const mounted = new Map(); // model id → { el, view }
+  let active = null;
+  const tracePanel = createTracePanel({ wasm, worker, onLoaded: (t) => mounted.forEach(({ view }) => view.traceLoaded(t)) });
+
+  const tabs = MODELS.map((m) => h('button', {
+    type: 'button',
+    id: `tab-${m.id}`,
+    class: 'tab',
+    onclick: () => { if (m.load && m !== active) show(m, null, { push: true }); },
+    disabled: !m.load,
+    title: m.hint,
+  }, m.title, m.load ? null : h('span', { class: 'soon' }, 'soon')));
+  setChildren($('#model-tabs'), tabs);
+
+  /**
+   * Show model `m`'s view: mount it on its first visit (with `scenario`, or its defaults), else reveal the kept
+   * one. `push` adds a history entry with the view's link (a tab click); otherwise the current entry is
+   * replaced (the first view, Back/Forward).
+   */
+  async function show(m, scenario, { push = false } = {}) {
+    // the new entry first: a view being mounted writes its link into the current entry
+    if (push) history.pushState(null, '', location.href);
+    active = m;
+    setActiveModel(m.id);
+    tabs.forEach((b, i) => {
+      const on = MODELS[i] === m;
+      b.classList.toggle('active', on);
+      if (on) b.setAttribute('aria-current', 'page');
+      else b.removeAttribute('aria-current');
+    });
+    mounted.forEach(({ el }, id) => { el.hidden = id !== m.id; });
+    let entry = mounted.get(m.id);
+    const first = !entry;
+    if (first) {
+      const el = h('div', { class: 'model-view', id: `view-${m.id}` });
+      $('#view').append(el);
+      $('#booting')?.remove();
+      const start = scenario || { ...wasm.default_scenario(), model: m.id };
+      const { mount } = await m.load();
+      entry = { el, view: null };
+      mounted.set(m.id, entry);
+      entry.view = mount({ root: el, wasm, worker: m.usesTrace ? worker : newWorker(), tracePanel, scenario: start, banner });
+      if (active !== m) el.hidden = true; // another tab was chosen while this view loaded
+    } else {
+      // charts drawn while hidden had no size: the views redraw on resize
+      window.dispatchEvent(new Event('resize'));
+    }
+    const frag = fragmentFor(wasm, entry.view.scenario());
+    if (location.hash !== frag) history.replaceState(null, '', frag);
+    if (first && m.usesTrace) {
+      const tr = entry.view.scenario().trace;
+      if (tr.upload) tracePanel.expectUpload(tr.upload);
+      else if (!tracePanel.current()) await tracePanel.loadBundled(tr.bundled);
+    }
+  }
+
+  // Back/Forward to a tab's link switches to that tab; a pasted link in the same tab opens it afresh
   window.addEventListener('hashchange', () => {
     const next = scenarioFromLocation(wasm);
     if (next.error) {
       banner(`This link could not be opened (${errorText(next.error)}).`);
       return;
     }
+    const m = byId(next.scenario.model);
+    const kept = m && mounted.get(m.id);
+    if (kept && fragmentFor(wasm, kept.view.scenario()) === location.hash) {
+      if (m !== active) show(m);
+      return;
+    }
     location.reload();
   });
 
-  // the tab list comes from the engine's model registry; each model's view from www/models.js
-  const MODELS = wasm.models().map((m) => ({ id: m.id, title: m.title, hint: m.hint, usesTrace: m.uses_trace, load: MODELS_WWW[m.id] && MODELS_WWW[m.id].view }));
-  const model = MODELS.find((m) => m.id === (link.scenario.model || MODELS[0].id)) || MODELS[0];
-
-  setChildren($('#model-tabs'), MODELS.map((m) => h('button', {
-    type: 'button',
-    id: `tab-${m.id}`,
-    class: `tab${m === model ? ' active' : ''}`,
-    onclick: () => {
-      if (m === model || !m.load) return;
-      // the other model's default scenario, as a link, opened at once: not through the hashchange handler,
-      // which the current view's own link update (history.replaceState when a run ends) could overtake
-      history.pushState(null, '', `#s=${wasm.scenario_to_link({ ...wasm.default_scenario(), model: m.id })}`);
-      location.reload();
-    },
-    disabled: !m.load,
-    title: m.hint,
-    'aria-current': m === model ? 'page' : false,
-  }, m.title, m.load ? null : h('span', { class: 'soon' }, 'soon'))));
-
-  let view = null;
-  const tracePanel = createTracePanel({ wasm, worker, onLoaded: (t) => view && view.traceLoaded(t) });
-  const { mount } = await model.load();
-  view = mount({ root: $('#view'), wasm, worker, tracePanel, scenario: link.scenario, banner });
-
-  // the sweep panel: the scenario on display (the link the view keeps in the address bar) over axes of values
+  // the sweep panel: the scenario on display (the link the visible view keeps in the address bar) over axes of values
   const sweep = createSweepPanel({ wasm, worker, tracePanel, scenario: () => scenarioFromLocation(wasm).scenario || link.scenario });
   $('#sweep-panel').append(sweep.el);
   const sweepBtn = $('#sweep-toggle');
@@ -96,19 +145,14 @@ async function main() {
   const copyBtn = $('#copy-link');
   copyBtn.disabled = false;
   copyBtn.addEventListener('click', async () => {
-    const ok = await view.copyLink();
+    const ok = await mounted.get(active.id).view.copyLink();
     copyBtn.textContent = ok ? 'Copied ✓' : 'Copy failed: use the address bar';
     setTimeout(() => { copyBtn.textContent = 'Copy link'; }, 1800);
   });
 
   await worker.ready;
-  if (!model.usesTrace) {
-    document.documentElement.dataset.bootMs = String(Math.round(performance.now() - t0));
-    return;
-  }
-  const tr = link.scenario.trace;
-  if (tr.upload) tracePanel.expectUpload(tr.upload);
-  else await tracePanel.loadBundled(tr.bundled);
+  const model = byId(link.scenario.model || MODELS[0].id) || MODELS[0];
+  await show(model, link.scenario);
   document.documentElement.dataset.bootMs = String(Math.round(performance.now() - t0));
 }
 

@@ -478,12 +478,14 @@ impl LinkDefaults {
         }
         let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(payload.trim_end_matches('='))
-            .map_err(|e| err(format!("link data is not base64url: {e}")))?;
+            .map_err(|e| err(damaged_link(&e)))?;
         let mut json = Vec::new();
         flate2::read::DeflateDecoder::new(&bytes[..])
             .take(MAX_SCENARIO_BYTES as u64 + 1)
             .read_to_end(&mut json)
-            .map_err(|e| err(format!("link data does not decompress: {e}")))?;
+            .map_err(|_| {
+                err("the link is damaged: its scenario data is incomplete or altered (copy the whole link again)")
+            })?;
         if json.len() > MAX_SCENARIO_BYTES {
             return Err(err("link data decompresses to too much"));
         }
@@ -551,6 +553,21 @@ fn diff(a: &Value, b: &Value) -> Option<Value> {
         }
         _ if a == b => None,
         _ => Some(a.clone()),
+    }
+}
+
+/// The user's words for a share link whose payload is not base64url (`Scenario::from_link`): where the
+/// damage is, counted in characters after the `v2.d<k>.` prefix, and what to do.
+fn damaged_link(e: &base64::DecodeError) -> String {
+    use base64::DecodeError as E;
+    match e {
+        E::InvalidByte(at, b) => format!(
+            "the link is damaged: character {} of its scenario data ('{}') cannot appear in a link (copy the whole link again)",
+            at + 1,
+            char::from(*b).escape_default()
+        ),
+        _ => "the link is damaged: it was cut short or has extra characters at its end (copy the whole link again)"
+            .to_string(),
     }
 }
 
@@ -929,10 +946,32 @@ mod tests {
             ("v2.d1".into(), None, "no scenario data"),
             ("v2.d1.".into(), None, "no scenario data"),
             ("v1.".into(), None, "no scenario data"),
-            ("v2.d1.AAAA".into(), None, "decompress"),
-            ("v2.d1.!!!".into(), None, "base64url"),
-            (format!("v2.d1.d1.{payload}"), None, "base64url"),
-            (format!("v1.d1.{payload}"), None, "base64url"),
+            ("v2.d1.AAAA".into(), None, "incomplete or altered"),
+            (
+                "v2.d1.!!!".into(),
+                None,
+                "character 1 of its scenario data ('!')",
+            ),
+            (
+                format!("v2.d1.d1.{payload}"),
+                None,
+                "character 3 of its scenario data ('.')",
+            ),
+            (
+                format!("v1.d1.{payload}"),
+                None,
+                "character 3 of its scenario data ('.')",
+            ),
+            (
+                format!("v2.d1.{}", &payload[..payload.len() - 1]),
+                None,
+                "the link is damaged",
+            ),
+            (
+                "v2.d1.AAAAA".into(),
+                None,
+                "cut short or has extra characters",
+            ),
             (format!("v3.d1.{payload}"), None, "v3 is not supported"),
             (format!("v0.{payload}"), None, "v0 is not supported"),
             (

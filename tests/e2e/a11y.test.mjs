@@ -29,9 +29,9 @@ for (const id of MODELS) {
     const page = await axePage();
     await page.goto(env.server.url);
     await page.waitForSelector('#tab-placement');
-    if (id !== 'placement') await Promise.all([page.waitForEvent('load'), page.click(`#tab-${id}`)]);
+    if (id !== 'placement') await page.click(`#tab-${id}`);
     await page.waitForSelector(`#tab-${id}.active`);
-    await page.waitForFunction(() => !document.querySelector('#booting') && document.querySelector('#view').children.length > 0);
+    await page.waitForFunction((m) => document.querySelector(`#view-${m}`)?.children.length > 0, id);
     const found = await violations(page);
     assert.deepEqual(found, []);
     assert.equal(await page.locator('h1').count(), 1, 'one h1 per page');

@@ -157,7 +157,7 @@ test('a small admission scenario: frontier drawn, table equals the CLI, time ser
   await waitAdmission(page2);
   assert.equal(await page2.getAttribute('#tab-admission', 'aria-current'), 'page');
   assert.equal(await page2.inputValue('#f-admission-params-capacity'), '300');
-  assert.equal(await page2.inputValue('#f-seed'), '5');
+  assert.equal(await page2.inputValue('#f-admission-seed'), '5');
   assert.deepEqual(await readAdmissionTable(page2), rows);
   recordMetrics({ browser_admission_small_ms: ms });
   assert.deepEqual(page.problems, []);
@@ -197,7 +197,7 @@ test('saved admission links (tests/links/v*.jsonl) open the admission tab with t
     const a = entry.expect.admission || {};
     const want = a.params || {};
     assert.equal(await p.inputValue('#f-admission-params-capacity'), String(want.capacity ?? 1000), entry.note);
-    if (entry.expect.seed !== undefined) assert.equal(await p.inputValue('#f-seed'), String(entry.expect.seed), entry.note);
+    if (entry.expect.seed !== undefined) assert.equal(await p.inputValue('#f-admission-seed'), String(entry.expect.seed), entry.note);
     if (a.preset) assert.equal(await p.inputValue('#f-admission-preset'), a.preset, entry.note);
     if (a.source) assert.equal(await p.inputValue('#f-admission-source'), a.source, entry.note);
     if (a.params) {

@@ -111,18 +111,18 @@ const OPEN = {
   '000': { pick: (r) => flagOf(r.command, '--preset') === 'E0.4', controls: (r) => ({
     '#f-admission-preset': 'E0.4', '#f-admission-runs': flagOf(r.command, '--runs'),
     '#f-admission-params-capacity': flagOf(r.command, '--capacity'), '#f-admission-params-arrival_rate': flagOf(r.command, '--arrival-rate'),
-    '#f-seed': flagOf(r.command, '--seed') }) },
+    '#f-admission-seed': flagOf(r.command, '--seed') }) },
   '001': { pick: (r) => r.command.endsWith('scenario-E1.2.json'), controls: (r) => {
     const sc = JSON.parse(readFileSync(path.join(ROOT, r.command.split(/\s+/).pop()), 'utf8'));
-    return { '#f-oversub-preset': sc.oversub.preset, '#f-oversub-eval_episodes': String(sc.oversub.eval_episodes), '#f-seed': String(sc.seed) };
+    return { '#f-oversub-preset': sc.oversub.preset, '#f-oversub-eval_episodes': String(sc.oversub.eval_episodes), '#f-oversub-seed': String(sc.seed) };
   } },
   '002': { pick: (r) => r.link !== null && flagOf(r.command, '--capacity') === '1', controls: (r) => ({
-    '#f-placement-capacity': flagOf(r.command, '--capacity'), '#f-placement-fit': flagOf(r.command, '--fit'), '#f-seed': flagOf(r.command, '--seed') }) },
+    '#f-placement-capacity': flagOf(r.command, '--capacity'), '#f-placement-fit': flagOf(r.command, '--fit'), '#f-placement-seed': flagOf(r.command, '--seed') }) },
   '003': { pick: (r) => flagOf(r.command, '--refresh-s') === '0', controls: (r) => ({
     '#f-lifetime-predictor': flagOf(r.command, '--predictor').split(':')[0], '#f-lifetime-accuracy': flagOf(r.command, '--predictor').split(':')[1],
-    '#f-lifetime-refresh_s': flagOf(r.command, '--refresh-s'), '#f-seed': flagOf(r.command, '--seed') }) },
+    '#f-lifetime-refresh_s': flagOf(r.command, '--refresh-s'), '#f-lifetime-seed': flagOf(r.command, '--seed') }) },
   '004': { pick: (r) => flagOf(r.command, '--capacity-frac') !== undefined, controls: (r) => ({
-    '#f-era-preset': flagOf(r.command, '--preset'), '#f-era-capacity_frac': flagOf(r.command, '--capacity-frac'), '#f-seed': flagOf(r.command, '--seed') }) },
+    '#f-era-preset': flagOf(r.command, '--preset'), '#f-era-capacity_frac': flagOf(r.command, '--capacity-frac'), '#f-era-seed': flagOf(r.command, '--seed') }) },
 };
 
 test('"Open the evidence" lists every links.json row with its link, and one link per paper opens its scenario', async () => {

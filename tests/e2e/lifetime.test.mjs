@@ -135,7 +135,7 @@ test('a small lifetime scenario: table equals the CLI, data card, chart, exports
   await waitLifetime(page2);
   assert.equal(await page2.getAttribute('#tab-lifetime', 'aria-current'), 'page');
   assert.equal(await page2.inputValue('#f-lifetime-share'), '0.03');
-  assert.equal(await page2.inputValue('#f-seed'), '2');
+  assert.equal(await page2.inputValue('#f-lifetime-seed'), '2');
   assert.deepEqual(await readTable(page2), rows);
   recordMetrics({ browser_lifetime_small_ms: ms });
   assert.deepEqual(page.problems, []);
@@ -156,7 +156,7 @@ test('saved lifetime links (tests/links/v*.jsonl) restore the controls, and the 
     const l = entry.expect.lifetime || {};
     assert.equal(await p.inputValue('#f-lifetime-share'), String(l.share ?? 0.2), entry.note);
     assert.equal(await p.inputValue('#f-lifetime-predictor'), l.predictor ?? 'oracle', entry.note);
-    assert.equal(await p.inputValue('#f-seed'), String(entry.expect.seed ?? 1), entry.note);
+    assert.equal(await p.inputValue('#f-lifetime-seed'), String(entry.expect.seed ?? 1), entry.note);
     assert.equal(await p.isDisabled('#f-lifetime-accuracy'), (l.predictor ?? 'oracle') !== 'noisy', entry.note);
     if (l.accuracy !== undefined) assert.equal(Number(await p.inputValue('#f-lifetime-accuracy')), l.accuracy, entry.note);
     const want = l.policies || ['best-fit', 'la-binary', 'nilas', 'lava'];

@@ -56,3 +56,27 @@ test('inline code and bold; unclosed marks stay text; nothing is markup', () => 
   assert.deepEqual(inlineRuns('a `b **c** d` e'), [{ kind: 'text', text: 'a ' }, { kind: 'code', text: 'b **c** d' }, { kind: 'text', text: ' e' }]);
   assert.deepEqual(inlineRuns('<img src=x onerror=alert(1)> **x'), [{ kind: 'text', text: '<img src=x onerror=alert(1)> **x' }]);
 });
+
+test('*emphasis* and _emphasis_, but not arithmetic, lone stars or snake_case', () => {
+  assert.deepEqual(inlineRuns('verdict *direction only* (_not reproduced_)'), [
+    { kind: 'text', text: 'verdict ' }, { kind: 'em', text: 'direction only' }, { kind: 'text', text: ' (' },
+    { kind: 'em', text: 'not reproduced' }, { kind: 'text', text: ')' }]);
+  assert.deepEqual(inlineRuns('**bold** and *em*'), [{ kind: 'strong', text: 'bold' }, { kind: 'text', text: ' and ' }, { kind: 'em', text: 'em' }]);
+  for (const plain of ['2*3*4 = 24', 'a * b * c', 'fit_test_name', '*unclosed', 'x* y*']) {
+    assert.deepEqual(inlineRuns(plain), [{ kind: 'text', text: plain }], plain);
+  }
+  assert.deepEqual(inlineRuns('`*code*` *x*'), [{ kind: 'code', text: '*code*' }, { kind: 'text', text: ' ' }, { kind: 'em', text: 'x' }]);
+});
+
+test('bullet and numbered lists; an indented line continues its item; a plain line ends the list', () => {
+  const b = parseMarkdown(['Intro.', '- first', '  continued', '* second', '', '1. one', '2) two', 'after', '', '- solo'].join('\n'));
+  assert.deepEqual(b, [
+    { kind: 'paragraph', text: 'Intro.' },
+    { kind: 'list', ordered: false, items: ['first continued', 'second'] },
+    { kind: 'list', ordered: true, items: ['one', 'two'] },
+    { kind: 'paragraph', text: 'after' },
+    { kind: 'list', ordered: false, items: ['solo'] },
+  ]);
+  // a table row is not a list item, and a table after a list still reads as a table
+  assert.deepEqual(parseMarkdown('- a\n\n| x | y |\n|---|---|\n| 1 | 2 |').map((x) => x.kind), ['list', 'table']);
+});

@@ -64,7 +64,7 @@ export function createControls({ wasm, onChange, onAzure }) {
       field('admission.params.horizon_hours', 'run length T (hours)', horizon, 'simulated hours per run (730 h = one month)'),
       field('admission.runs', 'runs R per threshold', runs, 'common-random-number runs per evaluated threshold'),
       field('admission.params.tune_iterations', 'search iterations', iterations, 'binary-search steps of the threshold tuning (§2.8)'),
-      field('seed', 'seed', seed, 'master seed of every random stream (integer, 0 … 2⁵³−1)')),
+      field('seed', 'seed', seed, 'master seed of every random stream (integer, 0 … 2⁵³−1)', 'admission')),
     h('h3', {}, 'Policies'),
     policyBox,
     h('div', { class: 'field-error', id: 'f-admission-policies-error', role: 'alert' }),

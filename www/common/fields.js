@@ -10,9 +10,13 @@ export function fieldId(path) {
   return `f-${path.replace(/[^a-zA-Z0-9_-]+/g, '-')}`;
 }
 
-/** A labelled field with its message slot (`#<id>-error`). `path` is the engine's dotted field path. */
-export function field(path, label, input, help) {
-  input.id = fieldId(path);
+/**
+ * A labelled field with its message slot (`#<id>-error`). `path` is the engine's dotted field path; `scope` (a
+ * model id) keeps the element id of an envelope field such as `seed` unique while every tab's view is mounted
+ * (`f-admission-seed`); the field's `data-field` stays the path.
+ */
+export function field(path, label, input, help, scope = null) {
+  input.id = fieldId(scope ? `${scope}.${path}` : path);
   input.dataset.field = path;
   const msg = h('div', { class: 'field-error', id: `${input.id}-error`, role: 'alert', 'aria-live': 'polite' });
   input.setAttribute('aria-describedby', msg.id);

@@ -1,7 +1,8 @@
 // A small, safe reader of the Markdown the findings files use (results/<seed>/tables.md): pipe tables (GFM:
 // a header row, a delimiter row of dashes with optional ':' for alignment, body rows; leading and trailing
 // pipes optional; `\|` is a literal '|' inside a cell), paragraphs of free text between them, headings
-// (`#`…), and, inside text and cells, `code` spans and **bold**. Anything else is kept as plain text. The
+// (`#`…), bullet and numbered lists (`- `, `* `, `1. `; an indented line continues the item), and, inside text
+// and cells, `code` spans, **bold** and *emphasis*. Anything else is kept as plain text. The
 // parser is pure (no DOM: node tests import it); the renderer builds elements with textContent only, so no
 // text of the file ever becomes markup (www/common/dom.js).
 
@@ -49,16 +50,20 @@ const hasPipe = (line) => /(^|[^\\])\|/.test(line);
  * The blocks of a Markdown text, in order:
  * `{ kind: 'table', header: string[], align: (string|null)[], rows: string[][] }` (every body row padded or
  * cut to the header's width, as GFM does), `{ kind: 'heading', level, text }`, `{ kind: 'paragraph', text }`
- * (consecutive non-blank lines joined by a space). Cells and text are raw (inline marks not yet read).
+ * (consecutive non-blank lines joined by a space), `{ kind: 'list', ordered, items: string[] }`. Cells and text
+ * are raw (inline marks not yet read).
  * @param {string} text
  */
 export function parseMarkdown(text) {
   const lines = String(text).replace(/\r\n?/g, '\n').split('\n');
   const blocks = [];
   let para = [];
+  let list = null; // the list being read: { kind: 'list', ordered, items }
   const flush = () => {
     if (para.length) blocks.push({ kind: 'paragraph', text: para.join(' ') });
     para = [];
+    if (list) blocks.push(list);
+    list = null;
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
@@ -78,19 +83,37 @@ export function parseMarkdown(text) {
       continue;
     }
     const m = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
+    const item = /^\s{0,3}(?:([-*+])|(\d{1,9})[.)])\s+(.*)$/.exec(line);
     if (m) {
       flush();
       blocks.push({ kind: 'heading', level: m[1].length, text: m[2] });
     } else if (!line.trim()) flush();
-    else para.push(line.trim());
+    else if (item && !(item[1] === '*' && /^\*[^*\s]/.test(line.trim()) && !/^\*\s/.test(line.trim()))) {
+      const ordered = item[2] !== undefined;
+      if (!list || list.ordered !== ordered) {
+        flush();
+        list = { kind: 'list', ordered, items: [] };
+      }
+      list.items.push(item[3].trim());
+    } else if (list && /^\s+\S/.test(line)) list.items[list.items.length - 1] += ` ${line.trim()}`;
+    else {
+      if (list) flush();
+      para.push(line.trim());
+    }
   }
   flush();
   return blocks;
 }
 
+// *emphasis* (not `* ` list-like, not 2·*x*·3 inside arithmetic: it opens after a space, start or bracket) and
+// _emphasis_ (not inside a word such as snake_case_names)
+const EM = /((?<![\w*])\*(?=[^\s*])[^*]*[^\s*]\*(?![\w*])|(?<![\w*])\*[^\s*]\*(?![\w*])|(?<!\w)_(?=\S)[^_]*\S_(?!\w))/;
+const EM_WHOLE = new RegExp(`^${EM.source.slice(1, -1)}$`);
+
 /**
- * Inline runs of a text: `[{ kind: 'text' | 'code' | 'strong', text }]` (`code` spans first, then **bold**
- * outside them; an unclosed mark is plain text).
+ * Inline runs of a text: `[{ kind: 'text' | 'code' | 'strong' | 'em', text }]` (`code` spans first, then
+ * **bold**, then *emphasis* or _emphasis_ outside them: a mark that opens before a non-space and closes after
+ * one, not inside a word for `_`; an unclosed mark is plain text).
  * @param {string} text
  */
 export function inlineRuns(text) {
@@ -104,14 +127,20 @@ export function inlineRuns(text) {
     }
     const bits = part.split(/(\*\*[^*]+\*\*)/);
     for (const b of bits) {
-      if (/^\*\*[^*]+\*\*$/.test(b)) push('strong', b.slice(2, -2));
-      else push('text', b);
+      if (/^\*\*[^*]+\*\*$/.test(b)) {
+        push('strong', b.slice(2, -2));
+        continue;
+      }
+      for (const e of b.split(EM)) {
+        if (EM_WHOLE.test(e)) push('em', e.slice(1, -1));
+        else push('text', e);
+      }
     }
   }
   return out;
 }
 
-/** Nodes of a text's inline runs (text nodes, <code>, <strong>). */
+/** Nodes of a text's inline runs (text nodes, <code>, <strong>, <em>). */
 function inline(text) {
   return inlineRuns(text).map((r) => (r.kind === 'text' ? r.text : h(r.kind, {}, r.text)));
 }
@@ -128,6 +157,7 @@ export function renderMarkdown(text, { headingBase = 3, tableClass = 'results' }
   return parseMarkdown(text).map((b) => {
     if (b.kind === 'heading') return h(`h${Math.min(6, headingBase + b.level - 1)}`, {}, inline(b.text));
     if (b.kind === 'paragraph') return h('p', {}, inline(b.text));
+    if (b.kind === 'list') return h(b.ordered ? 'ol' : 'ul', {}, b.items.map((t) => h('li', {}, inline(t))));
     const cls = (k) => (b.align[k] === 'right' ? 'num' : b.align[k] === 'center' ? 'center' : null);
     return scrollTable('Findings table', h('table', { class: tableClass },
       h('thead', {}, h('tr', {}, b.header.map((c, k) => h('th', { scope: 'col', class: cls(k) }, inline(c))))),

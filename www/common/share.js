@@ -21,8 +21,19 @@ export function fragmentFor(wasm, scenario) {
   return `#s=${wasm.scenario_to_link(scenario)}`;
 }
 
-/** Put the scenario's link into the address bar without adding history entries. */
+let activeModel = null;
+
+/** The model whose view is on display: only its scenarios are written into the address bar (app.js sets it). */
+export function setActiveModel(id) {
+  activeModel = id;
+}
+
+/**
+ * Put the scenario's link into the address bar without adding history entries. A hidden tab's scenario (a run
+ * that ends while another tab is on display) leaves the address bar alone.
+ */
 export function writeLocation(wasm, scenario) {
+  if (activeModel && scenario && scenario.model && scenario.model !== activeModel) return location.href;
   const frag = fragmentFor(wasm, scenario);
   if (location.hash !== frag) history.replaceState(null, '', frag);
   return location.href;

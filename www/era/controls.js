@@ -88,7 +88,7 @@ export function createControls({ onChange }) {
       field('era.gamma_pen', 'γ of the penalty', gamma, 'price(x) × exp(γ·(x − s)/(d − s)) in the :penalty variants'),
       field('era.horizon', 'at the workload\'s end', horizon, 'arrivals stop at the end while accepted jobs run on: the version-1 predictor still prices the idle tail for arrivals that never come'),
       field('era.lp_at_kappa', 'LP at κ_use·C', lpKappa, 'solve the LP predictor at the capacity the plan uses instead of C'),
-      field('seed', 'seed', seed, 'jobs, windows and values (E4.1), ERA jobs (E4.3)')),
+      field('seed', 'seed', seed, 'jobs, windows and values (E4.1), ERA jobs (E4.3)', 'era')),
     h('h3', {}, 'E4.1'), e41,
     h('h3', {}, 'E4.3'), e43);
 

@@ -78,7 +78,7 @@ export function createControls({ onChange, color }) {
       field('lifetime.host_cores', 'cores per host', cores, 'host capacity in cores'),
       field('lifetime.host_memory_gb', 'memory per host (GB)', memory, 'host memory in GB'),
       field('lifetime.warmup_h', 'warm-up (hours)', warmup, 'simulated before measuring (App. F: 2 days)'),
-      field('seed', 'seed', seed, 'which batches the pool gets, noisy predictions, inflation draws (integer, 0 … 2⁵³−1)'),
+      field('seed', 'seed', seed, 'which batches the pool gets, noisy predictions, inflation draws (integer, 0 … 2⁵³−1)', 'lifetime'),
       field('lifetime.split', 'VMs simulated', split, 'a deployment split of the Azure 2017 arrivals (the other split trains the distributional predictor), or every VM')),
     h('label', { class: 'field check', for: fieldId('lifetime.alive_at_start'), title: 'App. F warm-up: the VMs of the dev split still running when the test window starts (censored at the cut) are in the pool first, placed by best fit, with exits drawn from the Kaplan–Meier residual life (off: the pool starts empty, App. G.2\'s ideal run)' },
       Object.assign(aliveAtStart, { id: fieldId('lifetime.alive_at_start') }), h('span', {}, 'VMs alive at the window\'s start (App. F)')),

@@ -77,7 +77,7 @@ export function createControls({ onChange }) {
       field('oversub.occupancy', 'occupancy', occupancy, 'requested cores alive as a fraction of the cluster\'s cores, on average (sets the arrival rate)'),
       field('oversub.eval_episodes', 'evaluation episodes', evalEp, 'episodes per policy (the same episodes for every policy)'),
       field('oversub.train_episodes', 'training episodes', trainEp, 'per C2MARL arm, before the evaluation'),
-      field('seed', 'seed', seed, 'subscribers, episodes and the learner\'s initialisation')));
+      field('seed', 'seed', seed, 'subscribers, episodes and the learner\'s initialisation', 'oversub')));
 
   const fire = () => onChange();
   for (const i of [policies, beta, pms, occupancy, evalEp, trainEp, seed]) i.addEventListener('input', fire);

@@ -47,7 +47,7 @@ export function createControls({ onChange }) {
       field('placement.clairvoyance', 'clairvoyance ℓ', clairvoyance, 'statistics from the first ℓ·R samples (O), quality on the rest (E); ℓ = 1: O = E = all'),
       field('placement.mode', 'realisations', mode),
       field('placement.realisations', 'R (resampled)', realisations, 'realisations per VM in resampled mode'),
-      field('seed', 'seed', seed, 'seed of the resampling streams (integer, 0 … 2⁵³−1)'),
+      field('seed', 'seed', seed, 'seed of the resampling streams (integer, 0 … 2⁵³−1)', 'placement'),
       h('label', { class: 'field check', for: fieldId('placement.rebalance') },
         Object.assign(rebalance, { id: fieldId('placement.rebalance') }), h('span', {}, 'rebalance (Alg. 1)'))),
     h('h3', {}, 'Fit families on the chart'),
