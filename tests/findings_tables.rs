@@ -700,3 +700,51 @@ fn results_index_links_every_stored_table() {
     }
     assert!(n >= 12, "{n} tables");
 }
+
+/// Seed 003's accuracy frontier of the default scenario (`results/003/accuracy-frontier/frontier.md`, the one
+/// stored table without a `--render` of its script) against the stored sweep and oracle runs beside it: every
+/// row's Δ empty hosts vs best fit (pp, to 2 decimals) is the stored report's, read here without the script.
+#[test]
+fn seed_003_accuracy_frontier_table_is_its_stored_runs() {
+    let dir = "results/003/accuracy-frontier";
+    let table = read(&format!("{dir}/frontier.md"));
+    let sweep = json(&format!("{dir}/results.json"));
+    let oracle = json(&format!("{dir}/oracle.json"));
+    let deltas = |report: &Value| -> Vec<String> {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["policy"] != "best-fit")
+            .map(|r| format!("{:+.2}", r["empty_hosts_pp_vs_best_fit"].as_f64().unwrap()))
+            .collect()
+    };
+    let mut expected: Vec<(String, Vec<String>)> = sweep["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                format!("noisy A = {}", c["values"][0]),
+                deltas(&c["report"]),
+            )
+        })
+        .collect();
+    expected.push(("oracle".into(), deltas(&oracle)));
+    assert!(expected.len() >= 7, "{} rows", expected.len());
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .filter(|l| l.starts_with("| noisy") || l.starts_with("| oracle"))
+        .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), expected.len(), "{dir}/frontier.md rows");
+    for (row, (label, d)) in rows.iter().zip(&expected) {
+        assert_eq!(row[0], label, "{dir}/frontier.md");
+        assert_eq!(
+            &row[1..],
+            &d[..],
+            "{dir}/frontier.md, {label}: re-run python3 scripts/seed003_accuracy_frontier.py"
+        );
+    }
+    assert!(table.contains(&format!("{} hosts", oracle["hosts"])));
+}
