@@ -152,8 +152,8 @@ fn earlier_command_forms_print_the_same_bytes() {
             "lifetime run --share 0.03 --seed 2 --json",
         ),
         (
-            "era --preset E4.3 --days 0.5 --kappa 0.7,1 --policies greedy,basic-econ:linear --seed 3 --json",
-            "era run --preset E4.3 --days 0.5 --kappa 0.7,1 --policies greedy,basic-econ:linear --seed 3 --json",
+            "era --preset E4.1 --jobs-per-class 40 --synthetic-days 1 --seed 3 --json",
+            "era run --preset E4.1 --jobs-per-class 40 --synthetic-days 1 --seed 3 --json",
         ),
         (
             "oversub --preset E1.1 --pms 20 --eval-episodes 2 --policies grid:0.4,c2marl:0.95 --train-episodes 2 --json",
