@@ -146,3 +146,44 @@ fn readme_is_short() {
         );
     }
 }
+
+/// Every model of the registry has its chapter `docs/<id>.md`, listed in docs/README.md and in the README's model
+/// table (with its command group `packlab <id>`), and a section in results/README.md linking that chapter.
+#[test]
+fn every_registered_model_has_its_chapter() {
+    let read =
+        |p: &str| std::fs::read_to_string(root().join(p)).unwrap_or_else(|e| panic!("{p}: {e}"));
+    let (readme, index, results) = (
+        read("README.md"),
+        read("docs/README.md"),
+        read("results/README.md"),
+    );
+    assert_eq!(packlab::models::MODELS.len(), 5);
+    for m in packlab::models::MODELS {
+        let chapter = format!("docs/{}.md", m.id);
+        let text = read(&chapter);
+        for part in [
+            "## Parameters",
+            "## Experiments",
+            "## Reading the results",
+            "## Limits",
+            "ALGORITHMS.md §",
+        ] {
+            assert!(text.contains(part), "{chapter} lacks {part:?}");
+        }
+        assert!(
+            index.contains(&format!("]({}.md)", m.id)),
+            "docs/README.md does not list {chapter}"
+        );
+        assert!(
+            readme.contains(&format!("| `{}` |", m.id))
+                && readme.contains(&format!("]({chapter})")),
+            "README.md's model table lacks {}",
+            m.id
+        );
+        assert!(
+            results.contains(&format!("](../{chapter})")),
+            "results/README.md does not link {chapter}"
+        );
+    }
+}
