@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """One command for every paper's findings: runs the per-paper scripts (scripts/seed00N_findings.py), which call
 the native CLI, store the raw results with their commands, seeds and engine version under results/<paper>/ and
-write results/<paper>/tables.md, the tables the README includes verbatim (tests/findings_tables.rs checks them);
+write results/<paper>/tables.md, the tables results/README.md indexes (tests/findings_tables.rs checks them against the stored runs);
 after each paper, scripts/findings_links.py writes results/<paper>/links.json (the share link of each stored run).
 
 Usage (from the repository root, after `make native`; `make findings PAPER=... SCALE=...` does both):
     python3 scripts/findings.py [--paper 000|001|002|003|004|all[,...]] [--scale quick|paper]
 
-`--scale paper` (the default) runs each script at the scale the README reports (for seed 000 the scale
+`--scale paper` (the default) runs each script at the scale docs/ and results/README.md report (for seed 000 the scale
 FINDINGS_000_SCALE names, default `paper` = 1/10, about 40 minutes), and with it the paper's other committed scripts
-whose outputs the README includes (EXTRAS: seed 001's Alibaba hot machines, seed 003's accuracy frontier and
+whose outputs results/README.md indexes (EXTRAS: seed 001's Alibaba hot machines, seed 003's accuracy frontier and
 synthetic pools). `--scale quick` runs every paper's quick scale (a small version of its experiments; with all
 papers, the wall times are written to results/quick.md), stored separately in results/<paper>/quick/ (raw JSON
 with commands, seeds and engine version, and tables.md); tests/findings_tables.rs
@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # paper -> (script, arguments at the paper scale, arguments at the quick scale or None if it has one scale)
 PAPERS = {
-    # seed 000's README tables are at the scale FINDINGS_000_SCALE names (default: paper = 1/10, stored in
+    # seed 000's paper tables are at the scale FINDINGS_000_SCALE names (default: paper = 1/10, stored in
     # results/000/; its script also has reduced = 1/20 in results/000/reduced/ and full = the paper's cluster)
     "000": ("scripts/seed000_findings.py", ["--scale", os.environ.get("FINDINGS_000_SCALE", "paper")],
             ["--scale", "quick"]),
@@ -38,7 +38,7 @@ PAPERS = {
     "004": ("scripts/seed004_findings.py", ["--seeds", "10"], ["--scale", "quick"]),
 }
 # paper -> (scripts run before its findings script, scripts run after it), at the paper scale only: the other
-# committed scripts whose outputs the README or the findings tables include (wall times on the 2-core machine:
+# committed scripts whose outputs results/README.md or the findings tables include (wall times on the 2-core machine:
 # seed001_alibaba_hot.py 0.9 s, no simulation, and seed001_findings.py reads its alibaba-hot.json;
 # seed003_accuracy_frontier.py 11.7 s; seed003_synthetic.py 122 s, its stored `wall_time_s`)
 EXTRAS = {
@@ -46,7 +46,7 @@ EXTRAS = {
     "003": ([], ["scripts/seed003_accuracy_frontier.py", "scripts/seed003_synthetic.py"]),
 }
 BIN = "target/release/packlab"
-# what each quick scale runs (results/quick.md, which the README includes verbatim)
+# what each quick scale runs (results/quick.md, indexed by results/README.md)
 QUICK_WHAT = {
     "000": "E0.1–E0.4 at 1/40 of §2.13 (C = 500 cores), R = 4 runs, 6 bisection steps",
     "001": "E1.1–E1.3 with C2MARL trained 10 episodes per α, 10 evaluation episodes per policy",

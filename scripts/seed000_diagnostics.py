@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Seed 000 diagnostics of the reduced-scale E0.2/E0.3 findings (issue 12), stored in results/000/diagnostics/.
 
-1. m5-scan.json: FIRST+MARGINAL m=5 of E0.2 evaluated at fixed thresholds 700-850 (`packlab admit --scan`) on the
+1. m5-scan.json: FIRST+MARGINAL m=5 of E0.2 evaluated at fixed thresholds 700-850 (`packlab admission tune --scan`) on the
    R = 8 runs of the reduced scale (C = 1,000, 0.05 arrivals/h, seed 1): failure counts per run, 95% bounds and
    the SLA verdict at each threshold (feasibility is not monotone in the threshold).
-2. m5-tune.json: the same arm tuned alone (`packlab admit --arm`) with the search of this engine version
+2. m5-tune.json: the same arm tuned alone (`packlab admission tune --arm`) with the search of this engine version
    (bisection, upward probes, isotonic fit; ALGORITHMS.md §2.8).
 3. second-m5-scan.json: SECOND+MARGINAL m=5 at two thresholds, with the MARGINAL counts (arrivals marginal
    somewhere on the look-ahead, admissions the heuristic changed; seed 000 Def. 6.1).
@@ -17,7 +17,7 @@ import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "results/000/diagnostics")
-BASE = ["target/release/packlab", "admit", "--preset", "E0.2", "--runs", "8", "--seed", "1",
+BASE = ["target/release/packlab", "admission", "tune", "--preset", "E0.2", "--runs", "8", "--seed", "1",
         "--capacity", "1000", "--arrival-rate", "0.05"]
 SCAN = [700, 720, 730, 740, 742.1875, 746.09375, 750, 760, 770, 780, 790, 800, 810, 820, 830, 840, 850]
 JOBS = {

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Seed 000 (cluster admission control) experiments E0.1-E0.4 (ALGORITHMS.md §2.12), every arm beside the paper.
 
-Each experiment is one run of the native CLI, `target/release/packlab admit --preset E0.x ... --run-detail --json`
+Each experiment is one run of the native CLI, `target/release/packlab admission tune --preset E0.x ... --run-detail --json`
 (master seed 1, common random numbers: every arm and every threshold of a preset runs on the same R run seeds).
 The raw JSON of every command is stored with its command line, seed and engine version in runs.json; the
 Markdown tables (tables.md: paper figure | paper's number | packlab's number with its CI | verdict, every arm,
 and one line per comparison saying whether the difference exceeds its CI and the threshold resolution) are
-rendered from those stored results. The README includes results/000/tables.md verbatim (its first line names
+rendered from those stored results. results/README.md indexes results/000/tables.md (its first line names
 the scale it was run at)
 (tests/findings_tables.rs checks it and re-runs stored quick-scale commands).
 
@@ -14,9 +14,9 @@ Scales (--scale):
   quick  1/40 of §2.13 (C = 500 cores, 0.025 arrivals/h), 3 years, R = 4 runs, 6 bisection steps; about a
          minute on 2 cores; written to results/000/quick/ (CI re-runs some of it).
   paper  1/10 of §2.13 (C = 2,000 cores, 0.1 arrivals/h), 3 years, R = 16 runs, 10 bisection steps; about 40
-         minutes on the 2-core machine (2378 s stored); written to results/000/ (what the README reports).
+         minutes on the 2-core machine (2378 s stored); written to results/000/ (what docs/admission.md reports).
   reduced  1/20 of §2.13 (C = 1,000 cores, 0.05 arrivals/h), R = 8, 8 steps: about 10 minutes; written to
-         results/000/reduced/ (the README compares it with the paper scale).
+         results/000/reduced/ (docs/admission.md compares it with the paper scale).
   full   §2.13 itself (C = 20,000, 1 arrival/h), R = 4, 8 steps; about 24 s per simulation run natively, so
          hours on 2 cores; written to results/000/.
 tables.md names the scale it was run at in its first line.
@@ -103,7 +103,7 @@ def sh(cmd):
 def command(scale, preset, priors="defaults"):
     s = SCALES[scale]
     rate = [] if "--azure" in PRIORS[priors]["args"] else ["--arrival-rate", f"{s['arrival_rate']:g}"]
-    args = [BIN, "admit", "--preset", preset, "--runs", str(s["runs"]), "--seed", str(SEED),
+    args = [BIN, "admission", "tune", "--preset", preset, "--runs", str(s["runs"]), "--seed", str(SEED),
             "--capacity", f"{s['capacity']:g}"] + rate + ["--iterations", str(s["iterations"])] + PRIORS[priors]["args"]
     if preset == "E0.4":
         args += ["--prices", PRICES]

@@ -2,11 +2,11 @@
 """Seed 000 deployment priors from the real records and what they cannot identify (issue 32), stored in
 results/000/priors/:
 
-1. fit-*.json: `packlab admit-fit` (seed 000 App. B, src/models/admission/fit.rs) on every deployment-level record
+1. fit-*.json: `packlab admission fit` (seed 000 App. B, src/models/admission/fit.rs) on every deployment-level record
    in the shared data: the Azure-2017 tenant batches (the bundled arrivals; λ, n0 and the arrival rate; no
    deployment ids, scale-outs or kills), the Azure-2017 vmtable excerpt (10 rows) and the Azure-2019 vmtable rows
    with deployment ids (520 VMs). A record the fit rejects is stored with its error message.
-2. eps-*.json: `packlab admit --calibrate-eps 400` (ε_m of seed 000 App. E: the candidate's smallest mean over
+2. eps-*.json: `packlab admission tune --calibrate-eps 400` (ε_m of seed 000 App. E: the candidate's smallest mean over
    the look-ahead for m = 0, 1, 5, 50 and the share marginal somewhere per ε) under each prior setting.
 3. sensitivity.json: the lead-time diagnostic (first failing lead time of the rejections of SECOND+MARGINAL m=5,
    E0.3's arm, at θ2 = 0.01 and 0.1 on the quick scale's R = 4 runs of C = 500 cores) for the settings of ν, σ,
@@ -24,12 +24,12 @@ OUT = os.path.join(ROOT, "results/000/priors")
 BIN = "target/release/packlab"
 DATA = "../shared/data"  # beside the checkout, relative to ROOT (the commands run there)
 FITS = {
-    "fit-azure2017-arrivals.json": [BIN, "admit-fit", "--json"],
-    "fit-azure2017-vmtable-excerpt.json": [BIN, "admit-fit", "--json", "--vmtable",
+    "fit-azure2017-arrivals.json": [BIN, "admission", "fit", "--json"],
+    "fit-azure2017-vmtable-excerpt.json": [BIN, "admission", "fit", "--json", "--vmtable",
                                            f"{DATA}/azure-v1-excerpt-opendc/vmtable.csv"],
-    "fit-azure2019-vmtable-500.json": [BIN, "admit-fit", "--json", "--vmtable",
+    "fit-azure2019-vmtable-500.json": [BIN, "admission", "fit", "--json", "--vmtable",
                                        f"{DATA}/azure-v2-20vm-cpu-readings/selected_vms_500.csv"],
-    "fit-azure2019-vmtable-20.json": [BIN, "admit-fit", "--json", "--vmtable",
+    "fit-azure2019-vmtable-20.json": [BIN, "admission", "fit", "--json", "--vmtable",
                                       f"{DATA}/azure-v2-20vm-cpu-readings/deep_study_vms_metadata.csv"],
 }
 # settings of (ν, σ, κ), the parameters no record identifies: the §2.13 defaults, deployments that shrink
@@ -64,11 +64,11 @@ def main():
                 ["--params", params] if params else [])
             if lam == "defaults" and setting == "shrinking":
                 continue  # the §2.13 arrival rate then gives a 2% load (no rejections): not informative
-            eps = run([BIN, "admit", "--calibrate-eps", "400", "--seed", "1", "--capacity", "500"] + extra)
+            eps = run([BIN, "admission", "tune", "--calibrate-eps", "400", "--seed", "1", "--capacity", "500"] + extra)
             with open(os.path.join(OUT, f"eps-{lam}-lambda-{setting}.json"), "w") as f:
                 json.dump(eps, f, indent=1)
                 f.write("\n")
-            r = run([BIN, "admit", "--preset", "E0.3", "--arm", "SECOND+MARGINAL m=5", "--scan", "0.01,0.1"]
+            r = run([BIN, "admission", "tune", "--preset", "E0.3", "--arm", "SECOND+MARGINAL m=5", "--scan", "0.01,0.1"]
                     + QUICK + extra)
             sens.append({"lambda": lam, "setting": setting, **r})
             print(lam, setting)

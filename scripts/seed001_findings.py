@@ -8,15 +8,15 @@ Every policy of the paper (Grid-x, MA, SL, C2MARL at alpha 0.75/0.85/0.95) plus 
 Also: the simulator's share of hot PM-hours against the real Alibaba 2018 machines (results/001/alibaba-hot.json,
 made by scripts/seed001_alibaba_hot.py), at matched utilization.
 
-Runs the native CLI (`target/release/packlab oversub --report`), stores every raw report with its command, seed, scale and engine version under
-results/001/ (e11.json, e12.json, e13.json) and writes the Markdown tables the README includes
+Runs the native CLI (`target/release/packlab run` on each scenario file), stores every raw report with its command, seed, scale and engine version under
+results/001/ (e11.json, e12.json, e13.json) and writes the Markdown tables results/README.md indexes
 (results/001/tables.md).
 
 Every row with a paper number has a verdict (rule stated under each table; see `verdict`).
 
 Scales (--scale):
   paper  1800 training episodes per α, 300 evaluation episodes, E1.1-E1.3, the departures run both ways;
-         results/001/ (what the README reports; about 20 minutes on 2 cores).
+         results/001/ (what docs/oversub.md reports; about 20 minutes on 2 cores).
   quick  10 training episodes per α, 10 evaluation episodes, E1.1-E1.3 (no departures); results/001/quick/
          (CI re-runs every stored command).
 

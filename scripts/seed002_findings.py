@@ -8,11 +8,11 @@ the instances, their s.d. and the per-instance range. E2.3 (statistics from 5-mi
 instantaneous usage) runs on the Azure 2019 readings, which carry both the average and the maximum of each
 5-minute interval (../shared/data/azure-v2-20vm-cpu-readings-30d/): 30 one-day instances of 20 VMs.
 
-Every run is the native CLI (`target/release/packlab pack --json`); each raw result is stored under
+Every run is the native CLI (`target/release/packlab placement pack --json`); each raw result is stored under
 results/002/ (runs.json: command line, seed, engine version, result) with the trace statistics the
 explanations use (trace-stats.json, computed here from the same files) and the E2.3 inputs' construction
 (e23-azure.json). The Markdown tables, verdicts and explanation bullets are written to results/002/tables.md,
-which the README includes verbatim (tests/findings_tables.rs checks it).
+which results/README.md indexes (tests/findings_tables.rs checks it against the stored runs).
 
 Scales (--scale): paper (the default) = everything above, results/002/; quick = E2.2 (GPA, c = 1 and 4, ρ = 0.1,
 0.01, 0.001, aligned and resampled) and three of E2.1's conservative estimators (c = 1) on the bundled PlanetLab day
@@ -70,7 +70,7 @@ def pack(inst, trace, fit, c, rule="bf", reb=True, ell=1.0, mode="aligned", fmt=
     if key in CACHE:
         CACHE[key]["experiments"].add(tag)
         return CACHE[key]["result"]
-    args = [BIN, "pack", "--trace", trace, "--fit", fit, "--capacity", f"{c:g}", "--rule", rule,
+    args = [BIN, "placement", "pack", "--trace", trace, "--fit", fit, "--capacity", f"{c:g}", "--rule", rule,
             "--clairvoyance", f"{ell:g}", "--mode", mode, "--seed", str(SEED)]
     if mode == "resampled":
         args += ["--realisations", str(R)]

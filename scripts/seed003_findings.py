@@ -4,10 +4,10 @@ App. F's warm-up (--alive-at-start), E3.5 on the start-order run's own trajector
 diagnostics behind LA-Binary's and E3.2's results (--diagnostics), and the learned predictor: its model metrics
 (§5.8, E3.6) against the Kaplan–Meier predictor, and E3.1 with it.
 
-Runs the native CLI (`target/release/packlab lifetime`, default pool: 20% of the tenant batches, 40-core /
+Runs the native CLI (`target/release/packlab lifetime run`, default pool: 20% of the tenant batches, 40-core /
 128 GB hosts sized so the peak demand fills 95%) for several seeds (each seed = one pool instance), stores every
 raw result as JSON under results/003/ (e31_e32.json, model-metrics.json) and prints the Markdown tables the
-README includes (results/003/tables.md).
+results/README.md indexes (results/003/tables.md).
 
 Scales (--scale): paper (the default) = everything above over --seeds pools (default 5; E3.2-E3.5 and the learned
 predictor on the first 3), results/003/; quick = E3.1 and its App. F warm-up on pool 1 (seed 1), results/003/quick/
@@ -39,7 +39,7 @@ PAPER_E31 = {  # seed 003 §6 (ALGORITHMS.md §5.9), Δ empty hosts in pp vs the
 
 
 def run(args):
-    cmd = [BIN, "lifetime", "--json"] + args
+    cmd = [BIN, "lifetime", "run", "--json"] + args
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return " ".join(cmd), json.loads(out)
 
@@ -55,7 +55,7 @@ METRIC_RUNS = [
 
 
 def model_metrics(args):
-    cmd = [BIN, "lifetime", "--model-metrics"] + args
+    cmd = [BIN, "lifetime", "run", "--model-metrics"] + args
     p = subprocess.run(cmd, check=True, capture_output=True, text=True)
     return " ".join(cmd), json.loads(p.stdout), p.stderr.strip().splitlines()
 

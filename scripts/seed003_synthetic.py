@@ -3,7 +3,7 @@
 mixture fitted to the paper's anchors, Poisson arrivals at 80% target CPU allocation (Little's law), C2-like
 shapes of 4 GB per vCPU, pools of 60 vCPU / 240 GB hosts, 7 weeks (the paper's trace length).
 
-Runs the native CLI (`target/release/packlab lifetime --workload synthetic:hosts=H,weeks=W,… --json`) for a few
+Runs the native CLI (`target/release/packlab lifetime run --workload synthetic:hosts=H,weeks=W,… --json`) for a few
 pool sizes and seeds (each seed = one synthetic pool), stores every raw result with its command, seed and engine
 version (findings.engine(), and the scale tag "paper") as JSON (results/003/synthetic.json) and renders the Markdown tables with the paper's numbers beside
 packlab's (results/003/synthetic.md).
@@ -46,7 +46,7 @@ def engine_text(eng):
 
 
 def run(spec, seed, args, stranding=False):
-    cmd = [BIN, "lifetime", "--json", "--workload", f"synthetic:{spec},seed={seed}", "--seed", str(seed)] + \
+    cmd = [BIN, "lifetime", "run", "--json", "--workload", f"synthetic:{spec},seed={seed}", "--seed", str(seed)] + \
         ([] if stranding else ["--stranding-h", "0"]) + args
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return " ".join(cmd), json.loads(out)

@@ -18,13 +18,13 @@ points, at greedy's late %), the zero-slack starts; and the comparisons that are
 (`--floor f`: BASIC_ECON's floor = greedy's fixed price = f·p_full), the floors apart (`--floor` for BASIC_ECON's
 p_min, `--greedy-price` for greedy's p_fix), the LP solved at κ_use·C (`--lp-at-kappa`).
 
-Runs the native CLI (`target/release/packlab era --report`), stores every raw report with its command, seed and
-engine version under results/004/ (e41.json, e43.json) and writes the Markdown tables the README includes
+Runs the native CLI (`target/release/packlab era run --report`), stores every raw report with its command, seed and
+engine version under results/004/ (e41.json, e43.json) and writes the Markdown tables results/README.md indexes
 (results/004/tables.md), with a verdict for every row the paper gives a number or a claim for.
 
 Scales (--scale):
   paper  E4.1 over --seeds seeds (default 10) with the capacity sensitivity, E4.3 on real and synthetic load
-         and its comparisons; results/004/ (what the README reports).
+         and its comparisons; results/004/ (what docs/era.md reports).
   quick  E4.1 seed 1 (the synthetic reference, horizon-aware) and E4.3 seed 1 on the real load;
          results/004/quick/ (CI re-runs it).
 
@@ -44,7 +44,7 @@ PAPER_E41 = {"greedy": 0.10, "basic-econ:lp": 0.51}
 
 
 def run(args, eng):
-    cmd = [BIN, "era", "--report"] + args
+    cmd = [BIN, "era", "run", "--report"] + args
     t = time.time()
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     seed = int(args[args.index("--seed") + 1])
@@ -232,7 +232,7 @@ def render(e41, e43, wall):
         first = next(r for r in runs if r["seed"] == 1)["report"]
         s = first["setup"]
         n = len({r["seed"] for r in runs})
-        cmd = runs[0]["command"].replace(BIN + " era --report", "packlab era")
+        cmd = runs[0]["command"].replace(BIN + " era run --report", "packlab era run").replace(BIN + " era --report", "packlab era")
         cmd = cmd[:cmd.index(" --horizon")] if " --horizon" in cmd else cmd
         caps = [r["report"]["setup"]["capacity"] for r in runs]
         c_text = (f"C = {caps[0]:,.0f} units" if min(caps) == max(caps) else
@@ -277,7 +277,7 @@ def render(e41, e43, wall):
     for r in e43["runs"]:
         rep = r["report"]
         s = rep["setup"]
-        lines.append(f"**E4.3, {r['label']}** — `{r['command'].replace(BIN + ' era --report', 'packlab era')}`: {s['requests']:,} ERA requests in one day after a 12-hour history, C = {s['capacity']:,.0f} cores, offered {s['offered_load']:,.0f} cores per minute, actual capacity mean {pct(s['actual_mean'])} of C (min {pct(s['actual_min'])}). Late-job % / accepted revenue ($M) per κ_use; zero-slack starts per κ_use:")
+        lines.append(f"**E4.3, {r['label']}** — `{r['command'].replace(BIN + ' era run --report', 'packlab era run').replace(BIN + ' era --report', 'packlab era')}`: {s['requests']:,} ERA requests in one day after a 12-hour history, C = {s['capacity']:,.0f} cores, offered {s['offered_load']:,.0f} cores per minute, actual capacity mean {pct(s['actual_mean'])} of C (min {pct(s['actual_min'])}). Late-job % / accepted revenue ($M) per κ_use; zero-slack starts per κ_use:")
         lines.append("")
         e43_table(lines, rep, with_paper=r.get("paper", True))
         if r.get("why_no_verdict"):

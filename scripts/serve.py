@@ -20,7 +20,7 @@ import sys
 import urllib.parse
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-# The Content-Security-Policy of every response (README "Limits on untrusted input"): scripts, workers, style
+# The Content-Security-Policy of every response (docs/input-formats.md "Limits on untrusted input"): scripts, workers, style
 # sheets, data and the wasm module only from this origin, no inline script, no plugins, no <base>, no framing.
 # Style attributes are allowed (style-src-attr) only because plotters measures chart text with a <span> it
 # styles through setAttribute("style", ...) in the browser; they cannot run script, and no user string becomes

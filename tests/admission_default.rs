@@ -31,7 +31,7 @@ fn poisson_cdf(k: u64, mu: f64) -> f64 {
 /// runs at the chosen threshold, not the choice itself: FIRST's search rejects θ1 = 750 because one run had
 /// 7 failures, although the more permissive 765.6 and 781.25 have none in about 6,100 requests each
 /// (certified, utilization 0.761 and 0.778). With R = 8 the FIRST and ZEROTH CIs overlap (0.776 [0.767, 0.784]
-/// vs 0.784 [0.772, 0.798]). With hundreds of deployments in a 1,000-core cluster, the README's E0.1 finding
+/// vs 0.784 [0.772, 0.798]). With hundreds of deployments in a 1,000-core cluster, the E0.1 finding (results/000/tables.md)
 /// also applies: the moment policies beat ZEROTH only in small clusters (1/40 scale). Capping the look-ahead
 /// at the run length left FIRST's threshold unchanged (734.375), so it is not an end-of-run effect.
 #[test]

@@ -2,47 +2,21 @@
 //! (C = 200 cores, 0.01 arrivals/h, 2,000 h: ≈ 20 deployments per run, a run takes about a millisecond), so the
 //! whole file runs in seconds with `cargo test --release --test admit_is`. The recursion values of App. A.4 and
 //! the simulated rejection scheme are unit tests in `src/models/admission/importance.rs`.
-//!
-//! `cargo test --release --test admit_is -- --ignored --nocapture` prints the variance reduction of the weighted
-//! failure-rate estimator against plain sampling (`variance_reduction_report`).
+//! The variance reduction of the weighted failure-rate estimator against plain sampling is a report, not a test:
+//! `cargo bench --bench admit_is`.
 
 use packlab::admission::importance::{
     badness, build_plan, natural_bucket, ImportancePlan, BUCKETS, SPLIT_QUANTILES,
 };
-use packlab::admission::params::{AdmitParams, ImportanceConfig, PolicyKind, PolicySpec};
+use packlab::admission::params::{AdmitParams, PolicyKind};
 use packlab::admission::sim::{lead_grid, simulate_run, RunResult, SimCache};
 use packlab::admission::tuning::{
     run_preset, run_seed, summarise, summarise_weighted, tune, tune_with_plan, Preset, RunPlan,
 };
 
-/// The small configuration; importance sampling on with pilots of SECOND at θ2 = 0.01 (at the default
-/// mid threshold 7.07e−5 SECOND admits nothing at this scale, see `default_pilot_threshold_falls_back`).
-fn small(pre_draws: usize, pilots: usize) -> AdmitParams {
-    let mut p = AdmitParams::default();
-    p.capacity = 200.0;
-    p.arrival_rate = 0.01;
-    p.horizon_hours = 2000.0;
-    p.importance = ImportanceConfig {
-        enabled: true,
-        pre_draws,
-        pilot_runs_per_bucket: pilots,
-        pilot_threshold: Some(0.01),
-        mix: 0.5,
-    };
-    p
-}
-
-fn never_cancel() -> impl FnMut(usize, usize) -> bool {
-    |_, _| true
-}
-
-fn zeroth(th: f64) -> PolicySpec {
-    PolicySpec {
-        kind: PolicyKind::Zeroth,
-        threshold: th,
-        marginal: false,
-    }
-}
+#[path = "common/admit_small.rs"]
+mod admit_small;
+use admit_small::{never_cancel, small, zeroth};
 
 /// Mean and standard error of x (plain) or of the ratio Σw·x/Σw (weighted, linearised).
 fn mean_se(x: &[f64], w: &[f64]) -> (f64, f64) {
@@ -397,52 +371,4 @@ fn cli_reports_importance_diagnostics() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--importance"));
-}
-
-/// Variance of the pooled failure-rate estimator with importance sampling against plain sampling at the same
-/// number of runs R, from the linearised (delta-method) standard errors of `summarise_weighted`, for two
-/// policies. Prints a table; run with
-/// `cargo test --release --test admit_is -- --ignored --nocapture variance_reduction_report`.
-#[test]
-#[ignore]
-fn variance_reduction_report() {
-    let r = 4000;
-    let p = small(20_000, 200);
-    let mut cache = SimCache::new();
-    let t = std::time::Instant::now();
-    let plan = build_plan(&p, r, 11, &mut cache, &mut never_cancel()).unwrap();
-    let d = &plan.diagnostics;
-    eprintln!(
-        "plan ({:.1?}): P {:?} bounds {:?}\n  pilot g {:?} (failure rate {:?})\n  Q {:?} rho {:?} A_1 {:?} bucket weights {:?}\n  ESS {:.0} of {r}, {} candidates",
-        t.elapsed(), plan.p, plan.bounds, d.pilot_failures_per_run, d.pilot_failure_rate, plan.q, plan.rho,
-        plan.accept, plan.bucket_weights, d.effective_sample_size, d.candidates
-    );
-    let grid = lead_grid(&p);
-    let plain = RunPlan::plain(r, 11);
-    let second = |th: f64| PolicySpec {
-        kind: PolicyKind::Second,
-        threshold: th,
-        marginal: false,
-    };
-    for spec in [zeroth(100.0), zeroth(60.0), zeroth(40.0), second(0.01)] {
-        let run = |seeds: &[u64], c: &mut SimCache| -> Vec<RunResult> {
-            seeds
-                .iter()
-                .map(|&s| simulate_run(&p, spec, s, &grid, c))
-                .collect()
-        };
-        let ri = run(&plan.seeds, &mut cache);
-        let rp = run(&plain.seeds, &mut cache);
-        let ei = summarise_weighted(spec.threshold, &ri, &plan.weights);
-        let ep = summarise(spec.threshold, &rp);
-        let se_i = (ei.failure_rate_upper_delta - ei.failure_rate) / 1.96;
-        let se_p = (ep.failure_rate_upper_delta - ep.failure_rate) / 1.96;
-        eprintln!(
-            "{:?} θ={}: failure rate IS {:.4e} ± {:.2e}, plain {:.4e} ± {:.2e}; variance ratio plain/IS {:.2}; \
-             failing runs IS {:.0}% (weighted {:.1}%), plain {:.1}%",
-            spec.kind, spec.threshold, ei.failure_rate, se_i, ep.failure_rate, se_p, (se_p / se_i).powi(2),
-            100.0 * ri.iter().filter(|x| x.failures > 0).count() as f64 / r as f64,
-            100.0 * ei.runs_with_failure, 100.0 * ep.runs_with_failure
-        );
-    }
 }

@@ -8,8 +8,8 @@
 //! - App. E: the probability of a misprediction within an interval against the closed form, and NILAS with and
 //!   without repredictions on the two-lifetime workload.
 //!
-//! Figures are printed (`cargo test --release --test lifetime_theory -- --nocapture`); the run behind the README
-//! figures is stored in `results/003/theory.txt`.
+//! Figures are printed (`cargo test --release --test lifetime_theory -- --nocapture`); the run behind the figures
+//! of docs/lifetime.md is stored in `results/003/theory.txt`.
 
 use packlab::experiment::run_to_end;
 use packlab::models::lifetime::pool::select;

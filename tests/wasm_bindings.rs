@@ -605,7 +605,7 @@ fn lifetime_run_in_wasm_equals_the_native_cli() {
     assert_eq!(get(&e, "field").as_string().as_deref(), Some("workload"));
 }
 
-/// Hostile input through the exports (the fuzz findings' kind, README "Limits on untrusted input"): every call
+/// Hostile input through the exports (the fuzz findings' kind, docs/input-formats.md "Limits on untrusted input"): every call
 /// returns an error object naming the file:line:column or the field, and the engine keeps working after it (a
 /// panic would abort the module: the calls after it would trap).
 #[wasm_bindgen_test]

@@ -1,7 +1,7 @@
 //! Trace readers: per-VM CPU usage series in several formats, each returning a typed [`UsageTrace`] or a
 //! [`TraceError`] that names the file, line and column (never a panic).
 //!
-//! Formats (see the README's "Trace formats"):
+//! Formats (see docs/input-formats.md, "Usage traces"):
 //! - [`TraceFormat::PlanetLab`]: a PlanetLab/CoMon day folder as shipped with CloudSim: one file per VM, one
 //!   integer CPU % (0–100) per line, 288 lines of 5 minutes each (../shared/data/planetlab-cloudsim/SOURCE.md);
 //!   in the browser also as a `.zip` of that folder.
@@ -939,7 +939,7 @@ mod sha_tests {
     }
 }
 
-/// The limits on untrusted input (README "Limits on untrusted input"): each is enforced before the memory is
+/// The limits on untrusted input (docs/input-formats.md "Limits on untrusted input"): each is enforced before the memory is
 /// spent, with a message naming the file (and line) and the limit.
 #[cfg(test)]
 mod limit_tests {

@@ -207,7 +207,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
         ? ['Seed 004 reports value efficiency ', report.paper.map((f) => `${f.policy} ${pct(f.value, 0)}`).join(', '), ' on a Yahoo workload that is not public; here: ',
           policiesOf(cells).map((p) => `${p} ${pct(best(p).value_efficiency)}`).join(', '),
           scenario.era.jobs === 'synthetic' ? ' on the synthetic §6.5 jobs, the set-up that mirrors the paper' : ' on SWIM jobs (the synthetic §6.5 jobs mirror the paper)',
-          `; horizon ${scenario.era.horizon}. README "Economic reservations" explains the gap.`]
+          `; horizon ${scenario.era.horizon}. docs/era.md explains the gap.`]
         : []);
       if (scenario.era.policies.length === 0) controls.fill(scenario, policiesOf(cells));
       renderTable(cells, true);

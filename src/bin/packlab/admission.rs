@@ -1,5 +1,6 @@
-//! CLI handlers of the admission model (seed 000, ALGORITHMS.md §2): `packlab admit`, `packlab admit-moments`
-//! and `packlab admit-fit` (App. B maximum-likelihood fit to Azure data).
+//! CLI handlers of the admission model (seed 000, ALGORITHMS.md §2): `packlab admission tune`, `packlab admission
+//! moments` and `packlab admission fit` (App. B maximum-likelihood fit to Azure data); the earlier names `packlab
+//! admit`, `admit-moments` and `admit-fit` are hidden aliases with the same output.
 
 use packlab::admission::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
 use packlab::admission::importance::ImportancePlan;
@@ -25,7 +26,7 @@ use std::path::Path;
 /// The bundled derived Azure-2017 arrivals (static/traces/azure2017-arrivals.txt.gz; see ATTRIBUTION.md).
 pub const AZURE_BUNDLE: &[u8] = include_bytes!("../../../static/traces/azure2017-arrivals.txt.gz");
 
-/// `packlab admit`: run an experiment preset of ALGORITHMS.md §2.12 and print, per policy arm, the tuned
+/// `packlab admission tune`: run an experiment preset of ALGORITHMS.md §2.12 and print, per policy arm, the tuned
 /// threshold, the utilization with its 95% BCa CI and the scale-out failure rate.
 #[derive(clap::Args, Debug)]
 pub struct AdmitArgs {
@@ -120,7 +121,7 @@ pub struct AdmitArgs {
 /// Share of the quantile levels of `--calibrate-eps` ("few" = 10% at m = 1).
 const EPS_FEW: f64 = 0.10;
 
-/// `packlab admit --calibrate-eps N` ([`AdmitArgs::calibrate_eps`]).
+/// `packlab admission tune --calibrate-eps N` ([`AdmitArgs::calibrate_eps`]).
 fn run_calibrate_eps(p: &AdmitParams, n: usize, seed: u64) -> Result<(), String> {
     if n == 0 {
         return Err("--calibrate-eps must be ≥ 1".into());
@@ -261,7 +262,7 @@ fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
     Ok(p)
 }
 
-/// The variance-based payments of one arm (ALGORITHMS.md §2.11) in `packlab admit --json`.
+/// The variance-based payments of one arm (ALGORITHMS.md §2.11) in `packlab admission tune --json`.
 fn pricing_json(
     pr: &packlab::admission::params::Pricing,
     s: &packlab::admission::tuning::PricingSummary,
@@ -277,7 +278,7 @@ fn pricing_json(
     })
 }
 
-/// The importance-sampling diagnostics of one arm in `packlab admit --json` (ALGORITHMS.md §2.9).
+/// The importance-sampling diagnostics of one arm in `packlab admission tune --json` (ALGORITHMS.md §2.9).
 fn importance_json(is: &ImportancePlan) -> serde_json::Value {
     let d = &is.diagnostics;
     serde_json::json!({
@@ -294,7 +295,7 @@ fn importance_json(is: &ImportancePlan) -> serde_json::Value {
     })
 }
 
-/// The lead-time diagnostic of one evaluation in `packlab admit --json` (issue 32): rejections of the moment
+/// The lead-time diagnostic of one evaluation in `packlab admission tune --json` (issue 32): rejections of the moment
 /// test without MARGINAL, their first failing lead time per bucket (counts and shares) and how many fail
 /// without the candidate.
 fn lead_time_json(l: &LeadTimeCounts) -> serde_json::Value {
@@ -316,7 +317,7 @@ fn marginal_share(t: &packlab::admission::tuning::Evaluation, p: &AdmitParams) -
     }
 }
 
-/// One line of the lead-time diagnostic for the text output of `packlab admit`.
+/// One line of the lead-time diagnostic for the text output of `packlab admission tune`.
 fn lead_time_line(label: &str, l: &LeadTimeCounts) -> String {
     let parts: Vec<String> = LEAD_BUCKET_LABELS
         .iter()
@@ -340,7 +341,7 @@ fn status_name(s: TuneStatus) -> &'static str {
     }
 }
 
-/// One arm of `packlab admit --json` (`sla` for the verdict of each evaluated threshold); `importance` only
+/// One arm of `packlab admission tune --json` (`sla` for the verdict of each evaluated threshold); `importance` only
 /// when importance sampling was on.
 fn arm_json(a: &ArmResult, p: &AdmitParams, run_detail: bool) -> serde_json::Value {
     let sla = p.sla;
@@ -388,7 +389,7 @@ fn arm_json(a: &ArmResult, p: &AdmitParams, run_detail: bool) -> serde_json::Val
     v
 }
 
-/// The admission scenario of `packlab admit`'s flags (ALGORITHMS.md §2.12): the preset, the runs R, the
+/// The admission scenario of `packlab admission tune`'s flags (ALGORITHMS.md §2.12): the preset, the runs R, the
 /// seed and the parameters of [`load_params`]; both the run and `--print-link` are made from it. Errors name
 /// the flag.
 fn admit_scenario(a: &AdmitArgs) -> Result<Scenario, String> {
@@ -412,7 +413,7 @@ fn admit_scenario(a: &AdmitArgs) -> Result<Scenario, String> {
     Ok(sc)
 }
 
-/// Handler of `packlab admit`. Errors are one-line strings.
+/// Handler of `packlab admission tune`. Errors are one-line strings.
 pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
     let sc = admit_scenario(args)?;
     if args.print_link {
@@ -445,7 +446,7 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
     if let Some(label) = &args.arm {
         return run_one_arm(sc.admission.preset()?, p, args, label);
     }
-    let mut progress = crate::progress::Progress::new("packlab admit", "simulation runs");
+    let mut progress = crate::progress::Progress::new("packlab admission tune", "simulation runs");
     let res = run_preset(
         sc.admission.preset()?,
         p,
@@ -549,7 +550,7 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// `packlab admit --arm LABEL` (without --scan): tune one arm of `preset` on the preset's run plan
+/// `packlab admission tune --arm LABEL` (without --scan): tune one arm of `preset` on the preset's run plan
 /// ([`packlab::admission::tuning::tune`]) and print its `--json` object.
 fn run_one_arm(
     preset: Preset,
@@ -569,7 +570,8 @@ fn run_one_arm(
             labels.join(", ")
         )
     })?;
-    let mut progress = crate::progress::Progress::new("packlab admit --arm", "simulation runs");
+    let mut progress =
+        crate::progress::Progress::new("packlab admission tune --arm", "simulation runs");
     let r = packlab::admission::tuning::tune(
         ap,
         *kind,
@@ -596,7 +598,7 @@ fn run_one_arm(
     Ok(())
 }
 
-/// `packlab admit --scan`: every (selected) arm of `preset` evaluated at `thresholds` on the run plan its tuning
+/// `packlab admission tune --scan`: every (selected) arm of `preset` evaluated at `thresholds` on the run plan its tuning
 /// uses ([`RunPlan::build`], common random numbers), as one JSON object on stdout.
 fn run_scan(
     preset: Preset,
@@ -623,7 +625,8 @@ fn run_scan(
         ));
     }
     let mut cache = SimCache::default();
-    let mut progress = crate::progress::Progress::new("packlab admit --scan", "simulation runs");
+    let mut progress =
+        crate::progress::Progress::new("packlab admission tune --scan", "simulation runs");
     let mut out = Vec::new();
     for (label, ap, kind, marginal) in &arms {
         let plan = RunPlan::build(ap, args.runs, args.seed, &mut cache, &mut |_, _| true)?;
@@ -672,7 +675,7 @@ fn run_scan(
     Ok(())
 }
 
-/// `packlab admit-moments`: E[X_t] and Var[X_t] of one deployment (ALGORITHMS.md §2.4, §2.6.3) as a JSON
+/// `packlab admission moments`: E[X_t] and Var[X_t] of one deployment (ALGORITHMS.md §2.4, §2.6.3) as a JSON
 /// array of `{"t", "mean", "var"}`; t in hours.
 #[derive(clap::Args, Debug)]
 pub struct MomentsArgs {
@@ -727,7 +730,7 @@ fn parse_list(s: &str, what: &str) -> Result<Vec<f64>, String> {
         .collect()
 }
 
-/// Handler of `packlab admit-moments`. Errors are one-line strings.
+/// Handler of `packlab admission moments`. Errors are one-line strings.
 pub fn run_moments(a: &MomentsArgs) -> Result<(), String> {
     let t = parse_list(&a.t, "--t")?;
     if t.is_empty() || t.iter().any(|x| *x < 0.0) {
@@ -802,7 +805,7 @@ pub fn run_moments(a: &MomentsArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// `packlab admit-fit`: maximum-likelihood fit of the admission model to Azure data (seed 000 App. B) and
+/// `packlab admission fit`: maximum-likelihood fit of the admission model to Azure data (seed 000 App. B) and
 /// print the report (estimates with standard errors; JSON with --json).
 #[derive(clap::Args, Debug)]
 pub struct FitArgs {
@@ -894,7 +897,7 @@ fn fit_source(
     fit_azure_arrivals(&d, opts)
 }
 
-/// Handler of `packlab admit-fit`. Errors are one-line strings.
+/// Handler of `packlab admission fit`. Errors are one-line strings.
 pub fn run_fit(a: &FitArgs) -> Result<(), String> {
     let opts = FitOptions {
         per_core: !a.per_vm,

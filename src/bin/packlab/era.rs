@@ -1,4 +1,4 @@
-//! `packlab era`: the reservation model (seed 004, ALGORITHMS.md §6) from the command line, through the
+//! `packlab era run`: the reservation model (seed 004, ALGORITHMS.md §6) from the command line, through the
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
 use crate::common::{list, run_model, set_given, validated, workload_arg, Out};
@@ -6,7 +6,7 @@ use packlab::models::era::EraModel;
 use packlab::models::era::{EraParams, NonEraLoad, Policy, Preset};
 use packlab::scenario::{Model, Scenario};
 
-/// `packlab era`: compare the policies of a preset (E4.1 value efficiency, E4.3 late jobs vs revenue).
+/// `packlab era run`: compare the policies of a preset (E4.1 value efficiency, E4.3 late jobs vs revenue).
 #[derive(clap::Args, Debug)]
 pub struct EraArgs {
     /// The experiment: E4.1 (SWIM MapReduce jobs, value efficiency) or E4.3 (ERA's share of a datacenter
@@ -146,7 +146,7 @@ fn params(a: &EraArgs) -> Result<EraParams, String> {
     Ok(p)
 }
 
-/// Runs `packlab era`.
+/// Runs `packlab era run`.
 pub fn run(a: &EraArgs) -> Result<(), String> {
     let era = params(a)?;
     let default_id = match era.preset {
@@ -173,7 +173,7 @@ pub fn run(a: &EraArgs) -> Result<(), String> {
         workload: Some(&w),
         ..Default::default()
     };
-    let (_, rep) = run_model::<EraModel>(&sc, &inputs, "packlab era", "cells")?;
+    let (_, rep) = run_model::<EraModel>(&sc, &inputs, "packlab era run", "cells")?;
     let mut out = Out::new();
     if a.report {
         return out.json(&rep);

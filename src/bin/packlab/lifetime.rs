@@ -1,4 +1,4 @@
-//! `packlab lifetime`: the lifetime model (seed 003, ALGORITHMS.md §5) from the command line, through the
+//! `packlab lifetime run`: the lifetime model (seed 003, ALGORITHMS.md §5) from the command line, through the
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
 use crate::common::{run_model, set_given, synthetic_arg, validated, workload_arg, Out};
@@ -6,7 +6,7 @@ use packlab::models::lifetime::{LifetimeModel, LifetimeParams, Policy, Predictor
 use packlab::scenario::{Model, Scenario, WorkloadRef};
 use std::io::Write;
 
-/// `packlab lifetime`: simulate the policies on one pool's share of a workload.
+/// `packlab lifetime run`: simulate the policies on one pool's share of a workload.
 #[derive(clap::Args, Debug)]
 pub struct LifetimeArgs {
     /// The workload: a bundled id (`azure2017` = `azure2017-arrivals`, the default), a path (the Azure 2017
@@ -186,7 +186,7 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
     Ok(p)
 }
 
-/// Runs `packlab lifetime`.
+/// Runs `packlab lifetime run`.
 pub fn run(a: &LifetimeArgs) -> Result<(), String> {
     let mut lifetime = params(a)?;
     let (wref, path) = match synthetic_arg(&a.workload, a.seed) {
@@ -253,7 +253,7 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
         workload: Some(&w),
         ..Default::default()
     };
-    let (_, rep) = run_model::<LifetimeModel>(&sc, &inputs, "packlab lifetime", "policies")?;
+    let (_, rep) = run_model::<LifetimeModel>(&sc, &inputs, "packlab lifetime run", "policies")?;
     let mut out = Out::new();
     if a.report {
         return out.json(&rep);

@@ -52,17 +52,14 @@ enum Command {
     /// The admission model (seed 000): tune a preset's policies, moments, the Azure fit.
     #[command(subcommand)]
     Admission(AdmissionCommand),
-    /// The lifetime model (seed 003): best fit, LA-Binary, NILAS and LAVA on a pool's share of real arrivals;
-    /// prints one JSON array, one object per policy, with `--json`.
-    Lifetime(lifetime::LifetimeArgs),
-    /// The reservation model (seed 004): ERA's BASIC_ECON, greedy and on-demand on E4.1 (SWIM jobs) or E4.3
-    /// (beside real Azure load); prints one JSON array, one object per (policy, κ_use), with `--json`
-    Era(era::EraArgs),
-    /// The oversubscription model (seed 001): Grid-x, MA, SL, peak, GPA and C2MARL rates on E1.1–E1.4; prints
-    /// one JSON array, one object per policy, with `--json`.
-    Oversub(oversub::OversubArgs),
-    /// Train C2MARL (seed 001) at one safety level and write the trained policy (evaluate it with
-    /// `packlab oversub --policies c2marl:FILE`).
+    /// The lifetime model (seed 003): best fit, LA-Binary, NILAS and LAVA on a pool's share of real arrivals.
+    Lifetime(LifetimeGroup),
+    /// The reservation model (seed 004): ERA's BASIC_ECON, greedy and on-demand on E4.1 or E4.3.
+    Era(EraGroup),
+    /// The oversubscription model (seed 001): evaluate rate policies on E1.1–E1.4, train C2MARL.
+    Oversub(OversubGroup),
+    /// = `packlab oversub train` (earlier name).
+    #[command(hide = true)]
     OversubTrain(oversub::TrainArgs),
     /// = `packlab placement pack` (earlier name).
     #[command(hide = true)]
@@ -79,6 +76,83 @@ enum Command {
     /// = `packlab admission fit` (earlier name).
     #[command(hide = true)]
     AdmitFit(admission::FitArgs),
+}
+
+/// The help of a model's command group: its verbs only. The group also takes the earlier form's flags
+/// (`packlab lifetime --share 0.03` = `packlab lifetime run --share 0.03`), which stay out of its help.
+const GROUP_HELP: &str =
+    "{about-with-newline}\n{usage-heading} {usage}\n\nCommands:\n{subcommands}{after-help}";
+
+/// `packlab lifetime <verb>`; without a verb, the earlier form `packlab lifetime [FLAGS]` (= `run`).
+#[derive(Args, Debug)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    override_usage = "packlab lifetime <COMMAND>",
+    help_template = GROUP_HELP
+)]
+pub struct LifetimeGroup {
+    #[command(subcommand)]
+    verb: Option<LifetimeCommand>,
+    #[command(flatten)]
+    earlier: lifetime::LifetimeArgs,
+}
+
+/// Commands of the lifetime model.
+#[derive(Subcommand, Debug)]
+enum LifetimeCommand {
+    /// Simulate the policies on one pool's share of a workload; one JSON object per policy with `--json`
+    /// (`--model-metrics`: the learned predictor's model metrics instead).
+    Run(lifetime::LifetimeArgs),
+}
+
+/// `packlab era <verb>`; without a verb, the earlier form `packlab era [FLAGS]` (= `run`).
+#[derive(Args, Debug)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    override_usage = "packlab era <COMMAND>",
+    help_template = GROUP_HELP
+)]
+pub struct EraGroup {
+    #[command(subcommand)]
+    verb: Option<EraCommand>,
+    #[command(flatten)]
+    earlier: era::EraArgs,
+}
+
+/// Commands of the reservation model.
+#[derive(Subcommand, Debug)]
+enum EraCommand {
+    /// Run E4.1 (synthetic or SWIM jobs) or E4.3 (beside real Azure load); one JSON object per (policy, κ_use)
+    /// with `--json`.
+    Run(era::EraArgs),
+}
+
+/// `packlab oversub <verb>`; without a verb, the earlier form `packlab oversub [FLAGS]` (= `run`).
+#[derive(Args, Debug)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    override_usage = "packlab oversub <COMMAND>",
+    help_template = GROUP_HELP
+)]
+pub struct OversubGroup {
+    #[command(subcommand)]
+    verb: Option<OversubCommand>,
+    #[command(flatten)]
+    earlier: oversub::OversubArgs,
+}
+
+/// Commands of the oversubscription model.
+#[derive(Subcommand, Debug)]
+enum OversubCommand {
+    /// Evaluate rate policies (Grid-x, MA, SL, peak, GPA, C2MARL trained in the run or from a file) on
+    /// E1.1–E1.4; one JSON object per policy with `--json`.
+    Run(oversub::OversubArgs),
+    /// Train C2MARL at one safety level and write the trained policy (evaluate it with
+    /// `packlab oversub run --policies c2marl:FILE`).
+    Train(oversub::TrainArgs),
 }
 
 /// Commands of the placement model (one group per model of the registry, named by its id).
@@ -214,9 +288,19 @@ fn dispatch(cmd: &Command) -> Result<(), String> {
             Ok(())
         }
         Command::Bundle(a) => cmd_bundle(a),
-        Command::Lifetime(a) => lifetime::run(a),
-        Command::Era(a) => era::run(a),
-        Command::Oversub(a) => oversub::run(a),
+        Command::Lifetime(g) => lifetime::run(match &g.verb {
+            Some(LifetimeCommand::Run(a)) => a,
+            None => &g.earlier,
+        }),
+        Command::Era(g) => era::run(match &g.verb {
+            Some(EraCommand::Run(a)) => a,
+            None => &g.earlier,
+        }),
+        Command::Oversub(g) => match &g.verb {
+            Some(OversubCommand::Run(a)) => oversub::run(a),
+            Some(OversubCommand::Train(a)) => oversub::train(a),
+            None => oversub::run(&g.earlier),
+        },
         Command::OversubTrain(a) => oversub::train(a),
         Command::Admit(a) | Command::Admission(AdmissionCommand::Tune(a)) => {
             admission::run_admit(a)

@@ -1,4 +1,4 @@
-//! `packlab oversub` and `packlab oversub-train`: the oversubscription model (seed 001, ALGORITHMS.md §3)
+//! `packlab oversub run` and `packlab oversub train`: the oversubscription model (seed 001, ALGORITHMS.md §3)
 //! from the command line, through the registry's model and the experiment contract (the same run the
 //! playground and `packlab run` make).
 
@@ -32,13 +32,13 @@ pub struct Common {
     pub seed: u64,
 }
 
-/// `packlab oversub`: evaluate rate policies (and train C2MARL arms named `c2marl:α`).
+/// `packlab oversub run`: evaluate rate policies (and train C2MARL arms named `c2marl:α`).
 #[derive(clap::Args, Debug)]
 pub struct OversubArgs {
     #[command(flatten)]
     pub common: Common,
     /// Policies, comma-separated: grid:X, ma, sl, peak:pP, peak:Nsigma, gpa:ALPHA, c2marl:ALPHA (trained in
-    /// the run), c2marl:FILE (a policy written by `packlab oversub-train`). Default: the preset's.
+    /// the run), c2marl:FILE (a policy written by `packlab oversub train`). Default: the preset's.
     #[arg(long)]
     pub policies: Option<String>,
     /// Training episodes of each C2MARL arm trained in the run.
@@ -57,7 +57,7 @@ pub struct OversubArgs {
     pub print_link: bool,
 }
 
-/// `packlab oversub-train`: train C2MARL at one safety level and write the trained policy.
+/// `packlab oversub train`: train C2MARL at one safety level and write the trained policy.
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
     #[command(flatten)]
@@ -112,7 +112,7 @@ fn scenario(
     validated(sc)
 }
 
-/// Runs `packlab oversub`.
+/// Runs `packlab oversub run`.
 pub fn run(a: &OversubArgs) -> Result<(), String> {
     let mut files = Vec::new();
     let sc = scenario(&a.common, |p| {
@@ -146,7 +146,7 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
         files: &files,
         ..Default::default()
     };
-    let (_, rep) = run_model::<OversubModel>(&sc, &inputs, "packlab oversub", UNIT)?;
+    let (_, rep) = run_model::<OversubModel>(&sc, &inputs, "packlab oversub run", UNIT)?;
     let mut out = Out::new();
     if a.report {
         return out.json(&rep);
@@ -202,7 +202,7 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `packlab oversub-train`.
+/// Runs `packlab oversub train`.
 pub fn train(a: &TrainArgs) -> Result<(), String> {
     let sc = scenario(&a.common, |p| {
         p.policies = vec![Policy::C2marl(a.alpha)];
@@ -213,7 +213,7 @@ pub fn train(a: &TrainArgs) -> Result<(), String> {
         Ok(())
     })?;
     let (run, rep) =
-        run_model::<OversubModel>(&sc, &Inputs::default(), "packlab oversub-train", UNIT)?;
+        run_model::<OversubModel>(&sc, &Inputs::default(), "packlab oversub train", UNIT)?;
     let mut buf = Vec::new();
     packlab::experiment::Experiment::query(
         &run,
@@ -225,7 +225,7 @@ pub fn train(a: &TrainArgs) -> Result<(), String> {
     std::fs::write(&a.out, &buf).map_err(|e| format!("--out {}: {e}", a.out.display()))?;
     let r = &rep.rows[0];
     eprintln!(
-        "packlab oversub-train: wrote {} ({} bytes); on {} evaluation episodes PM-Hot-R {:.1}%, C-Hot-R {:.1}%, S-Cores {:.1}%",
+        "packlab oversub train: wrote {} ({} bytes); on {} evaluation episodes PM-Hot-R {:.1}%, C-Hot-R {:.1}%, S-Cores {:.1}%",
         a.out.display(),
         buf.len(),
         r.episodes,

@@ -247,7 +247,8 @@ pub fn cmd_frontier(a: &FrontierArgs) -> Result<(), String> {
         return print_link(&a.trace, &a.model, p, seed);
     }
     let t = instance_trace(&a.trace, &a.model)?;
-    let mut progress = crate::progress::Progress::new("packlab frontier", "frontier points");
+    let mut progress =
+        crate::progress::Progress::new("packlab placement frontier", "frontier points");
     let f = placement::run_frontier(&t, &p, seed, &mut |d, n| progress.update(d, n));
     progress.finish();
     let f = f.map_err(|e| e.to_string())?;

@@ -415,7 +415,7 @@ impl AdmitParams {
     }
 
     /// The sizes a run allocates or loops over, bounded so that a scenario from a link cannot exhaust the
-    /// browser's memory or hang the page (README "Limits on untrusted input"): the lead-time grid, curve points,
+    /// browser's memory or hang the page (docs/input-formats.md "Limits on untrusted input"): the lead-time grid, curve points,
     /// quadrature tables, initial-size lists, pseudo-observations, months and series samples of the horizon,
     /// importance-sampling draws. The defaults are far below every bound.
     pub fn check_sizes(&self) -> Result<(), String> {

@@ -199,7 +199,7 @@ pub fn build(w: &Workload, p: &EraParams, seed: u64) -> Result<Setup, RunError> 
     Ok(s)
 }
 
-/// Units and duration of a SWIM job from its bytes (README "Economic reservations"): the widest stage sets
+/// Units and duration of a SWIM job from its bytes (docs/era.md): the widest stage sets
 /// the units, `W = clamp(⌈max(input, shuffle, output)/B⌉, 1, max_units)`, and the total bytes set the work,
 /// `T = max(1, ⌈(input + shuffle + output)/(W·B)⌉)` slots, with `B` = bytes per unit-slot.
 pub fn swim_shape(io: [f64; 3], unit_bytes: f64, max_units: f64) -> (f64, i64) {

@@ -174,8 +174,8 @@ pub struct LifetimeParams {
 
 impl Default for LifetimeParams {
     /// The defaults: all four policies with the oracle on the Azure 2017 `test` split; a pool of 40-core /
-    /// 128 GB hosts receiving 20% of the tenant batches, sized so that the peak demand fills 90% of it (see
-    /// README "Lifetime-aware allocation" for the figures behind these choices).
+    /// 128 GB hosts receiving 20% of the tenant batches, sized so that the peak demand fills 95% of it (see
+    /// docs/lifetime.md for the figures behind these choices).
     fn default() -> Self {
         LifetimeParams {
             policies: Policy::ALL.to_vec(),

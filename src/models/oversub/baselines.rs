@@ -4,7 +4,7 @@
 //! requested cores, so a predicted usage fraction u keeps a full PM below the line iff `x ≥ u/β`. The
 //! predictors below therefore give the rate `clip(prediction/β, min_rate, 1)` (`predictor_target` overrides
 //! β here). ALGORITHMS.md §3.4 writes `clip(prediction)` without the `1/β` (`predictor_target` = 1); with it, a full PM's predicted usage is its whole capacity, far above
-//! β·B, and MA and SL are hot in every episode (measured in the README), while the paper reports them safe
+//! β·B, and MA and SL are hot in every episode (measured in results/001/tables.md), while the paper reports them safe
 //! with about 49% saved cores, rates the `1/β` reading gives.
 //!
 //! - **Grid-x**: every rate is `x`.

@@ -246,7 +246,7 @@ pub struct OversubParams {
     /// it, peaks reach μ = 0.6 = β, so PMs full of one subscriber's VMs are hot at their peak even without
     /// oversubscription (Grid-1 is hot in every episode at the cluster level) and the chance constraint cannot be
     /// met by any policy; the default [0.05, 0.25] keeps the stated anchors instead (seed 001 §6.3: usage /
-    /// requested between 0.1 and 0.3; Table 1: Grid-0.6 never unsafe). The README has both runs.
+    /// requested between 0.1 and 0.3; Table 1: Grid-0.6 never unsafe). results/001/tables.md has both runs.
     pub amplitude: [f64; 2],
     /// VM memory per requested core, GB (synthetic cloud; E1.3 takes the fit's).
     pub vm_mem_gb_per_core: f64,
@@ -294,7 +294,7 @@ pub struct OversubParams {
 
 impl Default for OversubParams {
     /// The defaults: E1.1, the preset's policies, ALGORITHMS.md §3.7 (B = 48 cores, β = 0.6, δ = 1/40,
-    /// T = 120) except the PM memory (see the README: 192 GB at 4 GB per core would stop any packing beyond
+    /// T = 120) except the PM memory (see docs/oversub.md: 192 GB at 4 GB per core would stop any packing beyond
     /// 48 requested cores per PM), 100 evaluation and 200 training episodes (the paper's 300 and 1,800 are a
     /// CLI flag away).
     fn default() -> Self {

@@ -12,7 +12,7 @@
 //!
 //! Precision: the engine trains in `f32` ([`Mlp`]'s default). The network code is generic over [`Real`] so
 //! that the gradient check runs the very same code in `f64` (tests) and the two can be compared. Measured
-//! natively (x86-64 SSE2, release, test `measure_f32_vs_f64`, network `[31, 64, 64, 6]`, batch 10, one
+//! natively (x86-64 SSE2, release, `cargo bench --bench oversub`, network `[31, 64, 64, 6]`, batch 10, one
 //! forward and one backward pass): f32 24–28 µs, f64 28–34 µs, i.e. f32 only 1.0–1.4× faster, since these small layers are
 //! bound by loads and loop overhead more than by vector lanes. f32 still wins on memory: the replay memory
 //! and the policy file (~0.9 MB for 12 agents) are half the size, and the environment's observations are
@@ -905,36 +905,5 @@ mod tests {
         assert_eq!(err, "params[1]: not finite (inf)");
         let err = Mlp::<f64>::from_parts(vec![2, 1], vec![1.0, 0.0, f64::NAN]).unwrap_err();
         assert_eq!(err, "params[2]: not finite (NaN)");
-    }
-
-    /// Native timing of forward + backward passes in f32 and f64 on the C2MARL network (not a timed test:
-    /// `cargo test --release --lib measure_f32_vs_f64 -- --ignored --nocapture`).
-    #[test]
-    #[ignore]
-    fn measure_f32_vs_f64() {
-        fn run<F: Real>() -> f64 {
-            let mut net = Mlp::<F>::new(&[31, 64, 64, 6], &mut stream(1, 1, 0)).unwrap();
-            let mut r = stream(1, 2, 0);
-            let x: Vec<F> = (0..310).map(|_| F::from_f64(r.random::<f64>())).collect();
-            let d: Vec<F> = (0..60)
-                .map(|_| F::from_f64(r.random::<f64>() - 0.5))
-                .collect();
-            let mut s = net.scratch(10);
-            let t0 = std::time::Instant::now();
-            let reps = 20_000;
-            for _ in 0..reps {
-                net.forward_batch(&x, 10, &mut s);
-                net.backward_batch(&d, &mut s);
-            }
-            std::hint::black_box(net.grad());
-            t0.elapsed().as_secs_f64() / reps as f64
-        }
-        let (a, b) = (run::<f32>(), run::<f64>());
-        println!(
-            "[31, 64, 64, 6], batch 10, forward + backward: f32 {:.1} µs, f64 {:.1} µs (f64/f32 = {:.2})",
-            a * 1e6,
-            b * 1e6,
-            b / a
-        );
     }
 }

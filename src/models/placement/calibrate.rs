@@ -3,7 +3,7 @@
 //!
 //! GPA(ρ) assumes a machine's total is Gaussian; on skewed usage (PlanetLab 5-minute averages: median VM
 //! skewness 1.2–1.8, few VMs per machine at c = 1) the Gaussian (1 − ρ) quantile is exceeded far more often
-//! than ρ (README, "Seed 002 findings", E2.2). Calibrated GPA keeps GPA's packing but chooses its knob from
+//! than ρ (results/002/tables.md, E2.2). Calibrated GPA keeps GPA's packing but chooses its knob from
 //! the data: with the target ρ, it searches the knob ρ' whose packing overflows at most ρ of the time on
 //! data held out of the statistics, all within the observation set O (the evaluation set E is never read).
 //!

@@ -123,7 +123,7 @@ impl Default for PlacementParams {
 
 /// Default machine capacity c in VM units. With PlanetLab VMs (mean usage 0.093–0.124 VM per day) GPA places
 /// 24–30 VMs on a 4-VM-unit machine, the regime of seed 002's 21–29 tasks per machine (1000 tasks over its
-/// median m_abs 47 to 35, §5.6); figures from results/002/tables.md (E2.2 and "Reading the gaps"), in the README.
+/// median m_abs 47 to 35, §5.6); figures from results/002/tables.md (E2.2 and "Reading the gaps").
 pub const DEFAULT_CAPACITY: f64 = 4.0;
 
 pub use crate::substrate::error::FieldError;
