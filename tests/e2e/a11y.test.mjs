@@ -71,3 +71,24 @@ test('the upload drop zone opens the file picker on Enter and on Space, its butt
   assert.deepEqual(await picked(), []);
   await page.context().close();
 });
+
+test("at 390 px every tab fits the screen's width and shows its chart before its controls", async () => {
+  const page = await axePage(390);
+  await page.goto(env.server.url);
+  for (const id of MODELS) {
+    await page.click(`#tab-${id}`);
+    await page.waitForSelector(`#view-${id} .layout .content`);
+    const r = await page.evaluate((m) => {
+      const v = document.querySelector(`#view-${m}`);
+      return {
+        scrollWidth: document.documentElement.scrollWidth,
+        width: document.documentElement.clientWidth,
+        chartTop: v.querySelector('.content').getBoundingClientRect().top,
+        controlsTop: v.querySelector('.sidebar').getBoundingClientRect().top,
+      };
+    }, id);
+    assert.ok(r.scrollWidth <= r.width, `${id}: the page is ${r.scrollWidth} px wide on a ${r.width} px screen`);
+    assert.ok(r.chartTop < r.controlsTop, `${id}: the chart (top ${r.chartTop}) comes after the controls (${r.controlsTop})`);
+  }
+  await page.context().close();
+});
