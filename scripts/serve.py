@@ -135,6 +135,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         return io.BytesIO(data)
 
+    def copyfile(self, source, outputfile):
+        try:
+            super().copyfile(source, outputfile)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the browser went away mid-transfer (a closed page): nothing to report
+
     def end_headers(self):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Content-Security-Policy", CSP)

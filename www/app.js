@@ -82,7 +82,7 @@ async function main() {
    * one. `push` adds a history entry with the view's link (a tab click); otherwise the current entry is
    * replaced (the first view, Back/Forward).
    */
-  async function show(m, scenario, { push = false } = {}) {
+  async function show(m, scenario, { push = false, autorun = true } = {}) {
     // the new entry first: a view being mounted writes its link into the current entry
     if (push) history.pushState(null, '', location.href);
     active = m;
@@ -104,7 +104,7 @@ async function main() {
       const { mount } = await m.load();
       entry = { el, view: null };
       mounted.set(m.id, entry);
-      entry.view = mount({ root: el, wasm, worker: m.usesTrace ? worker : newWorker(), tracePanel, scenario: start, banner });
+      entry.view = mount({ root: el, wasm, worker: m.usesTrace ? worker : newWorker(), tracePanel, scenario: start, banner, autorun });
       if (active !== m) el.hidden = true; // another tab was chosen while this view loaded
     } else {
       // charts drawn while hidden had no size: the views redraw on resize
@@ -152,7 +152,9 @@ async function main() {
 
   await worker.ready;
   const model = byId(link.scenario.model || MODELS[0].id) || MODELS[0];
-  await show(model, link.scenario);
+  // a findings link (#s=…&run=ask) opens its scenario without computing it: the experiment may be long
+  const ask = new URLSearchParams(location.hash.replace(/^#/, '')).get('run') === 'ask';
+  await show(model, link.scenario, { autorun: !ask });
   document.documentElement.dataset.bootMs = String(Math.round(performance.now() - t0));
 }
 

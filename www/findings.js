@@ -80,12 +80,12 @@ function evidenceTable(p, rows) {
     h('thead', {}, h('tr', {}, ['experiment', 'arm', 'what it opens', 'link'].map((c) => h('th', {}, c)))),
     h('tbody', {}, rows.map((r) => h('tr', {},
       h('td', {}, r.experiment), h('td', {}, r.arm), h('td', {}, r.note),
-      h('td', {}, r.href ? h('a', { href: r.href, class: 'evidence-link' }, 'open') : (r.invalid ? 'invalid link in links.json' : '—'))))));
+      h('td', {}, r.href ? h('a', { href: `${r.href}&run=ask`, class: 'evidence-link' }, 'open') : (r.invalid ? 'invalid link in links.json' : '—'))))));
   return h('details', { class: 'evidence', open: rows.length <= 12 },
     h('summary', {}, `Open the evidence: ${rows.length} rows of stored runs, ${linked} with a link to their exact scenario`),
     h('p', { class: 'fine' }, 'Each link opens the playground with the scenario of that stored run (',
       h('code', {}, `results/${p.id}/links.json`), ', made by the engine with ', h('code', {}, '--print-link'),
-      '); press Run to recompute it. Rows averaging several instances or seeds link the first and say so.'),
+      '); it opens without computing (some experiments take minutes): press Run there to recompute it. Rows averaging several instances or seeds link the first and say so.'),
     scrollTable('Findings table', table));
 }
 

@@ -138,7 +138,7 @@ test('"Open the evidence" lists every links.json row with its link, and one link
     assert.equal(got.length, want.length, `seed ${id}: rows`);
     got.forEach((g, k) => {
       assert.deepEqual(g.cells, [want[k].experiment, want[k].arm, want[k].note], `seed ${id} row ${k}`);
-      assert.equal(g.href, want[k].link, `seed ${id} row ${k}: link`);
+      assert.equal(g.href, want[k].link ? `${want[k].link}&run=ask` : null, `seed ${id} row ${k}: link (opens without computing)`);
     });
     // open one row's link: the playground on that model, its controls set as the stored command ran
     const k = want.findIndex(OPEN[id].pick);
@@ -152,6 +152,12 @@ test('"Open the evidence" lists every links.json row with its link, and one link
       await page.waitForSelector(sel, { state: 'attached' });
       assert.equal(await page.inputValue(sel), value, `seed ${id}: ${sel}`);
     }
+    // nothing is computed until the reader presses Run (a stored experiment can take minutes)
+    const card = model === 'placement' ? '#frontier-card' : `#${model}-card`;
+    const rerun = model === 'placement' ? '#rerun' : `#${model}-rerun`;
+    await page.waitForFunction((c) => /not computed yet/.test(document.querySelector(c)?.textContent || ''), card, { timeout: 30_000 });
+    assert.equal(await page.getAttribute(card, 'data-state'), 'idle', `seed ${id}: no run started`);
+    assert.equal((await page.textContent(rerun)).trim(), 'Run', `seed ${id}`);
   }
   assert.deepEqual(page.problems, []);
   await page.context().close();

@@ -42,7 +42,7 @@ function dataNote(azureOk, fitNote) {
     h('p', { class: 'fine' }, 'Scale: the playground defaults (C = 1,000 cores, 2 months, R = 2 runs, 6 search steps) finish in about 10 s in a browser; §2.12 uses C = 20,000 cores, 3 years and more runs (`packlab admit`).'));
 }
 
-export function mount({ root, wasm, worker, scenario: initial, banner }) {
+export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
   let scenario = initial.model === 'admission' ? initial : { ...initial, model: 'admission' };
   let report = null; // the last complete report
   let curves = []; // [{ label, points: [[u, f]...], tuned }] of the run on display
@@ -351,7 +351,8 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   showFitNote();
   drawFrontier();
   updateLink();
-  startRun();
+  if (autorun) startRun();
+  else runUi.awaitRun();
 
   return {
     traceLoaded() {},

@@ -45,8 +45,19 @@ export function createRunControls({ prefix, initialText, onCancel, onRerun, onPa
     },
     state: () => card && card.dataset.state,
     text: () => status.textContent,
+    /**
+     * Nothing computed yet and nothing started (a scenario opened from a findings link): the status says so and
+     * the button reads Run until the first run starts.
+     */
+    awaitRun(text = 'Opened from a link and not computed yet: press Run to compute it.') {
+      if (card) card.dataset.state = 'idle';
+      status.textContent = text;
+      rerunBtn.textContent = 'Run';
+      bar.value = 0;
+    },
     /** A run started: progress 0, Cancel (and Pause) enabled. */
     started() {
+      rerunBtn.textContent = 'Run again';
       bar.value = 0;
       bar.removeAttribute('hidden');
       cancelBtn.disabled = false;

@@ -39,7 +39,7 @@ const COLUMNS = [
   ['truthful_violations', 'truthfulness', 'of every 25th request, the same request stating 0.5×, 2× and 10× its value: checks where the price moved or a higher value was rejected', null],
 ];
 
-export function mount({ root, wasm, worker, scenario: initial, banner }) {
+export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
   let scenario = initial.model === 'era' ? initial : { ...initial, model: 'era' };
   if (initial.model !== 'era') {
     // opened from another tab: the workload of the preset (the default scenario's is the Azure arrivals)
@@ -307,7 +307,8 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   showData();
   drawCharts();
   updateLocation(wasm, scenario);
-  startRun();
+  if (autorun) startRun();
+  else runUi.awaitRun();
 
   return {
     traceLoaded() {},

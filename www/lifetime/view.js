@@ -94,7 +94,7 @@ const COLUMNS = [
   ['failures', 'failures', 'VMs no host could take (whole run; after the warm-up in the tooltip)', int],
 ];
 
-export function mount({ root, wasm, worker, scenario: initial, banner }) {
+export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
   let scenario = initial.model === 'lifetime' ? initial : { ...initial, model: 'lifetime' };
   let report = null; // the last complete report
   let results = []; // results of the run on display (partial while it runs)
@@ -621,7 +621,8 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   showData();
   drawChart();
   updateLink();
-  startRun();
+  if (autorun) startRun();
+  else runUi.awaitRun();
   loadFindings();
 
   return {

@@ -39,7 +39,7 @@ const fileOf = (policy) => {
 /** A row's label: its policy (with the training seed when the run has several). */
 const rowLabel = (r) => (r.train_seed !== null && r.train_seed !== undefined && r.train_seed > 0 ? `${r.policy} (seed ${r.train_seed})` : r.policy);
 
-export function mount({ root, wasm, worker, scenario: initial, banner }) {
+export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
   let scenario = initial.model === 'oversub' ? initial : { ...initial, model: 'oversub' };
   let report = null;
   let rows = [];
@@ -365,7 +365,8 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
   showData();
   drawCharts();
   updateLocation(wasm, scenario);
-  startRun();
+  if (autorun) startRun();
+  else runUi.awaitRun();
 
   return {
     traceLoaded() {},

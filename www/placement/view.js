@@ -34,7 +34,7 @@ function instanceKey(s) {
   return JSON.stringify([s.trace, s.seed, p.capacity, p.clairvoyance, p.mode, p.realisations, p.rule, p.rebalance]);
 }
 
-export function mount({ root, wasm, worker, tracePanel, scenario: initial, banner }) {
+export function mount({ root, wasm, worker, tracePanel, scenario: initial, banner, autorun = true }) {
   let scenario = initial; // the last valid scenario
   let traceRef = null; // the loaded trace's ref
   let frontier = null; // the last complete frontier
@@ -56,6 +56,8 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   const canvas = h('canvas', { id: 'frontier-canvas', role: 'img', 'aria-label': 'frontier chart: normalized machines against overflow frequency' });
   const tooltip = h('div', { class: 'tooltip', id: 'chart-tooltip', hidden: true });
   const canvasWrap = h('div', { class: 'canvas-wrap' }, canvas, tooltip);
+  // a scenario opened from a findings link waits for Run instead of computing when its trace arrives
+  let holdFirstRun = !autorun;
   const runUi = createRunControls({
     prefix: 'run',
     ids: { cancel: 'cancel-run', rerun: 'rerun' },
@@ -389,7 +391,11 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     traceLoaded({ ref }) {
       traceRef = ref;
       scenario = { ...scenario, trace: ref };
-      startRun();
+      if (holdFirstRun) {
+        holdFirstRun = false;
+        runUi.awaitRun();
+        updateLink();
+      } else startRun();
     },
     /** Replace the scenario (e.g. a pasted link). */
     setScenario(s) {
