@@ -299,7 +299,12 @@ impl Scenario {
         merge(&mut base, patch);
         serde_path_to_error::deserialize(base).map_err(|e| {
             let path = e.path().to_string();
-            let message = format!("invalid scenario: {}", e.into_inner());
+            // the field's dotted path names where; the message says what is wrong in serde's words, with its
+            // JSON type names put the way the form shows them (a boolean is true or false)
+            let message = e
+                .into_inner()
+                .to_string()
+                .replace("expected a boolean", "expected true or false");
             if path.is_empty() || path == "." {
                 err(message)
             } else {
@@ -639,7 +644,7 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("lifetime.defrag"), "{e}");
         assert_eq!(
             e.to_string(),
-            "lifetime.defrag: invalid scenario: invalid type: string \"yes\", expected a boolean"
+            "lifetime.defrag: invalid type: string \"yes\", expected true or false"
         );
         let e = Scenario::from_json(r#"{"era":{"kappa":[1, "x"]}}"#).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("era.kappa[1]"), "{e}");
