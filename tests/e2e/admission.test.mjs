@@ -67,6 +67,8 @@ test('the Admission control tab opens the admission view and starts the default 
   // the first tuned policy appears quickly; then cancel the rest (the full default run is measured elsewhere)
   await page.waitForFunction(() => document.querySelectorAll('#admission-rows tr').length >= 1, null, { timeout: 60_000 });
   const firstMs = Date.now() - t0;
+  // while it runs, the run controls estimate the time left from the fraction done
+  await page.waitForFunction(() => /^about \d+ (s|min) left$/.test(document.querySelector('#admission-eta')?.textContent || ''), null, { timeout: 30_000 });
   assert.ok((await canvasInk(page, '#admission-canvas')) > 3000, 'frontier canvas is blank');
   await page.click('#admission-cancel');
   await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled', null, { timeout: 15_000 });

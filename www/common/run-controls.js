@@ -1,5 +1,5 @@
 // The run controls of a model's chart card, shared by every model view: progress bar, Cancel, (Pause/Resume,
-// for views that pass `onPause`), Run again and the status text, in that order (the buttons do not move while
+// for views that pass `onPause`), Run again, the status text and the estimate of the time left, in that order (the buttons do not move while
 // the status text changes width). The card's `data-state` mirrors the status: 'idle' | 'running' | 'paused' |
 // 'done' | 'cancelled' | 'error' | 'invalid' (the end-to-end tests and the styles read it).
 
@@ -7,7 +7,7 @@ import { h } from './dom.js';
 
 /**
  * @param {object} o
- * @param {string} o.prefix      id prefix: `${prefix}-progress`, `-status`, `-cancel`, `-rerun`
+ * @param {string} o.prefix      id prefix: `${prefix}-progress`, `-status`, `-eta`, `-cancel`, `-rerun`
  * @param {string} o.initialText the status before the first run
  * @param {() => void} o.onCancel
  * @param {() => void} o.onRerun
@@ -20,6 +20,9 @@ export function createRunControls({ prefix, initialText, onCancel, onRerun, onPa
   const id = (k) => ids[k] || `${prefix}-${k}`;
   const bar = h('progress', { id: id('progress'), max: 1, value: 0 });
   const status = h('span', { class: 'status', id: id('status'), 'aria-live': 'polite' }, initialText);
+  // the time left, from the fraction done and the time since the run started (shown once both say something)
+  const eta = h('span', { class: 'status eta', id: id('eta') });
+  let startedAt = 0;
   const cancelBtn = h('button', { type: 'button', class: 'btn danger small', id: id('cancel'), disabled: true, onclick: onCancel }, 'Cancel');
   const rerunBtn = h('button', { type: 'button', class: 'btn small', id: id('rerun'), onclick: onRerun }, 'Run again');
   let isPaused = false;
@@ -36,7 +39,7 @@ export function createRunControls({ prefix, initialText, onCancel, onRerun, onPa
   let card = null;
   return {
     /** The row to place in the card's head. */
-    el: h('div', { class: 'row run-controls' }, bar, cancelBtn, pauseBtn, rerunBtn, status),
+    el: h('div', { class: 'row run-controls' }, bar, cancelBtn, pauseBtn, rerunBtn, status, eta),
     /** The card whose `data-state` follows the status. */
     attach(c) { card = c; },
     setStatus(state, text) {
@@ -59,6 +62,8 @@ export function createRunControls({ prefix, initialText, onCancel, onRerun, onPa
     started() {
       rerunBtn.textContent = 'Run again';
       bar.value = 0;
+      startedAt = performance.now();
+      eta.textContent = '';
       bar.removeAttribute('hidden');
       cancelBtn.disabled = false;
       showPaused(false);
@@ -68,16 +73,32 @@ export function createRunControls({ prefix, initialText, onCancel, onRerun, onPa
     paused(p) { showPaused(p); },
     /** Whether the run on display is paused. */
     isPaused: () => isPaused,
-    /** Fraction done, 0..1. */
-    progress(frac) { bar.value = frac; },
+    /** Fraction done, 0..1; after the first 1.5 s and 2% the estimate of the time left follows it. */
+    progress(frac) {
+      bar.value = frac;
+      const elapsed = (performance.now() - startedAt) / 1000;
+      eta.textContent = startedAt && !isPaused && frac > 0.02 && frac < 1 && elapsed > 1.5
+        ? `about ${duration(elapsed * (1 - frac) / frac)} left` : '';
+    },
     /** The run ended (`complete`: it finished, the bar shows 1); Cancel disabled. */
     ended(complete) {
       cancelBtn.disabled = true;
       showPaused(false);
       if (pauseBtn) pauseBtn.disabled = true;
       if (complete) bar.value = 1;
+      startedAt = 0;
+      eta.textContent = '';
     },
   };
+}
+
+/** A duration in seconds as people say it: "8 s", "3 min", "1 h 5 min". */
+export function duration(seconds) {
+  const s = Math.max(1, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min`;
+  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
 }
 
 /** " on N workers" for a run result ({ workers }) that the pool of workers computed (pool.js); "" for one. */
