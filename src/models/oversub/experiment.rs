@@ -344,6 +344,8 @@ pub struct OversubRun {
     /// Evaluation units: one per evaluation episode.
     units: u32,
     units_done: usize,
+    /// Episodes of the pretrained arms' logs (given, not trained: not counted as work).
+    pretrained_episodes: usize,
     error: Option<RunError>,
 }
 
@@ -367,7 +369,29 @@ impl OversubRun {
         };
         let n = world.profiles.subscribers.len();
         let fp = world.fingerprint();
+        let pretrained =
+            super::pretrained::given(inputs).map_err(|e| RunError::field("oversub.policies", e))?;
+        let served = super::pretrained::match_arms(params, seed, &pretrained);
+        if let Some(m) = served.iter().find(|m| m.file.is_none()) {
+            if let Some(d) = &m.difference {
+                return Err(RunError::field(
+                    "oversub.policies",
+                    format!(
+                        "{}: {d}; train it instead (run without the pretrained policy)",
+                        m.policy
+                    ),
+                ));
+            }
+        }
+        let want = Dims {
+            n_agents: n,
+            n_actions: params.actions.len(),
+            agent_obs_len: AGENT_OBS,
+            cluster_obs_len: cluster_obs_len(n),
+        };
+        let mut served = served.into_iter();
         let mut arms = Vec::new();
+        let mut from_files = Vec::new();
         let mut rows = Vec::new();
         let mut loaded = Vec::new();
         for p in params.policy_list() {
@@ -395,12 +419,38 @@ impl OversubRun {
                         };
                         let trainer = Trainer::new(&cfg, &env, lseed)
                             .map_err(|e| RunError::field("oversub.c2marl", e))?;
+                        // a pretrained arm's recipe matches: its policy and training log stand in for
+                        // the training (the same bits, see super::pretrained)
+                        let pre = served.next().and_then(|m| m.file).and_then(|name| {
+                            pretrained
+                                .iter()
+                                .find(|(f, _)| *f == name)
+                                .map(|(f, p)| (f.clone(), p.policy.clone()))
+                        });
+                        let mut log = Vec::new();
+                        let mut done = None;
+                        if let Some((name, pol)) = pre {
+                            check_policy(&pol, &name, &fp, &want)?;
+                            if pol.log.len() != params.train_episodes as usize {
+                                return Err(RunError::field(
+                                    "oversub.policies",
+                                    format!(
+                                        "{name}: the training log has {} episodes, the recipe {}",
+                                        pol.log.len(),
+                                        params.train_episodes
+                                    ),
+                                ));
+                            }
+                            log = pol.log.clone();
+                            done = Some(pol);
+                        }
                         arm = Some(arms.len());
+                        from_files.push(done);
                         arms.push(Arm {
                             row,
                             train_seed: s,
                             trainer: Mutex::new(trainer),
-                            log: Vec::new(),
+                            log,
                         });
                     }
                     (Policy::C2marlFile(name), _) => {
@@ -410,24 +460,7 @@ impl OversubRun {
                         let pol = TrainedPolicy::from_json(bytes).map_err(|e| {
                             RunError::field("oversub.policies", format!("{name}: {e}"))
                         })?;
-                        if pol.fingerprint != fp {
-                            return Err(RunError::field(
-                                "oversub.policies",
-                                format!(
-                                    "{name}: the policy was trained for another scenario ({})",
-                                    fingerprint_difference(&pol.fingerprint, &fp)
-                                ),
-                            ));
-                        }
-                        let want = Dims {
-                            n_agents: n,
-                            n_actions: params.actions.len(),
-                            agent_obs_len: AGENT_OBS,
-                            cluster_obs_len: cluster_obs_len(n),
-                        };
-                        pol.check_dims(&want).map_err(|e| {
-                            RunError::field("oversub.policies", format!("{name}: {e}"))
-                        })?;
+                        check_policy(&pol, name, &fp, &want)?;
                         file = Some(pol);
                     }
                     _ => {}
@@ -453,7 +486,8 @@ impl OversubRun {
         }
         let units = params.eval_episodes;
         Ok(OversubRun {
-            trained: (0..arms.len()).map(|_| None).collect(),
+            pretrained_episodes: arms.iter().map(|a| a.log.len()).sum(),
+            trained: from_files,
             world,
             arms,
             rows,
@@ -464,12 +498,13 @@ impl OversubRun {
         })
     }
 
+    /// Training episodes of the run (pretrained arms have none).
     fn train_total(&self) -> usize {
-        self.arms.len() * self.world.params.train_episodes as usize
+        self.arms.len() * self.world.params.train_episodes as usize - self.pretrained_episodes
     }
 
     fn train_done(&self) -> usize {
-        self.arms.iter().map(|a| a.log.len()).sum()
+        self.arms.iter().map(|a| a.log.len()).sum::<usize>() - self.pretrained_episodes
     }
 
     /// The trained policy of row `row` (a C2MARL arm once trained, or a loaded file).
@@ -690,6 +725,21 @@ impl OversubRun {
     }
 }
 
+/// Checks that a trained policy (file `name`) fits the scenario of fingerprint `fp` and the shapes `want`.
+fn check_policy(pol: &TrainedPolicy, name: &str, fp: &str, want: &Dims) -> Result<(), RunError> {
+    if pol.fingerprint != fp {
+        return Err(RunError::field(
+            "oversub.policies",
+            format!(
+                "{name}: the policy was trained for another scenario ({})",
+                fingerprint_difference(&pol.fingerprint, fp)
+            ),
+        ));
+    }
+    pol.check_dims(want)
+        .map_err(|e| RunError::field("oversub.policies", format!("{name}: {e}")))
+}
+
 /// At most [`FINGERPRINT_SHOWN`] characters of `s`, with `…` when cut.
 fn clip(s: &str) -> String {
     match s.char_indices().nth(FINGERPRINT_SHOWN) {
@@ -705,7 +755,7 @@ const FINGERPRINT_SHOWN: usize = 100;
 /// What differs between a policy file's fingerprint and the scenario's, as `key: file value ≠ scenario value`
 /// for each differing key (the whole fingerprints when the file's is not a JSON object); each value is cut
 /// to [`FINGERPRINT_SHOWN`] characters, and at most 5 keys are listed (then how many more differ).
-fn fingerprint_difference(file: &str, scenario: &str) -> String {
+pub(crate) fn fingerprint_difference(file: &str, scenario: &str) -> String {
     let (a, b) = match (
         serde_json::from_str::<serde_json::Value>(file),
         serde_json::from_str::<serde_json::Value>(scenario),
@@ -848,16 +898,17 @@ impl Experiment for OversubRun {
     }
 
     /// `policy` with `{ "row": i }`: the trained policy of row i (a C2MARL arm once trained, or a loaded file)
-    /// as the exportable file ([`TrainedPolicy`]).
+    /// as the exportable file ([`TrainedPolicy`]); `pretrained` with `{ "row": i }`: a C2MARL arm of the run,
+    /// once trained, with its recipe ([`super::pretrained::Pretrained`], the bundled policy's form).
     fn query<S: serde::Serializer>(
         &self,
         op: &str,
         args: &serde_json::Value,
         ser: S,
     ) -> Result<S::Ok, RunError> {
-        if op != "policy" {
+        if op != "policy" && op != "pretrained" {
             return Err(RunError::msg(format!(
-                "the oversub run has no operation '{op}' (expected policy)"
+                "the oversub run has no operation '{op}' (expected policy or pretrained)"
             )));
         }
         let row = index_arg(args, "row")?;
@@ -870,6 +921,30 @@ impl Experiment for OversubRun {
         let p = self
             .policy_of_row(row)
             .ok_or_else(|| RunError::field("row", "this row has no trained policy (yet)"))?;
+        if op == "pretrained" {
+            let r = &self.rows[row];
+            let ts = match (r.arm, r.train_seed) {
+                (Some(_), Some(ts)) => ts,
+                _ => {
+                    return Err(RunError::field(
+                        "row",
+                        "only a C2MARL arm trained in the run has a recipe (this row's policy was given as a file)",
+                    ))
+                }
+            };
+            return super::pretrained::Pretrained {
+                format: super::pretrained::PRETRAINED_FORMAT,
+                recipe: super::pretrained::recipe(
+                    &self.world.params,
+                    self.world.seed,
+                    &r.policy,
+                    ts,
+                ),
+                policy: p.clone(),
+            }
+            .serialize(ser)
+            .map_err(|e| RunError::msg(e.to_string()));
+        }
         p.serialize(ser).map_err(|e| RunError::msg(e.to_string()))
     }
 }
