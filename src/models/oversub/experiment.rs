@@ -176,11 +176,39 @@ struct RowAcc {
     rate_n: Vec<[u32; 24]>,
 }
 
-/// What one policy gave on one evaluation episode: the outcome and the rates given, by hour of day.
+/// What one policy gave on one evaluation episode: the outcome ([`EpisodeOutcome`], the unsafe PMs by
+/// index) and the rates given, by hour of day. JSON: the result of one pool job per policy.
+#[derive(Serialize, Deserialize)]
 struct RowEpisode {
-    outcome: EpisodeOutcome,
+    unsafe_pms: Vec<u32>,
+    cluster_unsafe: bool,
+    s_cores: f64,
+    hot_pm_hours: u64,
+    cluster_hot_hours: u32,
+    rejected: u32,
+    active_pms: f64,
+    used_cores: f64,
     rate_sum: Vec<[f64; 24]>,
     rate_n: Vec<[u32; 24]>,
+}
+
+impl RowEpisode {
+    fn new(o: EpisodeOutcome, rate_sum: Vec<[f64; 24]>, rate_n: Vec<[u32; 24]>) -> RowEpisode {
+        RowEpisode {
+            unsafe_pms: (0..o.unsafe_pms.len() as u32)
+                .filter(|&k| o.unsafe_pms[k as usize])
+                .collect(),
+            cluster_unsafe: o.cluster_unsafe,
+            s_cores: o.s_cores,
+            hot_pm_hours: o.hot_pm_hours,
+            cluster_hot_hours: o.cluster_hot_hours,
+            rejected: o.rejected,
+            active_pms: o.active_pms,
+            used_cores: o.used_cores,
+            rate_sum,
+            rate_n,
+        }
+    }
 }
 
 /// The shared, read-only part of a run.
@@ -579,27 +607,31 @@ impl OversubRun {
         let to = (from + units.max(1) as u32).min(self.units);
         let indices: Vec<u32> = (from..to).collect();
         let this = &*self;
-        let per_episode = map_parallel(threads(), &indices, |&e| {
-            let ep = this.world.eval_episode(e as u64);
-            (0..this.rows.len())
-                .map(|row| {
-                    let learned = this.policy_of_row(row);
-                    let (outcome, c) = this.world.episode(&ep, &this.rows[row].policy, learned);
-                    RowEpisode {
-                        outcome,
-                        rate_sum: c.rate_sum,
-                        rate_n: c.rate_n,
-                    }
-                })
-                .collect::<Vec<_>>()
-        });
+        let per_episode = map_parallel(threads(), &indices, |&e| this.eval_episode(e));
+        self.absorb_episodes(per_episode)
+    }
+
+    /// Every row's policy on evaluation episode `e`.
+    fn eval_episode(&self, e: u32) -> Vec<RowEpisode> {
+        let ep = self.world.eval_episode(e as u64);
+        (0..self.rows.len())
+            .map(|row| {
+                let learned = self.policy_of_row(row);
+                let (outcome, c) = self.world.episode(&ep, &self.rows[row].policy, learned);
+                RowEpisode::new(outcome, c.rate_sum, c.rate_n)
+            })
+            .collect()
+    }
+
+    /// Adds the next evaluation episodes (in index order) to the rows; every row's estimate so far.
+    fn absorb_episodes(&mut self, per_episode: Vec<Vec<RowEpisode>>) -> Vec<PolicyRow> {
         let b = self.world.params.pm_cores;
         for results in per_episode {
-            for (r, x) in self.rows.iter_mut().zip(results) {
-                let o = &x.outcome;
+            self.units_done += 1;
+            for (r, o) in self.rows.iter_mut().zip(results) {
                 r.episodes += 1;
-                for (k, u) in o.unsafe_pms.iter().enumerate() {
-                    r.unsafe_pm[k] += *u as u32;
+                for &k in &o.unsafe_pms {
+                    r.unsafe_pm[k as usize] += 1;
                 }
                 r.cluster_unsafe += o.cluster_unsafe as u32;
                 r.s_cores.push(o.s_cores);
@@ -614,13 +646,12 @@ impl OversubRun {
                 };
                 for i in 0..r.rate_sum.len() {
                     for h in 0..24 {
-                        r.rate_sum[i][h] += x.rate_sum[i][h];
-                        r.rate_n[i][h] += x.rate_n[i][h];
+                        r.rate_sum[i][h] += o.rate_sum[i][h];
+                        r.rate_n[i][h] += o.rate_n[i][h];
                     }
                 }
             }
         }
-        self.units_done = to as usize;
         (0..self.rows.len())
             .map(|row| self.row_result(row))
             .collect()
@@ -873,6 +904,67 @@ impl Experiment for OversubRun {
 
     fn error(&self) -> Option<RunError> {
         self.error.clone()
+    }
+
+    /// Evaluation steps split into one job per evaluation episode (`{ "episode": e }`; its result: every
+    /// row's outcome on it) when the run trains nothing (every C2MARL arm pretrained or given as a file): a
+    /// copy of the run does not hold the policies the coordinator trained. Training steps do not split.
+    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
+        if self.error.is_some() || self.train_total() > 0 {
+            return Vec::new();
+        }
+        let from = self.units_done as u32;
+        let to = (from + units.max(1) as u32).min(self.units);
+        (from..to)
+            .map(|e| serde_json::json!({ "episode": e }))
+            .collect()
+    }
+
+    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+        let e = index_arg(job, "episode")?;
+        if self.train_done() < self.train_total() {
+            return Err(RunError::msg(
+                "this copy of the run has not trained its C2MARL arms",
+            ));
+        }
+        if e >= self.units as usize {
+            return Err(RunError::field(
+                "episode",
+                format!("must be below {}", self.units),
+            ));
+        }
+        serde_json::to_value(self.eval_episode(e as u32)).map_err(|e| RunError::msg(e.to_string()))
+    }
+
+    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<OversubStep>, RunError> {
+        let n = self.rows.len();
+        let subs = self.world.profiles.subscribers.len();
+        let pms = self.world.params.pm_count();
+        let mut per_episode = Vec::with_capacity(results.len());
+        for r in results {
+            let ep: Vec<RowEpisode> = serde_json::from_value(r)
+                .map_err(|e| RunError::msg(format!("an evaluation job's result: {e}")))?;
+            if ep.len() != n
+                || ep.iter().any(|x| {
+                    x.rate_sum.len() != subs
+                        || x.rate_n.len() != subs
+                        || x.unsafe_pms.iter().any(|&k| k >= pms)
+                })
+            {
+                return Err(RunError::msg(
+                    "an evaluation job's result does not fit this run",
+                ));
+            }
+            per_episode.push(ep);
+        }
+        if self.units_done + per_episode.len() > self.units as usize {
+            return Err(RunError::msg("more evaluation results than episodes left"));
+        }
+        let rows = self.absorb_episodes(per_episode);
+        Ok(vec![OversubStep {
+            training: Vec::new(),
+            rows,
+        }])
     }
 
     fn report(&self) -> Option<OversubReport> {
