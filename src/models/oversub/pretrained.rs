@@ -25,6 +25,10 @@ use serde_json::{Map, Value};
 /// The version of the pretrained-arm file form (the wrapper; the policy inside has its own).
 pub const PRETRAINED_FORMAT: u32 = 1;
 
+/// Largest pretrained-arm file (uncompressed): a policy file ([`super::c2marl::MAX_POLICY_BYTES`]) and its
+/// recipe.
+pub const MAX_PRETRAINED_BYTES: usize = super::c2marl::MAX_POLICY_BYTES + (1 << 16);
+
 /// The command that regenerates the bundled pretrained arms (named in every message about an outdated file).
 pub const REGENERATE: &str = "make oversub-pretrained";
 
@@ -67,10 +71,17 @@ pub fn recipe(
 }
 
 impl Pretrained {
-    /// Reads a pretrained-arm file (JSON, or its gzip). Errors name the offending field, or the command that
+    /// Reads a pretrained-arm file (JSON, or its gzip; at most [`MAX_PRETRAINED_BYTES`] uncompressed; the policy
+    /// checked as [`TrainedPolicy`] loading checks it). Errors name the offending field, or the command that
     /// regenerates the bundled files when the file is of another format or policy version.
     pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<Pretrained, String> {
         let raw = crate::trace::maybe_gunzip(name, bytes).map_err(|e| e.to_string())?;
+        if raw.len() > MAX_PRETRAINED_BYTES {
+            return Err(format!(
+                "{name}: {} bytes, more than {MAX_PRETRAINED_BYTES}",
+                raw.len()
+            ));
+        }
         let v: Value = serde_json::from_slice(&raw).map_err(|e| format!("{name}: {e}"))?;
         let format = v.get("format").and_then(Value::as_u64);
         if format != Some(PRETRAINED_FORMAT as u64) {
