@@ -16,7 +16,7 @@ import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { exportRow } from '../common/exports.js';
-import { createRunControls } from '../common/run-controls.js';
+import { createRunControls, onWorkers } from '../common/run-controls.js';
 import { createControls, presetPolicies, trainedInRun } from './controls.js';
 
 const CHART_HEIGHT = 380;
@@ -360,7 +360,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner }) {
       chartCard.dataset.ms = String(Math.round(performance.now() - started));
       chartCard.dataset.clickMs = String(Math.round(performance.now() - clickedAt));
       chartCard.dataset.computeMs = String(Math.round(res.elapsed_ms));
-      setStatus('done', `${rows.length} policies in ${(res.elapsed_ms / 1000).toFixed(1)} s · ${report.setup.pms} PMs · ${sc.oversub.eval_episodes} evaluation episodes each`);
+      setStatus('done', `${rows.length} policies in ${(res.elapsed_ms / 1000).toFixed(1)} s${onWorkers(res)} · ${report.setup.pms} PMs · ${sc.oversub.eval_episodes} evaluation episodes each`);
       subtitle.textContent = `${report.preset}: ${report.setup.subscribers.length} subscribers on ${report.setup.pms} PMs, β ${fmt(sc.oversub.beta)}, seed ${report.seed}`;
       trainStatus.textContent = trainingNote(plan);
       showPaper();
