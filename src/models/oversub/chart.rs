@@ -198,14 +198,9 @@ pub fn draw_training<DB: DrawingBackend>(
             })
             .collect::<Vec<(f64, f64)>>()
     };
-    let many = curves.len() > 1;
     for (i, c) in curves.iter().enumerate() {
         let color = ARM_COLORS[i % ARM_COLORS.len()];
-        let arm = if many {
-            format!("{} seed {}: ", c.policy, c.train_seed + 1)
-        } else {
-            String::new()
-        };
+        let arm = format!("{} seed {}: ", c.policy, c.train_seed + 1);
         chart
             .draw_series(LineSeries::new(
                 smooth(c, |l| l.mean_reward),
