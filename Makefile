@@ -7,7 +7,7 @@ CARGO ?= cargo
 T0 := $(shell date +%s)
 STAMP = @echo "== [$$(( $$(date +%s) - $(T0) )) s] $$(date -u +%T) $@"
 
-.PHONY: run test tree-save setup setup-native setup-web native wasm test-native test-web bench frontier findings findings-links findings-quick fuzz fuzz-smoke
+.PHONY: run test tree-save setup setup-native setup-web native wasm test-native test-web bench frontier oversub-pretrained findings findings-links findings-quick fuzz fuzz-smoke
 
 ## make run: set everything up, build the engine + wasm, serve the playground (PORT=... overrides)
 run: setup native wasm
@@ -51,6 +51,11 @@ test-web: native wasm
 ## the default frontier of the bundled trace, natively
 frontier: native
 	./target/release/packlab placement frontier --trace static/traces/planetlab-20110303.tsv.gz --capacity 1 --rule bf
+
+## the bundled pretrained C2MARL arm of the default oversubscription scenario (static/oversub/c2marl-e11.json.gz,
+## the playground's default view); re-run when the learner or the defaults change (tests/oversub_pretrained.rs says so)
+oversub-pretrained: native
+	bash scripts/oversub-pretrained.sh
 
 bench:
 	$(CARGO) bench --locked

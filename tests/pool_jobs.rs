@@ -254,3 +254,35 @@ fn era_cells_computed_elsewhere_give_the_same_report() {
     assert_eq!(split, total.div_ceil(2));
     assert_eq!(partials.len(), split);
 }
+
+#[test]
+fn oversub_evaluation_episodes_computed_elsewhere_give_the_same_report() {
+    // the default scenario's C2MARL arm from the bundled pretrained file (no training), beside a baseline
+    let b = packlab::data::OVERSUB_C2MARL_E11;
+    let files = vec![InputFile {
+        name: b.id.into(),
+        bytes: std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
+            .unwrap(),
+    }];
+    let inputs = Inputs {
+        files: &files,
+        ..Default::default()
+    };
+    let sc = Scenario::from_json(
+        r#"{"model":"oversub","oversub":{"eval_episodes":3,"policies":["grid:0.4","c2marl:0.95"]}}"#,
+    )
+    .unwrap();
+    let one = stepped(&sc, &inputs);
+    let (rep, partials, split) = pooled(&sc, &inputs, 2, 2);
+    assert_eq!(rep, one);
+    assert_eq!(split, 2, "3 evaluation episodes in jobs of at most 2");
+    assert_eq!(partials.len(), 2);
+    // a run that trains does not split (its copies would not hold the trained policy)
+    let sc = Scenario::from_json(
+        r#"{"model":"oversub","oversub":{"pms":40,"eval_episodes":2,"train_episodes":2,"policies":["grid:0.4","c2marl:0.95"]}}"#,
+    )
+    .unwrap();
+    let (rep, _, split) = pooled(&sc, &Inputs::default(), 2, 2);
+    assert_eq!(split, 0);
+    assert_eq!(rep, stepped(&sc, &Inputs::default()));
+}

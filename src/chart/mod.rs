@@ -239,6 +239,50 @@ pub(crate) fn framed<'a, DB: DrawingBackend>(
     builder
 }
 
+/// A chart builder like [`framed`] with room (62 px) for a right-hand y axis: a chart whose series have two
+/// scales builds its second coordinate system (`set_secondary_coord`) on it and draws that axis with
+/// [`right_axis`], instead of rescaling the second series onto the first axis.
+pub(crate) fn framed_dual<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    dp: Px,
+    title: Option<&str>,
+) -> ChartBuilder<'a, 'static, DB> {
+    let mut builder = framed(area, dp, title);
+    builder.right_y_label_area_size(dp.pxi(62.0));
+    builder
+}
+
+/// A dual-axis chart of [`framed_dual`] with linear coordinates on both sides.
+pub(crate) type DualChart<'a, DB> = plotters::chart::DualCoordChartContext<
+    'a,
+    DB,
+    Cartesian2d<RangedCoordf64, RangedCoordf64>,
+    Cartesian2d<RangedCoordf64, RangedCoordf64>,
+>;
+
+/// Draws the right-hand y axis of a [`DualChart`]: `labels` ticks formatted by `fmt`, the description `desc`
+/// (drawn along the axis), in the look of the left axis ([`MeshLook`]: `label_px`, `desc_px`). Errors: a
+/// backend failure.
+pub(crate) fn right_axis<DB: DrawingBackend>(
+    chart: &mut DualChart<'_, DB>,
+    dp: Px,
+    desc: &str,
+    labels: usize,
+    fmt: &dyn Fn(&f64) -> String,
+    (label_px, desc_px): (f64, f64),
+) -> Result<(), ChartError> {
+    chart
+        .configure_secondary_axes()
+        .y_desc(desc)
+        .y_labels(labels)
+        .y_label_formatter(fmt)
+        .label_style((FONT, dp.px(label_px)).into_font().color(&INK))
+        .axis_desc_style((FONT, dp.px(desc_px)).into_font().color(&INK))
+        .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
+        .draw()
+        .map_err(err)
+}
+
 /// The chart type of both frontier charts: linear x, log-scale y.
 type LogChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, LogCoord<f64>>>;
 

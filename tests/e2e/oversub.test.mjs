@@ -171,7 +171,7 @@ test('the α field rewrites the levels of gpa and c2marl; the preset line names 
   await page.context().close();
 });
 
-test('the default Oversubscription view (E1.1, the preset\'s eight policies) runs to its frontier; timings recorded', async () => {
+test('the default Oversubscription view shows the bundled C2MARL beside the baselines without training; timings recorded', async () => {
   const page = await newPage(env.browser);
   await page.goto(env.server.url);
   await page.waitForSelector('#tab-oversub:not([disabled])');
@@ -183,22 +183,52 @@ test('the default Oversubscription view (E1.1, the preset\'s eight policies) run
   assert.equal(sc.model, 'oversub');
   await page.waitForFunction(() => !!document.querySelector('#oversub-card')?.dataset.firstMs, null, { timeout: 120_000 });
   const firstMs = Date.now() - t0;
-  await waitOversub(page, 0, 900_000);
+  await waitOversub(page, 0, 300_000);
   const allMs = Date.now() - t0;
+  // the bundled policy served the C2MARL arm: no training in the page
+  assert.equal(await page.getAttribute('#oversub-card', 'data-mode'), 'bundled');
+  assert.match(await page.textContent('#oversub-training-status'), new RegExp(`c2marl:0\\.95: episode ${sc.oversub.train_episodes} of ${sc.oversub.train_episodes} · λ .*the bundled policy`));
+  assert.match(await page.textContent('#oversub-train-cost'), /1 arm × \d+ episodes on 500 PMs: about/);
   const rows = await readRows(page);
-  assert.equal(rows.length, 8);
+  assert.deepEqual(rows.map((r) => r.policy), ['grid:0.2', 'grid:0.4', 'grid:0.6', 'ma', 'sl', 'peak:p95', 'gpa:0.95', 'c2marl:0.95']);
   // meaningful: Grid-x saves 1 − x of the cores, and the rates are drawn
   assert.equal(Number(rows.find((r) => r.policy === 'grid:0.4').s_cores).toFixed(6), '0.600000');
   for (const c of ['#oversub-frontier-canvas', '#oversub-training-canvas', '#oversub-rates-canvas']) {
     assert.ok((await canvasInk(page, c)) > 3000, `${c} blank`);
   }
+  // the training-episodes placeholder is the engine's default, not a copy
+  assert.equal(await page.getAttribute('#f-oversub-train_episodes', 'placeholder'), String(w.default_scenario().oversub.train_episodes));
   await page.screenshot({ path: artifact('playground-oversub-default.png'), fullPage: true });
   recordMetrics({
     browser_oversub_default_first_step_ms: firstMs,
     browser_oversub_default_report_ms: allMs,
     browser_oversub_default_report_in_page_ms: Number(await page.getAttribute('#oversub-card', 'data-ms')),
+    browser_oversub_default_click_to_report_in_page_ms: Number(await page.getAttribute('#oversub-card', 'data-click-ms')),
     browser_oversub_default_compute_ms: Number(await page.getAttribute('#oversub-card', 'data-compute-ms')),
   });
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('a scenario the bundled policy was not trained for shows the other policies and trains C2MARL on the Train button', async () => {
+  const w = await loadWasm();
+  // a training above the page's own budget: it waits for the button
+  const sc = await scenarioOf({ policies: ['grid:0.4', 'c2marl:0.95'], pms: 100, train_episodes: 60, eval_episodes: 5 });
+  const page = await newPage(env.browser);
+  await page.goto(`${env.server.url}/#s=${w.scenario_to_link(sc)}`);
+  await waitOversub(page);
+  assert.equal(await page.getAttribute('#oversub-card', 'data-mode'), 'untrained');
+  assert.deepEqual((await readRows(page)).map((r) => r.policy), ['grid:0.4']);
+  assert.match(await page.textContent('#oversub-training-status'), /Not trained yet: c2marl:0\.95 \(the pretrained policy 'oversub-c2marl-e11' was trained for another scenario \(oversub\.pms: 0 in the file, 100 here/);
+  assert.match(await page.textContent('#oversub-train-cost'), /1 arm × 60 episodes on 100 PMs: about/);
+  assert.deepEqual(w.scenario_from_link(page.url()), sc, 'the address bar holds the scenario as given');
+  // Train: live curves and a time estimate, then the same report as the engine's
+  await page.click('#oversub-train');
+  await page.waitForFunction(() => /Training: \d+ of \d+ steps · about .* left/.test(document.querySelector('#oversub-status')?.textContent || ''), null, { timeout: 60_000 });
+  assert.ok((await canvasInk(page, '#oversub-training-canvas')) > 1000, 'live training curves');
+  await waitOversub(page, 1);
+  assert.equal(await page.getAttribute('#oversub-card', 'data-mode'), 'train');
+  assert.deepEqual(await readRows(page), rowsOf((await wasmReport(sc)).rows));
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

@@ -60,7 +60,7 @@ test('no CSP violation while the default views run', async () => {
   await waitForRun(page);
   await page.waitForFunction(() => (document.querySelector('#machine-info')?.textContent || '').includes('gpa:'));
   for (const [tab, card, rows] of [['admission', '#admission-card', '#admission-rows tr'], ['lifetime', '#lifetime-card', '#lifetime-rows tr'], ['era', '#era-card', '#era-rows tr'],
-    // the oversub view trains before it evaluates: its first step's results are the first training episode
+    // the oversub view evaluates the bundled C2MARL and the baselines: its first step's results are every policy's first episode
     ['oversub', '#oversub-card', '#oversub-card[data-first-ms]']]) {
     const t0 = Date.now();
     await page.click(`#tab-${tab}`);

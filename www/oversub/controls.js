@@ -48,21 +48,26 @@ export function alphaOf(names) {
   return n ? Number(n.slice(n.indexOf(':') + 1)) : 0.95;
 }
 
+/** Whether `name` is a C2MARL arm trained in the run (c2marl:α with a numeric α). */
+export const trainedInRun = (name) => /^c2marl:/.test(name) && levelled(name);
+
 /**
- * Build the controls. `onChange()` fires on every edit.
+ * Build the controls. `onChange()` fires on every edit; `defaults` is the engine's default scenario (its
+ * values are the placeholders of the fields, so an empty field shows what the engine would use).
  * Returns { el, fill(scenario), read(base) -> { scenario, errors }, showErrors(errors), addPolicy(name) }.
  */
-export function createControls({ onChange }) {
+export function createControls({ onChange, defaults }) {
+  const d = defaults.oversub;
   const preset = h('select', {}, PRESETS.map(([v, label]) => h('option', { value: v }, label)));
   const dataLine = h('p', { class: 'fine', id: 'oversub-preset-data' });
   const policies = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'the preset\'s' });
   const alpha = num({ placeholder: '0.95' });
-  const beta = num({ placeholder: '0.6' });
+  const beta = num({ placeholder: String(d.beta) });
   const pms = num({ inputmode: 'numeric', placeholder: 'the preset\'s' });
-  const occupancy = num({ placeholder: '0.5' });
-  const evalEp = num({ inputmode: 'numeric', placeholder: '100' });
-  const trainEp = num({ inputmode: 'numeric', placeholder: '200' });
-  const seed = num({ inputmode: 'numeric', placeholder: '1' });
+  const occupancy = num({ placeholder: String(d.occupancy) });
+  const evalEp = num({ inputmode: 'numeric', placeholder: String(d.eval_episodes) });
+  const trainEp = num({ inputmode: 'numeric', placeholder: String(d.train_episodes) });
+  const seed = num({ inputmode: 'numeric', placeholder: String(defaults.seed) });
 
   const el = h('section', { class: 'card', id: 'oversub-controls', 'aria-labelledby': 'oversub-controls-title' },
     h('h2', { id: 'oversub-controls-title' }, 'Scenario'),

@@ -2,6 +2,11 @@
 // controls, the data statement with the set-up, the live training curves of the C2MARL arms (hot-cluster hours
 // and λ per episode), the frontier of S-Cores against PM-Hot-R, the results table beside the paper's figures,
 // the rates a policy gave as a heat map, trained-policy export and import, exports and share links.
+// The default view does not train: C2MARL arms whose recipe matches the bundled pretrained arm (the engine's
+// bundled-data registry, kind 'c2marl-policy'; `make oversub-pretrained`) are evaluated from it, with its
+// training curves, at once; the same report as training them (training is deterministic). Arms it does not
+// serve are trained only by the Train button (live curves, progress with an estimate of the time left, Cancel),
+// unless the training is small (AUTO_TRAIN_PM_HOURS); meanwhile the other policies run without them.
 // Computation happens in the worker: the shared 'run' operation (one training episode, then one evaluation
 // episode under every policy per step, with every policy's estimate so far; Pause/Resume between steps) with the imported policy files as the run's input files, and
 // 'run.query' with op 'policy' for the export of a trained policy.
@@ -11,13 +16,20 @@ import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { exportRow } from '../common/exports.js';
-import { createRunControls } from '../common/run-controls.js';
-import { createControls } from './controls.js';
+import { createRunControls, onWorkers } from '../common/run-controls.js';
+import { createControls, presetPolicies, trainedInRun } from './controls.js';
 
 const CHART_HEIGHT = 380;
 const RATES_HEIGHT = 420;
 /** Largest policy file the page reads (a trained policy is a few hundred KiB at most). */
 const MAX_POLICY_BYTES = 16 << 20;
+/** The page trains by itself only up to this cost (PM-hours simulated in training: arms × episodes × PMs × hours,
+ * ≈ 6 s here); larger trainings wait for the Train button. */
+const AUTO_TRAIN_PM_HOURS = 600_000;
+/** PM-hours of training per second in Chromium on the 2-core reference machine (the default training, 200
+ * episodes × 500 PMs × 120 h, took ~114 s, issue 25), for the estimate shown before a training; replaced by
+ * the rate of the last training seen on this page. */
+let trainPmHoursPerSec = 105_000;
 
 export const model = {
   id: 'oversub',
@@ -38,6 +50,14 @@ const fileOf = (policy) => {
 };
 /** A row's label: its policy (with the training seed when the run has several). */
 const rowLabel = (r) => (r.train_seed !== null && r.train_seed !== undefined && r.train_seed > 0 ? `${r.policy} (seed ${r.train_seed})` : r.policy);
+/** The scenario's policy list (the preset's when it is empty). */
+const policyList = (sc) => (sc.oversub.policies.length ? sc.oversub.policies : presetPolicies(sc.oversub.preset));
+/** PMs of a scenario (0 = the preset's: 500, E1.3 200; the engine's `pm_count`). */
+const pmCount = (sc) => sc.oversub.pms || (sc.oversub.preset === 'E1.3' ? 200 : 500);
+/** The training cost of `arms` C2MARL arms of `sc`, in PM-hours simulated. */
+const trainCost = (sc, arms) => arms * sc.oversub.train_episodes * pmCount(sc) * sc.oversub.hours;
+/** "1 min 40 s", "12 s". */
+const duration = (sec) => (sec >= 90 ? `${Math.floor(sec / 60)} min ${Math.round(sec % 60)} s` : `${Math.max(1, Math.round(sec))} s`);
 
 export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
   let scenario = initial.model === 'oversub' ? initial : { ...initial, model: 'oversub' };
@@ -52,7 +72,11 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   const files = new Map();
 
   const scheduleDraw = frameThrottle(() => { if (running) drawCharts(); });
-  const controls = createControls({ onChange: debounce(onControls, 300) });
+  const controls = createControls({ onChange: debounce(onControls, 300), defaults: wasm.default_scenario() });
+  /** The bundled pretrained arms ([{ name: id, bytes }], fetched once; [] when none could be loaded). */
+  let bundle = null;
+  /** What the run on display ran: { sc, files, mode: 'plain' | 'bundled' | 'train' | 'untrained' }. */
+  let shown = null;
   controls.fill(scenario);
 
   // ---- chart card
@@ -91,13 +115,16 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
     onError: (text) => setStatus('error', text),
   });
   const trainWrap = h('div', { class: 'canvas-wrap', id: 'oversub-training-wrap' }, trainCanvas);
+  const trainBtn = h('button', { type: 'button', class: 'btn small', id: 'oversub-train', onclick: () => startRun({ train: true }) }, 'Train C2MARL here');
+  const trainCostEl = h('span', { class: 'fine', id: 'oversub-train-cost' });
   const chartCard = h('section', { class: 'card chart-card', id: 'oversub-card', 'aria-labelledby': 'oversub-title', dataset: { state: 'idle', runs: '0' } },
     h('div', { class: 'card-head' }, h('h2', { id: 'oversub-title' }, 'Saved cores against hot PMs'), runUi.el),
     subtitle,
     h('h3', {}, 'Training'),
     trainStatus,
+    h('div', { class: 'row' }, trainBtn, trainCostEl),
     trainWrap,
-    h('p', { class: 'fine' }, 'Per C2MARL arm: the hours of each training episode in which some PM was hot (solid) and the dual variable λ of the chance constraint (dashed, right scale): λ grows while the constraint is violated and pushes the rates up.'),
+    h('p', { class: 'fine' }, 'Per C2MARL arm and training episode: the mean reward per hour (solid) and the share of hours in which some PM was hot, the cost (dotted), both on the left axis, smoothed over 10 episodes; and the dual variable λ of the chance constraint (dashed, right axis): λ grows while the greedy policy\'s cost is above its target and pushes the rates up.'),
     h('h3', {}, 'Frontier'),
     h('div', { class: 'canvas-wrap' }, frontCanvas),
     paperNote,
@@ -190,6 +217,67 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
     return names.filter((n) => files.has(n)).map((n) => ({ name: n, bytes: files.get(n) }));
   }
 
+  /** The bundled pretrained arms, fetched on first use ([] when the engine bundles none or the fetch fails). */
+  async function bundled() {
+    if (bundle) return bundle;
+    const out = [];
+    for (const d of wasm.bundled_data().filter((b) => b.kind === 'c2marl-policy' && b.models.includes('oversub'))) {
+      try {
+        const resp = await fetch(new URL(d.path, document.baseURI));
+        if (resp.ok) out.push({ name: d.id, bytes: new Uint8Array(await resp.arrayBuffer()) });
+      } catch (_) { /* no bundled arm: the arms are trained */ }
+    }
+    bundle = out;
+    return bundle;
+  }
+
+  /**
+   * What to run for `sc`: { sc, files, mode, why, cost }. C2MARL arms trained in the run (c2marl:α) are served by
+   * the bundled pretrained arm when its recipe matches ('bundled'), trained when `train` is set or the training
+   * is small ('train'), else left out until the Train button ('untrained', `why` = the engine's difference).
+   */
+  async function planRun(sc, train) {
+    const list = policyList(sc);
+    const levelledArms = list.filter(trainedInRun);
+    const own = runFiles(sc);
+    const cost = trainCost(sc, levelledArms.length * sc.oversub.train_seeds);
+    if (!levelledArms.length) return { sc, files: own, mode: 'plain', cost };
+    if (train) return { sc, files: own, mode: 'train', cost };
+    const pre = await bundled();
+    let arms = [];
+    if (pre.length) {
+      try {
+        arms = await worker.request('model.call', { scenario: sc, op: 'pretrained', args: null, file: pre[0] }).promise;
+      } catch (_) { arms = []; }
+    }
+    if (arms.length && arms.every((a) => a.file)) return { sc, files: [...own, pre[0]], mode: 'bundled', cost };
+    if (cost <= AUTO_TRAIN_PM_HOURS) return { sc, files: own, mode: 'train', cost };
+    const why = (arms.find((a) => !a.file) || {}).difference || 'no bundled policy was trained for it';
+    const rest = { ...sc, oversub: { ...sc.oversub, policies: list.filter((n) => !trainedInRun(n)) } };
+    return { sc: rest, files: own, mode: 'untrained', cost, why, arms: levelledArms };
+  }
+
+  /** The Train button's line: what a training of `sc` costs. */
+  function showTrainCost(sc, plan) {
+    const arms = policyList(sc).filter(trainedInRun);
+    trainBtn.hidden = arms.length === 0;
+    if (!arms.length) { trainCostEl.textContent = ''; return; }
+    const n = arms.length * sc.oversub.train_seeds;
+    const est = plan.cost / trainPmHoursPerSec;
+    trainCostEl.textContent = `${n} arm${n > 1 ? 's' : ''} × ${sc.oversub.train_episodes} episodes on ${pmCount(sc)} PMs: about ${duration(est)} in this browser, then the evaluation.`;
+  }
+
+  /** What the training section says after a run of `plan`. */
+  function trainingNote(plan) {
+    if (plan.mode === 'bundled') {
+      return `${trainingText('')}. C2MARL is the bundled policy, trained on exactly this scenario by the committed command \`make oversub-pretrained\`: the same result as training it here, which Train C2MARL here does with live curves.`;
+    }
+    if (plan.mode === 'untrained') {
+      return `Not trained yet: ${plan.arms.join(', ')} (${plan.why}). The other policies are shown; Train C2MARL here to add it.`;
+    }
+    return curves.size ? trainingText('') : 'No C2MARL policy is trained in this run.';
+  }
+
   function trainingText(p) {
     const total = scenario.oversub.train_episodes;
     const parts = [...curves.values()].map((c) => {
@@ -199,16 +287,32 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
     return parts.length ? parts.join('; ') : p;
   }
 
-  function startRun() {
-    if (running) running.cancel();
-    const sc = scenario;
+  let planSeq = 0;
+  async function startRun({ train = false } = {}) {
+    if (running) { running.cancel(); running = null; }
+    const seq = ++planSeq;
+    const clickedAt = performance.now();
+    setStatus('running', 'Starting…');
+    runUi.started();
+    const plan = await planRun(scenario, train);
+    if (seq !== planSeq) return; // a newer edit or click took over
+    showTrainCost(scenario, plan);
+    if (plan.mode === 'untrained' && plan.sc.oversub.policies.length === 0) {
+      // nothing to show without the training (an empty list would be the preset's)
+      runUi.ended(false);
+      chartCard.dataset.mode = plan.mode;
+      trainStatus.textContent = trainingNote(plan);
+      setStatus('idle', 'Only C2MARL arms that are not trained yet: press Train C2MARL here.');
+      return;
+    }
+    const sc = plan.sc;
     const started = performance.now();
+    let trainStarted = null;
     rows = [];
     curves = new Map();
-    setStatus('running', 'Starting…');
+    chartCard.dataset.mode = plan.mode;
     setChildren(trainStatus, '');
-    runUi.started();
-    const r = worker.request('run', { scenario: sc, files: runFiles(sc) }, {
+    const r = worker.request('run', { scenario: sc, files: plan.files }, {
       onProgress: (p) => {
         if (running !== r) return;
         if (p.stage === 'paused') { runUi.paused(true); setStatus('paused', `Paused at ${p.done} of ${p.total} steps; Resume to go on.`); return; }
@@ -226,7 +330,11 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
         if (!chartCard.dataset.firstMs) chartCard.dataset.firstMs = String(Math.round(performance.now() - started));
         if ((st.training || []).length) {
           trainStatus.textContent = trainingText('');
-          setStatus('running', `Training: ${p.done} of ${p.total} steps…`);
+          const now = performance.now();
+          if (trainStarted === null) trainStarted = { at: now, done: p.done - st.training.reduce((k, c) => k + c.log.length, 0) };
+          const rate = (p.done - trainStarted.done) / Math.max(1, now - trainStarted.at); // steps per ms
+          const left = rate > 0 ? (p.total - p.done) / rate / 1000 : NaN;
+          setStatus('running', `Training: ${p.done} of ${p.total} steps${Number.isFinite(left) ? ` · about ${duration(left)} left` : ''}…`);
         } else {
           if ((st.rows || []).length) renderTable(rows, false);
           setStatus('running', `Evaluating every policy on the same episodes: ${rows[0]?.episodes ?? 0} of ${sc.oversub.eval_episodes} episodes (estimates so far)…`);
@@ -240,15 +348,21 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
       running = null;
       runUi.ended(true);
       report = res.report;
+      shown = plan;
       rows = report.rows;
       curves = new Map(report.training.map((c) => [`${c.policy}#${c.train_seed}`, c]));
+      if (plan.mode === 'train' && trainStarted) {
+        const sec = (performance.now() - trainStarted.at) / 1000;
+        if (sec > 1) trainPmHoursPerSec = plan.cost / sec;
+      }
       runCount += 1;
       chartCard.dataset.runs = String(runCount);
       chartCard.dataset.ms = String(Math.round(performance.now() - started));
+      chartCard.dataset.clickMs = String(Math.round(performance.now() - clickedAt));
       chartCard.dataset.computeMs = String(Math.round(res.elapsed_ms));
-      setStatus('done', `${rows.length} policies in ${(res.elapsed_ms / 1000).toFixed(1)} s · ${report.setup.pms} PMs · ${sc.oversub.eval_episodes} evaluation episodes each`);
+      setStatus('done', `${rows.length} policies in ${(res.elapsed_ms / 1000).toFixed(1)} s${onWorkers(res)} · ${report.setup.pms} PMs · ${sc.oversub.eval_episodes} evaluation episodes each`);
       subtitle.textContent = `${report.preset}: ${report.setup.subscribers.length} subscribers on ${report.setup.pms} PMs, β ${fmt(sc.oversub.beta)}, seed ${report.seed}`;
-      trainStatus.textContent = curves.size ? trainingText('') : 'No C2MARL policy is trained in this run.';
+      trainStatus.textContent = trainingNote(plan);
       showPaper();
       renderTable(rows, true);
       fillRows();
@@ -343,7 +457,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
     const r = rows[rateRow];
     if (!report || !r) { policyOut.textContent = 'Nothing to export yet: run first.'; return; }
     if (!r.policy.startsWith('c2marl:')) { policyOut.textContent = `${rowLabel(r)} is not a trained policy: choose a c2marl row above.`; return; }
-    const q = worker.request('run.query', { scenario, op: 'policy', args: { row: rateRow }, files: runFiles(scenario) });
+    const q = worker.request('run.query', { scenario: shown ? shown.sc : scenario, op: 'policy', args: { row: rateRow }, files: shown ? shown.files : runFiles(scenario) });
     q.promise.then((pol) => {
       const name = `packlab-oversub-${rowLabel(r)}-${report.preset}-seed${report.seed}.json`.replace(/[^A-Za-z0-9._-]+/g, '_');
       download(name, JSON.stringify(pol) + '\n', 'application/json');

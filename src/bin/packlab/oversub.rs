@@ -55,6 +55,11 @@ pub struct OversubArgs {
     /// make, instead of running it. A `c2marl:FILE` policy has no scenario field: an error.
     #[arg(long)]
     pub print_link: bool,
+    /// Also write the run's C2MARL arm, once trained, with its recipe (the bundled policy's form, read back by
+    /// the playground instead of training: `make oversub-pretrained`) to this file; `.gz` compresses it. The
+    /// run must train exactly one C2MARL arm.
+    #[arg(long)]
+    pub pretrained_out: Option<std::path::PathBuf>,
 }
 
 /// `packlab oversub train`: train C2MARL at one safety level and write the trained policy.
@@ -146,7 +151,10 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
         files: &files,
         ..Default::default()
     };
-    let (_, rep) = run_model::<OversubModel>(&sc, &inputs, "packlab oversub run", UNIT)?;
+    let (run, rep) = run_model::<OversubModel>(&sc, &inputs, "packlab oversub run", UNIT)?;
+    if let Some(path) = &a.pretrained_out {
+        write_pretrained(&run, &rep, path)?;
+    }
     let mut out = Out::new();
     if a.report {
         return out.json(&rep);
@@ -232,6 +240,56 @@ pub fn train(a: &TrainArgs) -> Result<(), String> {
         100.0 * r.pm_hot_r,
         100.0 * r.c_hot_r,
         100.0 * r.s_cores
+    );
+    Ok(())
+}
+
+/// Writes the one C2MARL arm trained in the run, with its recipe, to `path` (gzip when it ends in `.gz`;
+/// deterministic bytes: no file name or time in the gzip header).
+fn write_pretrained(
+    run: &packlab::models::oversub::OversubRun,
+    rep: &packlab::models::oversub::OversubReport,
+    path: &std::path::Path,
+) -> Result<(), String> {
+    let arms: Vec<usize> = rep
+        .rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.train_seed.is_some())
+        .map(|(i, _)| i)
+        .collect();
+    let [row] = arms[..] else {
+        return Err(format!(
+            "--pretrained-out: the run trains {} C2MARL arms; exactly one is written (name one c2marl:α policy and one training seed)",
+            arms.len()
+        ));
+    };
+    let mut buf = Vec::new();
+    packlab::experiment::Experiment::query(
+        run,
+        "pretrained",
+        &serde_json::json!({ "row": row }),
+        &mut serde_json::Serializer::new(&mut buf),
+    )
+    .map_err(|e| e.to_string())?;
+    buf.push(b'\n');
+    let bytes = if path.extension().is_some_and(|e| e == "gz") {
+        use std::io::Write;
+        let mut gz = flate2::GzBuilder::new()
+            .mtime(0)
+            .write(Vec::new(), flate2::Compression::best());
+        gz.write_all(&buf).map_err(|e| e.to_string())?;
+        gz.finish().map_err(|e| e.to_string())?
+    } else {
+        buf
+    };
+    std::fs::write(path, &bytes)
+        .map_err(|e| format!("--pretrained-out {}: {e}", path.display()))?;
+    eprintln!(
+        "packlab oversub: wrote the pretrained arm {} to {} ({} bytes)",
+        rep.rows[row].policy,
+        path.display(),
+        bytes.len()
     );
     Ok(())
 }

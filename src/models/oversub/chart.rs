@@ -2,8 +2,8 @@
 //! ([`crate::chart`]):
 //! - `oversub.frontier`: S-Cores (y) against PM-Hot-R (x), one point per policy (Grid-x joined as a curve over
 //!   x), the safety levels 1 − V as vertical reference lines;
-//! - `oversub.training`: per C2MARL arm, the hot-cluster hours of each training episode and the dual
-//!   variable λ (second axis, scaled);
+//! - `oversub.training`: per C2MARL arm, the mean reward and the hot-hour share (cost) of each training
+//!   episode, and the dual variable λ on a right-hand axis;
 //! - `oversub.rates`: the rates a policy gave by subscriber and hour of day as a heat map, with the
 //!   subscriber's mean usage peak marked (the paper's case study of staggered peaks).
 
@@ -127,7 +127,13 @@ pub fn draw_frontier<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Draws the training curves (see the module documentation). Errors: a backend failure.
+/// The training chart's axes end this factor above the highest value: the top quarter is kept for the legend.
+const HEADROOM: f64 = 1.35;
+
+/// Draws the training curves (see the module documentation): per C2MARL arm (one colour each), the mean
+/// reward per hour (solid) and the share of hours in which some PM was hot (the cost, dotted), both smoothed
+/// over 10 episodes on the left axis (fractions), and the dual variable λ after each episode (dashed) on the
+/// right axis ([`right_axis`]). Errors: a backend failure.
 pub fn draw_training<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     curves: &[TrainingCurve],
@@ -138,25 +144,33 @@ pub fn draw_training<DB: DrawingBackend>(
     let y_hi = bounds(
         curves
             .iter()
-            .flat_map(|c| c.log.iter().map(|l| l.hot_steps)),
+            .flat_map(|c| c.log.iter().flat_map(|l| [l.mean_reward, l.mean_cost])),
     )
     .map_or(1.0, |b| b.1)
-    .max(1.0)
-        * 1.1;
+    .clamp(0.01, 1.0)
+        * HEADROOM;
     let l_hi = bounds(curves.iter().flat_map(|c| c.log.iter().map(|l| l.lambda)))
         .map_or(1.0, |b| b.1)
-        .max(1e-9);
-    let mut builder = framed(area, dp, opts.title.as_deref());
-    let mut chart = builder.build_cartesian_2d(0.0..n, 0.0..y_hi).map_err(err)?;
+        .max(1e-9)
+        * HEADROOM;
+    let mut builder = framed_dual(area, dp, opts.title.as_deref());
+    let mut chart = builder
+        .build_cartesian_2d(span(0.0, n), span(0.0, y_hi))
+        .map_err(err)?
+        .set_secondary_coord(span(0.0, n), span(0.0, l_hi));
     let x_fmt = |v: &f64| fmt_num(*v);
-    let y_fmt = |v: &f64| fmt_num(*v);
+    // (shares: no tick above 100% in the legend's headroom)
+    let y_fmt = |v: &f64| {
+        if *v > 1.0 + 1e-9 {
+            String::new()
+        } else {
+            format!("{}%", fmt_num(100.0 * *v))
+        }
+    };
     chart
         .configure_mesh()
         .x_desc("training episode")
-        .y_desc(format!(
-            "hot-cluster hours per episode  (dashed: λ, max {})",
-            fmt_num(l_hi)
-        ))
+        .y_desc("reward, hot-hour share")
         .x_labels(8)
         .y_labels(6)
         .x_label_formatter(&x_fmt)
@@ -164,30 +178,56 @@ pub fn draw_training<DB: DrawingBackend>(
         .look(dp, 12.0, 13.0)
         .draw()
         .map_err(err)?;
-    for (i, c) in curves.iter().enumerate() {
-        let color = ARM_COLORS[i % ARM_COLORS.len()];
-        // Hot hours, smoothed over 10 episodes so the trend shows.
-        let pts: Vec<(f64, f64)> = c
-            .log
-            .iter()
-            .enumerate()
-            .map(|(k, _)| {
-                let from = k.saturating_sub(9);
-                let w = &c.log[from..=k];
+    right_axis(
+        &mut chart,
+        dp,
+        "λ (dual variable)",
+        6,
+        &|v| fmt_num(*v),
+        (12.0, 13.0),
+    )?;
+    // a 10-episode moving average of `f` over the log
+    let smooth = |c: &TrainingCurve, f: fn(&crate::models::oversub::c2marl::EpisodeLog) -> f64| {
+        (0..c.log.len())
+            .map(|k| {
+                let w = &c.log[k.saturating_sub(9)..=k];
                 (
                     (k + 1) as f64,
-                    w.iter().map(|l| l.hot_steps).sum::<f64>() / w.len() as f64,
+                    w.iter().map(f).sum::<f64>() / w.len() as f64,
                 )
             })
-            .collect();
-        let name = format!("{} seed {}", c.policy, c.train_seed + 1);
+            .collect::<Vec<(f64, f64)>>()
+    };
+    for (i, c) in curves.iter().enumerate() {
+        let color = ARM_COLORS[i % ARM_COLORS.len()];
+        let arm = format!("{} seed {}: ", c.policy, c.train_seed + 1);
         chart
-            .draw_series(LineSeries::new(pts, color.stroke_width(dp.px(2.0))))
+            .draw_series(LineSeries::new(
+                smooth(c, |l| l.mean_reward),
+                color.stroke_width(dp.px(2.0)),
+            ))
             .map_err(err)?
-            .label(name)
+            .label(format!("{arm}reward"))
             .legend(move |(x, y)| {
                 PathElement::new(
                     vec![(x, y), (x + dp.pxi(18.0), y)],
+                    color.stroke_width(dp.px(2.0)),
+                )
+            });
+        chart
+            .draw_series(DashedLineSeries::new(
+                smooth(c, |l| l.mean_cost),
+                dp.pxi(2.0),
+                dp.pxi(3.0),
+                color.stroke_width(dp.px(2.0)),
+            ))
+            .map_err(err)?
+            .label(format!("{arm}hot-hour share (cost)"))
+            .legend(move |(x, y)| {
+                plotters::element::DashedPathElement::new(
+                    vec![(x, y), (x + dp.pxi(18.0), y)],
+                    dp.pxi(2.0),
+                    dp.pxi(3.0),
                     color.stroke_width(dp.px(2.0)),
                 )
             });
@@ -195,16 +235,25 @@ pub fn draw_training<DB: DrawingBackend>(
             .log
             .iter()
             .enumerate()
-            .map(|(k, l)| ((k + 1) as f64, l.lambda / l_hi * y_hi * 0.9))
+            .map(|(k, l)| ((k + 1) as f64, l.lambda))
             .collect();
         chart
-            .draw_series(DashedLineSeries::new(
+            .draw_secondary_series(DashedLineSeries::new(
                 lam,
-                dp.pxi(5.0),
+                dp.pxi(7.0),
                 dp.pxi(4.0),
-                color.mix(0.7).stroke_width(dp.px(1.2)),
+                color.mix(0.7).stroke_width(dp.px(1.5)),
             ))
-            .map_err(err)?;
+            .map_err(err)?
+            .label(format!("{arm}λ (right axis)"))
+            .legend(move |(x, y)| {
+                plotters::element::DashedPathElement::new(
+                    vec![(x, y), (x + dp.pxi(18.0), y)],
+                    dp.pxi(7.0),
+                    dp.pxi(4.0),
+                    color.mix(0.7).stroke_width(dp.px(1.5)),
+                )
+            });
     }
     if !curves.is_empty() {
         draw_legend(&mut chart, SeriesLabelPosition::UpperRight, dp)?;

@@ -176,11 +176,39 @@ struct RowAcc {
     rate_n: Vec<[u32; 24]>,
 }
 
-/// What one policy gave on one evaluation episode: the outcome and the rates given, by hour of day.
+/// What one policy gave on one evaluation episode: the outcome ([`EpisodeOutcome`], the unsafe PMs by
+/// index) and the rates given, by hour of day. JSON: the result of one pool job per policy.
+#[derive(Serialize, Deserialize)]
 struct RowEpisode {
-    outcome: EpisodeOutcome,
+    unsafe_pms: Vec<u32>,
+    cluster_unsafe: bool,
+    s_cores: f64,
+    hot_pm_hours: u64,
+    cluster_hot_hours: u32,
+    rejected: u32,
+    active_pms: f64,
+    used_cores: f64,
     rate_sum: Vec<[f64; 24]>,
     rate_n: Vec<[u32; 24]>,
+}
+
+impl RowEpisode {
+    fn new(o: EpisodeOutcome, rate_sum: Vec<[f64; 24]>, rate_n: Vec<[u32; 24]>) -> RowEpisode {
+        RowEpisode {
+            unsafe_pms: (0..o.unsafe_pms.len() as u32)
+                .filter(|&k| o.unsafe_pms[k as usize])
+                .collect(),
+            cluster_unsafe: o.cluster_unsafe,
+            s_cores: o.s_cores,
+            hot_pm_hours: o.hot_pm_hours,
+            cluster_hot_hours: o.cluster_hot_hours,
+            rejected: o.rejected,
+            active_pms: o.active_pms,
+            used_cores: o.used_cores,
+            rate_sum,
+            rate_n,
+        }
+    }
 }
 
 /// The shared, read-only part of a run.
@@ -344,6 +372,8 @@ pub struct OversubRun {
     /// Evaluation units: one per evaluation episode.
     units: u32,
     units_done: usize,
+    /// Episodes of the pretrained arms' logs (given, not trained: not counted as work).
+    pretrained_episodes: usize,
     error: Option<RunError>,
 }
 
@@ -367,7 +397,29 @@ impl OversubRun {
         };
         let n = world.profiles.subscribers.len();
         let fp = world.fingerprint();
+        let pretrained =
+            super::pretrained::given(inputs).map_err(|e| RunError::field("oversub.policies", e))?;
+        let served = super::pretrained::match_arms(params, seed, &pretrained);
+        if let Some(m) = served.iter().find(|m| m.file.is_none()) {
+            if let Some(d) = &m.difference {
+                return Err(RunError::field(
+                    "oversub.policies",
+                    format!(
+                        "{}: {d}; train it instead (run without the pretrained policy)",
+                        m.policy
+                    ),
+                ));
+            }
+        }
+        let want = Dims {
+            n_agents: n,
+            n_actions: params.actions.len(),
+            agent_obs_len: AGENT_OBS,
+            cluster_obs_len: cluster_obs_len(n),
+        };
+        let mut served = served.into_iter();
         let mut arms = Vec::new();
+        let mut from_files = Vec::new();
         let mut rows = Vec::new();
         let mut loaded = Vec::new();
         for p in params.policy_list() {
@@ -395,12 +447,38 @@ impl OversubRun {
                         };
                         let trainer = Trainer::new(&cfg, &env, lseed)
                             .map_err(|e| RunError::field("oversub.c2marl", e))?;
+                        // a pretrained arm's recipe matches: its policy and training log stand in for
+                        // the training (the same bits, see super::pretrained)
+                        let pre = served.next().and_then(|m| m.file).and_then(|name| {
+                            pretrained
+                                .iter()
+                                .find(|(f, _)| *f == name)
+                                .map(|(f, p)| (f.clone(), p.policy.clone()))
+                        });
+                        let mut log = Vec::new();
+                        let mut done = None;
+                        if let Some((name, pol)) = pre {
+                            check_policy(&pol, &name, &fp, &want)?;
+                            if pol.log.len() != params.train_episodes as usize {
+                                return Err(RunError::field(
+                                    "oversub.policies",
+                                    format!(
+                                        "{name}: the training log has {} episodes, the recipe {}",
+                                        pol.log.len(),
+                                        params.train_episodes
+                                    ),
+                                ));
+                            }
+                            log = pol.log.clone();
+                            done = Some(pol);
+                        }
                         arm = Some(arms.len());
+                        from_files.push(done);
                         arms.push(Arm {
                             row,
                             train_seed: s,
                             trainer: Mutex::new(trainer),
-                            log: Vec::new(),
+                            log,
                         });
                     }
                     (Policy::C2marlFile(name), _) => {
@@ -410,24 +488,7 @@ impl OversubRun {
                         let pol = TrainedPolicy::from_json(bytes).map_err(|e| {
                             RunError::field("oversub.policies", format!("{name}: {e}"))
                         })?;
-                        if pol.fingerprint != fp {
-                            return Err(RunError::field(
-                                "oversub.policies",
-                                format!(
-                                    "{name}: the policy was trained for another scenario ({})",
-                                    fingerprint_difference(&pol.fingerprint, &fp)
-                                ),
-                            ));
-                        }
-                        let want = Dims {
-                            n_agents: n,
-                            n_actions: params.actions.len(),
-                            agent_obs_len: AGENT_OBS,
-                            cluster_obs_len: cluster_obs_len(n),
-                        };
-                        pol.check_dims(&want).map_err(|e| {
-                            RunError::field("oversub.policies", format!("{name}: {e}"))
-                        })?;
+                        check_policy(&pol, name, &fp, &want)?;
                         file = Some(pol);
                     }
                     _ => {}
@@ -453,7 +514,8 @@ impl OversubRun {
         }
         let units = params.eval_episodes;
         Ok(OversubRun {
-            trained: (0..arms.len()).map(|_| None).collect(),
+            pretrained_episodes: arms.iter().map(|a| a.log.len()).sum(),
+            trained: from_files,
             world,
             arms,
             rows,
@@ -464,12 +526,13 @@ impl OversubRun {
         })
     }
 
+    /// Training episodes of the run (pretrained arms have none).
     fn train_total(&self) -> usize {
-        self.arms.len() * self.world.params.train_episodes as usize
+        self.arms.len() * self.world.params.train_episodes as usize - self.pretrained_episodes
     }
 
     fn train_done(&self) -> usize {
-        self.arms.iter().map(|a| a.log.len()).sum()
+        self.arms.iter().map(|a| a.log.len()).sum::<usize>() - self.pretrained_episodes
     }
 
     /// The trained policy of row `row` (a C2MARL arm once trained, or a loaded file).
@@ -544,27 +607,31 @@ impl OversubRun {
         let to = (from + units.max(1) as u32).min(self.units);
         let indices: Vec<u32> = (from..to).collect();
         let this = &*self;
-        let per_episode = map_parallel(threads(), &indices, |&e| {
-            let ep = this.world.eval_episode(e as u64);
-            (0..this.rows.len())
-                .map(|row| {
-                    let learned = this.policy_of_row(row);
-                    let (outcome, c) = this.world.episode(&ep, &this.rows[row].policy, learned);
-                    RowEpisode {
-                        outcome,
-                        rate_sum: c.rate_sum,
-                        rate_n: c.rate_n,
-                    }
-                })
-                .collect::<Vec<_>>()
-        });
+        let per_episode = map_parallel(threads(), &indices, |&e| this.eval_episode(e));
+        self.absorb_episodes(per_episode)
+    }
+
+    /// Every row's policy on evaluation episode `e`.
+    fn eval_episode(&self, e: u32) -> Vec<RowEpisode> {
+        let ep = self.world.eval_episode(e as u64);
+        (0..self.rows.len())
+            .map(|row| {
+                let learned = self.policy_of_row(row);
+                let (outcome, c) = self.world.episode(&ep, &self.rows[row].policy, learned);
+                RowEpisode::new(outcome, c.rate_sum, c.rate_n)
+            })
+            .collect()
+    }
+
+    /// Adds the next evaluation episodes (in index order) to the rows; every row's estimate so far.
+    fn absorb_episodes(&mut self, per_episode: Vec<Vec<RowEpisode>>) -> Vec<PolicyRow> {
         let b = self.world.params.pm_cores;
         for results in per_episode {
-            for (r, x) in self.rows.iter_mut().zip(results) {
-                let o = &x.outcome;
+            self.units_done += 1;
+            for (r, o) in self.rows.iter_mut().zip(results) {
                 r.episodes += 1;
-                for (k, u) in o.unsafe_pms.iter().enumerate() {
-                    r.unsafe_pm[k] += *u as u32;
+                for &k in &o.unsafe_pms {
+                    r.unsafe_pm[k as usize] += 1;
                 }
                 r.cluster_unsafe += o.cluster_unsafe as u32;
                 r.s_cores.push(o.s_cores);
@@ -579,13 +646,12 @@ impl OversubRun {
                 };
                 for i in 0..r.rate_sum.len() {
                     for h in 0..24 {
-                        r.rate_sum[i][h] += x.rate_sum[i][h];
-                        r.rate_n[i][h] += x.rate_n[i][h];
+                        r.rate_sum[i][h] += o.rate_sum[i][h];
+                        r.rate_n[i][h] += o.rate_n[i][h];
                     }
                 }
             }
         }
-        self.units_done = to as usize;
         (0..self.rows.len())
             .map(|row| self.row_result(row))
             .collect()
@@ -690,6 +756,21 @@ impl OversubRun {
     }
 }
 
+/// Checks that a trained policy (file `name`) fits the scenario of fingerprint `fp` and the shapes `want`.
+fn check_policy(pol: &TrainedPolicy, name: &str, fp: &str, want: &Dims) -> Result<(), RunError> {
+    if pol.fingerprint != fp {
+        return Err(RunError::field(
+            "oversub.policies",
+            format!(
+                "{name}: the policy was trained for another scenario ({})",
+                fingerprint_difference(&pol.fingerprint, fp)
+            ),
+        ));
+    }
+    pol.check_dims(want)
+        .map_err(|e| RunError::field("oversub.policies", format!("{name}: {e}")))
+}
+
 /// At most [`FINGERPRINT_SHOWN`] characters of `s`, with `…` when cut.
 fn clip(s: &str) -> String {
     match s.char_indices().nth(FINGERPRINT_SHOWN) {
@@ -705,7 +786,7 @@ const FINGERPRINT_SHOWN: usize = 100;
 /// What differs between a policy file's fingerprint and the scenario's, as `key: file value ≠ scenario value`
 /// for each differing key (the whole fingerprints when the file's is not a JSON object); each value is cut
 /// to [`FINGERPRINT_SHOWN`] characters, and at most 5 keys are listed (then how many more differ).
-fn fingerprint_difference(file: &str, scenario: &str) -> String {
+pub(crate) fn fingerprint_difference(file: &str, scenario: &str) -> String {
     let (a, b) = match (
         serde_json::from_str::<serde_json::Value>(file),
         serde_json::from_str::<serde_json::Value>(scenario),
@@ -825,6 +906,67 @@ impl Experiment for OversubRun {
         self.error.clone()
     }
 
+    /// Evaluation steps split into one job per evaluation episode (`{ "episode": e }`; its result: every
+    /// row's outcome on it) when the run trains nothing (every C2MARL arm pretrained or given as a file): a
+    /// copy of the run does not hold the policies the coordinator trained. Training steps do not split.
+    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
+        if self.error.is_some() || self.train_total() > 0 {
+            return Vec::new();
+        }
+        let from = self.units_done as u32;
+        let to = (from + units.max(1) as u32).min(self.units);
+        (from..to)
+            .map(|e| serde_json::json!({ "episode": e }))
+            .collect()
+    }
+
+    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+        let e = index_arg(job, "episode")?;
+        if self.train_done() < self.train_total() {
+            return Err(RunError::msg(
+                "this copy of the run has not trained its C2MARL arms",
+            ));
+        }
+        if e >= self.units as usize {
+            return Err(RunError::field(
+                "episode",
+                format!("must be below {}", self.units),
+            ));
+        }
+        serde_json::to_value(self.eval_episode(e as u32)).map_err(|e| RunError::msg(e.to_string()))
+    }
+
+    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<OversubStep>, RunError> {
+        let n = self.rows.len();
+        let subs = self.world.profiles.subscribers.len();
+        let pms = self.world.params.pm_count();
+        let mut per_episode = Vec::with_capacity(results.len());
+        for r in results {
+            let ep: Vec<RowEpisode> = serde_json::from_value(r)
+                .map_err(|e| RunError::msg(format!("an evaluation job's result: {e}")))?;
+            if ep.len() != n
+                || ep.iter().any(|x| {
+                    x.rate_sum.len() != subs
+                        || x.rate_n.len() != subs
+                        || x.unsafe_pms.iter().any(|&k| k >= pms)
+                })
+            {
+                return Err(RunError::msg(
+                    "an evaluation job's result does not fit this run",
+                ));
+            }
+            per_episode.push(ep);
+        }
+        if self.units_done + per_episode.len() > self.units as usize {
+            return Err(RunError::msg("more evaluation results than episodes left"));
+        }
+        let rows = self.absorb_episodes(per_episode);
+        Ok(vec![OversubStep {
+            training: Vec::new(),
+            rows,
+        }])
+    }
+
     fn report(&self) -> Option<OversubReport> {
         if self.done() != self.total() {
             return None;
@@ -848,16 +990,17 @@ impl Experiment for OversubRun {
     }
 
     /// `policy` with `{ "row": i }`: the trained policy of row i (a C2MARL arm once trained, or a loaded file)
-    /// as the exportable file ([`TrainedPolicy`]).
+    /// as the exportable file ([`TrainedPolicy`]); `pretrained` with `{ "row": i }`: a C2MARL arm of the run,
+    /// once trained, with its recipe ([`super::pretrained::Pretrained`], the bundled policy's form).
     fn query<S: serde::Serializer>(
         &self,
         op: &str,
         args: &serde_json::Value,
         ser: S,
     ) -> Result<S::Ok, RunError> {
-        if op != "policy" {
+        if op != "policy" && op != "pretrained" {
             return Err(RunError::msg(format!(
-                "the oversub run has no operation '{op}' (expected policy)"
+                "the oversub run has no operation '{op}' (expected policy or pretrained)"
             )));
         }
         let row = index_arg(args, "row")?;
@@ -870,6 +1013,30 @@ impl Experiment for OversubRun {
         let p = self
             .policy_of_row(row)
             .ok_or_else(|| RunError::field("row", "this row has no trained policy (yet)"))?;
+        if op == "pretrained" {
+            let r = &self.rows[row];
+            let ts = match (r.arm, r.train_seed) {
+                (Some(_), Some(ts)) => ts,
+                _ => {
+                    return Err(RunError::field(
+                        "row",
+                        "only a C2MARL arm trained in the run has a recipe (this row's policy was given as a file)",
+                    ))
+                }
+            };
+            return super::pretrained::Pretrained {
+                format: super::pretrained::PRETRAINED_FORMAT,
+                recipe: super::pretrained::recipe(
+                    &self.world.params,
+                    self.world.seed,
+                    &r.policy,
+                    ts,
+                ),
+                policy: p.clone(),
+            }
+            .serialize(ser)
+            .map_err(|e| RunError::msg(e.to_string()));
+        }
         p.serialize(ser).map_err(|e| RunError::msg(e.to_string()))
     }
 }

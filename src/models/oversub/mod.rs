@@ -10,6 +10,7 @@
 //!   costs, observations) and the per-episode metrics;
 //! - [`baselines`]: the rate policies that need no training;
 //! - [`nn`], [`c2marl`]: the small MLP + Adam and the C2MARL learner (§3.3);
+//! - [`pretrained`]: C2MARL arms trained beforehand, with their recipe (the playground's bundled policy);
 //! - [`experiment`]: [`OversubRun`] — training episodes, then evaluation episodes, on the experiment contract;
 //! - [`chart`]: `oversub.frontier`, `oversub.training`, `oversub.rates`.
 //!
@@ -22,6 +23,7 @@ pub mod chart;
 pub mod cluster;
 pub mod experiment;
 pub mod nn;
+pub mod pretrained;
 pub mod profile;
 
 pub use experiment::{OversubReport, OversubRun, OversubStep};
@@ -506,8 +508,8 @@ impl ModelDef for OversubModel {
         uses_workload: false,
         experiments: &["E1.1", "E1.2", "E1.3", "E1.4"],
         charts: &["oversub.frontier", "oversub.training", "oversub.rates"],
-        ops: &[],
-        run_ops: &["policy"],
+        ops: &["pretrained"],
+        run_ops: &["policy", "pretrained"],
     };
     type Section = OversubParams;
     type Run = OversubRun;
@@ -518,6 +520,27 @@ impl ModelDef for OversubModel {
 
     fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<OversubRun, RunError> {
         OversubRun::new(&sc.oversub, sc.seed, inputs)
+    }
+
+    /// `pretrained` (no arguments; the pretrained files among `inputs.files`): the scenario's C2MARL arms,
+    /// each with the file that serves it or why none does ([`pretrained::ArmMatch`], in the run's order).
+    fn call<S: Serializer>(
+        sc: &crate::scenario::Scenario,
+        op: &str,
+        _args: &serde_json::Value,
+        inputs: &Inputs,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
+        if op != "pretrained" {
+            return Err(RunError::msg(format!(
+                "the oversub model has no operation '{op}' (expected pretrained)"
+            )));
+        }
+        let files =
+            pretrained::given(inputs).map_err(|e| RunError::field("oversub.policies", e))?;
+        pretrained::match_arms(&sc.oversub, sc.seed, &files)
+            .serialize(ser)
+            .map_err(|e| RunError::msg(e.to_string()))
     }
 
     /// `oversub.frontier`: data = the report's `rows`, opts = [`chart::ChartOptions`]; `oversub.training`:
