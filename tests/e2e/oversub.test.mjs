@@ -224,7 +224,8 @@ test('a scenario the bundled policy was not trained for shows the other policies
   assert.deepEqual(w.scenario_from_link(page.url()), sc, 'the address bar holds the scenario as given');
   // Train: live curves and a time estimate, then the same report as the engine's
   await page.click('#oversub-train');
-  await page.waitForFunction(() => /Training: \d+ of \d+ steps · about .* left/.test(document.querySelector('#oversub-status')?.textContent || ''), null, { timeout: 60_000 });
+  await page.waitForFunction(() => /Training: \d+ of \d+ steps/.test(document.querySelector('#oversub-status')?.textContent || '')
+    && /^about \d+ (s|min) left$/.test(document.querySelector('#oversub-eta')?.textContent || ''), null, { timeout: 60_000 });
   assert.ok((await canvasInk(page, '#oversub-training-canvas')) > 1000, 'live training curves');
   await waitOversub(page, 1);
   assert.equal(await page.getAttribute('#oversub-card', 'data-mode'), 'train');

@@ -16,7 +16,7 @@ import { errorText } from '../common/engine.js';
 import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { exportRow } from '../common/exports.js';
-import { createRunControls, onWorkers } from '../common/run-controls.js';
+import { createRunControls, onWorkers, duration } from '../common/run-controls.js';
 import { createControls, presetPolicies, trainedInRun } from './controls.js';
 
 const CHART_HEIGHT = 380;
@@ -57,7 +57,6 @@ const pmCount = (sc) => sc.oversub.pms || (sc.oversub.preset === 'E1.3' ? 200 : 
 /** The training cost of `arms` C2MARL arms of `sc`, in PM-hours simulated. */
 const trainCost = (sc, arms) => arms * sc.oversub.train_episodes * pmCount(sc) * sc.oversub.hours;
 /** "1 min 40 s", "12 s". */
-const duration = (sec) => (sec >= 90 ? `${Math.floor(sec / 60)} min ${Math.round(sec % 60)} s` : `${Math.max(1, Math.round(sec))} s`);
 
 export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
   let scenario = initial.model === 'oversub' ? initial : { ...initial, model: 'oversub' };
@@ -330,11 +329,9 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
         if (!chartCard.dataset.firstMs) chartCard.dataset.firstMs = String(Math.round(performance.now() - started));
         if ((st.training || []).length) {
           trainStatus.textContent = trainingText('');
-          const now = performance.now();
-          if (trainStarted === null) trainStarted = { at: now, done: p.done - st.training.reduce((k, c) => k + c.log.length, 0) };
-          const rate = (p.done - trainStarted.done) / Math.max(1, now - trainStarted.at); // steps per ms
-          const left = rate > 0 ? (p.total - p.done) / rate / 1000 : NaN;
-          setStatus('running', `Training: ${p.done} of ${p.total} steps${Number.isFinite(left) ? ` · about ${duration(left)} left` : ''}…`);
+          // the training rate this browser reaches (it prices the next Train); the run controls show the time left
+          if (trainStarted === null) trainStarted = { at: performance.now() };
+          setStatus('running', `Training: ${p.done} of ${p.total} steps…`);
         } else {
           if ((st.rows || []).length) renderTable(rows, false);
           setStatus('running', `Evaluating every policy on the same episodes: ${rows[0]?.episodes ?? 0} of ${sc.oversub.eval_episodes} episodes (estimates so far)…`);
