@@ -471,6 +471,8 @@ struct Pool<'a> {
     on: Vec<u32>,
     class: Vec<u8>,
     res_epoch: Vec<u32>,
+    /// `R̂_j(0)`, hours: the estimate at arrival (LAVA's first class, LA-Binary's one-shot `L̂`).
+    r0: Vec<f64>,
     long: Vec<bool>,
     recent: Vec<[f64; DIMS]>,
     recent_next: usize,
@@ -571,13 +573,13 @@ fn host_exit_of(
 }
 
 /// LA-Binary's host class (seed 003 §2.4; ALGORITHMS.md §5.5 as corrected): long when the longest remaining
-/// one-shot predicted time of its VMs, `max_v (L̂_v − u_v)`, exceeds [`LA_BINARY_CUTOFF_H`] at `now`; short
-/// otherwise (an empty host has no class: the callers check emptiness first). Dynamic: a host whose long VMs
-/// near their predicted end turns short.
-fn host_is_long(host: &Host, jobs: &[Job], pred: &dyn LifetimePredictor, now: f64) -> bool {
+/// one-shot predicted time of its VMs, `max_v (L̂_v − u_v)` with `L̂_v = R̂_v(0)` (`r0`, the same model NILAS
+/// and LAVA see, §5.3), exceeds [`LA_BINARY_CUTOFF_H`] at `now`; short otherwise (an empty host has no class:
+/// the callers check emptiness first). Dynamic: a host whose long VMs near their predicted end turns short.
+fn host_is_long(host: &Host, jobs: &[Job], r0: &[f64], now: f64) -> bool {
     host.vms.iter().any(|&v| {
         let j = v as usize;
-        pred.first(j) - (now - jobs[j].start) > LA_BINARY_CUTOFF_H
+        r0[j] - (now - jobs[j].start) > LA_BINARY_CUTOFF_H
     })
 }
 
@@ -609,7 +611,7 @@ impl<'a> Pool<'a> {
         };
         let vclass = self.class[j];
         let vlong = if u > 0.0 {
-            self.pred.first(j) - u > LA_BINARY_CUTOFF_H
+            self.r0[j] - u > LA_BINARY_CUTOFF_H
         } else {
             self.long[j]
         };
@@ -623,6 +625,7 @@ impl<'a> Pool<'a> {
             jobs,
             pred,
             cfg,
+            r0,
             ..
         } = self;
         let mut best: Option<((u8, u8, u8), usize)> = None;
@@ -645,7 +648,7 @@ impl<'a> Pool<'a> {
                 Policy::LaBinary => {
                     if empty {
                         (2, 0)
-                    } else if host_is_long(host, jobs, *pred, now) == vlong {
+                    } else if host_is_long(host, jobs, r0, now) == vlong {
                         (0, 0)
                     } else {
                         (1, 0)
@@ -1008,7 +1011,7 @@ impl<'a> Pool<'a> {
             _ => key.0.min(3) as usize,
         };
         d.by_tier[tier] += 1;
-        if !empty && host_is_long(host, self.jobs, self.pred, now) != long {
+        if !empty && host_is_long(host, self.jobs, &self.r0, now) != long {
             if long {
                 d.long_on_short += 1;
             } else {
@@ -1081,7 +1084,7 @@ impl<'a> Pool<'a> {
         let (mut long, mut short, mut recycling) = (0usize, 0usize, 0usize);
         for host in &self.hosts {
             if !host.vms.is_empty() {
-                if host_is_long(host, self.jobs, self.pred, now) {
+                if host_is_long(host, self.jobs, &self.r0, now) {
                     long += 1;
                 } else {
                     short += 1;
@@ -1291,17 +1294,17 @@ fn run_full(
             cache_valid: false,
         })
         .collect();
+    let r0: Vec<f64> = (0..n).map(|j| pred.remaining(j, 0.0)).collect();
     let mut pool = Pool {
         jobs,
         pred,
         cfg,
         hosts,
         on: vec![NONE; n],
-        class: (0..n)
-            .map(|j| lifetime_class(pred.remaining(j, 0.0)))
-            .collect(),
+        class: r0.iter().map(|&r| lifetime_class(r)).collect(),
         res_epoch: vec![NONE; n],
-        long: (0..n).map(|j| pred.first(j) > LA_BINARY_CUTOFF_H).collect(),
+        long: r0.iter().map(|&r| r > LA_BINARY_CUTOFF_H).collect(),
+        r0,
         recent: Vec::new(),
         recent_next: 0,
         placed: vec![NONE; n],
