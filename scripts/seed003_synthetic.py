@@ -79,11 +79,17 @@ def run_all():
            "runs": []}
     for h in sizes:
         for s in range(1, seeds + 1):
-            for pred in ["oracle", "noisy:0.9"]:
-                spec = f"hosts={h},weeks={weeks:g}"
-                cmd, rows = run(spec, s, ["--predictor", pred], stranding=True)
-                raw["runs"].append({"command": cmd, "engine": eng, "experiment": "E3.1", "hosts": h, "seed": s,
-                                    "predictor": pred, "results": rows})
+            # E3.1 from three starts: steady (the stationary VMs at age 0, placed by the policy under test),
+            # stationary (App. F: the alive set with its ages, placed first by best fit, the same for every
+            # policy) and empty (App. G.2's ideal: the pool ramps up, every VM placed by the policy)
+            for start, extra, strand in [("steady", [], True),
+                                         ("stationary", ["--split", "synthetic", "--alive-at-start"], True),
+                                         ("empty", [], False)]:
+                for pred in ["oracle", "noisy:0.9"]:
+                    spec = f"hosts={h},weeks={weeks:g}" + ("" if start == "steady" else f",start={start}")
+                    cmd, rows = run(spec, s, ["--predictor", pred] + extra, stranding=strand)
+                    raw["runs"].append({"command": cmd, "engine": eng, "experiment": "E3.1", "hosts": h, "seed": s,
+                                        "predictor": pred, "start": start, "results": rows})
             # E3.3: the ideal NILAS (empty start, no warm-up, oracle) beside best fit, against the optimum
             spec = f"hosts={h},weeks={weeks:g},start=empty"
             cmd, rows = run(spec, s, ["--predictor", "oracle", "--policies", "nilas", "--warmup-h", "0"])
@@ -114,7 +120,7 @@ def render(raw):
         if run_["experiment"] == "E3.1":
             label = "oracle" if run_["predictor"] == "oracle" else "model"
             for r in rows:
-                e31.setdefault((h, label, r["policy"]), []).append(r)
+                e31.setdefault((h, run_.get("start", "steady"), label, r["policy"]), []).append(r)
         elif run_["experiment"] == "E3.3 ideal":
             e33.setdefault((h, "ideal"), []).append(rows)
         else:
@@ -125,13 +131,18 @@ def render(raw):
              f"60 vCPU / 240 GB hosts, {weeks:g} weeks, Poisson arrivals at 80% target CPU allocation, lifetimes from the "
              "mixture fitted to the paper's anchors, every VM its own batch.", "",
              f"E3.1 on synthetic pools — Δ empty hosts vs best fit on the same arrivals (pp), mean ± s.d. over {seeds} pools "
-             "per size (pool in its steady state from the start, 2-day warm-up); paper: 24 production C2 pools, 7 weeks.", "",
-             "| hosts | predictor | policy | paper Δ pp | packlab Δ pp | empty hosts % | optimum % | allocation % | failures (mean) | verdict |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|---|"]
+             "per size, 2-day warm-up; paper: 24 production C2 pools, 7 weeks. Starts: *stationary* = App. F's reconstructed "
+             "alive set (the stationary VMs with their ages, placed first by best fit: the same initial state for every policy), "
+             "*steady* = the stationary VMs at age 0 placed by the policy under test, *empty* = App. G.2's ideal (the pool "
+             "ramps up, every VM placed by the policy). CI = 95% interval of the mean Δ (± 2 standard errors).", "",
+             "| hosts | start | predictor | policy | paper Δ pp | packlab Δ pp | CI (pp) | empty hosts % | optimum % | allocation % | failures (mean) | verdict |",
+             "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    starts = [x for x in ["stationary", "steady", "empty"] if any(k[1] == x for k in e31)]
     for h in sizes:
+      for start in starts:
         for label in ["oracle", "model"]:
             for p in POLICIES:
-                rs = e31[(h, label, p)]
+                rs = e31[(h, start, label, p)]
                 d = mean_sd([r["empty_hosts_pp_vs_best_fit"] for r in rs])
                 e = 100 * statistics.mean(r["empty_hosts"] for r in rs)
                 o = 100 * statistics.mean(r["optimum_empty_hosts"] for r in rs)
@@ -140,19 +151,23 @@ def render(raw):
                 paper = PAPER_E31.get((label, p), "0 (baseline)" if p == "best-fit" else "—")
                 v = "baseline" if p == "best-fit" else verdict(d, len(rs), paper)
                 pl = "noisy A = 0.9 (stand-in for the model)" if label == "model" else "oracle"
-                lines.append(f"| {h} | {pl} | {p} | {paper} | {d[0]:+.2f} ± {d[1]:.2f} | {e:.2f} | {o:.2f} | {al:.1f} | {fl:.0f} | {v} |")
-    if all("stranded_cpu" in r and r.get("stranding_samples", 0) > 0 for k, rs in e31.items() for r in rs):
+                se2 = 2 * d[1] / len(rs) ** 0.5
+                ci = "—" if p == "best-fit" else f"[{d[0] - se2:+.2f}, {d[0] + se2:+.2f}]"
+                lines.append(f"| {h} | {start} | {pl} | {p} | {paper} | {d[0]:+.2f} ± {d[1]:.2f} | {ci} | {e:.2f} | {o:.2f} | {al:.1f} | {fl:.0f} | {v} |")
+    strand_starts = [x for x in starts if all(r.get("stranding_samples", 0) > 0 for k, rs in e31.items() if k[1] == x for r in rs)]
+    if strand_starts:
         lines += ["", f"Stranding on synthetic pools (§5.8 inflation every 6 h), {seeds} pools per size; Δ = policy − best fit per pool, "
                   "mean ± 2 standard errors, and relative to best fit's stranding. Paper (E3.7, NILAS in production): CPU −3%, "
                   "memory −2%.", "",
-                  "| hosts | predictor | policy | stranded CPU % | Δ CPU pp | Δ CPU relative | stranded memory % | Δ memory pp | "
+                  "| hosts | start | predictor | policy | stranded CPU % | Δ CPU pp | Δ CPU relative | stranded memory % | Δ memory pp | "
                   "Δ memory relative | verdict (CPU / memory) |",
-                  "|---:|---|---|---:|---:|---:|---:|---:|---:|---|"]
+                  "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
         for h in sizes:
+          for start in strand_starts:
             for label in ["oracle", "model"]:
-                base = e31[(h, label, "best-fit")]
+                base = e31[(h, start, label, "best-fit")]
                 for p in POLICIES:
-                    rs = e31[(h, label, p)]
+                    rs = e31[(h, start, label, p)]
                     cells, vs = [], []
                     for f in ["stranded_cpu", "stranded_mem"]:
                         x = 100 * statistics.mean(r[f] for r in rs)
@@ -168,7 +183,7 @@ def render(raw):
                                   "not reproduced (more stranding)" if d > se2 else "not reproduced (no significant change)")
                     pl = "noisy A = 0.9" if label == "model" else "oracle"
                     v = "baseline" if p == "best-fit" else " / ".join(vs)
-                    lines.append(f"| {h} | {pl} | {p} | " + " | ".join(cells) + f" | {v} |")
+                    lines.append(f"| {h} | {start} | {pl} | {p} | " + " | ".join(cells) + f" | {v} |")
     lines += ["", f"E3.3 on synthetic pools — NILAS against the theoretical optimum of empty hosts (§5.8), mean over {seeds} pools "
               "per size; paper (App. G.2, Fig. 16): the ideal NILAS (oracle, highest priority, no warm-up) is close to the "
               "optimum; without repredictions NILAS is much worse.", "",

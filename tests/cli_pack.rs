@@ -187,6 +187,10 @@ fn bad_input_gives_one_line_errors_never_panics() {
     std::fs::write(dir.join("empty.csv"), "").unwrap();
     std::fs::write(dir.join("s.json"), r#"{"placement":{"capacity":-2}}"#).unwrap();
     let p = |f: &str| dir.join(f).to_string_lossy().into_owned();
+    let unknown_set = format!(
+        "--link: defaults: the link was made under defaults set {}",
+        packlab::scenario::DEFAULTS_SET + 1
+    );
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
             vec![
@@ -285,11 +289,11 @@ fn bad_input_gives_one_line_errors_never_panics() {
                 "--link".into(),
                 packlab::scenario::Scenario::default().to_link().replacen(
                     &format!("v2.d{}.", packlab::scenario::DEFAULTS_SET),
-                    "v2.d9.",
+                    &format!("v2.d{}.", packlab::scenario::DEFAULTS_SET + 1),
                     1,
                 ),
             ],
-            "--link: defaults: the link was made under defaults set 9",
+            unknown_set.as_str(),
         ),
     ];
     for (args, needle) in cases {

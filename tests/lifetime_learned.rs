@@ -57,7 +57,6 @@ fn learned_answers_follow_its_distributions_and_training_is_deterministic() {
         );
         for u in [0.0, 0.04, 0.5, 3.0, 30.0, 100.0, 400.0, 1e4] {
             // over the points beyond u, summed directly: E[T − u | T > u] (the distribution's mean residual)
-            // and the point estimate's remaining time, exp E[ln min(T, 168) | T > u] − u (uncapped from 168 h)
             let (mut m, mut s) = (0.0, 0.0);
             for (t, p) in t.iter().zip(&p).filter(|(t, _)| **t > u) {
                 m += p * (t - u);
@@ -69,19 +68,21 @@ fn learned_answers_follow_its_distributions_and_training_is_deterministic() {
                 (got - want).abs() < 1e-9 * want.max(1.0),
                 "job {j}, u = {u}: {got} vs {want}"
             );
-            // (at u = 0 every point, the one at 0 h included)
+            // the point estimate: exp E[ln clamp(T − u, 2.5 min, 168 h) | T > u], at u = 0 every point (the one
+            // at 0 h included), the tail (the last point, beyond the data) always, at 168 h
+            let last = t.len() - 1;
             let (mut lg, mut s) = (0.0, 0.0);
-            for (t, p) in t.iter().zip(&p).filter(|(t, _)| **t > u || u <= 0.0) {
-                lg += p * if u < 168.0 { t.min(168.0) } else { *t }
-                    .max(2.5 / 60.0)
-                    .ln();
+            for (k, (t, p)) in t.iter().zip(&p).enumerate() {
+                if k == last {
+                    lg += p * 168f64.ln();
+                } else if *t > u || u <= 0.0 {
+                    lg += p * (t - u.max(0.0)).clamp(2.5 / 60.0, 168.0).ln();
+                } else {
+                    continue;
+                }
                 s += p;
             }
-            let want = if s > 0.0 {
-                ((lg / s).exp() - u).max(0.0)
-            } else {
-                0.0
-            };
+            let want = if s > 0.0 { (lg / s).exp() } else { 0.0 };
             let got = pred.remaining(j, u);
             assert!(
                 (got - want).abs() < 1e-9 * want.max(1.0),

@@ -142,11 +142,18 @@ impl LifetimeMixture {
     /// `P(T > r)/E[T]`), hours: a length-biased lifetime (component i with probability `w_i·E_i[T]/E[T]`,
     /// `LogNormal(μ_i + s_i², s_i)`) times an independent uniform (the part still to run).
     pub fn sample_residual<R: rand::Rng>(&self, r: &mut R) -> f64 {
+        let (t, v) = self.sample_alive(r);
+        t * v
+    }
+
+    /// One VM alive in the steady state: its length-biased lifetime `T` (hours) and the uniform share `V` of it
+    /// still to run (age `T·(1 − V)`, remaining `T·V`; both have the equilibrium distribution).
+    pub fn sample_alive<R: rand::Rng>(&self, r: &mut R) -> (f64, f64) {
         let w0 = self.weights[0] * self.component_mean(0) / self.mean();
         let i = usize::from(r.random::<f64>() >= w0);
         let s = self.sigma[i];
         let t = libm::exp(self.mu[i] + s * s + s * normal(r));
-        t * uniform_open0(r)
+        (t, uniform_open0(r))
     }
 }
 
@@ -184,6 +191,15 @@ pub enum SyntheticStart {
     /// Empty: the first VM arrives after time 0 (the "ideal" runs of seed 003 App. G.2: every VM is placed by
     /// the policy under test). The allocation ramps up as [`LifetimeMixture::ramp`].
     Empty,
+    /// Pre-populated as seed 003 App. F's reconstructed alive set: the M/G/∞ stationary VMs of [`Steady`]
+    /// with their ages too (a length-biased lifetime split by an independent uniform into the age, before
+    /// time 0, and the part still to run), as deployments `alive:<k>` created before the window; the arrivals
+    /// are `synthetic:<k>`. With `lifetime.split = "synthetic"` and `lifetime.alive_at_start` the lifetime
+    /// model places the alive VMs first by best fit (the same initial state for every policy) and the
+    /// predictors see their true ages.
+    ///
+    /// [`Steady`]: SyntheticStart::Steady
+    Stationary,
 }
 
 /// The parameters of the §5.7 synthetic pool workload (scenario `workload: { "synthetic": { … } }`, CLI
@@ -236,7 +252,9 @@ impl SyntheticParams {
         let lambda = self.arrival_rate();
         lambda * self.duration_h()
             + match self.start {
-                SyntheticStart::Steady => lambda * LIFETIME_MIXTURE.mean(),
+                SyntheticStart::Steady | SyntheticStart::Stationary => {
+                    lambda * LIFETIME_MIXTURE.mean()
+                }
                 SyntheticStart::Empty => 0.0,
             }
     }
@@ -342,16 +360,26 @@ pub fn generate(p: &SyntheticParams) -> Result<Workload, TraceError> {
         })
     };
     let mut initial = 0usize;
-    if p.start == SyntheticStart::Steady {
+    if p.start != SyntheticStart::Empty {
         let mut r = stream(p.seed, COMP_SYNTHETIC, 1);
         let n0 = poisson(&mut r, lambda * mix.mean()) as usize;
         if let Some(e) = limit(n0) {
             return Err(e);
         }
         for _ in 0..n0 {
-            let rest = mix.sample_residual(&mut r);
+            let (t, v) = mix.sample_alive(&mut r);
             let cores = sample_vcpus(&mut r);
-            vms.push(vm(vms.len(), "synthetic", cores, 0.0, rest, end));
+            if p.start == SyntheticStart::Stationary {
+                // created at −age; one alive past the trace is censored at its end (alive, exit unknown)
+                let age = t * (1.0 - v);
+                let mut x = vm(vms.len(), "alive", cores, -age, t, end);
+                if x.deleted_s.is_none() {
+                    x.censored_at_s = Some(end * 3600.0);
+                }
+                vms.push(x);
+            } else {
+                vms.push(vm(vms.len(), "synthetic", cores, 0.0, t * v, end));
+            }
         }
         initial = n0;
     }
@@ -387,6 +415,9 @@ pub fn generate(p: &SyntheticParams) -> Result<Workload, TraceError> {
         match p.start {
             SyntheticStart::Steady => format!(
                 "steady start: {initial} VMs alive at time 0 (stationary count and remaining lifetimes; their ages are unknown)"
+            ),
+            SyntheticStart::Stationary => format!(
+                "stationary start: {initial} VMs alive at time 0 (deployments alive:<k>, created before it: stationary count, ages and remaining lifetimes); simulate the split 'synthetic' with alive_at_start to place them first by best fit"
             ),
             SyntheticStart::Empty => format!(
                 "empty start: the allocation ramps up (to {:.0}% of its steady state after 1 week, {:.0}% after 7)",
@@ -594,6 +625,34 @@ mod tests {
         })
         .unwrap();
         assert!(e.vms.iter().all(|v| v.created_s > 0.0));
+        // stationary start: the same alive VMs with their ages: created before 0, the same exits (remaining
+        // lifetimes) and shapes as the steady start's, the same arrivals after
+        let st = generate(&SyntheticParams {
+            start: SyntheticStart::Stationary,
+            ..p.clone()
+        })
+        .unwrap();
+        assert_eq!(st.vms.len(), a.vms.len());
+        let by_id: std::collections::HashMap<&str, &crate::workload::Vm> =
+            a.vms.iter().map(|v| (v.id.as_str(), v)).collect();
+        let mut aged = 0;
+        for x in &st.vms {
+            let y = by_id[x.id.as_str()];
+            assert_eq!(x.cores, y.cores);
+            if y.created_s == 0.0 {
+                aged += 1;
+                assert!(x.created_s < 0.0);
+                assert!(x.deployment.as_deref().unwrap().starts_with("alive:"));
+                match (x.deleted_s, y.deleted_s) {
+                    (Some(dx), Some(dy)) => assert!((dx - dy).abs() <= 1e-6 * dy.max(1.0)),
+                    (None, None) => assert_eq!(x.censored_at_s, Some(st.trace_end_s)),
+                    _ => {} // an exit within 1e-9 h of the end either way
+                }
+            } else {
+                assert_eq!((x.created_s, x.deleted_s), (y.created_s, y.deleted_s));
+            }
+        }
+        assert!(aged > 0);
         for (bad, field) in [
             (
                 SyntheticParams {

@@ -68,7 +68,7 @@ export function createControls({ onChange, color }) {
     h('h3', {}, 'Lifetime predictions'),
     field('lifetime.predictor', 'predictor', predictor, 'what the policies believe about a VM\'s remaining lifetime (§5.2)'),
     accField,
-    h('label', { class: 'field check', for: fieldId('lifetime.reprediction'), title: 'repredict with the VM\'s uptime (off: the one-shot ablation max(L̂ − u, 0); LA-Binary never repredicts, the oracle is always exact)' },
+    h('label', { class: 'field check', for: fieldId('lifetime.reprediction'), title: 'repredict with the VM\'s uptime (off: the same model without the update, max(R̂(0) − u, 0); LA-Binary never repredicts, the oracle is always exact)' },
       Object.assign(reprediction, { id: fieldId('lifetime.reprediction') }), h('span', {}, 'reprediction with the uptime')),
     h('h3', {}, 'Pool'),
     h('div', { class: 'grid2' },

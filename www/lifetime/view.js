@@ -82,6 +82,32 @@ const MIGRATION_COLUMNS = [
   ['reordered', 'drains reordered', 'drains whose queue LARS puts in another order', (r) => int(r.lars.reordered_drains)],
 ];
 
+/**
+ * The spread of a policy's Δ empty hosts vs best fit across pool instances: its standard deviation over the 5 pools
+ * (seeds 1–5) of the default scenario with the oracle, percentage points (results/003/tables.md, E3.1). One run is
+ * one pool, so a difference below this is within the spread of the result.
+ */
+const SPREAD_PP = { 'la-binary': 0.88, nilas: 2.56, lava: 1.68 };
+
+/**
+ * The sentences saying which differences of a complete run's Δ (best fit's 0 included) are within the spread
+ * across pools (the larger of the two policies' `SPREAD_PP`).
+ */
+export function spreadText(rows) {
+  const d = rows.map((r) => [r.policy, r.policy === 'best-fit' ? 0 : r.empty_hosts_pp_vs_best_fit, SPREAD_PP[r.policy] || 0]);
+  const out = [];
+  for (let i = 0; i < d.length; i++) {
+    for (let j = i + 1; j < d.length; j++) {
+      const [a, x, sa] = d[i];
+      const [b, y, sb] = d[j];
+      const s = Math.max(sa, sb);
+      if (Math.abs(x - y) < s) out.push(`${policyTitle(a)} vs ${policyTitle(b)}: ${(x - y).toFixed(2)} pp, within the spread across pools (s.d. ${s.toFixed(2)} pp)`);
+    }
+  }
+  return out.length ? `Within the spread (one run is one pool; the Δ varies by this much across 5 pools, results/003): ${out.join('; ')}.`
+    : 'Every difference between these policies exceeds their spread across pools (s.d. of Δ over 5 pools, results/003).';
+}
+
 const COLUMNS = [
   ['empty_hosts', 'empty hosts', 'time average over the measured window of the fraction of hosts without VMs (§5.8)', pct],
   ['empty_hosts_pp_vs_best_fit', 'Δ pp vs best fit', 'empty hosts minus best fit\'s on the same arrivals, percentage points', pp],
@@ -149,6 +175,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
 
   // ---- results table
   const tbody = h('tbody', { id: 'lifetime-rows' });
+  const spreadNote = h('p', { class: 'fine', id: 'lifetime-spread' });
   const tableCard = h('section', { class: 'card table-card', id: 'lifetime-table-card', 'aria-labelledby': 'lifetime-table-title' },
     h('h2', { id: 'lifetime-table-title' }, 'Results per policy'),
     h('p', { class: 'fine' }, 'Every policy replays the same arrivals with the same predictions; Δ is against best fit (seed 003 reports +5 to +9.5 pp for the lifetime-aware policies on production pools).'),
@@ -156,7 +183,8 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, 'policy'),
         COLUMNS.map(([, label, title]) => h('th', { scope: 'col', class: 'num', title }, label)))),
-      tbody)));
+      tbody)),
+    spreadNote);
 
   // ---- live migrations (E3.5), when the scenario defragments: both orders on the start order's own drains
   const migBody = h('tbody', { id: 'lifetime-migration-rows' });
@@ -469,6 +497,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
 
   function renderTable(rows, complete) {
     renderMigrations(rows);
+    spreadNote.textContent = complete ? spreadText(rows) : '';
     const base = rows.find((x) => x.policy === 'best-fit');
     setChildren(tbody, rows.map((r) => {
       // the report carries Δ; while running, the same formula on the rows so far

@@ -2,6 +2,7 @@
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
 use crate::common::{run_model, set_given, synthetic_arg, validated, workload_arg, Out};
+use packlab::models::lifetime::predictor::NoisyEstimate;
 use packlab::models::lifetime::{LifetimeModel, LifetimeParams, Policy, PredictorKind};
 use packlab::scenario::{Model, Scenario, WorkloadRef};
 use std::io::Write;
@@ -30,6 +31,9 @@ pub struct LifetimeArgs {
     /// Turn reprediction off for any predictor (the one-shot ablation).
     #[arg(long)]
     pub no_reprediction: bool,
+    /// The noisy predictor's point estimate from its posterior: median (default) | mean.
+    #[arg(long, default_value = "median")]
+    pub noisy_estimate: String,
     /// The split simulated (`test` or `dev` of the Azure 2017 arrivals; empty = every VM).
     #[arg(long)]
     pub split: Option<String>,
@@ -166,6 +170,15 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
     if a.no_reprediction {
         p.reprediction = false;
     }
+    p.noisy_estimate = match a.noisy_estimate.as_str() {
+        "median" => NoisyEstimate::Median,
+        "mean" => NoisyEstimate::Mean,
+        x => {
+            return Err(format!(
+                "--noisy-estimate: unknown '{x}' (expected median or mean)"
+            ))
+        }
+    };
     p.defrag = a.defrag;
     p.maintenance = a.maintenance;
     p.alive_at_start = a.alive_at_start;

@@ -82,25 +82,25 @@ impl LifetimeRun {
         }
         let pool = select(w, params, seed)?;
         let life: Vec<f64> = pool.jobs.iter().map(|j| j.life).collect();
-        let pred: Box<dyn LifetimePredictor> = match (params.predictor, params.reprediction) {
-            (PredictorKind::Oracle, _) => Box::new(Oracle::new(life)),
-            (PredictorKind::Noisy, true) => {
-                Box::new(Noisy::new(&life, params.accuracy, seed, COMP_NOISY))
-            }
-            (PredictorKind::Noisy, false) => Box::new(OneShot(Noisy::new(
+        let repredicted: Box<dyn LifetimePredictor> = match params.predictor {
+            PredictorKind::Oracle => Box::new(Oracle::new(life)),
+            PredictorKind::Noisy => Box::new(Noisy::new(
                 &life,
                 params.accuracy,
                 seed,
                 COMP_NOISY,
-            ))),
-            (PredictorKind::Distributional, true) => {
-                Box::new(Distributional::new(pool.dist.clone()))
-            }
-            (PredictorKind::Distributional, false) => {
-                Box::new(OneShot(Distributional::new(pool.dist.clone())))
-            }
-            (PredictorKind::Learned, rep) => super::learned::for_pool(w, &pool, rep)?,
+                params.noisy_estimate,
+            )),
+            PredictorKind::Distributional => Box::new(Distributional::new(pool.dist.clone())),
+            PredictorKind::Learned => super::learned::for_pool(w, &pool)?,
         };
+        // the oracle counts down by itself: wrapping it changes nothing
+        let pred: Box<dyn LifetimePredictor> =
+            if params.reprediction || params.predictor == PredictorKind::Oracle {
+                repredicted
+            } else {
+                Box::new(OneShot::new(&*repredicted, pool.jobs.len()))
+            };
         Ok(LifetimeRun {
             runs: params.runs(),
             params: params.clone(),

@@ -2,11 +2,13 @@
 //! survival model ([`super::hazard`]) over the lifetime bins of the data, trained on the training VMs'
 //! features ([`super::features`]) and binned lifetimes with right-censoring, gives every job a lifetime
 //! distribution. Its point estimate is the paper's (seed 003 App. B: a regression on `log10` lifetimes capped at
-//! 168 h): the geometric mean of `min(T, 168 h)` given `T > u`, so the first prediction is
-//! `exp E[ln min(T, 168)]` and the reprediction at uptime `u < 168 h` is `exp E[ln min(T, 168) | T > u] − u`.
-//! Beyond the cap (`u ≥ 168 h`, where the capped regression has no answer) the uncapped conditional geometric
-//! mean `exp E[ln T | T > u] − u` [UNSTATED]. (The distribution's mean, [`Learned::mean_residual`], sits far
-//! in the 480 h tail and overstates lifetimes: median |log10 error| 0.82 against 0.43.)
+//! 168 h, trained on the remaining time `T_r` at augmented uptimes `T_u`, §3): the geometric mean of the
+//! remaining time capped at 168 h, `R̂(u) = exp E[ln clamp(T − u, 2.5 min, 168 h) | T > u]`, so the first
+//! prediction is `exp E[ln min(T, 168)]` and the estimate is positive at every uptime, with no jump at 168 h
+//! (capping the total `min(T, 168)` instead sent `R̂` to 0 at 168 h and back up beyond it) and 168 h beyond the
+//! grid's last point (the tail mass, a lower bound) [UNSTATED]. It still moves where a point's mass leaves
+//! the conditioning. (The distribution's mean, [`Learned::mean_residual`], sits far in the 480 h tail and
+//! overstates lifetimes: median |log10 error| 0.82 against 0.43.)
 //!
 //! Jobs with the same feature levels share one distribution, so memory grows with the distinct feature
 //! combinations (2 × 48 numbers each), not with the jobs.
@@ -14,7 +16,7 @@
 use super::features::{extract, Encoder, VmFeatures, DEFAULT_GROUPS, GROUPS};
 use super::hazard::{steps_of_seconds, BinGrid, FitInfo, HazardModel, HazardSpec, Obs};
 use super::pool::PoolJobs;
-use super::predictor::{LifetimePredictor, OneShot, TailSums};
+use super::predictor::{LifetimePredictor, TailSums};
 use crate::experiment::RunError;
 use crate::workload::{Vm, Workload};
 use std::collections::HashMap;
@@ -173,17 +175,10 @@ impl LearnedModel {
 /// [`Learned`]'s layout; returns its index.
 fn push_distribution(tails: &mut Vec<f64>, width: usize, points: &[f64], probs: &[f64]) -> u32 {
     let at = tails.len();
-    tails.resize(at + 3 * (width + 1), 0.0);
-    let (tp, rest) = tails[at..].split_at_mut(width + 1);
-    let (tpt, tlog) = rest.split_at_mut(width + 1);
+    tails.resize(at + 2 * (width + 1), 0.0);
+    let (tp, tpt) = tails[at..].split_at_mut(width + 1);
     TailSums::fill(points, probs, tp, tpt);
-    // Σ_{k ≥ i} p_k·ln min(t_k, cap)
-    let n = points.len().min(probs.len()).min(width);
-    tlog[n] = 0.0;
-    for k in (0..n).rev() {
-        tlog[k] = tlog[k + 1] + probs[k] * points[k].min(POINT_CAP_H).max(POINT_FLOOR_H).ln();
-    }
-    (at / (3 * (width + 1))) as u32
+    (at / (2 * (width + 1))) as u32
 }
 
 /// The learned predictor over the jobs of one simulation (see the module documentation).
@@ -192,8 +187,7 @@ pub struct Learned {
     grid: Vec<f64>,
     /// Points per distribution.
     width: usize,
-    /// Per distribution: `tail_p` (`width + 1`), `tail_pt` (`width + 1`), then `Σ_{k ≥ i} p_k·ln min(t_k, 168)`
-    /// (`width + 1`).
+    /// Per distribution: `tail_p` (`width + 1`), then `tail_pt` (`width + 1`).
     tails: Vec<f64>,
     of_job: Vec<u32>,
 }
@@ -201,58 +195,58 @@ pub struct Learned {
 impl Learned {
     /// The suffix sums of job `j`'s distribution (an empty distribution for an unknown job).
     fn tails(&self, j: usize) -> TailSums<'_> {
-        self.tails_and_logs(j).0
-    }
-
-    /// The suffix sums of job `j`'s distribution and of its `p·ln min(t, 168)`.
-    fn tails_and_logs(&self, j: usize) -> (TailSums<'_>, &[f64]) {
         let w = self.width + 1;
         match self.of_job.get(j) {
             Some(&d) => {
-                let at = d as usize * 3 * w;
-                (
-                    TailSums {
-                        t: &self.grid,
-                        tail_p: &self.tails[at..at + w],
-                        tail_pt: &self.tails[at + w..at + 2 * w],
-                    },
-                    &self.tails[at + 2 * w..at + 3 * w],
-                )
-            }
-            None => (
+                let at = d as usize * 2 * w;
                 TailSums {
-                    t: &[],
-                    tail_p: &[],
-                    tail_pt: &[],
-                },
-                &[],
-            ),
+                    t: &self.grid,
+                    tail_p: &self.tails[at..at + w],
+                    tail_pt: &self.tails[at + w..at + 2 * w],
+                }
+            }
+            None => TailSums {
+                t: &[],
+                tail_p: &[],
+                tail_pt: &[],
+            },
         }
     }
 
-    /// The point estimate of job `j`'s total lifetime at uptime `u` hours (see the module documentation):
-    /// `exp E[ln min(T, 168) | T > u]` for `u < 168`, `exp E[ln T | T > u]` beyond, every point at `u = 0`;
-    /// logarithms floored at [`POINT_FLOOR_H`]; `u` when no mass lies beyond `u` (an unknown job: 0 at `u = 0`).
+    /// The point estimate of job `j`'s remaining lifetime at uptime `u` hours (see the module documentation):
+    /// `exp E[ln clamp(T − u, 2.5 min, 168 h) | T > u]`, every point at `u ≤ 0`; the tail mass (the grid's
+    /// last point: lifetimes beyond the data's range, a lower bound) counts at the cap at every uptime, so a
+    /// VM older than the grid still has 168 h ahead. 0 for an unknown job.
     pub fn point(&self, j: usize, u: f64) -> f64 {
-        let (ts, logs) = self.tails_and_logs(j);
-        // at uptime 0 every point counts, the mass under 5 minutes (at 0 h) included
+        let ts = self.tails(j);
+        let n = ts.t.len();
+        if n == 0 {
+            return 0.0;
+        }
+        let last = n - 1;
+        // at uptime 0 every point counts, the mass under 5 minutes (at 0 h) included; the tail always
         let i = if u <= 0.0 {
             0
         } else {
-            ts.t.partition_point(|&x| x <= u)
+            ts.t.partition_point(|&x| x <= u).min(last)
         };
-        let p = ts.tail_p.get(i).copied().unwrap_or(0.0);
-        if p <= 0.0 || i >= ts.t.len() {
-            return u.max(0.0);
+        let p = ts.tail_p[i];
+        if p <= 0.0 {
+            return 0.0;
         }
-        let sum_log = if u < POINT_CAP_H {
-            logs[i]
-        } else {
-            (i..ts.t.len())
-                .map(|k| (ts.tail_p[k] - ts.tail_p[k + 1]) * ts.t[k].max(POINT_FLOOR_H).ln())
-                .sum()
-        };
-        (sum_log / p).exp()
+        // points at least 168 h ahead (and the tail) contribute ln 168
+        let far =
+            ts.t.partition_point(|&x| x < u + POINT_CAP_H)
+                .clamp(i, last);
+        let near: f64 = (i..far)
+            .map(|k| {
+                (ts.tail_p[k] - ts.tail_p[k + 1])
+                    * (ts.t[k] - u.max(0.0))
+                        .clamp(POINT_FLOOR_H, POINT_CAP_H)
+                        .ln()
+            })
+            .sum();
+        ((near + ts.tail_p[far] * POINT_CAP_H.ln()) / p).exp()
     }
 
     /// `E[T − u | T > u]` under job `j`'s distribution, hours (the distribution's mean residual, which the
@@ -268,36 +262,28 @@ impl Learned {
 
     /// Distinct distributions held.
     pub fn distributions(&self) -> usize {
-        self.tails.len() / (3 * (self.width + 1))
+        self.tails.len() / (2 * (self.width + 1))
     }
 }
 
 impl LifetimePredictor for Learned {
-    /// The point estimate at uptime 0: `exp E[ln min(T, 168)]`, hours.
+    /// The point estimate at uptime 0: `exp E[ln clamp(T, 2.5 min, 168 h)]`, hours.
     fn first(&self, j: usize) -> f64 {
         self.point(j, 0.0)
     }
-    /// The point estimate at uptime `u` less `u`, hours (≥ 0).
+    /// The point estimate of the remaining lifetime at uptime `u`, hours (> 0 for a known job).
     fn remaining(&self, j: usize, u: f64) -> f64 {
-        (self.point(j, u) - u).max(0.0)
+        self.point(j, u)
     }
 }
 
-/// Trains the learned model on the pool's training VMs and returns the predictor of its jobs (wrapped in
-/// [`OneShot`] without reprediction), with the default [`LearnedSpec`].
-pub fn for_pool(
-    w: &Workload,
-    pool: &PoolJobs,
-    reprediction: bool,
-) -> Result<Box<dyn LifetimePredictor>, RunError> {
+/// Trains the learned model on the pool's training VMs and returns the predictor of its jobs (with
+/// reprediction; the caller wraps it in [`super::predictor::OneShot`] for the ablation), with the default
+/// [`LearnedSpec`].
+pub fn for_pool(w: &Workload, pool: &PoolJobs) -> Result<Box<dyn LifetimePredictor>, RunError> {
     let feats = extract(w);
     let model = LearnedModel::train(w, &feats, &pool.training, &LearnedSpec::default())?;
-    let p = model.predictor(&feats, &pool.vms);
-    Ok(if reprediction {
-        Box::new(p)
-    } else {
-        Box::new(OneShot(p))
-    })
+    Ok(Box::new(model.predictor(&feats, &pool.vms)))
 }
 
 #[cfg(test)]
@@ -323,32 +309,53 @@ mod tests {
         }
     }
 
-    /// The point estimate by hand: masses 0.5, 0.3, 0.2 on 1, 100 and 480 h.
-    #[test]
-    fn point_estimate_is_the_capped_geometric_mean_by_hand() {
-        let grid = vec![1.0, 100.0, 480.0];
+    fn learned(grid: Vec<f64>, probs: &[f64]) -> Learned {
         let mut tails = Vec::new();
-        push_distribution(&mut tails, 3, &grid, &[0.5, 0.3, 0.2]);
-        let p = Learned {
+        push_distribution(&mut tails, grid.len(), &grid, probs);
+        Learned {
+            width: grid.len(),
             grid,
-            width: 3,
             tails,
             of_job: vec![0],
-        };
+        }
+    }
+
+    /// The point estimate by hand: masses 0.5, 0.3, 0.2 on 1, 100 and 480 h (the last: the tail).
+    #[test]
+    fn point_estimate_is_the_capped_geometric_mean_by_hand() {
+        let p = learned(vec![1.0, 100.0, 480.0], &[0.5, 0.3, 0.2]);
         // u = 0: 1^0.5 · 100^0.3 · 168^0.2 (480 capped at 168)
         let g0 = 100f64.powf(0.3) * 168f64.powf(0.2);
         assert!((p.first(0) - g0).abs() < 1e-9 * g0, "{}", p.first(0));
-        // u = 1 h: given T > 1, masses 0.6, 0.4 on 100 and 168 (capped)
-        let g1 = 100f64.powf(0.6) * 168f64.powf(0.4);
-        assert!((p.remaining(0, 1.0) - (g1 - 1.0)).abs() < 1e-9 * g1);
-        // u = 150 h: only 480 h beyond, capped at 168: 18 h left
-        assert!((p.remaining(0, 150.0) - 18.0).abs() < 1e-9);
-        // u = 200 h, beyond the cap: the uncapped 480 h, 280 h left
-        assert!((p.remaining(0, 200.0) - 280.0).abs() < 1e-9);
-        // nothing beyond the last point
-        assert_eq!(p.remaining(0, 480.0), 0.0);
+        assert_eq!(p.first(0).to_bits(), p.remaining(0, 0.0).to_bits());
+        // u = 1 h: given T > 1, masses 0.6, 0.4 on 99 h and 168 h (capped) ahead
+        let g1 = 99f64.powf(0.6) * 168f64.powf(0.4);
+        assert!((p.remaining(0, 1.0) - g1).abs() < 1e-9 * g1);
+        // u = 50 h: 50 h and 168 h ahead
+        let g50 = 50f64.powf(0.6) * 168f64.powf(0.4);
+        assert!((p.remaining(0, 50.0) - g50).abs() < 1e-9 * g50);
+        // only the tail beyond: 168 h ahead, on both sides of the 168 h cap and beyond the last point
+        for u in [150.0, 167.9, 168.1, 479.0, 480.0, 2000.0] {
+            assert!((p.remaining(0, u) - 168.0).abs() < 1e-9, "u = {u}");
+        }
         // the distribution's mean residual is still there: E[T] = 0.5 + 30 + 96
         assert!((p.mean_residual(0, 0.0) - 126.5).abs() < 1e-9);
+    }
+
+    /// Continuous across the 168 h cap where no point's mass leaves: masses on 1, 100, 250 h and the tail;
+    /// at u = 168 h ± 0.01 the points ahead are 82 h and the tail. Positive everywhere on a fine sweep.
+    #[test]
+    fn remaining_estimate_is_continuous_at_the_cap_and_positive() {
+        let p = learned(vec![1.0, 100.0, 250.0, 480.0], &[0.4, 0.3, 0.2, 0.1]);
+        let (a, b) = (p.remaining(0, 167.99), p.remaining(0, 168.01));
+        let want = (82f64.ln() * 2.0 / 3.0 + 168f64.ln() / 3.0).exp();
+        assert!(
+            (a - want).abs() < 0.01 && (b - want).abs() < 0.01,
+            "{a} {b} {want}"
+        );
+        assert!((0..3000).all(|k| p.remaining(0, k as f64 * 0.25) > 0.0));
+        // an unknown job has no estimate
+        assert_eq!(p.remaining(7, 3.0), 0.0);
     }
 
     #[test]

@@ -119,8 +119,12 @@ pub struct LifetimeParams {
     pub predictor: PredictorKind,
     /// Accuracy `A` of the noisy predictor, in [0, 1] (App. G.1).
     pub accuracy: f64,
-    /// Whether predictions are repredicted with the uptime (`false`: the one-shot ablation `max(L̂ − u, 0)`).
-    /// LA-Binary never repredicts (§5.5).
+    /// The noisy predictor's point estimate from its posterior (ALGORITHMS.md §5.2): `median` (the default
+    /// from defaults set 9) or `mean`.
+    pub noisy_estimate: predictor::NoisyEstimate,
+    /// Whether predictions are repredicted with the uptime (`false`: the one-shot ablation
+    /// `max(R̂(0) − u, 0)`, the same model without the update). LA-Binary never repredicts (§5.5): it counts
+    /// `R̂(0)` down.
     pub reprediction: bool,
     /// The split simulated: a deployment prefix of the Azure 2017 arrivals (`dev` or `test`); the other split
     /// trains the distributional and learned predictors. Empty = every VM of the workload.
@@ -181,6 +185,7 @@ impl Default for LifetimeParams {
             policies: Policy::ALL.to_vec(),
             predictor: PredictorKind::Oracle,
             accuracy: 0.9,
+            noisy_estimate: predictor::NoisyEstimate::Median,
             reprediction: true,
             split: "test".into(),
             share: 0.2,
@@ -279,7 +284,10 @@ impl LifetimeParams {
     /// The predictor's label, e.g. `oracle`, `noisy:0.9`, `noisy:0.9 one-shot`.
     pub fn predictor_label(&self) -> String {
         let base = match self.predictor {
-            PredictorKind::Noisy => format!("noisy:{}", self.accuracy),
+            PredictorKind::Noisy => match self.noisy_estimate {
+                predictor::NoisyEstimate::Median => format!("noisy:{}", self.accuracy),
+                e => format!("noisy:{} {}", self.accuracy, e.name()),
+            },
             k => k.name().to_string(),
         };
         if self.reprediction || self.predictor == PredictorKind::Oracle {

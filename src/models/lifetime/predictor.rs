@@ -3,10 +3,10 @@
 //! Times are hours. A predictor answers two questions about job `j` of the simulated workload: its first
 //! prediction `L̂` (at uptime 0) and its predicted remaining lifetime `R̂_j(u) = E[T − u | T > u]` at uptime
 //! `u` (the reprediction). Without reprediction (the "one-shot" ablation, also what LA-Binary uses) the
-//! remaining time is `max(L̂ − u, 0)` ([`OneShot`]).
+//! remaining time is the same model's estimate at arrival counted down, `max(R̂(0) − u, 0)` ([`OneShot`]).
 
 use crate::substrate::rng::{normal, stream};
-use crate::substrate::stats::normal_sf;
+use crate::substrate::stats::{normal_quantile, normal_sf};
 use rand::RngExt;
 
 /// A lifetime predictor over the jobs of one simulation (indices `0..n`).
@@ -68,30 +68,29 @@ pub fn lognormal_mean_residual(m: f64, s: f64, u: f64) -> f64 {
     }
 }
 
-/// `E[min(X, c)·1{min(X, c) > u}]` and `P(min(X, c) > u)` for `X ~ LogNormal(m, s²)` (natural log) capped at
-/// `c` hours, `0 ≤ u`: the partial moments of the capped log-normal beyond `u` (hours, probability). The mass
-/// `P(X ≥ c)` sits at `c`; nothing lies beyond `u ≥ c`.
-pub fn capped_lognormal_tail(m: f64, s: f64, c: f64, u: f64) -> (f64, f64) {
-    if u >= c {
-        return (0.0, 0.0);
+/// The point estimate the noisy predictor reports from its posterior (ALGORITHMS.md §5.2 leaves it open).
+/// Serialized kebab-case: `median`, `mean`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoisyEstimate {
+    /// The posterior median of `T − u` given `T > u` (the default): what a model regressing `log10`
+    /// lifetimes reports (seed 003 §3, App. B: trained on log lifetimes; App. G.1 puts the noise on the
+    /// `log10` label). At uptime 0 it is `L̂` itself for every `A` (the log-normal component is centred on it).
+    #[default]
+    Median,
+    /// The posterior mean `E[T − u | T > u]`: dominated by the 3-decade log-normal's tail (its mean is
+    /// `L̂·e^{23.8}`), so below `A = 1` nearly every prediction sits at the 14-day cap.
+    Mean,
+}
+
+impl NoisyEstimate {
+    /// The name (`median`, `mean`).
+    pub fn name(self) -> &'static str {
+        match self {
+            NoisyEstimate::Median => "median",
+            NoisyEstimate::Mean => "mean",
+        }
     }
-    let lc = c.ln();
-    let mean = (m + 0.5 * s * s).exp();
-    // X in (u, c): P = Φ((ln c − m)/s) − Φ((ln u − m)/s); E[X·1] = mean·[Φ((ln c − m − s²)/s) − Φ((ln u − m − s²)/s)]
-    let (p_lo, pt_lo) = if u > 0.0 {
-        let lu = u.ln();
-        (
-            normal_sf((lu - m) / s),
-            mean * normal_sf((lu - m - s * s) / s),
-        )
-    } else {
-        (1.0, mean)
-    };
-    let p_hi = normal_sf((lc - m) / s);
-    let pt_hi = mean * normal_sf((lc - m - s * s) / s);
-    let p = (p_lo - p_hi).max(0.0) + p_hi;
-    let pt = (pt_lo - pt_hi).max(0.0) + c * p_hi;
-    (pt, p)
 }
 
 /// The noisy predictor at accuracy `A` (App. G.1, stated; ALGORITHMS.md §5.2 as corrected): per job,
@@ -101,20 +100,29 @@ pub fn capped_lognormal_tail(m: f64, s: f64, c: f64, u: f64) -> (f64, f64) {
 /// [`MAX_PREDICTION_H`]].
 ///
 /// Reprediction is the posterior of `T` under this known noise model given `L̂` and `T > u`: a point mass at
-/// `L̂` (weight `A`) and `LogNormal(ln L̂, (3·ln 10)²)` capped at 14 days (weight `1 − A`), each conditioned on
-/// `T > u` and renormalised; `R̂(u) = E[T − u | T > u]` under it. When neither component has mass beyond `u`
-/// (a VM older than both `L̂` and the cap), the uncapped log-normal's mean residual
-/// ([`lognormal_mean_residual`]) if `A < 1`, else 0 (the oracle's `max(T − u, 0)`) [UNSTATED].
+/// `L̂` (weight `A`) and `LogNormal(ln L̂, (3·ln 10)²)` (weight `1 − A`; `T` itself is not capped), each
+/// conditioned on `T > u` and renormalised. `R̂(u)` is its median or mean of `T − u` ([`NoisyEstimate`]),
+/// and, as App. G.1 caps the *predictions* at 14 days, capped at [`MAX_PREDICTION_H`] (at `L̂ − u` when a
+/// correct prediction is longer, so that A = 1 stays the oracle). A VM older than `L̂` keeps a positive,
+/// continuous `R̂` from the log-normal component while `A < 1`; at `A = 1` it is 0 (the oracle's
+/// `max(T − u, 0)`).
 pub struct Noisy {
     lhat: Vec<f64>,
     accuracy: f64,
     s: f64,
+    estimate: NoisyEstimate,
 }
 
 impl Noisy {
     /// Draws the predictions for true lifetimes `life` (hours) at accuracy `accuracy` ∈ [0, 1]; job `j` uses
     /// its own random stream `(seed, comp, j)`, so predictions do not depend on the order of evaluation.
-    pub fn new(life: &[f64], accuracy: f64, seed: u64, comp: u64) -> Noisy {
+    pub fn new(
+        life: &[f64],
+        accuracy: f64,
+        seed: u64,
+        comp: u64,
+        estimate: NoisyEstimate,
+    ) -> Noisy {
         let lhat = life
             .iter()
             .enumerate()
@@ -131,6 +139,63 @@ impl Noisy {
             lhat,
             accuracy: accuracy.clamp(0.0, 1.0),
             s: WRONG_ERROR_DECADES * std::f64::consts::LN_10,
+            estimate,
+        }
+    }
+
+    /// The posterior median of `T − u` given `T > u`, hours, uncapped. With `S(t) = A·1{L̂ > t} +
+    /// (1 − A)·Q((ln t − ln L̂)/s)` (Q the normal tail), the least `t > u` with `S(t) ≤ S(u)/2`, less `u`:
+    /// `L̂` itself while the point mass is alive and `S(L̂) = (1 − A)/2 ≤ S(u)/2`, else inside the log-normal
+    /// component by its quantile; 0 when nothing lies beyond `u` (`A = 1`, `u ≥ L̂`).
+    fn median_residual(&self, lhat: f64, u: f64) -> f64 {
+        let (a, s) = (self.accuracy, self.s);
+        let m = lhat.max(MIN_PREDICTION_H).ln();
+        let q_u = if u > 0.0 {
+            normal_sf((u.ln() - m) / s)
+        } else {
+            1.0
+        };
+        let alive = lhat > u;
+        if a >= 1.0 {
+            return if alive { lhat - u } else { 0.0 };
+        }
+        let s_u = if alive { a } else { 0.0 } + (1.0 - a) * q_u;
+        let target = 0.5 * s_u;
+        if alive && 0.5 * (1.0 - a) <= target {
+            return lhat - u;
+        }
+        // in the log-normal component beyond u (and beyond L̂ when the point mass is alive): (1 − A)·Q(z) = target
+        let q = target / (1.0 - a);
+        if q > 1e-300 {
+            let z = -normal_quantile(q);
+            ((m + s * z).exp() - u).max(0.0)
+        } else {
+            // far tail: Q(z') = Q(z)/2 gives z' ≈ z + ln 2/z
+            let z = (u.ln() - m) / s;
+            u * (s * std::f64::consts::LN_2 / z).exp_m1()
+        }
+    }
+
+    /// The posterior mean of `T − u` given `T > u`, hours, uncapped (0 when nothing lies beyond `u`).
+    fn mean_residual(&self, lhat: f64, u: f64) -> f64 {
+        let a = self.accuracy;
+        let (w1, r1) = if lhat > u { (a, lhat - u) } else { (0.0, 0.0) };
+        if a >= 1.0 {
+            return r1;
+        }
+        let m = lhat.max(MIN_PREDICTION_H).ln();
+        let q_u = if u > 0.0 {
+            normal_sf((u.ln() - m) / self.s)
+        } else {
+            1.0
+        };
+        let r2 = lognormal_mean_residual(m, self.s, u);
+        let w2 = (1.0 - a) * q_u;
+        if w1 + w2 > 0.0 {
+            (w1 * r1 + w2 * r2) / (w1 + w2)
+        } else {
+            // the point mass is gone and the tail underflows: the log-normal's own residual
+            r2
         }
     }
 }
@@ -139,34 +204,14 @@ impl LifetimePredictor for Noisy {
     fn first(&self, j: usize) -> f64 {
         self.lhat[j]
     }
-    /// The posterior mean residual (see the type's documentation).
+    /// The posterior median or mean residual, capped (see the type's documentation).
     fn remaining(&self, j: usize, u: f64) -> f64 {
         let lhat = self.lhat[j];
-        let a = self.accuracy;
-        // point mass: weight A·1{L̂ > u}, residual L̂ − u
-        let (w1, r1) = if lhat > u { (a, lhat - u) } else { (0.0, 0.0) };
-        let (w2, r2) = if a < 1.0 {
-            let (pt, p) =
-                capped_lognormal_tail(lhat.max(MIN_PREDICTION_H).ln(), self.s, MAX_PREDICTION_H, u);
-            if p > 0.0 {
-                ((1.0 - a) * p, (pt / p - u).max(0.0))
-            } else {
-                (0.0, 0.0)
-            }
-        } else {
-            (0.0, 0.0)
+        let r = match self.estimate {
+            NoisyEstimate::Median => self.median_residual(lhat, u),
+            NoisyEstimate::Mean => self.mean_residual(lhat, u),
         };
-        if w1 + w2 > 0.0 {
-            if w2 == 0.0 {
-                r1
-            } else {
-                (w1 * r1 + w2 * r2) / (w1 + w2)
-            }
-        } else if a < 1.0 {
-            lognormal_mean_residual(lhat.max(MIN_PREDICTION_H).ln(), self.s, u)
-        } else {
-            0.0
-        }
+        r.min(MAX_PREDICTION_H.max(lhat - u))
     }
 }
 
@@ -354,15 +399,29 @@ impl LifetimePredictor for Distributional {
     }
 }
 
-/// Any predictor without reprediction: `R̂(u) = max(L̂ − u, 0)` (ALGORITHMS.md §5.2 item 4).
-pub struct OneShot<P>(pub P);
+/// Any predictor without reprediction (ALGORITHMS.md §5.2 item 4, §5.3): the same model's estimate at
+/// uptime 0, `R̂(0)`, counted down, `R̂(u) = max(R̂(0) − u, 0)`; its first prediction is `R̂(0)` too. So the
+/// "no reprediction" ablation differs from the repredicted arm only in the update (at `u = 0` the two agree
+/// exactly), and LA-Binary (which reads `R̂(0)` from whatever predictor it is given) sees the same model.
+pub struct OneShot {
+    r0: Vec<f64>,
+}
 
-impl<P: LifetimePredictor> LifetimePredictor for OneShot<P> {
+impl OneShot {
+    /// Evaluates `R̂_j(0)` of `p` for the jobs `0..n` once.
+    pub fn new<P: LifetimePredictor + ?Sized>(p: &P, n: usize) -> OneShot {
+        OneShot {
+            r0: (0..n).map(|j| p.remaining(j, 0.0)).collect(),
+        }
+    }
+}
+
+impl LifetimePredictor for OneShot {
     fn first(&self, j: usize) -> f64 {
-        self.0.first(j)
+        self.r0[j]
     }
     fn remaining(&self, j: usize, u: f64) -> f64 {
-        (self.0.first(j) - u).max(0.0)
+        (self.r0[j] - u).max(0.0)
     }
 }
 
@@ -441,74 +500,185 @@ mod tests {
     #[test]
     fn noisy_at_full_accuracy_is_the_oracle_bit_for_bit() {
         let life = vec![0.01, 0.5, 3.7, 10.0, 170.0, 1000.0];
-        let noisy = Noisy::new(&life, 1.0, 11, 3);
-        let oracle = Oracle::new(life.clone());
-        for j in 0..life.len() {
-            assert_eq!(noisy.first(j).to_bits(), oracle.first(j).to_bits());
-            for &u in &[
-                0.0, 0.004, 0.3, 0.5, 2.0, 3.7, 9.99, 100.0, 400.0, 999.0, 1000.0, 2000.0,
-            ] {
-                assert_eq!(
-                    noisy.remaining(j, u).to_bits(),
-                    oracle.remaining(j, u).to_bits(),
-                    "job {j}, u = {u}"
-                );
+        for est in [NoisyEstimate::Median, NoisyEstimate::Mean] {
+            let noisy = Noisy::new(&life, 1.0, 11, 3, est);
+            let oracle = Oracle::new(life.clone());
+            for j in 0..life.len() {
+                assert_eq!(noisy.first(j).to_bits(), oracle.first(j).to_bits());
+                for &u in &[
+                    0.0, 0.004, 0.3, 0.5, 2.0, 3.7, 9.99, 100.0, 400.0, 999.0, 1000.0, 2000.0,
+                ] {
+                    assert_eq!(
+                        noisy.remaining(j, u).to_bits(),
+                        oracle.remaining(j, u).to_bits(),
+                        "job {j}, u = {u}"
+                    );
+                }
             }
         }
     }
 
-    /// The posterior mean residual against numerical integration of the mixture's survival function:
-    /// `S(t) = [A·1{L̂ > t} + (1 − A)·P(min(X, 336) > t)] / [same at u]` for `t ≥ u`, and
-    /// `E[T − u | T > u] = ∫_u^∞ S(t) dt` (trapezoid on a fine grid; the capped log-normal ends at 336 h).
+    fn noisy(a: f64, lhat: f64, estimate: NoisyEstimate) -> Noisy {
+        Noisy {
+            lhat: vec![lhat],
+            accuracy: a,
+            s: WRONG_ERROR_DECADES * std::f64::consts::LN_10,
+            estimate,
+        }
+    }
+
+    /// The posterior's survival `S(t) = A·1{L̂ > t} + (1 − A)·Q((ln t − ln L̂)/s)` (uncapped `T`).
+    fn posterior_survival(a: f64, lhat: f64, t: f64) -> f64 {
+        let s = WRONG_ERROR_DECADES * std::f64::consts::LN_10;
+        let q = if t <= 0.0 {
+            1.0
+        } else {
+            normal_sf((t.ln() - lhat.ln()) / s)
+        };
+        a * f64::from(u8::from(lhat > t)) + (1.0 - a) * q
+    }
+
+    /// The posterior mean residual (uncapped) against numerical integration of the mixture's survival:
+    /// `E[T − u | T > u] = ∫_u^∞ S(t) dt / S(u)`, with `t = e^y` (Simpson in `y` on each side of `L̂`, up to
+    /// 14 standard deviations beyond the integrand's peak at `ln L̂ + s²`).
     #[test]
     fn noisy_posterior_mean_matches_numerical_integration() {
         let s = WRONG_ERROR_DECADES * std::f64::consts::LN_10;
-        let cap = MAX_PREDICTION_H;
         for &(a, lhat, u) in &[
-            (0.9, 2.0, 0.0),
-            (0.9, 2.0, 1.0),
+            (0.9f64, 2.0f64, 0.5f64),
             (0.9, 2.0, 3.0),
             (0.5, 0.1, 0.05),
             (0.7, 50.0, 60.0),
             (0.0, 5.0, 1.0),
             (0.99, 300.0, 100.0),
+            (0.9, 2.0, 337.0),
         ] {
-            let p = Noisy {
-                lhat: vec![lhat],
-                accuracy: a,
-                s,
-            };
-            let m = f64::ln(lhat);
-            let surv_ln = |t: f64| {
-                if t >= cap {
-                    0.0
-                } else if t <= 0.0 {
-                    1.0
-                } else {
-                    normal_sf((t.ln() - m) / s)
-                }
-            };
-            let surv = |t: f64| a * f64::from(u8::from(lhat > t)) + (1.0 - a) * surv_ln(t);
-            // integrate S on [u, cap] piecewise, split at L̂ (the jump), with log-spaced points near u
-            let mut knots = vec![u, cap];
-            if lhat > u && lhat < cap {
-                knots.insert(1, lhat);
+            let y_hi = lhat.ln() + s * s + 14.0 * s;
+            let mut knots = vec![u.ln()];
+            if lhat > u {
+                knots.push(lhat.ln());
             }
+            knots.push(y_hi);
             let mut integral = 0.0;
             for w in knots.windows(2) {
                 let (lo, hi) = (w[0], w[1]);
-                let n = 400_000;
+                let n = 200_000;
                 let h = (hi - lo) / n as f64;
-                // midpoint rule (never evaluates the jump itself)
-                integral += (0..n).map(|k| surv(lo + (k as f64 + 0.5) * h)).sum::<f64>() * h;
+                // the jump at L̂ is a knot; evaluate just inside each piece
+                let f = |y: f64| {
+                    let y = y.clamp(lo + 1e-12, hi - 1e-12);
+                    posterior_survival(a, lhat, y.exp()) * y.exp()
+                };
+                let mut sum = f(lo) + f(hi);
+                for k in 1..n {
+                    sum += if k % 2 == 1 { 4.0 } else { 2.0 } * f(lo + k as f64 * h);
+                }
+                integral += sum * h / 3.0;
             }
-            let want = integral / surv(u);
-            let got = p.remaining(0, u);
+            let want = integral / posterior_survival(a, lhat, u);
+            let got = noisy(a, lhat, NoisyEstimate::Mean).mean_residual(lhat, u);
             assert!(
-                (got - want).abs() <= 1e-4 * want.max(1.0),
-                "A = {a}, L̂ = {lhat}, u = {u}: posterior {got} vs quadrature {want}"
+                (got - want).abs() <= 1e-6 * want,
+                "A = {a}, L̂ = {lhat}, u = {u}: posterior mean {got} vs quadrature {want}"
             );
         }
+    }
+
+    /// The posterior median against bisection on the survival: `S(u + r) = S(u)/2`; at u = 0 it is `L̂` for
+    /// every A (the noise is centred on it), and the one reported is capped at 14 days.
+    #[test]
+    fn noisy_posterior_median_by_bisection_and_by_hand() {
+        for &(a, lhat, u) in &[
+            (0.9, 2.0, 3.0),
+            (0.5, 0.1, 0.05),
+            (0.7, 50.0, 60.0),
+            (0.0, 5.0, 1.0),
+            (0.2, 5.0, 1.0),
+            (0.9, 2.0, 337.0),
+        ] {
+            let target = 0.5 * posterior_survival(a, lhat, u);
+            let (mut lo, mut hi) = (u, 1e30f64);
+            for _ in 0..400 {
+                let mid = (lo * hi).sqrt().max(lo + (hi - lo) * 1e-3);
+                if posterior_survival(a, lhat, mid) > target {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            let want = hi - u;
+            let got = noisy(a, lhat, NoisyEstimate::Median).median_residual(lhat, u);
+            assert!(
+                (got - want).abs() <= 1e-6 * want.max(1e-3),
+                "A = {a}, L̂ = {lhat}, u = {u}: median {got} vs bisection {want}"
+            );
+        }
+        // by hand: at u = 0 the median is L̂ (S jumps from (1 + A)/2 to (1 − A)/2 across 1/2 at L̂)
+        for a in [0.0, 0.3, 0.9] {
+            assert_eq!(noisy(a, 2.0, NoisyEstimate::Median).remaining(0, 0.0), 2.0);
+        }
+        // A = 0.9, L̂ = 2 h, u = 1 h: S(u) = 0.9 + 0.1·Q(ln 0.5/s) ≈ 0.9522 > 2·S(L̂) = 0.1, so still L̂ − u = 1 h
+        assert_eq!(
+            noisy(0.9, 2.0, NoisyEstimate::Median).remaining(0, 1.0),
+            1.0
+        );
+        // past L̂ only the log-normal is left: Q(z') = Q(z_u)/2, z_u = ln(3/2)/s
+        let s = WRONG_ERROR_DECADES * std::f64::consts::LN_10;
+        let z = -normal_quantile(0.5 * normal_sf(1.5f64.ln() / s));
+        let want = 2.0 * (s * z).exp() - 3.0;
+        let got = noisy(0.9, 2.0, NoisyEstimate::Median).remaining(0, 3.0);
+        assert!((got - want).abs() < 1e-9 * want, "{got} vs {want}");
+    }
+
+    /// The 14-day cap is on the prediction, not on `T` (App. G.1): the reported residual is continuous and
+    /// positive across u = 336 h (it was 1.0 h at 335 h and 2e11 h at 337 h with `T` capped), and the mean's
+    /// tail puts it at the cap.
+    #[test]
+    fn noisy_prediction_is_capped_and_continuous_across_fourteen_days() {
+        for est in [NoisyEstimate::Median, NoisyEstimate::Mean] {
+            let p = noisy(0.9, 2.0, est);
+            let (a, b) = (p.remaining(0, 335.0), p.remaining(0, 337.0));
+            assert!(a > 0.0 && b > 0.0 && a <= MAX_PREDICTION_H && b <= MAX_PREDICTION_H);
+            assert!((a - b).abs() < 0.02 * a, "{}: {a} vs {b}", est.name());
+        }
+        assert_eq!(
+            noisy(0.9, 2.0, NoisyEstimate::Mean).remaining(0, 0.0),
+            MAX_PREDICTION_H
+        );
+        // a correct prediction longer than 14 days is kept (A = 1 is the oracle)
+        assert_eq!(
+            noisy(1.0, 500.0, NoisyEstimate::Mean).remaining(0, 100.0),
+            400.0
+        );
+    }
+
+    /// The "no reprediction" ablation is the same model counted down: at u = 0 both arms agree exactly, and
+    /// later `max(R̂(0) − u, 0)`. By hand with the mean at A = 0.9, L̂ = 2 h: R̂(0) = 336 h (the cap), so the
+    /// one-shot arm says 326 h at u = 10 h, where the repredicted arm says the capped posterior mean.
+    #[test]
+    fn one_shot_is_the_same_model_without_the_update() {
+        let life = [0.3, 2.0, 40.0, 700.0];
+        for est in [NoisyEstimate::Median, NoisyEstimate::Mean] {
+            let p = Noisy::new(&life, 0.6, 5, 9, est);
+            let one = OneShot::new(&p, life.len());
+            for j in 0..life.len() {
+                assert_eq!(
+                    one.remaining(j, 0.0).to_bits(),
+                    p.remaining(j, 0.0).to_bits()
+                );
+                assert_eq!(one.first(j).to_bits(), p.remaining(j, 0.0).to_bits());
+                let r0 = p.remaining(j, 0.0);
+                assert_eq!(one.remaining(j, 1.5), (r0 - 1.5).max(0.0));
+            }
+        }
+        let p = noisy(0.9, 2.0, NoisyEstimate::Mean);
+        let one = OneShot::new(&p, 1);
+        assert_eq!(one.remaining(0, 10.0), MAX_PREDICTION_H - 10.0);
+        // the median: R̂(0) = L̂ = 2 h, so one-shot is the old max(L̂ − u, 0)
+        let p = noisy(0.9, 2.0, NoisyEstimate::Median);
+        let one = OneShot::new(&p, 1);
+        assert_eq!(one.remaining(0, 0.5), 1.5);
+        assert_eq!(one.remaining(0, 3.0), 0.0);
     }
 
     #[test]
@@ -542,7 +712,7 @@ mod tests {
 
     #[test]
     fn noisy_predictor_scatters_wrong_predictions_by_three_decades() {
-        let bad = Noisy::new(&vec![1.0; 2000], 0.0, 7, 1);
+        let bad = Noisy::new(&vec![1.0; 2000], 0.0, 7, 1, NoisyEstimate::Median);
         // wrong predictions scatter by 3 decades: about 74% land outside ×/÷ 10 (P(|Z| > 1/3))
         let far = (0..2000)
             .filter(|&j| (bad.first(j).log10()).abs() > 1.0)
@@ -550,7 +720,7 @@ mod tests {
         assert!((1300..1650).contains(&far), "{far}");
         // and caps them to [1 s, 14 days]
         assert!((0..2000).all(|j| (MIN_PREDICTION_H..=MAX_PREDICTION_H).contains(&bad.first(j))));
-        let one = OneShot(Oracle::new(vec![3.0]));
+        let one = OneShot::new(&Oracle::new(vec![3.0]), 1);
         assert_eq!(one.remaining(0, 1.0), 2.0);
         assert_eq!(one.remaining(0, 5.0), 0.0);
     }

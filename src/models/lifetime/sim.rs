@@ -432,6 +432,8 @@ struct Host {
     state: State,
     class: u8,
     key: TimerKey,
+    /// LAVA: the pending deadline, hours (meaningful while the host is non-empty).
+    deadline: f64,
     res_epoch: u32,
     res_count: u32,
     exit_cache: f64,
@@ -471,6 +473,8 @@ struct Pool<'a> {
     on: Vec<u32>,
     class: Vec<u8>,
     res_epoch: Vec<u32>,
+    /// `R̂_j(0)`, hours: the estimate at arrival (LAVA's first class, LA-Binary's one-shot `L̂`).
+    r0: Vec<f64>,
     long: Vec<bool>,
     recent: Vec<[f64; DIMS]>,
     recent_next: usize,
@@ -571,13 +575,13 @@ fn host_exit_of(
 }
 
 /// LA-Binary's host class (seed 003 §2.4; ALGORITHMS.md §5.5 as corrected): long when the longest remaining
-/// one-shot predicted time of its VMs, `max_v (L̂_v − u_v)`, exceeds [`LA_BINARY_CUTOFF_H`] at `now`; short
-/// otherwise (an empty host has no class: the callers check emptiness first). Dynamic: a host whose long VMs
-/// near their predicted end turns short.
-fn host_is_long(host: &Host, jobs: &[Job], pred: &dyn LifetimePredictor, now: f64) -> bool {
+/// one-shot predicted time of its VMs, `max_v (L̂_v − u_v)` with `L̂_v = R̂_v(0)` (`r0`, the same model NILAS
+/// and LAVA see, §5.3), exceeds [`LA_BINARY_CUTOFF_H`] at `now`; short otherwise (an empty host has no class:
+/// the callers check emptiness first). Dynamic: a host whose long VMs near their predicted end turns short.
+fn host_is_long(host: &Host, jobs: &[Job], r0: &[f64], now: f64) -> bool {
     host.vms.iter().any(|&v| {
         let j = v as usize;
-        pred.first(j) - (now - jobs[j].start) > LA_BINARY_CUTOFF_H
+        r0[j] - (now - jobs[j].start) > LA_BINARY_CUTOFF_H
     })
 }
 
@@ -609,7 +613,7 @@ impl<'a> Pool<'a> {
         };
         let vclass = self.class[j];
         let vlong = if u > 0.0 {
-            self.pred.first(j) - u > LA_BINARY_CUTOFF_H
+            self.r0[j] - u > LA_BINARY_CUTOFF_H
         } else {
             self.long[j]
         };
@@ -623,6 +627,7 @@ impl<'a> Pool<'a> {
             jobs,
             pred,
             cfg,
+            r0,
             ..
         } = self;
         let mut best: Option<((u8, u8, u8), usize)> = None;
@@ -645,7 +650,7 @@ impl<'a> Pool<'a> {
                 Policy::LaBinary => {
                     if empty {
                         (2, 0)
-                    } else if host_is_long(host, jobs, *pred, now) == vlong {
+                    } else if host_is_long(host, jobs, r0, now) == vlong {
                         (0, 0)
                     } else {
                         (1, 0)
@@ -707,9 +712,24 @@ impl<'a> Pool<'a> {
     }
 
     fn reset_deadline(&mut self, h: usize, now: f64, des: &mut Des<Ev>) {
-        let host = &self.hosts[h];
+        let host = &mut self.hosts[h];
         let t = now + LAVA_DEADLINE_FACTOR * class_upper_bound(host.class);
+        host.deadline = t;
         des.schedule_keyed(host.key, t, Ev::Deadline(h as u32));
+    }
+
+    /// Moves host `h`'s deadline out to cover a VM of class `vclass` placed at `now` (never in): with correct
+    /// predictions the host then never outlives its deadline, so a deadline raise means an under-prediction
+    /// (seed 003 §4.3: "if all predictions are correct, the total lifetime of a host does not exceed 1.1× its
+    /// original lifetime class") [UNSTATED: the paper's tiers never put a VM that could outlive the deadline on
+    /// a host; §5.4's step 3, any non-empty host, can].
+    fn cover_deadline(&mut self, h: usize, vclass: u8, now: f64, des: &mut Des<Ev>) {
+        let t = now + LAVA_DEADLINE_FACTOR * class_upper_bound(vclass);
+        let host = &mut self.hosts[h];
+        if t > host.deadline {
+            host.deadline = t;
+            des.schedule_keyed(host.key, t, Ev::Deadline(h as u32));
+        }
     }
 
     fn place(&mut self, j: usize, h: usize, now: f64, des: &mut Des<Ev>, schedule_exit: bool) {
@@ -751,6 +771,16 @@ impl<'a> Pool<'a> {
                 self.hosts[h].class = vclass;
                 self.res_only(h, j);
                 self.reset_deadline(h, now, des);
+            } else {
+                if self.hosts[h].state == State::Recycling && vclass == self.hosts[h].class {
+                    // a same-class VM on a recycling host (step 3) is of the host's class: residual, so the
+                    // class drops only once it is gone too ("all remaining VMs are of the next-shorter
+                    // class", §4.3)
+                    let host = &mut self.hosts[h];
+                    host.res_count += 1;
+                    self.res_epoch[j] = host.res_epoch;
+                }
+                self.cover_deadline(h, vclass, now, des);
             }
             let host = &self.hosts[h];
             let cap = host.cap;
@@ -1008,7 +1038,7 @@ impl<'a> Pool<'a> {
             _ => key.0.min(3) as usize,
         };
         d.by_tier[tier] += 1;
-        if !empty && host_is_long(host, self.jobs, self.pred, now) != long {
+        if !empty && host_is_long(host, self.jobs, &self.r0, now) != long {
             if long {
                 d.long_on_short += 1;
             } else {
@@ -1081,7 +1111,7 @@ impl<'a> Pool<'a> {
         let (mut long, mut short, mut recycling) = (0usize, 0usize, 0usize);
         for host in &self.hosts {
             if !host.vms.is_empty() {
-                if host_is_long(host, self.jobs, self.pred, now) {
+                if host_is_long(host, self.jobs, &self.r0, now) {
                     long += 1;
                 } else {
                     short += 1;
@@ -1284,6 +1314,7 @@ fn run_full(
             state: State::Empty,
             class: 0,
             key: des.new_key(),
+            deadline: 0.0,
             res_epoch: 0,
             res_count: 0,
             exit_cache: 0.0,
@@ -1291,17 +1322,17 @@ fn run_full(
             cache_valid: false,
         })
         .collect();
+    let r0: Vec<f64> = (0..n).map(|j| pred.remaining(j, 0.0)).collect();
     let mut pool = Pool {
         jobs,
         pred,
         cfg,
         hosts,
         on: vec![NONE; n],
-        class: (0..n)
-            .map(|j| lifetime_class(pred.remaining(j, 0.0)))
-            .collect(),
+        class: r0.iter().map(|&r| lifetime_class(r)).collect(),
         res_epoch: vec![NONE; n],
-        long: (0..n).map(|j| pred.first(j) > LA_BINARY_CUTOFF_H).collect(),
+        long: r0.iter().map(|&r| r > LA_BINARY_CUTOFF_H).collect(),
+        r0,
         recent: Vec::new(),
         recent_next: 0,
         placed: vec![NONE; n],
@@ -1516,6 +1547,80 @@ mod tests {
         let r = simulate(&jobs, &pred, &cfg(Policy::Lava, 1, 4.0));
         let d = r.diagnostics.unwrap();
         assert_eq!((d.by_tier, d.class_up_deadline), ([0, 1, 0, 1], 0));
+    }
+
+    /// With correct predictions a LAVA host never outlives its deadline (issue 27: 19 deadline raises per
+    /// 12.7k placements with the oracle, Azure share 0.05, seed 1, before this rule; 0 after). Two cases on one
+    /// 10-core host, each placed by step 3 (any non-empty host):
+    /// - recycling: A (9.5 cores, 5 h, class 2) opens it at 95% → RECYCLING, deadline 5.5 h… 11 h; B (0.5
+    ///   cores, 9 h, class 2) joins at 4 h. B is residual (same class), so A's exit at 5 h does not drop the
+    ///   class, and the deadline moves to 4 + 11 = 15 h > B's exit at 13 h. (Before: class 1 at 5 h, deadline
+    ///   6.1 h, raised while B ran.)
+    /// - open: A (1 core, 9.99 h, class 2, deadline 10.989 h); B (class 1, 0.9 h) at 9.5 h; C (class 1, 0.9 h)
+    ///   at 10.3 h exits at 11.2 h, after A's deadline: the deadline moves to 10.3 + 1.1 = 11.4 h.
+    #[test]
+    fn lava_host_never_outlives_its_deadline_with_correct_predictions() {
+        for (jobs, tiers) in [
+            (vec![job(0.0, 5.0, 9.5), job(4.0, 9.0, 0.5)], [0, 0, 1, 1]),
+            (
+                vec![job(0.0, 9.99, 1.0), job(9.5, 0.9, 1.0), job(10.3, 0.9, 1.0)],
+                [0, 0, 2, 1],
+            ),
+        ] {
+            let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+            let r = simulate(&jobs, &pred, &cfg(Policy::Lava, 1, 10.0));
+            let d = r.diagnostics.unwrap();
+            assert_eq!(
+                (d.by_tier, d.class_up_deadline, d.class_down),
+                (tiers, 0, 0)
+            );
+        }
+    }
+
+    /// A migration's target is chosen for the VM's repredicted LAVA class (issue 27), not its class at
+    /// arrival. Three 10-core hosts. At 0 h: X (8.5 cores, 5 h, class 2) opens host 0, F (1 core, 0.9 h,
+    /// class 1) fills it to 95% (RECYCLING, class 2); Y (8.5 cores, 500 h, class 4) opens host 1, G (like F)
+    /// makes it RECYCLING in class 4. V (1 core, 100 h) arrives at 0.05 h predicted 0.5 h (class 1) and fits
+    /// only the empty host 2. F and G exit at 0.9 h. Host 2 is drained at check 24 (2 h): V, 1.95 h old, is
+    /// now predicted 50 h (class 3), so the only recycling host of a higher class is host 1 (with the arrival
+    /// class 1, the lowest higher class, host 0). W (1 core, 0.5 h, class 1) at 3 h then finds 1.5 cores only
+    /// on host 0: it lands there (it would land on host 1 had V gone to host 0).
+    #[test]
+    fn migration_targets_use_the_repredicted_lava_class() {
+        struct Late(Vec<f64>);
+        impl LifetimePredictor for Late {
+            fn first(&self, j: usize) -> f64 {
+                self.remaining(j, 0.0)
+            }
+            fn remaining(&self, j: usize, u: f64) -> f64 {
+                match j {
+                    4 if u < 1.0 => 0.5 - u.min(0.5),
+                    4 => 50.0,
+                    _ => (self.0[j] - u).max(0.0),
+                }
+            }
+        }
+        let jobs = vec![
+            job(0.0, 5.0, 8.5),
+            job(0.0, 0.9, 1.0),
+            job(0.0, 500.0, 8.5),
+            job(0.0, 0.9, 1.0),
+            job(0.05, 100.0, 1.0),
+            job(3.0, 0.5, 1.0),
+        ];
+        let pred = Late(jobs.iter().map(|j| j.life).collect());
+        let mut c = cfg(Policy::Lava, 3, 10.0);
+        c.defrag = Some(Defrag {
+            order: MigrationOrder::StartTime,
+            replay: Some(std::sync::Arc::new(vec![(24, 2)])),
+            maintenance: false,
+        });
+        let (r, placed) = simulate_placements(&jobs, &pred, &c);
+        assert_eq!(
+            placed,
+            vec![Some(0), Some(0), Some(1), Some(1), Some(2), Some(0)]
+        );
+        assert_eq!((r.migrations, r.drained_hosts), (1, 1));
     }
 
     /// The App. F warm-up's baseline placements: with `baseline_jobs` = 3 every job of the example above is
