@@ -6,13 +6,14 @@
 //! `cargo test --release --test admit_is -- --ignored --nocapture` prints the variance reduction of the weighted
 //! failure-rate estimator against plain sampling (`variance_reduction_report`).
 
-use packlab::admission::importance::{
+use packlab::models::admission::experiment::{run_preset, tune, tune_with_plan};
+use packlab::models::admission::importance::{
     badness, build_plan, natural_bucket, ImportancePlan, BUCKETS, SPLIT_QUANTILES,
 };
-use packlab::admission::params::{AdmitParams, ImportanceConfig, PolicyKind, PolicySpec};
-use packlab::admission::sim::{lead_grid, simulate_run, RunResult, SimCache};
-use packlab::admission::tuning::{
-    run_preset, run_seed, summarise, summarise_weighted, tune, tune_with_plan, Preset, RunPlan,
+use packlab::models::admission::params::{AdmitParams, ImportanceConfig, PolicyKind, PolicySpec};
+use packlab::models::admission::sim::{lead_grid, simulate_run, RunResult, SimCache};
+use packlab::models::admission::tuning::{
+    run_seed, summarise, summarise_weighted, Preset, RunPlan,
 };
 
 /// The small configuration; importance sampling on with pilots of SECOND at θ2 = 0.01 (at the default
@@ -218,7 +219,7 @@ fn importance_tuning_is_deterministic_and_shared() {
     .unwrap();
     // 3 buckets × 8 pilot runs, then 40 runs at each of the 5 bisection steps and the 3 upward probes of the
     // search (no extra evaluation)
-    assert_eq!(packlab::admission::tuning::PROBES, 3);
+    assert_eq!(packlab::models::admission::tuning::PROBES, 3);
     let total = 3 * 8 + 40 * (5 + 3);
     assert!(seen.iter().all(|x| x.1 == total) && seen.last() == Some(&(total, total)));
     let b = tune(

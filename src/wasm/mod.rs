@@ -29,7 +29,7 @@ pub mod trace;
 use crate::experiment::RunError;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::substrate::error::FieldError;
-use crate::trace::TraceError;
+use crate::input::TraceError;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 

@@ -18,7 +18,7 @@ use super::{Host, Vm, Workload, WorkloadFormat, MAX_VMS};
 use crate::substrate::error::{FieldError, FieldErrors};
 use crate::substrate::rng::{exp, normal, poisson, stream, uniform_open0};
 use crate::substrate::stats::normal_sf;
-use crate::trace::TraceError;
+use crate::input::TraceError;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 

@@ -26,7 +26,7 @@ pub mod sched;
 
 pub use experiment::{EraReport, EraRun, EraStep};
 
-use super::{Inputs, ModelDef, ModelInfo};
+use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
 use crate::substrate::error::{FieldError, FieldErrors};
@@ -471,9 +471,9 @@ impl ModelDef for EraModel {
         section.validate(prefix)
     }
 
-    fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<EraRun, RunError> {
+    fn start(section: &EraParams, seed: u64, inputs: &Inputs) -> Result<EraRun, RunError> {
         let w = inputs.need_workload()?;
-        EraRun::new(w, &sc.era, sc.seed)
+        EraRun::new(w, section, seed)
     }
 
     /// `era.frontier`: data = the report's `cells`, opts = [`chart::FrontierOptions`];

@@ -31,7 +31,7 @@ pub mod sim;
 pub use experiment::{LifetimeReport, LifetimeRun, LifetimeStep};
 pub use sim::{PolicyResult, SimConfig};
 
-use super::{Inputs, ModelDef, ModelInfo};
+use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
 use crate::substrate::error::{FieldError, FieldErrors};
@@ -313,9 +313,9 @@ impl ModelDef for LifetimeModel {
         section.validate(prefix)
     }
 
-    fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<LifetimeRun, RunError> {
+    fn start(section: &LifetimeParams, seed: u64, inputs: &Inputs) -> Result<LifetimeRun, RunError> {
         let w = inputs.need_workload()?;
-        LifetimeRun::new(w, &sc.lifetime, sc.seed)
+        LifetimeRun::new(w, section, seed)
     }
 
     /// `lifetime.timeline`: data = the answer of the run operation `timeline` ([`chart::TimelineChart`]), opts =

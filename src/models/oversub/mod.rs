@@ -26,7 +26,7 @@ pub mod profile;
 
 pub use experiment::{OversubReport, OversubRun, OversubStep};
 
-use super::{Inputs, ModelDef, ModelInfo};
+use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
 use crate::substrate::error::{FieldError, FieldErrors};
@@ -516,8 +516,8 @@ impl ModelDef for OversubModel {
         section.validate(prefix)
     }
 
-    fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<OversubRun, RunError> {
-        OversubRun::new(&sc.oversub, sc.seed, inputs)
+    fn start(section: &OversubParams, seed: u64, inputs: &Inputs) -> Result<OversubRun, RunError> {
+        OversubRun::new(section, seed, inputs)
     }
 
     /// `oversub.frontier`: data = the report's `rows`, opts = [`chart::ChartOptions`]; `oversub.training`:

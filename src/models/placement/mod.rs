@@ -368,7 +368,7 @@ mod tests {
 // the registry entry
 
 use crate::experiment::RunError;
-use crate::models::{Inputs, ModelDef, ModelInfo};
+use crate::experiment::{Inputs, ModelDef, ModelInfo};
 
 /// The placement model in the registry ([`crate::models`]).
 pub struct PlacementModel;
@@ -393,9 +393,9 @@ impl ModelDef for PlacementModel {
         section.validate(prefix)
     }
 
-    fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<FrontierRun, RunError> {
+    fn start(section: &PlacementParams, seed: u64, inputs: &Inputs) -> Result<FrontierRun, RunError> {
         let trace = inputs.need_trace()?;
-        Ok(FrontierRun::new(trace, &sc.placement, sc.seed)?)
+        Ok(FrontierRun::new(trace, section, seed)?)
     }
 
     /// `placement.frontier`: data = the frontier's points (`[{ family, spec, m, q, pareto }]`), opts =
