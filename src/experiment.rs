@@ -352,6 +352,148 @@ fn report_units(
     true
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// experiments made of independent cells
+
+/// The cells of an experiment made of independent cells (a frontier point, a (policy, κ) cell): what
+/// [`CellRun`] needs of a model. A cell's result depends only on the cells' set-up and its index.
+pub trait Cells: Sync {
+    /// One cell's result (an element of the partial results; a job's result as JSON).
+    type Result: Clone + Send + Serialize + DeserializeOwned;
+    /// What a job is, for the error of a job that is not one (e.g. "a point of this frontier").
+    const JOB: &'static str;
+    /// What a job's result is, for the error of a result that is not one (e.g. "frontier point").
+    const RESULT: &'static str;
+    /// Number of cells.
+    fn len(&self) -> usize;
+    /// Whether there are no cells.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Prepares what the cells `range` share before they are computed (e.g. a predictor they read); nothing
+    /// by default. Errors end the run.
+    fn prepare(&mut self, _range: std::ops::Range<usize>) -> Result<(), RunError> {
+        Ok(())
+    }
+    /// The result of cell `i` (< [`Cells::len`], prepared). Errors end the run.
+    fn compute(&self, i: usize) -> Result<Self::Result, RunError>;
+}
+
+/// The lifecycle of an experiment made of independent [`Cells`], written once: units of work are cells in
+/// order; a step computes its cells on [`threads`] threads ([`map_parallel`]); jobs are cell indices
+/// ([`index_jobs`]) computed on any copy and absorbed in order; the first error ends the run. A model's
+/// [`Experiment`] delegates `total`, `done`, `step`, `jobs`, `compute`, `absorb`, `batch` and `error` to it
+/// and builds its partial results and report from the cells' results.
+pub struct CellRun<C: Cells> {
+    cells: C,
+    results: Vec<C::Result>,
+    error: Option<RunError>,
+}
+
+impl<C: Cells> CellRun<C> {
+    /// A run of `cells`, none computed.
+    pub fn new(cells: C) -> Self {
+        CellRun {
+            cells,
+            results: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// The cells.
+    pub fn cells(&self) -> &C {
+        &self.cells
+    }
+
+    /// The results of the cells computed so far, in cell order.
+    pub fn results(&self) -> &[C::Result] {
+        &self.results
+    }
+
+    /// [`Experiment::total`]: the number of cells.
+    pub fn total(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// [`Experiment::done`]: the cells computed.
+    pub fn done(&self) -> usize {
+        self.results.len()
+    }
+
+    /// [`Experiment::batch`]: the cells left.
+    pub fn batch(&self) -> usize {
+        self.cells.len() - self.results.len()
+    }
+
+    /// [`Experiment::error`]: why the run ended early.
+    pub fn error(&self) -> Option<RunError> {
+        self.error.clone()
+    }
+
+    /// Whether every cell is computed.
+    pub fn finished(&self) -> bool {
+        self.results.len() == self.cells.len()
+    }
+
+    /// The next step's cells: at most `units` (at least 1) after the computed ones; `None` at the end or
+    /// after an error.
+    fn next(&self, units: usize) -> Option<std::ops::Range<usize>> {
+        let first = self.results.len();
+        (self.error.is_none() && first < self.cells.len())
+            .then(|| first..(first + units.max(1)).min(self.cells.len()))
+    }
+
+    /// [`Experiment::step`]: computes the next `units` cells; gives the first cell's index and their
+    /// results, `None` at the end or on an error (kept for [`CellRun::error`]).
+    pub fn step(&mut self, units: usize) -> Option<(usize, Vec<C::Result>)> {
+        let next = self.next(units)?;
+        if let Err(e) = self.cells.prepare(next.clone()) {
+            self.error = Some(e);
+            return None;
+        }
+        let first = next.start;
+        let index: Vec<usize> = next.collect();
+        let cells = &self.cells;
+        let out = map_parallel(threads(), &index, |&i| cells.compute(i));
+        let mut results = Vec::with_capacity(out.len());
+        for r in out {
+            match r {
+                Ok(c) => results.push(c),
+                Err(e) => {
+                    self.error = Some(e);
+                    return None;
+                }
+            }
+        }
+        self.results.extend(results.iter().cloned());
+        Some((first, results))
+    }
+
+    /// [`Experiment::jobs`]: the next `units` cells' indices.
+    pub fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
+        index_jobs(self.next(units))
+    }
+
+    /// [`Experiment::compute`]: the result of the cell a job names, as JSON.
+    pub fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+        let i = job_index(job, self.cells.len(), C::JOB)?;
+        self.cells.prepare(i..i + 1)?;
+        serde_json::to_value(self.cells.compute(i)?).map_err(ser_error)
+    }
+
+    /// [`Experiment::absorb`]: the results of the jobs of a step, in job order; gives the first cell's index
+    /// and the results.
+    pub fn absorb(
+        &mut self,
+        results: Vec<serde_json::Value>,
+    ) -> Result<(usize, Vec<C::Result>), RunError> {
+        let first = self.results.len();
+        let expected = results.len().min(self.cells.len() - first);
+        let cells: Vec<C::Result> = decode_results(results, expected, C::RESULT)?;
+        self.results.extend(cells.iter().cloned());
+        Ok((first, cells))
+    }
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // the model contract

@@ -6,8 +6,8 @@
 //! (file:line:column or the field) when it was rejected; a panic is a bug. Multi-file inputs (a folder upload)
 //! are split on NUL bytes ([`split_files`]), the k-th part getting the k-th name of the target's list.
 
-use crate::scenario::Scenario;
 use crate::input::{InputFile, TraceError};
+use crate::scenario::Scenario;
 use crate::trace::{self, TraceFormat};
 use crate::workload::{self, WorkloadFormat};
 
@@ -158,7 +158,8 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
             ))
         }
         "azure_arrivals" => {
-            let files = if data.starts_with(crate::workload::azure::arrivals::BUNDLE_MAGIC.as_bytes())
+            let files = if data
+                .starts_with(crate::workload::azure::arrivals::BUNDLE_MAGIC.as_bytes())
                 || data.starts_with(&[0x1f, 0x8b])
             {
                 one("arrivals.txt.gz", data)

@@ -40,6 +40,5 @@ pub mod workload;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-
 /// Engine version recorded in every scenario and share link (the crate version).
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

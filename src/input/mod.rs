@@ -80,7 +80,6 @@ pub(crate) fn check_upload(name: &str, files: &[InputFile]) -> Result<(), TraceE
     Ok(())
 }
 
-
 /// The name of an upload: the single file's name, or the first path component shared by several files.
 pub fn upload_name(files: &[InputFile]) -> String {
     match files {
@@ -473,7 +472,6 @@ mod sha_tests {
         );
     }
 }
-
 
 /// Gzip-compresses bytes deterministically (no file name, mtime 0).
 pub fn gzip(bytes: &[u8]) -> Vec<u8> {

@@ -155,4 +155,3 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
         .filter(|(_, l)| !l.trim().is_empty())
 }
-

@@ -267,10 +267,12 @@ impl Scenario {
             });
         }
         match &self.trace {
-            TraceRef::Bundled(id) if crate::data::bundled_trace(id).is_none() => errs.push(FieldError {
-                field: "trace.bundled".into(),
-                message: format!("no bundled trace '{id}'"),
-            }),
+            TraceRef::Bundled(id) if crate::data::bundled_trace(id).is_none() => {
+                errs.push(FieldError {
+                    field: "trace.bundled".into(),
+                    message: format!("no bundled trace '{id}'"),
+                })
+            }
             TraceRef::Upload { sha256, .. } => {
                 check_sha256(sha256, "trace.upload.sha256", &mut errs)
             }

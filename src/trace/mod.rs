@@ -28,9 +28,7 @@ mod wide;
 pub use long_csv::LongCsvReader;
 pub use planetlab::PlanetLabReader;
 pub use samples::{Samples, Series, SeriesIter, UsageBuilder};
-pub use usage_alibaba::{
-    read_alibaba_machine_usage_timed, MachineUsageOptions,
-};
+pub use usage_alibaba::{read_alibaba_machine_usage_timed, MachineUsageOptions};
 pub use usage_azure::{read_azure_cpu_readings, read_azure_cpu_readings_timed, ReadingStat};
 pub use usage_bitbrains::{read_bitbrains, read_bitbrains_timed};
 pub use wide::{write_wide, WideReader};
@@ -38,7 +36,6 @@ pub use wide::{write_wide, WideReader};
 use crate::input::{check_upload, first_line, upload_name, InflateBudget, InputFile, TraceError};
 use crate::substrate::exact::DecimalGrid;
 use serde::Serialize;
-
 
 /// A set of per-VM usage series sampled at common instants (ALGORITHMS.md §4.1: items × realisations).
 #[derive(Clone, Debug, PartialEq)]
@@ -251,7 +248,6 @@ pub struct HistogramBin {
     pub count: u64,
 }
 
-
 /// The trace formats packlab reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -441,8 +437,6 @@ pub fn read_upload(files: Vec<(String, Vec<u8>)>) -> Result<UsageTrace, TraceErr
     read_trace(&name, &files, None)
 }
 
-
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,7 +474,9 @@ mod tests {
 #[cfg(test)]
 mod limit_tests {
     use super::*;
-    use crate::input::{MAX_FIELD_BYTES, MAX_FILES, MAX_INFLATED_BYTES, MAX_LINE_BYTES, MAX_UPLOAD_BYTES};
+    use crate::input::{
+        MAX_FIELD_BYTES, MAX_FILES, MAX_INFLATED_BYTES, MAX_LINE_BYTES, MAX_UPLOAD_BYTES,
+    };
     use std::io::Write;
 
     fn gz_zeros(n: usize) -> Vec<u8> {

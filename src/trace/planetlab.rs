@@ -3,7 +3,9 @@
 //! A `.zip` of such a folder is read too (the browser's upload path).
 
 use super::{TraceFormat, TraceReader, Unit, UsageTrace};
-use crate::input::{inflate_bounded, maybe_gunzip, utf8, InputFile, TraceError, MAX_FILES, MAX_VALUES};
+use crate::input::{
+    inflate_bounded, maybe_gunzip, utf8, InputFile, TraceError, MAX_FILES, MAX_VALUES,
+};
 
 /// Reader of PlanetLab day folders (seed 002 instances from real traces; ALGORITHMS.md §4.1).
 ///

@@ -5,9 +5,9 @@
 //! azure-v1-excerpt-opendc (2017, no header). Per-subscriber usage for oversubscription (seed 001, ALGORITHMS.md
 //! §3.6: hour-of-day mean and s.d. from the trace) and averaged-vs-peak packing (seed 002 E2.3).
 
-use crate::input::parse::{clip, for_each_record};
 use super::align::{align_exact, nominal_interval};
 use super::TimedUsage;
+use crate::input::parse::{clip, for_each_record};
 use crate::input::{check_upload, MAX_TIME_S};
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
 use crate::trace::{Unit, UsageTrace};
@@ -157,8 +157,8 @@ pub fn read_azure_cpu_readings_timed(
 
 #[cfg(test)]
 mod tests {
-    use crate::input::testutil::{load, no_panic};
     use super::*;
+    use crate::input::testutil::{load, no_panic};
 
     fn excerpt() -> Vec<InputFile> {
         (1..=3)

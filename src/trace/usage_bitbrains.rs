@@ -4,12 +4,12 @@
 //! Source: ../shared/data/bitbrains-gwa-t-12-rnd/SOURCE.md (Rnd trace, July 2013): heavier-tailed enterprise VM
 //! demand for stochastic bin packing (seed 002, ALGORITHMS.md §4.5) next to PlanetLab.
 
-use crate::input::parse::{base, clip, for_each_record};
 use super::align::{align_exact, nominal_interval};
 use super::TimedUsage;
+use crate::input::parse::{base, clip, for_each_record};
 use crate::input::{check_upload, MAX_TIME_S};
-use crate::substrate::stats::sort_pairs;
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
+use crate::substrate::stats::sort_pairs;
 use crate::trace::{Unit, UsageTrace};
 
 /// Largest accepted CPU usage, percent of the VM's provisioned capacity (Bitbrains usage may exceed 100 %
@@ -167,8 +167,8 @@ fn read_one(f: &InputFile, total: &mut usize) -> Result<Vec<(f64, f64)>, TraceEr
 
 #[cfg(test)]
 mod tests {
-    use crate::input::testutil::{load, no_panic};
     use super::*;
+    use crate::input::testutil::{load, no_panic};
 
     fn files() -> Vec<InputFile> {
         (1..=8)

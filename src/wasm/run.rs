@@ -7,8 +7,8 @@
 use super::trace::{LoadedWorkload, Trace};
 use super::{error_obj, json_from_js, run_error, valid_scenario, JsResult};
 use crate::experiment::Steppable;
-use crate::models::{AnyRun, Inputs};
 use crate::input::InputFile;
+use crate::models::{AnyRun, Inputs};
 use wasm_bindgen::prelude::*;
 
 /// The serializer results cross with (JSON-compatible: maps become plain objects).

@@ -4,8 +4,11 @@
 //! Source: ../shared/data/alibaba-gpu-v2023-openb/SOURCE.md. A real arrival/size/lifetime workload against a
 //! real node inventory for lifetime-aware allocation (seed 003, ALGORITHMS.md §5.7) and empty-host measurement.
 
+use super::{
+    Host, Vm, Workload, WorkloadFormat, WorkloadReader, MAX_CORES, MAX_GPUS, MAX_HOSTS,
+    MAX_MEMORY_GB, MAX_VMS,
+};
 use crate::input::parse::{clip, for_each_record, Row};
-use super::{Host, Vm, Workload, WorkloadFormat, WorkloadReader, MAX_CORES, MAX_GPUS, MAX_HOSTS, MAX_MEMORY_GB, MAX_VMS};
 use crate::input::{check_upload, MAX_TIME_S};
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError};
 
@@ -258,8 +261,8 @@ fn read_nodes(file: &str, text: &str, hosts: &mut Vec<Host>) -> Result<(), Trace
 
 #[cfg(test)]
 mod tests {
-    use crate::input::testutil::{load, no_panic};
     use super::*;
+    use crate::input::testutil::{load, no_panic};
 
     fn files() -> Vec<InputFile> {
         vec![

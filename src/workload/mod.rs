@@ -27,8 +27,8 @@ pub mod synthetic;
 
 pub use alibaba::AlibabaGpuReader;
 pub use azure::{AzureArrivalsReader, AzureVmtableReader};
-pub use swim::SwimReader;
 pub use record::{CpuStats, Host, SeriesRef, UsageRef, Vm};
+pub use swim::SwimReader;
 
 pub use crate::input::MAX_TIME_S;
 use crate::input::{check_upload, first_line, InputFile, TraceError};
@@ -113,7 +113,6 @@ impl WorkloadFormat {
         WorkloadFormat::AzureVmtable
     }
 }
-
 
 /// True for a SWIM job line: `job<digits>` then at least five tab-separated integers.
 fn is_swim_line(line: &str) -> bool {
@@ -323,7 +322,10 @@ impl Workload {
                     &self.name,
                     None,
                     None,
-                    format!("host id '{}' appears twice", crate::input::parse::clip(&h.id)),
+                    format!(
+                        "host id '{}' appears twice",
+                        crate::input::parse::clip(&h.id)
+                    ),
                 ));
             }
         }
@@ -366,8 +368,8 @@ pub fn read_workload(
 
 #[cfg(test)]
 mod tests {
-    use crate::input::testutil::load;
     use super::*;
+    use crate::input::testutil::load;
 
     fn vm(id: &str, created: f64, deleted: Option<f64>) -> Vm {
         Vm {

@@ -107,4 +107,3 @@ pub struct Host {
     /// GPU model (Alibaba: G1/G2/G3, T4, P100, V100M16, V100M32, A10), `None` for CPU-only nodes.
     pub model: Option<String>,
 }
-

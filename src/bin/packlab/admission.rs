@@ -1,6 +1,8 @@
 //! CLI handlers of the admission model (seed 000, ALGORITHMS.md §2): `packlab admit`, `packlab admit-moments`
 //! and `packlab admit-fit` (App. B maximum-likelihood fit to Azure data).
 
+use packlab::input::gzip;
+use packlab::models::admission::experiment::run_preset;
 use packlab::models::admission::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
 use packlab::models::admission::importance::ImportancePlan;
 use packlab::models::admission::load::cluster_share_rate;
@@ -10,12 +12,12 @@ use packlab::models::admission::moments::{
 use packlab::models::admission::params::AdmitParams;
 use packlab::models::admission::params::{PolicyKind, PolicySpec};
 use packlab::models::admission::policy::{LeadTimeCounts, LEAD_BUCKET_LABELS};
-use packlab::models::admission::sim::{lead_grid, simulate_runs, SimCache};
-use packlab::models::admission::experiment::run_preset;
-use packlab::models::admission::tuning::{summarise_weighted, ArmResult, Preset, RunPlan, TuneStatus};
 use packlab::models::admission::scenario::ParamSource;
+use packlab::models::admission::sim::{lead_grid, simulate_runs, SimCache};
+use packlab::models::admission::tuning::{
+    summarise_weighted, ArmResult, Preset, RunPlan, TuneStatus,
+};
 use packlab::scenario::{Model, Scenario};
-use packlab::input::gzip;
 use packlab::workload::azure::arrivals::{
     read_arrivals_bundle, read_arrivals_files, write_arrivals_bundle, AzureArrivals, BUNDLE_MAGIC,
 };

@@ -13,8 +13,8 @@ mod progress;
 mod sweep;
 
 use clap::{Args, Parser, Subcommand};
-use packlab::scenario::{Scenario, TraceRef, WorkloadRef};
 use packlab::input::InputFile;
+use packlab::scenario::{Scenario, TraceRef, WorkloadRef};
 use packlab::trace::{self, TraceFormat, UsageTrace};
 use packlab::workload::Workload;
 use std::path::{Path, PathBuf};

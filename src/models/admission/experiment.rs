@@ -13,8 +13,8 @@ use super::scenario::{
 };
 use super::sim::{lead_grid, simulate_run, RunResult, SimCache};
 use super::tuning::{
-    run_seed, ArmResult, ArmTuner, ExperimentResult, Preset, Progress, RunPlan, ThresholdSearch, TuneResult,
-    TuneStatus,
+    run_seed, ArmResult, ArmTuner, ExperimentResult, Preset, Progress, RunPlan, ThresholdSearch,
+    TuneResult, TuneStatus,
 };
 use crate::experiment::{Experiment, RunError};
 use serde::Serialize;
@@ -667,7 +667,15 @@ mod tests {
         let r = run_admission(&sub.admission, sub.seed, &mut |_, _| true).unwrap();
         assert_eq!(r.arms.len(), 1);
         assert_eq!(r.arms[0], native.arms[2].clone().with_gain(None));
-        let ts = admission_series(&s.admission, s.seed, "SECOND", native.arms[2].threshold, 1, 50).unwrap();
+        let ts = admission_series(
+            &s.admission,
+            s.seed,
+            "SECOND",
+            native.arms[2].threshold,
+            1,
+            50,
+        )
+        .unwrap();
         assert!(
             ts.series.len() >= 40 && ts.series.len() <= 51,
             "{}",
@@ -723,8 +731,8 @@ mod tests {
         // the cluster's share of the region-wide stream: the §2.13 load-to-capacity ratio
         assert!(a.params.arrival_rate < 0.01 * fit.arrival_rate.value);
         let ratio = crate::models::admission::load::offered_load(&a.params, 300).ratio_at_horizon;
-        let reference =
-            crate::models::admission::load::offered_load(&AdmitParams::default(), 300).ratio_at_horizon;
+        let reference = crate::models::admission::load::offered_load(&AdmitParams::default(), 300)
+            .ratio_at_horizon;
         assert!(
             (ratio / reference - 1.0).abs() < 1e-9,
             "{ratio} vs {reference}"
@@ -794,7 +802,9 @@ mod tests {
         // the browser refuses importance sampling, naming the field; the CLI accepts it
         let mut is = s.clone();
         is.admission.params.importance.enabled = true;
-        let e = AdmissionExperiment::new(&is.admission, is.seed, true).err().unwrap();
+        let e = AdmissionExperiment::new(&is.admission, is.seed, true)
+            .err()
+            .unwrap();
         assert_eq!(
             e.field.as_deref(),
             Some("admission.params.importance.enabled")

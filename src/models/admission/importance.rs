@@ -34,8 +34,8 @@
 use super::component as comp;
 use super::params::{AdmitParams, Labelling, PolicyKind, PolicySpec};
 use super::sim::{draw_arrival, lead_grid, simulate_run, RunResult, SimCache};
-use super::tuning::ThresholdSearch;
 pub use super::tuning::stats::{kish_ess, weighted_utilization};
+use super::tuning::ThresholdSearch;
 use crate::substrate::rng::stream;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};

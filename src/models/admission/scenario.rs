@@ -391,7 +391,11 @@ pub(crate) fn arm_result(spec: &AdmissionArmSpec, r: &TuneResult) -> AdmissionAr
     }
 }
 
-pub(crate) fn report(a: &AdmissionScenario, seed: u64, mut arms: Vec<AdmissionArm>) -> AdmissionReport {
+pub(crate) fn report(
+    a: &AdmissionScenario,
+    seed: u64,
+    mut arms: Vec<AdmissionArm>,
+) -> AdmissionReport {
     let utils: Vec<(PolicyKind, TuneStatus, f64)> = arms
         .iter()
         .map(|a| (a.kind, a.status, a.utilization))

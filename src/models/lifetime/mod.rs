@@ -31,9 +31,9 @@ pub mod sim;
 pub use experiment::{LifetimeReport, LifetimeRun, LifetimeStep};
 pub use sim::{PolicyResult, SimConfig};
 
-use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
+use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Serialize};
 
@@ -313,7 +313,11 @@ impl ModelDef for LifetimeModel {
         section.validate(prefix)
     }
 
-    fn start(section: &LifetimeParams, seed: u64, inputs: &Inputs) -> Result<LifetimeRun, RunError> {
+    fn start(
+        section: &LifetimeParams,
+        seed: u64,
+        inputs: &Inputs,
+    ) -> Result<LifetimeRun, RunError> {
         let w = inputs.need_workload()?;
         LifetimeRun::new(w, section, seed)
     }

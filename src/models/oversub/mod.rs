@@ -26,9 +26,9 @@ pub mod profile;
 
 pub use experiment::{OversubReport, OversubRun, OversubStep};
 
-use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
+use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

@@ -647,7 +647,6 @@ pub fn write_arrivals_bundle(data: &AzureArrivals) -> String {
     s
 }
 
-
 /// Reads the bundle written by [`write_arrivals_bundle`], gzip-compressed or not. Errors name `file`, line and
 /// column.
 pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, TraceError> {

@@ -5,15 +5,15 @@
 //! and deployment ids) and azure-v1-vm-arrivals-bergsma-sosp21 (see each SOURCE.md); the real arrivals drive
 //! lifetime-aware allocation (seed 003, ALGORITHMS.md §5.7) and the admission model (seed 000, §2.1).
 
-use crate::input::parse::{base, clip};
 use super::{Vm, Workload, WorkloadFormat, WorkloadReader, MAX_VMS};
+use crate::input::parse::{base, clip};
 use crate::input::{check_upload, MAX_TIME_S};
 pub mod arrivals;
 pub mod vmtable;
 
+use crate::input::{maybe_gunzip, utf8, InputFile, TraceError};
 use arrivals::{read_arrivals_bundle, read_arrivals_files, AzureArrivals, BUNDLE_MAGIC};
 use vmtable::{read_vmtable, VmTable, VmtableSchema};
-use crate::input::{maybe_gunzip, utf8, InputFile, TraceError};
 
 /// Reader of Azure vmtable CSV files (V1 2017 without header, V2 2019 with or without header; one or more
 /// files, concatenated; all must have the same schema). Each row becomes a [`Vm`]:
@@ -280,8 +280,8 @@ pub fn arrivals_to_workload(
 
 #[cfg(test)]
 mod tests {
-    use crate::input::testutil::{load, no_panic};
     use super::*;
+    use crate::input::testutil::{load, no_panic};
 
     fn one(name: &str, text: &str) -> Vec<InputFile> {
         vec![InputFile {

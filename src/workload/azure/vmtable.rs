@@ -6,7 +6,6 @@ use crate::input::{TraceError, MAX_TIME_S};
 use crate::workload::{CpuStats, UsageRef, Vm};
 use serde::Serialize;
 
-
 /// Schema of an Azure public vmtable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum VmtableSchema {
@@ -238,4 +237,3 @@ pub fn read_vmtable(file: &str, text: &str) -> Result<VmTable, TraceError> {
         rows,
     })
 }
-

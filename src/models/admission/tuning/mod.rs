@@ -11,15 +11,15 @@ pub mod search;
 pub mod stats;
 pub mod tuner;
 
+pub use crate::substrate::stats::{bca_mean_ci, bca_weighted_mean_ci, poisson_upper};
 pub use plan::RunPlan;
 pub use presets::{ArmResult, ExperimentResult, Preset};
 pub use result::{TuneResult, TuneStatus};
 pub use search::{isotonic_verdicts, SearchOutcome, ThresholdSearch, PROBES};
 pub use stats::{
-    evaluate, requests_to_certify, run_seed, summarise, summarise_weighted, Evaluation, Feasibility,
-    PricingSummary, Progress, EXACT_BOUND_LEVEL,
+    evaluate, requests_to_certify, run_seed, summarise, summarise_weighted, Evaluation,
+    Feasibility, PricingSummary, Progress, EXACT_BOUND_LEVEL,
 };
-pub use crate::substrate::stats::{bca_mean_ci, bca_weighted_mean_ci, poisson_upper};
 pub use tuner::{ArmTuner, TunerStep};
 
 #[cfg(test)]
@@ -27,10 +27,10 @@ mod tests {
     use super::*;
     use crate::models::admission::component as comp;
     use crate::models::admission::params::{AdmitParams, PolicyKind};
+    use crate::models::admission::sim::MonthStats;
     use crate::models::admission::sim::RunResult;
     use crate::substrate::rng::stream;
     use rand::RngExt;
-    use crate::models::admission::sim::MonthStats;
 
     /// `summarise` as it was before runs carried weights (verbatim), the reference for bit-identity.
     fn summarise_unweighted_reference(runs: &[RunResult]) -> (f64, f64, f64, f64, f64, f64) {

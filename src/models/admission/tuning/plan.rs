@@ -1,11 +1,11 @@
 //! The runs every threshold of a tuning is evaluated on (plain or importance-sampled; ALGORITHMS.md §2.8,
 //! §2.9).
 
+use super::stats::*;
 use crate::models::admission::importance::{self, ImportancePlan};
 use crate::models::admission::params::AdmitParams;
 use crate::models::admission::sim::SimCache;
 use serde::{Deserialize, Serialize};
-use super::stats::*;
 
 /// The runs every threshold of a tuning is evaluated on (common random numbers): their seeds and weights,
 /// and the importance-sampling plan they came from, if any.

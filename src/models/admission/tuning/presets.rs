@@ -1,8 +1,8 @@
 //! The named experiments E0.1–E0.4 and their results (ALGORITHMS.md §2.12).
 
-use crate::models::admission::params::{AdmitParams, Labelling, PolicyKind};
 use super::result::TuneResult;
 use crate::models::admission::importance::ImportancePlan;
+use crate::models::admission::params::{AdmitParams, Labelling, PolicyKind};
 use serde::{Deserialize, Serialize};
 
 /// Named experiment presets of ALGORITHMS.md §2.12.

@@ -1,8 +1,8 @@
 //! What the tuning of one arm gives: its result and status (ALGORITHMS.md §2.8, §2.10).
 
+use super::stats::*;
 use crate::models::admission::params::PolicyKind;
 use serde::{Deserialize, Serialize};
-use super::stats::*;
 
 /// How the tuning of one arm ended (ALGORITHMS.md §2.8, §2.10).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

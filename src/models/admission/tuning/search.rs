@@ -1,10 +1,10 @@
 //! The threshold binary search (ALGORITHMS.md §2.8): probes, bisection on certified evaluations and
 //! the isotonic verdicts.
 
+use super::result::*;
+use super::stats::*;
 use crate::models::admission::params::{AdmitParams, PolicyKind};
 use crate::substrate::stats::poisson_upper;
-use super::stats::*;
-use super::result::*;
 
 /// How a [`ThresholdSearch`] ended: the status, its reason, the evaluation reported and every evaluation.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,7 +81,10 @@ impl ThresholdSearch {
     pub fn new(p: &AdmitParams, kind: PolicyKind) -> ThresholdSearch {
         let (mut lo, mut hi) = p.threshold_bounds(kind);
         let log_space = kind == PolicyKind::Second
-            && matches!(p.second_param, crate::models::admission::params::SecondParam::Ratio);
+            && matches!(
+                p.second_param,
+                crate::models::admission::params::SecondParam::Ratio
+            );
         if log_space {
             lo = libm::log10(lo);
             hi = libm::log10(hi);

@@ -4,7 +4,9 @@
 
 use crate::models::admission::params::{AdmitParams, PolicySpec};
 use crate::models::admission::policy::LeadTimeCounts;
-use crate::models::admission::sim::{lead_grid, simulate_runs, MarginalCounts, RunResult, SimCache};
+use crate::models::admission::sim::{
+    lead_grid, simulate_runs, MarginalCounts, RunResult, SimCache,
+};
 use crate::substrate::rng::mix64;
 use crate::substrate::stats::poisson_upper;
 use serde::{Deserialize, Serialize};

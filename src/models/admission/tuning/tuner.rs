@@ -1,12 +1,12 @@
 //! One policy's threshold search advanced a few simulation runs at a time ([`ArmTuner`]).
 
-use crate::models::admission::params::{AdmitParams, PolicyKind, PolicySpec};
-use crate::models::admission::sim::{lead_grid, RunResult, SimCache};
-use crate::substrate::stats::bca_weighted_mean_ci;
-use super::stats::*;
 use super::plan::*;
 use super::result::*;
 use super::search::*;
+use super::stats::*;
+use crate::models::admission::params::{AdmitParams, PolicyKind, PolicySpec};
+use crate::models::admission::sim::{lead_grid, RunResult, SimCache};
+use crate::substrate::stats::bca_weighted_mean_ci;
 
 /// What one [`ArmTuner::step`] did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -129,7 +129,13 @@ impl ArmTuner {
     /// One simulation run of the arm's policy at threshold `th` with run seed `seed` (a unit of
     /// [`ArmTuner::pending`], on any copy of the arm).
     pub fn simulate(&self, th: f64, seed: u64, cache: &mut SimCache) -> RunResult {
-        crate::models::admission::sim::simulate_run(&self.params, self.policy(th), seed, &self.grid, cache)
+        crate::models::admission::sim::simulate_run(
+            &self.params,
+            self.policy(th),
+            seed,
+            &self.grid,
+            cache,
+        )
     }
 
     /// Hands the results of the runs [`ArmTuner::pending`] gave (in run order) to the current evaluation;
