@@ -16,8 +16,8 @@
 //!   curve_points 0, psi_grid off) on the same seeds (common random numbers) and prints utilization, failures and accepted
 //!   arrivals of both, plus the agreement of the admit decisions.
 
-use packlab::admission::params::{AdmitParams, PolicyKind, PolicySpec};
-use packlab::admission::sim::{lead_grid, simulate_run, RunResult, SimCache};
+use packlab::models::admission::params::{AdmitParams, PolicyKind, PolicySpec};
+use packlab::models::admission::sim::{lead_grid, simulate_run, RunResult, SimCache};
 use std::time::Instant;
 
 fn env_f(name: &str) -> Option<f64> {
@@ -82,7 +82,7 @@ fn main() {
     let mut seed = env_f("ADMIT_BENCH_SEED").unwrap_or(1.0) as u64;
     if let Ok(m) = std::env::var("ADMIT_BENCH_RUN_OF") {
         // run 0 of a scenario with this master seed (what `admission_series` simulates in wasm)
-        seed = packlab::admission::tuning::run_seed(
+        seed = packlab::models::admission::tuning::run_seed(
             m.parse().expect("ADMIT_BENCH_RUN_OF: master seed"),
             0,
         );

@@ -6,10 +6,10 @@
 #[path = "../tests/common/admit_small.rs"]
 mod admit_small;
 use admit_small::{never_cancel, small, zeroth};
-use packlab::admission::importance::build_plan;
-use packlab::admission::params::{PolicyKind, PolicySpec};
-use packlab::admission::sim::{lead_grid, simulate_run, RunResult, SimCache};
-use packlab::admission::tuning::{summarise, summarise_weighted, RunPlan};
+use packlab::models::admission::importance::build_plan;
+use packlab::models::admission::params::{PolicyKind, PolicySpec};
+use packlab::models::admission::sim::{lead_grid, simulate_run, RunResult, SimCache};
+use packlab::models::admission::tuning::{summarise, summarise_weighted, RunPlan};
 
 /// Variance of the pooled failure-rate estimator with importance sampling against plain sampling at the same
 /// number of runs R, from the linearised (delta-method) standard errors of `summarise_weighted`, for two

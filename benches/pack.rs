@@ -3,8 +3,9 @@
 //! (28 points) at c = 4. Run with `make bench` (`cargo bench --bench pack`).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use packlab::placement::{run_frontier, FitSpec, Instance, PlacementParams, Rule};
-use packlab::trace::{read_trace, InputFile};
+use packlab::input::InputFile;
+use packlab::models::placement::{run_frontier, FitSpec, Instance, PlacementParams, Rule};
+use packlab::trace::read_trace;
 use std::hint::black_box;
 
 fn day() -> packlab::trace::UsageTrace {

@@ -130,7 +130,7 @@ impl BundledData {
             ));
         }
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let file = crate::trace::InputFile {
+        let file = crate::input::InputFile {
             name: self.file_name().to_string(),
             bytes,
         };
@@ -141,6 +141,11 @@ impl BundledData {
 /// The bundled file with id `id`.
 pub fn bundled(id: &str) -> Option<&'static BundledData> {
     BUNDLED_DATA.iter().find(|b| b.id == id)
+}
+
+/// The bundled usage trace with id `id`.
+pub fn bundled_trace(id: &str) -> Option<&'static BundledData> {
+    bundled(id).filter(|b| b.kind == DataKind::UsageTrace)
 }
 
 /// The bundled files a model reads.

@@ -16,9 +16,19 @@
 //! without type erasure: partial results and reports are serialized with whatever serde serializer the
 //! caller brings (`serde_json` in the CLI, `serde_wasm_bindgen` in the binding), so both see the same
 //! numbers and no serialization code exists twice. [`Steppable`] is what a driver needs of a run.
+//!
+//! [`ModelDef`] is the model contract: what the registry needs of a model ([`ModelInfo`], its section, how a
+//! run starts from the section, the seed and the [`Inputs`], its operations and charts).
 
+use crate::chart::ChartError;
+use crate::input::InputFile;
 use crate::substrate::error::FieldError;
-use serde::Serialize;
+use crate::trace::UsageTrace;
+use crate::workload::Workload;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, DrawingBackend};
+use serde::{de::DeserializeOwned, Deserializer, Serialize, Serializer};
+use serde_json::Value;
 
 /// An error of an experiment or a model operation: the field (dotted path) to blame when there is one, and a
 /// message. Displays as `field: message`.
@@ -340,6 +350,256 @@ fn report_units(
         }
     }
     true
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// experiments made of independent cells
+
+/// The cells of an experiment made of independent cells (a frontier point, a (policy, κ) cell): what
+/// [`CellRun`] needs of a model. A cell's result depends only on the cells' set-up and its index.
+pub trait Cells: Sync {
+    /// One cell's result (an element of the partial results; a job's result as JSON).
+    type Result: Clone + Send + Serialize + DeserializeOwned;
+    /// What a job is, for the error of a job that is not one (e.g. "a point of this frontier").
+    const JOB: &'static str;
+    /// What a job's result is, for the error of a result that is not one (e.g. "frontier point").
+    const RESULT: &'static str;
+    /// Number of cells.
+    fn len(&self) -> usize;
+    /// Whether there are no cells.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Prepares what the cells `range` share before they are computed (e.g. a predictor they read); nothing
+    /// by default. Errors end the run.
+    fn prepare(&mut self, _range: std::ops::Range<usize>) -> Result<(), RunError> {
+        Ok(())
+    }
+    /// The result of cell `i` (< [`Cells::len`], prepared). Errors end the run.
+    fn compute(&self, i: usize) -> Result<Self::Result, RunError>;
+}
+
+/// The lifecycle of an experiment made of independent [`Cells`], written once: units of work are cells in
+/// order; a step computes its cells on [`threads`] threads ([`map_parallel`]); jobs are cell indices
+/// ([`index_jobs`]) computed on any copy and absorbed in order; the first error ends the run. A model's
+/// [`Experiment`] delegates `total`, `done`, `step`, `jobs`, `compute`, `absorb`, `batch` and `error` to it
+/// and builds its partial results and report from the cells' results.
+pub struct CellRun<C: Cells> {
+    cells: C,
+    results: Vec<C::Result>,
+    error: Option<RunError>,
+}
+
+impl<C: Cells> CellRun<C> {
+    /// A run of `cells`, none computed.
+    pub fn new(cells: C) -> Self {
+        CellRun {
+            cells,
+            results: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// The cells.
+    pub fn cells(&self) -> &C {
+        &self.cells
+    }
+
+    /// The results of the cells computed so far, in cell order.
+    pub fn results(&self) -> &[C::Result] {
+        &self.results
+    }
+
+    /// [`Experiment::total`]: the number of cells.
+    pub fn total(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// [`Experiment::done`]: the cells computed.
+    pub fn done(&self) -> usize {
+        self.results.len()
+    }
+
+    /// [`Experiment::batch`]: the cells left.
+    pub fn batch(&self) -> usize {
+        self.cells.len() - self.results.len()
+    }
+
+    /// [`Experiment::error`]: why the run ended early.
+    pub fn error(&self) -> Option<RunError> {
+        self.error.clone()
+    }
+
+    /// Whether every cell is computed.
+    pub fn finished(&self) -> bool {
+        self.results.len() == self.cells.len()
+    }
+
+    /// The next step's cells: at most `units` (at least 1) after the computed ones; `None` at the end or
+    /// after an error.
+    fn next(&self, units: usize) -> Option<std::ops::Range<usize>> {
+        let first = self.results.len();
+        (self.error.is_none() && first < self.cells.len())
+            .then(|| first..(first + units.max(1)).min(self.cells.len()))
+    }
+
+    /// [`Experiment::step`]: computes the next `units` cells; gives the first cell's index and their
+    /// results, `None` at the end or on an error (kept for [`CellRun::error`]).
+    pub fn step(&mut self, units: usize) -> Option<(usize, Vec<C::Result>)> {
+        let next = self.next(units)?;
+        if let Err(e) = self.cells.prepare(next.clone()) {
+            self.error = Some(e);
+            return None;
+        }
+        let first = next.start;
+        let index: Vec<usize> = next.collect();
+        let cells = &self.cells;
+        let out = map_parallel(threads(), &index, |&i| cells.compute(i));
+        let mut results = Vec::with_capacity(out.len());
+        for r in out {
+            match r {
+                Ok(c) => results.push(c),
+                Err(e) => {
+                    self.error = Some(e);
+                    return None;
+                }
+            }
+        }
+        self.results.extend(results.iter().cloned());
+        Some((first, results))
+    }
+
+    /// [`Experiment::jobs`]: the next `units` cells' indices.
+    pub fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
+        index_jobs(self.next(units))
+    }
+
+    /// [`Experiment::compute`]: the result of the cell a job names, as JSON.
+    pub fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+        let i = job_index(job, self.cells.len(), C::JOB)?;
+        self.cells.prepare(i..i + 1)?;
+        serde_json::to_value(self.cells.compute(i)?).map_err(ser_error)
+    }
+
+    /// [`Experiment::absorb`]: the results of the jobs of a step, in job order; gives the first cell's index
+    /// and the results.
+    pub fn absorb(
+        &mut self,
+        results: Vec<serde_json::Value>,
+    ) -> Result<(usize, Vec<C::Result>), RunError> {
+        let first = self.results.len();
+        let expected = results.len().min(self.cells.len() - first);
+        let cells: Vec<C::Result> = decode_results(results, expected, C::RESULT)?;
+        self.results.extend(cells.iter().cloned());
+        Ok((first, cells))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// the model contract
+
+/// Static facts of a model: what the CLI's `packlab models`, the wasm `models()` and the playground's tab
+/// list show.
+#[derive(Clone, Debug, Serialize)]
+pub struct ModelInfo {
+    /// Id: the scenario's `model` value and the name of its section, its `src/models/` and `www/` folders.
+    pub id: &'static str,
+    /// Tab title.
+    pub title: &'static str,
+    /// One line on what it does.
+    pub hint: &'static str,
+    /// The paper (seed number) and the specification section, e.g. "seed 002, ALGORITHMS.md §4".
+    pub source: &'static str,
+    /// Whether runs read a usage trace (the scenario's `trace`).
+    pub uses_trace: bool,
+    /// Whether runs read a workload of VM records (the scenario's `workload`, [`crate::workload::Workload`]).
+    pub uses_workload: bool,
+    /// The named experiments (presets) of its section, if any.
+    pub experiments: &'static [&'static str],
+    /// Its charts: names accepted by [`crate::models::draw_chart`] (prefixed with the id, e.g. `placement.frontier`).
+    pub charts: &'static [&'static str],
+    /// Scenario-level operations accepted by [`crate::scenario::call`] (e.g. `admission` `series`).
+    pub ops: &'static [&'static str],
+    /// Operations on a run accepted by [`crate::models::AnyRun::query`] (e.g. `placement` `machine`).
+    pub run_ops: &'static [&'static str],
+}
+
+/// What a run may read besides its scenario: the loaded usage trace and named input files (e.g. a bundled
+/// data file's bytes).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Inputs<'a> {
+    /// The loaded usage trace, for models with [`ModelInfo::uses_trace`].
+    pub trace: Option<&'a UsageTrace>,
+    /// The loaded workload, for models with [`ModelInfo::uses_workload`].
+    pub workload: Option<&'a Workload>,
+    /// Further input files by name.
+    pub files: &'a [InputFile],
+    /// Whether the run is in the browser (one thread, a page waiting): models refuse set-ups too long for
+    /// it, with a message pointing to the CLI.
+    pub browser: bool,
+}
+
+impl<'a> Inputs<'a> {
+    /// The loaded trace, or an error on the field `trace` when none is loaded.
+    pub fn need_trace(&self) -> Result<&'a UsageTrace, RunError> {
+        self.trace
+            .ok_or_else(|| RunError::field("trace", "no trace is loaded"))
+    }
+
+    /// The loaded workload, or an error on the field `workload` when none is loaded.
+    pub fn need_workload(&self) -> Result<&'a Workload, RunError> {
+        self.workload
+            .ok_or_else(|| RunError::field("workload", "no workload is loaded"))
+    }
+
+    /// The bytes of the input file `name`, or an error naming it.
+    pub fn need_file(&self, name: &str) -> Result<&'a [u8], RunError> {
+        self.files
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| &f.bytes[..])
+            .ok_or_else(|| RunError::msg(format!("the input file '{name}' was not given")))
+    }
+}
+
+/// One model behind the experiment contract (see the module documentation).
+pub trait ModelDef {
+    /// Static facts.
+    const INFO: ModelInfo;
+    /// The model's scenario section (its field of [`crate::scenario::Scenario`] is named [`ModelInfo::id`]).
+    type Section: Serialize + DeserializeOwned + Default + Clone + PartialEq + std::fmt::Debug;
+    /// The model's run (its experiment stepper).
+    type Run: Experiment;
+    /// Every problem of the section, field paths prefixed with `prefix` (e.g. `placement.`).
+    fn validate(section: &Self::Section, prefix: &str) -> Vec<FieldError>;
+    /// Plans the run of a validated section with the scenario's master `seed`.
+    fn start(section: &Self::Section, seed: u64, inputs: &Inputs) -> Result<Self::Run, RunError>;
+    /// An operation of [`ModelInfo::ops`] on the section (and the scenario's `seed`) with JSON arguments; the
+    /// answer is serialized with `ser`.
+    fn call<S: Serializer>(
+        _section: &Self::Section,
+        _seed: u64,
+        op: &str,
+        _args: &Value,
+        _inputs: &Inputs,
+        _ser: S,
+    ) -> Result<S::Ok, RunError> {
+        Err(RunError::msg(format!(
+            "the {} model has no operation '{op}'",
+            Self::INFO.id
+        )))
+    }
+    /// Draws chart `name` (one of [`ModelInfo::charts`]) from `data` and `opts` (any serde deserializers:
+    /// JS values in the browser, JSON natively) into `area`, returning where its points landed when the
+    /// chart has points to hit-test; `None` when the chart is not this model's.
+    fn draw<'de, DB: DrawingBackend, D: Deserializer<'de>>(
+        _name: &str,
+        _area: &DrawingArea<DB, Shift>,
+        _data: D,
+        _opts: D,
+    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -6,8 +6,9 @@
 //! (file:line:column or the field) when it was rejected; a panic is a bug. Multi-file inputs (a folder upload)
 //! are split on NUL bytes ([`split_files`]), the k-th part getting the k-th name of the target's list.
 
+use crate::input::{InputFile, TraceError};
 use crate::scenario::Scenario;
-use crate::trace::{self, InputFile, TraceError, TraceFormat};
+use crate::trace::{self, TraceFormat};
 use crate::workload::{self, WorkloadFormat};
 
 /// Every target, as named in `fuzz/Cargo.toml` and `tests/fuzz-regressions/`.
@@ -157,7 +158,8 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
             ))
         }
         "azure_arrivals" => {
-            let files = if data.starts_with(trace::azure::BUNDLE_MAGIC.as_bytes())
+            let files = if data
+                .starts_with(crate::workload::azure::arrivals::BUNDLE_MAGIC.as_bytes())
                 || data.starts_with(&[0x1f, 0x8b])
             {
                 one("arrivals.txt.gz", data)
@@ -225,7 +227,7 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
                 browser: true,
                 ..Default::default()
             };
-            crate::models::call(
+            crate::scenario::call(
                 &sc,
                 "azure_fit",
                 &serde_json::Value::Null,
@@ -245,7 +247,7 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
                 browser: true,
                 ..Default::default()
             };
-            match crate::models::start(&sc, &inputs) {
+            match crate::scenario::start(&sc, &inputs) {
                 Err(e) => Err(e.to_string()),
                 Ok(mut run) => {
                     crate::experiment::drive(&mut run, &mut |_, _| true)

@@ -4,9 +4,9 @@
 //! requests to tell" apart from "infeasible", SECOND was "tuned" to θ2 = 2.14e−4, which admitted none of the
 //! 2,952 arrivals (utilization 0).
 
-use packlab::admission::experiment::run_admission;
-use packlab::admission::params::PolicyKind;
-use packlab::admission::tuning::TuneStatus;
+use packlab::models::admission::experiment::run_admission;
+use packlab::models::admission::params::PolicyKind;
+use packlab::models::admission::tuning::TuneStatus;
 use packlab::scenario::{Model, Scenario};
 
 /// P(Poisson(mu) ≤ k), summed term by term (independent of the engine's gamma-function bound).
@@ -54,7 +54,8 @@ fn default_view_tunes_every_policy_to_a_threshold_that_admits() {
     );
     let sla = a.params.sla;
     assert_eq!(sla, 1e-3);
-    let rep = run_admission(&sc, &mut |_, _| true).expect("the default scenario runs");
+    let rep =
+        run_admission(&sc.admission, sc.seed, &mut |_, _| true).expect("the default scenario runs");
     let labels: Vec<&str> = rep.arms.iter().map(|x| x.label.as_str()).collect();
     assert_eq!(labels, ["ZEROTH", "FIRST", "SECOND", "UPPER_BOUND"]);
     let bound = rep.arms[3].utilization;

@@ -1,13 +1,15 @@
 //! Azure readers, the derived arrivals bundle and the App. B maximum-likelihood fits (seed 000;
 //! src/trace/azure.rs, src/models/admission/fit.rs).
 
-use packlab::admission::fit::{
+use packlab::input::gzip;
+use packlab::models::admission::fit::{
     fit_azure_arrivals, fit_exponential, fit_lambda_prior, fit_vmtable, lambda_marginal_loglik,
     FitOptions, LifetimeObs,
 };
-use packlab::admission::params::{AdmitParams, InitialSize};
+use packlab::models::admission::params::{AdmitParams, InitialSize};
 use packlab::substrate::rng;
-use packlab::trace::azure::*;
+use packlab::workload::azure::arrivals::*;
+use packlab::workload::azure::vmtable::*;
 
 const ARR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -145,17 +147,14 @@ fn vmtable_excerpts_both_schemas() {
         (t.schema, t.header, t.rows.len()),
         (VmtableSchema::V1_2017, false, 10)
     );
-    let subs: std::collections::BTreeSet<_> = t.rows.iter().map(|r| &r.subscription_id).collect();
-    let deps: std::collections::BTreeSet<_> = t.rows.iter().map(|r| &r.deployment_id).collect();
+    let subs: std::collections::BTreeSet<_> = t.rows.iter().map(|r| &r.tenant).collect();
+    let deps: std::collections::BTreeSet<_> = t.rows.iter().map(|r| &r.deployment).collect();
     assert_eq!((subs.len(), deps.len()), (4, 5));
-    assert_eq!(t.rows.iter().filter(|r| r.created_s > 0).count(), 3);
-    assert_eq!(
-        t.rows.iter().filter(|r| r.deleted_s == 2_591_700).count(),
-        6
-    );
+    assert_eq!(t.rows.iter().filter(|r| r.created_s > 0.0).count(), 3);
+    assert_eq!(t.rows.iter().filter(|r| r.is_censored()).count(), 6);
     assert_eq!(
         (t.rows[0].cores, t.rows[0].memory_gb, t.rows[3].cores),
-        (1, 1.75, 8)
+        (1.0, 1.75, 8.0)
     );
     for f in ["deep_study_vms_metadata.csv", "selected_vms_500.csv"] {
         let t2 = read_vmtable(f, &std::fs::read_to_string(format!("{V2}/{f}")).unwrap()).unwrap();
@@ -171,22 +170,22 @@ fn vmtable_excerpts_both_schemas() {
         &std::fs::read_to_string(format!("{V2}/selected_vms_500.csv")).unwrap(),
     )
     .unwrap();
-    let cores: Vec<u32> = [2, 4, 8, 24]
+    let cores: Vec<u32> = [2.0, 4.0, 8.0, 24.0]
         .iter()
         .map(|c| t5.rows.iter().filter(|r| r.cores == *c).count() as u32)
         .collect();
     assert_eq!(cores, [380, 91, 27, 2]);
     // V1 fit: the deployments whose first VM was created after 0 s; hand-computed rate and sizes
-    let deps = packlab::admission::fit::vmtable_deployments(&t, &FitOptions::default());
+    let deps = packlab::models::admission::fit::vmtable_deployments(&t, &FitOptions::default());
     let late: std::collections::BTreeSet<_> = {
         let mut first = std::collections::BTreeMap::new();
         for r in &t.rows {
-            let e = first.entry(&r.deployment_id).or_insert(u64::MAX);
+            let e = first.entry(&r.deployment).or_insert(f64::MAX);
             *e = (*e).min(r.created_s);
         }
         first
             .into_iter()
-            .filter(|(_, c)| *c > 0)
+            .filter(|(_, c)| *c > 0.0)
             .map(|(d, _)| d.clone())
             .collect()
     };

@@ -5,13 +5,14 @@
 //! The variance reduction of the weighted failure-rate estimator against plain sampling is a report, not a test:
 //! `cargo bench --bench admit_is`.
 
-use packlab::admission::importance::{
+use packlab::models::admission::experiment::{run_preset, tune, tune_with_plan};
+use packlab::models::admission::importance::{
     badness, build_plan, natural_bucket, ImportancePlan, BUCKETS, SPLIT_QUANTILES,
 };
-use packlab::admission::params::{AdmitParams, PolicyKind};
-use packlab::admission::sim::{lead_grid, simulate_run, RunResult, SimCache};
-use packlab::admission::tuning::{
-    run_preset, run_seed, summarise, summarise_weighted, tune, tune_with_plan, Preset, RunPlan,
+use packlab::models::admission::params::{AdmitParams, PolicyKind};
+use packlab::models::admission::sim::{lead_grid, simulate_run, RunResult, SimCache};
+use packlab::models::admission::tuning::{
+    run_seed, summarise, summarise_weighted, Preset, RunPlan,
 };
 
 #[path = "common/admit_small.rs"]
@@ -192,7 +193,7 @@ fn importance_tuning_is_deterministic_and_shared() {
     .unwrap();
     // 3 buckets × 8 pilot runs, then 40 runs at each of the 5 bisection steps and the 3 upward probes of the
     // search (no extra evaluation)
-    assert_eq!(packlab::admission::tuning::PROBES, 3);
+    assert_eq!(packlab::models::admission::tuning::PROBES, 3);
     let total = 3 * 8 + 40 * (5 + 3);
     assert!(seen.iter().all(|x| x.1 == total) && seen.last() == Some(&(total, total)));
     let b = tune(

@@ -3,10 +3,10 @@
 //! max(1.5%, 3 s.e.), variance within max(3%, 3 s.e.) (variance s.e. from the file where given; the
 //! known-parameter files carry none, so the 3% floor applies there).
 
-use packlab::admission::moments::{
+use packlab::models::admission::moments::{
     known_moments, posterior_moments, AliveMode, Belief, Gamma, MomentConfig, MomentMode,
 };
-use packlab::admission::sim::{simulate_deployment_moments, DeploymentType};
+use packlab::models::admission::sim::{simulate_deployment_moments, DeploymentType};
 use serde_json::Value;
 use std::path::PathBuf;
 

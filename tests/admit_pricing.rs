@@ -2,10 +2,10 @@
 //! `V̂_d` the provider's posterior-predictive `Var[X^d_24h]`, against values computed here by hand, and the law of
 //! total variance behind Prop. 7.1 (labelling never costs the user more).
 
-use packlab::admission::moments::{known_moments, AliveMode, Gamma, MomentMode};
-use packlab::admission::params::{AdmitParams, Labelling, PolicyKind, PolicySpec, Pricing};
-use packlab::admission::posterior::Priors;
-use packlab::admission::sim::{lead_grid, mixture_moments, simulate_run, SimCache};
+use packlab::models::admission::moments::{known_moments, AliveMode, Gamma, MomentMode};
+use packlab::models::admission::params::{AdmitParams, Labelling, PolicyKind, PolicySpec, Pricing};
+use packlab::models::admission::posterior::Priors;
+use packlab::models::admission::sim::{lead_grid, mixture_moments, simulate_run, SimCache};
 
 /// A deployment without scale-outs, `X_t = D_t·A_t` with `A_t ~ Binomial(n0, p)`, `p = e^{−λt}`, and the kill
 /// indicator `D_t ~ Bernoulli(q)`, `q = e^{−λt/κ}`, independent: `E[X] = q·n0·p` and

@@ -1,13 +1,14 @@
 //! Simulator (ALGORITHMS.md §2.1) against closed forms, posterior updates against hand values, determinism.
 
-use packlab::admission::moments::{known_moments, AliveMode, Gamma, MomentMode};
-use packlab::admission::params::{AdmitParams, PolicyKind, PolicySpec};
-use packlab::admission::posterior::{update, Priors, SuffStats, UpdateMode};
-use packlab::admission::sim::{
+use packlab::models::admission::experiment::tune;
+use packlab::models::admission::moments::{known_moments, AliveMode, Gamma, MomentMode};
+use packlab::models::admission::params::{AdmitParams, PolicyKind, PolicySpec};
+use packlab::models::admission::posterior::{update, Priors, SuffStats, UpdateMode};
+use packlab::models::admission::sim::{
     lead_grid, simulate_deployment_moments, simulate_run, simulate_runs_on, DeploymentType,
     SimCache,
 };
-use packlab::admission::tuning::{bca_mean_ci, tune};
+use packlab::models::admission::tuning::bca_mean_ci;
 
 /// Tight priors make every deployment have (almost) the same known θ.
 fn tight(p: &mut AdmitParams, lam: f64, nu: f64, sig: f64, kappa: f64) {

@@ -5,10 +5,10 @@
 //! refused with a message naming the field.
 
 use packlab::experiment::{run_to_end, Experiment};
+use packlab::input::InputFile;
 use packlab::models::oversub::{OversubModel, OversubParams, OversubReport, OversubRun, Policy};
 use packlab::models::{Inputs, ModelDef};
 use packlab::scenario::{Model, Scenario};
-use packlab::trace::InputFile;
 
 fn scenario(f: impl FnOnce(&mut OversubParams)) -> Scenario {
     let mut p = OversubParams {
@@ -32,7 +32,7 @@ fn start(sc: &Scenario, files: &[InputFile]) -> Result<OversubRun, packlab::expe
         files,
         ..Default::default()
     };
-    OversubModel::start(sc, &inputs)
+    OversubModel::start(&sc.oversub, sc.seed, &inputs)
 }
 
 fn report(sc: &Scenario, files: &[InputFile]) -> OversubReport {

@@ -38,7 +38,7 @@ fn report(lambda: f64, hot: bool) -> OversubReport {
         oversub: p,
         ..Scenario::default()
     };
-    let mut run = OversubModel::start(&sc, &Inputs::default()).unwrap();
+    let mut run = OversubModel::start(&sc.oversub, sc.seed, &Inputs::default()).unwrap();
     run_to_end(&mut run, &mut |_, _| true).unwrap()
 }
 

@@ -11,11 +11,11 @@
 
 use packlab::data::OVERSUB_C2MARL_E11;
 use packlab::experiment::Experiment;
+use packlab::input::InputFile;
 use packlab::models::oversub::pretrained::{match_arms, recipe, Pretrained, REGENERATE};
 use packlab::models::oversub::{OversubParams, OversubRun, Policy};
 use packlab::models::Inputs;
 use packlab::scenario::Scenario;
-use packlab::trace::InputFile;
 
 /// Episodes re-trained to compare with the file's log.
 const RETRAINED: usize = 3;
@@ -196,7 +196,7 @@ fn the_pretrained_operation_says_which_arms_the_file_serves() {
     };
     let call = |sc: &Scenario| -> serde_json::Value {
         let mut buf = Vec::new();
-        packlab::models::call(
+        packlab::scenario::call(
             sc,
             "pretrained",
             &serde_json::Value::Null,

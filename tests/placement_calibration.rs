@@ -2,7 +2,7 @@
 //! held-out overflow frequency, and the bundled PlanetLab day; plain GPA's q ≈ ρ there (issue 12's
 //! paper-level outcome); random VM subsets as instances.
 
-use packlab::placement::{
+use packlab::models::placement::{
     calibrate, random_subset, FitSpec, Instance, Mode, PlacementParams, Rule,
 };
 use packlab::trace::UsageTrace;

@@ -1,6 +1,8 @@
 //! Placement model (seed 002) against hand-worked instances and invariants that must hold on any input.
 
-use packlab::placement::{run_frontier, FitSpec, Instance, Mode, Packing, PlacementParams, Rule};
+use packlab::models::placement::{
+    run_frontier, FitSpec, Instance, Mode, Packing, PlacementParams, Rule,
+};
 use packlab::trace::UsageTrace;
 use proptest::prelude::*;
 
@@ -168,7 +170,7 @@ fn resampled_mode_is_seeded_and_uses_only_observed_values() {
     assert_eq!(run(&p, 7), run(&p, 7));
     assert_ne!(run(&p, 7).points, run(&p, 8).points);
     p.families
-        .retain(|f| f.family == packlab::placement::Family::Max);
+        .retain(|f| f.family == packlab::models::placement::Family::Max);
     let f = run(&p, 3);
     assert_eq!(f.realisations, 5000);
     // the max of 5000 draws from {0, .5, 1} and {.2, .4} is 1 and .4: max packs them apart, q = 0
@@ -275,7 +277,7 @@ proptest! {
         let stats = inst.item_stats(&*test);
         for b in &packing.bins {
             if b.len() == 1 { continue; }
-            let mut load = packlab::placement::BinLoad::default();
+            let mut load = packlab::models::placement::BinLoad::default();
             for &i in b { load.add(&stats[i]); }
             match fit {
                 FitSpec::Gpa(rho) => {

@@ -2,16 +2,18 @@
 //! computed on *other* copies of the run with their results passed as JSON text (as between Web Workers),
 //! ends with the report of the run stepped by itself, bit for bit, for any number of jobs per step.
 
-use packlab::models::{start, AnyRun, Inputs, Model};
+use packlab::input::InputFile;
+use packlab::models::{AnyRun, Inputs, Model};
+use packlab::scenario::start;
 use packlab::scenario::Scenario;
-use packlab::trace::{read_trace, InputFile, UsageTrace};
+use packlab::trace::{read_trace, UsageTrace};
 
 fn bundled_trace() -> UsageTrace {
     let sc = Scenario::default();
     let packlab::scenario::TraceRef::Bundled(id) = &sc.trace else {
         panic!("the default trace is bundled")
     };
-    let b = packlab::trace::bundled(id).unwrap();
+    let b = packlab::data::bundled_trace(id).unwrap();
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path);
     let bytes = std::fs::read(&path).unwrap();
     let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -150,7 +152,7 @@ fn admission_runs_computed_elsewhere_give_the_same_tuning() {
         if units >= 64 {
             // a step takes the current threshold of every arm at once: 3 bisection steps and the search's 3
             // upward probes (+ the arms that evaluate once)
-            assert_eq!(packlab::admission::tuning::PROBES, 3);
+            assert_eq!(packlab::models::admission::tuning::PROBES, 3);
             assert!(split <= 3 + 3 + 1, "{split} split steps");
             let first_step_arms: Vec<u64> = partials[..arms]
                 .iter()

@@ -2,7 +2,9 @@
 //! independently here: each token read by `str::parse` and divided by the unit's divisor, the decimal grid
 //! counted from the text, the errors of reading the whole text first.
 
-use packlab::trace::{read_trace, write_wide, InputFile, TraceFormat, UsageTrace};
+use packlab::input::InputFile;
+
+use packlab::trace::{read_trace, write_wide, TraceFormat, UsageTrace};
 use std::io::Write;
 
 fn file(name: &str, bytes: Vec<u8>) -> Vec<InputFile> {
@@ -12,7 +14,7 @@ fn file(name: &str, bytes: Vec<u8>) -> Vec<InputFile> {
     }]
 }
 
-fn wide(text: &str) -> Result<UsageTrace, packlab::trace::TraceError> {
+fn wide(text: &str) -> Result<UsageTrace, packlab::input::TraceError> {
     read_trace(
         "t",
         &file("t.tsv", text.as_bytes().to_vec()),

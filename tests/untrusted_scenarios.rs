@@ -5,9 +5,10 @@
 //! engine), and planning a run must stay fast.
 
 use packlab::experiment::Steppable;
+use packlab::input::InputFile;
 use packlab::models::{self, Inputs, Model};
 use packlab::scenario::Scenario;
-use packlab::trace::{read_trace, InputFile, UsageTrace};
+use packlab::trace::{read_trace, UsageTrace};
 use packlab::workload::{read_workload, Workload};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -245,7 +246,7 @@ fn drive(text: &str) -> bool {
         browser: true,
     };
     let t0 = Instant::now();
-    let planned = models::start(&sc, &inputs);
+    let planned = packlab::scenario::start(&sc, &inputs);
     assert!(
         t0.elapsed() < Duration::from_secs(10),
         "planning took {:?}",

@@ -614,7 +614,7 @@ fn hostile_inputs_are_error_objects_and_the_engine_keeps_working() {
     let mut long = b"#packlab-wide v1 unit=vm interval_s=300\nvm\t".to_vec();
     long.extend(std::iter::repeat_n(
         b'1',
-        packlab::trace::MAX_LINE_BYTES + 1,
+        packlab::input::MAX_LINE_BYTES + 1,
     ));
     for (name, bytes, line) in [
         (

@@ -1,12 +1,14 @@
 //! The models, one folder each, and the **model registry**.
 //!
-//! Every model implements [`ModelDef`]: its static facts ([`ModelInfo`]: id, title, paper, charts,
-//! operations), its scenario section (a serde type with frozen defaults in `src/scenario/defaults-<k>.json`),
-//! the one validation convention (`validate(section, prefix) -> Vec<FieldError>`), how a run starts (an
-//! [`Experiment`](crate::experiment::Experiment), wrapped in the generated [`AnyRun`]), its scenario-level operations and
-//! its charts. The registry is the single list in [`for_each_model!`]; from it come the [`Model`] enum, the
-//! [`crate::scenario::Scenario`] sections, [`MODELS`], [`start`], [`call`] and [`draw_chart`], and through
-//! them the CLI's `run`/`models` commands, the wasm exports and the playground's tab list.
+//! Every model implements [`ModelDef`] (the model contract, [`crate::experiment`]): its static facts
+//! ([`ModelInfo`]: id, title, paper, charts, operations), its scenario section (a serde type with frozen
+//! defaults in `src/scenario/defaults-<k>.json`), the one validation convention (`validate(section, prefix) ->
+//! Vec<FieldError>`), how a run starts from its section and the seed (an
+//! [`Experiment`](crate::experiment::Experiment), wrapped in the generated [`AnyRun`]), its operations and
+//! its charts. The registry is the single list in [`for_each_model!`]; from it come the [`Model`] enum,
+//! [`MODELS`], [`AnyRun`] and [`draw_chart`] here, the [`crate::scenario::Scenario`] sections and the
+//! scenario-level [`crate::scenario::start`] and [`crate::scenario::call`], and through them the CLI's
+//! `run`/`models` commands, the wasm exports and the playground's tab list.
 //!
 //! Adding a model: a folder `src/models/<id>/` with a `ModelDef`, one line in [`for_each_model!`], a folder
 //! `www/<id>/` and one entry in `www/models.js` (ARCHITECTURE.md has the checklist).
@@ -17,15 +19,13 @@ pub mod lifetime;
 pub mod oversub;
 pub mod placement;
 
+pub use crate::experiment::{Inputs, ModelDef, ModelInfo};
+
 use crate::chart::ChartError;
 use crate::experiment::{Experiment, RunError, Steppable};
-use crate::scenario::Scenario;
-use crate::substrate::error::FieldError;
-use crate::trace::{InputFile, UsageTrace};
-use crate::workload::Workload;
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
-use serde::{de::DeserializeOwned, Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 /// The registry: calls `$callback!` with one line per model, `field: Variant => ModelDef type`, in tab
@@ -50,109 +50,6 @@ macro_rules! for_each_model {
             oversub: Oversub => $crate::models::oversub::OversubModel,
         }
     };
-}
-
-/// Static facts of a model: what the CLI's `packlab models`, the wasm `models()` and the playground's tab
-/// list show.
-#[derive(Clone, Debug, Serialize)]
-pub struct ModelInfo {
-    /// Id: the scenario's `model` value and the name of its section, its `src/models/` and `www/` folders.
-    pub id: &'static str,
-    /// Tab title.
-    pub title: &'static str,
-    /// One line on what it does.
-    pub hint: &'static str,
-    /// The paper (seed number) and the specification section, e.g. "seed 002, ALGORITHMS.md §4".
-    pub source: &'static str,
-    /// Whether runs read a usage trace (the scenario's `trace`).
-    pub uses_trace: bool,
-    /// Whether runs read a workload of VM records (the scenario's `workload`, [`crate::workload::Workload`]).
-    pub uses_workload: bool,
-    /// The named experiments (presets) of its section, if any.
-    pub experiments: &'static [&'static str],
-    /// Its charts: names accepted by [`draw_chart`] (prefixed with the id, e.g. `placement.frontier`).
-    pub charts: &'static [&'static str],
-    /// Scenario-level operations accepted by [`call`] (e.g. `admission` `series`).
-    pub ops: &'static [&'static str],
-    /// Operations on a run accepted by [`AnyRun::query`] (e.g. `placement` `machine`).
-    pub run_ops: &'static [&'static str],
-}
-
-/// What a run may read besides its scenario: the loaded usage trace and named input files (e.g. a bundled
-/// data file's bytes).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Inputs<'a> {
-    /// The loaded usage trace, for models with [`ModelInfo::uses_trace`].
-    pub trace: Option<&'a UsageTrace>,
-    /// The loaded workload, for models with [`ModelInfo::uses_workload`].
-    pub workload: Option<&'a Workload>,
-    /// Further input files by name.
-    pub files: &'a [InputFile],
-    /// Whether the run is in the browser (one thread, a page waiting): models refuse set-ups too long for
-    /// it, with a message pointing to the CLI.
-    pub browser: bool,
-}
-
-impl<'a> Inputs<'a> {
-    /// The loaded trace, or an error on the field `trace` when none is loaded.
-    pub fn need_trace(&self) -> Result<&'a UsageTrace, RunError> {
-        self.trace
-            .ok_or_else(|| RunError::field("trace", "no trace is loaded"))
-    }
-
-    /// The loaded workload, or an error on the field `workload` when none is loaded.
-    pub fn need_workload(&self) -> Result<&'a Workload, RunError> {
-        self.workload
-            .ok_or_else(|| RunError::field("workload", "no workload is loaded"))
-    }
-
-    /// The bytes of the input file `name`, or an error naming it.
-    pub fn need_file(&self, name: &str) -> Result<&'a [u8], RunError> {
-        self.files
-            .iter()
-            .find(|f| f.name == name)
-            .map(|f| &f.bytes[..])
-            .ok_or_else(|| RunError::msg(format!("the input file '{name}' was not given")))
-    }
-}
-
-/// One model behind the experiment contract (see the module documentation).
-pub trait ModelDef {
-    /// Static facts.
-    const INFO: ModelInfo;
-    /// The model's scenario section (its field of [`Scenario`] is named [`ModelInfo::id`]).
-    type Section: Serialize + DeserializeOwned + Default + Clone + PartialEq + std::fmt::Debug;
-    /// The model's run (its experiment stepper).
-    type Run: Experiment;
-    /// Every problem of the section, field paths prefixed with `prefix` (e.g. `placement.`).
-    fn validate(section: &Self::Section, prefix: &str) -> Vec<FieldError>;
-    /// Plans the run of a validated scenario whose `model` is this one.
-    fn start(sc: &Scenario, inputs: &Inputs) -> Result<Self::Run, RunError>;
-    /// A scenario-level operation of [`ModelInfo::ops`] with JSON arguments; the answer is serialized with
-    /// `ser`.
-    fn call<S: Serializer>(
-        _sc: &Scenario,
-        op: &str,
-        _args: &Value,
-        _inputs: &Inputs,
-        _ser: S,
-    ) -> Result<S::Ok, RunError> {
-        Err(RunError::msg(format!(
-            "the {} model has no operation '{op}'",
-            Self::INFO.id
-        )))
-    }
-    /// Draws chart `name` (one of [`ModelInfo::charts`]) from `data` and `opts` (any serde deserializers:
-    /// JS values in the browser, JSON natively) into `area`, returning where its points landed when the
-    /// chart has points to hit-test; `None` when the chart is not this model's.
-    fn draw<'de, DB: DrawingBackend, D: Deserializer<'de>>(
-        _name: &str,
-        _area: &DrawingArea<DB, Shift>,
-        _data: D,
-        _opts: D,
-    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
-        None
-    }
 }
 
 macro_rules! define_registry {
@@ -252,29 +149,6 @@ macro_rules! define_registry {
             }
         }
 
-        /// Validates `sc` and plans its model's run (see [`ModelDef::start`]). Errors: the first invalid field.
-        pub fn start(sc: &Scenario, inputs: &Inputs) -> Result<AnyRun, RunError> {
-            if let Err(errs) = sc.validate() {
-                return Err(errs.into_iter().next().expect("at least one error").into());
-            }
-            match sc.model {
-                $( Model::$variant => <$def as ModelDef>::start(sc, inputs).map(AnyRun::$variant), )+
-            }
-        }
-
-        /// Operation `op` of `sc`'s model ([`ModelDef::call`]), the answer serialized with `ser`.
-        pub fn call<S: Serializer>(
-            sc: &Scenario,
-            op: &str,
-            args: &Value,
-            inputs: &Inputs,
-            ser: S,
-        ) -> Result<S::Ok, RunError> {
-            match sc.model {
-                $( Model::$variant => <$def as ModelDef>::call(sc, op, args, inputs, ser), )+
-            }
-        }
-
         /// Draws the chart `name` of any model (or the shared `trace.histogram`) into `area` from `data` and
         /// `opts` (serde deserializers; null options give the defaults); returns where its points landed, for
         /// charts with points to hit-test.
@@ -325,7 +199,7 @@ mod tests {
             vec!["placement", "admission", "lifetime", "era", "oversub"]
         );
         assert_eq!(Model::default(), Model::Placement);
-        let json = serde_json::to_value(Scenario::default()).unwrap();
+        let json = serde_json::to_value(crate::scenario::Scenario::default()).unwrap();
         for m in Model::ALL {
             let id = m.info().id;
             assert_eq!(Model::from_id(id), Some(*m));
@@ -338,7 +212,7 @@ mod tests {
         assert_eq!(Model::from_id("nope"), None);
         // the admission model's experiments are its presets, each parsing back to itself
         for name in Model::Admission.info().experiments {
-            let p = crate::admission::tuning::Preset::parse(name).unwrap();
+            let p = crate::models::admission::tuning::Preset::parse(name).unwrap();
             assert_eq!(p.name(), *name);
         }
     }

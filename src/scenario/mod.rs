@@ -75,7 +75,7 @@ pub const MAX_SCENARIO_BYTES: usize = 256 * 1024;
 pub enum TraceRef {
     /// A bundled trace by id (see [`crate::data::BUNDLED_DATA`]).
     Bundled(String),
-    /// A user's upload: its name and SHA-256 (see [`crate::trace::upload_sha256`]); reproducing the
+    /// A user's upload: its name and SHA-256 (see [`crate::input::upload_sha256`]); reproducing the
     /// scenario needs the same bytes.
     Upload {
         /// File or folder name as uploaded.
@@ -92,7 +92,7 @@ pub enum TraceRef {
 pub enum WorkloadRef {
     /// A bundled workload by id (a [`crate::data::BUNDLED_DATA`] entry whose kind holds VM records).
     Bundled(String),
-    /// A user's upload: its name and SHA-256 (see [`crate::trace::upload_sha256`]); the format is detected
+    /// A user's upload: its name and SHA-256 (see [`crate::input::upload_sha256`]); the format is detected
     /// from the files ([`crate::workload::WorkloadFormat::detect`]).
     Upload {
         /// File or folder name as uploaded.
@@ -193,6 +193,32 @@ macro_rules! define_scenario {
                 }
             }
         }
+
+        /// Validates `sc` and plans its model's run from its section and seed (see
+        /// [`crate::models::ModelDef::start`]). Errors: the first invalid field.
+        pub fn start(sc: &Scenario, inputs: &crate::models::Inputs) -> Result<crate::models::AnyRun, crate::experiment::RunError> {
+            if let Err(errs) = sc.validate() {
+                return Err(errs.into_iter().next().expect("at least one error").into());
+            }
+            match sc.model {
+                $( Model::$variant => <$def as crate::models::ModelDef>::start(&sc.$field, sc.seed, inputs)
+                    .map(crate::models::AnyRun::$variant), )+
+            }
+        }
+
+        /// Operation `op` of `sc`'s model on its section ([`crate::models::ModelDef::call`]), the answer
+        /// serialized with `ser`.
+        pub fn call<S: serde::Serializer>(
+            sc: &Scenario,
+            op: &str,
+            args: &serde_json::Value,
+            inputs: &crate::models::Inputs,
+            ser: S,
+        ) -> Result<S::Ok, crate::experiment::RunError> {
+            match sc.model {
+                $( Model::$variant => <$def as crate::models::ModelDef>::call(&sc.$field, sc.seed, op, args, inputs, ser), )+
+            }
+        }
     };
 }
 crate::for_each_model!(define_scenario);
@@ -243,10 +269,12 @@ impl Scenario {
             });
         }
         match &self.trace {
-            TraceRef::Bundled(id) if crate::trace::bundled(id).is_none() => errs.push(FieldError {
-                field: "trace.bundled".into(),
-                message: format!("no bundled trace '{id}'"),
-            }),
+            TraceRef::Bundled(id) if crate::data::bundled_trace(id).is_none() => {
+                errs.push(FieldError {
+                    field: "trace.bundled".into(),
+                    message: format!("no bundled trace '{id}'"),
+                })
+            }
             TraceRef::Upload { sha256, .. } => {
                 check_sha256(sha256, "trace.upload.sha256", &mut errs)
             }
@@ -581,7 +609,7 @@ fn damaged_link(e: &base64::DecodeError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::placement::{FitSpec, Rule};
+    use crate::models::placement::{FitSpec, Rule};
 
     #[test]
     fn default_link_is_short_and_round_trips() {

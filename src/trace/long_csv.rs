@@ -3,9 +3,8 @@
 //! set of times; items keep the order of their first appearance, samples are sorted by time.
 
 use super::planetlab::clip;
-use super::{
-    maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, UsageTrace, MAX_VALUES,
-};
+use super::{TraceFormat, TraceReader, UsageTrace};
+use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
 use std::collections::HashMap;
 
 /// Reader of the generic long CSV format `item,time,usage`.

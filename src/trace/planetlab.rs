@@ -2,9 +2,9 @@
 //! VM id, one CPU % value (0–100, integers in the real data) per line, one line per 5-minute interval.
 //! A `.zip` of such a folder is read too (the browser's upload path).
 
-use super::{
-    inflate_bounded, maybe_gunzip, utf8, InputFile, TraceError, TraceFormat, TraceReader, Unit,
-    UsageTrace, MAX_FILES, MAX_VALUES,
+use super::{TraceFormat, TraceReader, Unit, UsageTrace};
+use crate::input::{
+    inflate_bounded, maybe_gunzip, utf8, InputFile, TraceError, MAX_FILES, MAX_VALUES,
 };
 
 /// Reader of PlanetLab day folders (seed 002 instances from real traces; ALGORITHMS.md §4.1).

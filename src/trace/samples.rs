@@ -8,7 +8,8 @@
 //! trace is the same bit for bit whatever the storage (100,000 VMs × 288 integer percents: 29 MB instead of
 //! 230 MB of f64).
 
-use super::{TraceError, Unit, UsageTrace, MAX_FIELD_BYTES};
+use super::{Unit, UsageTrace};
+use crate::input::{TraceError, MAX_FIELD_BYTES};
 use crate::substrate::exact::GridScan;
 
 /// Usage values in VM units, row-major items × samples, stored compactly (see the module documentation).

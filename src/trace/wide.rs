@@ -9,10 +9,8 @@
 //! comments. Item ids may contain spaces but not tabs.
 
 use super::planetlab::clip;
-use super::{
-    InputFile, TextLines, TraceError, TraceFormat, TraceReader, Unit, UsageBuilder, UsageTrace,
-    MAX_VALUES,
-};
+use super::{TraceFormat, TraceReader, Unit, UsageBuilder, UsageTrace};
+use crate::input::{InputFile, TextLines, TraceError, MAX_VALUES};
 
 /// Reader of the wide format.
 pub struct WideReader;

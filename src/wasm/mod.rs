@@ -27,9 +27,9 @@ pub mod sweep;
 pub mod trace;
 
 use crate::experiment::RunError;
+use crate::input::TraceError;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::substrate::error::FieldError;
-use crate::trace::TraceError;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 

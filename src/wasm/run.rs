@@ -7,8 +7,8 @@
 use super::trace::{LoadedWorkload, Trace};
 use super::{error_obj, json_from_js, run_error, valid_scenario, JsResult};
 use crate::experiment::Steppable;
+use crate::input::InputFile;
 use crate::models::{AnyRun, Inputs};
-use crate::trace::InputFile;
 use wasm_bindgen::prelude::*;
 
 /// The serializer results cross with (JSON-compatible: maps become plain objects).
@@ -99,7 +99,7 @@ fn plan(
         files: files.map_or(&[][..], |f| &f.files[..]),
         browser: true,
     };
-    let inner = crate::models::start(&s, &inputs).map_err(|e| run_error(&e))?;
+    let inner = crate::scenario::start(&s, &inputs).map_err(|e| run_error(&e))?;
     Ok(ExperimentRun { inner })
 }
 
@@ -277,5 +277,5 @@ pub fn model_call(
         files: &files,
         browser: true,
     };
-    crate::models::call(&s, op, &args, &inputs, &ser()).map_err(|e| run_error(&e))
+    crate::scenario::call(&s, op, &args, &inputs, &ser()).map_err(|e| run_error(&e))
 }

@@ -1,7 +1,8 @@
 //! Uploads and bundled usage traces: files are added one by one, then parsed into a [`Trace`].
 
 use super::{to_js, trace_error, JsResult};
-use crate::trace::{self, InputFile, TraceError, UsageTrace};
+use crate::input::{InputFile, TraceError};
+use crate::trace::{self, UsageTrace};
 use wasm_bindgen::prelude::*;
 
 /// Collects the files of an upload (or a bundled trace's bytes) one by one, then parses them.
@@ -20,17 +21,17 @@ impl TraceBuilder {
     }
 
     /// Adds one file: its name (a relative path for folder uploads, e.g. `20110303/vm1`) and bytes.
-    /// Errors when the upload grows past [`trace::MAX_UPLOAD_BYTES`].
+    /// Errors when the upload grows past [`crate::input::MAX_UPLOAD_BYTES`].
     pub fn add(&mut self, name: String, bytes: Vec<u8>) -> JsResult<()> {
         self.bytes += bytes.len();
-        if self.bytes > trace::MAX_UPLOAD_BYTES {
+        if self.bytes > crate::input::MAX_UPLOAD_BYTES {
             return Err(trace_error(&TraceError::new(
                 &name,
                 None,
                 None,
                 format!(
                     "the upload exceeds the limit of {} MiB",
-                    trace::MAX_UPLOAD_BYTES >> 20
+                    crate::input::MAX_UPLOAD_BYTES >> 20
                 ),
             )));
         }
@@ -38,10 +39,10 @@ impl TraceBuilder {
         Ok(())
     }
 
-    /// SHA-256 of the files added so far ([`trace::upload_sha256`]), to check an upload against a link
+    /// SHA-256 of the files added so far ([`crate::input::upload_sha256`]), to check an upload against a link
     /// before parsing it.
     pub fn sha256(&self) -> String {
-        trace::upload_sha256(&self.files)
+        crate::input::upload_sha256(&self.files)
     }
 
     /// Number of files added so far.
@@ -56,12 +57,12 @@ impl TraceBuilder {
 
     /// Detects the format and parses (see [`trace::read_upload`]); consumes the builder. The trace is
     /// called `name` when given (a bundled trace's id, as the CLI names it), else after the upload
-    /// ([`trace::upload_name`]). Errors are `{ kind: "trace", file, line, column, message, display }`.
+    /// ([`crate::input::upload_name`]). Errors are `{ kind: "trace", file, line, column, message, display }`.
     pub fn finish(self, name: Option<String>) -> JsResult<Trace> {
-        let sha256 = trace::upload_sha256(&self.files);
+        let sha256 = crate::input::upload_sha256(&self.files);
         let name = name
             .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| trace::upload_name(&self.files));
+            .unwrap_or_else(|| crate::input::upload_name(&self.files));
         let t = trace::read_trace(&name, &self.files, None).map_err(|e| trace_error(&e))?;
         Ok(Trace { inner: t, sha256 })
     }
@@ -69,10 +70,10 @@ impl TraceBuilder {
     /// Like [`TraceBuilder::finish`] for a workload of VM records (the Azure 2017 arrivals, Azure vmtables,
     /// Alibaba GPU 2023; format detected, see [`crate::workload::read_workload`]).
     pub fn finish_workload(self, name: Option<String>) -> JsResult<LoadedWorkload> {
-        let sha256 = trace::upload_sha256(&self.files);
+        let sha256 = crate::input::upload_sha256(&self.files);
         let name = name
             .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| trace::upload_name(&self.files));
+            .unwrap_or_else(|| crate::input::upload_name(&self.files));
         let w = crate::workload::read_workload(&name, &self.files, None)
             .map_err(|e| trace_error(&e))?;
         Ok(LoadedWorkload { inner: w, sha256 })
@@ -123,7 +124,7 @@ impl Trace {
         self.inner.name.clone()
     }
 
-    /// Lower-case hex SHA-256 of the upload ([`trace::upload_sha256`]).
+    /// Lower-case hex SHA-256 of the upload ([`crate::input::upload_sha256`]).
     pub fn sha256(&self) -> String {
         self.sha256.clone()
     }

@@ -4,12 +4,13 @@
 //! Source: ../shared/data/alibaba-gpu-v2023-openb/SOURCE.md. A real arrival/size/lifetime workload against a
 //! real node inventory for lifetime-aware allocation (seed 003, ALGORITHMS.md §5.7) and empty-host measurement.
 
-use super::parse::{clip, for_each_record, Row};
 use super::{
-    check_upload, Host, Vm, Workload, WorkloadFormat, WorkloadReader, MAX_CORES, MAX_GPUS,
-    MAX_HOSTS, MAX_MEMORY_GB, MAX_TIME_S, MAX_VMS,
+    Host, Vm, Workload, WorkloadFormat, WorkloadReader, MAX_CORES, MAX_GPUS, MAX_HOSTS,
+    MAX_MEMORY_GB, MAX_VMS,
 };
-use crate::trace::{maybe_gunzip, utf8, InputFile, TraceError};
+use crate::input::parse::{clip, for_each_record, Row};
+use crate::input::{check_upload, MAX_TIME_S};
+use crate::input::{maybe_gunzip, utf8, InputFile, TraceError};
 
 /// Reader of the openb CSV files: one pod list (header
 /// `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time`,
@@ -42,7 +43,7 @@ impl WorkloadReader for AlibabaGpuReader {
         let mut hosts = Vec::new();
         for f in files {
             // documentation shipped beside the lists (README.md, SOURCE.md, LICENSE) is not data
-            let base = super::parse::base(&f.name).to_ascii_lowercase();
+            let base = crate::input::parse::base(&f.name).to_ascii_lowercase();
             if files.len() > 1
                 && (base.ends_with(".md") || base.ends_with(".txt") || base.starts_with("license"))
             {
@@ -260,8 +261,8 @@ fn read_nodes(file: &str, text: &str, hosts: &mut Vec<Host>) -> Result<(), Trace
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{load, no_panic};
     use super::*;
+    use crate::input::testutil::{load, no_panic};
 
     fn files() -> Vec<InputFile> {
         vec![

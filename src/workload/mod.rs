@@ -21,23 +21,18 @@
 
 pub mod alibaba;
 pub mod azure;
-mod parse;
+mod record;
 pub mod swim;
 pub mod synthetic;
-pub mod usage_alibaba;
-pub mod usage_azure;
-pub mod usage_bitbrains;
 
 pub use alibaba::AlibabaGpuReader;
 pub use azure::{AzureArrivalsReader, AzureVmtableReader};
+pub use record::{CpuStats, Host, SeriesRef, UsageRef, Vm};
 pub use swim::SwimReader;
-pub use usage_alibaba::{
-    read_alibaba_machine_usage, read_alibaba_machine_usage_timed, MachineUsageOptions,
-};
-pub use usage_azure::{read_azure_cpu_readings, read_azure_cpu_readings_timed, ReadingStat};
-pub use usage_bitbrains::{read_bitbrains, read_bitbrains_timed};
 
-use crate::trace::{InputFile, TraceError, UsageTrace};
+pub use crate::input::MAX_TIME_S;
+use crate::input::{check_upload, first_line, InputFile, TraceError};
+use crate::trace::UsageTrace;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -46,119 +41,12 @@ use std::collections::HashSet;
 pub const MAX_VMS: usize = 3_000_000;
 /// Most hosts one node list may hold: 1 million.
 pub const MAX_HOSTS: usize = 1_000_000;
-/// Largest accepted time, s (about 317 years): times must lie in `[0, MAX_TIME_S]`.
-pub const MAX_TIME_S: f64 = 1e10;
 /// Largest accepted core count of one VM or host.
 pub const MAX_CORES: f64 = 1e6;
 /// Largest accepted memory of one VM or host, GB.
 pub const MAX_MEMORY_GB: f64 = 1e8;
 /// Largest accepted GPU count of one VM or host.
 pub const MAX_GPUS: f64 = 1e5;
-
-/// Lifetime CPU statistics of a VM as the source gives them (Azure vmtable `avgcpu`, `maxcpu`, `p95maxcpu`),
-/// in VM units (percent / 100).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CpuStats {
-    /// Average CPU over the VM's life, VM units.
-    pub avg: f64,
-    /// Largest 5-minute maximum, VM units.
-    pub max: f64,
-    /// 95th percentile of the 5-minute maxima, VM units.
-    pub p95_max: f64,
-}
-
-/// Where a VM's usage series lives: a [`UsageTrace`] and the item id in it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SeriesRef {
-    /// [`UsageTrace::name`] of the trace holding the series.
-    pub trace: String,
-    /// Item id in [`UsageTrace::items`].
-    pub item: String,
-}
-
-/// What is known about a VM's CPU usage: summary statistics from the record, and/or a usage series.
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
-pub struct UsageRef {
-    /// Lifetime statistics given by the source (Azure vmtable), VM units.
-    pub stats: Option<CpuStats>,
-    /// The VM's series in a usage trace (set by [`Workload::attach_usage`]).
-    pub series: Option<SeriesRef>,
-}
-
-/// One VM, container or job request of a workload (ALGORITHMS.md §1.1 "workload unit"): shape, owner and
-/// lifetime. Times are seconds from the trace's origin; a VM without `deleted_s` is right-censored.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Vm {
-    /// Id, unique within the workload (Azure: encrypted VM id; arrivals: `<split>:<batch>:<k>`; Alibaba: pod name).
-    pub id: String,
-    /// Owner: Azure subscription id (vmtable); `None` where the source has none (arrivals, Alibaba pods).
-    pub tenant: Option<String>,
-    /// Deployment / request group: Azure deployment id (vmtable), the tenant batch `<split>:<batch>` of the
-    /// arrivals (one tenant's VMs in one 5-minute bin, seed 000's deployment); `None` for Alibaba pods.
-    pub deployment: Option<String>,
-    /// Class given by the source: Azure `vmcategory` (Interactive, Delay-insensitive, Unknown; V1 spells it
-    /// `Unkown`), the arrivals' flavour letter, Alibaba `qos` (LS, BE, Burstable, Guaranteed).
-    pub category: Option<String>,
-    /// Requested vCPU cores (Alibaba: `cpu_milli / 1000`; Azure V2: the bucket value, `>24` read as 32).
-    pub cores: f64,
-    /// Requested memory, GB (Alibaba: `memory_mib / 1024`; Azure V2: the bucket value, `>64` read as 128).
-    pub memory_gb: f64,
-    /// Requested GPUs, 0 when none; fractional for GPU-sharing pods (Alibaba `num_gpu × gpu_milli / 1000`).
-    pub gpus: f64,
-    /// Creation (arrival / request) time, s.
-    pub created_s: f64,
-    /// Time the VM started running on a host when the source tells it apart from creation (Alibaba
-    /// `scheduled_time`); `None` if it never started (pending pods) or the source has no such time.
-    pub started_s: Option<f64>,
-    /// Deletion (exit) time, s, ≥ `created_s`; `None` = still alive when observation ended (right-censored).
-    pub deleted_s: Option<f64>,
-    /// For a censored VM observed until before the workload's [`Workload::trace_end_s`]: the time it was last
-    /// known alive (the arrivals' `dev` split is censored at its cut 2,100,000 s). `None` otherwise.
-    pub censored_at_s: Option<f64>,
-    /// Lifetime bounds `[lo, hi]`, s, when the source gives the lifetime only as a bin (Azure arrivals:
-    /// `deleted_s` is then `created_s` + the bin's midpoint). `None` when the lifetime is exact or censored.
-    pub lifetime_range_s: Option<[f64; 2]>,
-    /// Bytes a MapReduce job read, shuffled and wrote `[input, shuffle, output]` (SWIM traces); `None` for
-    /// VMs. The reservation model (seed 004) derives a job's units and duration from them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub io_bytes: Option<[f64; 3]>,
-    /// CPU usage information, when the source has some.
-    pub usage: Option<UsageRef>,
-}
-
-impl Vm {
-    /// True if the VM's deletion was not observed (right-censored).
-    pub fn is_censored(&self) -> bool {
-        self.deleted_s.is_none()
-    }
-
-    /// Observed lifetime, s: `deleted − created`, or for a censored VM the lower bound
-    /// `(censored_at_s or trace_end_s) − created` (never negative).
-    pub fn lifetime_s(&self, trace_end_s: f64) -> f64 {
-        let end = self.deleted_s.or(self.censored_at_s).unwrap_or(trace_end_s);
-        (end - self.created_s).max(0.0)
-    }
-
-    /// True if the VM is alive at time `t` (created ≤ t < deleted; a censored VM stays alive).
-    pub fn alive_at(&self, t: f64) -> bool {
-        self.created_s <= t && self.deleted_s.is_none_or(|d| t < d)
-    }
-}
-
-/// One machine of a node list (ALGORITHMS.md §1.1 "machine"): capacities in cores, GB and GPUs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Host {
-    /// Node id (Alibaba `sn`).
-    pub id: String,
-    /// CPU cores.
-    pub cores: f64,
-    /// Memory, GB.
-    pub memory_gb: f64,
-    /// GPUs (0 for CPU-only nodes).
-    pub gpus: f64,
-    /// GPU model (Alibaba: G1/G2/G3, T4, P100, V100M16, V100M32, A10), `None` for CPU-only nodes.
-    pub model: Option<String>,
-}
 
 /// The workload formats packlab reads (names as in the CLI and scenarios: kebab-case).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -206,12 +94,12 @@ impl WorkloadFormat {
     /// `sn,cpu_milli,…` → Alibaba; anything else → vmtable.
     pub fn detect(files: &[InputFile]) -> WorkloadFormat {
         for f in files {
-            let b = parse::base(&f.name);
+            let b = crate::input::parse::base(&f.name);
             if b.ends_with("flav_map.txt") || b.ends_with("interval_map.txt") {
                 return WorkloadFormat::AzureArrivals;
             }
             let head = first_line(f);
-            if head.starts_with(crate::trace::azure::BUNDLE_MAGIC) {
+            if head.starts_with(azure::arrivals::BUNDLE_MAGIC) {
                 return WorkloadFormat::AzureArrivals;
             }
             let h = head.trim().to_ascii_lowercase();
@@ -225,8 +113,6 @@ impl WorkloadFormat {
         WorkloadFormat::AzureVmtable
     }
 }
-
-pub(crate) use crate::trace::first_line;
 
 /// True for a SWIM job line: `job<digits>` then at least five tab-separated integers.
 fn is_swim_line(line: &str) -> bool {
@@ -404,7 +290,7 @@ impl Workload {
         let ids = self.vms.iter().map(|v| ("VM", &v.id));
         if let Some((what, id)) = ids
             .chain(self.hosts.iter().map(|h| ("host", &h.id)))
-            .find(|(_, id)| id.len() > crate::trace::MAX_FIELD_BYTES)
+            .find(|(_, id)| id.len() > crate::input::MAX_FIELD_BYTES)
         {
             return Err(TraceError::new(
                 &self.name,
@@ -412,9 +298,9 @@ impl Workload {
                 None,
                 format!(
                     "{what} id '{}' of {} bytes exceeds the limit of {} bytes",
-                    parse::clip(id),
+                    crate::input::parse::clip(id),
                     id.len(),
-                    crate::trace::MAX_FIELD_BYTES
+                    crate::input::MAX_FIELD_BYTES
                 ),
             ));
         }
@@ -425,7 +311,7 @@ impl Workload {
                     &self.name,
                     None,
                     None,
-                    format!("VM id '{}' appears twice", parse::clip(&v.id)),
+                    format!("VM id '{}' appears twice", crate::input::parse::clip(&v.id)),
                 ));
             }
         }
@@ -436,7 +322,10 @@ impl Workload {
                     &self.name,
                     None,
                     None,
-                    format!("host id '{}' appears twice", parse::clip(&h.id)),
+                    format!(
+                        "host id '{}' appears twice",
+                        crate::input::parse::clip(&h.id)
+                    ),
                 ));
             }
         }
@@ -454,7 +343,7 @@ pub trait WorkloadReader {
 }
 
 /// Reads `files` as a workload in `format`, or in the format [`WorkloadFormat::detect`] guesses when `None`.
-/// The upload is bounded by [`crate::trace::MAX_UPLOAD_BYTES`] (after decompression, per file) and the records by
+/// The upload is bounded by [`crate::input::MAX_UPLOAD_BYTES`] (after decompression, per file) and the records by
 /// [`MAX_VMS`] / [`MAX_HOSTS`]. Arrivals are read with all their splits ([`AzureArrivalsReader::default`]).
 pub fn read_workload(
     name: &str,
@@ -462,7 +351,7 @@ pub fn read_workload(
     format: Option<WorkloadFormat>,
 ) -> Result<Workload, TraceError> {
     check_upload(name, files)?;
-    let _budget = crate::trace::InflateBudget::start();
+    let _budget = crate::input::InflateBudget::start();
     match format.unwrap_or_else(|| WorkloadFormat::detect(files)) {
         WorkloadFormat::AzureVmtable => AzureVmtableReader.read(name, files),
         WorkloadFormat::AzureArrivals => AzureArrivalsReader::default().read(name, files),
@@ -477,129 +366,10 @@ pub fn read_workload(
     }
 }
 
-pub(crate) use crate::trace::check_upload;
-
-/// A usage trace with its sample instants (s) and what alignment dropped or filled (the `_timed` readers).
-#[derive(Clone, Debug, PartialEq)]
-pub struct TimedUsage {
-    /// The trace (VM units).
-    pub trace: UsageTrace,
-    /// Sample instants, s from the trace origin (`trace.samples` of them, increasing).
-    pub times_s: Vec<f64>,
-    /// What was dropped or filled while aligning, in words.
-    pub notes: Vec<String>,
-}
-
-/// Test helpers shared by the readers' tests: real data paths and garbled variants for no-panic tests.
-#[cfg(test)]
-pub(crate) mod testutil {
-    use crate::trace::InputFile;
-    use std::path::{Path, PathBuf};
-
-    /// `../shared/data/<rel>` next to the crate.
-    pub fn data(rel: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/data")
-            .join(rel)
-    }
-
-    /// The file as an [`InputFile`] named by its path relative to the data folder. A missing file fails the
-    /// test with its path: these tests check real data and never pass by skipping it.
-    pub fn load(rel: &str) -> InputFile {
-        let path = data(rel);
-        let bytes = std::fs::read(&path).unwrap_or_else(|e| {
-            panic!(
-                "test data {} cannot be read ({e}); ../shared/data must sit beside the checkout",
-                path.display()
-            )
-        });
-        InputFile {
-            name: rel.to_string(),
-            bytes,
-        }
-    }
-
-    /// Deterministic garbled variants of `bytes`: truncations (also inside a multi-byte character), the
-    /// first and last lines only, byte flips, injected `NaN`/`-1`/`1e400`/huge integers/non-UTF-8 bytes,
-    /// swapped delimiters and a duplicated block. At most ~256 KiB of the input is used.
-    pub fn garbled(bytes: &[u8]) -> Vec<Vec<u8>> {
-        let b = &bytes[..bytes.len().min(256 << 10)];
-        let mut out: Vec<Vec<u8>> = Vec::new();
-        for frac in [0.0, 0.001, 0.01, 0.1, 0.37, 0.5, 0.99] {
-            let n = (b.len() as f64 * frac) as usize;
-            out.push(b[..n].to_vec());
-            out.push(b[n..].to_vec());
-        }
-        if let Some(p) = b.iter().position(|c| *c == b'\n') {
-            out.push(b[..p].to_vec());
-            out.push(b[..p + 1].to_vec());
-        }
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut rnd = |m: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m.max(1) as u64) as usize
-        };
-        for flips in [1usize, 5, 50, 500] {
-            let mut v = b.to_vec();
-            for _ in 0..flips {
-                let i = rnd(v.len());
-                if let Some(c) = v.get_mut(i) {
-                    *c = [
-                        b',', b'\n', b'|', b';', b'-', b'.', b'e', b'9', 0xff, b'\t', b'*', b' ',
-                    ][rnd(12)];
-                }
-            }
-            out.push(v);
-        }
-        for inj in [
-            &b"NaN"[..],
-            b"-1",
-            b"1e400",
-            b"99999999999999999999999",
-            b"18446744073709551615",
-            b"inf",
-            b"\xc3",
-            b"\"",
-            b",,,,",
-            b"*4000000000",
-        ] {
-            for _ in 0..3 {
-                let mut v = b.to_vec();
-                let i = rnd(v.len() + 1);
-                v.splice(i..i, inj.iter().copied());
-                out.push(v);
-            }
-        }
-        out.push(
-            b.iter()
-                .map(|c| if *c == b',' { b';' } else { *c })
-                .collect(),
-        );
-        let mut dup = b.to_vec();
-        dup.extend_from_slice(&b[..b.len() / 3]);
-        out.push(dup);
-        out
-    }
-
-    /// Replaces the bytes of file `k` of `files` by each garbled variant and calls `read` (results ignored:
-    /// the test is that nothing panics).
-    pub fn no_panic<T, E>(files: &[InputFile], read: impl Fn(&[InputFile]) -> Result<T, E>) {
-        for k in 0..files.len() {
-            for v in garbled(&files[k].bytes) {
-                let mut fs = files.to_vec();
-                fs[k].bytes = v;
-                let _ = read(&fs);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::testutil::load;
     use super::*;
+    use crate::input::testutil::load;
 
     fn vm(id: &str, created: f64, deleted: Option<f64>) -> Vm {
         Vm {
@@ -689,7 +459,7 @@ mod tests {
             WorkloadFormat::detect(&[f("maps/flav_map.txt", "")]),
             AzureArrivals
         );
-        let bundle = crate::trace::azure::gzip(b"#packlab-azure-arrivals v1 source=x\n");
+        let bundle = crate::input::gzip(b"#packlab-azure-arrivals v1 source=x\n");
         assert_eq!(
             WorkloadFormat::detect(&[InputFile {
                 name: "a.gz".into(),

@@ -7,9 +7,10 @@
 //! `io_bytes` = `[input, shuffle, output]`; cores, memory and lifetime are unknown in the source (0 cores, no
 //! deletion: the reservation model derives units and durations from the bytes, seed 004, ALGORITHMS.md §6.5).
 
-use super::parse::{clip, for_each_record};
-use super::{check_upload, Vm, Workload, WorkloadFormat, WorkloadReader, MAX_TIME_S, MAX_VMS};
-use crate::trace::{maybe_gunzip, utf8, InputFile, TraceError};
+use super::{Vm, Workload, WorkloadFormat, WorkloadReader, MAX_VMS};
+use crate::input::parse::{clip, for_each_record};
+use crate::input::{check_upload, MAX_TIME_S};
+use crate::input::{maybe_gunzip, utf8, InputFile, TraceError};
 
 /// Largest accepted byte count of one job's counter (1 EB; the largest in the data is 85 TB).
 pub const MAX_JOB_BYTES: f64 = 1e18;
@@ -32,7 +33,7 @@ impl WorkloadReader for SwimReader {
         let data: Vec<&InputFile> = files
             .iter()
             .filter(|f| {
-                let b = super::parse::base(&f.name).to_ascii_lowercase();
+                let b = crate::input::parse::base(&f.name).to_ascii_lowercase();
                 !(files.len() > 1
                     && (b.ends_with(".md") || b.starts_with("license") || b.starts_with("readme")))
             })
@@ -76,7 +77,7 @@ impl WorkloadReader for SwimReader {
                 end = end.max(t);
                 vms.push(Vm {
                     id: if prefix_ids {
-                        format!("{}:{}", super::parse::base(file), clip(id))
+                        format!("{}:{}", crate::input::parse::base(file), clip(id))
                     } else {
                         id.to_string()
                     },

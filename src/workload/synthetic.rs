@@ -15,10 +15,10 @@
 //! seconds from its origin, as for every workload.
 
 use super::{Host, Vm, Workload, WorkloadFormat, MAX_VMS};
+use crate::input::TraceError;
 use crate::substrate::error::{FieldError, FieldErrors};
 use crate::substrate::rng::{exp, normal, poisson, stream, uniform_open0};
 use crate::substrate::stats::normal_sf;
-use crate::trace::TraceError;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 

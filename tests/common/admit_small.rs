@@ -1,7 +1,7 @@
 //! The small admission configuration shared by `tests/admit_is.rs` and `benches/admit_is.rs` (C = 200 cores,
 //! 0.01 arrivals/h, 2,000 h: about 20 deployments per run, a run takes about a millisecond).
 
-use packlab::admission::params::{AdmitParams, ImportanceConfig, PolicyKind, PolicySpec};
+use packlab::models::admission::params::{AdmitParams, ImportanceConfig, PolicyKind, PolicySpec};
 
 /// The small configuration; importance sampling on with pilots of SECOND at θ2 = 0.01 (at the default
 /// mid threshold 7.07e−5 SECOND admits nothing at this scale, see `default_pilot_threshold_falls_back`).

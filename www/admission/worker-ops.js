@@ -9,12 +9,13 @@ import { bundledBytes } from '../common/inputs.js';
 export const admissionOps = {
   /**
    * Fit the bundled Azure 2017 arrivals (the engine's bundled-data registry names the file) and write the
-   * identified parameters into the scenario: { scenario, fit }.
+   * identified parameters into the scenario: { scenario, fit } (the engine answers the fitted section).
    */
   async 'admission.azure'({ scenario }, ctx) {
     const entry = ctx.wasm.bundled_data().find((d) => d.kind === 'azure-arrivals');
     if (!entry) throw { kind: 'input', field: 'admission.source', message: 'this engine bundles no Azure arrivals' };
     const file = await bundledBytes(ctx, entry.id, 'admission.source');
-    return ctx.wasm.model_call(scenario, 'azure_fit', null, file.name, file.bytes);
+    const { admission, fit } = ctx.wasm.model_call(scenario, 'azure_fit', null, file.name, file.bytes);
+    return { scenario: { ...scenario, admission }, fit };
   },
 };

@@ -2,25 +2,27 @@
 //! moments` and `packlab admission fit` (App. B maximum-likelihood fit to Azure data); the earlier names `packlab
 //! admit`, `admit-moments` and `admit-fit` are hidden aliases with the same output.
 
-use packlab::admission::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
-use packlab::admission::importance::ImportancePlan;
-use packlab::admission::load::cluster_share_rate;
-use packlab::admission::moments::{
+use packlab::input::gzip;
+use packlab::models::admission::experiment::run_preset;
+use packlab::models::admission::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
+use packlab::models::admission::importance::ImportancePlan;
+use packlab::models::admission::load::cluster_share_rate;
+use packlab::models::admission::moments::{
     known_moments, posterior_moments, AliveMode, Belief, Gamma, MomentConfig, MomentMode,
 };
-use packlab::admission::params::AdmitParams;
-use packlab::admission::params::{PolicyKind, PolicySpec};
-use packlab::admission::policy::{LeadTimeCounts, LEAD_BUCKET_LABELS};
-use packlab::admission::sim::{lead_grid, simulate_runs, SimCache};
-use packlab::admission::tuning::{
-    run_preset, summarise_weighted, ArmResult, Preset, RunPlan, TuneStatus,
-};
+use packlab::models::admission::params::AdmitParams;
+use packlab::models::admission::params::{PolicyKind, PolicySpec};
+use packlab::models::admission::policy::{LeadTimeCounts, LEAD_BUCKET_LABELS};
 use packlab::models::admission::scenario::ParamSource;
-use packlab::scenario::{Model, Scenario};
-use packlab::trace::azure::{
-    gzip, read_arrivals_bundle, read_arrivals_files, read_vmtable, write_arrivals_bundle,
-    AzureArrivals, BUNDLE_MAGIC,
+use packlab::models::admission::sim::{lead_grid, simulate_runs, SimCache};
+use packlab::models::admission::tuning::{
+    summarise_weighted, ArmResult, Preset, RunPlan, TuneStatus,
 };
+use packlab::scenario::{Model, Scenario};
+use packlab::workload::azure::arrivals::{
+    read_arrivals_bundle, read_arrivals_files, write_arrivals_bundle, AzureArrivals, BUNDLE_MAGIC,
+};
+use packlab::workload::azure::vmtable::read_vmtable;
 use std::path::Path;
 
 /// The bundled derived Azure-2017 arrivals (static/traces/azure2017-arrivals.txt.gz; see ATTRIBUTION.md).
@@ -129,7 +131,7 @@ fn run_calibrate_eps(p: &AdmitParams, n: usize, seed: u64) -> Result<(), String>
     let q = |v: &[f64], f: f64| v[((f * v.len() as f64) as usize).min(v.len() - 1)];
     let mut per_m = Vec::new();
     for m in [0u32, 1, 5, 50] {
-        let mut v = packlab::admission::sim::candidate_min_means(p, m, n, seed);
+        let mut v = packlab::models::admission::sim::candidate_min_means(p, m, n, seed);
         v.sort_by(f64::total_cmp);
         per_m.push((m, v));
     }
@@ -197,7 +199,7 @@ fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
         fit.apply(&mut p);
         if a.arrival_rate.is_none() {
             // The fitted stream is a whole region's; run one cluster's share of it (ALGORITHMS.md §2.13 load
-            // ratio, see packlab::admission::load). The capacity it is computed for is the final one.
+            // ratio, see packlab::models::admission::load). The capacity it is computed for is the final one.
             if let Some(c) = a.capacity {
                 p.capacity = c;
             }
@@ -264,8 +266,8 @@ fn load_params(a: &AdmitArgs) -> Result<AdmitParams, String> {
 
 /// The variance-based payments of one arm (ALGORITHMS.md §2.11) in `packlab admission tune --json`.
 fn pricing_json(
-    pr: &packlab::admission::params::Pricing,
-    s: &packlab::admission::tuning::PricingSummary,
+    pr: &packlab::models::admission::params::Pricing,
+    s: &packlab::models::admission::tuning::PricingSummary,
 ) -> serde_json::Value {
     serde_json::json!({
         "p_core": pr.p_core, "p_var": pr.p_var, "lead_hours": pr.lead_hours,
@@ -308,7 +310,7 @@ fn lead_time_json(l: &LeadTimeCounts) -> serde_json::Value {
 
 /// Share (0–1) of all core-hours `Σ_runs ∫N dt = utilization·C·T·R` (mean utilization over the runs) that
 /// the deployments MARGINAL admitted used (0 without core-hours).
-fn marginal_share(t: &packlab::admission::tuning::Evaluation, p: &AdmitParams) -> f64 {
+fn marginal_share(t: &packlab::models::admission::tuning::Evaluation, p: &AdmitParams) -> f64 {
     let total = t.utilization * p.capacity * p.horizon_hours * t.run_utilization.len() as f64;
     if total > 0.0 {
         t.marginal.core_hours / total
@@ -551,7 +553,7 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
 }
 
 /// `packlab admission tune --arm LABEL` (without --scan): tune one arm of `preset` on the preset's run plan
-/// ([`packlab::admission::tuning::tune`]) and print its `--json` object.
+/// ([`packlab::models::admission::experiment::tune`]) and print its `--json` object.
 fn run_one_arm(
     preset: Preset,
     p: &AdmitParams,
@@ -572,7 +574,7 @@ fn run_one_arm(
     })?;
     let mut progress =
         crate::progress::Progress::new("packlab admission tune --arm", "simulation runs");
-    let r = packlab::admission::tuning::tune(
+    let r = packlab::models::admission::experiment::tune(
         ap,
         *kind,
         *marginal,
@@ -956,7 +958,7 @@ pub fn run_fit(a: &FitArgs) -> Result<(), String> {
         fit.initial_size.poisson_sigma.value,
         fit.initial_size.poisson_sigma.se
     );
-    let g = |n: &str, f: &Option<packlab::admission::fit::GammaFit>| match f {
+    let g = |n: &str, f: &Option<packlab::models::admission::fit::GammaFit>| match f {
         Some(f) => println!(
             "{n:<17} Γ(shape {:.5} ± {:.5}, rate {:.5} ± {:.5}), mean {:.5} ± {:.5}, corr {:.3}{}",
             f.shape.value,

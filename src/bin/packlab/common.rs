@@ -29,16 +29,17 @@ pub fn not_in_scenario(flag: &str, why: &str) -> String {
     format!("--print-link: {flag} cannot be expressed in a scenario ({why}), so there is no link for this run")
 }
 
-/// Plans model `M`'s run of `sc` with `inputs` and runs it to the end on all cores, with a progress line on
+/// Plans model `M`'s run of its `section` with the master `seed` and `inputs` and runs it to the end on all cores, with a progress line on
 /// stderr (`what`: the command, `unit`: what the progress counts). Gives the finished run (for its
 /// operations) and its report. Errors: planning, the run's own, or a cancelled run.
 pub fn run_model<M: ModelDef>(
-    sc: &Scenario,
+    section: &M::Section,
+    seed: u64,
     inputs: &Inputs,
     what: &'static str,
     unit: &'static str,
 ) -> Result<(M::Run, <M::Run as Experiment>::Report), String> {
-    let mut run = M::start(sc, inputs).map_err(|e| e.to_string())?;
+    let mut run = M::start(section, seed, inputs).map_err(|e| e.to_string())?;
     let mut progress = crate::progress::Progress::new(what, unit);
     let rep = run_to_end(&mut run, &mut |done, total| progress.update(done, total))
         .map_err(|e| e.to_string())?;

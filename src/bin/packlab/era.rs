@@ -173,7 +173,7 @@ pub fn run(a: &EraArgs) -> Result<(), String> {
         workload: Some(&w),
         ..Default::default()
     };
-    let (_, rep) = run_model::<EraModel>(&sc, &inputs, "packlab era run", "cells")?;
+    let (_, rep) = run_model::<EraModel>(&sc.era, sc.seed, &inputs, "packlab era run", "cells")?;
     let mut out = Out::new();
     if a.report {
         return out.json(&rep);

@@ -266,7 +266,13 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
         workload: Some(&w),
         ..Default::default()
     };
-    let (_, rep) = run_model::<LifetimeModel>(&sc, &inputs, "packlab lifetime run", "policies")?;
+    let (_, rep) = run_model::<LifetimeModel>(
+        &sc.lifetime,
+        sc.seed,
+        &inputs,
+        "packlab lifetime run",
+        "policies",
+    )?;
     let mut out = Out::new();
     if a.report {
         return out.json(&rep);

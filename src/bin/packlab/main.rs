@@ -13,8 +13,9 @@ mod progress;
 mod sweep;
 
 use clap::{Args, Parser, Subcommand};
+use packlab::input::InputFile;
 use packlab::scenario::{Scenario, TraceRef, WorkloadRef};
-use packlab::trace::{self, InputFile, TraceFormat, UsageTrace};
+use packlab::trace::{self, TraceFormat, UsageTrace};
 use packlab::workload::Workload;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -356,7 +357,7 @@ fn load_files(
     format: Option<&str>,
 ) -> Result<UsageTrace, String> {
     let fmt = format.map(TraceFormat::parse).transpose()?;
-    let name = trace::upload_name(files);
+    let name = packlab::input::upload_name(files);
     let name = if name == "upload" {
         path.display().to_string()
     } else {
@@ -449,7 +450,7 @@ pub fn load_inputs(
         (_, Some(path)) => {
             let files = read_files(path)?;
             if let TraceRef::Upload { sha256, name } = &sc.trace {
-                let got = trace::upload_sha256(&files);
+                let got = packlab::input::upload_sha256(&files);
                 if &got != sha256 {
                     return Err(format!("{}: SHA-256 {got} differs from the scenario's upload '{name}' ({sha256}); not the same trace", path.display()));
                 }
@@ -472,7 +473,7 @@ pub fn load_inputs(
 /// Loads bundled trace `id` from its file (found by [`bundled_path`]). Errors: unknown id, missing file, a
 /// file that does not parse.
 pub fn load_bundled_trace(id: &str) -> Result<UsageTrace, String> {
-    let b = trace::bundled(id).ok_or_else(|| format!("no bundled trace '{id}'"))?;
+    let b = packlab::data::bundled_trace(id).ok_or_else(|| format!("no bundled trace '{id}'"))?;
     let path = bundled_path(b.path).ok_or_else(|| {
         format!(
             "bundled trace file {} not found (run from the repository)",
@@ -506,8 +507,8 @@ pub fn trace_ref_of(a: &TraceArgs) -> Result<TraceRef, String> {
         }
     }
     Ok(TraceRef::Upload {
-        name: trace::upload_name(&files),
-        sha256: trace::upload_sha256(&files),
+        name: packlab::input::upload_name(&files),
+        sha256: packlab::input::upload_sha256(&files),
     })
 }
 
@@ -516,8 +517,8 @@ pub fn trace_ref_of(a: &TraceArgs) -> Result<TraceRef, String> {
 pub fn workload_upload_ref(path: &Path) -> Result<WorkloadRef, String> {
     let files = read_workload_files(path)?;
     Ok(WorkloadRef::Upload {
-        name: trace::upload_name(&files),
-        sha256: trace::upload_sha256(&files),
+        name: packlab::input::upload_name(&files),
+        sha256: packlab::input::upload_sha256(&files),
     })
 }
 
@@ -562,7 +563,7 @@ pub fn load_workload(r: &WorkloadRef, path: Option<&Path>) -> Result<Workload, S
         (_, Some(path)) => {
             let files = read_workload_files(path)?;
             if let WorkloadRef::Upload { sha256, name } = r {
-                let got = trace::upload_sha256(&files);
+                let got = packlab::input::upload_sha256(&files);
                 if &got != sha256 {
                     return Err(format!("{}: SHA-256 {got} differs from the scenario's upload '{name}' ({sha256}); not the same workload", path.display()));
                 }
@@ -603,7 +604,7 @@ pub fn run_report(
         workload: loaded.workload.as_ref(),
         ..Default::default()
     };
-    let mut run = packlab::models::start(sc, &inputs).map_err(|e| e.to_string())?;
+    let mut run = packlab::scenario::start(sc, &inputs).map_err(|e| e.to_string())?;
     packlab::experiment::drive(&mut run, progress).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     run.report(&mut serde_json::Serializer::new(&mut out))

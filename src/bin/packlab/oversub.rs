@@ -3,10 +3,10 @@
 //! playground and `packlab run` make).
 
 use crate::common::{run_model, set_given, validated, Out};
+use packlab::input::InputFile;
 use packlab::models::oversub::{OversubModel, OversubParams, Policy, Preset};
 use packlab::models::Inputs;
 use packlab::scenario::{Model, Scenario};
-use packlab::trace::InputFile;
 
 /// The scenario options both commands share.
 #[derive(clap::Args, Debug)]
@@ -151,7 +151,8 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
         files: &files,
         ..Default::default()
     };
-    let (run, rep) = run_model::<OversubModel>(&sc, &inputs, "packlab oversub run", UNIT)?;
+    let (run, rep) =
+        run_model::<OversubModel>(&sc.oversub, sc.seed, &inputs, "packlab oversub run", UNIT)?;
     if let Some(path) = &a.pretrained_out {
         write_pretrained(&run, &rep, path)?;
     }
@@ -220,8 +221,13 @@ pub fn train(a: &TrainArgs) -> Result<(), String> {
         }
         Ok(())
     })?;
-    let (run, rep) =
-        run_model::<OversubModel>(&sc, &Inputs::default(), "packlab oversub train", UNIT)?;
+    let (run, rep) = run_model::<OversubModel>(
+        &sc.oversub,
+        sc.seed,
+        &Inputs::default(),
+        "packlab oversub train",
+        UNIT,
+    )?;
     let mut buf = Vec::new();
     packlab::experiment::Experiment::query(
         &run,

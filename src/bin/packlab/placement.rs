@@ -3,7 +3,7 @@
 
 use crate::{load_trace, TraceArgs};
 use clap::Args;
-use packlab::placement::{self, FitSpec, Mode, PlacementParams, Rule};
+use packlab::models::placement::{self, FitSpec, Mode, PlacementParams, Rule};
 
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {

@@ -9,12 +9,14 @@ use super::moments::{NodeCache, TableLattice};
 use super::params::{AdmitParams, PolicyKind, PolicySpec};
 use super::scenario::{
     arm_result, gains_vs_zeroth, report, AdmissionArm, AdmissionArmSpec, AdmissionReport,
-    SweepPoint,
+    AdmissionScenario, SweepPoint,
 };
 use super::sim::{lead_grid, simulate_run, RunResult, SimCache};
-use super::tuning::{run_seed, ArmResult, ArmTuner, ExperimentResult, Preset, RunPlan, TuneStatus};
+use super::tuning::{
+    run_seed, ArmResult, ArmTuner, ExperimentResult, Preset, Progress, RunPlan, ThresholdSearch,
+    TuneResult, TuneStatus,
+};
 use crate::experiment::{Experiment, RunError};
-use crate::scenario::Scenario;
 use serde::Serialize;
 
 /// What one step did (the partial result the playground draws).
@@ -75,7 +77,7 @@ pub struct AdmissionExperiment {
     cache: SimCache,
     done: usize,
     total: usize,
-    scenario: Scenario,
+    section: AdmissionScenario,
     /// Why the run stopped early (an importance-sampling set-up that failed).
     failed: Option<RunError>,
     /// The (arm, run) of each job of the step issued by [`Experiment::jobs`] and not yet absorbed.
@@ -86,11 +88,14 @@ impl AdmissionExperiment {
     /// Plans the scenario's admission experiment (its `admission` section must be valid). With `browser`,
     /// importance sampling is refused: its set-up alone is 10⁴ badness sketches and 3 × 500 pilot runs.
     /// Errors name the field.
-    pub fn new(sc: &Scenario, browser: bool) -> Result<AdmissionExperiment, RunError> {
-        if let Some(e) = sc.admission.validate("admission.").into_iter().next() {
+    pub fn new(
+        a: &AdmissionScenario,
+        seed: u64,
+        browser: bool,
+    ) -> Result<AdmissionExperiment, RunError> {
+        if let Some(e) = a.validate("admission.").into_iter().next() {
             return Err(e.into());
         }
-        let a = &sc.admission;
         if browser && a.params.importance.enabled {
             return Err(RunError::field(
                 "admission.params.importance.enabled",
@@ -102,10 +107,15 @@ impl AdmissionExperiment {
         let specs = a
             .arms()
             .map_err(|m| RunError::field("admission.policies", m))?;
-        Ok(Self::from_specs(sc.clone(), specs, a.runs))
+        Ok(Self::from_specs(a.clone(), seed, specs, a.runs))
     }
 
-    fn from_specs(scenario: Scenario, specs: Vec<AdmissionArmSpec>, runs: usize) -> Self {
+    fn from_specs(
+        section: AdmissionScenario,
+        seed: u64,
+        specs: Vec<AdmissionArmSpec>,
+        runs: usize,
+    ) -> Self {
         let tuners: Vec<ArmTuner> = specs
             .iter()
             .map(|s| ArmTuner::new(s.params.clone(), s.kind, s.marginal))
@@ -122,7 +132,7 @@ impl AdmissionExperiment {
         }
         let total = setup + tuners.iter().map(|t| t.planned_runs(runs)).sum::<usize>();
         AdmissionExperiment {
-            seed: scenario.seed,
+            seed,
             arm_plan: vec![None; specs.len()],
             specs,
             tuners,
@@ -131,13 +141,13 @@ impl AdmissionExperiment {
             cache: cache_with_kept_tables(),
             done: 0,
             total,
-            scenario,
+            section,
             failed: None,
             issued: Vec::new(),
         }
     }
 
-    /// One arm, `kind` (+ MARGINAL) under `p`, tuned on the given runs `plan` ([`super::tuning::tune_with_plan`]);
+    /// One arm, `kind` (+ MARGINAL) under `p`, tuned on the given runs `plan` ([`tune_with_plan`]);
     /// `seed` seeds the bootstrap. Planned runs: the search's only (no set-up).
     pub fn for_arm(
         p: &AdmitParams,
@@ -146,12 +156,11 @@ impl AdmissionExperiment {
         plan: RunPlan,
         seed: u64,
     ) -> Self {
-        let mut sc = Scenario {
-            seed,
-            ..Scenario::default()
+        let section = AdmissionScenario {
+            runs: plan.seeds.len(),
+            params: p.clone(),
+            ..AdmissionScenario::default()
         };
-        sc.admission.runs = plan.seeds.len();
-        sc.admission.params = p.clone();
         let spec = AdmissionArmSpec {
             label: kind.name().to_string(),
             params: p.clone(),
@@ -159,7 +168,7 @@ impl AdmissionExperiment {
             marginal,
         };
         let runs = plan.seeds.len();
-        let mut exp = Self::from_specs(sc, vec![spec], runs);
+        let mut exp = Self::from_specs(section, seed, vec![spec], runs);
         exp.total = exp.tuners[0].planned_runs(runs);
         exp.plans.push((importance::plan_params(p), plan));
         exp.arm_plan[0] = Some(0);
@@ -178,13 +187,12 @@ impl AdmissionExperiment {
 
     /// The experiment of [`run_preset`]: every arm of `preset` on `base`, `runs` runs, master seed `seed`.
     pub fn for_preset(preset: Preset, base: &AdmitParams, runs: usize, seed: u64) -> Self {
-        let mut sc = Scenario {
-            seed,
-            ..Scenario::default()
+        let section = AdmissionScenario {
+            preset: preset.name().into(),
+            runs,
+            params: base.clone(),
+            ..AdmissionScenario::default()
         };
-        sc.admission.preset = preset.name().into();
-        sc.admission.runs = runs;
-        sc.admission.params = base.clone();
         let specs = preset
             .arms(base)
             .into_iter()
@@ -195,7 +203,7 @@ impl AdmissionExperiment {
                 marginal,
             })
             .collect();
-        Self::from_specs(sc, specs, runs)
+        Self::from_specs(section, seed, specs, runs)
     }
 
     /// The run plan of arm `i`, building it (the importance set-up) when first needed. Returns the plan's
@@ -279,7 +287,7 @@ impl AdmissionExperiment {
         for (a, g) in out.iter_mut().zip(gains_vs_zeroth(&utils)) {
             a.gain_vs_zeroth = g;
         }
-        let a = &self.scenario.admission;
+        let a = &self.section;
         Some(ExperimentResult {
             preset: a.preset().map(|p| p.name().to_string()).unwrap_or_default(),
             runs: self.runs,
@@ -453,18 +461,84 @@ impl Experiment for AdmissionExperiment {
             .zip(&self.tuners)
             .map(|(s, t)| t.result().map(|r| arm_result(s, r)))
             .collect();
-        Some(report(&self.scenario, arms?))
+        Some(report(&self.section, self.seed, arms?))
     }
 }
 
 /// Runs an admission scenario to the end through [`AdmissionExperiment`] (what `packlab run` prints).
 /// `progress` sees (runs done, runs planned); returning false cancels. Errors: invalid scenario, "cancelled".
 pub fn run_admission(
-    sc: &Scenario,
+    a: &AdmissionScenario,
+    seed: u64,
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<AdmissionReport, String> {
-    let mut exp = AdmissionExperiment::new(sc, false).map_err(|e| e.to_string())?;
+    let mut exp = AdmissionExperiment::new(a, seed, false).map_err(|e| e.to_string())?;
     crate::experiment::run_to_end(&mut exp, progress).map_err(|e| e.to_string())
+}
+
+/// Tune the threshold of `kind` to the SLA `p.sla` by binary search over R = `runs` common-random-number runs
+/// (ALGORITHMS.md §2.8; [`super::tuning::ThresholdSearch`]): plain run seeds with weight 1, or, with `p.importance.enabled`,
+/// the importance-sampled seeds and weights of §2.9 (set up once, reused for every threshold). A threshold is
+/// certified when the upper 95% bound `failure_rate_upper` of [`super::tuning::summarise_weighted`] is ≤ SLA; the result says
+/// whether one was ([`TuneStatus`]). ACCEPT_IF_FITS has no threshold and is evaluated once. The progress hook sees (runs done, runs planned), pilot runs included. Errors: invalid
+/// parameters, `runs == 0`, or "cancelled" if the progress hook returned false.
+pub fn tune(
+    p: &AdmitParams,
+    kind: PolicyKind,
+    marginal: bool,
+    runs: usize,
+    seed: u64,
+    cache: &mut SimCache,
+    progress: Progress,
+) -> Result<TuneResult, String> {
+    p.validate()?;
+    if runs == 0 {
+        return Err("runs must be ≥ 1".into());
+    }
+    let setup = RunPlan::setup_runs(p);
+    let total = setup + tuning_runs(p, kind, runs);
+    let plan = RunPlan::build(p, runs, seed, cache, &mut |d, _| progress(d, total))?;
+    tune_with_plan(p, kind, marginal, &plan, seed, cache, &mut |d, _| {
+        progress(setup + d, total)
+    })
+}
+
+/// Simulation runs of one tuning without its setup: R per search evaluation ([`super::tuning::ThresholdSearch::evaluations`]:
+/// the iterations, or 1 for ACCEPT_IF_FITS).
+fn tuning_runs(p: &AdmitParams, kind: PolicyKind, runs: usize) -> usize {
+    runs * ThresholdSearch::new(p, kind).evaluations()
+}
+
+/// [`tune`] on given runs (`plan`, e.g. shared by the arms of a preset); `seed` seeds the bootstrap. The
+/// utilization CI is the BCa CI of the weighted mean ([`crate::substrate::stats::bca_weighted_mean_ci`]). A one-arm admission
+/// experiment driven to the end ([`crate::experiment::drive`]), the runs of each threshold on all cores.
+pub fn tune_with_plan(
+    p: &AdmitParams,
+    kind: PolicyKind,
+    marginal: bool,
+    plan: &RunPlan,
+    seed: u64,
+    cache: &mut SimCache,
+    progress: Progress,
+) -> Result<TuneResult, String> {
+    p.validate()?;
+    let runs = plan.seeds.len();
+    if runs == 0 {
+        return Err("runs must be ≥ 1".into());
+    }
+    if plan.weights.len() != runs {
+        return Err("run plan: one weight per seed needed".into());
+    }
+    let mut exp = AdmissionExperiment::for_arm(p, kind, marginal, plan.clone(), seed);
+    exp.swap_cache(cache);
+    let r = crate::experiment::drive(&mut exp, progress);
+    exp.swap_cache(cache);
+    r.map_err(|e| e.message)?;
+    Ok(exp
+        .tuner(0)
+        .and_then(|t| t.result())
+        .cloned()
+        .expect("a finished arm has a result"))
 }
 
 /// Runs a preset (ALGORITHMS.md §2.12): every arm tuned to the SLA on the same run seeds, through
@@ -495,22 +569,23 @@ pub fn run_preset(
 /// one of those the tuning used), sampled `points` times over the horizon (2..=5000). Errors: unknown arm,
 /// invalid scenario.
 pub fn admission_series(
-    sc: &Scenario,
+    a: &AdmissionScenario,
+    seed: u64,
     label: &str,
     threshold: f64,
     run: usize,
     points: usize,
 ) -> Result<RunResult, String> {
-    if let Some(e) = sc.admission.validate("admission.").first() {
+    if let Some(e) = a.validate("admission.").first() {
         return Err(e.to_string());
     }
-    let arms = sc.admission.preset()?.arms(&sc.admission.params);
+    let arms = a.preset()?.arms(&a.params);
     let arm = if label.is_empty() {
         arms.first()
     } else {
         arms.iter().find(|a| a.0 == label)
     }
-    .ok_or_else(|| format!("'{label}' is not a policy of {}", sc.admission.preset))?;
+    .ok_or_else(|| format!("'{label}' is not a policy of {}", a.preset))?;
     if !threshold.is_finite() {
         return Err("the threshold must be a finite number".into());
     }
@@ -524,7 +599,7 @@ pub fn admission_series(
     Ok(simulate_run(
         &p,
         spec,
-        run_seed(sc.seed, run),
+        run_seed(seed, run),
         &lead_grid(&p),
         &mut SimCache::new(),
     ))
@@ -533,11 +608,11 @@ pub fn admission_series(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::admission::params::AdmitParams;
-    use crate::admission::scenario::{
+    use crate::models::admission::params::AdmitParams;
+    use crate::models::admission::scenario::{
         apply_azure_fit, AdmissionScenario, ParamSource, AZURE_ARRIVALS_PATH, AZURE_FIT_AVAILABLE,
     };
-    use crate::scenario::Model;
+    use crate::scenario::{Model, Scenario};
 
     fn tiny_admission() -> Scenario {
         let mut s = Scenario {
@@ -558,8 +633,8 @@ mod tests {
     #[test]
     fn admission_stepper_equals_engine_tuning_and_run_preset() {
         let s = tiny_admission();
-        let native = run_admission(&s, &mut |_, _| true).unwrap();
-        let mut run = AdmissionExperiment::new(&s, true).unwrap();
+        let native = run_admission(&s.admission, s.seed, &mut |_, _| true).unwrap();
+        let mut run = AdmissionExperiment::new(&s.admission, s.seed, true).unwrap();
         let mut last = 0;
         while let Some(st) = run.step(1) {
             assert!(st.done > last && st.done <= st.total);
@@ -589,10 +664,18 @@ mod tests {
         // a subset of arms, and the time series of one run
         let mut sub = s.clone();
         sub.admission.policies = vec!["SECOND".into()];
-        let r = run_admission(&sub, &mut |_, _| true).unwrap();
+        let r = run_admission(&sub.admission, sub.seed, &mut |_, _| true).unwrap();
         assert_eq!(r.arms.len(), 1);
         assert_eq!(r.arms[0], native.arms[2].clone().with_gain(None));
-        let ts = admission_series(&s, "SECOND", native.arms[2].threshold, 1, 50).unwrap();
+        let ts = admission_series(
+            &s.admission,
+            s.seed,
+            "SECOND",
+            native.arms[2].threshold,
+            1,
+            50,
+        )
+        .unwrap();
         assert!(
             ts.series.len() >= 40 && ts.series.len() <= 51,
             "{}",
@@ -647,9 +730,9 @@ mod tests {
         assert_eq!(a.source, ParamSource::Azure);
         // the cluster's share of the region-wide stream: the §2.13 load-to-capacity ratio
         assert!(a.params.arrival_rate < 0.01 * fit.arrival_rate.value);
-        let ratio = crate::admission::load::offered_load(&a.params, 300).ratio_at_horizon;
-        let reference =
-            crate::admission::load::offered_load(&AdmitParams::default(), 300).ratio_at_horizon;
+        let ratio = crate::models::admission::load::offered_load(&a.params, 300).ratio_at_horizon;
+        let reference = crate::models::admission::load::offered_load(&AdmitParams::default(), 300)
+            .ratio_at_horizon;
         assert!(
             (ratio / reference - 1.0).abs() < 1e-9,
             "{ratio} vs {reference}"
@@ -657,7 +740,7 @@ mod tests {
         assert!(fit.notes.iter().any(|n| n.contains("share")));
         assert!(matches!(
             a.params.initial_size,
-            crate::admission::params::InitialSize::Empirical { .. }
+            crate::models::admission::params::InitialSize::Empirical { .. }
         ));
         assert_eq!(a.params.priors.kappa, AdmitParams::default().priors.kappa);
         let s = Scenario {
@@ -679,7 +762,7 @@ mod tests {
         a.admission.params.capacity = 300.0;
         a.admission.params.subhorizons = vec![240.0, 48.0, 12.0];
         let run = |sc: &Scenario| {
-            let mut e = AdmissionExperiment::new(sc, true).unwrap();
+            let mut e = AdmissionExperiment::new(&sc.admission, sc.seed, true).unwrap();
             while e.step(1).is_some() {}
             serde_json::to_string(&e.report()).unwrap()
         };
@@ -702,10 +785,10 @@ mod tests {
     #[test]
     fn units_per_step_do_not_change_the_report() {
         let s = tiny_admission();
-        let mut one = AdmissionExperiment::new(&s, true).unwrap();
+        let mut one = AdmissionExperiment::new(&s.admission, s.seed, true).unwrap();
         while one.step(1).is_some() {}
         for units in [2, 3, 64] {
-            let mut many = AdmissionExperiment::new(&s, false).unwrap();
+            let mut many = AdmissionExperiment::new(&s.admission, s.seed, false).unwrap();
             let mut steps = 0;
             while many.step(units).is_some() {
                 steps += 1;
@@ -719,12 +802,14 @@ mod tests {
         // the browser refuses importance sampling, naming the field; the CLI accepts it
         let mut is = s.clone();
         is.admission.params.importance.enabled = true;
-        let e = AdmissionExperiment::new(&is, true).err().unwrap();
+        let e = AdmissionExperiment::new(&is.admission, is.seed, true)
+            .err()
+            .unwrap();
         assert_eq!(
             e.field.as_deref(),
             Some("admission.params.importance.enabled")
         );
-        assert!(AdmissionExperiment::new(&is, false).is_ok());
+        assert!(AdmissionExperiment::new(&is.admission, is.seed, false).is_ok());
     }
 
     /// The importance-sampling set-up reports its pilot runs and can be cancelled during them

@@ -39,7 +39,8 @@
 use super::moments::Gamma;
 use super::params::{AdmitParams, InitialSize};
 pub use crate::substrate::special::{digamma, ln_gamma, trigamma};
-use crate::trace::azure::{AzureArrivals, VmTable, BIN_S};
+use crate::workload::azure::arrivals::{AzureArrivals, BIN_S};
+use crate::workload::azure::vmtable::VmTable;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -882,6 +883,14 @@ pub struct DeploymentObs {
     pub killed: bool,
 }
 
+/// The fields of a vmtable row the fit reads: created and deleted time (s; the trace end when censored) and
+/// cores, as the integers the table holds.
+struct VmtableRow {
+    created_s: u64,
+    deleted_s: u64,
+    cores: u32,
+}
+
 /// Groups vmtable rows into the deployments that arrive inside the trace (created > 0), in order of first
 /// appearance (App. B; see the module docs for the event definitions).
 pub fn vmtable_deployments(t: &VmTable, opts: &FitOptions) -> Vec<DeploymentObs> {
@@ -889,17 +898,28 @@ pub fn vmtable_deployments(t: &VmTable, opts: &FitOptions) -> Vec<DeploymentObs>
     let mut order: Vec<&str> = Vec::new();
     let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, r) in t.rows.iter().enumerate() {
-        let g = groups.entry(r.deployment_id.as_str()).or_default();
+        let dep = r.deployment.as_deref().unwrap_or_default();
+        let g = groups.entry(dep).or_default();
         if g.is_empty() {
-            order.push(r.deployment_id.as_str());
+            order.push(dep);
         }
         g.push(i);
     }
     let half = (BIN_S / 2) as f64;
     let mut out = Vec::new();
     for id in order {
-        let rows: Vec<&crate::trace::azure::VmRecord> =
-            groups[id].iter().map(|&i| &t.rows[i]).collect();
+        // the vmtable's times and core counts are integers (s, cores), read back exactly
+        let rows: Vec<VmtableRow> = groups[id]
+            .iter()
+            .map(|&i| {
+                let r = &t.rows[i];
+                VmtableRow {
+                    created_s: r.created_s as u64,
+                    deleted_s: r.deleted_s.map_or(end, |d| d as u64),
+                    cores: r.cores as u32,
+                }
+            })
+            .collect();
         let arr = rows.iter().map(|r| r.created_s).min().unwrap_or(0);
         if arr == 0 {
             continue;
@@ -966,7 +986,7 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
         "arrival = first VM creation; n0 = cores created then; each later creation instant = one scale-out".to_string(),
         "killed = ≥ 3 VMs deleted together at the deployment's final deletion before the trace end (App. B)".to_string(),
     ];
-    if t.schema == crate::trace::azure::VmtableSchema::V2_2019 {
+    if t.schema == crate::workload::azure::vmtable::VmtableSchema::V2_2019 {
         notes.push(
             "V2 gives core/memory buckets: sizes are bucket values, '>24' read as 32 cores".into(),
         );
@@ -989,7 +1009,7 @@ pub fn fit_vmtable(t: &VmTable, opts: &FitOptions) -> Result<AzureFit, String> {
                 Window::build(|s| d.life.logf(s, pw))
             })
             .collect();
-        let defaults = crate::admission::posterior::Priors::default();
+        let defaults = crate::models::admission::posterior::Priors::default();
         // u = ln(a_λ, b_λ, [a_ν, b_ν], [κ])
         let unpack = |u: &[f64]| -> (f64, f64, f64, f64, f64) {
             let mut k = 2;

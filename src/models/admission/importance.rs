@@ -1,11 +1,11 @@
 //! Importance sampling of runs (seed 000 App. D, ALGORITHMS.md §2.9), an option of the threshold tuning
-//! ([`crate::admission::params::ImportanceConfig`], off by default).
+//! ([`crate::models::admission::params::ImportanceConfig`], off by default).
 //!
 //! Scale-out failures sit in the tail: few runs fail. Runs are therefore drawn from an importance distribution
 //! that over-samples "bad" runs and are weighted by the likelihood ratio `w = P_b / A_1(b)`:
 //!
 //! 1. [`badness`]: the deterministic monthly sketch BM of a run seed (§2.9 step 1), from the run's own
-//!    pre-drawn arrivals ([`crate::admission::sim::draw_arrival`]).
+//!    pre-drawn arrivals ([`crate::models::admission::sim::draw_arrival`]).
 //! 2. Three buckets split at the 90% and 99% quantiles of BM over `pre_draws` pre-draws; the nominal bucket
 //!    probabilities P_i are the pre-draw frequencies (step 2, [`split_bounds`]).
 //! 3. The rejection scheme with a floor (step 3, [`rejection_accept`]) and its acceptance law A_j(i)
@@ -18,7 +18,7 @@
 //! natively and in WebAssembly.
 //!
 //! Random streams (ALGORITHMS.md §0): everything is drawn from the component
-//! [`crate::admission::component::IMPORTANCE`] of the master seed, one stream per phase (pre-draw seeds,
+//! [`crate::models::admission::component::IMPORTANCE`] of the master seed, one stream per phase (pre-draw seeds,
 //! extra pilot seeds, candidate seeds, rejection coins). No other stream is touched, so results without
 //! importance sampling are unchanged, and a plan is a deterministic function of (parameters, R, master seed).
 //!
@@ -34,6 +34,7 @@
 use super::component as comp;
 use super::params::{AdmitParams, Labelling, PolicyKind, PolicySpec};
 use super::sim::{draw_arrival, lead_grid, simulate_run, RunResult, SimCache};
+pub use super::tuning::stats::{kish_ess, weighted_utilization};
 use super::tuning::ThresholdSearch;
 use crate::substrate::rng::stream;
 use rand::RngExt;
@@ -320,28 +321,6 @@ pub fn weighted_failure_rate(runs: &[RunResult], w: &[f64]) -> f64 {
     let fail: f64 = runs.iter().zip(w).map(|(x, w)| w * x.failures as f64).sum();
     if req > 0.0 {
         fail / req
-    } else {
-        0.0
-    }
-}
-
-/// Weighted mean utilization `Σ w·util / Σ w` (§2.9 step 6, §2.10); 0 for no runs.
-pub fn weighted_utilization(runs: &[RunResult], w: &[f64]) -> f64 {
-    let sw: f64 = w.iter().take(runs.len()).sum();
-    let su: f64 = runs.iter().zip(w).map(|(x, w)| w * x.utilization).sum();
-    if sw > 0.0 {
-        su / sw
-    } else {
-        0.0
-    }
-}
-
-/// Kish effective sample size `(Σw)² / Σw²` (R for equal weights; 0 for none).
-pub fn kish_ess(w: &[f64]) -> f64 {
-    let s: f64 = w.iter().sum();
-    let s2: f64 = w.iter().map(|x| x * x).sum();
-    if s2 > 0.0 {
-        s * s / s2
     } else {
         0.0
     }

@@ -19,6 +19,7 @@
 //! * [`component`]: the ids of the model's random streams (§0; streams from [`crate::substrate::rng`]).
 
 pub mod chart;
+pub mod component;
 pub mod experiment;
 pub mod fit;
 pub mod importance;
@@ -31,29 +32,12 @@ pub mod scenario;
 pub mod sim;
 pub mod tuning;
 
-/// Component ids of the admission model's random streams.
-pub mod component {
-    /// Arrival times of the run.
-    pub const ARRIVAL_TIMES: u64 = 1;
-    /// Per-arrival deployment type (θ, n0, max lifetime, user types).
-    pub const ARRIVAL_TYPE: u64 = 2;
-    /// Per-deployment event stream (core deaths, scale-outs, sizes).
-    pub const DEPLOYMENT: u64 = 3;
-    /// Per-arrival pseudo-observations (§2.11).
-    pub const PSEUDO_OBS: u64 = 4;
-    /// Bootstrap resampling.
-    pub const BOOTSTRAP: u64 = crate::substrate::rng::BOOTSTRAP;
-    /// Importance-sampling pre-draws and rejection.
-    pub const IMPORTANCE: u64 = 6;
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // the registry entry
 
 use crate::chart::{decode_draw, ChartError};
 use crate::experiment::{ser_error, RunError};
-use crate::models::{Inputs, ModelDef, ModelInfo};
-use crate::scenario::Scenario;
+use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::substrate::error::FieldError;
 use serde_json::Value;
 
@@ -118,8 +102,12 @@ impl ModelDef for AdmissionModel {
         section.validate(prefix)
     }
 
-    fn start(sc: &Scenario, inputs: &Inputs) -> Result<experiment::AdmissionExperiment, RunError> {
-        experiment::AdmissionExperiment::new(sc, inputs.browser)
+    fn start(
+        section: &scenario::AdmissionScenario,
+        seed: u64,
+        inputs: &Inputs,
+    ) -> Result<experiment::AdmissionExperiment, RunError> {
+        experiment::AdmissionExperiment::new(section, seed, inputs.browser)
     }
 
     /// `arms` (no args): every arm of the preset, `[{ label, kind, marginal, pseudo_obs, labelling }]`;
@@ -128,7 +116,8 @@ impl ModelDef for AdmissionModel {
     /// requests, failed, arrivals, admitted }`; `azure_fit` (input file [`crate::data::AZURE2017_ARRIVALS`], by its file name): `{ scenario,
     /// fit }` with the identified parameters written into the scenario ([`admission::scenario::apply_azure_fit`]).
     fn call<S: serde::Serializer>(
-        sc: &Scenario,
+        section: &scenario::AdmissionScenario,
+        seed: u64,
         op: &str,
         args: &Value,
         inputs: &Inputs,
@@ -137,7 +126,7 @@ impl ModelDef for AdmissionModel {
         use serde::Serialize;
         match op {
             "arms" => {
-                let mut a = sc.admission.clone();
+                let mut a = section.clone();
                 a.policies.clear();
                 let arms = a
                     .arms()
@@ -158,7 +147,8 @@ impl ModelDef for AdmissionModel {
                 let label = args.get("label").and_then(Value::as_str).unwrap_or("");
                 let threshold = arg_f64(args, "threshold").unwrap_or(f64::NAN);
                 let r = experiment::admission_series(
-                    sc,
+                    section,
+                    seed,
                     label,
                     threshold,
                     arg_usize(args, "run", 0),
@@ -171,7 +161,7 @@ impl ModelDef for AdmissionModel {
                     failures: r.series.iter().map(|p| p.failures as f64).collect(),
                     accepted: r.series.iter().map(|p| p.accepted as f64).collect(),
                     rejected: r.series.iter().map(|p| p.rejected as f64).collect(),
-                    capacity: sc.admission.params.capacity,
+                    capacity: section.params.capacity,
                     utilization: r.utilization,
                     failure_rate: r.failure_rate(),
                     requests: r.requests,
@@ -184,15 +174,15 @@ impl ModelDef for AdmissionModel {
             }
             "azure_fit" => {
                 let bytes = inputs.need_file(crate::data::AZURE2017_ARRIVALS.file_name())?;
-                let mut s = sc.clone();
-                let fit = scenario::apply_azure_fit(&mut s.admission, bytes)
+                let mut admission = section.clone();
+                let fit = scenario::apply_azure_fit(&mut admission, bytes)
                     .map_err(|m| RunError::field("admission.source", m))?;
                 #[derive(serde::Serialize)]
                 struct Out {
-                    scenario: Scenario,
+                    admission: scenario::AdmissionScenario,
                     fit: fit::AzureFit,
                 }
-                Out { scenario: s, fit }.serialize(ser).map_err(ser_error)
+                Out { admission, fit }.serialize(ser).map_err(ser_error)
             }
             _ => Err(RunError::msg(format!(
                 "the admission model has no operation '{op}'"

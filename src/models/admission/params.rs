@@ -106,7 +106,7 @@ pub enum Labelling {
 /// `lead_hours` (§2.6.3; for an unlabelled deployment the variance of the ½/½ mixture of its user's two type
 /// posteriors, §2.11). The price constants and the 24 h lead time are **[UNSTATED → config]**; the payment is
 /// reported (at arrival, with the deployment's initial cores n0) and never changes an admission decision.
-/// Computed by [`crate::admission::sim`] from the candidate's moment curves, so only for FIRST and SECOND.
+/// Computed by [`crate::models::admission::sim`] from the candidate's moment curves, so only for FIRST and SECOND.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Pricing {
@@ -153,7 +153,7 @@ impl Pricing {
 }
 
 /// Importance sampling of runs (seed 000 App. D, ALGORITHMS.md §2.9; implemented in
-/// [`crate::admission::importance`]). Off by default: the tuning then uses R plain run seeds with weight 1 and its
+/// [`crate::models::admission::importance`]). Off by default: the tuning then uses R plain run seeds with weight 1 and its
 /// results are bit-identical to a configuration without this field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

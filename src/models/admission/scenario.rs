@@ -3,7 +3,6 @@
 
 use super::params::{AdmitParams, Labelling, PolicyKind};
 use super::tuning::{Evaluation, Feasibility, Preset, TuneResult, TuneStatus};
-use crate::scenario::Scenario;
 use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Serialize};
 
@@ -191,37 +190,37 @@ impl AdmissionScenario {
     }
 }
 
-/// Whether this engine can fit the admission parameters to the Azure 2017 arrivals (`packlab::admission::fit`).
+/// Whether this engine can fit the admission parameters to the Azure 2017 arrivals (`packlab::models::admission::fit`).
 pub const AZURE_FIT_AVAILABLE: bool = true;
 
 /// Path of the bundled derived Azure 2017 arrivals, relative to the repository (served at `/static/...`).
 pub const AZURE_ARRIVALS_PATH: &str = crate::data::AZURE2017_ARRIVALS.path;
 
-/// Fits what the Azure 2017 arrivals identify ([`crate::admission::fit::fit_azure_arrivals`]: arrival rate per
+/// Fits what the Azure 2017 arrivals identify ([`crate::models::admission::fit::fit_azure_arrivals`]: arrival rate per
 /// hour, the empirical initial-size distribution, the core-lifetime prior λ ~ Γ) from the bundle `bytes`
 /// (the gzip file at [`AZURE_ARRIVALS_PATH`]) and writes the values into `a.params` (scale-out rate and
 /// size and κ keep their values), marking `a.source` as [`ParamSource::Azure`]. The arrival rate written is
-/// this cluster's share of the region-wide fitted stream ([`crate::admission::load::cluster_share_rate`] for
+/// this cluster's share of the region-wide fitted stream ([`crate::models::admission::load::cluster_share_rate`] for
 /// `a.params.capacity`; a note in the returned fit gives both rates). The scenario then carries
 /// the fitted values, so links and `packlab run` reproduce them without refitting. Errors: unreadable
 /// bundle (file:line:column) or a failed fit.
 pub fn apply_azure_fit(
     a: &mut AdmissionScenario,
     bytes: &[u8],
-) -> Result<crate::admission::fit::AzureFit, String> {
-    let data = crate::trace::azure::read_arrivals_bundle(
+) -> Result<crate::models::admission::fit::AzureFit, String> {
+    let data = crate::workload::azure::arrivals::read_arrivals_bundle(
         crate::data::AZURE2017_ARRIVALS.file_name(),
         bytes,
     )
     .map_err(|e| e.to_string())?;
-    let mut fit = crate::admission::fit::fit_azure_arrivals(
+    let mut fit = crate::models::admission::fit::fit_azure_arrivals(
         &data,
-        &crate::admission::fit::FitOptions::default(),
+        &crate::models::admission::fit::FitOptions::default(),
     )?;
     fit.apply(&mut a.params);
-    // the fitted stream is a whole region's: give this cluster its share (crate::admission::load)
+    // the fitted stream is a whole region's: give this cluster its share (crate::models::admission::load)
     let fitted = a.params.arrival_rate;
-    a.params.arrival_rate = crate::admission::load::cluster_share_rate(&a.params, 300);
+    a.params.arrival_rate = crate::models::admission::load::cluster_share_rate(&a.params, 300);
     fit.notes.push(format!(
         "Arrival rate: the fitted {fitted:.1} deployments/h are the whole Azure region's stream; this cluster of \
          {} cores gets {:.4}/h ({:.3}% of it), the share that gives the ALGORITHMS.md §2.13 ratio of \
@@ -392,7 +391,11 @@ pub(crate) fn arm_result(spec: &AdmissionArmSpec, r: &TuneResult) -> AdmissionAr
     }
 }
 
-pub(crate) fn report(sc: &Scenario, mut arms: Vec<AdmissionArm>) -> AdmissionReport {
+pub(crate) fn report(
+    a: &AdmissionScenario,
+    seed: u64,
+    mut arms: Vec<AdmissionArm>,
+) -> AdmissionReport {
     let utils: Vec<(PolicyKind, TuneStatus, f64)> = arms
         .iter()
         .map(|a| (a.kind, a.status, a.utilization))
@@ -400,7 +403,6 @@ pub(crate) fn report(sc: &Scenario, mut arms: Vec<AdmissionArm>) -> AdmissionRep
     for (a, g) in arms.iter_mut().zip(gains_vs_zeroth(&utils)) {
         a.gain_vs_zeroth = g;
     }
-    let a = &sc.admission;
     AdmissionReport {
         model: "admission".into(),
         preset: a
@@ -408,7 +410,7 @@ pub(crate) fn report(sc: &Scenario, mut arms: Vec<AdmissionArm>) -> AdmissionRep
             .map(|p| p.name().to_string())
             .unwrap_or_else(|_| a.preset.clone()),
         runs: a.runs,
-        seed: sc.seed,
+        seed,
         capacity: a.params.capacity,
         horizon_hours: a.params.horizon_hours,
         sla: a.params.sla,

@@ -1289,7 +1289,7 @@ pub fn candidate_min_means(p: &AdmitParams, m: u32, n: usize, seed: u64) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::admission::params::PolicyKind;
+    use crate::models::admission::params::PolicyKind;
 
     /// A FIRST test that fails everywhere (θ = 0: `E < 0` never holds, with or without the candidate) with
     /// MARGINAL at ε_m = 1e12 (every candidate marginal at every lead time) admits every arrival that fits by

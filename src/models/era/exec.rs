@@ -5,8 +5,8 @@
 //! job keeps its remaining work; a job is late if it completes after `d_j`.
 
 use super::jobs::Setup;
+use super::params::{EraParams, Policy};
 use super::sched::{Decision, LpEntries, QuoteDetail, RequestView, Scheduler};
-use super::{EraParams, Policy};
 use crate::experiment::RunError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;

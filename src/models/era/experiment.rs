@@ -5,11 +5,9 @@
 
 use super::exec::{run_cell, CellResult};
 use super::jobs::{build, Prices, Setup, SetupSummary};
+use super::params::{Algorithm, EraParams, Policy, Predictor, Preset};
 use super::sched::{lp_entries, LpEntries};
-use super::{Algorithm, EraParams, Policy, Predictor, Preset};
-use crate::experiment::{
-    decode_results, index_arg, index_jobs, job_index, map_parallel, threads, Experiment, RunError,
-};
+use crate::experiment::{index_arg, threads, CellRun, Cells, Experiment, RunError};
 use crate::workload::Workload;
 use serde::Serialize;
 
@@ -52,12 +50,16 @@ pub struct EraReport {
 
 /// A reservation experiment in progress.
 pub struct EraRun {
-    params: EraParams,
     seed: u64,
+    run: CellRun<EraCells>,
+}
+
+/// The cells of the experiment: its set-up and `(policy, κ_use)` cells, with the LP predictor's entries the
+/// cells computed so far needed.
+struct EraCells {
+    params: EraParams,
     setup: Setup,
     cells: Vec<(Policy, f64)>,
-    results: Vec<CellResult>,
-    error: Option<RunError>,
     /// The LP predictor's entries per capacity solved at (`C`, or each `κ_use·C` with `lp_at_kappa`).
     lp: Vec<(f64, LpEntries)>,
 }
@@ -77,21 +79,47 @@ impl EraRun {
             }
         }
         Ok(EraRun {
-            params: params.clone(),
             seed,
-            setup,
-            cells,
-            results: Vec::new(),
-            error: None,
-            lp: Vec::new(),
+            run: CellRun::new(EraCells {
+                params: params.clone(),
+                setup,
+                cells,
+                lp: Vec::new(),
+            }),
         })
     }
 
     /// The set-up (requests, capacity, prices).
     pub fn setup(&self) -> &Setup {
-        &self.setup
+        &self.run.cells().setup
     }
 
+    /// The cells `(policy, κ_use)`, in report order.
+    pub fn cells(&self) -> &[(Policy, f64)] {
+        &self.run.cells().cells
+    }
+}
+
+impl Cells for EraCells {
+    type Result = CellResult;
+    const JOB: &'static str = "a cell of this experiment";
+    const RESULT: &'static str = "cell's result";
+
+    fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    fn prepare(&mut self, range: std::ops::Range<usize>) -> Result<(), RunError> {
+        self.ensure_lp(range)
+    }
+
+    fn compute(&self, i: usize) -> Result<CellResult, RunError> {
+        let (p, k) = self.cells[i];
+        run_cell(&self.setup, &self.params, p, k, self.lp_for(k), None).map(|r| r.0)
+    }
+}
+
+impl EraCells {
     /// The capacity the LP predictor is solved at for κ_use `kappa`: `C`, or `⌊κ_use·C⌋` with
     /// `lp_at_kappa` (the capacity BASIC_ECON plans against).
     fn lp_capacity(&self, kappa: f64) -> f64 {
@@ -124,11 +152,6 @@ impl EraRun {
         }
         Ok(())
     }
-
-    /// The cells `(policy, κ_use)`, in report order.
-    pub fn cells(&self) -> &[(Policy, f64)] {
-        &self.cells
-    }
 }
 
 impl Experiment for EraRun {
@@ -136,81 +159,46 @@ impl Experiment for EraRun {
     type Report = EraReport;
 
     fn total(&self) -> usize {
-        self.cells.len()
+        self.run.total()
     }
 
     fn done(&self) -> usize {
-        self.results.len()
+        self.run.done()
     }
 
     fn step(&mut self, units: usize) -> Option<EraStep> {
-        let first = self.results.len();
-        if first == self.cells.len() || self.error.is_some() {
-            return None;
-        }
-        let to = (first + units.max(1)).min(self.cells.len());
-        if let Err(e) = self.ensure_lp(first..to) {
-            self.error = Some(e);
-            return None;
-        }
-        let (setup, params) = (&self.setup, &self.params);
-        let out = map_parallel(threads(), &self.cells[first..to], |&(p, k)| {
-            run_cell(setup, params, p, k, self.lp_for(k), None).map(|r| r.0)
-        });
-        let mut cells = Vec::with_capacity(out.len());
-        for r in out {
-            match r {
-                Ok(c) => cells.push(c),
-                Err(e) => {
-                    self.error = Some(e);
-                    return None;
-                }
-            }
-        }
-        self.results.extend(cells.iter().cloned());
+        let (first, cells) = self.run.step(units)?;
         Some(EraStep { first, cells })
     }
 
     /// A job is the index of a (policy, κ_use) cell.
     fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
-        let first = self.results.len();
-        if self.error.is_some() {
-            return Vec::new();
-        }
-        index_jobs(
-            (first < self.cells.len()).then(|| first..(first + units.max(1)).min(self.cells.len())),
-        )
+        self.run.jobs(units)
     }
 
     fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
-        let i = job_index(job, self.cells.len(), "a cell of this experiment")?;
-        self.ensure_lp(i..i + 1)?;
-        let (p, k) = self.cells[i];
-        let c = run_cell(&self.setup, &self.params, p, k, self.lp_for(k), None)?.0;
-        serde_json::to_value(c).map_err(crate::experiment::ser_error)
+        self.run.compute(job)
     }
 
     fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<EraStep>, RunError> {
-        let first = self.results.len();
-        let expected = results.len().min(self.cells.len() - first);
-        let cells: Vec<CellResult> = decode_results(results, expected, "cell's result")?;
-        self.results.extend(cells.iter().cloned());
+        let (first, cells) = self.run.absorb(results)?;
         Ok(vec![EraStep { first, cells }])
     }
 
     fn batch(&self) -> usize {
-        self.cells.len() - self.results.len()
+        self.run.batch()
     }
 
     fn error(&self) -> Option<RunError> {
-        self.error.clone()
+        self.run.error()
     }
 
     fn report(&self) -> Option<EraReport> {
-        if self.results.len() != self.cells.len() {
+        if !self.run.finished() {
             return None;
         }
-        let paper = match self.params.preset {
+        let c = self.run.cells();
+        let paper = match c.params.preset {
             Preset::E41 => vec![
                 PaperFigure {
                     policy: "greedy",
@@ -226,11 +214,11 @@ impl Experiment for EraRun {
             Preset::E43 => Vec::new(),
         };
         Some(EraReport {
-            preset: self.params.preset.name(),
+            preset: c.params.preset.name(),
             seed: self.seed,
-            setup: self.setup.summary.clone(),
-            prices: self.setup.prices,
-            cells: self.results.clone(),
+            setup: c.setup.summary.clone(),
+            prices: c.setup.prices,
+            cells: self.run.results().to_vec(),
             paper,
         })
     }
@@ -248,15 +236,17 @@ impl Experiment for EraRun {
                 "the era run has no operation '{op}' (expected request)"
             )));
         }
+        let c = self.run.cells();
         let (cell, index) = (index_arg(args, "cell")?, index_arg(args, "index")?);
-        let &(p, k) = self.cells.get(cell).ok_or_else(|| {
-            RunError::field("cell", format!("must be below {}", self.cells.len()))
-        })?;
-        let scheduled = self
+        let &(p, k) = c
+            .cells
+            .get(cell)
+            .ok_or_else(|| RunError::field("cell", format!("must be below {}", c.cells.len())))?;
+        let scheduled = c
             .setup
             .requests
             .iter()
-            .filter(|r| r.arrival >= self.setup.period)
+            .filter(|r| r.arrival >= c.setup.period)
             .count();
         if index >= scheduled {
             return Err(RunError::field(
@@ -264,20 +254,20 @@ impl Experiment for EraRun {
                 format!("must be below {scheduled} (the scheduled requests)"),
             ));
         }
-        let lp = match self.lp_for(k) {
+        let lp = match c.lp_for(k) {
             Some(lp) => Some(std::borrow::Cow::Borrowed(lp)),
             None if p.algorithm == Algorithm::BasicEcon && p.predictor == Predictor::Lp => {
-                let bucket = self.params.lp_bucket_min.round() as i64;
+                let bucket = c.params.lp_bucket_min.round() as i64;
                 Some(std::borrow::Cow::Owned(lp_entries(
-                    &self.setup,
-                    self.lp_capacity(k),
+                    &c.setup,
+                    c.lp_capacity(k),
                     bucket,
                     threads(),
                 )?))
             }
             None => None,
         };
-        let (_, view) = run_cell(&self.setup, &self.params, p, k, lp.as_deref(), Some(index))?;
+        let (_, view) = run_cell(&c.setup, &c.params, p, k, lp.as_deref(), Some(index))?;
         view.expect("stopped at the request")
             .serialize(ser)
             .map_err(|e| RunError::msg(e.to_string()))

@@ -3,7 +3,7 @@
 //! from the §6.5 distributions and takes ERA's actual capacity from real Azure 2017 load (or the §6.5
 //! synthetic load). Slots are minutes; slot 0 is the start of the history period.
 
-use super::{
+use super::params::{
     CapacityBasis, E41Jobs, EraParams, Horizon, NonEraLoad, Preset, MAX_REQUESTS, MAX_SLOTS,
 };
 use crate::experiment::RunError;

@@ -6,7 +6,7 @@
 use super::demand::{DemandPredictor, LinearTable, Periodic, Table};
 use super::jobs::{Prices, Request, Setup};
 use super::lp::{solve, spread_entries};
-use super::{Algorithm, Policy, Predictor};
+use super::params::{Algorithm, Policy, Predictor};
 use crate::experiment::RunError;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

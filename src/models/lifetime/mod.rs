@@ -31,9 +31,9 @@ pub mod sim;
 pub use experiment::{LifetimeReport, LifetimeRun, LifetimeStep};
 pub use sim::{PolicyResult, SimConfig};
 
-use super::{Inputs, ModelDef, ModelInfo};
 use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
+use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Serialize};
 
@@ -321,9 +321,13 @@ impl ModelDef for LifetimeModel {
         section.validate(prefix)
     }
 
-    fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<LifetimeRun, RunError> {
+    fn start(
+        section: &LifetimeParams,
+        seed: u64,
+        inputs: &Inputs,
+    ) -> Result<LifetimeRun, RunError> {
         let w = inputs.need_workload()?;
-        LifetimeRun::new(w, &sc.lifetime, sc.seed)
+        LifetimeRun::new(w, section, seed)
     }
 
     /// `lifetime.timeline`: data = the answer of the run operation `timeline` ([`chart::TimelineChart`]), opts =

@@ -28,9 +28,9 @@ pub mod profile;
 
 pub use experiment::{OversubReport, OversubRun, OversubStep};
 
-use super::{Inputs, ModelDef, ModelInfo};
 use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
+use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -518,14 +518,15 @@ impl ModelDef for OversubModel {
         section.validate(prefix)
     }
 
-    fn start(sc: &crate::scenario::Scenario, inputs: &Inputs) -> Result<OversubRun, RunError> {
-        OversubRun::new(&sc.oversub, sc.seed, inputs)
+    fn start(section: &OversubParams, seed: u64, inputs: &Inputs) -> Result<OversubRun, RunError> {
+        OversubRun::new(section, seed, inputs)
     }
 
     /// `pretrained` (no arguments; the pretrained files among `inputs.files`): the scenario's C2MARL arms,
     /// each with the file that serves it or why none does ([`pretrained::ArmMatch`], in the run's order).
     fn call<S: Serializer>(
-        sc: &crate::scenario::Scenario,
+        section: &OversubParams,
+        seed: u64,
         op: &str,
         _args: &serde_json::Value,
         inputs: &Inputs,
@@ -538,7 +539,7 @@ impl ModelDef for OversubModel {
         }
         let files =
             pretrained::given(inputs).map_err(|e| RunError::field("oversub.policies", e))?;
-        pretrained::match_arms(&sc.oversub, sc.seed, &files)
+        pretrained::match_arms(section, seed, &files)
             .serialize(ser)
             .map_err(|e| RunError::msg(e.to_string()))
     }

@@ -75,7 +75,7 @@ impl Pretrained {
     /// checked as [`TrainedPolicy`] loading checks it). Errors name the offending field, or the command that
     /// regenerates the bundled files when the file is of another format or policy version.
     pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<Pretrained, String> {
-        let raw = crate::trace::maybe_gunzip(name, bytes).map_err(|e| e.to_string())?;
+        let raw = crate::input::maybe_gunzip(name, bytes).map_err(|e| e.to_string())?;
         if raw.len() > MAX_PRETRAINED_BYTES {
             return Err(format!(
                 "{name}: {} bytes, more than {MAX_PRETRAINED_BYTES}",

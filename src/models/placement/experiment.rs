@@ -4,13 +4,11 @@
 //! frontier`, `packlab run`), the wasm binding and the Web Worker all drive this one stepper; natively a step computes its points on all
 //! cores (points are independent, so the frontier is the same for any number of threads).
 
-use super::{
-    frontier_specs, mark_pareto, FitSpec, Frontier, FrontierPoint, Instance, PlacementError,
-    PlacementParams,
-};
-use crate::experiment::{
-    decode_results, index_jobs, job_index, map_parallel, ser_error, threads, Experiment, RunError,
-};
+use super::fit::FitSpec;
+use super::frontier::{frontier_specs, mark_pareto, Frontier, FrontierPoint};
+use super::instance::{Instance, MachineView, PackResult};
+use super::params::{PlacementError, PlacementParams};
+use crate::experiment::{ser_error, CellRun, Cells, Experiment, RunError};
 use crate::trace::UsageTrace;
 use serde::Serialize;
 
@@ -25,11 +23,32 @@ pub struct FrontierStep {
 
 /// A frontier computation in progress; it keeps its [`Instance`] for the teaching view afterwards.
 pub struct FrontierRun {
+    item_names: Vec<String>,
+    run: CellRun<FrontierCells>,
+}
+
+/// The frontier's cells: one point per fit test of [`frontier_specs`] on the instance.
+struct FrontierCells {
     params: PlacementParams,
     instance: Instance,
-    item_names: Vec<String>,
     specs: Vec<FitSpec>,
-    points: Vec<FrontierPoint>,
+}
+
+impl Cells for FrontierCells {
+    type Result = FrontierPoint;
+    const JOB: &'static str = "a point of this frontier";
+    const RESULT: &'static str = "frontier point";
+
+    fn len(&self) -> usize {
+        self.specs.len()
+    }
+
+    fn compute(&self, i: usize) -> Result<FrontierPoint, RunError> {
+        let p = &self.params;
+        Ok(self
+            .instance
+            .frontier_point(&self.specs[i], p.rule, p.rebalance))
+    }
 }
 
 impl FrontierRun {
@@ -42,17 +61,18 @@ impl FrontierRun {
     ) -> Result<FrontierRun, PlacementError> {
         let instance = Instance::new(trace, params, seed)?;
         Ok(FrontierRun {
-            params: params.clone(),
-            instance,
             item_names: trace.items.clone(),
-            specs: frontier_specs(params),
-            points: Vec::new(),
+            run: CellRun::new(FrontierCells {
+                params: params.clone(),
+                instance,
+                specs: frontier_specs(params),
+            }),
         })
     }
 
     /// The instance (for the teaching view and tests).
     pub fn instance(&self) -> &Instance {
-        &self.instance
+        &self.run.cells().instance
     }
 
     /// The teaching view: packs with `fit` under the run's rule and rebalancing and returns the packing's
@@ -62,37 +82,14 @@ impl FrontierRun {
             field: Some("placement.fit".into()),
             message: m,
         })?;
-        let p = &self.params;
-        let (packing, result) = self.instance.pack_and_evaluate(&spec, p.rule, p.rebalance);
-        let view = self
-            .instance
-            .machine_view(&packing, machine, &self.item_names)?;
+        let (p, instance) = (&self.run.cells().params, self.instance());
+        let (packing, result) = instance.pack_and_evaluate(&spec, p.rule, p.rebalance);
+        let view = instance.machine_view(&packing, machine, &self.item_names)?;
         Ok(MachineAnswer {
             fit: spec.to_string(),
             packing: result,
             view,
         })
-    }
-}
-
-impl FrontierRun {
-    /// The plan indices of the next at most `units` (≥ 1) points; `None` once every point is done.
-    fn next(&self, units: usize) -> Option<std::ops::Range<usize>> {
-        let first = self.points.len();
-        (first < self.specs.len()).then(|| first..(first + units.max(1)).min(self.specs.len()))
-    }
-
-    /// One frontier point: `spec` packed and evaluated under the run's rule and rebalancing.
-    fn point(&self, spec: &FitSpec) -> FrontierPoint {
-        let p = &self.params;
-        self.instance.frontier_point(spec, p.rule, p.rebalance)
-    }
-
-    /// Appends the next points.
-    fn take(&mut self, points: Vec<FrontierPoint>) -> FrontierStep {
-        let first = self.points.len();
-        self.points.extend(points.iter().cloned());
-        FrontierStep { first, points }
     }
 }
 
@@ -102,9 +99,9 @@ pub struct MachineAnswer {
     /// The fit spec, normalised (e.g. `gpa:0.05`).
     pub fit: String,
     /// Metrics of the packing.
-    pub packing: super::PackResult,
+    pub packing: PackResult,
     /// The machine.
-    pub view: super::MachineView,
+    pub view: MachineView,
 }
 
 impl Experiment for FrontierRun {
@@ -112,47 +109,42 @@ impl Experiment for FrontierRun {
     type Report = Frontier;
 
     fn total(&self) -> usize {
-        self.specs.len()
+        self.run.total()
     }
 
     fn done(&self) -> usize {
-        self.points.len()
+        self.run.done()
     }
 
     fn step(&mut self, units: usize) -> Option<FrontierStep> {
-        let next = self.next(units)?;
-        let points = map_parallel(threads(), &self.specs[next], |spec| self.point(spec));
-        Some(self.take(points))
+        let (first, points) = self.run.step(units)?;
+        Some(FrontierStep { first, points })
     }
 
-    /// A job is the index of a frontier point (a fit test of the plan).
     fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
-        index_jobs(self.next(units))
+        self.run.jobs(units)
     }
 
     fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
-        let i = job_index(job, self.specs.len(), "a point of this frontier")?;
-        serde_json::to_value(self.point(&self.specs[i])).map_err(ser_error)
+        self.run.compute(job)
     }
 
     fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<FrontierStep>, RunError> {
-        let expected = self.next(results.len()).map_or(0, |r| r.len());
-        let points = decode_results(results, expected, "frontier point")?;
-        Ok(vec![self.take(points)])
+        let (first, points) = self.run.absorb(results)?;
+        Ok(vec![FrontierStep { first, points }])
     }
 
-    /// Every remaining point is independent: a native step may compute them all at once.
     fn batch(&self) -> usize {
-        self.specs.len() - self.points.len()
+        self.run.batch()
     }
 
     fn report(&self) -> Option<Frontier> {
-        if self.points.len() != self.specs.len() {
+        if !self.run.finished() {
             return None;
         }
-        let mut points = self.points.clone();
+        let mut points = self.run.results().to_vec();
         mark_pareto(&mut points);
-        Some(self.instance.frontier(&self.params, points))
+        Some(self.instance().frontier(&self.run.cells().params, points))
     }
 
     /// `machine` with `{ fit, machine }`: see [`FrontierRun::machine`].
@@ -200,7 +192,7 @@ pub fn run_frontier(
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Frontier, PlacementError> {
     let mut run = FrontierRun::new(trace, params, seed)?;
-    if !progress(0, run.specs.len()) {
+    if !progress(0, run.run.total()) {
         return Err(PlacementError {
             field: None,
             message: "cancelled".into(),

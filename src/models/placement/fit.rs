@@ -106,7 +106,7 @@ pub enum FitSpec {
     Gpa(f64),
     /// GPA calibrated on the observation set O for the target ρ ∈ (0, 1): the knob ρ' is searched so that
     /// the packing's overflow frequency on a held-out half of O is at most ρ (see
-    /// [`crate::placement::Calibration`]; the search is in `Instance::pack_detailed`).
+    /// [`crate::models::placement::Calibration`]; the search is in `Instance::pack_detailed`).
     GpaCal(f64),
     /// Cantelli with factor b ≥ 0: s_i = μ_i + b·σ_i.
     Cantelli(f64),

@@ -2,10 +2,9 @@
 
 use super::calibrate::{self, Calibration};
 use super::fit::{FitSpec, FitTest, ItemStats};
+use super::frontier::{Frontier, FrontierPoint};
 use super::packing::{pack, rebalance, Packing, Rule};
-use super::{
-    Frontier, FrontierPoint, Mode, PlacementError, PlacementParams, REBALANCE_MAX_FAILURES,
-};
+use super::params::{Mode, PlacementError, PlacementParams, REBALANCE_MAX_FAILURES};
 use crate::substrate::exact::ExactThreshold;
 use crate::substrate::stats::{mean, normal_sf, population_variance};
 use crate::trace::{Samples, UsageTrace};

@@ -135,7 +135,7 @@ pub fn rebalance(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::placement::fit::FitSpec;
+    use crate::models::placement::fit::FitSpec;
 
     fn det(sizes: &[f64]) -> Vec<ItemStats> {
         sizes

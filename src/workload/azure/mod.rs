@@ -1,20 +1,19 @@
 //! Azure public VM data as workloads: the vmtable (V1 2017 / V2 2019) and the 2017 arrivals of Bergsma et al.
-//! (or packlab's bundle of them), converted from the records of [`crate::trace::azure`] (no second parser).
+//! (or packlab's bundle of them), read by [`arrivals`] and [`vmtable`] (no second parser).
 //!
 //! Sources: ../shared/data/azure-v1-excerpt-opendc, azure-v2-20vm-cpu-readings (vmtable rows with subscription
 //! and deployment ids) and azure-v1-vm-arrivals-bergsma-sosp21 (see each SOURCE.md); the real arrivals drive
 //! lifetime-aware allocation (seed 003, ALGORITHMS.md §5.7) and the admission model (seed 000, §2.1).
 
-use super::parse::{base, clip};
-use super::{
-    check_upload, CpuStats, UsageRef, Vm, Workload, WorkloadFormat, WorkloadReader, MAX_TIME_S,
-    MAX_VMS,
-};
-use crate::trace::azure::{
-    read_arrivals_bundle, read_arrivals_files, read_vmtable, AzureArrivals, VmTable, VmtableSchema,
-    BUNDLE_MAGIC,
-};
-use crate::trace::{maybe_gunzip, utf8, InputFile, TraceError};
+use super::{Vm, Workload, WorkloadFormat, WorkloadReader, MAX_VMS};
+use crate::input::parse::{base, clip};
+use crate::input::{check_upload, MAX_TIME_S};
+pub mod arrivals;
+pub mod vmtable;
+
+use crate::input::{maybe_gunzip, utf8, InputFile, TraceError};
+use arrivals::{read_arrivals_bundle, read_arrivals_files, AzureArrivals, BUNDLE_MAGIC};
+use vmtable::{read_vmtable, VmTable, VmtableSchema};
 
 /// Reader of Azure vmtable CSV files (V1 2017 without header, V2 2019 with or without header; one or more
 /// files, concatenated; all must have the same schema). Each row becomes a [`Vm`]:
@@ -87,41 +86,19 @@ pub fn vmtable_to_workload(name: &str, tables: &[(VmTable, &str)]) -> Result<Wor
             ));
         }
         for (i, r) in t.rows.iter().enumerate() {
-            let (created, deleted) = (r.created_s as f64, r.deleted_s as f64);
-            if deleted > MAX_TIME_S
-                || r.cores as f64 > super::MAX_CORES
+            // `deleted_s` is `None` only at or after the trace end, which is within the limit
+            if r.deleted_s.is_some_and(|d| d > MAX_TIME_S)
+                || r.cores > super::MAX_CORES
                 || r.memory_gb > super::MAX_MEMORY_GB
             {
                 return Err(TraceError::new(
                     &t.name,
                     vmtable_line(text, t.header, i),
                     None,
-                    format!("VM '{}': a time or size beyond the limits", clip(&r.vm_id)),
+                    format!("VM '{}': a time or size beyond the limits", clip(&r.id)),
                 ));
             }
-            vms.push(Vm {
-                id: r.vm_id.clone(),
-                tenant: Some(r.subscription_id.clone()),
-                deployment: Some(r.deployment_id.clone()),
-                category: Some(r.category.clone()),
-                cores: r.cores as f64,
-                memory_gb: r.memory_gb,
-                gpus: 0.0,
-                created_s: created,
-                started_s: None,
-                deleted_s: (deleted < end).then_some(deleted),
-                censored_at_s: None,
-                lifetime_range_s: None,
-                io_bytes: None,
-                usage: Some(UsageRef {
-                    stats: Some(CpuStats {
-                        avg: r.avg_cpu / 100.0,
-                        max: r.max_cpu / 100.0,
-                        p95_max: r.p95_max_cpu / 100.0,
-                    }),
-                    series: None,
-                }),
-            });
+            vms.push(r.clone());
         }
     }
     let mut notes = vec![format!(
@@ -197,7 +174,7 @@ impl WorkloadReader for AzureArrivalsReader {
     }
 }
 
-pub use crate::trace::azure::MAX_BUNDLE_BIN_STEPS as MAX_LIFETIME_ENTRIES;
+pub use arrivals::MAX_BUNDLE_BIN_STEPS as MAX_LIFETIME_ENTRIES;
 
 /// Converts parsed arrivals into a workload (see [`AzureArrivalsReader`]); `split` selects one split by name.
 /// The window is `[first selected split's start, last selected split's cut]`. Errors: unknown split, more
@@ -303,8 +280,8 @@ pub fn arrivals_to_workload(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{load, no_panic};
     use super::*;
+    use crate::input::testutil::{load, no_panic};
 
     fn one(name: &str, text: &str) -> Vec<InputFile> {
         vec![InputFile {

@@ -4,10 +4,13 @@
 //! Source: ../shared/data/bitbrains-gwa-t-12-rnd/SOURCE.md (Rnd trace, July 2013): heavier-tailed enterprise VM
 //! demand for stochastic bin packing (seed 002, ALGORITHMS.md §4.5) next to PlanetLab.
 
-use super::parse::{align_exact, base, clip, for_each_record, nominal_interval};
-use super::{check_upload, TimedUsage, MAX_TIME_S};
+use super::align::{align_exact, nominal_interval};
+use super::TimedUsage;
+use crate::input::parse::{base, clip, for_each_record};
+use crate::input::{check_upload, MAX_TIME_S};
+use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
 use crate::substrate::stats::sort_pairs;
-use crate::trace::{maybe_gunzip, utf8, InputFile, TraceError, Unit, UsageTrace, MAX_VALUES};
+use crate::trace::{Unit, UsageTrace};
 
 /// Largest accepted CPU usage, percent of the VM's provisioned capacity (Bitbrains usage may exceed 100 %
 /// when a VM bursts above its provisioned MHz; values beyond this bound are taken as corrupt).
@@ -164,8 +167,8 @@ fn read_one(f: &InputFile, total: &mut usize) -> Result<Vec<(f64, f64)>, TraceEr
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{load, no_panic};
     use super::*;
+    use crate::input::testutil::{load, no_panic};
 
     fn files() -> Vec<InputFile> {
         (1..=8)

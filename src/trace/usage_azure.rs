@@ -5,9 +5,12 @@
 //! azure-v1-excerpt-opendc (2017, no header). Per-subscriber usage for oversubscription (seed 001, ALGORITHMS.md
 //! §3.6: hour-of-day mean and s.d. from the trace) and averaged-vs-peak packing (seed 002 E2.3).
 
-use super::parse::{align_exact, clip, for_each_record, nominal_interval};
-use super::{check_upload, TimedUsage, MAX_TIME_S};
-use crate::trace::{maybe_gunzip, utf8, InputFile, TraceError, Unit, UsageTrace, MAX_VALUES};
+use super::align::{align_exact, nominal_interval};
+use super::TimedUsage;
+use crate::input::parse::{clip, for_each_record};
+use crate::input::{check_upload, MAX_TIME_S};
+use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
+use crate::trace::{Unit, UsageTrace};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -154,8 +157,8 @@ pub fn read_azure_cpu_readings_timed(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testutil::{load, no_panic};
     use super::*;
+    use crate::input::testutil::{load, no_panic};
 
     fn excerpt() -> Vec<InputFile> {
         (1..=3)
@@ -227,7 +230,7 @@ mod tests {
     ///   0.17168955367587987
     #[test]
     fn readings_30_days_union_with_repair_file() {
-        let dir = super::super::testutil::data("azure-v2-20vm-cpu-readings-30d/readings");
+        let dir = crate::input::testutil::data("azure-v2-20vm-cpu-readings-30d/readings");
         let rd = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         let mut fs: Vec<InputFile> = rd
             .filter_map(|e| {

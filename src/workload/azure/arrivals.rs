@@ -1,4 +1,4 @@
-//! Readers of the Azure public VM datasets used to fit the admission model (seed 000 App. B,
+//! Readers of the Azure 2017 VM arrivals used to fit the admission model (seed 000 App. B,
 //! ALGORITHMS.md §2.1): every reader takes text or bytes (no file IO, so it builds for wasm32) and returns
 //! typed records or a [`TraceError`] naming file, 1-based line and column — never a panic.
 //!
@@ -9,15 +9,13 @@
 //!   flavour file with its lifetime file into an [`ArrivalTrace`] of tenant batches.
 //! * packlab's compact derived **bundle** of those arrivals ([`write_arrivals_bundle`],
 //!   [`read_arrivals_bundle`]; `static/traces/azure2017-arrivals.txt.gz`).
-//! * The Azure public **vmtable** CSV in the 2017 (V1) and 2019 (V2) schemas ([`read_vmtable`]), with
-//!   subscription and deployment ids.
 //!
 //! Times are seconds from the trace start, as in the sources (multiples of 300 s).
 
-use super::TraceError;
+use crate::input::parse::{col_of, err, lines};
+use crate::input::TraceError;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::Write;
 
 /// Bin width of the arrival sequences and of vmtable timestamps, in seconds (5 minutes).
 pub const BIN_S: u64 = 300;
@@ -169,23 +167,6 @@ pub struct AzureArrivals {
     pub intervals: IntervalMap,
     /// Splits in time order.
     pub splits: Vec<ArrivalTrace>,
-}
-
-fn err(file: &str, line: usize, col: usize, msg: impl Into<String>) -> TraceError {
-    TraceError::new(file, Some(line), Some(col), msg)
-}
-
-/// 1-based column (in characters) of byte offset `off` in `line`.
-fn col_of(line: &str, off: usize) -> usize {
-    line[..off.min(line.len())].chars().count() + 1
-}
-
-/// Lines with their 1-based numbers, skipping blank lines (a trailing CR is removed).
-fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.strip_suffix('\r').unwrap_or(l)))
-        .filter(|(_, l)| !l.trim().is_empty())
 }
 
 /// Reads `flav_map.txt`: lines `<cores>,<memory_GB> <letter>`. Errors: malformed line, non-positive cores,
@@ -598,7 +579,7 @@ pub const MAX_BUNDLE_BIN_STEPS: u64 = 1_000_000;
 pub const MAX_BUNDLE_TIME_S: u64 = 10_000_000_000;
 const MAX_BIN_ENTRIES: u64 = MAX_BUNDLE_BIN_STEPS;
 
-/// Writes the compact derived bundle (text; gzip it with [`gzip`]) of an arrivals data set.
+/// Writes the compact derived bundle (text; gzip it with [`crate::input::gzip`]) of an arrivals data set.
 ///
 /// Format: header lines `#packlab-azure-arrivals v1 source=<source>`, `#flavours <letter>=<cores>,<GB> ...`,
 /// `#bins <lo_s>-<hi_s> ...` (bin k = k-th pair), then per split a line
@@ -664,15 +645,6 @@ pub fn write_arrivals_bundle(data: &AzureArrivals) -> String {
         }
     }
     s
-}
-
-/// Gzip-compresses bytes deterministically (no file name, mtime 0).
-pub fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut e = flate2::GzBuilder::new()
-        .mtime(0)
-        .write(Vec::new(), flate2::Compression::best());
-    e.write_all(bytes).expect("writing to a Vec cannot fail");
-    e.finish().expect("writing to a Vec cannot fail")
 }
 
 /// Reads the bundle written by [`write_arrivals_bundle`], gzip-compressed or not. Errors name `file`, line and
@@ -907,238 +879,6 @@ pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, T
         ));
     }
     Ok(data)
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// vmtable
-
-/// Schema of an Azure public vmtable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum VmtableSchema {
-    /// Azure Public Dataset V1 (2017): exact core counts and memory, no header, trace end 2,591,700 s.
-    V1_2017,
-    /// Azure Public Dataset V2 (2019): core-count and memory buckets (`>24`, `>64`), trace end 2,591,400 s;
-    /// with or without the header line of ../shared/data/azure-v2-20vm-cpu-readings (an extra 12th column
-    /// `duration` is accepted and ignored).
-    V2_2019,
-}
-
-impl VmtableSchema {
-    /// The end-of-trace timestamp (s): a VM with `deleted ≥` this value was alive at the end (censored).
-    pub fn trace_end_s(&self) -> u64 {
-        match self {
-            VmtableSchema::V1_2017 => 2_591_700,
-            VmtableSchema::V2_2019 => 2_591_400,
-        }
-    }
-}
-
-/// One vmtable row.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct VmRecord {
-    /// Encrypted VM id.
-    pub vm_id: String,
-    /// Encrypted subscription (tenant) id.
-    pub subscription_id: String,
-    /// Encrypted deployment id (the admission model's deployment).
-    pub deployment_id: String,
-    /// Creation time, s from trace start.
-    pub created_s: u64,
-    /// Deletion time, s from trace start (≥ the schema's trace end = still alive, censored).
-    pub deleted_s: u64,
-    /// Max CPU over the VM's life, percent.
-    pub max_cpu: f64,
-    /// Average CPU, percent.
-    pub avg_cpu: f64,
-    /// 95th percentile of the 5-minute maxima, percent.
-    pub p95_max_cpu: f64,
-    /// `Interactive`, `Delay-insensitive`, `Unknown` (V1 spells it `Unkown`).
-    pub category: String,
-    /// vCPU cores: exact in V1; in V2 the bucket value (2, 4, 8, 24; `>24` read as 32).
-    pub cores: u32,
-    /// Memory, GB: exact in V1; in V2 the bucket (`>64` read as 128).
-    pub memory_gb: f64,
-}
-
-/// A parsed vmtable.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct VmTable {
-    /// File name.
-    pub name: String,
-    /// Detected schema.
-    pub schema: VmtableSchema,
-    /// True if the file had a header line.
-    pub header: bool,
-    /// Rows in file order.
-    pub rows: Vec<VmRecord>,
-}
-
-impl VmTable {
-    /// End of the observation window (s): the schema's trace end.
-    pub fn trace_end_s(&self) -> u64 {
-        self.schema.trace_end_s()
-    }
-}
-
-/// Reads an Azure vmtable CSV (V1 2017 or V2 2019), detecting the schema: from the header when there is one
-/// (V2 names such as `vm_virtual_core_count_bucket` / `vmcorecountbucket` → V2; `vmcorecount` → V1); without a
-/// header V2 if any core or memory field is a `>` bucket or the largest deletion time is 2,591,400 s, else V1.
-/// Errors: wrong column count, unparsable numbers (with line and column), deletion before creation, no rows.
-pub fn read_vmtable(file: &str, text: &str) -> Result<VmTable, TraceError> {
-    let mut rows = Vec::new();
-    let mut header = false;
-    let mut schema_hint: Option<VmtableSchema> = None;
-    let mut saw_bucket = false;
-    let mut max_deleted = 0u64;
-    for (ln, l) in lines(text) {
-        let fields: Vec<&str> = l.split(',').collect();
-        let mut starts = Vec::with_capacity(fields.len());
-        let mut o = 0;
-        for f in &fields {
-            starts.push(o);
-            o += f.len() + 1;
-        }
-        let col = |i: usize| col_of(l, starts[i]);
-        if rows.is_empty()
-            && !header
-            && fields.len() >= 4
-            && fields[3].trim().parse::<u64>().is_err()
-        {
-            header = true;
-            let low: Vec<String> = fields
-                .iter()
-                .map(|f| f.trim().to_ascii_lowercase())
-                .collect();
-            if low.iter().any(|f| f.contains("bucket")) {
-                schema_hint = Some(VmtableSchema::V2_2019);
-            } else if low
-                .iter()
-                .any(|f| f == "vmcorecount" || f == "vm_virtual_core_count" || f == "corecount")
-            {
-                schema_hint = Some(VmtableSchema::V1_2017);
-            }
-            continue;
-        }
-        if fields.len() != 11 && fields.len() != 12 {
-            return Err(err(
-                file,
-                ln,
-                1,
-                format!(
-                    "{} columns; a vmtable row has 11 (or 12 with duration)",
-                    fields.len()
-                ),
-            ));
-        }
-        let int = |i: usize, what: &str| -> Result<u64, TraceError> {
-            fields[i].trim().parse::<u64>().map_err(|_| {
-                err(
-                    file,
-                    ln,
-                    col(i),
-                    format!("{what} '{}' is not a non-negative integer", fields[i]),
-                )
-            })
-        };
-        let num = |i: usize, what: &str| -> Result<f64, TraceError> {
-            fields[i]
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| {
-                    err(
-                        file,
-                        ln,
-                        col(i),
-                        format!("{what} '{}' is not a number", fields[i]),
-                    )
-                })
-        };
-        let created = int(3, "vmcreated")?;
-        let deleted = int(4, "vmdeleted")?;
-        if deleted < created {
-            return Err(err(
-                file,
-                ln,
-                col(4),
-                format!("deleted {deleted} s before created {created} s"),
-            ));
-        }
-        let (cores, memory_gb) = {
-            let c = fields[9].trim();
-            let m = fields[10].trim();
-            let cores = if c.starts_with('>') {
-                saw_bucket = true;
-                32
-            } else {
-                c.parse::<f64>()
-                    .ok()
-                    .filter(|v| *v >= 1.0 && v.fract() == 0.0)
-                    .map(|v| v as u32)
-                    .ok_or_else(|| {
-                        err(
-                            file,
-                            ln,
-                            col(9),
-                            format!("core count '{c}' is not a positive integer or '>24'"),
-                        )
-                    })?
-            };
-            let mem = if m.starts_with('>') {
-                saw_bucket = true;
-                128.0
-            } else {
-                m.parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite() && *v >= 0.0)
-                    .ok_or_else(|| {
-                        err(
-                            file,
-                            ln,
-                            col(10),
-                            format!("memory '{m}' is not a number or '>64'"),
-                        )
-                    })?
-            };
-            (cores, mem)
-        };
-        for (i, f) in fields.iter().enumerate().take(3) {
-            if f.trim().is_empty() {
-                return Err(err(file, ln, col(i), "empty id"));
-            }
-        }
-        max_deleted = max_deleted.max(deleted);
-        rows.push(VmRecord {
-            vm_id: fields[0].trim().to_string(),
-            subscription_id: fields[1].trim().to_string(),
-            deployment_id: fields[2].trim().to_string(),
-            created_s: created,
-            deleted_s: deleted,
-            max_cpu: num(5, "maxcpu")?,
-            avg_cpu: num(6, "avgcpu")?,
-            p95_max_cpu: num(7, "p95maxcpu")?,
-            category: fields[8].trim().to_string(),
-            cores,
-            memory_gb,
-        });
-    }
-    if rows.is_empty() {
-        return Err(TraceError::new(file, None, None, "no vmtable rows"));
-    }
-    let schema = schema_hint.unwrap_or(
-        if saw_bucket || max_deleted == VmtableSchema::V2_2019.trace_end_s() {
-            VmtableSchema::V2_2019
-        } else {
-            VmtableSchema::V1_2017
-        },
-    );
-    Ok(VmTable {
-        name: file.to_string(),
-        schema,
-        header,
-        rows,
-    })
 }
 
 /// Assembles an [`AzureArrivals`] data set from in-memory files `(name, text)` of the Bergsma et al. layout:

@@ -1,0 +1,422 @@
+//! The reservation model's scenario section (seed 004, ALGORITHMS.md §6.5): the preset, the policies
+//! (algorithm × predictor, from their spec strings), the workload's shape, capacity and κ_use grid, with the
+//! defaults and their validation.
+
+use crate::substrate::error::{FieldError, FieldErrors};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The experiment (ALGORITHMS.md §6.5). Serialized `E4.1` / `E4.3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Preset {
+    /// Real SWIM MapReduce arrivals and sizes, six size classes (the largest with unit value $1, the rest $10),
+    /// a cluster far too small: value efficiency of BASIC_ECON vs GREEDY_FIRSTFIT.
+    #[serde(rename = "E4.1")]
+    E41,
+    /// ERA's 20% of a 150K-core datacenter whose other 80% carries real Azure 2017 load; synthetic ERA jobs;
+    /// late-job % vs accepted revenue as κ_use sweeps.
+    #[serde(rename = "E4.3")]
+    E43,
+}
+
+impl Preset {
+    /// `E4.1` or `E4.3`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::E41 => "E4.1",
+            Preset::E43 => "E4.3",
+        }
+    }
+}
+
+/// The scheduling algorithm of a policy (§6.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// Accept iff the current slot has room; price `p_full·W·T`.
+    OnDemand,
+    /// Earliest feasible start at the fixed price `p_fix·W·T`.
+    Greedy,
+    /// Cheapest start under predicted-demand prices; accept iff `V ≥ price`.
+    BasicEcon,
+}
+
+/// The demand predictor of BASIC_ECON (§6.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Predictor {
+    /// The LP-based predictor: the optimal fractional allocation of the previous period's requests.
+    Lp,
+    /// Spreading: each previous request's work spread evenly over its window.
+    Spread,
+    /// The analytic spreading predictor from the known generating distributions (E4.3 only).
+    Linear,
+}
+
+/// A policy: algorithm, predictor and the late-start penalty. Serialized as its name: `on-demand`, `greedy`,
+/// `basic-econ` (= `basic-econ:lp`), `basic-econ:spread`, `basic-econ:linear`, each BASIC_ECON name optionally
+/// followed by `:penalty` (the exponential penalty for later scheduling).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Policy {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// The predictor (BASIC_ECON only; `Lp` otherwise).
+    pub predictor: Predictor,
+    /// Whether prices carry `exp(γ_pen·(x − s)/(d − s))` (BASIC_ECON only).
+    pub penalty: bool,
+}
+
+impl Policy {
+    /// The policy's name (see the type's documentation).
+    pub fn name(&self) -> String {
+        match self.algorithm {
+            Algorithm::OnDemand => "on-demand".into(),
+            Algorithm::Greedy => "greedy".into(),
+            Algorithm::BasicEcon => format!(
+                "basic-econ:{}{}",
+                match self.predictor {
+                    Predictor::Lp => "lp",
+                    Predictor::Spread => "spread",
+                    Predictor::Linear => "linear",
+                },
+                if self.penalty { ":penalty" } else { "" }
+            ),
+        }
+    }
+
+    /// Parses a name of [`Policy::name`] (also `basic-econ` and `basic-econ:penalty` for the LP predictor).
+    pub fn parse(s: &str) -> Result<Policy, String> {
+        let s = s.trim();
+        let bad = || {
+            format!(
+                "unknown policy '{s}' (expected on-demand, greedy or basic-econ[:lp|:spread|:linear][:penalty])"
+            )
+        };
+        let plain = |algorithm| Policy {
+            algorithm,
+            predictor: Predictor::Lp,
+            penalty: false,
+        };
+        match s {
+            "on-demand" => return Ok(plain(Algorithm::OnDemand)),
+            "greedy" => return Ok(plain(Algorithm::Greedy)),
+            _ => {}
+        }
+        let mut parts = s.split(':');
+        if parts.next() != Some("basic-econ") {
+            return Err(bad());
+        }
+        let mut p = plain(Algorithm::BasicEcon);
+        let mut predictor_set = false;
+        for part in parts {
+            match part {
+                "lp" | "spread" | "linear" if !predictor_set && !p.penalty => {
+                    predictor_set = true;
+                    p.predictor = match part {
+                        "lp" => Predictor::Lp,
+                        "spread" => Predictor::Spread,
+                        _ => Predictor::Linear,
+                    };
+                }
+                "penalty" if !p.penalty => p.penalty = true,
+                _ => return Err(bad()),
+            }
+        }
+        Ok(p)
+    }
+}
+
+impl Serialize for Policy {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Policy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Policy::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Where E4.3's non-ERA load comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NonEraLoad {
+    /// Cores alive per slot in the scenario's Azure workload, scaled to the non-ERA share at their
+    /// [`EraParams::nonera_quantile`].
+    Azure,
+    /// The §6.5 synthetic load: a diurnal sinusoid (amplitude 10%) plus AR(1) noise (ρ = 0.95, σ = 2%).
+    Synthetic,
+}
+
+/// What the run does at the workload's end `end` (the first slot after the last arrival; ALGORITHMS.md §6.5
+/// "Horizon"): arrivals stop there while the execution continues until every accepted job has finished.
+/// Serialized `open`, `no-arrivals`, `cut-windows`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Horizon {
+    /// The version-1 behaviour: the predictor assumes arrivals never stop, so it prices slots after `end` for
+    /// demand that never comes.
+    Open,
+    /// The horizon-aware predictor: predicted demand at slot τ counts only predicted requests arriving before
+    /// `end` (in `[now, min(τ, end − 1)]`, at the predictor's bucket resolution).
+    NoArrivals,
+    /// Every request's window is cut at the horizon: `d ← max(min(d, end), s + T)`, so no policy schedules
+    /// work into the idle tail (the predictor is the version-1 one; its history is cut the same way).
+    CutWindows,
+}
+
+impl Horizon {
+    /// `open`, `no-arrivals` or `cut-windows`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Horizon::Open => "open",
+            Horizon::NoArrivals => "no-arrivals",
+            Horizon::CutWindows => "cut-windows",
+        }
+    }
+}
+
+/// Where E4.1's requests come from. Serialized `swim`, `synthetic`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum E41Jobs {
+    /// The scenario's SWIM workload: real arrivals and bytes, six equal-count work sextiles as classes.
+    Swim,
+    /// The ALGORITHMS.md §6.5 generator: six classes of [`EraParams::jobs_per_class`] jobs arriving uniformly
+    /// over [`EraParams::synthetic_days`], mean widths {1, 2, 4, 8, 3, 32} units, "yahoo-5" (32 units) at $1
+    /// per unit-slot, the rest $10 (the paper's E4.1).
+    Synthetic,
+}
+
+/// How E4.1's capacity `C` is set. Serialized `arrivals`, `runnable`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CapacityBasis {
+    /// The version-1 rule: `C = capacity_frac × offered work / (slots of the arrival span)`, widths capped at
+    /// `max_units` only (jobs wider than `C` can never run).
+    Arrivals,
+    /// `C = capacity_frac × runnable work / span`: the runnable work `Σ min(W, C)·T` has every width clamped
+    /// to `C`, and the span it can run in is the arrival span plus the work-weighted mean window
+    /// `Σ W·T·(d − s) / Σ W·T` (windows reach past the last arrival); a fixed point, found by iteration.
+    Runnable,
+}
+
+/// The reservation model's scenario section. Empty `policies` / `kappa` take the preset's lists
+/// ([`EraParams::policy_list`], [`EraParams::kappa_list`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EraParams {
+    /// The experiment.
+    pub preset: Preset,
+    /// Policies to compare (empty = the preset's).
+    pub policies: Vec<Policy>,
+    /// Capacity fractions κ_use in (0, 1] (empty = the preset's: E4.1 `[1]`, E4.3 `[0.6, 0.7, 0.8, 0.9, 1]`).
+    pub kappa: Vec<f64>,
+    /// Length of a prediction period, hours: the LP (and the spreading predictor) of period k are fitted on the
+    /// requests that arrived in period k − 1; period 0 is history only and is not scheduled.
+    pub period_h: f64,
+    /// Bucket of the LP's time axis, minutes (the LP's variables are per job and bucket of its window).
+    pub lp_bucket_min: f64,
+    /// γ_pen of the late-start penalty `exp(γ_pen·(x − s)/(d − s))`.
+    pub gamma_pen: f64,
+    /// E4.1: cluster capacity as a fraction of the mean offered load of the scheduled periods.
+    pub capacity_frac: f64,
+    /// E4.1: bytes one unit processes per slot (one task slot, one minute), bytes.
+    pub unit_bytes: f64,
+    /// E4.1: most units one job may ask for.
+    pub max_units: f64,
+    /// E4.1: mean of the window slack factor: `d − s = T·(1 + Exp(mean))`.
+    pub window_mean: f64,
+    /// E4.1: the greedy fixed price per unit-slot, $.
+    pub p_fix: f64,
+    /// E4.3: datacenter cores.
+    pub datacenter_cores: f64,
+    /// E4.3: ERA's share of the datacenter, in (0, 1).
+    pub era_share: f64,
+    /// E4.3: scheduled days after the history period.
+    pub days: f64,
+    /// E4.3: offered ERA work per slot as a multiple of ERA's capacity [UNSTATED].
+    pub load: f64,
+    /// E4.3: σ of the job duration's log (median 1 h) [UNSTATED].
+    pub t_sigma: f64,
+    /// E4.3: where the non-ERA load comes from.
+    pub nonera: NonEraLoad,
+    /// E4.3: the quantile of the Azure load (over the scheduled window) that exactly fills the non-ERA share;
+    /// above it the non-ERA load takes ERA's cores [UNSTATED].
+    pub nonera_quantile: f64,
+    /// E4.3: start of the Azure window used, hours after the workload's first arrival (the first day ramps
+    /// up from an empty datacenter).
+    pub nonera_start_h: f64,
+    /// What happens at the workload's end ([`Horizon`]; default `no-arrivals`, §6.5: the predictor must not
+    /// price capacity after the last arrival; links of defaults sets 3–6 decode to `open`, the version-1
+    /// behaviour).
+    pub horizon: Horizon,
+    /// E4.1: where the requests come from ([`E41Jobs`]; default `synthetic`, the paper's set-up; links of
+    /// defaults sets 3–6 decode to `swim`).
+    pub jobs: E41Jobs,
+    /// E4.1: how `C` is set ([`CapacityBasis`]; default `runnable`; links of defaults sets 3–6 decode to
+    /// `arrivals`, the version-1 rule).
+    pub capacity_basis: CapacityBasis,
+    /// E4.1 synthetic: jobs per class arriving in the scheduled days (ALGORITHMS.md §6.5: about 1,450).
+    pub jobs_per_class: f64,
+    /// E4.1 synthetic: scheduled days after the history period (arrivals uniform over them; §6.5: 7).
+    pub synthetic_days: f64,
+    /// E4.3: BASIC_ECON's price floor `p_min` as a multiple of `p_full` (stated: 0.65; a swept parameter).
+    pub e43_floor: f64,
+    /// E4.3: greedy's fixed price `p_fix` as a multiple of `p_full`; `None` (null) = `e43_floor` (the stated
+    /// set-up: both 0.65). Swept apart from the floor so that neither comparison is built in.
+    pub e43_greedy_price: Option<f64>,
+    /// Solve the LP predictor at `κ_use·C` (the capacity BASIC_ECON plans against) instead of `C`.
+    pub lp_at_kappa: bool,
+}
+
+impl Default for EraParams {
+    /// The defaults: E4.3 (real Azure non-ERA load, the preset's policies and κ grid), 12-hour periods,
+    /// 30-minute LP buckets, γ_pen = 0.5; E4.1's derivation from SWIM bytes (64 MB per unit-slot, at most
+    /// 1,000 units, capacity 25% of the offered load).
+    fn default() -> Self {
+        EraParams {
+            preset: Preset::E43,
+            policies: Vec::new(),
+            kappa: Vec::new(),
+            period_h: 12.0,
+            lp_bucket_min: 30.0,
+            gamma_pen: 0.5,
+            capacity_frac: 0.25,
+            unit_bytes: 64e6,
+            max_units: 1000.0,
+            window_mean: 3.0,
+            p_fix: 0.5,
+            datacenter_cores: 150_000.0,
+            era_share: 0.2,
+            days: 1.0,
+            load: 1.0,
+            t_sigma: 1.0,
+            nonera: NonEraLoad::Azure,
+            nonera_quantile: 0.75,
+            nonera_start_h: 24.0,
+            horizon: Horizon::NoArrivals,
+            jobs: E41Jobs::Synthetic,
+            capacity_basis: CapacityBasis::Runnable,
+            jobs_per_class: 1450.0,
+            synthetic_days: 7.0,
+            e43_floor: 0.65,
+            e43_greedy_price: None,
+            lp_at_kappa: false,
+        }
+    }
+}
+
+/// Most requests one run may schedule (history included).
+pub const MAX_REQUESTS: usize = 200_000;
+/// Most slots (minutes) one run may span: 60 days.
+pub const MAX_SLOTS: i64 = 60 * 1440;
+
+impl EraParams {
+    /// The policies compared: the section's, or the preset's (E4.1: greedy, BASIC_ECON with the LP and with
+    /// spreading; E4.3: on-demand, greedy, BASIC_ECON with the linear and the LP predictor, each with and
+    /// without the penalty).
+    pub fn policy_list(&self) -> Vec<Policy> {
+        if !self.policies.is_empty() {
+            let mut out: Vec<Policy> = Vec::new();
+            for p in &self.policies {
+                if !out.contains(p) {
+                    out.push(*p);
+                }
+            }
+            return out;
+        }
+        let names: &[&str] = match self.preset {
+            Preset::E41 => &["greedy", "basic-econ:lp", "basic-econ:spread"],
+            Preset::E43 => &[
+                "on-demand",
+                "greedy",
+                "basic-econ:linear",
+                "basic-econ:linear:penalty",
+                "basic-econ:lp",
+                "basic-econ:lp:penalty",
+            ],
+        };
+        names
+            .iter()
+            .map(|n| Policy::parse(n).expect("preset policy"))
+            .collect()
+    }
+
+    /// The κ_use values swept: the section's, or the preset's.
+    pub fn kappa_list(&self) -> Vec<f64> {
+        if !self.kappa.is_empty() {
+            return self.kappa.clone();
+        }
+        match self.preset {
+            Preset::E41 => vec![1.0],
+            Preset::E43 => vec![0.6, 0.7, 0.8, 0.9, 1.0],
+        }
+    }
+
+    /// Every problem, field paths prefixed with `prefix` (e.g. `era.`).
+    pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
+        let mut errs = FieldErrors::new(prefix);
+        if self.policies.len() > 16 {
+            errs.add("policies", "at most 16 policies".into());
+        }
+        if self.kappa.len() > 20 {
+            errs.add("kappa", "at most 20 values".into());
+        }
+        for (i, k) in self.kappa.iter().enumerate() {
+            if !(*k > 0.0 && *k <= 1.0) {
+                errs.add(
+                    &format!("kappa[{i}]"),
+                    format!("must lie in (0, 1], got {k}"),
+                );
+            }
+        }
+        if self.preset == Preset::E41
+            && self
+                .policy_list()
+                .iter()
+                .any(|p| p.predictor == Predictor::Linear && p.algorithm == Algorithm::BasicEcon)
+        {
+            errs.add(
+                "policies",
+                "the linear predictor needs the known job distributions of E4.3".into(),
+            );
+        }
+        let ranges: [(&str, f64, f64, f64); 18] = [
+            ("jobs_per_class", self.jobs_per_class, 1.0, 20_000.0),
+            (
+                "e43_greedy_price",
+                self.e43_greedy_price.unwrap_or(self.e43_floor),
+                0.0,
+                1.0,
+            ),
+            ("synthetic_days", self.synthetic_days, 0.01, 30.0),
+            ("e43_floor", self.e43_floor, 0.0, 1.0),
+            ("nonera_quantile", self.nonera_quantile, 0.0, 1.0),
+            ("period_h", self.period_h, 1.0, 168.0),
+            ("lp_bucket_min", self.lp_bucket_min, 1.0, 240.0),
+            ("gamma_pen", self.gamma_pen, 0.0, 50.0),
+            ("capacity_frac", self.capacity_frac, 1e-3, 10.0),
+            ("unit_bytes", self.unit_bytes, 1.0, 1e15),
+            ("max_units", self.max_units, 1.0, 1e6),
+            ("window_mean", self.window_mean, 0.0, 100.0),
+            ("p_fix", self.p_fix, 0.0, 1e6),
+            ("datacenter_cores", self.datacenter_cores, 1.0, 1e8),
+            ("era_share", self.era_share, 1e-3, 1.0),
+            ("days", self.days, 0.01, 30.0),
+            ("load", self.load, 0.01, 20.0),
+            ("t_sigma", self.t_sigma, 0.0, 3.0),
+        ];
+        for (f, v, lo, hi) in ranges {
+            if !(v.is_finite() && v >= lo && v <= hi) {
+                errs.add(f, format!("must be a number in [{lo}, {hi}], got {v}"));
+            }
+        }
+        if !(self.nonera_start_h.is_finite() && (0.0..=1e5).contains(&self.nonera_start_h)) {
+            errs.add(
+                "nonera_start_h",
+                format!("must be a number in [0, 1e5], got {}", self.nonera_start_h),
+            );
+        }
+        errs.into_vec()
+    }
+}
