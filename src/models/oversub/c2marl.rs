@@ -119,7 +119,7 @@ pub const MAX_POLICY_BYTES: usize = 8 << 20;
 /// Longest fingerprint of a policy file, in bytes.
 pub const MAX_FINGERPRINT_BYTES: usize = 64 << 10;
 /// Version of the policy file format ([`TrainedPolicy::version`]).
-pub const POLICY_VERSION: u32 = 1;
+pub const POLICY_VERSION: u32 = 2;
 
 /// C2MARL's hyperparameters (ALGORITHMS.md §3.7; seed 001 Table 4 where stated). Serialized with defaults for
 /// missing fields and no unknown fields.
@@ -1728,7 +1728,7 @@ mod tests {
                 "config.gamma: must be in [0, 1)",
             ),
             (
-                tamper(&|v| v["version"] = 2.into()),
+                tamper(&|v| v["version"] = 1.into()),
                 "version: this engine reads",
             ),
             (tamper(&|v| v["extra"] = 1.into()), "unknown field `extra`"),
