@@ -12,8 +12,8 @@ mkdir -p "$OUT"
 rm -f "$OUT"/alpha-eta*.json
 for env in default 384-mixed; do
   case $env in
-    default) extra="" ;;
-    384-mixed) extra="\"pm_mem_gb\":384,\"arrival_order\":\"mixed\"," ;;
+    default) extra="\"pm_mem_gb\":1536,\"arrival_order\":\"subscriber\",\"occupancy\":0.5,\"c2marl\":{\"eta_lambda\":2}," ;;
+    384-mixed) extra="\"pm_mem_gb\":384,\"arrival_order\":\"mixed\",\"occupancy\":0.5,\"c2marl\":{\"eta_lambda\":2}," ;;
   esac
   cat > "$OUT/alpha-$env.scenario.json" <<EOT
 {"model":"oversub","seed":1,"oversub":{"preset":"E1.1","pms":20,$extra"policies":["grid:0.2","grid:0.4","grid:0.6","grid:1","ma","sl","c2marl:0.75","c2marl:0.85","c2marl:0.95"],"train_episodes":300,"train_seeds":3,"eval_episodes":30}}

@@ -24,8 +24,8 @@ print("hot fraction of the last 10 greedy episodes: `λ ← min(100, max(0, λ �
 print("c = (1 − α)·δ. Command: `scripts/seed001_issue25_alpha.sh target/release/packlab`. C2MARL cells: mean ±")
 print("95% t-interval over the 3 training seeds; baselines: one run (30 episodes). Û of a baseline = its")
 print("cluster-hot hours / 120, the quantity the dual step compares with c (0.00625 / 0.00375 / 0.00125).\n")
-for env, title in (("default", "defaults (1,536 GB per PM, arrivals subscriber by subscriber)"),
-                   ("384-mixed", "calibrated (384 GB per PM, mixed arrivals)")):
+for env, title in (("default", "defaults sets 4–8 (1,536 GB per PM, occupancy 0.5, arrivals subscriber by subscriber)"),
+                   ("384-mixed", "384 GB per PM, mixed arrivals, occupancy 0.5 (set 9 has occupancy 0.4)")):
     try:
         r = json.load(open(f"{d}/alpha-{env}.json"))
     except FileNotFoundError:
