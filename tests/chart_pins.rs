@@ -8,7 +8,8 @@
 //! `era.frontier` and `era.efficiency` again when the frontier merged identical points, kept κ labels apart and
 //! gave revenue in $M, and both y-axis descriptions were shortened so they are not clipped (issue 26); and again
 //! when their input, tests/pins/era-e43-small.json, moved (earliest-start ties, defaults set 8; the renderer
-//! unchanged).
+//! unchanged); `oversub.frontier` and `oversub.rates` again when their input, tests/pins/oversub-small.json,
+//! moved (issue 25: normalised dual step, defaults set 9; the renderer unchanged).
 
 use serde_json::json;
 
