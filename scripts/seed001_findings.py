@@ -202,7 +202,8 @@ def main():
         lines.append(f"**{preset}** — {title}: {s['profiles']}, {len(s['subscribers'])} subscribers, {s['pms']} PMs, "
                      f"{s['arrivals_per_hour']:.1f} new VMs/h, mean VM duration {s['mean_duration_h']:.2f} h, mean usage "
                      f"fraction {s['mean_usage']:.3f}; {evals} evaluation episodes of 120 h per policy (the same for all), "
-                     f"C2MARL trained {train} episodes × {seeds} seed(s) per α (`{r['command']}`, {r['seconds']} s on this machine)"
+                     f"C2MARL trained {train} episodes × {seeds} seed(s) per α (`{r['command']}`, {r['seconds']} s on this machine, "
+                     f"engine {r['engine']['git']}{env_note(r, results['E1.1'])})"
                      + (departure(preset, train, seeds, r["seconds"]) if sc == "paper" else "") + ":")
         lines.append("")
         table(rep, lines, VERDICT_RULE)
@@ -252,7 +253,7 @@ def main():
             vres.append(r)
         json.dump(vres, open(vpath, "w"), indent=1)
     if vres is not None:
-        variant_table(vres, lines)
+        variant_table(vres, lines, results["E1.1"])
     e14_and_hosts(results, lines)
     wall = sum(r["seconds"] for r in list(results.values()) + (vres or []))
     lines.append(f"Wall time {wall:.0f} s for the runs (sum of the stored runs' times; `python3 scripts/seed001_findings.py"
@@ -260,6 +261,16 @@ def main():
     lines.append("")
     emit(f"{out}/tables.md", "\n".join(lines))
     print(f"seed 001 ({sc}): wall time {wall:.1f} s for the runs -> {out}/tables.md", file=sys.stderr)
+
+
+def env_note(r, ref):
+    """For a stored run made by another engine than `ref` (E1.1's) in the environment of defaults sets 4–8 (not
+    re-run since set 9): what it ran with."""
+    o = r["scenario"]["oversub"]
+    if r["engine"] != ref["engine"] and o.get("pm_mem_gb") == 1536.0 and o.get("arrival_order") == "subscriber":
+        return "; made before defaults set 9, in its environment: 1,536 GB per PM, occupancy 0.5, arrivals " \
+               "subscriber by subscriber, and before issue 25's learner"
+    return ""
 
 
 def seed_summary(rep, lines):
@@ -287,9 +298,10 @@ def seed_summary(rep, lines):
     lines.append("")
 
 
-def variant_table(vres, lines):
+def variant_table(vres, lines, ref):
     lines.append("**Departures from ALGORITHMS.md, run both ways** (E1.1, 100 evaluation episodes, C2MARL trained 300 "
-                 "episodes; raw reports in `results/001/variants.json`):")
+                 f"episodes; raw reports in `results/001/variants.json`, engine {vres[0]['engine']['git']}"
+                 f"{env_note(vres[0], ref)}):")
     lines.append("")
     lines.append("| variant | policy | PM-Hot-R % | C-Hot-R % | S-Cores % | hot-cluster hours per episode | final λ |")
     lines.append("|---|---|---:|---:|---:|---:|---:|")

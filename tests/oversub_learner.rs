@@ -12,7 +12,7 @@
 //! is safe — a full PM at usage ≈ 0.58 with one 16-core VM at rate 0.2 reaches ≈ 0.76·B, below β — so rate 1
 //! everywhere is not its optimum; the learner reached a mean rate of 0.83 there.)
 
-use packlab::experiment::{run_to_end, Experiment};
+use packlab::experiment::run_to_end;
 use packlab::models::oversub::c2marl::{C2marlConfig, MarlEnv, StepOutcome, Trainer};
 use packlab::models::oversub::{OversubModel, OversubParams, OversubReport, Policy};
 use packlab::models::{Inputs, ModelDef};
