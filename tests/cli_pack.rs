@@ -285,11 +285,11 @@ fn bad_input_gives_one_line_errors_never_panics() {
                 "--link".into(),
                 packlab::scenario::Scenario::default().to_link().replacen(
                     &format!("v2.d{}.", packlab::scenario::DEFAULTS_SET),
-                    "v2.d9.",
+                    "v2.d99.",
                     1,
                 ),
             ],
-            "--link: defaults: the link was made under defaults set 9",
+            "--link: defaults: the link was made under defaults set 99",
         ),
     ];
     for (args, needle) in cases {

@@ -19,7 +19,7 @@ use packlab::models::{Inputs, ModelDef};
 use packlab::scenario::{Model, Scenario};
 
 /// E1.1 on 20 PMs, C2MARL (α = 0.95, irrelevant with λ fixed) trained 60 episodes with λ fixed at 0,
-/// evaluated on 5 episodes; at the default usage rate 0.2 makes PMs hot in every episode, with `cool` (base
+/// evaluated on 5 episodes; with 1,536 GB per PM rate 0.2 makes PMs hot in every episode, with `cool` (base
 /// 0.02–0.04, amplitude 0–0.04: μ ≤ 0.08, so full PMs at rate 0.2 use ≈ 0.3·B) in none.
 fn report_lambda_zero(cool: bool) -> OversubReport {
     let mut p = OversubParams {
@@ -37,6 +37,11 @@ fn report_lambda_zero(cool: bool) -> OversubReport {
     if cool {
         p.base = [0.02, 0.04];
         p.amplitude = [0.0, 0.04];
+    } else {
+        // The environment of defaults sets 4–8, where memory never binds: rate 0.2 packs 5·B per PM.
+        p.pm_mem_gb = 1536.0;
+        p.occupancy = 0.5;
+        p.arrival_order = packlab::models::oversub::ArrivalOrder::Subscriber;
     }
     let sc = Scenario {
         model: Model::Oversub,
@@ -60,7 +65,7 @@ fn with_lambda_zero_every_subscriber_learns_rate_0_2() {
             let mean = used.iter().sum::<f64>() / used.len() as f64;
             assert!(mean <= 0.22, "hot {hot}: {name} mean rate {mean}");
         }
-        // At the default usage the policy is hot in every episode (the cost is there, and ignored at
+        // With 1,536 GB per PM the policy is hot in every episode (the cost is there, and ignored at
         // λ = 0); on the cool cluster it is never hot (rate 0.2 is optimal whatever λ).
         let want = if hot { 1.0 } else { 0.0 };
         assert_eq!(r.c_hot_r, want, "hot {hot}: C-Hot-R {}", r.c_hot_r);
