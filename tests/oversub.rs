@@ -216,13 +216,19 @@ fn an_exported_policy_evaluates_like_the_trained_row_and_foreign_files_are_refus
         let e = start(&sc, std::slice::from_ref(&file)).err().unwrap();
         assert!(e.message.contains(want), "{want}: {}", e.message);
     };
-    other(&|s| s.oversub.pm_mem_gb = 1536.0, "pm_mem_gb: 384.0 in the file, 1536.0 here");
+    other(
+        &|s| s.oversub.pm_mem_gb = 1536.0,
+        "pm_mem_gb: 384.0 in the file, 1536.0 here",
+    );
     other(
         &|s| s.oversub.arrival_order = packlab::models::oversub::ArrivalOrder::Subscriber,
         "arrival_order: \"mixed\" in the file, \"subscriber\" here",
     );
     other(&|s| s.oversub.amplitude = [0.05, 0.3], "amplitude: ");
-    other(&|s| s.oversub.delta = 0.05, "delta: 0.025 in the file, 0.05 here");
+    other(
+        &|s| s.oversub.delta = 0.05,
+        "delta: 0.025 in the file, 0.05 here",
+    );
     other(&|s| s.seed = 2, "profiles: ");
     // Tampered or truncated bytes: refused with a message, never a panic.
     for bad in [

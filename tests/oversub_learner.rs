@@ -185,7 +185,11 @@ impl MarlEnv for SharedPm {
         let hot = self.hot(self.t, a);
         let over = [1.0 - RATES[a[0]], 1.0 - RATES[a[1]]];
         for n in 0..2 {
-            let share = if hot { over[n] / (over[0] + over[1]) } else { 0.0 };
+            let share = if hot {
+                over[n] / (over[0] + over[1])
+            } else {
+                0.0
+            };
             self.last[n] = (over[n], share);
         }
         self.t += 1;

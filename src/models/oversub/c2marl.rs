@@ -1517,7 +1517,10 @@ mod tests {
             alpha: 1.0,
             ..C2marlConfig::default()
         };
-        assert_eq!((free.constraint_gap(0.0), free.constraint_gap(0.1)), (0.0, -1.0));
+        assert_eq!(
+            (free.constraint_gap(0.0), free.constraint_gap(0.1)),
+            (0.0, -1.0)
+        );
     }
 
     #[test]
