@@ -202,11 +202,13 @@ def main():
         lines.append(f"**{preset}** — {title}: {s['profiles']}, {len(s['subscribers'])} subscribers, {s['pms']} PMs, "
                      f"{s['arrivals_per_hour']:.1f} new VMs/h, mean VM duration {s['mean_duration_h']:.2f} h, mean usage "
                      f"fraction {s['mean_usage']:.3f}; {evals} evaluation episodes of 120 h per policy (the same for all), "
-                     f"C2MARL trained {train} episodes × {seeds} seed(s) per α (`{r['command']}`, {r['seconds']} s on this machine)"
+                     f"C2MARL trained {train} episodes × {seeds} seed(s) per α (`{r['command']}`, {r['seconds']} s on this machine, "
+                     f"engine {r['engine']['git']}{env_note(r, results['E1.1'])})"
                      + (departure(preset, train, seeds, r["seconds"]) if sc == "paper" else "") + ":")
         lines.append("")
         table(rep, lines, VERDICT_RULE)
         lines.append("")
+        seed_summary(rep, lines)
         claim_lines(preset, rep, lines)
         curves = rep["training"]
         if curves:
@@ -230,10 +232,12 @@ def main():
          {"amplitude": [0.05, 0.45], "policies": ["grid:0.6", "grid:1", "sl", "gpa:0.95", "c2marl:0.95"]}),
         ("ALGORITHMS.md §3.4 predictors without 1/β (predictor_target 1)",
          {"predictor_target": 1.0, "policies": ["ma", "sl", "peak:p95"]}),
-        ("dual step η_λ = 0.05 per gradient step (ALGORITHMS.md §3.7, the default)",
-         {"c2marl": {"eta_lambda": 0.05}, "policies": ["c2marl:0.95"]}),
-        ("dual step η_λ = 5e-4 per gradient step (0.06 per episode)",
-         {"c2marl": {"eta_lambda": 5e-4}, "policies": ["c2marl:0.95"]}),
+        ("the environment of defaults sets 4–8: 1,536 GB per PM, occupancy 0.5, arrivals subscriber by subscriber "
+         "(set 9: 384 GB, 0.4, mixed; results/001/calibration.md)",
+         {"pm_mem_gb": 1536.0, "occupancy": 0.5, "arrival_order": "subscriber",
+          "policies": ["grid:0.2", "grid:0.4", "grid:0.6", "ma", "sl", "c2marl:0.95"]}),
+        ("dual step η_λ = 0.5 per episode on the normalised gap (default 2)",
+         {"c2marl": {"eta_lambda": 0.5}, "policies": ["c2marl:0.95"]}),
     ]
     vpath = f"{out}/variants.json"
     if sc == "quick":
@@ -249,7 +253,7 @@ def main():
             vres.append(r)
         json.dump(vres, open(vpath, "w"), indent=1)
     if vres is not None:
-        variant_table(vres, lines)
+        variant_table(vres, lines, results["E1.1"])
     e14_and_hosts(results, lines)
     wall = sum(r["seconds"] for r in list(results.values()) + (vres or []))
     lines.append(f"Wall time {wall:.0f} s for the runs (sum of the stored runs' times; `python3 scripts/seed001_findings.py"
@@ -259,9 +263,45 @@ def main():
     print(f"seed 001 ({sc}): wall time {wall:.1f} s for the runs -> {out}/tables.md", file=sys.stderr)
 
 
-def variant_table(vres, lines):
+def env_note(r, ref):
+    """For a stored run made by another engine than `ref` (E1.1's) in the environment of defaults sets 4–8 (not
+    re-run since set 9): what it ran with."""
+    o = r["scenario"]["oversub"]
+    if r["engine"] != ref["engine"] and o.get("pm_mem_gb") == 1536.0 and o.get("arrival_order") == "subscriber":
+        return "; made before defaults set 9, in its environment: 1,536 GB per PM, occupancy 0.5, arrivals " \
+               "subscriber by subscriber, and before issue 25's learner"
+    return ""
+
+
+def seed_summary(rep, lines):
+    """C2MARL's arms over their training seeds: mean ± 95% t-interval of PM-Hot-R, C-Hot-R and S-Cores (when an
+    α has more than one seed)."""
+    import statistics as st
+    t95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776}
+    arms = {}
+    for r in rep["rows"]:
+        if r["policy"].startswith("c2marl:") and r.get("train_seed") is not None:
+            arms.setdefault(r["policy"], []).append(r)
+    arms = {k: v for k, v in arms.items() if len(v) > 1}
+    if not arms:
+        return
+    def ci(xs):
+        h = t95.get(len(xs), 2.0) * st.stdev(xs) / len(xs) ** 0.5
+        return f"{100 * st.mean(xs):.1f} ± {100 * h:.1f}"
+    lines.append("C2MARL over its training seeds (mean ± 95% t-interval over the seeds):")
+    lines.append("")
+    lines.append("| policy | seeds | PM-Hot-R % | C-Hot-R % | S-Cores % |")
+    lines.append("|---|---:|---:|---:|---:|")
+    for k, v in arms.items():
+        lines.append(f"| {k} | {len(v)} | {ci([r['pm_hot_r'] for r in v])} | {ci([r['c_hot_r'] for r in v])} | "
+                     f"{ci([r['s_cores'] for r in v])} |")
+    lines.append("")
+
+
+def variant_table(vres, lines, ref):
     lines.append("**Departures from ALGORITHMS.md, run both ways** (E1.1, 100 evaluation episodes, C2MARL trained 300 "
-                 "episodes; raw reports in `results/001/variants.json`):")
+                 f"episodes; raw reports in `results/001/variants.json`, engine {vres[0]['engine']['git']}"
+                 f"{env_note(vres[0], ref)}):")
     lines.append("")
     lines.append("| variant | policy | PM-Hot-R % | C-Hot-R % | S-Cores % | hot-cluster hours per episode | final λ |")
     lines.append("|---|---|---:|---:|---:|---:|---:|")

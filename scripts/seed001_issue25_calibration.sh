@@ -10,7 +10,7 @@ OUT=results/001/issue25/calibration
 mkdir -p "$OUT"
 for mem in 288 384 480 1536; do
   for order in subscriber mixed; do
-    echo "{\"model\":\"oversub\",\"seed\":1,\"oversub\":{\"preset\":\"E1.1\",\"pms\":100,\"pm_mem_gb\":$mem,\"arrival_order\":\"$order\",\"policies\":[\"grid:0.2\",\"grid:0.4\",\"grid:0.6\",\"ma\",\"sl\"],\"eval_episodes\":30}}" > "$OUT/$mem-$order.scenario.json"
+    echo "{\"model\":\"oversub\",\"seed\":1,\"oversub\":{\"preset\":\"E1.1\",\"pms\":100,\"pm_mem_gb\":$mem,\"arrival_order\":\"$order\",\"occupancy\":0.5,\"policies\":[\"grid:0.2\",\"grid:0.4\",\"grid:0.6\",\"ma\",\"sl\"],\"eval_episodes\":30}}" > "$OUT/$mem-$order.scenario.json"
     PACKLAB_THREADS=1 "$BIN" run "$OUT/$mem-$order.scenario.json" > "$OUT/$mem-$order.json"
   done
 done

@@ -10,6 +10,8 @@
 //! when their input, tests/pins/era-e43-small.json, moved (earliest-start ties, defaults set 8; the renderer
 //! unchanged); `oversub.training` again when λ moved to a right-hand axis and the reward and cost curves
 //! joined the hot hours' place (issue 25).
+//! `oversub.frontier` and `oversub.rates` again when their input, tests/pins/oversub-small.json,
+//! moved (issue 25: normalised dual step, defaults set 10; the renderer unchanged).
 
 use serde_json::json;
 

@@ -163,7 +163,7 @@ fn policy_file_findings_name_the_field() {
     let want: &[(&str, &str)] = &[
         (
             "truncated.json",
-            "oversub.policies: policy.json: policy file: EOF while parsing a list at line 1 column 6000",
+            "oversub.policies: policy.json: policy file: EOF while parsing a list at line 1 column 6222",
         ),
         (
             "fewer-agents-than-subscribers.json",

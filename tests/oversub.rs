@@ -43,7 +43,12 @@ fn report(sc: &Scenario, files: &[InputFile]) -> OversubReport {
 #[test]
 fn grid_saves_one_minus_x_and_hot_rates_fall_with_x() {
     let xs = [0.2, 0.3, 0.4, 0.6, 0.8, 1.0];
-    let sc = scenario(|p| p.policies = xs.iter().map(|&x| Policy::Grid(x)).collect());
+    // Memory that never binds (at the default 384 GB it binds at 2·B requested cores, so every rate ≤ 0.5
+    // packs alike and only the best-fit choices differ).
+    let sc = scenario(|p| {
+        p.pm_mem_gb = 1536.0;
+        p.policies = xs.iter().map(|&x| Policy::Grid(x)).collect();
+    });
     let rep = report(&sc, &[]);
     assert_eq!(rep.rows.len(), xs.len());
     for (r, x) in rep.rows.iter().zip(xs) {
@@ -204,6 +209,27 @@ fn an_exported_policy_evaluates_like_the_trained_row_and_foreign_files_are_refus
         "only the difference: {}",
         e.message
     );
+    // Every environment setting it was trained on counts (issue 25: memory, arrival order, usage, δ, seed).
+    let other = |f: &dyn Fn(&mut Scenario), want: &str| {
+        let mut sc = sc2.clone();
+        f(&mut sc);
+        let e = start(&sc, std::slice::from_ref(&file)).err().unwrap();
+        assert!(e.message.contains(want), "{want}: {}", e.message);
+    };
+    other(
+        &|s| s.oversub.pm_mem_gb = 1536.0,
+        "pm_mem_gb: 384.0 in the file, 1536.0 here",
+    );
+    other(
+        &|s| s.oversub.arrival_order = packlab::models::oversub::ArrivalOrder::Subscriber,
+        "arrival_order: \"mixed\" in the file, \"subscriber\" here",
+    );
+    other(&|s| s.oversub.amplitude = [0.05, 0.3], "amplitude: ");
+    other(
+        &|s| s.oversub.delta = 0.05,
+        "delta: 0.025 in the file, 0.05 here",
+    );
+    other(&|s| s.seed = 2, "profiles: ");
     // Tampered or truncated bytes: refused with a message, never a panic.
     for bad in [
         &bytes[..bytes.len() / 2],

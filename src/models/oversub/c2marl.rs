@@ -5,19 +5,22 @@
 //! Q_tot(s_t, a_t) = Q^c(s^c_t; θ^c) + Σ_i m_t^i · Q^i(o_t^i, a_t^i; θ^i)
 //! ```
 //!
-//! trained by double-Q TD learning on the Lagrangian-shaped reward `r_t + λ·(c − C_c(s_t))`, with a dual step
-//! on λ after every gradient step. Generic over the environment ([`MarlEnv`]); the cluster environment of
-//! ALGORITHMS.md §3.1 implements it elsewhere.
+//! trained by double-Q TD learning on the Lagrangian-shaped reward `r_t + λ·(c − C_c(s_t))`, with one dual
+//! step on λ per episode on the greedy policy's cost (ALGORITHMS.md §3.3 as corrected). Generic over the
+//! environment ([`MarlEnv`]); the cluster environment of ALGORITHMS.md §3.1 implements it elsewhere.
 //!
 //! One episode ([`Trainer::train_episode`]):
 //! 1. act ε-greedily for the agents with requests (`m^i = 1`) until the environment says `done`, pushing
-//!    `(s, a, r, cost, s', m, m', done)` into a ring buffer of `replay` transitions;
-//! 2. `Û` = the episode's mean cost;
-//! 3. `k_upd` times: a minibatch of `batch` transitions, drawn uniformly **with replacement** [UNSTATED →
-//!    chosen]; `y = r + λ(c − cost) + γ(1−done)[Q^c(s'; θ̄^c) + Σ_i m'^i Q^i(o'^i, argmax_a Q^i(o'^i, a;
-//!    θ^i); θ̄^i)]`; loss = mean over the minibatch of `(Q^c(s) + Σ_i m^i Q^i(o^i, a^i) − y)²`; one Adam step
-//!    on every online network (a masked agent's gradient is 0); Polyak averaging of the targets;
-//!    `λ ← max(0, λ − η_λ(c − Û))`.
+//!    `(s, a, r, cost, s', m, m', done)` and the per-agent credit (`r^i`, `C^i`, [`MarlEnv::credit`]) into a
+//!    ring buffer of `replay` transitions;
+//! 2. `k_upd` times: a minibatch of `batch` transitions, drawn uniformly **with replacement** [UNSTATED →
+//!    chosen], one gradient step ([`Credit::PerSubscriber`], the default, ours: per agent on
+//!    `r^i − λC^i`; [`Credit::Joint`], Alg. 1: on `Q_tot` with `y = r + λ(c − cost) + γ(1−done)[Q^c(s';
+//!    θ̄^c) + Σ_i m'^i Q^i(o'^i, argmax_a Q^i(o'^i, a; θ^i); θ̄^i)]`); Adam steps only for networks with
+//!    rows; Polyak averaging of the targets;
+//! 3. from episode [`C2marlConfig::dual_start`] on (ε decayed): one greedy episode (ε = 0, nothing stored),
+//!    Û = the mean hot fraction of the last `dual_window` greedy episodes, and the dual step
+//!    `λ ← min(λ_max, max(0, λ − η_λ·clip((c − Û)/c, −1, 1)))` (eq. 11 with a normalised gap, ours).
 //!
 //! The deviations from the printed algorithm (γ and `m'` in the target, standard Polyak) are those of
 //! ALGORITHMS.md §3.3. Networks compute in `f32` ([`super::nn`]); rewards, targets, the loss and λ in `f64`.
@@ -116,7 +119,7 @@ pub const MAX_POLICY_BYTES: usize = 8 << 20;
 /// Longest fingerprint of a policy file, in bytes.
 pub const MAX_FINGERPRINT_BYTES: usize = 64 << 10;
 /// Version of the policy file format ([`TrainedPolicy::version`]).
-pub const POLICY_VERSION: u32 = 1;
+pub const POLICY_VERSION: u32 = 2;
 
 /// C2MARL's hyperparameters (ALGORITHMS.md §3.7; seed 001 Table 4 where stated). Serialized with defaults for
 /// missing fields and no unknown fields.
@@ -127,9 +130,10 @@ pub struct C2marlConfig {
     pub hidden: Vec<usize>,
     /// Adam learning rate of the Q-networks. Default 1e-3 (§3.7).
     pub lr: f64,
-    /// Dual step size η_λ (seed 001 eq. 11), per episode. Default 1 (ours; §3.7's 0.05 was per gradient
-    /// step, 120 per episode, i.e. 6 per episode): λ is on the agents' reward scale (a reward of 0.1 per rate
-    /// step), so at Û ≈ 0.5 it reaches ~50 in 100 episodes.
+    /// Dual step size η_λ (seed 001 eq. 11), per episode, on the normalised gap
+    /// ([`C2marlConfig::constraint_gap`], in [−1, 1]): λ moves by at most η_λ per episode. Default 2 (ours):
+    /// λ is on the agents' reward scale (a credited reward of at most 0.8 per agent-hour, a cost share of at
+    /// most 1 per hot hour), so λ crosses [0, λ_max] in 50 episodes.
     pub eta_lambda: f64,
     /// Gradient steps per episode K_upd. Default 120 (§3.7).
     pub k_upd: usize,
@@ -173,7 +177,7 @@ impl Default for C2marlConfig {
         C2marlConfig {
             hidden: vec![64, 64],
             lr: 1e-3,
-            eta_lambda: 1.0,
+            eta_lambda: 2.0,
             k_upd: 120,
             episodes: 1800,
             eps_start: 1.0,
@@ -198,6 +202,19 @@ impl C2marlConfig {
     /// The expected-cost target `c = (1 − α)·δ` (Theorem 3, ALGORITHMS.md §3.2): 1.25e-3 at the defaults.
     pub fn cost_target(&self) -> f64 {
         (1.0 - self.alpha) * self.delta
+    }
+
+    /// The normalised constraint gap of the dual step: `clip((c − Û)/c, −1, 1)` for a greedy hot fraction
+    /// `u_hat` (−1 when `c = 0` and Û > 0, 0 when both are 0).
+    pub fn constraint_gap(&self, u_hat: f64) -> f64 {
+        let c = self.cost_target();
+        if c > 0.0 {
+            ((c - u_hat) / c).clamp(-1.0, 1.0)
+        } else if u_hat > 0.0 {
+            -1.0
+        } else {
+            0.0
+        }
     }
 
     /// The first episode with a dual step: `⌈dual_start_fraction·episodes⌉`.
@@ -742,9 +759,13 @@ impl Trainer {
         log
     }
 
-    /// The dual step of seed 001 eq. 11 as ALGORITHMS.md §3.3 corrects it: with `greedy` the hot fraction of
-    /// the latest greedy episode, Û = the mean over the last `dual_window` ones, and
-    /// `λ ← min(λ_max, max(0, λ + η_λ·(Û − c)))`.
+    /// The dual step of seed 001 eq. 11 as ALGORITHMS.md §3.3 corrects it, with the constraint gap measured
+    /// in units of the target c and clipped (normalised, ours): with `greedy` the hot fraction of the latest
+    /// greedy episode, Û = the mean over the last `dual_window` ones, and
+    /// `λ ← min(λ_max, max(0, λ − η_λ·clip((c − Û)/c, −1, 1)))`.
+    /// Eq. 11's plain gap `c − Û` is at most c (1.25e-3 at α = 0.95) when the policy is safe and up to 1 when
+    /// not, so λ only ratchets up; in units of c a safe greedy policy (Û = 0) lowers λ by η_λ and one more
+    /// than twice too hot raises it by η_λ, so λ settles where Û crosses c.
     fn dual_step(&mut self, greedy: f64) {
         let w = self.config.dual_window;
         if self.greedy_costs.len() < w {
@@ -754,8 +775,7 @@ impl Trainer {
         }
         self.greedy_next = (self.greedy_next + 1) % w;
         let u_hat = self.greedy_costs.iter().sum::<f64>() / self.greedy_costs.len() as f64;
-        let c = self.config.cost_target();
-        self.lambda = (self.lambda + self.config.eta_lambda * (u_hat - c))
+        self.lambda = (self.lambda - self.config.eta_lambda * self.config.constraint_gap(u_hat))
             .max(0.0)
             .min(self.config.lambda_max);
     }
@@ -1455,18 +1475,18 @@ mod tests {
             (1.0, None, 0.0)
         );
         assert_eq!(log.hot_steps, 24.0);
-        // Û = 1, c = 0.05·0.025 = 0.00125: one step of +0.05·(1 − 0.00125) = 0.0499375 per episode.
+        // Û = 1, c = 0.05·0.025 = 0.00125: gap (c − Û)/c = −799, clipped to −1: λ = 0 + 0.05.
         let log = tr.train_episode(&mut env, 20);
         assert_eq!(log.greedy_cost, Some(1.0));
-        assert!((tr.lambda() - 0.0499375).abs() < 1e-15, "{}", tr.lambda());
+        assert!((tr.lambda() - 0.05).abs() < 1e-15, "{}", tr.lambda());
         assert_eq!(log.lambda, tr.lambda());
-        // Cost 0 now: Û = (1 + 0)/2 = 0.5 → +0.05·(0.5 − 0.00125) = 0.0249375.
+        // Cost 0 now: Û = (1 + 0)/2 = 0.5, still clipped: λ = 0.10.
         env.forced_cost = Some(0.0);
         tr.train_episode(&mut env, 21);
-        assert!((tr.lambda() - 0.074875).abs() < 1e-15, "{}", tr.lambda());
-        // Û = 0 → −0.05·0.00125 = −0.0000625.
+        assert!((tr.lambda() - 0.1).abs() < 1e-15, "{}", tr.lambda());
+        // Û = 0: gap +1, λ goes down by η_λ (eq. 11's plain gap would lower it by only 0.05·c = 6.25e-5).
         tr.train_episode(&mut env, 22);
-        assert!((tr.lambda() - 0.0748125).abs() < 1e-15, "{}", tr.lambda());
+        assert!((tr.lambda() - 0.05).abs() < 1e-15, "{}", tr.lambda());
         // λ is bounded by lambda_max = 0.12.
         env.forced_cost = Some(1.0);
         for e in 23..30 {
@@ -1483,6 +1503,24 @@ mod tests {
         };
         let mut tr = Trainer::new(&fixed, &env, 1).unwrap();
         assert_eq!(tr.train_episode(&mut env, 0).lambda, 3.0);
+    }
+
+    #[test]
+    fn constraint_gap_is_in_units_of_the_target_and_clipped() {
+        let cfg = C2marlConfig::default(); // c = 0.05 · 0.025 = 0.00125
+        assert_eq!(cfg.constraint_gap(0.0), 1.0);
+        assert!((cfg.constraint_gap(0.0025) - -1.0).abs() < 1e-12);
+        assert!((cfg.constraint_gap(0.000625) - 0.5).abs() < 1e-12);
+        assert!((cfg.constraint_gap(0.001875) - -0.5).abs() < 1e-12);
+        assert_eq!(cfg.constraint_gap(0.5), -1.0);
+        let free = C2marlConfig {
+            alpha: 1.0,
+            ..C2marlConfig::default()
+        };
+        assert_eq!(
+            (free.constraint_gap(0.0), free.constraint_gap(0.1)),
+            (0.0, -1.0)
+        );
     }
 
     #[test]
@@ -1693,7 +1731,7 @@ mod tests {
                 "config.gamma: must be in [0, 1)",
             ),
             (
-                tamper(&|v| v["version"] = 2.into()),
+                tamper(&|v| v["version"] = 1.into()),
                 "version: this engine reads",
             ),
             (tamper(&|v| v["extra"] = 1.into()), "unknown field `extra`"),

@@ -2,8 +2,9 @@
 //! (§3.5).
 //!
 //! Each hour `t`: the VMs ending at `t` are deleted, the hour's new requests are collected, the policy gives
-//! one rate per subscriber, the new VMs are placed by **best fit** on assigned cores (in arrival order:
-//! subscriber, then draw order; feasible PMs have `Σa + a_v ≤ B` and room in memory and network; the PM
+//! one rate per subscriber, the new VMs are placed by **best fit** on assigned cores (in the scenario's
+//! [`super::ArrivalOrder`]: one seeded mixed order per hour, ALGORITHMS.md §3.1 as corrected, or subscriber
+//! by subscriber as in defaults sets 4–8; feasible PMs have `Σa + a_v ≤ B` and room in memory and network; the PM
 //! with the least assigned-core room left wins, ties to the lowest id; a VM no PM can take is rejected and
 //! counted), the usage of every VM alive is read, PM k is hot when `Σ_{v on k} u_v(t)·c_v ≥ β·B`, the reward
 //! is `r_t = (Σ c_v − Σ a_v)/(B·K)` over the VMs **created at t** (seed 001 §6.2's reward on the request

@@ -226,15 +226,31 @@ impl World {
         self.params.preset.warm()
     }
 
-    /// The fingerprint trained policies carry: what must match for a policy to be evaluated on a scenario.
+    /// The fingerprint trained policies carry: every setting of the environment a policy was trained on, so
+    /// that a policy is evaluated only where it was trained (a difference is refused naming the field). The
+    /// subscribers' profiles (μ, s.d., arrival rates, sizes, lifetimes; they depend on the seed, `base` and
+    /// `amplitude`) enter as the first 16 hex digits of the SHA-256 of their JSON.
     fn fingerprint(&self) -> String {
+        use sha2::{Digest, Sha256};
         let p = &self.params;
+        let profiles = serde_json::to_string(&self.profiles).unwrap_or_default();
+        let digest = Sha256::digest(profiles.as_bytes());
+        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
         serde_json::json!({
             "preset": p.preset,
             "subscribers": self.profiles.subscribers.iter().map(|s| s.id.clone()).collect::<Vec<_>>(),
+            "profiles": hex,
             "pms": p.pm_count(),
             "pm_cores": p.pm_cores,
+            "pm_mem_gb": p.pm_mem_gb,
+            "pm_net_gbps": p.pm_net_gbps,
+            "vm_mem_gb_per_core": p.vm_mem_gb_per_core,
+            "vm_net_gbps_per_core": p.vm_net_gbps_per_core,
+            "base": p.base,
+            "amplitude": p.amplitude,
+            "arrival_order": p.arrival_order,
             "beta": p.beta,
+            "delta": p.delta,
             "hours": p.hours,
             "actions": p.actions,
             "occupancy": p.occupancy,

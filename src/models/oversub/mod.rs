@@ -53,12 +53,13 @@ pub mod component {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ArrivalOrder {
-    /// Subscriber by subscriber (then draw order): the default of defaults sets 1–k, kept so old links keep
+    /// Subscriber by subscriber (then draw order): the default of defaults sets 4–8, kept so old links keep
     /// their numbers. It co-locates one subscriber's VMs and lines up their peaks (issue 25: C-Hot-R 30–300×
     /// PM-Hot-R, against 1.3–3.2× in seed 001 Table 5).
     #[default]
     Subscriber,
-    /// One seeded random order across subscribers per hour (ALGORITHMS.md §3.1 as corrected).
+    /// One seeded random order across subscribers per hour (ALGORITHMS.md §3.1 as corrected; the default from
+    /// defaults set 9).
     Mixed,
 }
 
@@ -238,7 +239,9 @@ pub struct OversubParams {
     pub subscribers: u32,
     /// PM CPU capacity B, cores.
     pub pm_cores: f64,
-    /// PM memory, GB.
+    /// PM memory, GB. Default 384 (issue 25's calibration search against seed 001 Table 5,
+    /// results/001/calibration.md; 1,536 until defaults set 8): at 4 GB per requested core memory binds at
+    /// 96 requested cores per PM, 2·B, so rates below 0.5 pack no denser than 0.5.
     pub pm_mem_gb: f64,
     /// PM network, Gb/s.
     pub pm_net_gbps: f64,
@@ -254,8 +257,8 @@ pub struct OversubParams {
     pub vm_mem_gb_per_core: f64,
     /// VM network per requested core, Gb/s.
     pub vm_net_gbps_per_core: f64,
-    /// The order of one hour's new VMs at the allocator (default `subscriber`; `mixed` is §3.1's corrected
-    /// order, see [`ArrivalOrder`]).
+    /// The order of one hour's new VMs at the allocator (default `mixed`, ALGORITHMS.md §3.1 as corrected;
+    /// `subscriber` until defaults set 8, see [`ArrivalOrder`]).
     pub arrival_order: ArrivalOrder,
     /// Hot threshold β: a PM is hot in an hour when its VMs' usage reaches β·B.
     pub beta: f64,
@@ -264,7 +267,7 @@ pub struct OversubParams {
     /// Hours T per episode (120 = five weekdays).
     pub hours: u32,
     /// Requested cores alive as a fraction of the cluster's cores (without oversubscription), on average: sets
-    /// the arrival rate by Little's law.
+    /// the arrival rate by Little's law. Default 0.4 (issue 25's calibration search; 0.5 until defaults set 8).
     pub occupancy: f64,
     /// The action set of C2MARL (rates in (0, 1]).
     pub actions: Vec<f64>,
@@ -296,9 +299,9 @@ pub struct OversubParams {
 
 impl Default for OversubParams {
     /// The defaults: E1.1, the preset's policies, ALGORITHMS.md §3.7 (B = 48 cores, β = 0.6, δ = 1/40,
-    /// T = 120) except the PM memory (see docs/oversub.md: 192 GB at 4 GB per core would stop any packing beyond
-    /// 48 requested cores per PM), 100 evaluation and 200 training episodes (the paper's 300 and 1,800 are a
-    /// CLI flag away).
+    /// T = 120), the settings calibrated against seed 001 Table 5 (results/001/calibration.md: 384 GB per PM,
+    /// occupancy 0.4, mixed arrivals; defaults set 10), 100 evaluation and 200 training episodes (the paper's 300
+    /// and 1,800 are a CLI flag away).
     fn default() -> Self {
         OversubParams {
             preset: Preset::E11,
@@ -306,17 +309,17 @@ impl Default for OversubParams {
             pms: 0,
             subscribers: 0,
             pm_cores: 48.0,
-            pm_mem_gb: 1536.0,
+            pm_mem_gb: 384.0,
             pm_net_gbps: 40.0,
             base: [0.05, 0.15],
             amplitude: [0.05, 0.25],
             vm_mem_gb_per_core: 4.0,
             vm_net_gbps_per_core: 0.1,
-            arrival_order: ArrivalOrder::Subscriber,
+            arrival_order: ArrivalOrder::Mixed,
             beta: 0.6,
             delta: 1.0 / 40.0,
             hours: 120,
-            occupancy: 0.5,
+            occupancy: 0.4,
             actions: vec![0.2, 0.3, 0.4, 0.5, 0.6, 1.0],
             eval_episodes: 100,
             train_episodes: 200,
