@@ -88,8 +88,9 @@ pub enum Credit {
     Joint,
     /// Ours: each unmasked agent i has its own TD error, `Q^i(o^i, a^i)` against `r^i_t − λC^i_t − r̄^i +
     /// γ·m'^i·Q̄^i(o'^i, argmax_a Q^i(o'^i, a))` with the environment's per-subscriber reward and cost share
-    /// ([`MarlEnv::credit`]). Σ_i of the shaped rewards is the team's Lagrangian, so λ keeps its meaning (on
-    /// the agents' reward scale). `Q^c` is not trained (it does not act).
+    /// ([`MarlEnv::credit`]). This is not the paper's team Lagrangian: each agent-hour's reward is 1 − rate per
+    /// requested core whatever its volume, so λ is on the agents' reward scale, not the paper's saved cores /
+    /// Z. `Q^c` is not trained (it does not act).
     #[default]
     PerSubscriber,
 }
