@@ -780,68 +780,12 @@ fn check_policy(pol: &TrainedPolicy, name: &str, fp: &str, want: &Dims) -> Resul
             "oversub.policies",
             format!(
                 "{name}: the policy was trained for another scenario ({})",
-                fingerprint_difference(&pol.fingerprint, fp)
+                super::c2marl::fingerprint_difference(&pol.fingerprint, fp)
             ),
         ));
     }
     pol.check_dims(want)
         .map_err(|e| RunError::field("oversub.policies", format!("{name}: {e}")))
-}
-
-/// At most [`FINGERPRINT_SHOWN`] characters of `s`, with `…` when cut.
-fn clip(s: &str) -> String {
-    match s.char_indices().nth(FINGERPRINT_SHOWN) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_string(),
-    }
-}
-
-/// Characters of one fingerprint value (or of a whole fingerprint) a message shows: a file's fingerprint can
-/// be 64 KiB ([`super::c2marl::MAX_FINGERPRINT_BYTES`]).
-const FINGERPRINT_SHOWN: usize = 100;
-
-/// What differs between a policy file's fingerprint and the scenario's, as `key: file value ≠ scenario value`
-/// for each differing key (the whole fingerprints when the file's is not a JSON object); each value is cut
-/// to [`FINGERPRINT_SHOWN`] characters, and at most 5 keys are listed (then how many more differ).
-pub(crate) fn fingerprint_difference(file: &str, scenario: &str) -> String {
-    let (a, b) = match (
-        serde_json::from_str::<serde_json::Value>(file),
-        serde_json::from_str::<serde_json::Value>(scenario),
-    ) {
-        (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) => (a, b),
-        _ => {
-            return format!(
-                "trained for {}; this scenario is {}",
-                clip(file),
-                clip(scenario)
-            )
-        }
-    };
-    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    let null = serde_json::Value::Null;
-    let differ: Vec<&String> = keys
-        .into_iter()
-        .filter(|k| a.get(*k) != b.get(*k))
-        .collect();
-    let mut out = differ
-        .iter()
-        .take(5)
-        .map(|k| {
-            format!(
-                "{}: {} in the file, {} here",
-                clip(k),
-                clip(&a.get(*k).unwrap_or(&null).to_string()),
-                clip(&b.get(*k).unwrap_or(&null).to_string())
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
-    if differ.len() > 5 {
-        out.push_str(&format!("; and {} more", differ.len() - 5));
-    }
-    out
 }
 
 /// The paper's figures for a preset (seed 001 Tables 1–3, ALGORITHMS.md §3.6).
@@ -1060,29 +1004,7 @@ impl Experiment for OversubRun {
 
 #[cfg(test)]
 mod tests {
-    use super::{fingerprint_difference, wilson};
-
-    #[test]
-    fn fingerprint_differences_are_short_whatever_the_file_holds() {
-        let here = r#"{"pms":20,"preset":"E1.1"}"#;
-        assert_eq!(
-            fingerprint_difference(r#"{"pms":21,"preset":"E1.1"}"#, here),
-            "pms: 21 in the file, 20 here"
-        );
-        // a 60 KB value, a 60 KB non-object, 1,000 extra keys: each message stays under 1,000 characters
-        let long = format!(r#"{{"pms":"{}","preset":"E1.1"}}"#, "x".repeat(60_000));
-        let m = fingerprint_difference(&long, here);
-        assert!(
-            m.starts_with(r#"pms: "xxx"#) && m.contains("… in the file, 20 here"),
-            "{m}"
-        );
-        assert!(m.len() < 1000, "{} bytes", m.len());
-        let m = fingerprint_difference(&"y".repeat(60_000), here);
-        assert!(m.starts_with("trained for yyy") && m.len() < 1000, "{m}");
-        let many: String = (0..1000).map(|k| format!(r#","k{k}":{k}"#)).collect();
-        let m = fingerprint_difference(&format!(r#"{{"pms":20,"preset":"E1.1"{many}}}"#), here);
-        assert!(m.ends_with("; and 995 more") && m.len() < 1000, "{m}");
-    }
+    use super::wilson;
 
     #[test]
     fn wilson_by_hand() {

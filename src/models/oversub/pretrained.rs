@@ -157,7 +157,7 @@ pub fn match_arms(
                 difference: match (hit, files.first()) {
                     (None, Some((name, f))) => Some(format!(
                         "the pretrained policy '{name}' was trained for another scenario ({})",
-                        super::experiment::fingerprint_difference(
+                        super::c2marl::fingerprint_difference(
                             &Value::Object(f.recipe.clone()).to_string(),
                             &Value::Object(want).to_string()
                         )
@@ -190,7 +190,7 @@ mod tests {
             ..p.clone()
         };
         let b = recipe(&q, 1, &Policy::C2marl(0.9), 0);
-        let d = super::super::experiment::fingerprint_difference(
+        let d = super::super::c2marl::fingerprint_difference(
             &Value::Object(a).to_string(),
             &Value::Object(b).to_string(),
         );
