@@ -91,6 +91,16 @@ impl FieldErrors {
         });
     }
 
+    /// Records every `(field, value, lo, hi)` whose value is not a finite number in `[lo, hi]` (units are the
+    /// field's own), with the message "must be a number in [lo, hi], got v".
+    pub fn check_ranges(&mut self, ranges: &[(&str, f64, f64, f64)]) {
+        for &(field, v, lo, hi) in ranges {
+            if !(v.is_finite() && v >= lo && v <= hi) {
+                self.add(field, format!("must be a number in [{lo}, {hi}], got {v}"));
+            }
+        }
+    }
+
     /// Whether no problem was recorded.
     pub fn is_empty(&self) -> bool {
         self.errs.is_empty()

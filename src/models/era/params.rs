@@ -406,11 +406,7 @@ impl EraParams {
             ("load", self.load, 0.01, 20.0),
             ("t_sigma", self.t_sigma, 0.0, 3.0),
         ];
-        for (f, v, lo, hi) in ranges {
-            if !(v.is_finite() && v >= lo && v <= hi) {
-                errs.add(f, format!("must be a number in [{lo}, {hi}], got {v}"));
-            }
-        }
+        errs.check_ranges(&ranges);
         if !(self.nonera_start_h.is_finite() && (0.0..=1e5).contains(&self.nonera_start_h)) {
             errs.add(
                 "nonera_start_h",

@@ -444,11 +444,7 @@ impl OversubParams {
             ("min_rate", self.min_rate, 0.01, 1.0),
             ("predictor_target", self.predictor_target, 0.0, 1.0),
         ];
-        for (f, v, lo, hi) in ranges {
-            if !(v.is_finite() && v >= lo && v <= hi) {
-                errs.add(f, format!("must be a number in [{lo}, {hi}], got {v}"));
-            }
-        }
+        errs.check_ranges(&ranges);
         let counts: [(&str, u32, u32, u32); 8] = [
             ("hours", self.hours, 1, 24 * 28),
             ("eval_episodes", self.eval_episodes, 1, 10_000),
