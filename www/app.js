@@ -65,7 +65,7 @@ async function main() {
   // only the active model's links) and a tab switch adds a history entry, so Back/Forward switch tabs.
   const mounted = new Map(); // model id → { el, view }
   let active = null;
-  const tracePanel = createTracePanel({ wasm, worker, onLoaded: (t) => mounted.forEach(({ view }) => view.traceLoaded(t)) });
+  const tracePanel = createTracePanel({ wasm, worker, onLoaded: (t) => mounted.forEach(({ view }) => view?.traceLoaded(t)) });
 
   const tabs = MODELS.map((m) => h('button', {
     type: 'button',
