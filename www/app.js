@@ -65,7 +65,7 @@ async function main() {
   // only the active model's links) and a tab switch adds a history entry, so Back/Forward switch tabs.
   const mounted = new Map(); // model id → { el, view }
   let active = null;
-  const tracePanel = createTracePanel({ wasm, worker, onLoaded: (t) => mounted.forEach(({ view }) => view?.traceLoaded(t)) });
+  const tracePanel = createTracePanel({ wasm, worker, onLoaded: (t) => mounted.forEach(({ view }) => view?.traceLoaded(t)) }); // a view still mounting takes it in show()
 
   const tabs = MODELS.map((m) => h('button', {
     type: 'button',
@@ -114,8 +114,11 @@ async function main() {
     if (location.hash !== frag) history.replaceState(null, '', frag);
     if (first && m.usesTrace) {
       const tr = entry.view.scenario().trace;
+      const cur = tracePanel.current();
       if (tr.upload) tracePanel.expectUpload(tr.upload);
-      else if (!tracePanel.current()) await tracePanel.loadBundled(tr.bundled);
+      // the trace may already be loaded (e.g. by a sweep on another tab): the view takes it as it would on load
+      else if (cur && JSON.stringify(cur.ref) === JSON.stringify(tr)) entry.view.traceLoaded(cur);
+      else await tracePanel.loadBundled(tr.bundled);
     }
   }
 
