@@ -22,7 +22,6 @@ pub mod chart;
 pub mod experiment;
 pub mod features;
 pub mod hazard;
-mod host_index;
 pub mod learned;
 pub mod model_metrics;
 pub mod pool;

@@ -7,7 +7,6 @@
 //! host can take is a scheduling failure (counted, never placed). Metrics (§5.8) are averaged over the samples
 //! after the warm-up.
 
-use super::host_index::HostIndex;
 use super::pool::{Job, DIMS};
 use super::predictor::LifetimePredictor;
 use super::Policy;
@@ -484,8 +483,6 @@ struct Pool<'a> {
     mig: Migrations,
     /// Every host by (slack, id).
     order: std::collections::BTreeSet<SlackKey>,
-    /// Every host's slack and free capacity, for best fit without a scan.
-    index: HostIndex,
     /// Total capacity per dimension.
     total: [f64; DIMS],
     /// Hosts by size (Σ_r cap_r / total_r) ascending, for the optimum of empty hosts.
@@ -620,16 +617,6 @@ impl<'a> Pool<'a> {
         } else {
             self.long[j]
         };
-        if policy == Policy::BestFit {
-            // the least (slack, id) of the schedulable hosts it fits: the scan's first hit
-            let hosts = &self.hosts;
-            return self
-                .index
-                .best(&shape, &mut |h| {
-                    !hosts[h].draining && fits(&hosts[h].used, &hosts[h].cap, &shape)
-                })
-                .map(|h| ((0, 0, 0), h));
-        }
         let least: (u8, u8, u8) = match policy {
             Policy::Lava => (0, vclass.saturating_add(1), 0),
             _ => (0, 0, 0),
@@ -706,7 +693,6 @@ impl<'a> Pool<'a> {
         host.used = used;
         host.slack = slack(&used, &host.cap);
         self.order.insert(SlackKey(host.slack, h as u32));
-        self.index.set(h, host.slack, &host.cap, &host.used, true);
     }
 
     fn res_all(&mut self, h: usize) {
@@ -1145,7 +1131,6 @@ impl<'a> Pool<'a> {
             return;
         }
         let mut used: Vec<[f64; DIMS]> = self.hosts.iter().map(|h| h.used).collect();
-        let mut index = self.index.clone();
         let mut rng = stream(self.cfg.seed, COMP_INFLATION, self.acc.strand_n as u64);
         let mut fails = 0;
         let mut draws = 0usize;
@@ -1153,16 +1138,22 @@ impl<'a> Pool<'a> {
         while fails < INFLATION_FAILURES && draws < limit {
             draws += 1;
             let shape = self.recent[rng.random_range(0..self.recent.len())];
-            // best fit: the least (slack, id) of the hosts it fits (draining ones too)
-            let hosts = &self.hosts;
-            match index.best(&shape, &mut |h| fits(&used[h], &hosts[h].cap, &shape)) {
-                Some(h) => {
+            let mut best: Option<(f64, usize)> = None;
+            for (h, u) in used.iter().enumerate() {
+                let cap = &self.hosts[h].cap;
+                if fits(u, cap, &shape) {
+                    let s = slack(u, cap);
+                    if best.is_none_or(|b| s < b.0) {
+                        best = Some((s, h));
+                    }
+                }
+            }
+            match best {
+                Some((_, h)) => {
                     fails = 0;
                     for (x, s) in used[h].iter_mut().zip(shape) {
                         *x += s;
                     }
-                    let cap = &self.hosts[h].cap;
-                    index.set(h, slack(&used[h], cap), cap, &used[h], true);
                 }
                 None => fails += 1,
             }
@@ -1352,14 +1343,6 @@ fn run_full(
             .enumerate()
             .map(|(h, c)| SlackKey(slack(&[0.0; DIMS], c), h as u32))
             .collect(),
-        index: {
-            let largest = caps.iter().flatten().fold(0.0f64, |m, &c| m.max(c.abs()));
-            let mut index = HostIndex::new(caps.len(), largest, EPS);
-            for (h, c) in caps.iter().enumerate() {
-                index.set(h, slack(&[0.0; DIMS], c), c, &[0.0; DIMS], true);
-            }
-            index
-        },
         total,
         by_size,
     };
