@@ -231,11 +231,8 @@ impl BinIndex {
         let best_key = key(best_size);
         let mut chosen = u32::MAX;
         let mut size = best_size;
-        loop {
-            // the lowest bin index with this load
-            let Some(&Entry(_, j)) = self.sorted.range(Entry(size, 0)..).next() else {
-                break;
-            };
+        // the lowest bin index with each load of the run
+        while let Some(&Entry(_, j)) = self.sorted.range(Entry(size, 0)..).next() {
             chosen = chosen.min(j);
             match self.sorted.range(..Entry(size, 0)).next_back() {
                 Some(&Entry(s, _)) if key(s) == best_key => size = s,
@@ -321,8 +318,8 @@ mod tests {
             size: 0.01,
         };
         let test = FitSpec::Av(1.0).test();
-        for k in 0..3 {
-            assert_eq!(test.best_fit_key(&loads[k], &item, 1.0), 0.69);
+        for load in &loads[..3] {
+            assert_eq!(test.best_fit_key(load, &item, 1.0), 0.69);
         }
         for first_fit in [false, true] {
             let mut index = BinIndex::new(&*test, first_fit);
