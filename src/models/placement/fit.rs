@@ -66,10 +66,17 @@ pub trait FitTest {
         false
     }
 
+    /// How [`crate::models::placement::pack`] indexes the open bins for this test (issue 30): by default not
+    /// at all (the scan [`FitTest::choose`]).
+    fn index(&self) -> IndexKind {
+        IndexKind::Scan
+    }
+
     /// The bin `item` goes to among bins with loads `loads` (and [`FitTest::bin_bound`]s `bounds`): the first
     /// one it fits in (`first_fit`), or the one of smallest [`FitTest::best_fit_key`] it fits in, the lowest
     /// index on ties (a NaN key never wins); `None` when it fits in none (seed 002 Alg. 1). One scan per
-    /// test type, so the tests inline.
+    /// test type, so the tests inline. O(m) per item: the reference that the indexed packing
+    /// ([`crate::models::placement::pack`]) equals, used where a test has no index.
     fn choose(
         &self,
         loads: &[BinLoad],
@@ -94,6 +101,22 @@ pub trait FitTest {
         }
         chosen.map(|(j, _)| j)
     }
+}
+
+/// How the open bins are indexed for a fit test's choice (see `src/models/placement/index.rs`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum IndexKind {
+    /// No index: every open bin is scanned.
+    Scan,
+    /// Whether an item fits and its Best Fit key depend on the bin's deterministic load ℓ_j alone
+    /// (`BinLoad::size`), monotonically: bins ordered by ℓ_j.
+    Size,
+    /// GPA with z = z_{1−ρ} ≥ 0: bins ordered by their own quantile μ_j + z·σ_j, the exact test on the
+    /// candidates.
+    Gpa {
+        /// z_{1−ρ}.
+        z: f64,
+    },
 }
 
 /// A fit-test specification, written `family:param` as in the CLI and scenarios: `gpa:0.05` (SLO ρ),
@@ -382,6 +405,13 @@ impl FitTest for Gpa {
             (c - bin.mean - item.mean) / sd
         }
     }
+    fn index(&self) -> IndexKind {
+        if self.z >= 0.0 {
+            IndexKind::Gpa { z: self.z }
+        } else {
+            IndexKind::Scan
+        }
+    }
     /// σ of the bin alone, √(Σ σ_i²).
     fn bin_bound(&self, bin: &BinLoad) -> f64 {
         bin.var.sqrt()
@@ -425,6 +455,9 @@ impl FitTest for Deterministic {
     }
     fn best_fit_key(&self, bin: &BinLoad, item: &ItemStats, c: f64) -> f64 {
         c - bin.size - item.size
+    }
+    fn index(&self) -> IndexKind {
+        IndexKind::Size
     }
 }
 

@@ -13,15 +13,16 @@ pub mod chart;
 pub mod experiment;
 pub mod fit;
 pub mod frontier;
+mod index;
 mod instance;
 pub mod packing;
 pub mod params;
 
 pub use calibrate::Calibration;
 pub use experiment::{run_frontier, FrontierRun, FrontierStep};
-pub use fit::{BinLoad, Family, FitSpec, FitTest, Gpa, ItemStats};
+pub use fit::{BinLoad, Family, FitSpec, FitTest, Gpa, IndexKind, ItemStats};
 pub use instance::{random_subset, Instance, MachineView, PackResult, SUBSET_STREAM};
-pub use packing::{pack, rebalance, Packing, Rule};
+pub use packing::{pack, pack_scan, rebalance, Packing, Rule};
 
 pub use crate::substrate::error::FieldError;
 pub use frontier::{frontier_specs, mark_pareto, Frontier, FrontierPoint};

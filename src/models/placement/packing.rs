@@ -1,6 +1,7 @@
 //! Packing rules (First Fit, Best Fit) and rebalancing (seed 002 Alg. 1; ALGORITHMS.md §4.3).
 
 use super::fit::{BinLoad, FitTest, ItemStats};
+use super::index::BinIndex;
 use serde::{Deserialize, Serialize};
 
 /// Packing rule.
@@ -47,21 +48,54 @@ pub struct Packing {
 /// Packs `items` in order with `test` and `rule` on machines of capacity `c` (VM units), without rebalancing.
 ///
 /// An item that fits no open bin opens a new one, also when it alone exceeds c (ALGORITHMS.md §4.3 step 4).
+/// The open bins are indexed by what decides the choice ([`FitTest::index`]), so an item costs O(log m)
+/// for the deterministic tests and GPA's First Fit, and GPA's Best Fit visits only the bins its exact
+/// pruning cannot exclude; the packing is the same as [`pack_scan`]'s bit for bit.
 pub fn pack(
     items: &[ItemStats],
     test: &dyn FitTest,
     c: f64,
     rule: Rule,
 ) -> (Packing, Vec<BinLoad>) {
+    pack_with(items, test, c, rule, true)
+}
+
+/// [`pack`] by the linear scan [`FitTest::choose`] over every open bin (O(n·m)): the reference the indexed
+/// packing is tested against, and the benchmarks' "before".
+pub fn pack_scan(
+    items: &[ItemStats],
+    test: &dyn FitTest,
+    c: f64,
+    rule: Rule,
+) -> (Packing, Vec<BinLoad>) {
+    pack_with(items, test, c, rule, false)
+}
+
+/// The packing loop, choosing by the index (`indexed`) or the scan.
+fn pack_with(
+    items: &[ItemStats],
+    test: &dyn FitTest,
+    c: f64,
+    rule: Rule,
+    indexed: bool,
+) -> (Packing, Vec<BinLoad>) {
+    let first_fit = rule == Rule::FirstFit;
+    let mut index = BinIndex::new(test, first_fit);
     let mut bins: Vec<Vec<usize>> = Vec::new();
     let mut loads: Vec<BinLoad> = Vec::new();
     let mut bounds: Vec<f64> = Vec::new();
     for (k, it) in items.iter().enumerate() {
-        match test.choose(&loads, &bounds, it, c, rule == Rule::FirstFit) {
+        let chosen = if indexed {
+            index.choose(test, &loads, &bounds, it, c)
+        } else {
+            test.choose(&loads, &bounds, it, c, first_fit)
+        };
+        let j = match chosen {
             Some(j) => {
                 bins[j].push(k);
                 loads[j].add(it);
                 bounds[j] = test.bin_bound(&loads[j]);
+                j
             }
             None => {
                 let mut l = BinLoad::default();
@@ -69,7 +103,11 @@ pub fn pack(
                 bins.push(vec![k]);
                 bounds.push(test.bin_bound(&l));
                 loads.push(l);
+                loads.len() - 1
             }
+        };
+        if indexed {
+            index.update(j, &loads[j], bounds[j]);
         }
     }
     (Packing { bins }, loads)
