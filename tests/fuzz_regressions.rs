@@ -1,11 +1,12 @@
 //! Replays what the fuzzers found (`tests/fuzz-regressions/<target>/*`, one input per file) and their seed
 //! corpora (`fuzz/seeds/<target>/*`) through the same entry points the cargo-fuzz targets call
 //! (`packlab::fuzzing::run`, see fuzz/README.md): every input must give `Ok` or an error the user can act on
-//! (naming the file, or the field/position of a scenario or link), fast, and never a panic.
+//! (naming the file, or the field/position of a scenario or link), and never a panic. No test here times
+//! a read: a hang is what the fuzzer's own `-timeout` catches (scripts/fuzz.sh), and a reader that became
+//! quadratic shows as the 1 MiB test not finishing.
 
 use packlab::fuzzing::{run, TARGETS};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 fn inputs(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -42,9 +43,7 @@ fn replay(root: &str, must_read: bool) -> usize {
     for target in TARGETS {
         for path in inputs(&base.join(target)) {
             let data = std::fs::read(&path).unwrap();
-            let t0 = Instant::now();
             let r = std::panic::catch_unwind(|| run(target, &data).expect("a known target"));
-            let took = t0.elapsed();
             let shown = path.strip_prefix(&base).unwrap().display().to_string();
             let r = r.unwrap_or_else(|_| panic!("{root}/{shown}: the engine panicked"));
             if must_read {
@@ -64,10 +63,6 @@ fn replay(root: &str, must_read: bool) -> usize {
                     m.len()
                 );
             }
-            assert!(
-                took < Duration::from_secs(3),
-                "{root}/{shown}: took {took:?} (a hang)"
-            );
             n += 1;
         }
     }
@@ -105,9 +100,10 @@ fn every_target_has_seeds_and_a_cargo_fuzz_entry() {
 }
 
 /// Each text seed grown to 1 MiB (its first line kept, the other lines repeated; each NUL-separated file of a
-/// folder target alike) is read within a second: no reader is quadratic (a "hang" in the fuzzing sense).
+/// folder target alike) is read without a panic, and an error it gives says where. Not timed: a quadratic
+/// reader shows as this test not ending.
 #[test]
-fn one_mebibyte_inputs_are_read_within_a_second() {
+fn one_mebibyte_inputs_never_panic_and_errors_say_where() {
     const SIZE: usize = 1 << 20;
     fn grow(file: &[u8], size: usize) -> Vec<u8> {
         let Some(nl) = file.iter().position(|b| *b == b'\n') else {
@@ -124,7 +120,6 @@ fn one_mebibyte_inputs_are_read_within_a_second() {
         out
     }
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds");
-    let mut slowest = (Duration::ZERO, String::new());
     for target in TARGETS {
         for path in inputs(&base.join(target)) {
             let seed = std::fs::read(&path).unwrap();
@@ -137,22 +132,21 @@ fn one_mebibyte_inputs_are_read_within_a_second() {
                 .map(|p| grow(p, SIZE / parts.len()))
                 .collect::<Vec<_>>()
                 .join(&0u8);
-            let t0 = Instant::now();
             let r = std::panic::catch_unwind(|| run(target, &data).unwrap());
-            let took = t0.elapsed();
             let shown = format!(
                 "{target}/{} grown to {} bytes",
                 path.file_name().unwrap().to_string_lossy(),
                 data.len()
             );
-            assert!(r.is_ok(), "{shown}: the engine panicked");
-            assert!(took < Duration::from_secs(1), "{shown}: took {took:?}");
-            if took > slowest.0 {
-                slowest = (took, shown);
+            let r = r.unwrap_or_else(|_| panic!("{shown}: the engine panicked"));
+            if let Err(m) = &r {
+                assert!(
+                    located(target, m),
+                    "{shown}: the error does not say where: {m}"
+                );
             }
         }
     }
-    eprintln!("slowest: {} in {:?}", slowest.1, slowest.0);
 }
 
 /// The saved `policy_file` inputs (hand-made from a real `oversub-train` file, and what the fuzzer found)

@@ -686,7 +686,7 @@ impl Drawn for Layout {
     }
 }
 
-/// The body of a model's chart arm in `ModelDef::draw`: decodes the chart's data (`what` names it in the
+/// One chart of a model's table ([`chart_table!`]): decodes the chart's data (`what` names it in the
 /// error) and its options (null or undefined give the defaults), then draws them with `draw`.
 /// Errors: undecodable data or options, or the draw function's own.
 pub fn decode_draw<'de, T, O, D, R>(
@@ -705,6 +705,38 @@ where
     let opts: O = opts_from_de(opts)?;
     draw(data, opts).map(Drawn::layout)
 }
+
+/// A model's table of charts, each written once as `"<id>.<chart>" => draw_fn(Data, Options, "what");`
+/// (`draw_fn(area, &Data, &Options) -> Result<() or Layout, ChartError>`, `what` names the data in a decoding
+/// error). It defines, in the model's `chart.rs`, `CHARTS` (the names in table order, the model's
+/// `ModelInfo::charts`) and `draw(name, area, data, opts)` (what `ModelDef::draw` returns: `None` when the
+/// name is not in the table), with each entry's doc lines as the doc of `draw`.
+macro_rules! chart_table {
+    ($($(#[doc = $doc:literal])* $name:literal => $draw:ident($data:ty, $opts:ty, $what:literal);)+) => {
+        /// This model's charts by name, in the order of the table below (the model's `ModelInfo::charts`).
+        pub const CHARTS: &[&str] = &[$($name),+];
+
+        /// Draws this model's chart `name` from `data` and `opts` (any serde deserializers) into `area`:
+        /// `None` when the chart is not this model's, else its layout (`Some` for charts with points to
+        /// hit-test) or the decoding or drawing error.
+        ///
+        $($(#[doc = $doc])*)+
+        pub fn draw<'de, DB: ::plotters::prelude::DrawingBackend, D: ::serde::Deserializer<'de>>(
+            name: &str,
+            area: &::plotters::prelude::DrawingArea<DB, ::plotters::coord::Shift>,
+            data: D,
+            opts: D,
+        ) -> Option<Result<Option<$crate::chart::Layout>, $crate::chart::ChartError>> {
+            Some(match name {
+                $($name => $crate::chart::decode_draw(data, opts, $what, |d: $data, o: $opts| {
+                    $draw(area, &d, &o)
+                }),)+
+                _ => return None,
+            })
+        }
+    };
+}
+pub(crate) use chart_table;
 
 /// The chart that belongs to no model, `trace.histogram`: data = a trace summary with its `histogram` of
 /// `{ lo, hi, count }` bins; opts = `{ scale }`.

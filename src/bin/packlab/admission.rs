@@ -6,13 +6,13 @@ use packlab::input::gzip;
 use packlab::models::admission::experiment::run_preset;
 use packlab::models::admission::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
 use packlab::models::admission::importance::ImportancePlan;
+use packlab::models::admission::lead_time::{LeadTimeCounts, LEAD_BUCKET_LABELS};
 use packlab::models::admission::load::cluster_share_rate;
 use packlab::models::admission::moments::{
     known_moments, posterior_moments, AliveMode, Belief, Gamma, MomentConfig, MomentMode,
 };
 use packlab::models::admission::params::AdmitParams;
 use packlab::models::admission::params::{PolicyKind, PolicySpec};
-use packlab::models::admission::policy::{LeadTimeCounts, LEAD_BUCKET_LABELS};
 use packlab::models::admission::scenario::ParamSource;
 use packlab::models::admission::sim::{lead_grid, simulate_runs, SimCache};
 use packlab::models::admission::tuning::{

@@ -6,6 +6,15 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
+crate::chart::chart_table! {
+    /// `admission.frontier`: data = `[{ label, points: [[utilization, failure_rate]...], tuned }]`, opts =
+    /// `{ sla, title, scale }`.
+    "admission.frontier" => draw_admission_frontier(Vec<AdmissionCurve>, AdmissionChartOptions, "admission curves");
+    /// `admission.series`: data = `{ t, active, failures, accepted, rejected, capacity, title?, scale? }`, no
+    /// options.
+    "admission.series" => draw_admission_series(AdmissionSeriesChart, serde::de::IgnoredAny, "time series");
+}
+
 /// One policy arm's curve on the admission frontier: the (utilization, failure rate) of every threshold
 /// its search evaluated, and the tuned point.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -144,6 +153,7 @@ pub struct AdmissionSeriesChart {
 pub fn draw_admission_series<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     c: &AdmissionSeriesChart,
+    _no_options: &serde::de::IgnoredAny,
 ) -> Result<(), ChartError> {
     let dp = Px::new(c.scale);
     let n = c.t.len();
@@ -307,7 +317,9 @@ pub fn admission_series_svg(
     width: u32,
     height: u32,
 ) -> Result<String, ChartError> {
-    render_svg(width, height, |area| draw_admission_series(area, c))
+    render_svg(width, height, |area| {
+        draw_admission_series(area, c, &serde::de::IgnoredAny)
+    })
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //! * [`moments`]: E[X_t], Var[X_t] for known parameters (§2.4) and Gamma posteriors (§2.6.3), alive tables
 //!   (§2.5), the paper-style factorised and no-absorption ablations, and the lattice cache of §2.7.
 //! * [`posterior`]: sufficient statistics and the VB update (§2.6.1–§2.6.2).
-//! * [`policy`]: ZEROTH / FIRST / SECOND (+ MARGINAL) on the 5 × 600 look-ahead (§2.7).
+//! * [`policies`]: ZEROTH / FIRST / SECOND / ACCEPT_IF_FITS (+ MARGINAL), one file per rule (§2.7), on the
+//!   5 × 600 look-ahead of [`lookahead`]; [`lead_time`]: where FIRST/SECOND rejections first fail.
 //! * [`sim`]: the exact continuous-time cluster simulator on the shared [`crate::substrate::des`] kernel (§2.1, §2.10).
 //! * [`tuning`]: threshold binary search with common random numbers, BCa CIs, presets E0.1–E0.4 (§2.8, §2.12).
 //! * [`importance`]: importance sampling of runs (badness buckets, rejection scheme, weights; §2.9), an option.
@@ -23,10 +24,12 @@ pub mod component;
 pub mod experiment;
 pub mod fit;
 pub mod importance;
+pub mod lead_time;
 pub mod load;
+pub mod lookahead;
 pub mod moments;
 pub mod params;
-pub mod policy;
+pub mod policies;
 pub mod posterior;
 pub mod scenario;
 pub mod sim;
@@ -35,7 +38,6 @@ pub mod tuning;
 // ---------------------------------------------------------------------------------------------------------
 // the registry entry
 
-use crate::chart::{decode_draw, ChartError};
 use crate::experiment::{ser_error, RunError};
 use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::substrate::error::FieldError;
@@ -91,7 +93,7 @@ impl ModelDef for AdmissionModel {
         uses_trace: false,
         uses_workload: false,
         experiments: tuning::Preset::NAMES,
-        charts: &["admission.frontier", "admission.series"],
+        charts: chart::CHARTS,
         ops: &["arms", "series", "azure_fit"],
         run_ops: &[],
     };
@@ -190,33 +192,13 @@ impl ModelDef for AdmissionModel {
         }
     }
 
-    /// `admission.frontier`: data = `[{ label, points: [[utilization, failure_rate]...], tuned }]`, opts =
-    /// `{ sla, title, scale }`; `admission.series`: data = `{ t, active, failures, accepted, rejected,
-    /// capacity, title?, scale? }`.
+    /// The charts of this model's table ([`chart::draw`]).
     fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
         name: &str,
         area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
         data: D,
         opts: D,
-    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
-        Some(match name {
-            "admission.frontier" => decode_draw(
-                data,
-                opts,
-                "admission curves",
-                |d: Vec<chart::AdmissionCurve>, o: chart::AdmissionChartOptions| {
-                    chart::draw_admission_frontier(area, &d, &o)
-                },
-            ),
-            "admission.series" => decode_draw(
-                data,
-                opts,
-                "time series",
-                |d: chart::AdmissionSeriesChart, _: serde::de::IgnoredAny| {
-                    chart::draw_admission_series(area, &d)
-                },
-            ),
-            _ => return None,
-        })
+    ) -> Option<Result<Option<crate::chart::Layout>, crate::chart::ChartError>> {
+        chart::draw(name, area, data, opts)
     }
 }

@@ -3,11 +3,13 @@
 //! absorption at zero cores), all-or-nothing scale-out grants, metrics of §2.10.
 
 use super::component as comp;
+use super::lead_time::LeadTimeCounts;
+use super::lookahead::LeadGrid;
 use super::moments::{
     Belief, CurveBasis, CurvePlan, ExactTables, MomentConfig, NodeCache, PsiSource, TableLattice,
 };
 use super::params::{AdmitParams, InitialSize, Labelling, PolicySpec};
-use super::policy::{AdmissionPolicy, DecisionContext, LeadGrid, LeadTimeCounts, MomentPolicy};
+use super::policies::{AdmissionPolicy, DecisionContext, MomentPolicy};
 use super::posterior::{update, SuffStats};
 use crate::substrate::des::{Des, TimerKey, World};
 use crate::substrate::hash::FxHashMap;

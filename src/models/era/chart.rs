@@ -12,6 +12,15 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
+crate::chart::chart_table! {
+    /// `era.frontier`: data = the report's `cells`, opts = [`FrontierOptions`].
+    "era.frontier" => draw_frontier(Vec<CellResult>, FrontierOptions, "era cells");
+    /// `era.efficiency`: data = the report's `cells`, opts = the same.
+    "era.efficiency" => draw_efficiency(Vec<CellResult>, FrontierOptions, "era cells");
+    /// `era.request`: data = the answer of the run operation `request` ([`RequestView`]), opts = the same.
+    "era.request" => draw_request(RequestView, FrontierOptions, "request view");
+}
+
 /// Options of the era charts.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct FrontierOptions {

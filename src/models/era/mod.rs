@@ -31,7 +31,6 @@ pub use params::{
     MAX_REQUESTS, MAX_SLOTS,
 };
 
-use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
 use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::substrate::error::FieldError;
@@ -48,7 +47,7 @@ impl ModelDef for EraModel {
         uses_trace: false,
         uses_workload: true,
         experiments: &["E4.1", "E4.3"],
-        charts: &["era.frontier", "era.efficiency", "era.request"],
+        charts: chart::CHARTS,
         ops: &[],
         run_ops: &["request"],
     };
@@ -64,42 +63,14 @@ impl ModelDef for EraModel {
         EraRun::new(w, section, seed)
     }
 
-    /// `era.frontier`: data = the report's `cells`, opts = [`chart::FrontierOptions`];
-    /// `era.efficiency`: data = the report's `cells`, opts = the same; `era.request`: data = the answer of the
-    /// run operation `request` ([`sched::RequestView`]), opts = the same.
+    /// The charts of this model's table ([`chart::draw`]).
     fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
         name: &str,
         area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
         data: D,
         opts: D,
-    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
-        Some(match name {
-            "era.frontier" => decode_draw(
-                data,
-                opts,
-                "era cells",
-                |d: Vec<exec::CellResult>, o: chart::FrontierOptions| {
-                    chart::draw_frontier(area, &d, &o)
-                },
-            ),
-            "era.efficiency" => decode_draw(
-                data,
-                opts,
-                "era cells",
-                |d: Vec<exec::CellResult>, o: chart::FrontierOptions| {
-                    chart::draw_efficiency(area, &d, &o)
-                },
-            ),
-            "era.request" => decode_draw(
-                data,
-                opts,
-                "request view",
-                |d: sched::RequestView, o: chart::FrontierOptions| {
-                    chart::draw_request(area, &d, &o)
-                },
-            ),
-            _ => return None,
-        })
+    ) -> Option<Result<Option<crate::chart::Layout>, crate::chart::ChartError>> {
+        chart::draw(name, area, data, opts)
     }
 }
 

@@ -11,6 +11,18 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::{Deserialize, Serialize};
 
+crate::chart::chart_table! {
+    /// `lifetime.empty`: data = the report's `results` (or any `[{ policy, empty_series, empty_hosts? }]`),
+    /// opts = [`EmptyChartOptions`] (`{ warmup_h, step_h, title, scale }`, null = defaults).
+    "lifetime.empty" => draw_empty_hosts(Vec<EmptyCurve>, EmptyChartOptions, "empty-host curves");
+    /// `lifetime.timeline`: data = the answer of the run operation `timeline` ([`TimelineChart`]), opts = the
+    /// same options.
+    "lifetime.timeline" => draw_timeline(TimelineChart, EmptyChartOptions, "host timeline");
+    /// `lifetime.accuracy`: data = `[{ policy, accuracy: [A…], delta_pp: [Δ…], oracle_pp? }]`
+    /// ([`AccuracyCurve`]: E3.2, the accuracy frontier), opts = `{ title, scale }`.
+    "lifetime.accuracy" => draw_accuracy(Vec<AccuracyCurve>, AccuracyChartOptions, "accuracy frontier");
+}
+
 /// One policy's line: field names match the engine's [`super::PolicyResult`], so the page hands over the
 /// report's `results` as they are (other fields are ignored).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

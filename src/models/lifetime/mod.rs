@@ -31,7 +31,6 @@ pub mod sim;
 pub use experiment::{LifetimeReport, LifetimeRun, LifetimeStep};
 pub use sim::{PolicyResult, SimConfig};
 
-use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
 use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::substrate::error::{FieldError, FieldErrors};
@@ -310,7 +309,7 @@ impl ModelDef for LifetimeModel {
         uses_trace: false,
         uses_workload: true,
         experiments: &[],
-        charts: &["lifetime.empty", "lifetime.timeline", "lifetime.accuracy"],
+        charts: chart::CHARTS,
         ops: &[],
         run_ops: &["timeline"],
     };
@@ -330,44 +329,13 @@ impl ModelDef for LifetimeModel {
         LifetimeRun::new(w, section, seed)
     }
 
-    /// `lifetime.timeline`: data = the answer of the run operation `timeline` ([`chart::TimelineChart`]), opts =
-    /// the same options.
-    /// `lifetime.accuracy`: data = `[{ policy, accuracy: [A…], delta_pp: [Δ…], oracle_pp? }]`
-    /// ([`chart::AccuracyCurve`]: E3.2, the accuracy frontier), opts = `{ title, scale }`.
-    /// `lifetime.empty`: data = the report's `results` (or any `[{ policy, empty_series, empty_hosts? }]`),
-    /// opts = [`chart::EmptyChartOptions`] (`{ warmup_h, step_h, title, scale }`, null = defaults).
+    /// The charts of this model's table ([`chart::draw`]).
     fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
         name: &str,
         area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
         data: D,
         opts: D,
-    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
-        Some(match name {
-            "lifetime.empty" => decode_draw(
-                data,
-                opts,
-                "empty-host curves",
-                |d: Vec<chart::EmptyCurve>, o: chart::EmptyChartOptions| {
-                    chart::draw_empty_hosts(area, &d, &o)
-                },
-            ),
-            "lifetime.accuracy" => decode_draw(
-                data,
-                opts,
-                "accuracy frontier",
-                |d: Vec<chart::AccuracyCurve>, o: chart::AccuracyChartOptions| {
-                    chart::draw_accuracy(area, &d, &o)
-                },
-            ),
-            "lifetime.timeline" => decode_draw(
-                data,
-                opts,
-                "host timeline",
-                |d: chart::TimelineChart, o: chart::EmptyChartOptions| {
-                    chart::draw_timeline(area, &d, &o)
-                },
-            ),
-            _ => return None,
-        })
+    ) -> Option<Result<Option<crate::chart::Layout>, crate::chart::ChartError>> {
+        chart::draw(name, area, data, opts)
     }
 }

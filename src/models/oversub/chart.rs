@@ -14,6 +14,15 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
+crate::chart::chart_table! {
+    /// `oversub.frontier`: data = the report's `rows`, opts = [`ChartOptions`].
+    "oversub.frontier" => draw_frontier(Vec<PolicyRow>, ChartOptions, "oversub rows");
+    /// `oversub.training`: data = the report's `training` (or the partial logs), opts = the same.
+    "oversub.training" => draw_training(Vec<TrainingCurve>, ChartOptions, "oversub training");
+    /// `oversub.rates`: data = one row's `rates` ([`RateMap`]), opts = the same.
+    "oversub.rates" => draw_rates(RateMap, ChartOptions, "oversub rate map");
+}
+
 /// Options of the oversub charts.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ChartOptions {

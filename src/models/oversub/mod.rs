@@ -28,7 +28,6 @@ pub mod profile;
 
 pub use experiment::{OversubReport, OversubRun, OversubStep};
 
-use crate::chart::{decode_draw, ChartError};
 use crate::experiment::RunError;
 use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::substrate::error::{FieldError, FieldErrors};
@@ -506,7 +505,7 @@ impl ModelDef for OversubModel {
         uses_trace: false,
         uses_workload: false,
         experiments: &["E1.1", "E1.2", "E1.3", "E1.4"],
-        charts: &["oversub.frontier", "oversub.training", "oversub.rates"],
+        charts: chart::CHARTS,
         ops: &["pretrained"],
         run_ops: &["policy", "pretrained"],
     };
@@ -543,40 +542,14 @@ impl ModelDef for OversubModel {
             .map_err(|e| RunError::msg(e.to_string()))
     }
 
-    /// `oversub.frontier`: data = the report's `rows`, opts = [`chart::ChartOptions`]; `oversub.training`:
-    /// data = the report's `training` (or the partial logs), opts = the same; `oversub.rates`: data = one row's
-    /// `rates` ([`cluster::RateMap`]), opts = the same.
+    /// The charts of this model's table ([`chart::draw`]).
     fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
         name: &str,
         area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
         data: D,
         opts: D,
-    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
-        Some(match name {
-            "oversub.frontier" => decode_draw(
-                data,
-                opts,
-                "oversub rows",
-                |d: Vec<experiment::PolicyRow>, o: chart::ChartOptions| {
-                    chart::draw_frontier(area, &d, &o)
-                },
-            ),
-            "oversub.training" => decode_draw(
-                data,
-                opts,
-                "oversub training",
-                |d: Vec<experiment::TrainingCurve>, o: chart::ChartOptions| {
-                    chart::draw_training(area, &d, &o)
-                },
-            ),
-            "oversub.rates" => decode_draw(
-                data,
-                opts,
-                "oversub rate map",
-                |d: cluster::RateMap, o: chart::ChartOptions| chart::draw_rates(area, &d, &o),
-            ),
-            _ => return None,
-        })
+    ) -> Option<Result<Option<crate::chart::Layout>, crate::chart::ChartError>> {
+        chart::draw(name, area, data, opts)
     }
 }
 

@@ -13,6 +13,15 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::{Deserialize, Serialize};
 
+crate::chart::chart_table! {
+    /// `placement.frontier`: data = the frontier's points (`[{ family, spec, m, q, pareto }]`), opts =
+    /// `{ target_rho, highlight, title, scale }`, returns the layout `{ points: [[x, y]...], plot_area,
+    /// zero_floor }` in backend pixels.
+    "placement.frontier" => draw_frontier(Vec<ChartPoint>, FrontierChartOptions, "chart points");
+    /// `placement.machine`: data = a `MachineView` ([`MachineViewChart`]), opts = `{ scale }`.
+    "placement.machine" => draw_machine_view(MachineViewChart, MachineViewOptions, "machine view");
+}
+
 /// One point of a frontier, as the chart needs it (field names match the engine's `FrontierPoint`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ChartPoint {
@@ -401,33 +410,36 @@ pub fn machine_svg(m: &MachineChart, width: u32, height: u32) -> Result<String, 
     render_svg(width, height, |area| draw_machine(area, m))
 }
 
-/// The teaching view's chart from a `MachineView` (`{ machine, totals, mean, sd, capacity,
-/// empirical_overflow, gaussian_overflow, items }`) and `opts` = `{ scale }`.
-pub fn machine_chart<'de, D: serde::Deserializer<'de>>(
-    view: D,
-    opts: D,
-) -> Result<MachineChart, ChartError> {
-    #[derive(Deserialize)]
-    struct View {
-        machine: usize,
-        totals: Vec<f64>,
-        mean: f64,
-        sd: f64,
-        capacity: f64,
-        empirical_overflow: f64,
-        gaussian_overflow: f64,
-        #[serde(default)]
-        items: Vec<String>,
-    }
-    #[derive(Deserialize, Default)]
-    struct Opts {
-        #[serde(default)]
-        scale: Option<f64>,
-    }
-    let v: View = from_de(view, "machine view")?;
-    let o: Opts = opts_from_de(opts)?;
-    Ok(MachineChart {
-        totals: v.totals,
+/// The teaching view's data: the run operation `machine`'s answer (`MachineView`: `{ machine, totals, mean,
+/// sd, capacity, empirical_overflow, gaussian_overflow, items }`, usage in VM units).
+#[derive(Clone, Debug, Deserialize)]
+pub struct MachineViewChart {
+    pub machine: usize,
+    pub totals: Vec<f64>,
+    pub mean: f64,
+    pub sd: f64,
+    pub capacity: f64,
+    pub empirical_overflow: f64,
+    pub gaussian_overflow: f64,
+    #[serde(default)]
+    pub items: Vec<String>,
+}
+
+/// Options of `placement.machine`: `{ scale }` (device pixels per CSS pixel, default 1).
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct MachineViewOptions {
+    #[serde(default)]
+    pub scale: Option<f64>,
+}
+
+/// Draws the teaching view of one machine from a `MachineView` ([`draw_machine`] with its caption).
+pub fn draw_machine_view<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    v: &MachineViewChart,
+    o: &MachineViewOptions,
+) -> Result<(), ChartError> {
+    let m = MachineChart {
+        totals: v.totals.clone(),
         mean: v.mean,
         sd: v.sd,
         capacity: v.capacity,
@@ -439,7 +451,8 @@ pub fn machine_chart<'de, D: serde::Deserializer<'de>>(
             v.items.len()
         )),
         scale: Some(o.scale.unwrap_or(1.0)),
-    })
+    };
+    draw_machine(area, &m)
 }
 
 #[cfg(test)]

@@ -113,7 +113,7 @@ impl ModelDef for PlacementModel {
         uses_trace: true,
         uses_workload: false,
         experiments: &[],
-        charts: &["placement.frontier", "placement.machine"],
+        charts: chart::CHARTS,
         ops: &[],
         run_ops: &["machine"],
     };
@@ -133,29 +133,13 @@ impl ModelDef for PlacementModel {
         Ok(FrontierRun::new(trace, section, seed)?)
     }
 
-    /// `placement.frontier`: data = the frontier's points (`[{ family, spec, m, q, pareto }]`), opts =
-    /// `{ target_rho, highlight, title, scale }`, returns the layout `{ points: [[x, y]...], plot_area,
-    /// zero_floor }` in backend pixels; `placement.machine`: data = a `MachineView`, opts = `{ scale }`.
+    /// The charts of this model's table ([`chart::draw`]).
     fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
         name: &str,
         area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
         data: D,
         opts: D,
     ) -> Option<Result<Option<crate::chart::Layout>, crate::chart::ChartError>> {
-        use crate::chart::decode_draw;
-        Some(match name {
-            "placement.frontier" => decode_draw(
-                data,
-                opts,
-                "chart points",
-                |d: Vec<chart::ChartPoint>, o: chart::FrontierChartOptions| {
-                    chart::draw_frontier(area, &d, &o)
-                },
-            ),
-            "placement.machine" => chart::machine_chart(data, opts)
-                .and_then(|m| chart::draw_machine(area, &m))
-                .map(|_| None),
-            _ => return None,
-        })
+        chart::draw(name, area, data, opts)
     }
 }

@@ -2,8 +2,8 @@
 //! summary (failure rate with its exact Poisson upper bound, BCa CI of the utilization) and its verdict
 //! against the SLA (ALGORITHMS.md §2.8, §2.10).
 
+use crate::models::admission::lead_time::LeadTimeCounts;
 use crate::models::admission::params::{AdmitParams, PolicySpec};
-use crate::models::admission::policy::LeadTimeCounts;
 use crate::models::admission::sim::{
     lead_grid, simulate_runs, MarginalCounts, RunResult, SimCache,
 };

@@ -27,7 +27,7 @@ pub struct ArmTuner {
     params: AdmitParams,
     kind: PolicyKind,
     marginal: bool,
-    grid: crate::models::admission::policy::LeadGrid,
+    grid: crate::models::admission::lookahead::LeadGrid,
     search: ThresholdSearch,
     /// The threshold being evaluated and the runs done at it.
     current: Option<(f64, Vec<RunResult>)>,
