@@ -31,8 +31,9 @@ pub struct LifetimeArgs {
     /// Turn reprediction off for any predictor (the one-shot ablation).
     #[arg(long)]
     pub no_reprediction: bool,
-    /// The noisy predictor's point estimate from its posterior: median (default) | mean.
-    #[arg(long, default_value = "median")]
+    /// The noisy predictor's point estimate from its posterior (ALGORITHMS.md §5.2): capped-mean (default;
+    /// §5.2's posterior mean, T capped at 14 days) | median | mean (T uncapped).
+    #[arg(long, default_value = "capped-mean")]
     pub noisy_estimate: String,
     /// The split simulated (`test` or `dev` of the Azure 2017 arrivals; empty = every VM).
     #[arg(long)]
@@ -171,11 +172,12 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
         p.reprediction = false;
     }
     p.noisy_estimate = match a.noisy_estimate.as_str() {
+        "capped-mean" => NoisyEstimate::CappedMean,
         "median" => NoisyEstimate::Median,
         "mean" => NoisyEstimate::Mean,
         x => {
             return Err(format!(
-                "--noisy-estimate: unknown '{x}' (expected median or mean)"
+                "--noisy-estimate: unknown '{x}' (expected capped-mean, median or mean)"
             ))
         }
     };

@@ -119,8 +119,9 @@ pub struct LifetimeParams {
     pub predictor: PredictorKind,
     /// Accuracy `A` of the noisy predictor, in [0, 1] (App. G.1).
     pub accuracy: f64,
-    /// The noisy predictor's point estimate from its posterior (ALGORITHMS.md §5.2): `median` (the default
-    /// from defaults set 9) or `mean`.
+    /// The noisy predictor's point estimate from its posterior (ALGORITHMS.md §5.2): `capped-mean` (§5.2's
+    /// posterior mean, the default from defaults set 11), `median` (the default of sets 9–10) or `mean` (`T`
+    /// uncapped).
     pub noisy_estimate: predictor::NoisyEstimate,
     /// Whether predictions are repredicted with the uptime (`false`: the one-shot ablation
     /// `max(R̂(0) − u, 0)`, the same model without the update). LA-Binary never repredicts (§5.5): it counts
@@ -185,7 +186,7 @@ impl Default for LifetimeParams {
             policies: Policy::ALL.to_vec(),
             predictor: PredictorKind::Oracle,
             accuracy: 0.9,
-            noisy_estimate: predictor::NoisyEstimate::Median,
+            noisy_estimate: predictor::NoisyEstimate::CappedMean,
             reprediction: true,
             split: "test".into(),
             share: 0.2,
@@ -285,7 +286,7 @@ impl LifetimeParams {
     pub fn predictor_label(&self) -> String {
         let base = match self.predictor {
             PredictorKind::Noisy => match self.noisy_estimate {
-                predictor::NoisyEstimate::Median => format!("noisy:{}", self.accuracy),
+                predictor::NoisyEstimate::CappedMean => format!("noisy:{}", self.accuracy),
                 e => format!("noisy:{} {}", self.accuracy, e.name()),
             },
             k => k.name().to_string(),
