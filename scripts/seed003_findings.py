@@ -81,6 +81,10 @@ def collect(seeds, out, quick):
            "runs": []}
 
     def add(args, **tags):
+        # every empty-start pool is sized as its warm-up run's (the window's VMs and App. F's alive set): the two
+        # settings compare on the same pool
+        if "--alive-at-start" not in args and "--hosts" not in args:
+            args = args + ["--size-with-alive"]
         cmd, rows = run(args)
         raw["runs"].append({"command": cmd, "seed": int(args[args.index("--seed") + 1]), "engine": eng, **tags,
                             "results": rows})

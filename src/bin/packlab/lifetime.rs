@@ -71,6 +71,10 @@ pub struct LifetimeArgs {
     /// split) join the pool first, placed by best fit; without it the pool starts empty (App. G.2's ideal).
     #[arg(long)]
     pub alive_at_start: bool,
+    /// With the pool sized to the share and starting empty: size it from the window's VMs and App. F's alive
+    /// set together (the pool of `--alive-at-start`), so both settings compare on the same pool.
+    #[arg(long)]
+    pub size_with_alive: bool,
     /// Add each policy's placement and class counters (`diagnostics`: placements by tier, LA-Binary's class
     /// mix, LAVA's class changes, NILAS's temporal costs).
     #[arg(long)]
@@ -184,6 +188,7 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
     p.defrag = a.defrag;
     p.maintenance = a.maintenance;
     p.alive_at_start = a.alive_at_start;
+    p.size_with_alive = a.size_with_alive;
     p.diagnostics = a.diagnostics;
     if let Some(s) = &a.split {
         p.split = s.clone();

@@ -171,6 +171,13 @@ pub struct LifetimeParams {
     /// with `warmup_h` still excluded from the metrics.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub alive_at_start: bool,
+    /// With `hosts` = 0 and the pool starting empty (`alive_at_start` off): size the pool from the peak demand of
+    /// the window's VMs together with App. F's alive set (the VMs `alive_at_start` would place first; not placed
+    /// here), so that the empty-start and warm-up runs of one share use the same pool (seed 1 of the defaults: 422
+    /// hosts for both, against 341 from the window alone). `false` (the default, and every link made before this
+    /// field): from the window's VMs alone. With `alive_at_start` on, the alive set is always counted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub size_with_alive: bool,
     /// Whether each policy's result carries its placement and class counters (`diagnostics`, see
     /// [`sim::Diagnostics`]); `false` keeps the report's shape of before.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -202,6 +209,7 @@ impl Default for LifetimeParams {
             maintenance: false,
             stranding_h: 6.0,
             alive_at_start: false,
+            size_with_alive: false,
             diagnostics: false,
         }
     }
