@@ -426,7 +426,7 @@ def render(raw, metrics, quick):
               "App. H's maintenance drains instead of the 5%-empty-hosts rule (`--maintenance`: the fullest hosts not yet drained, "
               "3 at a time, each once).", "",
               "| scheduler | drained hosts | VMs queued per drain | start order: migrations (saved) | LARS: migrations (saved) | change | paper | "
-              "drains LARS reorders | queued VMs that wait for a slot (start / LARS) | verdict | random order: migrations (saved) | LARS vs random | closed loop: start → LARS (saved) | closed-loop change | drained hosts (closed loop) | change per pool (% ± 2 s.e.) |",
+              "drains LARS reorders | queued VMs that wait for a slot (start / LARS) | verdict | random order: migrations (saved) | LARS vs random | closed loop: start → LARS (saved) | closed-loop change | drained hosts (closed loop) | change per pool (% ± 95% CI) |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
     for p in ["best-fit", "nilas", "maintenance best-fit", "maintenance nilas"]:
         if p not in e35:  # runs stored before the maintenance drains
