@@ -17,7 +17,8 @@ re-runs the stored quick commands and checks that each quick tables.md is what `
 Each script prints its own wall time; this driver prints the total per paper.
 
 The per-paper scripts share the helpers below (`from findings import engine, scale, emit`): the engine that made
-a run, the --scale argument, and writing (or with --stdout printing) a rendered tables.md.
+a run, the --scale argument, writing (or with --stdout printing) a rendered tables.md, and the 95% Student-t
+half-width of a mean over seeds (`half95`).
 """
 import os
 import subprocess
@@ -91,6 +92,25 @@ def arg(name, default):
             sys.exit(f"findings: {name} needs a value")
         return sys.argv[i + 1]
     return default
+
+
+# Two-sided 95% quantiles of Student's t, t_{0.975, df} for df = 1..30 (a constant table: the scripts run on the
+# standard library alone); beyond 30 degrees of freedom the normal 1.960 (within 2% of t).
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def t975(n):
+    """t_{0.975} with n − 1 degrees of freedom (n samples ≥ 2): the half-width of a 95% CI of a mean is
+    t975(n)·s/√n."""
+    return T975[n - 2] if n - 1 <= len(T975) else 1.960
+
+
+def half95(xs):
+    """The half-width of the 95% Student-t CI of the mean of xs (0 with fewer than two values)."""
+    import statistics
+    n = len(xs)
+    return t975(n) * statistics.stdev(xs) / n ** 0.5 if n > 1 else 0.0
 
 
 def main():

@@ -24,7 +24,7 @@ Usage: python3 scripts/seed003_synthetic.py [--seeds 3] [--weeks 7] [--hosts 100
 """
 import json, os, statistics, subprocess, sys, time
 
-from findings import emit, engine
+from findings import emit, engine, half95
 
 BIN = "target/release/packlab"
 OUT = "results/003"
@@ -56,12 +56,12 @@ def mean_sd(xs):
     return statistics.mean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
 
 
-def verdict(d, n, paper):
-    """Direction of a Δ (mean, sd over n pools) against 0 at about 2 standard errors."""
-    se = d[1] / n ** 0.5 if n > 1 else 0.0
-    if d[0] - 2 * se > 0:
+def verdict(xs, paper):
+    """Direction of the mean of per-pool Δs xs against 0: its 95% Student-t CI above 0, below 0, or containing it."""
+    m, h = statistics.mean(xs), half95(xs)
+    if m - h > 0:
         return "direction reproduced, smaller" if paper != "—" else "gain"
-    if d[0] + 2 * se < 0:
+    if m + h < 0:
         return "not reproduced (loss)"
     return "not reproduced (no significant gain)"
 
@@ -134,7 +134,7 @@ def render(raw):
              "per size, 2-day warm-up; paper: 24 production C2 pools, 7 weeks. Starts: *stationary* = App. F's reconstructed "
              "alive set (the stationary VMs with their ages, placed first by best fit: the same initial state for every policy), "
              "*steady* = the stationary VMs at age 0 placed by the policy under test, *empty* = App. G.2's ideal (the pool "
-             "ramps up, every VM placed by the policy). CI = 95% interval of the mean Δ (± 2 standard errors).", "",
+             "ramps up, every VM placed by the policy). CI = 95% Student-t interval of the mean Δ (n − 1 degrees of freedom).", "",
              "| hosts | start | predictor | policy | paper Δ pp | packlab Δ pp | CI (pp) | empty hosts % | optimum % | allocation % | failures (mean) | verdict |",
              "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     starts = [x for x in ["stationary", "steady", "empty"] if any(k[1] == x for k in e31)]
@@ -143,21 +143,22 @@ def render(raw):
         for label in ["oracle", "model"]:
             for p in POLICIES:
                 rs = e31[(h, start, label, p)]
-                d = mean_sd([r["empty_hosts_pp_vs_best_fit"] for r in rs])
+                xs = [r["empty_hosts_pp_vs_best_fit"] for r in rs]
+                d = mean_sd(xs)
                 e = 100 * statistics.mean(r["empty_hosts"] for r in rs)
                 o = 100 * statistics.mean(r["optimum_empty_hosts"] for r in rs)
                 al = 100 * statistics.mean(r["allocation"] for r in rs)
                 fl = statistics.mean(r["failures"] for r in rs)
                 paper = PAPER_E31.get((label, p), "0 (baseline)" if p == "best-fit" else "—")
-                v = "baseline" if p == "best-fit" else verdict(d, len(rs), paper)
+                v = "baseline" if p == "best-fit" else verdict(xs, paper)
                 pl = "noisy A = 0.9 (stand-in for the model)" if label == "model" else "oracle"
-                se2 = 2 * d[1] / len(rs) ** 0.5
-                ci = "—" if p == "best-fit" else f"[{d[0] - se2:+.2f}, {d[0] + se2:+.2f}]"
+                h95 = half95(xs)
+                ci = "—" if p == "best-fit" else f"[{d[0] - h95:+.2f}, {d[0] + h95:+.2f}]"
                 lines.append(f"| {h} | {start} | {pl} | {p} | {paper} | {d[0]:+.2f} ± {d[1]:.2f} | {ci} | {e:.2f} | {o:.2f} | {al:.1f} | {fl:.0f} | {v} |")
     strand_starts = [x for x in starts if all(r.get("stranding_samples", 0) > 0 for k, rs in e31.items() if k[1] == x for r in rs)]
     if strand_starts:
         lines += ["", f"Stranding on synthetic pools (§5.8 inflation every 6 h), {seeds} pools per size; Δ = policy − best fit per pool, "
-                  "mean ± 2 standard errors, and relative to best fit's stranding. Paper (E3.7, NILAS in production): CPU −3%, "
+                  "mean ± 95% CI half-width, and relative to best fit's stranding. Paper (E3.7, NILAS in production): CPU −3%, "
                   "memory −2%.", "",
                   "| hosts | start | predictor | policy | stranded CPU % | Δ CPU pp | Δ CPU relative | stranded memory % | Δ memory pp | "
                   "Δ memory relative | verdict (CPU / memory) |",
@@ -176,11 +177,11 @@ def render(raw):
                             continue
                         dd = [100 * (a[f] - b[f]) for a, b in zip(rs, base)]
                         d = statistics.mean(dd)
-                        se2 = 2 * statistics.stdev(dd) / len(dd) ** 0.5 if len(dd) > 1 else 0.0
+                        h95 = half95(dd)
                         b = 100 * statistics.mean(r[f] for r in base)
-                        cells += [f"{x:.2f}", f"{d:+.2f} ± {se2:.2f}", f"{100 * d / b:+.1f}%" if b > 0 else "—"]
-                        vs.append("direction reproduced (less stranding)" if d < -se2 else
-                                  "not reproduced (more stranding)" if d > se2 else "not reproduced (no significant change)")
+                        cells += [f"{x:.2f}", f"{d:+.2f} ± {h95:.2f}", f"{100 * d / b:+.1f}%" if b > 0 else "—"]
+                        vs.append("direction reproduced (less stranding)" if d < -h95 else
+                                  "not reproduced (more stranding)" if d > h95 else "not reproduced (no significant change)")
                     pl = "noisy A = 0.9" if label == "model" else "oracle"
                     v = "baseline" if p == "best-fit" else " / ".join(vs)
                     lines.append(f"| {h} | {start} | {pl} | {p} | " + " | ".join(cells) + f" | {v} |")
@@ -204,9 +205,13 @@ def render(raw):
                 v = (f"closer to the optimum than best fit ({opt - n_e:.1f} vs {opt - b_e:.1f} pp); paper: about equal to it"
                      if n_e > b_e else "not reproduced")
             elif key == "one-shot:0.9":
-                rep = 100 * statistics.mean(rows[-1]["empty_hosts"] for rows in e33[(h, "noisy:0.9")])
-                v = (f"direction reproduced, smaller ({n_e - rep:+.2f} pp vs repredicted; paper: much worse)"
-                     if n_e < rep - 0.1 else "not reproduced (no loss without reprediction)")
+                # per pool (same seed): one-shot NILAS's empty hosts minus the repredicted one's, with its 95% CI
+                dd = [100 * (a[-1]["empty_hosts"] - b[-1]["empty_hosts"]) for a, b in zip(runs, e33[(h, "noisy:0.9")])]
+                d, h95 = statistics.mean(dd), half95(dd)
+                v = (f"direction reproduced, smaller ({d:+.2f} ± {h95:.2f} pp vs repredicted; paper: much worse)"
+                     if d + h95 < 0 else
+                     f"not reproduced ({'no significant loss' if d - h95 <= 0 else 'a gain'} without reprediction: "
+                     f"{d:+.2f} ± {h95:.2f} pp vs repredicted)")
             else:
                 v = "reference"
             lines.append(f"| {h} | {label} | {n_e:.2f} | {b_e:.2f} | {opt:.2f} | {opt - n_e:.2f} | {opt - b_e:.2f} | {al:.1f} | {v} |")

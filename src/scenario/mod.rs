@@ -64,6 +64,9 @@ pub const DEFAULTS_SETS: &[&str] = &[
     // + the oversubscription model calibrated to seed 001 Table 5 (384 GB per PM, occupancy 0.4, mixed
     //   arrivals) and C2MARL's normalised dual step at η_λ = 2 per episode (issue 25)
     include_str!("defaults-10.json"),
+    // + the lifetime model's noisy estimate `capped-mean`, ALGORITHMS.md §5.2's posterior mean with the wrong
+    //   component capped at 14 days (issue 27; sets 9–10: `median`)
+    include_str!("defaults-11.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;

@@ -245,7 +245,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
     h('div', { class: 'card-head' },
       h('h2', { id: 'lifetime-accuracy-title' }, 'Accuracy frontier (E3.2)'),
       accUi.el),
-    h('p', { class: 'fine' }, `Runs this scenario with the noisy predictor at every accuracy A = ${ACCURACY_GRID.map((a) => fmt(a)).join(', ')} (App. G.1: per VM the prediction is right with probability A, else off by 3 decades; reprediction as set above) and once with the oracle, every selected policy each time, and plots the empty hosts each policy gains over best fit. Seed 003 reports that LAVA degrades less than NILAS as A falls. A = 1 is not the oracle: predictions keep 0.001 decades of noise and are repredicted under a log-normal spread.`),
+    h('p', { class: 'fine' }, `Runs this scenario with the noisy predictor at every accuracy A = ${ACCURACY_GRID.map((a) => fmt(a)).join(', ')} (App. G.1: per VM the prediction is right with probability A, else off by 3 decades; reprediction as set above) and once with the oracle, every selected policy each time, and plots the empty hosts each policy gains over best fit. Seed 003 reports that LAVA degrades less than NILAS as A falls. Reprediction is the posterior mean under that known noise model (ALGORITHMS.md §5.2: a point mass at the prediction with weight A, the 3-decade log-normal capped at 14 days with weight 1 − A, given the uptime), so A = 1 is the oracle.`),
     h('div', { class: 'row' }, h('button', { type: 'button', class: 'btn', id: 'lifetime-accuracy-run', onclick: () => startFrontier() }, 'Compute the frontier')),
     accSubtitle,
     h('div', { class: 'canvas-wrap' }, accCanvas),

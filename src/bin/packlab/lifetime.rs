@@ -31,8 +31,9 @@ pub struct LifetimeArgs {
     /// Turn reprediction off for any predictor (the one-shot ablation).
     #[arg(long)]
     pub no_reprediction: bool,
-    /// The noisy predictor's point estimate from its posterior: median (default) | mean.
-    #[arg(long, default_value = "median")]
+    /// The noisy predictor's point estimate from its posterior (ALGORITHMS.md §5.2): capped-mean (default;
+    /// §5.2's posterior mean, T capped at 14 days) | median | mean (T uncapped).
+    #[arg(long, default_value = "capped-mean")]
     pub noisy_estimate: String,
     /// The split simulated (`test` or `dev` of the Azure 2017 arrivals; empty = every VM).
     #[arg(long)]
@@ -70,6 +71,10 @@ pub struct LifetimeArgs {
     /// split) join the pool first, placed by best fit; without it the pool starts empty (App. G.2's ideal).
     #[arg(long)]
     pub alive_at_start: bool,
+    /// With the pool sized to the share and starting empty: size it from the window's VMs and App. F's alive
+    /// set together (the pool of `--alive-at-start`), so both settings compare on the same pool.
+    #[arg(long)]
+    pub size_with_alive: bool,
     /// Add each policy's placement and class counters (`diagnostics`: placements by tier, LA-Binary's class
     /// mix, LAVA's class changes, NILAS's temporal costs).
     #[arg(long)]
@@ -171,17 +176,19 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
         p.reprediction = false;
     }
     p.noisy_estimate = match a.noisy_estimate.as_str() {
+        "capped-mean" => NoisyEstimate::CappedMean,
         "median" => NoisyEstimate::Median,
         "mean" => NoisyEstimate::Mean,
         x => {
             return Err(format!(
-                "--noisy-estimate: unknown '{x}' (expected median or mean)"
+                "--noisy-estimate: unknown '{x}' (expected capped-mean, median or mean)"
             ))
         }
     };
     p.defrag = a.defrag;
     p.maintenance = a.maintenance;
     p.alive_at_start = a.alive_at_start;
+    p.size_with_alive = a.size_with_alive;
     p.diagnostics = a.diagnostics;
     if let Some(s) = &a.split {
         p.split = s.clone();

@@ -484,6 +484,21 @@ mod tests {
         assert_eq!(base.config(Policy::Nilas).baseline_jobs, 0);
         assert_eq!(base.pool().setup.vms, pool.setup.vms);
         assert!(pool.setup.hosts >= base.pool().setup.hosts);
+        // sized with the alive set, the empty start gets the warm-up run's pool but places none of those VMs
+        let same = LifetimeRun::new(
+            &w,
+            &LifetimeParams {
+                size_with_alive: true,
+                ..small()
+            },
+            5,
+        )
+        .unwrap();
+        assert_eq!(same.pool().setup.hosts, pool.setup.hosts);
+        assert!(same.pool().setup.hosts > base.pool().setup.hosts);
+        assert_eq!(same.pool().setup.alive_at_start, 0);
+        assert_eq!(same.pool().jobs, base.pool().jobs);
+        assert_eq!(same.config(Policy::Nilas).baseline_jobs, 0);
     }
 
     #[test]

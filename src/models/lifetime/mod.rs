@@ -118,8 +118,9 @@ pub struct LifetimeParams {
     pub predictor: PredictorKind,
     /// Accuracy `A` of the noisy predictor, in [0, 1] (App. G.1).
     pub accuracy: f64,
-    /// The noisy predictor's point estimate from its posterior (ALGORITHMS.md §5.2): `median` (the default
-    /// from defaults set 9) or `mean`.
+    /// The noisy predictor's point estimate from its posterior (ALGORITHMS.md §5.2): `capped-mean` (§5.2's
+    /// posterior mean, the default from defaults set 11), `median` (the default of sets 9–10) or `mean` (`T`
+    /// uncapped).
     pub noisy_estimate: predictor::NoisyEstimate,
     /// Whether predictions are repredicted with the uptime (`false`: the one-shot ablation
     /// `max(R̂(0) − u, 0)`, the same model without the update). LA-Binary never repredicts (§5.5): it counts
@@ -169,6 +170,13 @@ pub struct LifetimeParams {
     /// with `warmup_h` still excluded from the metrics.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub alive_at_start: bool,
+    /// With `hosts` = 0 and the pool starting empty (`alive_at_start` off): size the pool from the peak demand of
+    /// the window's VMs together with App. F's alive set (the VMs `alive_at_start` would place first; not placed
+    /// here), so that the empty-start and warm-up runs of one share use the same pool (seed 1 of the defaults: 422
+    /// hosts for both, against 341 from the window alone). `false` (the default, and every link made before this
+    /// field): from the window's VMs alone. With `alive_at_start` on, the alive set is always counted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub size_with_alive: bool,
     /// Whether each policy's result carries its placement and class counters (`diagnostics`, see
     /// [`sim::Diagnostics`]); `false` keeps the report's shape of before.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -184,7 +192,7 @@ impl Default for LifetimeParams {
             policies: Policy::ALL.to_vec(),
             predictor: PredictorKind::Oracle,
             accuracy: 0.9,
-            noisy_estimate: predictor::NoisyEstimate::Median,
+            noisy_estimate: predictor::NoisyEstimate::CappedMean,
             reprediction: true,
             split: "test".into(),
             share: 0.2,
@@ -200,6 +208,7 @@ impl Default for LifetimeParams {
             maintenance: false,
             stranding_h: 6.0,
             alive_at_start: false,
+            size_with_alive: false,
             diagnostics: false,
         }
     }
@@ -284,7 +293,7 @@ impl LifetimeParams {
     pub fn predictor_label(&self) -> String {
         let base = match self.predictor {
             PredictorKind::Noisy => match self.noisy_estimate {
-                predictor::NoisyEstimate::Median => format!("noisy:{}", self.accuracy),
+                predictor::NoisyEstimate::CappedMean => format!("noisy:{}", self.accuracy),
                 e => format!("noisy:{} {}", self.accuracy, e.name()),
             },
             k => k.name().to_string(),

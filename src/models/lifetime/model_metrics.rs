@@ -69,6 +69,10 @@ pub struct PredictorMetrics {
     pub recall: Option<f64>,
     /// F1 of the long class (0 when precision or recall is undefined or both are 0).
     pub f1: f64,
+    /// Threshold-free: the precision of the long class at the highest threshold on `L̂` whose recall reaches
+    /// [`RECALL_TARGET`] (seed 003 §6.4 reports 99% precision at 70% recall for "> 7 days"; `None` without
+    /// long VMs).
+    pub precision_at_recall: Option<f64>,
     /// Harrell's C-index of `L̂` against the observed lifetimes (`None` without comparable pairs).
     pub c_index: Option<f64>,
     /// Comparable pairs behind the C-index.
@@ -81,6 +85,34 @@ pub struct PredictorMetrics {
     pub error_vms: usize,
     /// F1 of the long class at uptime quantile `q = 0..19`.
     pub f1_by_uptime_quantile: Vec<f64>,
+}
+
+/// Recall at which [`PredictorMetrics::precision_at_recall`] is read (seed 003 §6.4: 70%).
+pub const RECALL_TARGET: f64 = 0.7;
+
+/// The precision of the positives among `(score, positive)` at the highest threshold `t` (predicted positive
+/// iff score ≥ t, so tied scores fall on the same side) whose recall reaches `recall`; `None` without
+/// positives.
+pub fn precision_at_recall(scored: &[(f64, bool)], recall: f64) -> Option<f64> {
+    let actual = scored.iter().filter(|x| x.1).count();
+    if actual == 0 {
+        return None;
+    }
+    let mut v = scored.to_vec();
+    v.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let (mut tp, mut k) = (0usize, 0usize);
+    while k < v.len() {
+        // the whole group tied at this score
+        let t = v[k].0;
+        while k < v.len() && v[k].0.total_cmp(&t).is_eq() {
+            tp += usize::from(v[k].1);
+            k += 1;
+        }
+        if tp as f64 >= recall * actual as f64 {
+            return Some(tp as f64 / k as f64);
+        }
+    }
+    Some(tp as f64 / k as f64)
 }
 
 /// Precision, recall and F1 from counts (`None` for an undefined ratio; F1 0 then).
@@ -224,6 +256,12 @@ pub fn evaluate(
     };
     let (tp, predicted, actual) = counts(&|_| 0.0);
     let (precision, recall, f1) = prf(tp, predicted, actual);
+    let scored: Vec<(f64, bool)> = label
+        .iter()
+        .enumerate()
+        .filter_map(|(j, l)| l.map(|long| (first[j], long)))
+        .collect();
+    let precision_at_recall = precision_at_recall(&scored, RECALL_TARGET);
     let f1_by_uptime_quantile = (0..UPTIME_QUANTILES)
         .map(|q| {
             let (tp, pr, ac) = counts(&|j| q as f64 / UPTIME_QUANTILES as f64 * time[j]);
@@ -248,6 +286,7 @@ pub fn evaluate(
         precision,
         recall,
         f1,
+        precision_at_recall,
         c_index,
         comparable_pairs,
         median_abs_log10_error: percentile_sorted(&err, 50.0),
@@ -432,6 +471,25 @@ mod tests {
         let (want, want_pairs) = brute(&time, &event, &score);
         assert_eq!(pairs, want_pairs);
         assert!((c.unwrap() - want).abs() < 1e-12);
+    }
+
+    /// By hand: scores 9, 8, 8, 5, 3, 1 with positives at 9, one of the 8s, 3 and 1 (4 positives). 70% recall
+    /// needs 3 of them: thresholds 9 (1/4), 8 (2/4, the tie counted whole), 5 (2/4), 3 (3/4 ≥ 0.7) → precision
+    /// 3/5. At recall 1: all six, 4/6; at 0.25: the top one, 1/1. No positives: None.
+    #[test]
+    fn precision_at_recall_by_hand() {
+        let s = [
+            (8.0, false),
+            (9.0, true),
+            (1.0, true),
+            (8.0, true),
+            (5.0, false),
+            (3.0, true),
+        ];
+        assert_eq!(precision_at_recall(&s, 0.7), Some(0.6));
+        assert_eq!(precision_at_recall(&s, 1.0), Some(4.0 / 6.0));
+        assert_eq!(precision_at_recall(&s, 0.25), Some(1.0));
+        assert_eq!(precision_at_recall(&[(1.0, false)], 0.7), None);
     }
 
     #[test]

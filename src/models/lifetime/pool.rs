@@ -231,10 +231,17 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         ));
     }
     let end = (end_s - origin) / 3600.0;
-    let alive = if params.alive_at_start {
+    let size_with_alive = params.size_with_alive && params.hosts == 0 && w.hosts.is_empty();
+    let mut alive = if params.alive_at_start || size_with_alive {
         alive_at_start(w, &picked, origin, end, params.share, seed, kept_batches)
     } else {
         Alive::default()
+    };
+    // the alive set counted in the pool's size but not placed (`size_with_alive` with an empty start)
+    let sizing_alive = if params.alive_at_start {
+        Vec::new()
+    } else {
+        std::mem::take(&mut alive.jobs)
     };
     let n_alive = alive.jobs.len();
     let drawn = alive.drawn;
@@ -299,7 +306,12 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         ));
         inv.len()
     } else if params.hosts == 0 {
-        let h = hosts_for_peak(&jobs, end, &cap, params.peak_allocation);
+        let h = if sizing_alive.is_empty() {
+            hosts_for_peak(&jobs, end, &cap, params.peak_allocation)
+        } else {
+            let all: Vec<Job> = sizing_alive.iter().chain(&jobs).cloned().collect();
+            hosts_for_peak(&all, end, &cap, params.peak_allocation)
+        };
         if h > super::MAX_POOL_HOSTS {
             return Err(RunError::field(
                 "lifetime.hosts",
@@ -310,8 +322,13 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
             ));
         }
         notes.push(format!(
-            "pool sized to the share: {h} hosts, the fewest whose capacity the peak demand fills to at most {}% in every dimension",
-            100.0 * params.peak_allocation
+            "pool sized to the share: {h} hosts, the fewest whose capacity the peak demand fills to at most {}% in every dimension{}",
+            100.0 * params.peak_allocation,
+            if sizing_alive.is_empty() {
+                String::new()
+            } else {
+                format!(" (the demand counts the {} VMs alive at the window's start, not placed: the pool of the warm-up run)", sizing_alive.len())
+            }
         ));
         h
     } else {

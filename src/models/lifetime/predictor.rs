@@ -6,7 +6,7 @@
 //! remaining time is the same model's estimate at arrival counted down, `max(R̂(0) − u, 0)` ([`OneShot`]).
 
 use crate::substrate::rng::{normal, stream};
-use crate::substrate::stats::{normal_quantile, normal_sf};
+use crate::substrate::stats::{normal_cdf, normal_quantile, normal_sf};
 use rand::RngExt;
 
 /// A lifetime predictor over the jobs of one simulation (indices `0..n`).
@@ -68,25 +68,33 @@ pub fn lognormal_mean_residual(m: f64, s: f64, u: f64) -> f64 {
     }
 }
 
-/// The point estimate the noisy predictor reports from its posterior (ALGORITHMS.md §5.2 leaves it open).
-/// Serialized kebab-case: `median`, `mean`.
+/// The point estimate the noisy predictor reports from its posterior (ALGORITHMS.md §5.2).
+/// Serialized kebab-case: `capped-mean`, `median`, `mean`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum NoisyEstimate {
-    /// The posterior median of `T − u` given `T > u` (the default): what a model regressing `log10`
-    /// lifetimes reports (seed 003 §3, App. B: trained on log lifetimes; App. G.1 puts the noise on the
-    /// `log10` label). At uptime 0 it is `L̂` itself for every `A` (the log-normal component is centred on it).
+    /// §5.2 exactly (the default from defaults set 11): the posterior mean `E[T − u | T > u]` with the wrong
+    /// component's `T` capped at 14 days, `T_c = min(T, 336 h)` (a point mass at the cap carries
+    /// `P(T > 336 h)`). Its mean stays near the lifetime scale (A = 0.9, u = 0: R̂(0) = 4.46, 6.18, 11.11,
+    /// 31.33 h for L̂ = 0.05, 0.2, 2, 20 h). A VM alive past both `L̂` and the cap, which the capped model gives
+    /// no mass, gets the uncapped log-normal's conditional mean capped at 14 days, i.e. 14 days [ours].
     #[default]
+    CappedMean,
+    /// The posterior median of `T − u` given `T > u`, `T` uncapped (the default of defaults sets 9–10): what a
+    /// model regressing `log10` lifetimes reports (seed 003 §3, App. B). At uptime 0 it is `L̂` itself for
+    /// every `A` (the log-normal component is centred on it).
     Median,
-    /// The posterior mean `E[T − u | T > u]`: dominated by the 3-decade log-normal's tail (its mean is
-    /// `L̂·e^{23.8}`), so below `A = 1` nearly every prediction sits at the 14-day cap.
+    /// The posterior mean with `T` uncapped (sets 9–10's alternative, kept so their links keep their
+    /// numbers): dominated by the 3-decade log-normal's tail (its mean is `L̂·e^{23.8}`), so below `A = 1`
+    /// nearly every prediction sits at the 14-day cap.
     Mean,
 }
 
 impl NoisyEstimate {
-    /// The name (`median`, `mean`).
+    /// The name (`capped-mean`, `median`, `mean`).
     pub fn name(self) -> &'static str {
         match self {
+            NoisyEstimate::CappedMean => "capped-mean",
             NoisyEstimate::Median => "median",
             NoisyEstimate::Mean => "mean",
         }
@@ -100,8 +108,9 @@ impl NoisyEstimate {
 /// [`MAX_PREDICTION_H`]].
 ///
 /// Reprediction is the posterior of `T` under this known noise model given `L̂` and `T > u`: a point mass at
-/// `L̂` (weight `A`) and `LogNormal(ln L̂, (3·ln 10)²)` (weight `1 − A`; `T` itself is not capped), each
-/// conditioned on `T > u` and renormalised. `R̂(u)` is its median or mean of `T − u` ([`NoisyEstimate`]),
+/// `L̂` (weight `A`) and `LogNormal(ln L̂, (3·ln 10)²)` (weight `1 − A`; capped at 14 days for the default
+/// [`NoisyEstimate::CappedMean`], uncapped for the median and the uncapped mean), each conditioned on `T > u`
+/// and renormalised. `R̂(u)` is its mean or median of `T − u` ([`NoisyEstimate`]),
 /// and, as App. G.1 caps the *predictions* at 14 days, capped at [`MAX_PREDICTION_H`] (at `L̂ − u` when a
 /// correct prediction is longer, so that A = 1 stays the oracle). A VM older than `L̂` keeps a positive,
 /// continuous `R̂` from the log-normal component while `A < 1`; at `A = 1` it is 0 (the oracle's
@@ -176,6 +185,43 @@ impl Noisy {
         }
     }
 
+    /// The posterior mean of `T − u` given `T > u` with the log-normal component capped at
+    /// `c` = [`MAX_PREDICTION_H`] (ALGORITHMS.md §5.2), hours. For `u < c` the capped component contributes
+    /// weight `(1 − A)·Q((ln u − m)/s)` and partial mean `E[min(T, c); T > u] = e^{m+s²/2}[Φ((ln c − m − s²)/s) −
+    /// Φ((ln u − m − s²)/s)] + c·Q((ln c − m)/s)`; for `u ≥ c` it has no mass. When neither component is
+    /// alive (`u ≥ L̂` and `u ≥ c`, a wrong prediction outlived by more than 14 days) the uncapped log-normal's
+    /// conditional mean, capped at `c` [ours].
+    fn capped_mean_residual(&self, lhat: f64, u: f64) -> f64 {
+        let a = self.accuracy;
+        let (w1, r1) = if lhat > u { (a, lhat - u) } else { (0.0, 0.0) };
+        if a >= 1.0 {
+            return r1;
+        }
+        let (c, s) = (MAX_PREDICTION_H, self.s);
+        let m = lhat.max(MIN_PREDICTION_H).ln();
+        // (1 − A)·P(T > u) and (1 − A)·E[T_c − u; T_c > u]
+        let (w2, wr2) = if u < c {
+            let (q_u, phi_u) = if u > 0.0 {
+                let lu = u.ln();
+                (normal_sf((lu - m) / s), normal_cdf((lu - m - s * s) / s))
+            } else {
+                (1.0, 0.0)
+            };
+            let lc = c.ln();
+            let partial = (m + 0.5 * s * s).exp() * (normal_cdf((lc - m - s * s) / s) - phi_u).max(0.0)
+                + c * normal_sf((lc - m) / s);
+            let r = (partial - u * q_u).clamp(0.0, (c - u) * q_u);
+            ((1.0 - a) * q_u, (1.0 - a) * r)
+        } else {
+            (0.0, 0.0)
+        };
+        if w1 + w2 > 0.0 {
+            (w1 * r1 + wr2) / (w1 + w2)
+        } else {
+            lognormal_mean_residual(m, s, u).min(c)
+        }
+    }
+
     /// The posterior mean of `T − u` given `T > u`, hours, uncapped (0 when nothing lies beyond `u`).
     fn mean_residual(&self, lhat: f64, u: f64) -> f64 {
         let a = self.accuracy;
@@ -204,12 +250,13 @@ impl LifetimePredictor for Noisy {
     fn first(&self, j: usize) -> f64 {
         self.lhat[j]
     }
-    /// The posterior median or mean residual, capped (see the type's documentation).
+    /// The posterior mean or median residual, capped (see the type's documentation).
     fn remaining(&self, j: usize, u: f64) -> f64 {
         let lhat = self.lhat[j];
         let r = match self.estimate {
             NoisyEstimate::Median => self.median_residual(lhat, u),
             NoisyEstimate::Mean => self.mean_residual(lhat, u),
+            NoisyEstimate::CappedMean => self.capped_mean_residual(lhat, u),
         };
         r.min(MAX_PREDICTION_H.max(lhat - u))
     }
@@ -500,7 +547,11 @@ mod tests {
     #[test]
     fn noisy_at_full_accuracy_is_the_oracle_bit_for_bit() {
         let life = vec![0.01, 0.5, 3.7, 10.0, 170.0, 1000.0];
-        for est in [NoisyEstimate::Median, NoisyEstimate::Mean] {
+        for est in [
+            NoisyEstimate::CappedMean,
+            NoisyEstimate::Median,
+            NoisyEstimate::Mean,
+        ] {
             let noisy = Noisy::new(&life, 1.0, 11, 3, est);
             let oracle = Oracle::new(life.clone());
             for j in 0..life.len() {
@@ -582,6 +633,78 @@ mod tests {
                 "A = {a}, L̂ = {lhat}, u = {u}: posterior mean {got} vs quadrature {want}"
             );
         }
+    }
+
+    /// The §5.2 posterior mean (the log-normal component capped at 14 days) against numerical integration of
+    /// its survival, `E[T_c − u | T_c > u] = ∫_u^∞ S_c(t) dt / S_c(u)` with `S_c(t) = A·1{L̂ > t} +
+    /// (1 − A)·Q((ln t − ln L̂)/s)·1{t < 336 h}` (Simpson in `y = ln t` between the knots u, L̂, 336 h).
+    #[test]
+    fn capped_posterior_mean_matches_numerical_integration() {
+        let s = WRONG_ERROR_DECADES * std::f64::consts::LN_10;
+        let c = MAX_PREDICTION_H;
+        let surv = |a: f64, lhat: f64, t: f64| {
+            let q = if t <= 0.0 {
+                1.0
+            } else if t >= c {
+                0.0
+            } else {
+                normal_sf((t.ln() - lhat.ln()) / s)
+            };
+            a * f64::from(u8::from(lhat > t)) + (1.0 - a) * q
+        };
+        for &(a, lhat, u) in &[
+            (0.9f64, 2.0f64, 0.5f64),
+            (0.9, 2.0, 3.0),
+            (0.5, 0.1, 0.05),
+            (0.7, 50.0, 60.0),
+            (0.0, 5.0, 1.0),
+            (0.99, 300.0, 100.0),
+            (0.8, 500.0, 100.0),
+            (0.6, 20.0, 330.0),
+            (0.9, 400.0, 350.0),
+        ] {
+            // the survival is 0 beyond max(L̂, c); integrate from u over the knots above it
+            let mut knots = vec![u.ln()];
+            knots.extend([c, lhat].iter().filter(|&&t| t > u).map(|t| t.ln()));
+            knots.sort_by(f64::total_cmp);
+            let mut integral = 0.0;
+            for w in knots.windows(2) {
+                let (lo, hi) = (w[0], w[1]);
+                let n = 20_000;
+                let h = (hi - lo) / n as f64;
+                let f = |y: f64| {
+                    let y = y.clamp(lo + 1e-12, hi - 1e-12);
+                    surv(a, lhat, y.exp()) * y.exp()
+                };
+                let mut sum = f(lo) + f(hi);
+                for k in 1..n {
+                    sum += if k % 2 == 1 { 4.0 } else { 2.0 } * f(lo + k as f64 * h);
+                }
+                integral += sum * h / 3.0;
+            }
+            let want = integral / surv(a, lhat, u);
+            let got = noisy(a, lhat, NoisyEstimate::CappedMean).remaining(0, u);
+            assert!(
+                (got - want).abs() <= 1e-6 * want.max(1e-3),
+                "A = {a}, L̂ = {lhat}, u = {u}: capped posterior mean {got} vs quadrature {want}"
+            );
+        }
+    }
+
+    /// The independent figures of ALGORITHMS.md §5.2 (A = 0.9, u = 0, computed apart from the engine): R̂(0)
+    /// = 0.9·L̂ + 0.1·E[min(T, 336 h)] = 4.46, 6.18, 11.11, 31.33 h for L̂ = 0.05, 0.2, 2, 20 h. Past both L̂
+    /// and the cap the capped model has no mass: 14 days [ours]; a correct L̂ beyond the cap is kept.
+    #[test]
+    fn capped_posterior_mean_by_hand() {
+        for &(lhat, want) in &[(0.05, 4.46), (0.2, 6.18), (2.0, 11.11), (20.0, 31.33)] {
+            let got = noisy(0.9, lhat, NoisyEstimate::CappedMean).remaining(0, 0.0);
+            assert!((got - want).abs() < 0.01, "L̂ = {lhat}: {got} vs {want}");
+        }
+        let p = noisy(0.9, 2.0, NoisyEstimate::CappedMean);
+        assert_eq!(p.remaining(0, 337.0), MAX_PREDICTION_H);
+        assert!(p.remaining(0, 335.0) < 1.0);
+        // A = 0.9, L̂ = 500 h, u = 400 h: only the point mass is alive beyond the cap, so L̂ − u
+        assert_eq!(noisy(0.9, 500.0, NoisyEstimate::CappedMean).remaining(0, 400.0), 100.0);
     }
 
     /// The posterior median against bisection on the survival: `S(u + r) = S(u)/2`; at u = 0 it is `L̂` for
