@@ -76,6 +76,14 @@ pub trait MarlEnv {
     /// = agent i's own reward `r^i_t` and `cost[i]` = its share `C^i_t` of the cluster cost (Σ_i C^i_t should
     /// be C_c(s_t)). Both slices have `n_agents` entries.
     fn credit(&self, reward: &mut [f64], cost: &mut [f64]);
+    /// Delayed cost credit (used with [`CostCredit::Creation`]; call once the episode is `done`): fills
+    /// `cost[t·n_agents + i]` (`cost` has steps × n_agents entries) with the cost the action of agent i at
+    /// step t caused over the episode, discounted by `gamma` per step after t (for the cluster: the hot
+    /// shares of the VMs that step created, over their lifetimes). Returns false when the environment has no
+    /// such credit (the default), and the hourly shares of [`MarlEnv::credit`] stay.
+    fn creation_cost(&self, _gamma: f64, _cost: &mut [f64]) -> bool {
+        false
+    }
 }
 
 /// How the TD loss assigns the reward to the agents (our choice; the paper's is [`Credit::Joint`]).
@@ -93,6 +101,20 @@ pub enum Credit {
     /// Z. `Q^c` is not trained (it does not act).
     #[default]
     PerSubscriber,
+}
+
+/// Which step a cost share is credited to with [`Credit::PerSubscriber`] (ours; issue 25).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CostCredit {
+    /// Each hour's cost share `C^i_t` ([`MarlEnv::credit`]) enters agent i's transition of that hour, and only
+    /// if it has requests then: the cost of an earlier hour's oversubscription, paid over the VMs' lifetimes,
+    /// is mostly lost.
+    #[default]
+    Hourly,
+    /// Each hot share is credited to the transition (agent, step) that created the VM, discounted by γ per
+    /// hour since ([`MarlEnv::creation_cost`]): the cost of an action is known when its episode ends.
+    Creation,
 }
 
 /// A [`FieldError`] for field `field`.
@@ -171,6 +193,8 @@ pub struct C2marlConfig {
     /// Greedy evaluation episodes whose mean hot fraction is Û (a running mean over the last `dual_window`
     /// episodes, one greedy episode per training episode once the dual steps run). Default 10 (ours).
     pub dual_window: usize,
+    /// Where the per-subscriber cost shares are credited ([`CostCredit`]). Default hourly.
+    pub cost_credit: CostCredit,
 }
 
 impl Default for C2marlConfig {
@@ -195,6 +219,7 @@ impl Default for C2marlConfig {
             lambda_max: 100.0,
             dual_start_fraction: 0.5,
             dual_window: 10,
+            cost_credit: CostCredit::Hourly,
         }
     }
 }
@@ -533,6 +558,12 @@ struct Work {
     /// The last step's credit ([`MarlEnv::credit`]).
     credit_reward: Vec<f64>,
     credit_cost: Vec<f64>,
+    /// The training episode so far, steps × n_agents: masks, credited rewards and cost shares (replaced by
+    /// the delayed credit with [`CostCredit::Creation`] once it ends), and per step its replay slot.
+    ep_mask: Vec<bool>,
+    ep_reward: Vec<f64>,
+    ep_cost: Vec<f64>,
+    ep_slot: Vec<usize>,
     /// Batch-1 passes (acting).
     act: Scratch,
     /// Per agent: the online pass on `o` kept for the backward pass.
@@ -638,6 +669,10 @@ impl Trainer {
             actions: vec![0; d.n_agents],
             credit_reward: vec![0.0; d.n_agents],
             credit_cost: vec![0.0; d.n_agents],
+            ep_mask: Vec::new(),
+            ep_reward: Vec::new(),
+            ep_cost: Vec::new(),
+            ep_slot: Vec::new(),
             act: agents[0].scratch(1),
             agent: (0..d.n_agents).map(|_| agents[0].scratch(b)).collect(),
             cluster: cluster.scratch(b),
@@ -816,12 +851,10 @@ impl Trainer {
             );
             if learn {
                 env.credit(&mut w.credit_reward, &mut w.credit_cost);
-                for i in (0..n).filter(|&i| w.mask[i]) {
-                    self.reward_seen[i] += 1;
-                    let k = self.reward_seen[i].min(CENTRING_SPAN) as f64;
-                    let shaped = w.credit_reward[i] - self.lambda * w.credit_cost[i];
-                    self.reward_mean[i] += (shaped - self.reward_mean[i]) / k;
-                }
+                w.ep_mask.extend_from_slice(&w.mask);
+                w.ep_reward.extend_from_slice(&w.credit_reward);
+                w.ep_cost.extend_from_slice(&w.credit_cost);
+                w.ep_slot.push(self.replay.next);
                 self.replay.push(Transition {
                     agent_obs: &w.agent_obs,
                     cluster_obs: &w.cluster_obs,
@@ -844,9 +877,47 @@ impl Trainer {
             std::mem::swap(&mut w.cluster_obs, &mut w.next_cluster_obs);
             std::mem::swap(&mut w.mask, &mut w.next_mask);
             if out.done {
+                if learn {
+                    self.end_learning_episode(env);
+                }
                 return (steps, hot, reward_sum);
             }
         }
+    }
+
+    /// After a training episode: with [`CostCredit::Creation`] (and [`Credit::PerSubscriber`]) replaces the
+    /// hourly cost shares of its transitions still in the replay memory by the environment's delayed credit
+    /// ([`MarlEnv::creation_cost`]), then moves the agents' reward centring over its transitions in order.
+    fn end_learning_episode<E: MarlEnv + ?Sized>(&mut self, env: &E) {
+        let n = self.dims.n_agents;
+        let w = &mut self.work;
+        let steps = w.ep_slot.len();
+        if self.config.cost_credit == CostCredit::Creation
+            && self.config.credit == Credit::PerSubscriber
+        {
+            let mut delayed = vec![0.0; steps * n];
+            if env.creation_cost(self.config.gamma, &mut delayed) {
+                w.ep_cost.copy_from_slice(&delayed);
+                // The last `replay` transitions of the episode are still stored.
+                for t in steps.saturating_sub(self.replay.cap)..steps {
+                    let k = w.ep_slot[t];
+                    self.replay.agent_cost[k * n..(k + 1) * n]
+                        .copy_from_slice(&delayed[t * n..(t + 1) * n]);
+                }
+            }
+        }
+        for t in 0..steps {
+            for i in (0..n).filter(|&i| w.ep_mask[t * n + i]) {
+                self.reward_seen[i] += 1;
+                let k = self.reward_seen[i].min(CENTRING_SPAN) as f64;
+                let shaped = w.ep_reward[t * n + i] - self.lambda * w.ep_cost[t * n + i];
+                self.reward_mean[i] += (shaped - self.reward_mean[i]) / k;
+            }
+        }
+        w.ep_mask.clear();
+        w.ep_reward.clear();
+        w.ep_cost.clear();
+        w.ep_slot.clear();
     }
 
     /// One gradient step on a minibatch drawn from `rng` (Alg. 1's, or per agent with

@@ -350,7 +350,11 @@ impl MarlEnv for TrainEnv<'_> {
             (self.train_seed as u64) << 32 | episode,
         );
         self.cluster =
-            Some(Cluster::new(&w.params, Cow::Owned(ep), w.warm()).with_scale(w.obs_scale()));
+            Some(
+            Cluster::new(&w.params, Cow::Owned(ep), w.warm())
+                .with_scale(w.obs_scale())
+                .with_blame_log(),
+        );
     }
     fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
         let c = self.cluster.as_ref().expect("reset before observe");
@@ -375,6 +379,12 @@ impl MarlEnv for TrainEnv<'_> {
             .as_ref()
             .expect("reset before credit")
             .credit(reward, cost);
+    }
+    fn creation_cost(&self, gamma: f64, cost: &mut [f64]) -> bool {
+        self.cluster
+            .as_ref()
+            .expect("reset before creation_cost")
+            .creation_cost(gamma, cost)
     }
 }
 
