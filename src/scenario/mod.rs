@@ -64,6 +64,8 @@ pub const DEFAULTS_SETS: &[&str] = &[
     // + the oversubscription model calibrated to seed 001 Table 5 (384 GB per PM, occupancy 0.4, mixed
     //   arrivals) and C2MARL's normalised dual step at η_λ = 2 per episode (issue 25)
     include_str!("defaults-10.json"),
+    // + C2MARL's delayed cost credit (`cost_credit: creation`), η_λ = 20, λ_max = 1,000 (issue 25)
+    include_str!("defaults-11.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;

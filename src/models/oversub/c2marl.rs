@@ -109,11 +109,12 @@ pub enum Credit {
 pub enum CostCredit {
     /// Each hour's cost share `C^i_t` ([`MarlEnv::credit`]) enters agent i's transition of that hour, and only
     /// if it has requests then: the cost of an earlier hour's oversubscription, paid over the VMs' lifetimes,
-    /// is mostly lost.
-    #[default]
+    /// is mostly lost. Defaults sets 7–10.
     Hourly,
     /// Each hot share is credited to the transition (agent, step) that created the VM, discounted by γ per
-    /// hour since ([`MarlEnv::creation_cost`]): the cost of an action is known when its episode ends.
+    /// hour since ([`MarlEnv::creation_cost`]): the cost of an action is known when its episode ends. The
+    /// default. An environment without [`MarlEnv::creation_cost`] keeps the hourly shares.
+    #[default]
     Creation,
 }
 
@@ -154,9 +155,9 @@ pub struct C2marlConfig {
     /// Adam learning rate of the Q-networks. Default 1e-3 (§3.7).
     pub lr: f64,
     /// Dual step size η_λ (seed 001 eq. 11), per episode, on the normalised gap
-    /// ([`C2marlConfig::constraint_gap`], in [−1, 1]): λ moves by at most η_λ per episode. Default 2 (ours):
-    /// λ is on the agents' reward scale (a credited reward of at most 0.8 per agent-hour, a cost share of at
-    /// most 1 per hot hour), so λ crosses [0, λ_max] in 50 episodes.
+    /// ([`C2marlConfig::constraint_gap`], in [−1, 1]): λ moves by at most η_λ per episode. Default 20 (ours;
+    /// 2 in defaults sets 7–10): λ is on the agents' reward scale (a credited reward of at most 0.8 per
+    /// agent-hour, a cost share of at most 1 per hot hour), so λ crosses [0, λ_max] in 50 episodes.
     pub eta_lambda: f64,
     /// Gradient steps per episode K_upd. Default 120 (§3.7).
     pub k_upd: usize,
@@ -184,8 +185,10 @@ pub struct C2marlConfig {
     pub credit: Credit,
     /// λ at the start (ours; 0 in Alg. 1). With `eta_lambda = 0`, λ stays here: the learner sanity tests fix it.
     pub lambda_init: f64,
-    /// Upper bound of λ (ALGORITHMS.md §3.3 as corrected: "λ bounded"; the value is ours). Default 100: a hot
-    /// hour then outweighs 125 agent-hours at rate 0.2 instead of 1.0.
+    /// Upper bound of λ (ALGORITHMS.md §3.3 as corrected: "λ bounded"; the value is ours). Default 1,000 (100
+    /// in defaults sets 7–10): a hot hour then outweighs 1,250 agent-hours at rate 0.2 instead of 1.0. At 100
+    /// the bound held λ at E1.1 (20 PMs, results/001/issue25/alpha.md): making every subscriber safer costs
+    /// 0.4 per agent-hour over ~10³ agent-hours per episode to avoid about one hot hour.
     pub lambda_max: f64,
     /// Fraction of `episodes` after which the dual steps start (ALGORITHMS.md §3.3: when exploration has
     /// decayed). Default 0.5 = where ε reaches `eps_end` at the default schedule.
@@ -193,7 +196,8 @@ pub struct C2marlConfig {
     /// Greedy evaluation episodes whose mean hot fraction is Û (a running mean over the last `dual_window`
     /// episodes, one greedy episode per training episode once the dual steps run). Default 10 (ours).
     pub dual_window: usize,
-    /// Where the per-subscriber cost shares are credited ([`CostCredit`]). Default hourly.
+    /// Where the per-subscriber cost shares are credited ([`CostCredit`]). Default creation (ours; hourly in
+    /// defaults sets 7–10).
     pub cost_credit: CostCredit,
 }
 
@@ -202,7 +206,7 @@ impl Default for C2marlConfig {
         C2marlConfig {
             hidden: vec![64, 64],
             lr: 1e-3,
-            eta_lambda: 2.0,
+            eta_lambda: 20.0,
             k_upd: 120,
             episodes: 1800,
             eps_start: 1.0,
@@ -216,10 +220,10 @@ impl Default for C2marlConfig {
             delta: 1.0 / 40.0,
             credit: Credit::PerSubscriber,
             lambda_init: 0.0,
-            lambda_max: 100.0,
+            lambda_max: 1000.0,
             dual_start_fraction: 0.5,
             dual_window: 10,
-            cost_credit: CostCredit::Hourly,
+            cost_credit: CostCredit::Creation,
         }
     }
 }
