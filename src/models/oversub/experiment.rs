@@ -818,6 +818,12 @@ pub fn paper_figures(preset: Preset) -> Vec<PaperFigure> {
         ],
         Preset::E12 => vec![
             f("grid:0.2", 0.954, Some(0.80)),
+            f("grid:0.4", 1.0, Some(0.60)),
+            f("grid:0.6", 0.0, Some(0.40)),
+            f("ma", 0.0, Some(0.492)),
+            f("sl", 0.008, Some(0.499)),
+            f("c2marl:0.75", 0.116, Some(0.692)),
+            f("c2marl:0.85", 0.068, Some(0.651)),
             f("c2marl:0.95", 0.035, Some(0.69)),
         ],
         Preset::E13 => vec![
