@@ -12,7 +12,8 @@
 //! One episode ([`Trainer::train_episode`]):
 //! 1. act ε-greedily for the agents with requests (`m^i = 1`) until the environment says `done`, pushing
 //!    `(s, a, r, cost, s', m, m', done)` and the per-agent credit (`r^i`, `C^i`, [`MarlEnv::credit`]) into a
-//!    ring buffer of `replay` transitions;
+//!    ring buffer of `replay` transitions; once `done`, with [`CostCredit::Creation`] (the default) the
+//!    episode's cost shares are replaced by the environment's delayed credit ([`MarlEnv::creation_cost`]);
 //! 2. `k_upd` times: a minibatch of `batch` transitions, drawn uniformly **with replacement** [UNSTATED →
 //!    chosen], one gradient step ([`Credit::PerSubscriber`], the default, ours: per agent on
 //!    `r^i − λC^i`; [`Credit::Joint`], Alg. 1: on `Q_tot` with `y = r + λ(c − cost) + γ(1−done)[Q^c(s';
