@@ -4,15 +4,23 @@
 # Grid-x, MA and SL, in two environments: the defaults (1,536 GB per PM, arrivals subscriber by subscriber)
 # and the calibrated one (384 GB, mixed arrivals). Writes results/001/issue25/alpha-<env>.json (the reports,
 # with every episode's λ and greedy cost) and results/001/issue25/alpha.md.
-# Usage: scripts/seed001_issue25_alpha.sh target/release/packlab   (about 2 min of CPU per environment)
+# 384-mixed-creation is 384-mixed with the delayed cost credit (c2marl.cost_credit = creation: each VM's hot
+# shares credited to the hour that created it); the -l1000 variants raise λ's bound to 1,000 (η_λ = 20).
+# Usage: scripts/seed001_issue25_alpha.sh target/release/packlab [ENV ...]   (about 2 min of CPU per
+# environment; default: all three)
 set -euo pipefail
 BIN=${1:-target/release/packlab}
 OUT=results/001/issue25
 mkdir -p "$OUT"
 rm -f "$OUT"/alpha-eta*.json
-for env in default 384-mixed; do
+ENVS=("${@:2}")
+[ ${#ENVS[@]} -gt 0 ] || ENVS=(default 384-mixed 384-mixed-creation 384-mixed-l1000 384-mixed-creation-l1000)
+for env in "${ENVS[@]}"; do
   case $env in
     default) extra="\"pm_mem_gb\":1536,\"arrival_order\":\"subscriber\",\"occupancy\":0.5,\"c2marl\":{\"eta_lambda\":2}," ;;
+    384-mixed-creation) extra="\"pm_mem_gb\":384,\"arrival_order\":\"mixed\",\"occupancy\":0.5,\"c2marl\":{\"eta_lambda\":2,\"cost_credit\":\"creation\"}," ;;
+    384-mixed-l1000) extra="\"pm_mem_gb\":384,\"arrival_order\":\"mixed\",\"occupancy\":0.5,\"c2marl\":{\"eta_lambda\":20,\"lambda_max\":1000}," ;;
+    384-mixed-creation-l1000) extra="\"pm_mem_gb\":384,\"arrival_order\":\"mixed\",\"occupancy\":0.5,\"c2marl\":{\"eta_lambda\":20,\"lambda_max\":1000,\"cost_credit\":\"creation\"}," ;;
     384-mixed) extra="\"pm_mem_gb\":384,\"arrival_order\":\"mixed\",\"occupancy\":0.5,\"c2marl\":{\"eta_lambda\":2}," ;;
   esac
   cat > "$OUT/alpha-$env.scenario.json" <<EOT

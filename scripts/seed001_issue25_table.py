@@ -20,12 +20,17 @@ def ci(xs):
 print("# C2MARL's normalised dual step at a reduced scale (issue 25)\n")
 print("E1.1 on 20 PMs (paper: 500), 300 training episodes (paper: 1,800), 3 training seeds, 30 evaluation")
 print("episodes (paper: 300), seed 1. Dual step once per episode from episode 150 (ε decayed), on Û = the mean")
-print("hot fraction of the last 10 greedy episodes: `λ ← min(100, max(0, λ − 2·clip((c − Û)/c, −1, 1)))`,")
+print("hot fraction of the last 10 greedy episodes: `λ ← min(λ_max, max(0, λ − η_λ·clip((c − Û)/c, −1, 1)))` (λ_max = 100, η_λ = 2 unless the section says),")
 print("c = (1 − α)·δ. Command: `scripts/seed001_issue25_alpha.sh target/release/packlab`. C2MARL cells: mean ±")
 print("95% t-interval over the 3 training seeds; baselines: one run (30 episodes). Û of a baseline = its")
 print("cluster-hot hours / 120, the quantity the dual step compares with c (0.00625 / 0.00375 / 0.00125).\n")
 for env, title in (("default", "defaults sets 4–8 (1,536 GB per PM, occupancy 0.5, arrivals subscriber by subscriber)"),
-                   ("384-mixed", "384 GB per PM, mixed arrivals, occupancy 0.5 (set 9 has occupancy 0.4)")):
+                   ("384-mixed", "384 GB per PM, mixed arrivals, occupancy 0.5 (set 9 has occupancy 0.4)"),
+                   ("384-mixed-creation", "384 GB per PM, mixed arrivals, occupancy 0.5, delayed cost credit "
+                    "(`cost_credit: creation`)"),
+                   ("384-mixed-l1000", "384 GB per PM, mixed arrivals, occupancy 0.5, λ ≤ 1,000 (η_λ = 20)"),
+                   ("384-mixed-creation-l1000", "384 GB per PM, mixed arrivals, occupancy 0.5, delayed cost credit, "
+                    "λ ≤ 1,000 (η_λ = 20)")):
     try:
         r = json.load(open(f"{d}/alpha-{env}.json"))
     except FileNotFoundError:

@@ -11,7 +11,8 @@
 //! unchanged); `oversub.training` again when λ moved to a right-hand axis and the reward and cost curves
 //! joined the hot hours' place (issue 25).
 //! `oversub.frontier` and `oversub.rates` again when their input, tests/pins/oversub-small.json,
-//! moved (issue 25: normalised dual step, defaults set 10; the renderer unchanged).
+//! moved (issue 25: normalised dual step, defaults set 10; delayed cost credit and λ ≤ 1,000, defaults set 11;
+//! the renderer unchanged).
 
 use serde_json::json;
 

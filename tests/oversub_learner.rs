@@ -247,3 +247,109 @@ fn two_staggered_subscribers_learn_the_jointly_optimal_rates_found_by_enumeratio
         assert!(wrong.is_empty(), "seed {seed}: (hour, learned) {wrong:?}");
     }
 }
+
+/// One subscriber for `24` hours in four 6-hour blocks; in block b every rate below `SAFE[b]` makes the hour
+/// hot (cost 1, all of it the subscriber's), the reward is the saved share `1 − a`. The agent sees the block
+/// (one-hot of 4, padded to 24). Hours are independent, so a policy is one rate per block.
+struct Blocks {
+    t: usize,
+    last: (f64, f64),
+}
+
+/// The lowest safe rate of each block: the gain of rate 0.2 (hot) over it is 0.8 / 0.4 / 0.2 / 0.1.
+const SAFE: [f64; 4] = [1.0, 0.6, 0.4, 0.3];
+
+impl MarlEnv for Blocks {
+    fn n_agents(&self) -> usize {
+        1
+    }
+    fn n_actions(&self) -> usize {
+        RATES.len()
+    }
+    fn agent_obs_len(&self) -> usize {
+        24
+    }
+    fn cluster_obs_len(&self) -> usize {
+        24
+    }
+    fn reset(&mut self, _episode: u64) {
+        self.t = 0;
+    }
+    fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
+        agent_obs.fill(0.0);
+        cluster_obs.fill(0.0);
+        agent_obs[self.t % 24 / 6] = 1.0;
+        cluster_obs[self.t % 24 / 6] = 1.0;
+        mask.fill(true);
+    }
+    fn step(&mut self, actions: &[usize]) -> StepOutcome {
+        let a = RATES[actions[0]];
+        let hot = a < SAFE[self.t / 6] - 1e-9;
+        self.last = (1.0 - a, if hot { 1.0 } else { 0.0 });
+        self.t += 1;
+        StepOutcome {
+            reward: 1.0 - a,
+            cost: self.last.1,
+            done: self.t == 24,
+        }
+    }
+    fn credit(&self, reward: &mut [f64], cost: &mut [f64]) {
+        reward[0] = self.last.0;
+        cost[0] = self.last.1;
+    }
+}
+
+#[test]
+fn the_dual_step_settles_below_its_bound_where_the_greedy_cost_meets_the_target() {
+    // α = 0.5, δ = 0.5: c = (1 − α)·δ = 0.25, i.e. 6 of the 24 hours may be hot. The constrained optimum by
+    // enumeration over the 6⁴ rate-per-block policies: block 0 hot at 0.2 (its gain, 0.8, is the largest),
+    // the other blocks at their lowest safe rates: Û = 6/24 = c. The Lagrangian makes block b hot iff its gain
+    // exceeds λ, so λ must end inside (0.4, 0.8), far below the bound 10, with the greedy Û at c.
+    let hot_hours = |p: &[usize; 4]| (0..4).filter(|&b| RATES[p[b]] < SAFE[b] - 1e-9).count() * 6;
+    let saved = |p: &[usize; 4]| (0..4).map(|b| 6.0 * (1.0 - RATES[p[b]])).sum::<f64>();
+    let mut best: Option<([usize; 4], f64)> = None;
+    for k in 0..6usize.pow(4) {
+        let p = [k % 6, k / 6 % 6, k / 36 % 6, k / 216];
+        if hot_hours(&p) as f64 / 24.0 <= 0.25 && best.is_none_or(|(_, s)| saved(&p) > s + 1e-12) {
+            best = Some((p, saved(&p)));
+        }
+    }
+    let (optimum, _) = best.unwrap();
+    assert_eq!(optimum, [0, 4, 2, 1]);
+    let cfg = C2marlConfig {
+        hidden: vec![32],
+        episodes: 300,
+        tau: 0.01,
+        gamma: 0.5,
+        alpha: 0.5,
+        delta: 0.5,
+        eta_lambda: 0.05,
+        lambda_max: 10.0,
+        ..C2marlConfig::default()
+    };
+    for seed in 1..=3 {
+        let mut env = Blocks { t: 0, last: (0.0, 0.0) };
+        let mut tr = Trainer::new(&cfg, &env, seed).unwrap();
+        for e in 0..cfg.episodes {
+            tr.train_episode(&mut env, e);
+        }
+        let tail = &tr.log()[tr.log().len() - 50..];
+        let lambdas: Vec<f64> = tail.iter().map(|l| l.lambda).collect();
+        let u: f64 = tail.iter().map(|l| l.greedy_cost.unwrap()).sum::<f64>() / tail.len() as f64;
+        let (lo, hi) = lambdas
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+        let pol = tr.policy(String::new());
+        let learned: Vec<usize> = (0..4)
+            .map(|b| {
+                let mut o = vec![0.0f32; 24];
+                o[b] = 1.0;
+                pol.act(0, &o)
+            })
+            .collect();
+        eprintln!("seed {seed}: λ in [{lo:.3}, {hi:.3}], greedy Û {u:.4}, policy {learned:?}");
+        assert!(hi < 1.0 && lo > 0.3, "seed {seed}: λ over the last 50 episodes in [{lo}, {hi}]");
+        assert!((u - 0.25).abs() <= 0.05, "seed {seed}: greedy Û {u}");
+        assert_eq!(learned, optimum, "seed {seed}");
+    }
+}

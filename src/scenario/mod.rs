@@ -67,6 +67,8 @@ pub const DEFAULTS_SETS: &[&str] = &[
     // + the lifetime model's noisy estimate `capped-mean`, ALGORITHMS.md §5.2's posterior mean with the wrong
     //   component capped at 14 days (issue 27; sets 9–10: `median`)
     include_str!("defaults-11.json"),
+    // + C2MARL's delayed cost credit (`cost_credit: creation`), η_λ = 20, λ_max = 1,000 (issue 25)
+    include_str!("defaults-12.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;

@@ -12,7 +12,8 @@
 //! One episode ([`Trainer::train_episode`]):
 //! 1. act ε-greedily for the agents with requests (`m^i = 1`) until the environment says `done`, pushing
 //!    `(s, a, r, cost, s', m, m', done)` and the per-agent credit (`r^i`, `C^i`, [`MarlEnv::credit`]) into a
-//!    ring buffer of `replay` transitions;
+//!    ring buffer of `replay` transitions; once `done`, with [`CostCredit::Creation`] (the default) the
+//!    episode's cost shares are replaced by the environment's delayed credit ([`MarlEnv::creation_cost`]);
 //! 2. `k_upd` times: a minibatch of `batch` transitions, drawn uniformly **with replacement** [UNSTATED →
 //!    chosen], one gradient step ([`Credit::PerSubscriber`], the default, ours: per agent on
 //!    `r^i − λC^i`; [`Credit::Joint`], Alg. 1: on `Q_tot` with `y = r + λ(c − cost) + γ(1−done)[Q^c(s';
@@ -76,6 +77,14 @@ pub trait MarlEnv {
     /// = agent i's own reward `r^i_t` and `cost[i]` = its share `C^i_t` of the cluster cost (Σ_i C^i_t should
     /// be C_c(s_t)). Both slices have `n_agents` entries.
     fn credit(&self, reward: &mut [f64], cost: &mut [f64]);
+    /// Delayed cost credit (used with [`CostCredit::Creation`]; call once the episode is `done`): fills
+    /// `cost[t·n_agents + i]` (`cost` has steps × n_agents entries) with the cost the action of agent i at
+    /// step t caused over the episode, discounted by `gamma` per step after t (for the cluster: the hot
+    /// shares of the VMs that step created, over their lifetimes). Returns false when the environment has no
+    /// such credit (the default), and the hourly shares of [`MarlEnv::credit`] stay.
+    fn creation_cost(&self, _gamma: f64, _cost: &mut [f64]) -> bool {
+        false
+    }
 }
 
 /// How the TD loss assigns the reward to the agents (our choice; the paper's is [`Credit::Joint`]).
@@ -93,6 +102,21 @@ pub enum Credit {
     /// Z. `Q^c` is not trained (it does not act).
     #[default]
     PerSubscriber,
+}
+
+/// Which step a cost share is credited to with [`Credit::PerSubscriber`] (ours; issue 25).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CostCredit {
+    /// Each hour's cost share `C^i_t` ([`MarlEnv::credit`]) enters agent i's transition of that hour, and only
+    /// if it has requests then: the cost of an earlier hour's oversubscription, paid over the VMs' lifetimes,
+    /// is mostly lost. Defaults sets 7–10.
+    Hourly,
+    /// Each hot share is credited to the transition (agent, step) that created the VM, discounted by γ per
+    /// hour since ([`MarlEnv::creation_cost`]): the cost of an action is known when its episode ends. The
+    /// default. An environment without [`MarlEnv::creation_cost`] keeps the hourly shares.
+    #[default]
+    Creation,
 }
 
 /// A [`FieldError`] for field `field`.
@@ -132,9 +156,9 @@ pub struct C2marlConfig {
     /// Adam learning rate of the Q-networks. Default 1e-3 (§3.7).
     pub lr: f64,
     /// Dual step size η_λ (seed 001 eq. 11), per episode, on the normalised gap
-    /// ([`C2marlConfig::constraint_gap`], in [−1, 1]): λ moves by at most η_λ per episode. Default 2 (ours):
-    /// λ is on the agents' reward scale (a credited reward of at most 0.8 per agent-hour, a cost share of at
-    /// most 1 per hot hour), so λ crosses [0, λ_max] in 50 episodes.
+    /// ([`C2marlConfig::constraint_gap`], in [−1, 1]): λ moves by at most η_λ per episode. Default 20 (ours;
+    /// 2 in defaults sets 7–10): λ is on the agents' reward scale (a credited reward of at most 0.8 per
+    /// agent-hour, a cost share of at most 1 per hot hour), so λ crosses [0, λ_max] in 50 episodes.
     pub eta_lambda: f64,
     /// Gradient steps per episode K_upd. Default 120 (§3.7).
     pub k_upd: usize,
@@ -162,8 +186,10 @@ pub struct C2marlConfig {
     pub credit: Credit,
     /// λ at the start (ours; 0 in Alg. 1). With `eta_lambda = 0`, λ stays here: the learner sanity tests fix it.
     pub lambda_init: f64,
-    /// Upper bound of λ (ALGORITHMS.md §3.3 as corrected: "λ bounded"; the value is ours). Default 100: a hot
-    /// hour then outweighs 125 agent-hours at rate 0.2 instead of 1.0.
+    /// Upper bound of λ (ALGORITHMS.md §3.3 as corrected: "λ bounded"; the value is ours). Default 1,000 (100
+    /// in defaults sets 7–10): a hot hour then outweighs 1,250 agent-hours at rate 0.2 instead of 1.0. At 100
+    /// the bound held λ at E1.1 (20 PMs, results/001/issue25/alpha.md): making every subscriber safer costs
+    /// 0.4 per agent-hour over ~10³ agent-hours per episode to avoid about one hot hour.
     pub lambda_max: f64,
     /// Fraction of `episodes` after which the dual steps start (ALGORITHMS.md §3.3: when exploration has
     /// decayed). Default 0.5 = where ε reaches `eps_end` at the default schedule.
@@ -171,6 +197,9 @@ pub struct C2marlConfig {
     /// Greedy evaluation episodes whose mean hot fraction is Û (a running mean over the last `dual_window`
     /// episodes, one greedy episode per training episode once the dual steps run). Default 10 (ours).
     pub dual_window: usize,
+    /// Where the per-subscriber cost shares are credited ([`CostCredit`]). Default creation (ours; hourly in
+    /// defaults sets 7–10).
+    pub cost_credit: CostCredit,
 }
 
 impl Default for C2marlConfig {
@@ -178,7 +207,7 @@ impl Default for C2marlConfig {
         C2marlConfig {
             hidden: vec![64, 64],
             lr: 1e-3,
-            eta_lambda: 2.0,
+            eta_lambda: 20.0,
             k_upd: 120,
             episodes: 1800,
             eps_start: 1.0,
@@ -192,9 +221,10 @@ impl Default for C2marlConfig {
             delta: 1.0 / 40.0,
             credit: Credit::PerSubscriber,
             lambda_init: 0.0,
-            lambda_max: 100.0,
+            lambda_max: 1000.0,
             dual_start_fraction: 0.5,
             dual_window: 10,
+            cost_credit: CostCredit::Creation,
         }
     }
 }
@@ -533,6 +563,12 @@ struct Work {
     /// The last step's credit ([`MarlEnv::credit`]).
     credit_reward: Vec<f64>,
     credit_cost: Vec<f64>,
+    /// The training episode so far, steps × n_agents: masks, credited rewards and cost shares (replaced by
+    /// the delayed credit with [`CostCredit::Creation`] once it ends), and per step its replay slot.
+    ep_mask: Vec<bool>,
+    ep_reward: Vec<f64>,
+    ep_cost: Vec<f64>,
+    ep_slot: Vec<usize>,
     /// Batch-1 passes (acting).
     act: Scratch,
     /// Per agent: the online pass on `o` kept for the backward pass.
@@ -638,6 +674,10 @@ impl Trainer {
             actions: vec![0; d.n_agents],
             credit_reward: vec![0.0; d.n_agents],
             credit_cost: vec![0.0; d.n_agents],
+            ep_mask: Vec::new(),
+            ep_reward: Vec::new(),
+            ep_cost: Vec::new(),
+            ep_slot: Vec::new(),
             act: agents[0].scratch(1),
             agent: (0..d.n_agents).map(|_| agents[0].scratch(b)).collect(),
             cluster: cluster.scratch(b),
@@ -816,12 +856,10 @@ impl Trainer {
             );
             if learn {
                 env.credit(&mut w.credit_reward, &mut w.credit_cost);
-                for i in (0..n).filter(|&i| w.mask[i]) {
-                    self.reward_seen[i] += 1;
-                    let k = self.reward_seen[i].min(CENTRING_SPAN) as f64;
-                    let shaped = w.credit_reward[i] - self.lambda * w.credit_cost[i];
-                    self.reward_mean[i] += (shaped - self.reward_mean[i]) / k;
-                }
+                w.ep_mask.extend_from_slice(&w.mask);
+                w.ep_reward.extend_from_slice(&w.credit_reward);
+                w.ep_cost.extend_from_slice(&w.credit_cost);
+                w.ep_slot.push(self.replay.next);
                 self.replay.push(Transition {
                     agent_obs: &w.agent_obs,
                     cluster_obs: &w.cluster_obs,
@@ -844,9 +882,47 @@ impl Trainer {
             std::mem::swap(&mut w.cluster_obs, &mut w.next_cluster_obs);
             std::mem::swap(&mut w.mask, &mut w.next_mask);
             if out.done {
+                if learn {
+                    self.end_learning_episode(env);
+                }
                 return (steps, hot, reward_sum);
             }
         }
+    }
+
+    /// After a training episode: with [`CostCredit::Creation`] (and [`Credit::PerSubscriber`]) replaces the
+    /// hourly cost shares of its transitions still in the replay memory by the environment's delayed credit
+    /// ([`MarlEnv::creation_cost`]), then moves the agents' reward centring over its transitions in order.
+    fn end_learning_episode<E: MarlEnv + ?Sized>(&mut self, env: &E) {
+        let n = self.dims.n_agents;
+        let w = &mut self.work;
+        let steps = w.ep_slot.len();
+        if self.config.cost_credit == CostCredit::Creation
+            && self.config.credit == Credit::PerSubscriber
+        {
+            let mut delayed = vec![0.0; steps * n];
+            if env.creation_cost(self.config.gamma, &mut delayed) {
+                w.ep_cost.copy_from_slice(&delayed);
+                // The last `replay` transitions of the episode are still stored.
+                for t in steps.saturating_sub(self.replay.cap)..steps {
+                    let k = w.ep_slot[t];
+                    self.replay.agent_cost[k * n..(k + 1) * n]
+                        .copy_from_slice(&delayed[t * n..(t + 1) * n]);
+                }
+            }
+        }
+        for t in 0..steps {
+            for i in (0..n).filter(|&i| w.ep_mask[t * n + i]) {
+                self.reward_seen[i] += 1;
+                let k = self.reward_seen[i].min(CENTRING_SPAN) as f64;
+                let shaped = w.ep_reward[t * n + i] - self.lambda * w.ep_cost[t * n + i];
+                self.reward_mean[i] += (shaped - self.reward_mean[i]) / k;
+            }
+        }
+        w.ep_mask.clear();
+        w.ep_reward.clear();
+        w.ep_cost.clear();
+        w.ep_slot.clear();
     }
 
     /// One gradient step on a minibatch drawn from `rng` (Alg. 1's, or per agent with

@@ -94,6 +94,9 @@ pub struct Cluster<'a> {
     new_saved: Vec<f64>,
     new_requested: Vec<f64>,
     cost_share: Vec<f64>,
+    /// With [`Cluster::with_blame_log`]: per hot share of a VM created in the episode, (VM index in
+    /// `ep.vms`, hour, share) — the hourly cost shares broken down by VM, for [`Cluster::creation_cost`].
+    blame: Option<Vec<(u32, i32, f64)>>,
     /// Per PM: hot in the last step.
     hot_now: Vec<bool>,
     /// Per PM: oversubscribed cores `Σ (c_v − a_v)` (filled for the hot PMs of the last step).
@@ -156,6 +159,7 @@ impl<'a> Cluster<'a> {
             new_saved: vec![0.0; subs],
             new_requested: vec![0.0; subs],
             cost_share: vec![0.0; subs],
+            blame: None,
             hot_now: vec![false; k],
             over: vec![0.0; k],
             hot_hours: vec![0; k],
@@ -185,6 +189,34 @@ impl<'a> Cluster<'a> {
     pub fn with_scale(mut self, scale: ObsScale) -> Self {
         self.scale = scale;
         self
+    }
+
+    /// The cluster recording each created VM's hot shares, so that [`Cluster::creation_cost`] can credit
+    /// them to the hour that created it.
+    pub fn with_blame_log(mut self) -> Self {
+        self.blame = Some(Vec::new());
+        self
+    }
+
+    /// Delayed cost credit (ours, issue 25; [`super::c2marl::CostCredit::Creation`]): `cost[t·N + n]` = Σ
+    /// over subscriber n's VMs created at hour t of `Σ_τ γ^(τ−t)·share_v(τ)`, with `share_v(τ)` the VM's part
+    /// of the cluster cost at hour τ (module documentation; `Σ_v share_v(τ)` is the hourly `Σ_n C^n_τ` less
+    /// the shares of VMs placed before hour 0). `cost` has T·N entries. False without
+    /// [`Cluster::with_blame_log`].
+    pub fn creation_cost(&self, gamma: f64, cost: &mut [f64]) -> bool {
+        let Some(log) = &self.blame else {
+            return false;
+        };
+        let n = self.ep.subs;
+        cost.iter_mut().for_each(|x| *x = 0.0);
+        for &(vm, tau, share) in log {
+            let v = &self.ep.vms[vm as usize];
+            let k = v.start as usize * n + v.sub as usize;
+            if k < cost.len() {
+                cost[k] += gamma.powi(tau - v.start) * share;
+            }
+        }
+        true
     }
 
     /// Deletes the VMs ending at the current hour and collects its requests (requests of earlier hours that
@@ -344,6 +376,11 @@ impl<'a> Cluster<'a> {
                         self.ep.usage_of(v, t) * v.cores / self.used[k]
                     };
                     self.cost_share[v.sub as usize] += share / hot as f64;
+                    if let Some(log) = self.blame.as_mut() {
+                        if v.start >= 0 {
+                            log.push((p.vm, t, share / hot as f64));
+                        }
+                    }
                 }
             }
         }
@@ -648,6 +685,33 @@ mod tests {
             }
         }
         assert!(checked > 500 && c.rejected > 0, "{checked} {}", c.rejected);
+    }
+
+    #[test]
+    fn creation_cost_credits_each_hot_share_to_the_hour_that_created_the_vm() {
+        // One PM of 10 cores, β = 0.6. Subscriber 0's 8-core VM from hour 0 at rate 0.5 (4 assigned, 4 used):
+        // cool. Subscriber 1's 6-core VM from hour 1 at rate 0.5 (3 assigned): 7 used ≥ 6, hot at hours 1 and 2,
+        // oversubscribed cores 4 + 3, shares 4/7 and 3/7. Hourly credit gives subscriber 0 its 4/7 at hours
+        // 1–2, when it has no requests (lost to its transitions); with γ = 0.5 the delayed credit of hour 0's
+        // action is 4/7·(0.5 + 0.25) = 3/7, of subscriber 1's at hour 1 3/7·(1 + 0.5) = 9/14.
+        let p = params(1);
+        let ep = episode(3, 2, &[(0, 8.0, 0, 3, 0.5), (1, 6.0, 1, 3, 0.5)]);
+        let mut c = Cluster::new(&p, Cow::Borrowed(&ep), false).with_blame_log();
+        let (mut r, mut k) = ([0.0; 2], [0.0; 2]);
+        assert_eq!(c.step(&[0.5, 0.5]).cost, 0.0);
+        assert_eq!(c.step(&[0.5, 0.5]).cost, 1.0);
+        c.credit(&mut r, &mut k);
+        assert!((k[0] - 4.0 / 7.0).abs() < 1e-12 && (k[1] - 3.0 / 7.0).abs() < 1e-12);
+        assert_eq!(c.mask(), &[false, false]);
+        c.step(&[0.5, 0.5]);
+        let mut cost = [9.0; 6];
+        assert!(c.creation_cost(0.5, &mut cost));
+        let want = [3.0 / 7.0, 0.0, 0.0, 9.0 / 14.0, 0.0, 0.0];
+        for (x, w) in cost.iter().zip(want) {
+            assert!((x - w).abs() < 1e-12, "{cost:?}");
+        }
+        let plain = Cluster::new(&p, Cow::Borrowed(&ep), false);
+        assert!(!plain.creation_cost(0.5, &mut cost));
     }
 
     #[test]

@@ -350,7 +350,11 @@ impl MarlEnv for TrainEnv<'_> {
             (self.train_seed as u64) << 32 | episode,
         );
         self.cluster =
-            Some(Cluster::new(&w.params, Cow::Owned(ep), w.warm()).with_scale(w.obs_scale()));
+            Some(
+            Cluster::new(&w.params, Cow::Owned(ep), w.warm())
+                .with_scale(w.obs_scale())
+                .with_blame_log(),
+        );
     }
     fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
         let c = self.cluster.as_ref().expect("reset before observe");
@@ -375,6 +379,12 @@ impl MarlEnv for TrainEnv<'_> {
             .as_ref()
             .expect("reset before credit")
             .credit(reward, cost);
+    }
+    fn creation_cost(&self, gamma: f64, cost: &mut [f64]) -> bool {
+        self.cluster
+            .as_ref()
+            .expect("reset before creation_cost")
+            .creation_cost(gamma, cost)
     }
 }
 
@@ -808,6 +818,12 @@ pub fn paper_figures(preset: Preset) -> Vec<PaperFigure> {
         ],
         Preset::E12 => vec![
             f("grid:0.2", 0.954, Some(0.80)),
+            f("grid:0.4", 1.0, Some(0.60)),
+            f("grid:0.6", 0.0, Some(0.40)),
+            f("ma", 0.0, Some(0.492)),
+            f("sl", 0.008, Some(0.499)),
+            f("c2marl:0.75", 0.116, Some(0.692)),
+            f("c2marl:0.85", 0.068, Some(0.651)),
             f("c2marl:0.95", 0.035, Some(0.69)),
         ],
         Preset::E13 => vec![
