@@ -59,12 +59,16 @@ impl TraceBuilder {
     /// called `name` when given (a bundled trace's id, as the CLI names it), else after the upload
     /// ([`crate::input::upload_name`]). Errors are `{ kind: "trace", file, line, column, message, display }`.
     pub fn finish(self, name: Option<String>) -> JsResult<Trace> {
-        let sha256 = crate::input::upload_sha256(&self.files);
+        let files_sha256 = crate::input::upload_sha256(&self.files);
         let name = name
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| crate::input::upload_name(&self.files));
         let t = trace::read_trace(&name, &self.files, None).map_err(|e| trace_error(&e))?;
-        Ok(Trace { inner: t, sha256 })
+        Ok(Trace {
+            sha256: t.content_sha256(),
+            inner: t,
+            files_sha256,
+        })
     }
 
     /// Like [`TraceBuilder::finish`] for a workload of VM records (the Azure 2017 arrivals, Azure vmtables,
@@ -110,11 +114,13 @@ impl LoadedWorkload {
     }
 }
 
-/// A parsed trace and the SHA-256 of the bytes it came from (what upload share links record).
+/// A parsed trace, the SHA-256 of its content (what upload share links record) and that of the files it came
+/// from (what links made before content identity record).
 #[wasm_bindgen]
 pub struct Trace {
     inner: UsageTrace,
     sha256: String,
+    files_sha256: String,
 }
 
 #[wasm_bindgen]
@@ -124,9 +130,21 @@ impl Trace {
         self.inner.name.clone()
     }
 
-    /// Lower-case hex SHA-256 of the upload ([`crate::input::upload_sha256`]).
+    /// Lower-case hex SHA-256 of the trace's content ([`UsageTrace::content_sha256`]): the same for the same
+    /// data picked as files, a folder or a zip.
     pub fn sha256(&self) -> String {
         self.sha256.clone()
+    }
+
+    /// Lower-case hex SHA-256 of the files it was read from ([`crate::input::upload_sha256`]), what links
+    /// made before content identity record.
+    pub fn files_sha256(&self) -> String {
+        self.files_sha256.clone()
+    }
+
+    /// Whether `sha256` names this trace: its content hash, or its files' hash (an older link).
+    pub fn is_named_by(&self, sha256: &str) -> bool {
+        sha256 == self.sha256 || sha256 == self.files_sha256
     }
 
     /// Number of VMs.
