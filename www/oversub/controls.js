@@ -19,9 +19,16 @@ export const PRESETS = [
     'E1.1\'s synthetic internal cloud, reported as C-Hot-R (an hour is hot when any PM is) beside PM-Hot-R (the worst PM), App. B.2.'],
 ];
 
-/** The preset's policy list, as the engine's `OversubParams::policy_list` gives it for an empty list. */
-export function presetPolicies(preset) {
-  return ['grid:0.2', 'grid:0.4', 'grid:0.6', ...(preset === 'E1.3' ? ['grid:1'] : []), 'ma', 'sl', 'peak:p95', 'gpa:0.95', 'c2marl:0.95'];
+/** What the engine makes of a scenario's oversub section before it runs (the model's 'setup' operation):
+ * { policies: the list it runs (the preset's for an empty list), pms: K, alpha: [min, max] of α }. */
+export function sectionSetup(wasm, sc) {
+  return wasm.model_call(sc, 'setup', null);
+}
+
+/** The preset's policy list (the engine's `OversubParams::policy_list` for an empty list). */
+export function presetPolicies(wasm, preset) {
+  const d = wasm.default_scenario();
+  return sectionSetup(wasm, { ...d, model: 'oversub', oversub: { ...d.oversub, preset, policies: [] } }).policies;
 }
 
 /** The policy names of a list typed by the user (comma- or space-separated). */
@@ -52,12 +59,15 @@ export function alphaOf(names) {
 export const trainedInRun = (name) => /^c2marl:/.test(name) && levelled(name);
 
 /**
- * Build the controls. `onChange()` fires on every edit; `defaults` is the engine's default scenario (its
- * values are the placeholders of the fields, so an empty field shows what the engine would use).
+ * Build the controls. `onChange()` fires on every edit; the engine's default scenario gives the placeholders
+ * of the fields (an empty field shows what the engine would use), its 'setup' the preset's policies and α's
+ * range.
  * Returns { el, fill(scenario), read(base) -> { scenario, errors }, showErrors(errors), addPolicy(name) }.
  */
-export function createControls({ onChange, defaults }) {
+export function createControls({ onChange, wasm }) {
+  const defaults = wasm.default_scenario();
   const d = defaults.oversub;
+  const [alphaMin, alphaMax] = sectionSetup(wasm, { ...defaults, model: 'oversub' }).alpha;
   const preset = h('select', {}, PRESETS.map(([v, label]) => h('option', { value: v }, label)));
   const dataLine = h('p', { class: 'fine', id: 'oversub-preset-data' });
   const policies = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'the preset\'s' });
@@ -91,7 +101,7 @@ export function createControls({ onChange, defaults }) {
     const a = Number(alpha.value.trim());
     if (!(Number.isFinite(a) && alpha.value.trim() !== '')) { fire(); return; }
     const names = splitPolicies(policies.value);
-    policies.value = withAlpha(names.length ? names : presetPolicies(preset.value), a).join(', ');
+    policies.value = withAlpha(names.length ? names : presetPolicies(wasm, preset.value), a).join(', ');
     fire();
   });
 
@@ -105,7 +115,7 @@ export function createControls({ onChange, defaults }) {
     const p = s.oversub;
     preset.value = p.preset;
     policies.value = p.policies.join(', ');
-    alpha.value = String(alphaOf(p.policies.length ? p.policies : presetPolicies(p.preset)));
+    alpha.value = String(alphaOf(p.policies.length ? p.policies : presetPolicies(wasm, p.preset)));
     beta.value = String(p.beta);
     pms.value = p.pms ? String(p.pms) : '';
     occupancy.value = String(p.occupancy);
@@ -128,7 +138,7 @@ export function createControls({ onChange, defaults }) {
     if (alpha.value.trim() !== '') {
       const a = Number(alpha.value.trim());
       if (!Number.isFinite(a)) errors.push({ field: 'oversub.alpha', message: `'${alpha.value.trim()}' is not a number` });
-      else if (!(a >= 0.5 && a <= 0.9999)) errors.push({ field: 'oversub.alpha', message: 'α must lie in [0.5, 0.9999]' });
+      else if (!(a >= alphaMin && a <= alphaMax)) errors.push({ field: 'oversub.alpha', message: `α must lie in [${alphaMin}, ${alphaMax}]` });
     }
     p.beta = keep(readNumber(beta, 'oversub.beta', errors), p.beta);
     p.occupancy = keep(readNumber(occupancy, 'oversub.occupancy', errors), p.occupancy);
@@ -149,7 +159,7 @@ export function createControls({ onChange, defaults }) {
   /** Add the policy `name` to the list (the preset's list first, when it is empty) and fire onChange. */
   function addPolicy(name) {
     const names = splitPolicies(policies.value);
-    const list = names.length ? names : presetPolicies(preset.value);
+    const list = names.length ? names : presetPolicies(wasm, preset.value);
     if (!list.includes(name)) list.push(name);
     policies.value = list.join(', ');
     fire();

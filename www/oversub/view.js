@@ -17,7 +17,7 @@ import { updateLocation, copyText } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { onWorkers, duration } from '../common/run-controls.js';
 import { createRunView } from '../common/run-view.js';
-import { createControls, presetPolicies, trainedInRun } from './controls.js';
+import { createControls, sectionSetup, trainedInRun } from './controls.js';
 
 const CHART_HEIGHT = 380;
 const RATES_HEIGHT = 420;
@@ -50,12 +50,6 @@ const fileOf = (policy) => {
 };
 /** A row's label: its policy (with the training seed when the run has several). */
 const rowLabel = (r) => (r.train_seed !== null && r.train_seed !== undefined && r.train_seed > 0 ? `${r.policy} (seed ${r.train_seed})` : r.policy);
-/** The scenario's policy list (the preset's when it is empty). */
-const policyList = (sc) => (sc.oversub.policies.length ? sc.oversub.policies : presetPolicies(sc.oversub.preset));
-/** PMs of a scenario (0 = the preset's: 500, E1.3 200; the engine's `pm_count`). */
-const pmCount = (sc) => sc.oversub.pms || (sc.oversub.preset === 'E1.3' ? 200 : 500);
-/** The training cost of `arms` C2MARL arms of `sc`, in PM-hours simulated. */
-const trainCost = (sc, arms) => arms * sc.oversub.train_episodes * pmCount(sc) * sc.oversub.hours;
 /** "1 min 40 s", "12 s". */
 
 export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
@@ -69,7 +63,12 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   const files = new Map();
 
   const scheduleDraw = frameThrottle(() => { if (run.isRunning()) drawCharts(); });
-  const controls = createControls({ onChange: debounce(onControls, 300), defaults: wasm.default_scenario() });
+  const controls = createControls({ onChange: debounce(onControls, 300), wasm });
+  /** The scenario's policy list (the preset's when it is empty) and its PM count K, from the engine. */
+  const policyList = (sc) => sectionSetup(wasm, sc).policies;
+  const pmCount = (sc) => sectionSetup(wasm, sc).pms;
+  /** The training cost of `arms` C2MARL arms of `sc`, in PM-hours simulated. */
+  const trainCost = (sc, arms) => arms * sc.oversub.train_episodes * pmCount(sc) * sc.oversub.hours;
   /** The bundled pretrained arms ([{ name: id, bytes }], fetched once; [] when none could be loaded). */
   let bundle = null;
   /** What the run on display ran: { sc, files, mode: 'plain' | 'bundled' | 'train' | 'untrained' }. */
