@@ -3,6 +3,7 @@
 use super::{to_js, trace_error, JsResult};
 use crate::input::{InputFile, TraceError};
 use crate::trace::{self, UsageTrace};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 /// Collects the files of an upload (or a bundled trace's bytes) one by one, then parses them.
@@ -66,7 +67,7 @@ impl TraceBuilder {
         let t = trace::read_trace(&name, &self.files, None).map_err(|e| trace_error(&e))?;
         Ok(Trace {
             sha256: t.content_sha256(),
-            inner: t,
+            inner: Rc::new(t),
             files_sha256,
         })
     }
@@ -80,14 +81,17 @@ impl TraceBuilder {
             .unwrap_or_else(|| crate::input::upload_name(&self.files));
         let w = crate::workload::read_workload(&name, &self.files, None)
             .map_err(|e| trace_error(&e))?;
-        Ok(LoadedWorkload { inner: w, sha256 })
+        Ok(LoadedWorkload {
+            inner: Rc::new(w),
+            sha256,
+        })
     }
 }
 
 /// A parsed workload (VM records) and the SHA-256 of the bytes it came from.
 #[wasm_bindgen]
 pub struct LoadedWorkload {
-    inner: crate::workload::Workload,
+    inner: Rc<crate::workload::Workload>,
     sha256: String,
 }
 
@@ -112,13 +116,18 @@ impl LoadedWorkload {
     pub fn workload(&self) -> &crate::workload::Workload {
         &self.inner
     }
+
+    /// A shared handle on it (a [`super::run::RunInputs`] keeps one; no copy).
+    pub(crate) fn shared(&self) -> Rc<crate::workload::Workload> {
+        Rc::clone(&self.inner)
+    }
 }
 
 /// A parsed trace, the SHA-256 of its content (what upload share links record) and that of the files it came
 /// from (what links made before content identity record).
 #[wasm_bindgen]
 pub struct Trace {
-    inner: UsageTrace,
+    inner: Rc<UsageTrace>,
     sha256: String,
     files_sha256: String,
 }
@@ -167,5 +176,10 @@ impl Trace {
     /// The engine's trace (for Rust callers and tests).
     pub fn usage_trace(&self) -> &UsageTrace {
         &self.inner
+    }
+
+    /// A shared handle on it (a [`super::run::RunInputs`] keeps one; no copy).
+    pub(crate) fn shared(&self) -> Rc<UsageTrace> {
+        Rc::clone(&self.inner)
     }
 }
