@@ -3,7 +3,7 @@
 // paths (admission.params.capacity, admission.runs, seed, ...), so the engine's FieldErrors land in place.
 
 import { h, setChildren } from '../common/dom.js';
-import { field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { defaultAt, field, num, readNumber, showFieldErrors } from '../common/fields.js';
 
 const PRESETS = [
   ['E0.1', 'E0.1 · baseline vs moment policies'],
@@ -39,12 +39,13 @@ function setPath(o, path, v) {
  */
 export function createControls({ wasm, onChange, onAzure }) {
   const preset = h('select', {}, PRESETS.map(([v, t]) => h('option', { value: v }, t)));
-  const capacity = num({ inputmode: 'numeric', placeholder: '1000' });
-  const sla = num({ placeholder: '0.001' });
-  const horizon = num({ placeholder: '1460' });
-  const runs = num({ inputmode: 'numeric', placeholder: '2' });
-  const seed = num({ inputmode: 'numeric', placeholder: '1' });
-  const iterations = num({ inputmode: 'numeric', placeholder: '6' });
+  const D = wasm.default_scenario();
+  const capacity = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'admission.params.capacity') });
+  const sla = num({ placeholder: defaultAt(D, 'admission.params.sla') });
+  const horizon = num({ placeholder: defaultAt(D, 'admission.params.horizon_hours') });
+  const runs = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'admission.runs') });
+  const seed = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'seed') });
+  const iterations = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'admission.params.tune_iterations') });
   const azureOk = azureFitAvailable(wasm);
   const source = h('select', {},
     h('option', { value: 'defaults' }, 'documented defaults (§2.13)'),

@@ -24,6 +24,13 @@ export function field(path, label, input, help, scope = null) {
     h('span', { class: 'label' }, label), input, msg);
 }
 
+/** The engine's default value at the dotted scenario path `path` of `defaults` (the engine's default scenario),
+ * as the placeholder of an empty field ('' when there is none). */
+export function defaultAt(defaults, path) {
+  const v = path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), defaults);
+  return v == null ? '' : String(v);
+}
+
 /** A text input for numbers (text, not type=number, so what the user typed can be reported back). */
 export function num(attrs) {
   return h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: false, ...attrs });

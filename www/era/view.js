@@ -53,7 +53,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   let lastView = null;
 
   const scheduleDraw = frameThrottle(() => { if (run.isRunning()) drawCharts(); });
-  const controls = createControls({ onChange: debounce(onControls, 300) });
+  const controls = createControls({ onChange: debounce(onControls, 300), wasm });
   controls.fill(scenario);
 
   // ---- chart card

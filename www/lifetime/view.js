@@ -134,7 +134,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
 
   const color = (i) => (i >= 0 ? wasm.arm_color(i) : '#787878');
   const scheduleDraw = frameThrottle(() => { if (run.isRunning()) drawChart(); });
-  const controls = createControls({ onChange: debounce(onControls, 300), color });
+  const controls = createControls({ onChange: debounce(onControls, 300), color, wasm });
   controls.fill(scenario);
 
   // ---- chart card

@@ -47,7 +47,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
 
   // partial frontiers are redrawn at most once per frame and 100 ms, only while the run goes on
   const schedulePartial = frameThrottle(() => { if (run.isRunning()) drawPartial(); });
-  const controls = createControls({ onChange: debounce(onControls, 250) });
+  const controls = createControls({ onChange: debounce(onControls, 250), wasm });
   controls.fill(scenario);
 
   // ---- frontier card
