@@ -4,13 +4,13 @@
 // Computation happens in the worker: the shared 'run' operation (one simulation run per step), 'model.call'
 // for the run view and 'admission.azure' for the Azure fit.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, dataCard } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { updateLocation, copyText } from '../common/share.js';
+import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { downloadSvg } from '../common/exports.js';
 import { onWorkers } from '../common/run-controls.js';
-import { createRunView } from '../common/run-view.js';
+import { createRunView, viewHandle } from '../common/run-view.js';
 import { createControls, azureFitAvailable } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -30,8 +30,7 @@ const tunedPoint = (a) => (a.status === 'untunable' ? null : [a.utilization, a.f
 
 /** The data note: what the real Azure 2017 arrivals identify and what keeps documented defaults. */
 function dataNote(azureOk, fitNote) {
-  return h('section', { class: 'card data-note', id: 'admission-data', 'aria-labelledby': 'admission-data-title' },
-    h('h2', { id: 'admission-data-title' }, 'Data'),
+  return dataCard('admission',
     h('p', { class: 'fine' }, 'Deployments arrive as a Poisson process, start with n₀ cores, lose cores at rate λ each, scale out at rate ν·λ by 1 + Poisson(σ) cores and are killed after an Exp(λ/κ) maximum lifetime (§2.1). A scale-out that does not fit in C fails.'),
     h('dl', { class: 'summary' },
       h('dt', {}, 'from Azure 2017'), h('dd', {}, 'arrival rate, initial-size distribution, core-lifetime prior (λ): maximum likelihood with right-censoring on the public VM arrivals (seed 000 App. B).'),
@@ -43,7 +42,7 @@ function dataNote(azureOk, fitNote) {
     h('p', { class: 'fine' }, 'Scale: the playground defaults (C = 1,000 cores, 2 months, R = 2 runs, 6 search steps) finish in about 10 s in a browser; §2.12 uses C = 20,000 cores, 3 years and more runs (`packlab admit`).'));
 }
 
-export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
+export function mount({ root, wasm, worker, scenario: initial, autorun = true }) {
   let scenario = initial.model === 'admission' ? initial : { ...initial, model: 'admission' };
   let report = null; // the last complete report
   let curves = []; // [{ label, points: [[u, f]...], tuned }] of the run on display
@@ -317,11 +316,5 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   updateLink();
   run.begin(autorun);
 
-  return {
-    traceLoaded() {},
-    setScenario(s) { scenario = s; controls.fill(s); },
-    scenario: () => scenario,
-    copyLink: async () => { updateLink(); return copyText(location.href); },
-    banner,
-  };
+  return viewHandle({ scenario: () => scenario, link: updateLink });
 }

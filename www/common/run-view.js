@@ -12,6 +12,7 @@ import { h } from './dom.js';
 import { errorText } from './engine.js';
 import { exportRow } from './exports.js';
 import { createRunControls } from './run-controls.js';
+import { copyText } from './share.js';
 
 /**
  * @param {object} o
@@ -139,5 +140,17 @@ export function createRunView(o) {
       if (!card.dataset.firstMs) card.dataset.firstMs = String(Math.round(performance.now() - started));
     },
     runs: () => runs,
+  };
+}
+
+/**
+ * What a model view gives the shell (app.js): its scenario, Copy link (`link()` writes the scenario into the
+ * address bar first) and `traceLoaded(trace)` (a trace-reading view takes the loaded trace; others ignore it).
+ */
+export function viewHandle({ scenario, link, traceLoaded = () => {} }) {
+  return {
+    traceLoaded,
+    scenario,
+    copyLink: async () => { link(); return copyText(location.href); },
   };
 }

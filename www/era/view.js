@@ -5,11 +5,11 @@
 // Computation happens in the worker: the shared 'run' operation (one (policy, κ_use) cell per step) on the
 // scenario's workload, and 'run.query' with op 'request' for the teaching view.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable, dataCard, pct, int } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { updateLocation, copyText } from '../common/share.js';
+import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
-import { createRunView } from '../common/run-view.js';
+import { createRunView, viewHandle } from '../common/run-view.js';
 import { createControls, PRESET_WORKLOAD } from './controls.js';
 
 const CHART_HEIGHT = 380;
@@ -21,8 +21,6 @@ export const model = {
   subtitle: 'economic reservations and dynamic pricing: ERA\'s BASIC_ECON, greedy, on-demand',
 };
 
-const pct = (v, d = 1) => (Number.isFinite(v) ? `${(v * 100).toFixed(d)}%` : '–');
-const int = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
 const money = (v) => (Number.isFinite(v) ? `$${Math.round(v).toLocaleString('en-US')}` : '–');
 
 /** The cells as the table and the CSV show them (the engine's field names). */
@@ -38,7 +36,7 @@ const COLUMNS = [
   ['truthful_violations', 'truthfulness', 'of every 25th request, the same request stating 0.5×, 2× and 10× its value: checks where the price moved or a higher value was rejected', null],
 ];
 
-export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
+export function mount({ root, wasm, worker, scenario: initial, autorun = true }) {
   let scenario = initial.model === 'era' ? initial : { ...initial, model: 'era' };
   if (initial.model !== 'era') {
     // opened from another tab: the workload of the preset (the default scenario's is the Azure arrivals)
@@ -121,12 +119,11 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   // ---- data card
   const statementEl = h('p', { id: 'era-data-statement' });
   const setupEl = h('div', { id: 'era-setup' });
-  const dataCard = h('section', { class: 'card data-note', id: 'era-data', 'aria-labelledby': 'era-data-title' },
-    h('h2', { id: 'era-data-title' }, 'Data'), statementEl, setupEl);
+  const data = dataCard('era', statementEl, setupEl);
 
   setChildren(root,
     h('div', { class: 'layout' },
-      h('aside', { class: 'sidebar' }, controls.el, dataCard),
+      h('aside', { class: 'sidebar' }, controls.el, data),
       h('div', { class: 'content' }, run.card, tableCard, reqCard)));
   window.addEventListener('resize', debounce(() => { drawCharts(); drawRequest(); }, 150));
 
@@ -283,11 +280,5 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   updateLocation(wasm, scenario);
   run.begin(autorun);
 
-  return {
-    traceLoaded() {},
-    setScenario(s) { scenario = s; controls.fill(s); },
-    scenario: () => scenario,
-    copyLink: async () => { updateLocation(wasm, scenario); return copyText(location.href); },
-    banner,
-  };
+  return viewHandle({ scenario: () => scenario, link: () => updateLocation(wasm, scenario) });
 }

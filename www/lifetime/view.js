@@ -6,13 +6,13 @@
 // loads once and keeps (the bundled Azure 2017 arrivals, or an upload through 'workload.load'); the frontier
 // is a sweep (the engine's src/sweep.rs, `packlab sweep`) run cell by cell through the same operation.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable, dataCard, pct as percent, int } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { updateLocation, copyText } from '../common/share.js';
+import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { exportRow } from '../common/exports.js';
 import { createRunControls } from '../common/run-controls.js';
-import { createRunView } from '../common/run-view.js';
+import { createRunView, viewHandle } from '../common/run-view.js';
 import { runCells } from '../common/sweep.js';
 import { renderMarkdown } from '../common/markdown.js';
 import { createControls, POLICIES } from './controls.js';
@@ -65,9 +65,8 @@ export const model = {
   subtitle: 'lifetime-aware VM allocation: best fit, LA-Binary, NILAS, LAVA',
 };
 
-const pct = (v, d = 2) => (Number.isFinite(v) ? `${(v * 100).toFixed(d)}%` : '–');
+const pct = (v, d = 2) => percent(v, d);
 const pp = (v) => (v === 0 ? '0' : Number.isFinite(v) ? `${v > 0 ? '+' : ''}${v.toFixed(2)}` : '–');
-const int = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
 const policyIndex = (name) => POLICIES.findIndex((p) => p[0] === name);
 const policyTitle = (name) => (POLICIES.find((p) => p[0] === name) || [name, name])[1];
 
@@ -121,7 +120,7 @@ const COLUMNS = [
   ['failures', 'failures', 'VMs no host could take (whole run; after the warm-up in the tooltip)', int],
 ];
 
-export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
+export function mount({ root, wasm, worker, scenario: initial, autorun = true }) {
   let scenario = initial.model === 'lifetime' ? initial : { ...initial, model: 'lifetime' };
   let report = null; // the last complete report
   let results = []; // results of the run on display (partial while it runs)
@@ -263,8 +262,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   const fileInput = h('input', { type: 'file', multiple: true, id: 'lifetime-workload-file', 'aria-label': 'workload files' });
   fileInput.addEventListener('change', () => loadUpload([...fileInput.files]));
   const bundledBtn = h('button', { type: 'button', class: 'btn small', id: 'lifetime-workload-bundled', onclick: useBundled }, 'Back to the bundled arrivals');
-  const dataCard = h('section', { class: 'card data-note', id: 'lifetime-data', 'aria-labelledby': 'lifetime-data-title' },
-    h('h2', { id: 'lifetime-data-title' }, 'Data'),
+  const data = dataCard('lifetime',
     statementEl,
     setupEl,
     h('h3', {}, 'Your own workload'),
@@ -274,7 +272,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
 
   setChildren(root,
     h('div', { class: 'layout' },
-      h('aside', { class: 'sidebar' }, controls.el, dataCard),
+      h('aside', { class: 'sidebar' }, controls.el, data),
       h('div', { class: 'content' }, run.card, tableCard, migCard, tlCard, accCard, findingsCard)));
   window.addEventListener('resize', debounce(() => { drawChart(); drawTimeline(); drawAccuracy(); }, 150));
 
@@ -622,13 +620,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   run.begin(autorun);
   loadFindings();
 
-  return {
-    traceLoaded() {},
-    setScenario(s) { scenario = s; controls.fill(s); },
-    scenario: () => scenario,
-    copyLink: async () => { updateLink(); return copyText(location.href); },
-    banner,
-  };
+  return viewHandle({ scenario: () => scenario, link: updateLink });
 }
 
 /** `empty_hosts` → `emptyHosts` (dataset keys). */

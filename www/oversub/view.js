@@ -11,12 +11,12 @@
 // episode under every policy per step, with every policy's estimate so far; Pause/Resume between steps) with the imported policy files as the run's input files, and
 // 'run.query' with op 'policy' for the export of a trained policy.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable, dataCard, pct } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { updateLocation, copyText } from '../common/share.js';
+import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { onWorkers, duration } from '../common/run-controls.js';
-import { createRunView } from '../common/run-view.js';
+import { createRunView, viewHandle } from '../common/run-view.js';
 import { createControls, sectionSetup, trainedInRun } from './controls.js';
 
 const CHART_HEIGHT = 380;
@@ -37,7 +37,6 @@ export const model = {
   subtitle: 'chance-constrained oversubscription rates per subscriber: C2MARL vs Grid, MA, SL, peak, GPA',
 };
 
-const pct = (v, d = 1) => (Number.isFinite(v) ? `${(v * 100).toFixed(d)}%` : '–');
 const ci = (lo, hi, d = 1) => (Number.isFinite(lo) && Number.isFinite(hi) ? ` [${(lo * 100).toFixed(d)}, ${(hi * 100).toFixed(d)}]` : '');
 const SAFETY = [0.75, 0.85, 0.95];
 
@@ -52,7 +51,7 @@ const fileOf = (policy) => {
 const rowLabel = (r) => (r.train_seed !== null && r.train_seed !== undefined && r.train_seed > 0 ? `${r.policy} (seed ${r.train_seed})` : r.policy);
 /** "1 min 40 s", "12 s". */
 
-export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
+export function mount({ root, wasm, worker, scenario: initial, autorun = true }) {
   let scenario = initial.model === 'oversub' ? initial : { ...initial, model: 'oversub' };
   let report = null;
   let rows = [];
@@ -167,12 +166,11 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   // ---- data card
   const statementEl = h('p', { id: 'oversub-data-statement' });
   const setupEl = h('div', { id: 'oversub-setup' });
-  const dataCard = h('section', { class: 'card data-note', id: 'oversub-data', 'aria-labelledby': 'oversub-data-title' },
-    h('h2', { id: 'oversub-data-title' }, 'Data'), statementEl, setupEl);
+  const data = dataCard('oversub', statementEl, setupEl);
 
   setChildren(root,
     h('div', { class: 'layout' },
-      h('aside', { class: 'sidebar' }, controls.el, dataCard),
+      h('aside', { class: 'sidebar' }, controls.el, data),
       h('div', { class: 'content' }, chartCard, tableCard, ratesCard)));
   window.addEventListener('resize', debounce(() => { drawCharts(); drawRates(); }, 150));
 
@@ -453,11 +451,5 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   updateLocation(wasm, scenario);
   run.begin(autorun);
 
-  return {
-    traceLoaded() {},
-    setScenario(s) { scenario = s; controls.fill(s); },
-    scenario: () => scenario,
-    copyLink: async () => { updateLocation(wasm, scenario); return copyText(location.href); },
-    banner,
-  };
+  return viewHandle({ scenario: () => scenario, link: () => updateLocation(wasm, scenario) });
 }

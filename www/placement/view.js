@@ -3,10 +3,10 @@
 
 import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { updateLocation, copyText } from '../common/share.js';
+import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { onWorkers } from '../common/run-controls.js';
-import { createRunView } from '../common/run-view.js';
+import { createRunView, viewHandle } from '../common/run-view.js';
 import { createControls } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -25,7 +25,6 @@ export const model = {
  * @param {import('../common/worker-client.js').EngineWorker} o.worker
  * @param {object} o.tracePanel    from ../common/trace-panel.js
  * @param {object} o.scenario      the initial scenario (defaults or from a link)
- * @param {(msg: string|null) => void} o.banner
  */
 /** What a run's instance depends on (not the fit, grids or target): the teaching view reuses the last run's
  * instance while this is unchanged. */
@@ -34,7 +33,7 @@ function instanceKey(s) {
   return JSON.stringify([s.trace, s.seed, p.capacity, p.clairvoyance, p.mode, p.realisations, p.rule, p.rebalance]);
 }
 
-export function mount({ root, wasm, worker, tracePanel, scenario: initial, banner, autorun = true }) {
+export function mount({ root, wasm, worker, tracePanel, scenario: initial, autorun = true }) {
   let scenario = initial; // the last valid scenario
   let traceRef = null; // the loaded trace's ref
   let frontier = null; // the last complete frontier
@@ -351,7 +350,9 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   }
 
   // ---- public API used by the app shell
-  return {
+  return viewHandle({
+    scenario: () => scenario,
+    link: updateLink,
     /** A trace finished loading (bundled or upload): record it in the scenario and run. */
     traceLoaded({ ref }) {
       traceRef = ref;
@@ -362,16 +363,5 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
         updateLink();
       } else startRun();
     },
-    /** Replace the scenario (e.g. a pasted link). */
-    setScenario(s) {
-      scenario = s;
-      controls.fill(s);
-    },
-    scenario: () => scenario,
-    copyLink: async () => {
-      updateLink();
-      return copyText(location.href);
-    },
-    banner,
-  };
+  });
 }
