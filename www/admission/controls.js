@@ -3,7 +3,7 @@
 // paths (admission.params.capacity, admission.runs, seed, ...), so the engine's FieldErrors land in place.
 
 import { h, setChildren } from '../common/dom.js';
-import { defaultAt, field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { defaultAt, readOnto, field, num, showFieldErrors } from '../common/fields.js';
 
 const PRESETS = [
   ['E0.1', 'E0.1 · baseline vs moment policies'],
@@ -126,25 +126,18 @@ export function createControls({ wasm, onChange, onAzure }) {
   }
 
   function read(base) {
-    const errors = [];
-    const number = (input, path, opts) => readNumber(input, path, errors, opts);
-    const s = structuredClone(base);
-    s.model = 'admission';
-    const a = s.admission;
+    const { s, p: a, errors, value, number, readSeed } = readOnto(base, 'admission');
     const p = a.params;
-    const keep = (v, old) => (Number.isFinite(v) ? v : old);
+    const param = (input, key, opts) => value(input, `admission.params.${key}`, p[key], opts);
     a.preset = preset.value;
     a.source = source.value;
-    p.capacity = keep(number(capacity, 'admission.params.capacity'), p.capacity);
-    p.sla = keep(number(sla, 'admission.params.sla'), p.sla);
-    p.horizon_hours = keep(number(horizon, 'admission.params.horizon_hours'), p.horizon_hours);
-    const r = number(runs, 'admission.runs', { integer: true });
-    a.runs = Number.isSafeInteger(r) && r >= 0 ? r : a.runs;
-    const it = number(iterations, 'admission.params.tune_iterations', { integer: true });
-    p.tune_iterations = Number.isSafeInteger(it) && it >= 0 ? it : p.tune_iterations;
-    const sd = number(seed, 'seed', { integer: true });
-    s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
-    for (const m of model) setPath(p, m.key, keep(number(m.input, m.path), getPath(p, m.key)));
+    p.capacity = param(capacity, 'capacity');
+    p.sla = param(sla, 'sla');
+    p.horizon_hours = param(horizon, 'horizon_hours');
+    a.runs = number(runs, 'runs', { integer: true });
+    p.tune_iterations = param(iterations, 'tune_iterations', { integer: true });
+    readSeed(seed);
+    for (const m of model) setPath(p, m.key, value(m.input, m.path, getPath(p, m.key)));
     if (a.source === 'defaults') {
       // documented defaults: also the initial-size distribution an Azure fit may have replaced
       const d = wasm.default_scenario().admission.params;

@@ -49,6 +49,30 @@ export function readNumber(input, path, errors, { integer = false } = {}) {
 }
 
 /**
+ * The start of a controls' `read(base)`: `s`, a copy of `base` for model `model` (`p`: its section), the
+ * page-side `errors`, and readers that keep the old value when the input holds no valid number (the error goes
+ * to `errors`): `value(input, path, old, { integer? })`, `number(input, key, opts)` for the section's field
+ * `key`, `readSeed(input)` for the scenario's seed.
+ */
+export function readOnto(base, model) {
+  const errors = [];
+  const s = structuredClone(base);
+  s.model = model;
+  const value = (input, path, old, opts = {}) => {
+    const v = readNumber(input, path, errors, opts);
+    return (opts.integer ? Number.isSafeInteger(v) && v >= 0 : Number.isFinite(v)) ? v : old;
+  };
+  return {
+    s,
+    p: s[model],
+    errors,
+    value,
+    number: (input, key, opts) => value(input, `${model}.${key}`, s[model][key], opts),
+    readSeed: (input) => { s.seed = value(input, 'seed', s.seed, { integer: true }); },
+  };
+}
+
+/**
  * Show `[{ field, message }]` next to their fields inside `root` (the first message per field wins) and mark
  * the inputs aria-invalid; clears the previous messages first. `placeAt(path)` maps an error's field to the
  * field that shows it (null: none). Returns the errors that have no field here.

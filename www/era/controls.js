@@ -4,7 +4,7 @@
 // in place. Empty policy and κ lists mean the preset's own (the engine's `policy_list` / `kappa_list`).
 
 import { h } from '../common/dom.js';
-import { defaultAt, field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { defaultAt, readOnto, field, num, showFieldErrors } from '../common/fields.js';
 
 /** Every policy name the engine accepts, with a hint: [name, hint]. */
 export const POLICIES = [
@@ -136,12 +136,7 @@ export function createControls({ onChange, wasm }) {
 
   /** Read the form onto `base` (a full scenario); page-side errors are for values that are not numbers. */
   function read(base) {
-    const errors = [];
-    const s = structuredClone(base);
-    s.model = 'era';
-    const p = s.era;
-    const keep = (v, old) => (Number.isFinite(v) ? v : old);
-    const number = (input, key) => keep(readNumber(input, `era.${key}`, errors), p[key]);
+    const { s, p, errors, number, readSeed } = readOnto(base, 'era');
     if (preset.value !== p.preset) {
       // another experiment reads another workload; an upload is kept only for the preset it was made for
       p.preset = preset.value;
@@ -166,8 +161,7 @@ export function createControls({ onChange, wasm }) {
     p.capacity_basis = basis.value;
     p.e43_floor = number(floor, 'e43_floor');
     p.lp_at_kappa = lpKappa.checked;
-    const sd = readNumber(seed, 'seed', errors, { integer: true });
-    s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
+    readSeed(seed);
     return { scenario: s, errors };
   }
 

@@ -4,7 +4,7 @@
 // FieldErrors land in place.
 
 import { h, fmt } from '../common/dom.js';
-import { defaultAt, fieldId, field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { defaultAt, readOnto, fieldId, field, num, showFieldErrors } from '../common/fields.js';
 
 /**
  * The policies in the engine's order (`Policy::ALL`; the chart colours a policy by its place here, so the
@@ -131,12 +131,7 @@ export function createControls({ onChange, color, wasm }) {
 
   /** Read the form onto `base` (a full scenario); page-side errors are for values that are not numbers. */
   function read(base) {
-    const errors = [];
-    const s = structuredClone(base);
-    s.model = 'lifetime';
-    const p = s.lifetime;
-    const keep = (v, old) => (Number.isFinite(v) ? v : old);
-    const number = (input, key) => keep(readNumber(input, `lifetime.${key}`, errors), p[key]);
+    const { s, p, errors, number, readSeed } = readOnto(base, 'lifetime');
     // the policies in the engine's order; best fit (always simulated) is listed when the scenario listed it
     // or nothing else is chosen, so a link's list reads back unchanged
     const chosen = boxes.slice(1).filter((b) => b.box.checked).map((b) => b.name);
@@ -146,8 +141,7 @@ export function createControls({ onChange, color, wasm }) {
     p.reprediction = reprediction.checked;
     p.split = split.value;
     p.share = number(share, 'share');
-    const n = readNumber(hosts, 'lifetime.hosts', errors, { integer: true });
-    p.hosts = Number.isSafeInteger(n) && n >= 0 ? n : p.hosts;
+    p.hosts = number(hosts, 'hosts', { integer: true });
     p.peak_allocation = number(peak, 'peak_allocation');
     p.host_cores = number(cores, 'host_cores');
     p.host_memory_gb = number(memory, 'host_memory_gb');
@@ -157,8 +151,7 @@ export function createControls({ onChange, color, wasm }) {
     // left out when off, as the engine writes it (links made before the field keep their bytes)
     if (aliveAtStart.checked) p.alive_at_start = true;
     else delete p.alive_at_start;
-    const sd = readNumber(seed, 'seed', errors, { integer: true });
-    s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
+    readSeed(seed);
     return { scenario: s, errors };
   }
 

@@ -5,7 +5,7 @@
 // is the page's own: it rewrites the level of every gpa:α and c2marl:α policy of the list.
 
 import { h } from '../common/dom.js';
-import { field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { field, num, readOnto, showFieldErrors } from '../common/fields.js';
 
 /** The experiments, with the data each one runs on: [id, label, data statement]. */
 export const PRESETS = [
@@ -128,11 +128,7 @@ export function createControls({ onChange, wasm }) {
 
   /** Read the form onto `base` (a full scenario); page-side errors are for values that are not numbers. */
   function read(base) {
-    const errors = [];
-    const s = structuredClone(base);
-    s.model = 'oversub';
-    const p = s.oversub;
-    const keep = (v, old) => (Number.isFinite(v) ? v : old);
+    const { s, p, errors, number, readSeed } = readOnto(base, 'oversub');
     p.preset = preset.value;
     p.policies = splitPolicies(policies.value);
     if (alpha.value.trim() !== '') {
@@ -140,14 +136,12 @@ export function createControls({ onChange, wasm }) {
       if (!Number.isFinite(a)) errors.push({ field: 'oversub.alpha', message: `'${alpha.value.trim()}' is not a number` });
       else if (!(a >= alphaMin && a <= alphaMax)) errors.push({ field: 'oversub.alpha', message: `α must lie in [${alphaMin}, ${alphaMax}]` });
     }
-    p.beta = keep(readNumber(beta, 'oversub.beta', errors), p.beta);
-    p.occupancy = keep(readNumber(occupancy, 'oversub.occupancy', errors), p.occupancy);
-    if (pms.value.trim() === '') p.pms = 0;
-    else p.pms = keep(readNumber(pms, 'oversub.pms', errors, { integer: true }), p.pms);
-    p.eval_episodes = keep(readNumber(evalEp, 'oversub.eval_episodes', errors, { integer: true }), p.eval_episodes);
-    p.train_episodes = keep(readNumber(trainEp, 'oversub.train_episodes', errors, { integer: true }), p.train_episodes);
-    const sd = readNumber(seed, 'seed', errors, { integer: true });
-    s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
+    p.beta = number(beta, 'beta');
+    p.occupancy = number(occupancy, 'occupancy');
+    p.pms = pms.value.trim() === '' ? 0 : number(pms, 'pms', { integer: true });
+    p.eval_episodes = number(evalEp, 'eval_episodes', { integer: true });
+    p.train_episodes = number(trainEp, 'train_episodes', { integer: true });
+    readSeed(seed);
     return { scenario: s, errors };
   }
 
