@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync, mkdtempSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { loadWasm, ROOT } from '../tests/e2e/wasm-node.mjs';
+import { loadWasm, planRun, ROOT } from '../tests/e2e/wasm-node.mjs';
 
 export { ROOT };
 
@@ -51,7 +51,7 @@ export function wasm(sc, n, { workload = false } = {}) {
       const tb = new w.TraceBuilder();
       tb.add(path.basename(b.path), bytes);
       wl = tb.finish_workload(b.id);
-      run = w.ExperimentRun.with_workload(wl, sc);
+      run = planRun(w, sc, { workload: wl });
     } else {
       run = new w.ExperimentRun(sc);
     }

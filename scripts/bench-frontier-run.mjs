@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { loadWasm, parseTrace, bundledTraceFiles, ROOT } from '../tests/e2e/wasm-node.mjs';
+import { loadWasm, parseTrace, bundledTraceFiles, ROOT, planRun } from '../tests/e2e/wasm-node.mjs';
 
 const reps = Number(process.argv[2] ?? 3);
 let w;
@@ -35,7 +35,7 @@ function timeBoth(scenario, label) {
   for (let i = 0; i < reps; i++) {
     let t0 = performance.now();
     const t = parseTrace(w, files, 'planetlab-20110303');
-    const run = w.ExperimentRun.with_trace(t, scenario);
+    const run = planRun(w, scenario, { trace: t });
     run.run_all();
     run.free();
     wasmMs.push(performance.now() - t0);

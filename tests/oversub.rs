@@ -272,3 +272,43 @@ fn charts_draw_the_pinned_rows_training_and_rates_and_refuse_bad_data() {
         );
     }
 }
+
+/// The model's `setup` operation tells the page what an empty policy list stands for, K and α's range (the
+/// page copies none of them): E1.3's list has Grid-1 (ALGORITHMS.md §3.6), 200 PMs; a given list keeps its
+/// order without repeats.
+#[test]
+fn setup_operation_gives_the_preset_list_pms_and_alpha_range() {
+    let setup = |json: &str| {
+        let sc = packlab::scenario::Scenario::from_json(json).unwrap();
+        packlab::scenario::call(
+            &sc,
+            "setup",
+            &serde_json::Value::Null,
+            &packlab::models::Inputs::default(),
+            serde_json::value::Serializer,
+        )
+        .unwrap()
+    };
+    let azure = setup(r#"{"model":"oversub","oversub":{"preset":"E1.3"}}"#);
+    assert_eq!(
+        azure["policies"],
+        serde_json::json!([
+            "grid:0.2",
+            "grid:0.4",
+            "grid:0.6",
+            "grid:1",
+            "ma",
+            "sl",
+            "peak:p95",
+            "gpa:0.95",
+            "c2marl:0.95"
+        ])
+    );
+    assert_eq!(azure["pms"], 200);
+    assert_eq!(azure["alpha"], serde_json::json!([0.5, 0.9999]));
+    let given = setup(
+        r#"{"model":"oversub","oversub":{"preset":"E1.1","pms":40,"policies":["ma","gpa:0.9","ma"]}}"#,
+    );
+    assert_eq!(given["policies"], serde_json::json!(["ma", "gpa:0.9"]));
+    assert_eq!(given["pms"], 40);
+}

@@ -19,6 +19,13 @@ fn json(text: &str) -> JsValue {
     JSON::parse(text).unwrap()
 }
 
+/// The inputs of a run on the loaded trace `t`.
+fn on_trace(t: &Trace) -> Option<RunInputs> {
+    let mut i = RunInputs::new();
+    i.use_trace(t);
+    Some(i)
+}
+
 fn stringify(v: &JsValue) -> String {
     JSON::stringify(v).unwrap().as_string().unwrap()
 }
@@ -65,7 +72,7 @@ fn engine_facts() {
         get(&Array::from(&m).get(0), "uses_trace").as_bool(),
         Some(true)
     );
-    // the lifetime model replays a workload (the worker plans it with `ExperimentRun::with_workload`)
+    // the lifetime model replays a workload (the worker gives it to `ExperimentRun::new` in a `RunInputs`)
     let lifetime = Array::from(&m).get(2);
     assert_eq!(get(&lifetime, "uses_workload").as_bool(), Some(true));
     assert_eq!(
@@ -178,7 +185,7 @@ fn stepwise_frontier_equals_run_frontier() {
     let summary = t.summary().unwrap();
     assert_eq!(get(&summary, "vms").as_f64(), Some(6.0));
 
-    let mut run = ExperimentRun::with_trace(&t, small_scenario()).unwrap();
+    let mut run = ExperimentRun::new(small_scenario(), on_trace(&t)).unwrap();
     let total = run.total();
     assert!(total > 20);
     for k in 0..total {
@@ -194,7 +201,7 @@ fn stepwise_frontier_equals_run_frontier() {
         "stepping past the end gives null, not a panic"
     );
     let stepwise = run.report().unwrap();
-    let whole = ExperimentRun::with_trace(&t, small_scenario())
+    let whole = ExperimentRun::new(small_scenario(), on_trace(&t))
         .unwrap()
         .run_all()
         .unwrap();
@@ -208,11 +215,14 @@ fn stepwise_frontier_equals_run_frontier() {
 #[wasm_bindgen_test]
 fn unfinished_run_and_bad_scenarios_are_errors() {
     let t = small_trace();
-    let run = ExperimentRun::with_trace(&t, small_scenario()).unwrap();
+    let run = ExperimentRun::new(small_scenario(), on_trace(&t)).unwrap();
     assert!(run.report().is_err());
-    let e = ExperimentRun::with_trace(&t, json(r#"{"placement":{"clairvoyance":0.001}}"#))
-        .err()
-        .unwrap();
+    let e = ExperimentRun::new(
+        json(r#"{"placement":{"clairvoyance":0.001}}"#),
+        on_trace(&t),
+    )
+    .err()
+    .unwrap();
     assert_eq!(
         get(&e, "field").as_string().unwrap(),
         "placement.clairvoyance"
@@ -222,7 +232,7 @@ fn unfinished_run_and_bad_scenarios_are_errors() {
 #[wasm_bindgen_test]
 fn teaching_view() {
     let t = small_trace();
-    let run = ExperimentRun::with_trace(&t, small_scenario()).unwrap();
+    let run = ExperimentRun::new(small_scenario(), on_trace(&t)).unwrap();
     let out = run
         .query("machine", json(r#"{"fit":"gpa:0.1","machine":0}"#))
         .unwrap();
@@ -274,7 +284,7 @@ fn ink(c: &web_sys::HtmlCanvasElement) -> usize {
 #[wasm_bindgen_test]
 fn charts_draw_on_canvas_and_svg() {
     let t = small_trace();
-    let f = ExperimentRun::with_trace(&t, small_scenario())
+    let f = ExperimentRun::new(small_scenario(), on_trace(&t))
         .unwrap()
         .run_all()
         .unwrap();
@@ -419,7 +429,7 @@ fn admission_arms_list_the_preset() {
 
 #[wasm_bindgen_test]
 fn admission_run_steps_equal_the_one_call_run() {
-    let mut run = ExperimentRun::new(tiny_admission()).unwrap();
+    let mut run = ExperimentRun::new(tiny_admission(), None).unwrap();
     let total = run.total();
     assert!(total > 0 && run.done() == 0);
     assert!(run.report().is_err(), "no report before the end");
@@ -435,7 +445,7 @@ fn admission_run_steps_equal_the_one_call_run() {
     assert!(steps > 0 && run.done() == total);
     let stepped = stringify(&run.report().unwrap());
     let whole = stringify(
-        &ExperimentRun::new(tiny_admission())
+        &ExperimentRun::new(tiny_admission(), None)
             .unwrap()
             .run_all()
             .unwrap(),
@@ -448,28 +458,36 @@ fn admission_run_steps_equal_the_one_call_run() {
 
 #[wasm_bindgen_test]
 fn admission_errors_name_the_field() {
-    let e = ExperimentRun::new(json(
-        r#"{"model":"admission","admission":{"params":{"sla":1.5}}}"#,
-    ))
+    let e = ExperimentRun::new(
+        json(r#"{"model":"admission","admission":{"params":{"sla":1.5}}}"#),
+        None,
+    )
     .err()
     .unwrap();
     assert_eq!(
         get(&e, "field").as_string().as_deref(),
         Some("admission.params.sla")
     );
-    let e = ExperimentRun::new(json(r#"{"model":"admission","admission":{"runs":0}}"#))
-        .err()
-        .unwrap();
+    let e = ExperimentRun::new(
+        json(r#"{"model":"admission","admission":{"runs":0}}"#),
+        None,
+    )
+    .err()
+    .unwrap();
     assert_eq!(
         get(&e, "field").as_string().as_deref(),
         Some("admission.runs")
     );
     // a placement run needs the loaded trace
-    let e = ExperimentRun::new(json(r#"{"model":"placement"}"#))
+    let e = ExperimentRun::new(json(r#"{"model":"placement"}"#), None)
         .err()
         .unwrap();
     assert_eq!(get(&e, "field").as_string().as_deref(), Some("trace"));
-    assert!(ExperimentRun::new(json(r#"{"model":"admission","admission":{"nope":1}}"#)).is_err());
+    assert!(ExperimentRun::new(
+        json(r#"{"model":"admission","admission":{"nope":1}}"#),
+        None
+    )
+    .is_err());
     assert!(model_call(
         tiny_admission(),
         "series",
@@ -542,9 +560,11 @@ fn lifetime_run_in_wasm_equals_the_native_cli() {
     let w = b
         .finish_workload(Some("azure2017-arrivals".into()))
         .unwrap();
-    let mut run = ExperimentRun::with_workload(
-        &w,
+    let mut inputs = RunInputs::new();
+    inputs.use_workload(&w);
+    let mut run = ExperimentRun::new(
         json(r#"{"model":"lifetime","seed":2,"lifetime":{"share":0.03}}"#),
+        Some(inputs),
     )
     .unwrap();
     assert_eq!(run.total(), 4);
@@ -599,7 +619,7 @@ fn lifetime_run_in_wasm_equals_the_native_cli() {
     )
     .is_err());
     // a workload model without a workload is a clear error naming the field
-    let e = ExperimentRun::new(json(r#"{"model":"lifetime"}"#))
+    let e = ExperimentRun::new(json(r#"{"model":"lifetime"}"#), None)
         .err()
         .unwrap();
     assert_eq!(get(&e, "field").as_string().as_deref(), Some("workload"));
@@ -633,9 +653,10 @@ fn hostile_inputs_are_error_objects_and_the_engine_keeps_working() {
         assert_eq!(get(&e, "line").as_f64().map(|l| l as usize), line, "{name}");
     }
     // a scenario that would allocate without bound is refused on its field
-    let e = ExperimentRun::new(json(
-        r#"{"model":"admission","admission":{"params":{"steps":4000000000}}}"#,
-    ))
+    let e = ExperimentRun::new(
+        json(r#"{"model":"admission","admission":{"params":{"steps":4000000000}}}"#),
+        None,
+    )
     .err()
     .expect("refused");
     assert_eq!(get(&e, "field"), "admission.params");
@@ -653,6 +674,6 @@ fn hostile_inputs_are_error_objects_and_the_engine_keeps_working() {
         assert_eq!(get(&e, "kind"), "scenario");
     }
     // still alive: a run plans and steps
-    let mut r = ExperimentRun::with_trace(&small_trace(), small_scenario()).unwrap();
+    let mut r = ExperimentRun::new(small_scenario(), on_trace(&small_trace())).unwrap();
     assert!(!r.step().unwrap().is_null());
 }

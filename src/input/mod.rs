@@ -434,12 +434,17 @@ fn utf8_only<'a>(file: &str, bytes: &'a [u8]) -> Result<&'a str, TraceError> {
     })
 }
 
-/// SHA-256 of an upload, lower-case hex, as recorded in scenarios and share links: for one file, the hash
-/// of its bytes; for several files (a folder), the hash of the lines `<sha256 of file> <name>\n` sorted by
-/// name in byte order.
+/// Lower-case hex of a digest.
+pub fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 of an upload's files, lower-case hex: for one file, the hash of its bytes; for several files (a
+/// folder), the hash of the lines `<sha256 of file> <name>\n` sorted by name in byte order. Links made before
+/// uploads were named by content record it (a usage trace's link now records
+/// [`crate::trace::UsageTrace::content_sha256`]); it still names a workload upload.
 pub fn upload_sha256(files: &[InputFile]) -> String {
     use sha2::{Digest, Sha256};
-    let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
     if let [one] = files {
         return hex(&Sha256::digest(&one.bytes));
     }

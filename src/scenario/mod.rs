@@ -83,12 +83,13 @@ pub const MAX_SCENARIO_BYTES: usize = 256 * 1024;
 pub enum TraceRef {
     /// A bundled trace by id (see [`crate::data::BUNDLED_DATA`]).
     Bundled(String),
-    /// A user's upload: its name and SHA-256 (see [`crate::input::upload_sha256`]); reproducing the
-    /// scenario needs the same bytes.
+    /// A user's upload: its name and SHA-256; reproducing the scenario needs the same data, picked any way
+    /// (files, folder, zip).
     Upload {
         /// File or folder name as uploaded.
         name: String,
-        /// Lower-case hex SHA-256 of the upload.
+        /// Lower-case hex SHA-256 of the trace's content ([`crate::trace::UsageTrace::content_sha256`]), or,
+        /// in links made before, of its files ([`crate::input::upload_sha256`]).
         sha256: String,
     },
 }

@@ -86,6 +86,30 @@ impl Unit {
 }
 
 impl UsageTrace {
+    /// SHA-256 of the trace's content, lower-case hex: what a share link to an uploaded trace records, so the
+    /// same data picked as files, as a folder or as a zip opens the link (issue 28). Hashed: the tag
+    /// `packlab-usage-trace-v1`, then the item count, the samples per item (u64 little-endian), the interval's
+    /// f64 bits and every usage value's f64 bits (little-endian, items in trace order); the items' names and
+    /// the upload's file names are not part of it.
+    pub fn content_sha256(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(b"packlab-usage-trace-v1\n");
+        h.update((self.items.len() as u64).to_le_bytes());
+        h.update((self.samples as u64).to_le_bytes());
+        h.update(self.interval_s.to_bits().to_le_bytes());
+        let mut buf = Vec::with_capacity(8 * 4096);
+        for v in self.usage.iter() {
+            buf.extend_from_slice(&v.to_bits().to_le_bytes());
+            if buf.len() >= 8 * 4096 {
+                h.update(&buf);
+                buf.clear();
+            }
+        }
+        h.update(&buf);
+        crate::input::hex(&h.finalize())
+    }
+
     /// The usage series of item `i` (length [`UsageTrace::samples`], VM units). Panics if `i` is out of range.
     pub fn series(&self, i: usize) -> Series<'_> {
         self.usage.slice(i * self.samples..(i + 1) * self.samples)

@@ -259,6 +259,54 @@ mod tests {
         assert!(e.message.contains("no VM files"));
     }
 
+    /// The same day picked as files (any order), as a folder (names with its path) or as a zip has one
+    /// content hash (issue 28), the tagged bytes the doc of `content_sha256` lists; another value changes it.
+    #[test]
+    fn content_identity_of_three_picks() {
+        use sha2::{Digest, Sha256};
+        use std::io::Write;
+        let f = |n: &str, b: &str| InputFile {
+            name: n.into(),
+            bytes: b.as_bytes().to_vec(),
+        };
+        let read = |files: &[InputFile]| crate::trace::read_trace("x", files, None).unwrap();
+        let files = read(&[f("vm2", "50\n60\n"), f("vm1", "5\n6\n")]);
+        let folder = read(&[f("day/vm1", "5\n6\n"), f("day/vm2", "50\n60\n")]);
+        let mut buf = std::io::Cursor::new(Vec::new());
+        {
+            let mut w = zip::ZipWriter::new(&mut buf);
+            let opts = zip::write::SimpleFileOptions::default();
+            w.start_file("day/vm2", opts).unwrap();
+            w.write_all(b"50\n60\n").unwrap();
+            w.start_file("day/vm1", opts).unwrap();
+            w.write_all(b"5\n6\n").unwrap();
+            w.finish().unwrap();
+        }
+        let zipped = read(&[InputFile {
+            name: "day.zip".into(),
+            bytes: buf.into_inner(),
+        }]);
+        let mut want = Sha256::new();
+        want.update(b"packlab-usage-trace-v1\n");
+        want.update(2u64.to_le_bytes());
+        want.update(2u64.to_le_bytes());
+        want.update(300f64.to_bits().to_le_bytes());
+        for v in [0.05f64, 0.06, 0.5, 0.6] {
+            want.update(v.to_bits().to_le_bytes());
+        }
+        let want = crate::input::hex(&want.finalize());
+        assert_eq!(files.content_sha256(), want);
+        assert_eq!(folder.content_sha256(), want);
+        assert_eq!(zipped.content_sha256(), want);
+        // the files' hashes differ (names are part of them): what links made before this recorded
+        assert_ne!(
+            crate::input::upload_sha256(&[f("vm1", "5\n6\n"), f("vm2", "50\n60\n")]),
+            crate::input::upload_sha256(&[f("day/vm1", "5\n6\n"), f("day/vm2", "50\n60\n")])
+        );
+        let other = read(&[f("vm1", "5\n6\n"), f("vm2", "50\n61\n")]);
+        assert_ne!(other.content_sha256(), want);
+    }
+
     #[test]
     fn zip_of_a_day_folder() {
         use std::io::Write;

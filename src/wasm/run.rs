@@ -2,13 +2,17 @@
 //! ([`crate::models`]): the Web Worker plans an [`ExperimentRun`], calls [`ExperimentRun::step`] one unit at
 //! a time (reporting progress and honouring Cancel between steps) and reads the report; the CLI drives the
 //! very same stepper to the end. Input files a run reads by name (`Inputs::files`, e.g. a trained policy of
-//! the oversubscription model) are collected in a [`RunFiles`] and given to the `…_files` constructors.
+//! the oversubscription model), the loaded trace and the loaded workload are gathered in a [`RunInputs`] and
+//! given to the one constructor, [`ExperimentRun::new`].
 
 use super::trace::{LoadedWorkload, Trace};
 use super::{error_obj, json_from_js, run_error, valid_scenario, JsResult};
 use crate::experiment::Steppable;
 use crate::input::InputFile;
 use crate::models::{AnyRun, Inputs};
+use crate::trace::UsageTrace;
+use crate::workload::Workload;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 /// The serializer results cross with (JSON-compatible: maps become plain objects).
@@ -31,28 +35,42 @@ pub struct ExperimentRun {
     inner: AnyRun,
 }
 
-/// Most bytes a [`RunFiles`] holds (all files together).
+/// Most bytes the input files of a [`RunInputs`] hold (all files together).
 pub const MAX_RUN_FILE_BYTES: usize = 64 << 20;
 
-/// Named input files for a run (the engine's `Inputs::files`): filled with [`RunFiles::add`], then given to
-/// [`ExperimentRun::with_files`] (or its trace and workload variants). The run copies what it needs while it
-/// is planned, so the collection may be freed afterwards.
+/// What a run reads besides its scenario (the engine's [`Inputs`]), gathered before
+/// [`ExperimentRun::new`]: the loaded usage trace ([`RunInputs::use_trace`]), the loaded workload
+/// ([`RunInputs::use_workload`]) and named input files ([`RunInputs::add`], e.g. `oversub`'s `c2marl:FILE`
+/// policies). The trace and workload are shared, not copied; the run copies the files it needs while it is
+/// planned. Which of them a model reads, the registry says (`uses_trace`, `uses_workload`).
 #[wasm_bindgen]
 #[derive(Default)]
-pub struct RunFiles {
+pub struct RunInputs {
     files: Vec<InputFile>,
     bytes: usize,
+    trace: Option<Rc<UsageTrace>>,
+    workload: Option<Rc<Workload>>,
 }
 
 #[wasm_bindgen]
-impl RunFiles {
-    /// An empty collection.
+impl RunInputs {
+    /// No inputs.
     #[wasm_bindgen(constructor)]
-    pub fn new() -> RunFiles {
-        RunFiles::default()
+    pub fn new() -> RunInputs {
+        RunInputs::default()
     }
 
-    /// Adds the file `name` (replacing an earlier file of that name). Errors: `{ kind: "input", field:
+    /// The run reads the loaded usage trace `trace`.
+    pub fn use_trace(&mut self, trace: &Trace) {
+        self.trace = Some(trace.shared());
+    }
+
+    /// The run replays the loaded workload `workload` (VM records).
+    pub fn use_workload(&mut self, workload: &LoadedWorkload) {
+        self.workload = Some(workload.shared());
+    }
+
+    /// Adds the input file `name` (replacing an earlier file of that name). Errors: `{ kind: "input", field:
     /// "files", message }` when the files together exceed [`MAX_RUN_FILE_BYTES`].
     pub fn add(&mut self, name: String, bytes: Vec<u8>) -> JsResult<()> {
         let old = self.files.iter().position(|f| f.name == name);
@@ -75,74 +93,34 @@ impl RunFiles {
         Ok(())
     }
 
-    /// Files held.
+    /// Input files held.
     pub fn len(&self) -> usize {
         self.files.len()
     }
 
-    /// Whether no file is held.
+    /// Whether no input file is held.
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
 }
 
-fn plan(
-    scenario: JsValue,
-    trace: Option<&Trace>,
-    workload: Option<&LoadedWorkload>,
-    files: Option<&RunFiles>,
-) -> JsResult<ExperimentRun> {
-    let s = valid_scenario(scenario)?;
-    let inputs = Inputs {
-        trace: trace.map(|t| t.usage_trace()),
-        workload: workload.map(|w| w.workload()),
-        files: files.map_or(&[][..], |f| &f.files[..]),
-        browser: true,
-    };
-    let inner = crate::scenario::start(&s, &inputs).map_err(|e| run_error(&e))?;
-    Ok(ExperimentRun { inner })
-}
-
 #[wasm_bindgen]
 impl ExperimentRun {
-    /// Validates `scenario` and plans its model's run (models that read no trace). Errors: `{ kind:
-    /// "scenario", field, message, errors }` or `{ kind: "run", field?, message }`.
+    /// Validates `scenario` (once) and plans its model's run on `inputs` (none: a model that reads nothing
+    /// but its scenario). Errors: `{ kind: "scenario", field, message, errors }` or `{ kind: "run", field?,
+    /// message }` (e.g. a model that reads a trace given none).
     #[wasm_bindgen(constructor)]
-    pub fn new(scenario: JsValue) -> JsResult<ExperimentRun> {
-        plan(scenario, None, None, None)
-    }
-
-    /// Like the constructor, for models that read the loaded usage trace `trace`.
-    pub fn with_trace(trace: &Trace, scenario: JsValue) -> JsResult<ExperimentRun> {
-        plan(scenario, Some(trace), None, None)
-    }
-
-    /// Like the constructor, for models that replay the loaded workload `workload` (e.g. the lifetime model).
-    pub fn with_workload(workload: &LoadedWorkload, scenario: JsValue) -> JsResult<ExperimentRun> {
-        plan(scenario, None, Some(workload), None)
-    }
-
-    /// Like the constructor, with the named input files `files` (e.g. `oversub`'s `c2marl:FILE` policies).
-    pub fn with_files(files: &RunFiles, scenario: JsValue) -> JsResult<ExperimentRun> {
-        plan(scenario, None, None, Some(files))
-    }
-
-    /// Like [`ExperimentRun::with_trace`], with the named input files `files`.
-    pub fn with_trace_files(
-        trace: &Trace,
-        files: &RunFiles,
-        scenario: JsValue,
-    ) -> JsResult<ExperimentRun> {
-        plan(scenario, Some(trace), None, Some(files))
-    }
-
-    /// Like [`ExperimentRun::with_workload`], with the named input files `files`.
-    pub fn with_workload_files(
-        workload: &LoadedWorkload,
-        files: &RunFiles,
-        scenario: JsValue,
-    ) -> JsResult<ExperimentRun> {
-        plan(scenario, None, Some(workload), Some(files))
+    pub fn new(scenario: JsValue, inputs: Option<RunInputs>) -> JsResult<ExperimentRun> {
+        let s = valid_scenario(scenario)?;
+        let given = inputs.unwrap_or_default();
+        let inputs = Inputs {
+            trace: given.trace.as_deref(),
+            workload: given.workload.as_deref(),
+            files: &given.files,
+            browser: true,
+        };
+        let inner = crate::scenario::start(&s, &inputs).map_err(|e| run_error(&e))?;
+        Ok(ExperimentRun { inner })
     }
 
     /// Units of work planned.

@@ -3,6 +3,7 @@
 use super::{to_js, trace_error, JsResult};
 use crate::input::{InputFile, TraceError};
 use crate::trace::{self, UsageTrace};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 /// Collects the files of an upload (or a bundled trace's bytes) one by one, then parses them.
@@ -59,12 +60,16 @@ impl TraceBuilder {
     /// called `name` when given (a bundled trace's id, as the CLI names it), else after the upload
     /// ([`crate::input::upload_name`]). Errors are `{ kind: "trace", file, line, column, message, display }`.
     pub fn finish(self, name: Option<String>) -> JsResult<Trace> {
-        let sha256 = crate::input::upload_sha256(&self.files);
+        let files_sha256 = crate::input::upload_sha256(&self.files);
         let name = name
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| crate::input::upload_name(&self.files));
         let t = trace::read_trace(&name, &self.files, None).map_err(|e| trace_error(&e))?;
-        Ok(Trace { inner: t, sha256 })
+        Ok(Trace {
+            sha256: t.content_sha256(),
+            inner: Rc::new(t),
+            files_sha256,
+        })
     }
 
     /// Like [`TraceBuilder::finish`] for a workload of VM records (the Azure 2017 arrivals, Azure vmtables,
@@ -76,14 +81,17 @@ impl TraceBuilder {
             .unwrap_or_else(|| crate::input::upload_name(&self.files));
         let w = crate::workload::read_workload(&name, &self.files, None)
             .map_err(|e| trace_error(&e))?;
-        Ok(LoadedWorkload { inner: w, sha256 })
+        Ok(LoadedWorkload {
+            inner: Rc::new(w),
+            sha256,
+        })
     }
 }
 
 /// A parsed workload (VM records) and the SHA-256 of the bytes it came from.
 #[wasm_bindgen]
 pub struct LoadedWorkload {
-    inner: crate::workload::Workload,
+    inner: Rc<crate::workload::Workload>,
     sha256: String,
 }
 
@@ -108,13 +116,20 @@ impl LoadedWorkload {
     pub fn workload(&self) -> &crate::workload::Workload {
         &self.inner
     }
+
+    /// A shared handle on it (a [`super::run::RunInputs`] keeps one; no copy).
+    pub(crate) fn shared(&self) -> Rc<crate::workload::Workload> {
+        Rc::clone(&self.inner)
+    }
 }
 
-/// A parsed trace and the SHA-256 of the bytes it came from (what upload share links record).
+/// A parsed trace, the SHA-256 of its content (what upload share links record) and that of the files it came
+/// from (what links made before content identity record).
 #[wasm_bindgen]
 pub struct Trace {
-    inner: UsageTrace,
+    inner: Rc<UsageTrace>,
     sha256: String,
+    files_sha256: String,
 }
 
 #[wasm_bindgen]
@@ -124,9 +139,21 @@ impl Trace {
         self.inner.name.clone()
     }
 
-    /// Lower-case hex SHA-256 of the upload ([`crate::input::upload_sha256`]).
+    /// Lower-case hex SHA-256 of the trace's content ([`UsageTrace::content_sha256`]): the same for the same
+    /// data picked as files, a folder or a zip.
     pub fn sha256(&self) -> String {
         self.sha256.clone()
+    }
+
+    /// Lower-case hex SHA-256 of the files it was read from ([`crate::input::upload_sha256`]), what links
+    /// made before content identity record.
+    pub fn files_sha256(&self) -> String {
+        self.files_sha256.clone()
+    }
+
+    /// Whether `sha256` names this trace: its content hash, or its files' hash (an older link).
+    pub fn is_named_by(&self, sha256: &str) -> bool {
+        sha256 == self.sha256 || sha256 == self.files_sha256
     }
 
     /// Number of VMs.
@@ -149,5 +176,10 @@ impl Trace {
     /// The engine's trace (for Rust callers and tests).
     pub fn usage_trace(&self) -> &UsageTrace {
         &self.inner
+    }
+
+    /// A shared handle on it (a [`super::run::RunInputs`] keeps one; no copy).
+    pub(crate) fn shared(&self) -> Rc<UsageTrace> {
+        Rc::clone(&self.inner)
     }
 }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, useBrowser, newPage, canvasInk, artifact, recordMetrics, savedLinks } from './helpers.mjs';
-import { loadWasm } from './wasm-node.mjs';
+import { loadWasm, planRun } from './wasm-node.mjs';
 
 const env = useBrowser();
 
@@ -40,7 +40,7 @@ test('wasm gives the native reports of the saved reservation links, bit for bit'
       tb.add(path.basename(b.path), readFileSync(path.join(ROOT, b.path)));
       loaded[id] = tb.finish_workload(id);
     }
-    const run = w.ExperimentRun.with_workload(loaded[id], sc);
+    const run = planRun(w, sc, { workload: loaded[id] });
     assert.deepEqual(run.run_all(), pinOf(entry.link), entry.note);
     run.free();
   }

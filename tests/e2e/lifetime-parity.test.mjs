@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { loadWasm, ROOT } from './wasm-node.mjs';
+import { loadWasm, planRun, ROOT } from './wasm-node.mjs';
 
 test('wasm and native give identical lifetime reports with the learned predictor', async () => {
   const w = await loadWasm();
@@ -27,7 +27,7 @@ test('wasm and native give identical lifetime reports with the learned predictor
   const native = JSON.parse(execFileSync(path.join(ROOT, 'target/release/packlab'), ['run', scenarioFile], {
     cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'],
   }));
-  const run = w.ExperimentRun.with_workload(workload, scenario);
+  const run = planRun(w, scenario, { workload });
   assert.deepEqual(run.run_all(), native);
   run.free();
   workload.free();

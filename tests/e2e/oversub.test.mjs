@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { useBrowser, newPage, canvasInk, artifact, recordMetrics, grabDownload, tempDir, CLI, cliRun } from './helpers.mjs';
-import { loadWasm } from './wasm-node.mjs';
+import { loadWasm, planRun } from './wasm-node.mjs';
 
 const env = useBrowser();
 
@@ -23,13 +23,7 @@ async function scenarioOf(over, seed = 1) {
 /** The report of `sc` computed by the wasm engine in node, with input files [{ name, bytes }]. */
 async function wasmReport(sc, files = []) {
   const w = await loadWasm();
-  let run;
-  if (files.length) {
-    const rf = new w.RunFiles();
-    for (const f of files) rf.add(f.name, f.bytes);
-    run = w.ExperimentRun.with_files(rf, sc);
-    rf.free();
-  } else run = new w.ExperimentRun(sc);
+  const run = planRun(w, sc, { files });
   const rep = run.run_all();
   run.free();
   return rep;

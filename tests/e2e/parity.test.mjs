@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { loadWasm, parseTrace, bundledTraceFiles, ROOT } from './wasm-node.mjs';
+import { loadWasm, planRun, parseTrace, bundledTraceFiles, ROOT } from './wasm-node.mjs';
 import { cliRun, CLI, recordMetrics, savedLinks, tempDir } from './helpers.mjs';
 
 const corpus = savedLinks();
@@ -18,7 +18,7 @@ test('wasm and native give identical frontiers for the saved links', async () =>
     const scenario = w.scenario_from_link(entry.link);
     const native = cliRun({ link: entry.link });
     // the point-by-point path the worker uses (the engine's experiment contract, one unit per step)
-    const run = w.ExperimentRun.with_trace(trace, scenario);
+    const run = planRun(w, scenario, { trace });
     assert.deepEqual(run.run_all(), native, entry.note);
     run.free();
   }
@@ -55,7 +55,7 @@ async function timeBoth(w, scenario, label, reps) {
   for (let i = 0; i < reps; i++) {
     const t0 = performance.now();
     const t = parseTrace(w, files, 'planetlab-20110303');
-    const run = w.ExperimentRun.with_trace(t, scenario);
+    const run = planRun(w, scenario, { trace: t });
     run.run_all();
     run.free();
     wasmMs.push(performance.now() - t0);

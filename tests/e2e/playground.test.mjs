@@ -149,6 +149,34 @@ test('uploads: a real PlanetLab day as .zip and as a folder; a malformed file ke
   await page.context().close();
 });
 
+test('a link to an uploaded trace names its content: made after "Choose files…", it opens with the folder and the zip', async () => {
+  const fs = await import('node:fs');
+  const files = fs.readdirSync(MINI).sort().reverse().map((f) => path.join(MINI, f)); // any order
+  const a = await newPage(env.browser);
+  await a.goto(env.server.url);
+  let n = await waitForRun(a);
+  await a.setInputFiles('#trace-files', files);
+  n = await waitForRun(a, n);
+  assert.equal(await a.textContent('#trace-vms'), '16');
+  const url = a.url();
+  const rows = await readTable(a);
+  await a.context().close();
+  // the CLI reads the folder under the same link and gives the same numbers
+  assert.deepEqual(rows, tableOf(cliRun({ link: url, trace: MINI })));
+  const zip = zipFolder(MINI, path.join(TMP, 'identity-mini.zip'));
+  for (const [input, what] of [['#trace-folder', MINI], ['#trace-files', zip]]) {
+    const p = await newPage(env.browser);
+    await p.goto(url);
+    await p.waitForSelector('#trace-request:not([hidden])');
+    await p.setInputFiles(input, what);
+    await waitForRun(p);
+    assert.equal(await p.isHidden('#trace-error'), true, what);
+    assert.deepEqual(await readTable(p), rows, what);
+    assert.deepEqual(p.problems, [], what);
+    await p.context().close();
+  }
+});
+
 test('share links: round trip in a fresh browser, saved links load, bad links fall back', async () => {
   const a = await newPage(env.browser);
   await a.goto(env.server.url);
@@ -210,9 +238,16 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   await u.goto(`${env.server.url}#s=${up.link}`);
   await u.waitForSelector('#trace-request:not([hidden])');
   assert.match(await u.textContent('#trace-request'), /planetlab-20110306-mini/);
+  // a file that does not parse, then a real day with other content: both refused, nothing runs
   await u.setInputFiles('#trace-files', path.join(FIXTURES, 'bad-usage.csv'));
   await u.waitForSelector('#trace-error:not([hidden])');
-  assert.match(await u.textContent('#trace-error'), /not the trace the link was made with/);
+  assert.match(await u.textContent('#trace-error'), /bad-usage\.csv:3:\d+: /);
+  const fs = await import('node:fs');
+  const part = path.join(TMP, 'mini-part');
+  fs.mkdirSync(part, { recursive: true });
+  for (const f of fs.readdirSync(MINI).slice(0, 3)) fs.copyFileSync(path.join(MINI, f), path.join(part, f));
+  await u.setInputFiles('#trace-folder', part);
+  await u.waitForFunction(() => /not the trace the link was made with/.test(document.querySelector('#trace-error')?.textContent || ''));
   assert.equal(await runCount(u), 0);
   await u.setInputFiles('#trace-folder', MINI);
   await waitForRun(u);

@@ -16,6 +16,16 @@ export async function loadWasm() {
 }
 
 /** Parse files [{ name, bytes }] into a wasm Trace (named `name` when given, as the page names bundled traces). */
+/** A run of `scenario` planned by the engine's one constructor on the loaded `trace` / `workload` and the
+ * named input `files` ([{ name, bytes }]), as the worker plans it (www/common/run-ops.js). */
+export function planRun(w, scenario, { trace, workload, files = [] } = {}) {
+  const inputs = new w.RunInputs();
+  if (trace) inputs.use_trace(trace);
+  if (workload) inputs.use_workload(workload);
+  for (const f of files) inputs.add(f.name, f.bytes);
+  return new w.ExperimentRun(scenario, inputs);
+}
+
 export function parseTrace(w, files, name) {
   const b = new w.TraceBuilder();
   for (const f of files) b.add(f.name, f.bytes);

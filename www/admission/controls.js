@@ -3,7 +3,7 @@
 // paths (admission.params.capacity, admission.runs, seed, ...), so the engine's FieldErrors land in place.
 
 import { h, setChildren } from '../common/dom.js';
-import { field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { defaultAt, readOnto, field, num, showFieldErrors } from '../common/fields.js';
 
 const PRESETS = [
   ['E0.1', 'E0.1 · baseline vs moment policies'],
@@ -39,12 +39,13 @@ function setPath(o, path, v) {
  */
 export function createControls({ wasm, onChange, onAzure }) {
   const preset = h('select', {}, PRESETS.map(([v, t]) => h('option', { value: v }, t)));
-  const capacity = num({ inputmode: 'numeric', placeholder: '1000' });
-  const sla = num({ placeholder: '0.001' });
-  const horizon = num({ placeholder: '1460' });
-  const runs = num({ inputmode: 'numeric', placeholder: '2' });
-  const seed = num({ inputmode: 'numeric', placeholder: '1' });
-  const iterations = num({ inputmode: 'numeric', placeholder: '6' });
+  const D = wasm.default_scenario();
+  const capacity = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'admission.params.capacity') });
+  const sla = num({ placeholder: defaultAt(D, 'admission.params.sla') });
+  const horizon = num({ placeholder: defaultAt(D, 'admission.params.horizon_hours') });
+  const runs = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'admission.runs') });
+  const seed = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'seed') });
+  const iterations = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'admission.params.tune_iterations') });
   const azureOk = azureFitAvailable(wasm);
   const source = h('select', {},
     h('option', { value: 'defaults' }, 'documented defaults (§2.13)'),
@@ -125,25 +126,18 @@ export function createControls({ wasm, onChange, onAzure }) {
   }
 
   function read(base) {
-    const errors = [];
-    const number = (input, path, opts) => readNumber(input, path, errors, opts);
-    const s = structuredClone(base);
-    s.model = 'admission';
-    const a = s.admission;
+    const { s, p: a, errors, value, number, readSeed } = readOnto(base, 'admission');
     const p = a.params;
-    const keep = (v, old) => (Number.isFinite(v) ? v : old);
+    const param = (input, key, opts) => value(input, `admission.params.${key}`, p[key], opts);
     a.preset = preset.value;
     a.source = source.value;
-    p.capacity = keep(number(capacity, 'admission.params.capacity'), p.capacity);
-    p.sla = keep(number(sla, 'admission.params.sla'), p.sla);
-    p.horizon_hours = keep(number(horizon, 'admission.params.horizon_hours'), p.horizon_hours);
-    const r = number(runs, 'admission.runs', { integer: true });
-    a.runs = Number.isSafeInteger(r) && r >= 0 ? r : a.runs;
-    const it = number(iterations, 'admission.params.tune_iterations', { integer: true });
-    p.tune_iterations = Number.isSafeInteger(it) && it >= 0 ? it : p.tune_iterations;
-    const sd = number(seed, 'seed', { integer: true });
-    s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
-    for (const m of model) setPath(p, m.key, keep(number(m.input, m.path), getPath(p, m.key)));
+    p.capacity = param(capacity, 'capacity');
+    p.sla = param(sla, 'sla');
+    p.horizon_hours = param(horizon, 'horizon_hours');
+    a.runs = number(runs, 'runs', { integer: true });
+    p.tune_iterations = param(iterations, 'tune_iterations', { integer: true });
+    readSeed(seed);
+    for (const m of model) setPath(p, m.key, value(m.input, m.path, getPath(p, m.key)));
     if (a.source === 'defaults') {
       // documented defaults: also the initial-size distribution an Azure fit may have replaced
       const d = wasm.default_scenario().admission.params;

@@ -4,12 +4,13 @@
 // Computation happens in the worker: the shared 'run' operation (one simulation run per step), 'model.call'
 // for the run view and 'admission.azure' for the Azure fit.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, dataCard } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { updateLocation, copyText } from '../common/share.js';
+import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
-import { exportRow, downloadSvg } from '../common/exports.js';
-import { createRunControls, onWorkers } from '../common/run-controls.js';
+import { downloadSvg } from '../common/exports.js';
+import { onWorkers } from '../common/run-controls.js';
+import { createRunView, viewHandle } from '../common/run-view.js';
 import { createControls, azureFitAvailable } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -29,8 +30,7 @@ const tunedPoint = (a) => (a.status === 'untunable' ? null : [a.utilization, a.f
 
 /** The data note: what the real Azure 2017 arrivals identify and what keeps documented defaults. */
 function dataNote(azureOk, fitNote) {
-  return h('section', { class: 'card data-note', id: 'admission-data', 'aria-labelledby': 'admission-data-title' },
-    h('h2', { id: 'admission-data-title' }, 'Data'),
+  return dataCard('admission',
     h('p', { class: 'fine' }, 'Deployments arrive as a Poisson process, start with n₀ cores, lose cores at rate λ each, scale out at rate ν·λ by 1 + Poisson(σ) cores and are killed after an Exp(λ/κ) maximum lifetime (§2.1). A scale-out that does not fit in C fails.'),
     h('dl', { class: 'summary' },
       h('dt', {}, 'from Azure 2017'), h('dd', {}, 'arrival rate, initial-size distribution, core-lifetime prior (λ): maximum likelihood with right-censoring on the public VM arrivals (seed 000 App. B).'),
@@ -42,61 +42,58 @@ function dataNote(azureOk, fitNote) {
     h('p', { class: 'fine' }, 'Scale: the playground defaults (C = 1,000 cores, 2 months, R = 2 runs, 6 search steps) finish in about 10 s in a browser; §2.12 uses C = 20,000 cores, 3 years and more runs (`packlab admit`).'));
 }
 
-export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
+export function mount({ root, wasm, worker, scenario: initial, autorun = true }) {
   let scenario = initial.model === 'admission' ? initial : { ...initial, model: 'admission' };
   let report = null; // the last complete report
   let curves = []; // [{ label, points: [[u, f]...], tuned }] of the run on display
   let rowsByArm = []; // finished arms of the run on display
-  let running = null;
-  let runCount = 0;
   let series = null;
   let seriesReq = 0;
 
   const fitNote = h('p', { class: 'fine fit-note', id: 'admission-fit-note' });
   // the frontier is redrawn during a run at most once per frame and 100 ms
-  const scheduleDraw = frameThrottle(() => { if (running) drawFrontier(); });
+  const scheduleDraw = frameThrottle(() => { if (run.isRunning()) drawFrontier(); });
   const controls = createControls({ wasm, onChange: debounce(onControls, 300), onAzure: fitAzure });
   controls.fill(scenario);
 
   // ---- frontier card
   const canvas = h('canvas', { id: 'admission-canvas', role: 'img', 'aria-label': 'admission frontier: mean utilization against scale-out failure rate' });
-  const runUi = createRunControls({
-    prefix: 'admission',
-    initialText: 'Starting…',
-    onCancel: () => running && running.cancel(),
-    onRerun: () => startRun(),
-  });
-  const setStatus = runUi.setStatus;
   const subtitle = h('p', { class: 'fine', id: 'admission-subtitle' });
   const stem = () => `packlab-admission-${(report ? report.preset : 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`;
-  const exportBtns = exportRow({
-    prefix: 'admission-export',
-    wasm,
-    canvas,
-    stem,
-    ready: () => !!report,
-    svg: () => wasm.chart_svg('admission.frontier', curves, { sla: report.sla, title: subtitle.textContent }, 1000, 600),
-    csv: () => {
-      const rows = [['policy', 'tuned', 'threshold', 'utilization', 'utilization_ci_lo', 'utilization_ci_hi', 'failure_rate', 'failure_rate_upper95', 'status']];
-      for (const a of report.arms) {
-        rows.push([a.label, true, a.threshold, a.utilization, a.utilization_ci[0], a.utilization_ci[1], a.failure_rate, a.failure_rate_upper95, a.status]);
-        for (const e of a.sweep) rows.push([a.label, false, e.threshold, e.utilization, '', '', e.failure_rate, e.failure_rate_upper, e.verdict]);
-      }
-      return rows;
-    },
-    json: () => ({ report }),
-    scenario: () => scenario,
-    onNothing: () => setStatus(runUi.state(), 'Nothing to export yet.'),
-    onError: (text) => setStatus('error', text),
+  const run = createRunView({
+    wasm, worker, controls,
+    card: { key: 'admission', title: 'Utilization vs. scale-out failure frontier' },
+    body: [subtitle, h('div', { class: 'canvas-wrap' }, canvas)],
+    payload: () => ({ scenario }),
+    onStart: () => { curves = []; rowsByArm = []; },
+    onProgress,
+    onDone,
+    onCancelled: () => { setStatus('cancelled', 'Cancelled.'); drawFrontier(); },
+    exports: exportSpec(),
   });
-  const frontierCard = h('section', { class: 'card chart-card', id: 'admission-card', 'aria-labelledby': 'admission-title', dataset: { state: 'idle', runs: '0' } },
-    h('div', { class: 'card-head' },
-      h('h2', { id: 'admission-title' }, 'Utilization vs. scale-out failure frontier'),
-      runUi.el),
-    subtitle,
-    h('div', { class: 'canvas-wrap' }, canvas),
-    exportBtns);
-  runUi.attach(frontierCard);
+  const setStatus = run.setStatus;
+  const startRun = run.start;
+  const frontierCard = run.card;
+
+  function exportSpec() {
+    return {
+      prefix: 'admission-export',
+      canvas,
+      stem,
+      ready: () => !!report,
+      svg: () => wasm.chart_svg('admission.frontier', curves, { sla: report.sla, title: subtitle.textContent }, 1000, 600),
+      csv: () => {
+        const rows = [['policy', 'tuned', 'threshold', 'utilization', 'utilization_ci_lo', 'utilization_ci_hi', 'failure_rate', 'failure_rate_upper95', 'status']];
+        for (const a of report.arms) {
+          rows.push([a.label, true, a.threshold, a.utilization, a.utilization_ci[0], a.utilization_ci[1], a.failure_rate, a.failure_rate_upper95, a.status]);
+          for (const e of a.sweep) rows.push([a.label, false, e.threshold, e.utilization, '', '', e.failure_rate, e.failure_rate_upper, e.verdict]);
+        }
+        return rows;
+      },
+      json: () => ({ report }),
+      scenario: () => scenario,
+    };
+  }
 
   // ---- results table
   const tbody = h('tbody', { id: 'admission-rows' });
@@ -178,68 +175,34 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   }
 
   // ---- runs
-  function startRun() {
-    if (running) running.cancel();
-    const sc = scenario;
-    const started = performance.now();
-    curves = [];
-    rowsByArm = [];
-    setStatus('running', 'Starting…');
-    runUi.started();
-    const r = worker.request('run', { scenario: sc }, {
-      onProgress: (p) => {
-        if (running !== r) return;
-        runUi.progress(p.total ? p.done / p.total : 0);
-        const st = p.partial;
-        if (st) {
-          const c = curves[st.arm] || (curves[st.arm] = { label: st.label, points: [], tuned: null });
-          if (st.evaluated) c.points.push([st.evaluated.utilization, st.evaluated.failure_rate]);
-          if (st.finished) {
-            c.tuned = tunedPoint(st.finished);
-            rowsByArm[st.arm] = st.finished;
-            renderTable(rowsByArm.filter(Boolean), false);
-            if (!frontierCard.dataset.firstMs) frontierCard.dataset.firstMs = String(Math.round(performance.now() - started));
-          }
-          if (st.evaluated || st.finished) scheduleDraw();
-          setStatus('running', `${st.label}: run ${p.done} of ${p.total}…`);
-        }
-      },
-    });
-    running = r;
-    r.promise.then(
-      (res) => {
-        if (running !== r) return;
-        running = null;
-        runUi.ended(true);
-        report = res.report;
-        curves = report.arms.map((a) => ({ label: a.label, points: a.sweep.map((e) => [e.utilization, e.failure_rate]), tuned: tunedPoint(a) }));
-        runCount += 1;
-        frontierCard.dataset.runs = String(runCount);
-        frontierCard.dataset.ms = String(Math.round(performance.now() - started));
-        const untunable = report.arms.filter((a) => a.status === 'untunable').length;
-        const secs = `${(res.elapsed_ms / 1000).toFixed(1)} s${onWorkers(res)}`;
-        setStatus('done', untunable
-          ? `${report.arms.length - untunable} of ${report.arms.length} policies tuned in ${secs}; ${untunable} cannot be tuned at this scale (see the table)`
-          : `${report.arms.length} policies tuned in ${secs}`);
-        subtitle.textContent = `${report.preset}: C = ${fmt(report.capacity)} cores, T = ${fmt(report.horizon_hours)} h, R = ${report.runs} runs, SLA ε = ${fmt(report.sla)}, seed ${report.seed}`;
-        renderTable(report.arms, true);
-        drawFrontier();
-        updateLink();
-        requestSeries();
-      },
-      (e) => {
-        if (running !== r) return;
-        running = null;
-        runUi.ended(false);
-        if (e && e.kind === 'cancelled') {
-          setStatus('cancelled', 'Cancelled.');
-          drawFrontier();
-        } else {
-          setStatus('error', `Run failed: ${errorText(e)}`);
-          if (e && e.errors) controls.showErrors(e.errors);
-          else if (e && e.field) controls.showErrors([e]);
-        }
-      });
+  function onProgress(p) {
+    const st = p.partial;
+    if (!st) return;
+    const c = curves[st.arm] || (curves[st.arm] = { label: st.label, points: [], tuned: null });
+    if (st.evaluated) c.points.push([st.evaluated.utilization, st.evaluated.failure_rate]);
+    if (st.finished) {
+      c.tuned = tunedPoint(st.finished);
+      rowsByArm[st.arm] = st.finished;
+      renderTable(rowsByArm.filter(Boolean), false);
+      run.markFirst();
+    }
+    if (st.evaluated || st.finished) scheduleDraw();
+    setStatus('running', `${st.label}: run ${p.done} of ${p.total}…`);
+  }
+
+  function onDone(res) {
+    report = res.report;
+    curves = report.arms.map((a) => ({ label: a.label, points: a.sweep.map((e) => [e.utilization, e.failure_rate]), tuned: tunedPoint(a) }));
+    const untunable = report.arms.filter((a) => a.status === 'untunable').length;
+    const secs = `${(res.elapsed_ms / 1000).toFixed(1)} s${onWorkers(res)}`;
+    setStatus('done', untunable
+      ? `${report.arms.length - untunable} of ${report.arms.length} policies tuned in ${secs}; ${untunable} cannot be tuned at this scale (see the table)`
+      : `${report.arms.length} policies tuned in ${secs}`);
+    subtitle.textContent = `${report.preset}: C = ${fmt(report.capacity)} cores, T = ${fmt(report.horizon_hours)} h, R = ${report.runs} runs, SLA ε = ${fmt(report.sla)}, seed ${report.seed}`;
+    renderTable(report.arms, true);
+    drawFrontier();
+    updateLink();
+    requestSeries();
   }
 
   // ---- rendering
@@ -351,14 +314,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   showFitNote();
   drawFrontier();
   updateLink();
-  if (autorun) startRun();
-  else runUi.awaitRun();
+  run.begin(autorun);
 
-  return {
-    traceLoaded() {},
-    setScenario(s) { scenario = s; controls.fill(s); },
-    scenario: () => scenario,
-    copyLink: async () => { updateLink(); return copyText(location.href); },
-    banner,
-  };
+  return viewHandle({ scenario: () => scenario, link: updateLink });
 }

@@ -49,6 +49,12 @@ export function fmt(v, digits = 4) {
   return String(Number(v.toPrecision(digits)));
 }
 
+/** A fraction as a percentage with `digits` decimals ("12.5%"); "–" when not a number. */
+export const pct = (v, digits = 1) => (Number.isFinite(v) ? `${(v * 100).toFixed(digits)}%` : '–');
+
+/** A count rounded, with thousands separators ("1,450"); "–" when not a number. */
+export const int = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
+
 /** Debounce `fn` by `ms`. */
 export function debounce(fn, ms) {
   let t = null;
@@ -102,6 +108,12 @@ export function fitCanvas(canvas, cssHeight) {
   canvas.width = Math.round(cssWidth * dpr);
   canvas.height = Math.round(cssHeight * dpr);
   return dpr;
+}
+
+/** A model view's "Data" card (`#<prefix>-data`): what the run reads and where it comes from. */
+export function dataCard(prefix, ...children) {
+  return h('section', { class: 'card data-note', id: `${prefix}-data`, 'aria-labelledby': `${prefix}-data-title` },
+    h('h2', { id: `${prefix}-data-title` }, 'Data'), ...children);
 }
 
 /**

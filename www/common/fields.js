@@ -24,6 +24,13 @@ export function field(path, label, input, help, scope = null) {
     h('span', { class: 'label' }, label), input, msg);
 }
 
+/** The engine's default value at the dotted scenario path `path` of `defaults` (the engine's default scenario),
+ * as the placeholder of an empty field ('' when there is none). */
+export function defaultAt(defaults, path) {
+  const v = path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), defaults);
+  return v == null ? '' : String(v);
+}
+
 /** A text input for numbers (text, not type=number, so what the user typed can be reported back). */
 export function num(attrs) {
   return h('input', { type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: false, ...attrs });
@@ -39,6 +46,30 @@ export function readNumber(input, path, errors, { integer = false } = {}) {
   if (!Number.isFinite(v)) errors.push({ field: path, message: t === '' ? 'enter a number' : `'${t}' is not a number` });
   else if (integer && !(Number.isSafeInteger(v) && v >= 0)) errors.push({ field: path, message: 'a whole number ≥ 0' });
   return v;
+}
+
+/**
+ * The start of a controls' `read(base)`: `s`, a copy of `base` for model `model` (`p`: its section), the
+ * page-side `errors`, and readers that keep the old value when the input holds no valid number (the error goes
+ * to `errors`): `value(input, path, old, { integer? })`, `number(input, key, opts)` for the section's field
+ * `key`, `readSeed(input)` for the scenario's seed.
+ */
+export function readOnto(base, model) {
+  const errors = [];
+  const s = structuredClone(base);
+  s.model = model;
+  const value = (input, path, old, opts = {}) => {
+    const v = readNumber(input, path, errors, opts);
+    return (opts.integer ? Number.isSafeInteger(v) && v >= 0 : Number.isFinite(v)) ? v : old;
+  };
+  return {
+    s,
+    p: s[model],
+    errors,
+    value,
+    number: (input, key, opts) => value(input, `${model}.${key}`, s[model][key], opts),
+    readSeed: (input) => { s.seed = value(input, 'seed', s.seed, { integer: true }); },
+  };
 }
 
 /**

@@ -19,11 +19,21 @@ function byteSize(d) {
   return d.byteLength || 0;
 }
 
+/** The error of an upload that is not the one a link names (`got`: the hash of what was given). */
+export function wrongUpload(files, what, got, expected) {
+  return {
+    kind: 'hash',
+    file: files.length === 1 ? files[0].name : `${files.length} files`,
+    message: `this is not the ${what} the link was made with: its SHA-256 is ${got}, the link expects ${expected}`,
+  };
+}
+
 /**
  * A TraceBuilder holding `files` ([{ name, data }]), added one by one with progress { stage: 'reading', done,
- * total } (bytes) and Cancel between files, checked against `expectSha256` when given, then progress { stage:
- * 'parsing' }. Throws the engine's errors, { kind: 'cancelled' } or { kind: 'hash' }; the caller owns the
- * builder (its `finish…` consumes it).
+ * total } (bytes) and Cancel between files, checked against `expectSha256` (the files' hash) when given, then
+ * progress { stage: 'parsing' }. Throws the engine's errors, { kind: 'cancelled' } or { kind: 'hash' }; the
+ * caller owns the builder (its `finish…` consumes it). A usage trace is named by its content instead (the
+ * caller checks the parsed trace: 'trace.load').
  */
 export async function readFiles(files, ctx, { expectSha256, what = 'trace' } = {}) {
   if (!files || !files.length) throw { kind: 'trace', file: 'upload', line: null, column: null, message: 'no files given' };
@@ -47,13 +57,7 @@ export async function readFiles(files, ctx, { expectSha256, what = 'trace' } = {
     }
     if (expectSha256) {
       const sha256 = builder.sha256();
-      if (expectSha256 !== sha256) {
-        throw {
-          kind: 'hash',
-          file: files.length === 1 ? files[0].name : `${files.length} files`,
-          message: `this is not the ${what} the link was made with: its SHA-256 is ${sha256}, the link expects ${expectSha256}`,
-        };
-      }
+      if (expectSha256 !== sha256) throw wrongUpload(files, what, sha256, expectSha256);
     }
     ctx.progress({ stage: 'parsing', done: total, total });
     await ctx.yield();

@@ -39,39 +39,30 @@ function infoOf(wasm, scenario) {
   return wasm.models().find((m) => m.id === modelOf(wasm, scenario)) || {};
 }
 
-/** The engine's RunFiles holding `files` ([{ name, bytes }]); null when there are none. The caller frees it. */
-async function runFiles(wasm, files) {
-  if (!files || !files.length) return null;
-  const rf = new wasm.RunFiles();
-  try {
-    for (const f of files) rf.add(String(f.name), await toBytes(f.bytes));
-  } catch (e) {
-    rf.free();
-    throw e;
-  }
-  return rf;
-}
-
-/** Plan the scenario's run on the inputs its model reads (the registry says which) and the named input
- * `files`. */
+/** Plan the scenario's run on the inputs its model reads (the registry says which: the loaded trace, the
+ * scenario's workload) and the named input `files` ([{ name, bytes }]), gathered in the engine's RunInputs
+ * for its one constructor (which validates the scenario). */
 async function plan(ctx, scenario, files) {
   const { wasm, state } = ctx;
   const info = infoOf(wasm, scenario);
-  let workload = null;
-  if (info.uses_workload) {
-    // the engine checks the reference (workload.bundled / workload.upload) before anything is fetched
-    const checked = wasm.check_scenario(scenario);
-    if (checked.errors.length) throw { kind: 'scenario', ...checked.errors[0], errors: checked.errors };
-    workload = await workloadFor(ctx, checked.scenario.workload);
-  } else if (info.uses_trace && !state.trace) throw { kind: 'input', message: 'no trace is loaded' };
-  const rf = await runFiles(wasm, files);
+  const inputs = new wasm.RunInputs();
   try {
-    if (workload) return rf ? wasm.ExperimentRun.with_workload_files(workload, rf, scenario) : wasm.ExperimentRun.with_workload(workload, scenario);
-    if (info.uses_trace) return rf ? wasm.ExperimentRun.with_trace_files(state.trace, rf, scenario) : wasm.ExperimentRun.with_trace(state.trace, scenario);
-    return rf ? wasm.ExperimentRun.with_files(rf, scenario) : new wasm.ExperimentRun(scenario);
-  } finally {
-    if (rf) rf.free(); // the run copied what it needs
+    if (info.uses_workload) {
+      // the engine checks the reference (workload.bundled / workload.upload) before anything is fetched
+      const checked = wasm.check_scenario(scenario);
+      if (checked.errors.length) throw { kind: 'scenario', ...checked.errors[0], errors: checked.errors };
+      inputs.use_workload(await workloadFor(ctx, checked.scenario.workload));
+    }
+    if (info.uses_trace) {
+      if (!state.trace) throw { kind: 'input', message: 'no trace is loaded' };
+      inputs.use_trace(state.trace);
+    }
+    for (const f of files || []) inputs.add(String(f.name), await toBytes(f.bytes));
+  } catch (e) {
+    inputs.free();
+    throw e;
   }
+  return new wasm.ExperimentRun(scenario, inputs); // takes the inputs (and frees them)
 }
 
 /** Jobs a step hands each worker of the pool (a step's partial results arrive when all its jobs are done). */

@@ -16,7 +16,7 @@
 import init, * as wasm from '../pkg/packlab.js';
 import { MODELS_WWW } from '../models.js';
 import { runOps } from './run-ops.js';
-import { inputOps, readFiles } from './inputs.js';
+import { inputOps, readFiles, wrongUpload } from './inputs.js';
 import { Pool } from './pool.js';
 
 const state = {
@@ -72,8 +72,15 @@ const coreOps = {
    */
   async 'trace.load'(payload, ctx) {
     const { state } = ctx;
-    const builder = await readFiles(payload.files, ctx, { expectSha256: payload.expectSha256 });
+    const builder = await readFiles(payload.files, ctx);
     const trace = builder.finish(payload.name || undefined); // consumes the builder; throws a structured TraceError
+    // a link names its trace by content (the same data picked as files, a folder or a zip), an older one by
+    // its files' hash
+    if (payload.expectSha256 && !trace.is_named_by(payload.expectSha256)) {
+      const got = trace.sha256();
+      trace.free();
+      throw wrongUpload(payload.files, 'trace', got, payload.expectSha256);
+    }
     const info = { name: trace.name(), sha256: trace.sha256(), summary: trace.summary() };
     if (state.trace) state.trace.free();
     state.trace = trace;

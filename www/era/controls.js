@@ -4,7 +4,7 @@
 // in place. Empty policy and κ lists mean the preset's own (the engine's `policy_list` / `kappa_list`).
 
 import { h } from '../common/dom.js';
-import { field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { defaultAt, readOnto, field, num, showFieldErrors } from '../common/fields.js';
 
 /** Every policy name the engine accepts, with a hint: [name, hint]. */
 export const POLICIES = [
@@ -25,7 +25,8 @@ export const PRESET_WORKLOAD = { 'E4.1': 'swim-fb2010', 'E4.3': 'azure2017-arriv
  * Build the controls. `onChange()` fires on every edit.
  * Returns { el, fill(scenario, policiesRun?), read(base) -> { scenario, errors }, showErrors(errors) }.
  */
-export function createControls({ onChange }) {
+export function createControls({ onChange, wasm }) {
+  const D = wasm.default_scenario();
   const preset = h('select', {},
     h('option', { value: 'E4.1' }, 'E4.1 — SWIM MapReduce jobs, value efficiency'),
     h('option', { value: 'E4.3' }, 'E4.3 — beside real Azure load, late jobs vs revenue'));
@@ -36,17 +37,17 @@ export function createControls({ onChange }) {
     return { name, box, row: h('label', { class: 'policy-row', title: hint }, box, h('span', {}, name)) };
   });
   const kappa = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'the preset\'s' });
-  const periodH = num({ placeholder: '12' });
-  const bucket = num({ placeholder: '30' });
-  const gamma = num({ placeholder: '0.5' });
-  const capFrac = num({ placeholder: '0.25' });
-  const days = num({ placeholder: '1' });
-  const load = num({ placeholder: '1' });
-  const quantile = num({ placeholder: '0.75' });
+  const periodH = num({ placeholder: defaultAt(D, 'era.period_h') });
+  const bucket = num({ placeholder: defaultAt(D, 'era.lp_bucket_min') });
+  const gamma = num({ placeholder: defaultAt(D, 'era.gamma_pen') });
+  const capFrac = num({ placeholder: defaultAt(D, 'era.capacity_frac') });
+  const days = num({ placeholder: defaultAt(D, 'era.days') });
+  const load = num({ placeholder: defaultAt(D, 'era.load') });
+  const quantile = num({ placeholder: defaultAt(D, 'era.nonera_quantile') });
   const nonera = h('select', {},
     h('option', { value: 'azure' }, 'real Azure 2017 load'),
     h('option', { value: 'synthetic' }, 'synthetic (§6.5 sinusoid + AR(1))'));
-  const seed = num({ inputmode: 'numeric', placeholder: '1' });
+  const seed = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'seed') });
   const horizon = h('select', {},
     h('option', { value: 'open' }, 'open — the predictor assumes arrivals never stop (version 1)'),
     h('option', { value: 'no-arrivals' }, 'no-arrivals — horizon-aware predictor'),
@@ -57,7 +58,7 @@ export function createControls({ onChange }) {
   const basis = h('select', {},
     h('option', { value: 'runnable' }, 'runnable work, widths clamped to C'),
     h('option', { value: 'arrivals' }, 'offered load over the arrival span (version 1)'));
-  const floor = num({ placeholder: '0.65' });
+  const floor = num({ placeholder: defaultAt(D, 'era.e43_floor') });
   const lpKappa = h('input', { type: 'checkbox', id: 'era-lp-at-kappa' });
 
   const policyBox = h('div', { class: 'policies', id: 'f-era-policies', dataset: { field: 'era.policies' } },
@@ -135,12 +136,7 @@ export function createControls({ onChange }) {
 
   /** Read the form onto `base` (a full scenario); page-side errors are for values that are not numbers. */
   function read(base) {
-    const errors = [];
-    const s = structuredClone(base);
-    s.model = 'era';
-    const p = s.era;
-    const keep = (v, old) => (Number.isFinite(v) ? v : old);
-    const number = (input, key) => keep(readNumber(input, `era.${key}`, errors), p[key]);
+    const { s, p, errors, number, readSeed } = readOnto(base, 'era');
     if (preset.value !== p.preset) {
       // another experiment reads another workload; an upload is kept only for the preset it was made for
       p.preset = preset.value;
@@ -165,8 +161,7 @@ export function createControls({ onChange }) {
     p.capacity_basis = basis.value;
     p.e43_floor = number(floor, 'e43_floor');
     p.lp_at_kappa = lpKappa.checked;
-    const sd = readNumber(seed, 'seed', errors, { integer: true });
-    s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
+    readSeed(seed);
     return { scenario: s, errors };
   }
 

@@ -5,12 +5,11 @@
 // Computation happens in the worker: the shared 'run' operation (one (policy, κ_use) cell per step) on the
 // scenario's workload, and 'run.query' with op 'request' for the teaching view.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable, dataCard, pct, int } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { updateLocation, copyText } from '../common/share.js';
+import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
-import { exportRow } from '../common/exports.js';
-import { createRunControls } from '../common/run-controls.js';
+import { createRunView, viewHandle } from '../common/run-view.js';
 import { createControls, PRESET_WORKLOAD } from './controls.js';
 
 const CHART_HEIGHT = 380;
@@ -22,8 +21,6 @@ export const model = {
   subtitle: 'economic reservations and dynamic pricing: ERA\'s BASIC_ECON, greedy, on-demand',
 };
 
-const pct = (v, d = 1) => (Number.isFinite(v) ? `${(v * 100).toFixed(d)}%` : '–');
-const int = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
 const money = (v) => (Number.isFinite(v) ? `$${Math.round(v).toLocaleString('en-US')}` : '–');
 
 /** The cells as the table and the CSV show them (the engine's field names). */
@@ -39,7 +36,7 @@ const COLUMNS = [
   ['truthful_violations', 'truthfulness', 'of every 25th request, the same request stating 0.5×, 2× and 10× its value: checks where the price moved or a higher value was rejected', null],
 ];
 
-export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
+export function mount({ root, wasm, worker, scenario: initial, autorun = true }) {
   let scenario = initial.model === 'era' ? initial : { ...initial, model: 'era' };
   if (initial.model !== 'era') {
     // opened from another tab: the workload of the preset (the default scenario's is the Azure arrivals)
@@ -48,48 +45,49 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   }
   let report = null;
   let cells = [];
-  let running = null;
-  let runCount = 0;
   let reqCell = 0;
   let reqIndex = 0;
   let reqSeq = 0;
   let lastView = null;
 
-  const scheduleDraw = frameThrottle(() => { if (running) drawCharts(); });
-  const controls = createControls({ onChange: debounce(onControls, 300) });
+  const scheduleDraw = frameThrottle(() => { if (run.isRunning()) drawCharts(); });
+  const controls = createControls({ onChange: debounce(onControls, 300), wasm });
   controls.fill(scenario);
 
   // ---- chart card
   const effCanvas = h('canvas', { id: 'era-efficiency-canvas', role: 'img', 'aria-label': 'value efficiency per policy' });
   const frontCanvas = h('canvas', { id: 'era-frontier-canvas', role: 'img', 'aria-label': 'late jobs against accepted revenue, one curve per policy over κ_use' });
-  const runUi = createRunControls({ prefix: 'era', initialText: 'Starting…', onCancel: () => running && running.cancel(), onRerun: () => startRun() });
-  const setStatus = runUi.setStatus;
   const subtitle = h('p', { class: 'fine', id: 'era-subtitle' });
   const paperNote = h('p', { class: 'fine', id: 'era-paper' });
   const stem = () => `packlab-era-${report ? `${report.preset}-seed${report.seed}` : 'run'}`.replace(/[^A-Za-z0-9._-]+/g, '_');
-  const exportBtns = exportRow({
-    prefix: 'era-export',
-    wasm,
-    canvas: frontCanvas,
-    stem,
-    ready: () => !!report,
-    svg: () => wasm.chart_svg('era.frontier', report.cells, { title: subtitle.textContent }, 1000, 600),
-    csv: () => [['policy', ...COLUMNS.map((c) => c[0]), 'total_allocation', 'accepted_work', 'lp_value', 'truthful_checks']]
-      .concat(report.cells.map((c) => [c.policy, ...COLUMNS.map((k) => c[k[0]]), c.total_allocation, c.accepted_work, c.lp_value, c.truthful_checks])),
-    json: () => ({ report }),
-    scenario: () => scenario,
-    onNothing: () => setStatus(runUi.state(), 'Nothing to export yet.'),
-    onError: (text) => setStatus('error', text),
+  const run = createRunView({
+    wasm, worker, controls,
+    card: { key: 'era', title: 'Value efficiency and the late-jobs frontier' },
+    body: [
+      subtitle,
+      h('div', { class: 'canvas-wrap' }, effCanvas),
+      paperNote,
+      h('div', { class: 'canvas-wrap', id: 'era-frontier-wrap' }, frontCanvas),
+      h('p', { class: 'fine' }, 'Each point is one policy at one κ_use: a larger κ_use plans more of the capacity (more revenue) and leaves less spare for shortfalls of the actual capacity (more late jobs). Seed 004 (Fig. 3): BASIC_ECON dominates — more revenue at the same late-job %.')],
+    payload: () => ({ scenario }),
+    onStart: () => { cells = []; },
+    onProgress,
+    onDone,
+    onCancelled,
+    exports: {
+      prefix: 'era-export',
+      canvas: frontCanvas,
+      stem,
+      ready: () => !!report,
+      svg: () => wasm.chart_svg('era.frontier', report.cells, { title: subtitle.textContent }, 1000, 600),
+      csv: () => [['policy', ...COLUMNS.map((c) => c[0]), 'total_allocation', 'accepted_work', 'lp_value', 'truthful_checks']]
+        .concat(report.cells.map((c) => [c.policy, ...COLUMNS.map((k) => c[k[0]]), c.total_allocation, c.accepted_work, c.lp_value, c.truthful_checks])),
+      json: () => ({ report }),
+      scenario: () => scenario,
+    },
   });
-  const chartCard = h('section', { class: 'card chart-card', id: 'era-card', 'aria-labelledby': 'era-title', dataset: { state: 'idle', runs: '0' } },
-    h('div', { class: 'card-head' }, h('h2', { id: 'era-title' }, 'Value efficiency and the late-jobs frontier'), runUi.el),
-    subtitle,
-    h('div', { class: 'canvas-wrap' }, effCanvas),
-    paperNote,
-    h('div', { class: 'canvas-wrap', id: 'era-frontier-wrap' }, frontCanvas),
-    h('p', { class: 'fine' }, 'Each point is one policy at one κ_use: a larger κ_use plans more of the capacity (more revenue) and leaves less spare for shortfalls of the actual capacity (more late jobs). Seed 004 (Fig. 3): BASIC_ECON dominates — more revenue at the same late-job %.'),
-    exportBtns);
-  runUi.attach(chartCard);
+  const setStatus = run.setStatus;
+  const startRun = run.start;
 
   // ---- results table
   const tbody = h('tbody', { id: 'era-rows' });
@@ -121,13 +119,12 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   // ---- data card
   const statementEl = h('p', { id: 'era-data-statement' });
   const setupEl = h('div', { id: 'era-setup' });
-  const dataCard = h('section', { class: 'card data-note', id: 'era-data', 'aria-labelledby': 'era-data-title' },
-    h('h2', { id: 'era-data-title' }, 'Data'), statementEl, setupEl);
+  const data = dataCard('era', statementEl, setupEl);
 
   setChildren(root,
     h('div', { class: 'layout' },
-      h('aside', { class: 'sidebar' }, controls.el, dataCard),
-      h('div', { class: 'content' }, chartCard, tableCard, reqCard)));
+      h('aside', { class: 'sidebar' }, controls.el, data),
+      h('div', { class: 'content' }, run.card, tableCard, reqCard)));
   window.addEventListener('resize', debounce(() => { drawCharts(); drawRequest(); }, 150));
 
   function showData() {
@@ -168,69 +165,43 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
     if (JSON.stringify(scenario) !== before || !report) startRun();
   }
 
-  function startRun() {
-    if (running) running.cancel();
-    const sc = scenario;
-    const started = performance.now();
-    cells = [];
-    setStatus('running', 'Starting…');
-    runUi.started();
-    const r = worker.request('run', { scenario: sc }, {
-      onProgress: (p) => {
-        if (running !== r) return;
-        if (p.stage === 'workload') { setStatus('running', `Loading the workload (${p.name})…`); return; }
-        if (p.stage) return;
-        runUi.progress(p.total ? p.done / p.total : 0);
-        const st = p.partial;
-        if (!st) { setStatus('running', `Scheduling the first cell (1 of ${p.total}; the LP predictor solves one LP per period first)…`); return; }
-        st.cells.forEach((x, i) => { cells[st.first + i] = x; });
-        if (!chartCard.dataset.firstMs) chartCard.dataset.firstMs = String(Math.round(performance.now() - started));
-        renderTable(cells.filter(Boolean), false);
-        scheduleDraw();
-        setStatus('running', `${p.done} of ${p.total} cells scheduled…`);
-      },
-    });
-    running = r;
-    r.promise.then((res) => {
-      if (running !== r) return;
-      running = null;
-      runUi.ended(true);
-      report = res.report;
-      cells = report.cells;
-      runCount += 1;
-      chartCard.dataset.runs = String(runCount);
-      chartCard.dataset.ms = String(Math.round(performance.now() - started));
-      const s = report.setup;
-      setStatus('done', `${cells.length} cells in ${(res.elapsed_ms / 1000).toFixed(1)} s · ${int(s.requests)} requests`);
-      subtitle.textContent = `${report.preset} on ${s.workload}: ${int(s.requests)} requests, capacity ${int(s.capacity)} units, seed ${report.seed}`;
-      setChildren(paperNote, report.paper.length
-        ? ['Seed 004 reports value efficiency ', report.paper.map((f) => `${f.policy} ${pct(f.value, 0)}`).join(', '), ' on a Yahoo workload that is not public; here: ',
-          policiesOf(cells).map((p) => `${p} ${pct(best(p).value_efficiency)}`).join(', '),
-          scenario.era.jobs === 'synthetic' ? ' on the synthetic §6.5 jobs, the set-up that mirrors the paper' : ' on SWIM jobs (the synthetic §6.5 jobs mirror the paper)',
-          `; horizon ${scenario.era.horizon}. docs/era.md explains the gap.`]
-        : []);
-      if (scenario.era.policies.length === 0) controls.fill(scenario, policiesOf(cells));
-      renderTable(cells, true);
-      drawCharts();
-      showData();
-      fillCells();
-      updateLocation(wasm, scenario);
-      // the default request: one from the middle of the run (the first ones meet an empty plan)
-      if (!idxIn.dataset.touched) { reqIndex = Math.floor(s.requests / 2); idxIn.value = String(reqIndex); }
-      requestView();
-    }, (e) => {
-      if (running !== r) return;
-      running = null;
-      runUi.ended(false);
-      if (e && e.kind === 'cancelled') {
-        setStatus('cancelled', report ? 'Cancelled; showing the previous run.' : 'Cancelled.');
-        if (report) { cells = report.cells; renderTable(cells, true); }
-        drawCharts();
-      } else {
-        const unplaced = e && e.errors ? controls.showErrors(e.errors) : e && e.field ? controls.showErrors([e]) : [e];
-        setStatus('error', unplaced.length ? `Run failed: ${errorText(e)}` : `Run failed: ${errorText(e)} (see the highlighted field)`);
-      }
-    });
+  function onProgress(p) {
+    const st = p.partial;
+    if (!st) { setStatus('running', `Scheduling the first cell (1 of ${p.total}; the LP predictor solves one LP per period first)…`); return; }
+    st.cells.forEach((x, i) => { cells[st.first + i] = x; });
+    run.markFirst();
+    renderTable(cells.filter(Boolean), false);
+    scheduleDraw();
+    setStatus('running', `${p.done} of ${p.total} cells scheduled…`);
+  }
+
+  function onDone(res) {
+    report = res.report;
+    cells = report.cells;
+    const s = report.setup;
+    setStatus('done', `${cells.length} cells in ${(res.elapsed_ms / 1000).toFixed(1)} s · ${int(s.requests)} requests`);
+    subtitle.textContent = `${report.preset} on ${s.workload}: ${int(s.requests)} requests, capacity ${int(s.capacity)} units, seed ${report.seed}`;
+    setChildren(paperNote, report.paper.length
+      ? ['Seed 004 reports value efficiency ', report.paper.map((f) => `${f.policy} ${pct(f.value, 0)}`).join(', '), ' on a Yahoo workload that is not public; here: ',
+        policiesOf(cells).map((p) => `${p} ${pct(best(p).value_efficiency)}`).join(', '),
+        scenario.era.jobs === 'synthetic' ? ' on the synthetic §6.5 jobs, the set-up that mirrors the paper' : ' on SWIM jobs (the synthetic §6.5 jobs mirror the paper)',
+        `; horizon ${scenario.era.horizon}. docs/era.md explains the gap.`]
+      : []);
+    if (scenario.era.policies.length === 0) controls.fill(scenario, policiesOf(cells));
+    renderTable(cells, true);
+    drawCharts();
+    showData();
+    fillCells();
+    updateLocation(wasm, scenario);
+    // the default request: one from the middle of the run (the first ones meet an empty plan)
+    if (!idxIn.dataset.touched) { reqIndex = Math.floor(s.requests / 2); idxIn.value = String(reqIndex); }
+    requestView();
+  }
+
+  function onCancelled() {
+    setStatus('cancelled', report ? 'Cancelled; showing the previous run.' : 'Cancelled.');
+    if (report) { cells = report.cells; renderTable(cells, true); }
+    drawCharts();
   }
 
   const policiesOf = (cs) => [...new Set(cs.map((c) => c.policy))];
@@ -307,14 +278,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   showData();
   drawCharts();
   updateLocation(wasm, scenario);
-  if (autorun) startRun();
-  else runUi.awaitRun();
+  run.begin(autorun);
 
-  return {
-    traceLoaded() {},
-    setScenario(s) { scenario = s; controls.fill(s); },
-    scenario: () => scenario,
-    copyLink: async () => { updateLocation(wasm, scenario); return copyText(location.href); },
-    banner,
-  };
+  return viewHandle({ scenario: () => scenario, link: () => updateLocation(wasm, scenario) });
 }

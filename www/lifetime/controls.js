@@ -4,7 +4,7 @@
 // FieldErrors land in place.
 
 import { h, fmt } from '../common/dom.js';
-import { fieldId, field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { defaultAt, readOnto, fieldId, field, num, showFieldErrors } from '../common/fields.js';
 
 /**
  * The policies in the engine's order (`Policy::ALL`; the chart colours a policy by its place here, so the
@@ -27,7 +27,8 @@ const SPLITS = [
  * Build the controls. `onChange()` fires on every edit.
  * Returns { el, fill(scenario), read(base) -> { scenario, errors }, showErrors(errors) }.
  */
-export function createControls({ onChange, color }) {
+export function createControls({ onChange, color, wasm }) {
+  const D = wasm.default_scenario();
   const predictor = h('select', {},
     h('option', { value: 'oracle' }, 'oracle (true lifetimes)'),
     h('option', { value: 'noisy' }, 'noisy at accuracy A (App. G.1)'),
@@ -36,14 +37,14 @@ export function createControls({ onChange, color }) {
   const accuracyOut = h('output', { id: 'lifetime-accuracy-value', for: fieldId('lifetime.accuracy') }, '0.9');
   const reprediction = h('input', { type: 'checkbox' });
   const split = h('select', {}, SPLITS.map(([v, t, hint]) => h('option', { value: v, title: hint }, t)));
-  const share = num({ placeholder: '0.2' });
-  const hosts = num({ inputmode: 'numeric', placeholder: '0' });
-  const peak = num({ placeholder: '0.95' });
-  const cores = num({ placeholder: '40' });
-  const memory = num({ placeholder: '128' });
-  const warmup = num({ placeholder: '48' });
-  const seed = num({ inputmode: 'numeric', placeholder: '1' });
-  const refresh = num({ placeholder: '60' });
+  const share = num({ placeholder: defaultAt(D, 'lifetime.share') });
+  const hosts = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'lifetime.hosts') });
+  const peak = num({ placeholder: defaultAt(D, 'lifetime.peak_allocation') });
+  const cores = num({ placeholder: defaultAt(D, 'lifetime.host_cores') });
+  const memory = num({ placeholder: defaultAt(D, 'lifetime.host_memory_gb') });
+  const warmup = num({ placeholder: defaultAt(D, 'lifetime.warmup_h') });
+  const seed = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'seed') });
+  const refresh = num({ placeholder: defaultAt(D, 'lifetime.refresh_s') });
   const defrag = h('input', { type: 'checkbox' });
   const aliveAtStart = h('input', { type: 'checkbox' });
 
@@ -130,12 +131,7 @@ export function createControls({ onChange, color }) {
 
   /** Read the form onto `base` (a full scenario); page-side errors are for values that are not numbers. */
   function read(base) {
-    const errors = [];
-    const s = structuredClone(base);
-    s.model = 'lifetime';
-    const p = s.lifetime;
-    const keep = (v, old) => (Number.isFinite(v) ? v : old);
-    const number = (input, key) => keep(readNumber(input, `lifetime.${key}`, errors), p[key]);
+    const { s, p, errors, number, readSeed } = readOnto(base, 'lifetime');
     // the policies in the engine's order; best fit (always simulated) is listed when the scenario listed it
     // or nothing else is chosen, so a link's list reads back unchanged
     const chosen = boxes.slice(1).filter((b) => b.box.checked).map((b) => b.name);
@@ -145,8 +141,7 @@ export function createControls({ onChange, color }) {
     p.reprediction = reprediction.checked;
     p.split = split.value;
     p.share = number(share, 'share');
-    const n = readNumber(hosts, 'lifetime.hosts', errors, { integer: true });
-    p.hosts = Number.isSafeInteger(n) && n >= 0 ? n : p.hosts;
+    p.hosts = number(hosts, 'hosts', { integer: true });
     p.peak_allocation = number(peak, 'peak_allocation');
     p.host_cores = number(cores, 'host_cores');
     p.host_memory_gb = number(memory, 'host_memory_gb');
@@ -156,8 +151,7 @@ export function createControls({ onChange, color }) {
     // left out when off, as the engine writes it (links made before the field keep their bytes)
     if (aliveAtStart.checked) p.alive_at_start = true;
     else delete p.alive_at_start;
-    const sd = readNumber(seed, 'seed', errors, { integer: true });
-    s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
+    readSeed(seed);
     return { scenario: s, errors };
   }
 

@@ -6,12 +6,13 @@
 // loads once and keeps (the bundled Azure 2017 arrivals, or an upload through 'workload.load'); the frontier
 // is a sweep (the engine's src/sweep.rs, `packlab sweep`) run cell by cell through the same operation.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable, dataCard, pct as percent, int } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { updateLocation, copyText } from '../common/share.js';
+import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { exportRow } from '../common/exports.js';
 import { createRunControls } from '../common/run-controls.js';
+import { createRunView, viewHandle } from '../common/run-view.js';
 import { runCells } from '../common/sweep.js';
 import { renderMarkdown } from '../common/markdown.js';
 import { createControls, POLICIES } from './controls.js';
@@ -64,9 +65,8 @@ export const model = {
   subtitle: 'lifetime-aware VM allocation: best fit, LA-Binary, NILAS, LAVA',
 };
 
-const pct = (v, d = 2) => (Number.isFinite(v) ? `${(v * 100).toFixed(d)}%` : '–');
+const pct = (v, d = 2) => percent(v, d);
 const pp = (v) => (v === 0 ? '0' : Number.isFinite(v) ? `${v > 0 ? '+' : ''}${v.toFixed(2)}` : '–');
-const int = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
 const policyIndex = (name) => POLICIES.findIndex((p) => p[0] === name);
 const policyTitle = (name) => (POLICIES.find((p) => p[0] === name) || [name, name])[1];
 
@@ -120,58 +120,52 @@ const COLUMNS = [
   ['failures', 'failures', 'VMs no host could take (whole run; after the warm-up in the tooltip)', int],
 ];
 
-export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
+export function mount({ root, wasm, worker, scenario: initial, autorun = true }) {
   let scenario = initial.model === 'lifetime' ? initial : { ...initial, model: 'lifetime' };
   let report = null; // the last complete report
   let results = []; // results of the run on display (partial while it runs)
-  let running = null;
   let reportSc = null; // the scenario of `report` (its run answers the timeline queries)
   let timeline = null; // the host timeline on display
   let tlPolicy = -1; // its policy's index in the results (-1: LAVA when present)
   let tlSeq = 0;
-  let runCount = 0;
   let wanted = scenario.workload && scenario.workload.upload ? scenario.workload.upload : null; // a link's upload
   let uploaded = null; // { ref, name, sha256, summary } of the loaded upload
 
   const color = (i) => (i >= 0 ? wasm.arm_color(i) : '#787878');
-  const scheduleDraw = frameThrottle(() => { if (running) drawChart(); });
-  const controls = createControls({ onChange: debounce(onControls, 300), color });
+  const scheduleDraw = frameThrottle(() => { if (run.isRunning()) drawChart(); });
+  const controls = createControls({ onChange: debounce(onControls, 300), color, wasm });
   controls.fill(scenario);
 
   // ---- chart card
   const canvas = h('canvas', { id: 'lifetime-canvas', role: 'img', 'aria-label': 'empty hosts over time, one line per policy, warm-up shaded' });
-  const runUi = createRunControls({
-    prefix: 'lifetime',
-    initialText: 'Starting…',
-    onCancel: () => running && running.cancel(),
-    onRerun: () => startRun(),
-  });
-  const setStatus = runUi.setStatus;
   const subtitle = h('p', { class: 'fine', id: 'lifetime-subtitle' });
   const stem = () => `packlab-lifetime-${report ? `${report.predictor}-seed${report.seed}` : 'run'}`.replace(/[^A-Za-z0-9._-]+/g, '_');
-  const exportBtns = exportRow({
-    prefix: 'lifetime-export',
-    wasm,
-    canvas,
-    stem,
-    ready: () => !!report,
-    svg: () => wasm.chart_svg('lifetime.empty', report.results, { warmup_h: report.warmup_h, title: subtitle.textContent }, 1000, 600),
-    csv: () => [['policy', ...COLUMNS.map((c) => c[0]), 'failures_measured', 'samples', 'arrivals']]
-      .concat(report.results.map((r) => [r.policy, ...COLUMNS.map((c) => r[c[0]]), r.failures_measured, r.samples, r.arrivals])),
-    json: () => ({ report }),
-    scenario: () => scenario,
-    onNothing: () => setStatus(runUi.state(), 'Nothing to export yet.'),
-    onError: (text) => setStatus('error', text),
+  const run = createRunView({
+    wasm, worker, controls,
+    card: { key: 'lifetime', title: 'Empty hosts over time' },
+    body: [
+      subtitle,
+      h('div', { class: 'canvas-wrap' }, canvas),
+      h('p', { class: 'fine' }, 'Hourly averages from the start of the window; the metrics below average the 5-minute samples after the warm-up. Empty hosts are what a provider can use for large VMs, maintenance or power saving: more is better.')],
+    payload: runPayload,
+    onStart: () => { results = []; },
+    onProgress,
+    onDone,
+    onCancelled,
+    exports: {
+      prefix: 'lifetime-export',
+      canvas,
+      stem,
+      ready: () => !!report,
+      svg: () => wasm.chart_svg('lifetime.empty', report.results, { warmup_h: report.warmup_h, title: subtitle.textContent }, 1000, 600),
+      csv: () => [['policy', ...COLUMNS.map((c) => c[0]), 'failures_measured', 'samples', 'arrivals']]
+        .concat(report.results.map((r) => [r.policy, ...COLUMNS.map((c) => r[c[0]]), r.failures_measured, r.samples, r.arrivals])),
+      json: () => ({ report }),
+      scenario: () => scenario,
+    },
   });
-  const chartCard = h('section', { class: 'card chart-card', id: 'lifetime-card', 'aria-labelledby': 'lifetime-title', dataset: { state: 'idle', runs: '0' } },
-    h('div', { class: 'card-head' },
-      h('h2', { id: 'lifetime-title' }, 'Empty hosts over time'),
-      runUi.el),
-    subtitle,
-    h('div', { class: 'canvas-wrap' }, canvas),
-    h('p', { class: 'fine' }, 'Hourly averages from the start of the window; the metrics below average the 5-minute samples after the warm-up. Empty hosts are what a provider can use for large VMs, maintenance or power saving: more is better.'),
-    exportBtns);
-  runUi.attach(chartCard);
+  const setStatus = run.setStatus;
+  const startRun = run.start;
 
   // ---- results table
   const tbody = h('tbody', { id: 'lifetime-rows' });
@@ -268,8 +262,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   const fileInput = h('input', { type: 'file', multiple: true, id: 'lifetime-workload-file', 'aria-label': 'workload files' });
   fileInput.addEventListener('change', () => loadUpload([...fileInput.files]));
   const bundledBtn = h('button', { type: 'button', class: 'btn small', id: 'lifetime-workload-bundled', onclick: useBundled }, 'Back to the bundled arrivals');
-  const dataCard = h('section', { class: 'card data-note', id: 'lifetime-data', 'aria-labelledby': 'lifetime-data-title' },
-    h('h2', { id: 'lifetime-data-title' }, 'Data'),
+  const data = dataCard('lifetime',
     statementEl,
     setupEl,
     h('h3', {}, 'Your own workload'),
@@ -279,8 +272,8 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
 
   setChildren(root,
     h('div', { class: 'layout' },
-      h('aside', { class: 'sidebar' }, controls.el, dataCard),
-      h('div', { class: 'content' }, chartCard, tableCard, migCard, tlCard, accCard, findingsCard)));
+      h('aside', { class: 'sidebar' }, controls.el, data),
+      h('div', { class: 'content' }, run.card, tableCard, migCard, tlCard, accCard, findingsCard)));
   window.addEventListener('resize', debounce(() => { drawChart(); drawTimeline(); drawAccuracy(); }, 150));
 
   // ---- data statement and the pool's set-up
@@ -363,78 +356,52 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   }
 
   // ---- runs
-  function startRun() {
-    if (running) running.cancel();
+  /** The run request, or null while a link's uploaded workload is not loaded yet (the page asks for it). */
+  function runPayload() {
     if (wanted) {
       setStatus('invalid', 'Waiting for the workload this link was made with.');
       setChildren(uploadMsg, h('div', { class: 'request-box', role: 'alert' }, h('strong', {}, 'This link was made with an uploaded workload. '),
         `Choose ${wanted.name} (SHA-256 ${String(wanted.sha256).slice(0, 12)}…) above to reproduce it.`));
+      return null;
+    }
+    return { scenario };
+  }
+
+  function onProgress(p) {
+    const st = p.partial;
+    if (!st) {
+      setStatus('running', `Simulating best fit, the baseline (1 of ${p.total})…`);
       return;
     }
-    const sc = scenario;
-    const started = performance.now();
-    results = [];
-    setStatus('running', 'Starting…');
-    runUi.started();
-    const r = worker.request('run', { scenario: sc }, {
-      onProgress: (p) => {
-        if (running !== r) return;
-        if (p.stage === 'workload') {
-          setStatus('running', `Loading the workload (${p.name})…`);
-          return;
-        }
-        if (p.stage) return;
-        runUi.progress(p.total ? p.done / p.total : 0);
-        const st = p.partial;
-        if (!st) {
-          setStatus('running', `Simulating best fit, the baseline (1 of ${p.total})…`);
-          return;
-        }
-        st.results.forEach((x, i) => { results[st.first + i] = x; });
-        if (!chartCard.dataset.firstMs) chartCard.dataset.firstMs = String(Math.round(performance.now() - started));
-        renderTable(results.filter(Boolean), false);
-        scheduleDraw();
-        setStatus('running', p.done < p.total ? `${p.done} of ${p.total} policies simulated…` : 'Finishing…');
-      },
-    });
-    running = r;
-    r.promise.then(
-      (res) => {
-        if (running !== r) return;
-        running = null;
-        runUi.ended(true);
-        report = res.report;
-        results = report.results;
-        runCount += 1;
-        chartCard.dataset.runs = String(runCount);
-        chartCard.dataset.ms = String(Math.round(performance.now() - started));
-        const s = report.setup;
-        setStatus('done', `${report.results.length} policies in ${(res.elapsed_ms / 1000).toFixed(1)} s · ${int(s.vms)} VMs on ${int(report.hosts)} hosts`);
-        subtitle.textContent = `${s.workload} (${s.split || 'all VMs'}), share ${fmt(sc.lifetime.share)}: ${int(s.vms)} VMs on ${int(report.hosts)} hosts of ${fmt(report.host_capacity[0])} cores / ${fmt(report.host_capacity[1])} GB, predictor ${report.predictor}, seed ${report.seed}`;
-        renderTable(results, true);
-        drawChart();
-        showData();
-        updateLink();
-        reportSc = sc;
-        fillTimelinePolicies();
-        queryTimeline();
-      },
-      (e) => {
-        if (running !== r) return;
-        running = null;
-        runUi.ended(false);
-        if (e && e.kind === 'cancelled') {
-          setStatus('cancelled', report ? 'Cancelled; showing the previous run.' : 'Cancelled.');
-          if (report) {
-            results = report.results;
-            renderTable(results, true);
-          }
-          drawChart();
-        } else {
-          const unplaced = e && e.errors ? controls.showErrors(e.errors) : e && e.field ? controls.showErrors([e]) : [e];
-          setStatus('error', unplaced.length ? `Run failed: ${errorText(e)}` : `Run failed: ${errorText(e)} (see the highlighted field)`);
-        }
-      });
+    st.results.forEach((x, i) => { results[st.first + i] = x; });
+    run.markFirst();
+    renderTable(results.filter(Boolean), false);
+    scheduleDraw();
+    setStatus('running', p.done < p.total ? `${p.done} of ${p.total} policies simulated…` : 'Finishing…');
+  }
+
+  function onDone(res, { scenario: sc }) {
+    report = res.report;
+    results = report.results;
+    const s = report.setup;
+    setStatus('done', `${report.results.length} policies in ${(res.elapsed_ms / 1000).toFixed(1)} s · ${int(s.vms)} VMs on ${int(report.hosts)} hosts`);
+    subtitle.textContent = `${s.workload} (${s.split || 'all VMs'}), share ${fmt(sc.lifetime.share)}: ${int(s.vms)} VMs on ${int(report.hosts)} hosts of ${fmt(report.host_capacity[0])} cores / ${fmt(report.host_capacity[1])} GB, predictor ${report.predictor}, seed ${report.seed}`;
+    renderTable(results, true);
+    drawChart();
+    showData();
+    updateLink();
+    reportSc = sc;
+    fillTimelinePolicies();
+    queryTimeline();
+  }
+
+  function onCancelled() {
+    setStatus('cancelled', report ? 'Cancelled; showing the previous run.' : 'Cancelled.');
+    if (report) {
+      results = report.results;
+      renderTable(results, true);
+    }
+    drawChart();
   }
 
   // ---- rendering
@@ -650,17 +617,10 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   showData();
   drawChart();
   updateLink();
-  if (autorun) startRun();
-  else runUi.awaitRun();
+  run.begin(autorun);
   loadFindings();
 
-  return {
-    traceLoaded() {},
-    setScenario(s) { scenario = s; controls.fill(s); },
-    scenario: () => scenario,
-    copyLink: async () => { updateLink(); return copyText(location.href); },
-    banner,
-  };
+  return viewHandle({ scenario: () => scenario, link: updateLink });
 }
 
 /** `empty_hosts` → `emptyHosts` (dataset keys). */

@@ -5,7 +5,7 @@
 // is the page's own: it rewrites the level of every gpa:α and c2marl:α policy of the list.
 
 import { h } from '../common/dom.js';
-import { field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { field, num, readOnto, showFieldErrors } from '../common/fields.js';
 
 /** The experiments, with the data each one runs on: [id, label, data statement]. */
 export const PRESETS = [
@@ -19,9 +19,16 @@ export const PRESETS = [
     'E1.1\'s synthetic internal cloud, reported as C-Hot-R (an hour is hot when any PM is) beside PM-Hot-R (the worst PM), App. B.2.'],
 ];
 
-/** The preset's policy list, as the engine's `OversubParams::policy_list` gives it for an empty list. */
-export function presetPolicies(preset) {
-  return ['grid:0.2', 'grid:0.4', 'grid:0.6', ...(preset === 'E1.3' ? ['grid:1'] : []), 'ma', 'sl', 'peak:p95', 'gpa:0.95', 'c2marl:0.95'];
+/** What the engine makes of a scenario's oversub section before it runs (the model's 'setup' operation):
+ * { policies: the list it runs (the preset's for an empty list), pms: K, alpha: [min, max] of α }. */
+export function sectionSetup(wasm, sc) {
+  return wasm.model_call(sc, 'setup', null);
+}
+
+/** The preset's policy list (the engine's `OversubParams::policy_list` for an empty list). */
+export function presetPolicies(wasm, preset) {
+  const d = wasm.default_scenario();
+  return sectionSetup(wasm, { ...d, model: 'oversub', oversub: { ...d.oversub, preset, policies: [] } }).policies;
 }
 
 /** The policy names of a list typed by the user (comma- or space-separated). */
@@ -52,12 +59,15 @@ export function alphaOf(names) {
 export const trainedInRun = (name) => /^c2marl:/.test(name) && levelled(name);
 
 /**
- * Build the controls. `onChange()` fires on every edit; `defaults` is the engine's default scenario (its
- * values are the placeholders of the fields, so an empty field shows what the engine would use).
+ * Build the controls. `onChange()` fires on every edit; the engine's default scenario gives the placeholders
+ * of the fields (an empty field shows what the engine would use), its 'setup' the preset's policies and α's
+ * range.
  * Returns { el, fill(scenario), read(base) -> { scenario, errors }, showErrors(errors), addPolicy(name) }.
  */
-export function createControls({ onChange, defaults }) {
+export function createControls({ onChange, wasm }) {
+  const defaults = wasm.default_scenario();
   const d = defaults.oversub;
+  const [alphaMin, alphaMax] = sectionSetup(wasm, { ...defaults, model: 'oversub' }).alpha;
   const preset = h('select', {}, PRESETS.map(([v, label]) => h('option', { value: v }, label)));
   const dataLine = h('p', { class: 'fine', id: 'oversub-preset-data' });
   const policies = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'the preset\'s' });
@@ -91,7 +101,7 @@ export function createControls({ onChange, defaults }) {
     const a = Number(alpha.value.trim());
     if (!(Number.isFinite(a) && alpha.value.trim() !== '')) { fire(); return; }
     const names = splitPolicies(policies.value);
-    policies.value = withAlpha(names.length ? names : presetPolicies(preset.value), a).join(', ');
+    policies.value = withAlpha(names.length ? names : presetPolicies(wasm, preset.value), a).join(', ');
     fire();
   });
 
@@ -105,7 +115,7 @@ export function createControls({ onChange, defaults }) {
     const p = s.oversub;
     preset.value = p.preset;
     policies.value = p.policies.join(', ');
-    alpha.value = String(alphaOf(p.policies.length ? p.policies : presetPolicies(p.preset)));
+    alpha.value = String(alphaOf(p.policies.length ? p.policies : presetPolicies(wasm, p.preset)));
     beta.value = String(p.beta);
     pms.value = p.pms ? String(p.pms) : '';
     occupancy.value = String(p.occupancy);
@@ -118,26 +128,20 @@ export function createControls({ onChange, defaults }) {
 
   /** Read the form onto `base` (a full scenario); page-side errors are for values that are not numbers. */
   function read(base) {
-    const errors = [];
-    const s = structuredClone(base);
-    s.model = 'oversub';
-    const p = s.oversub;
-    const keep = (v, old) => (Number.isFinite(v) ? v : old);
+    const { s, p, errors, number, readSeed } = readOnto(base, 'oversub');
     p.preset = preset.value;
     p.policies = splitPolicies(policies.value);
     if (alpha.value.trim() !== '') {
       const a = Number(alpha.value.trim());
       if (!Number.isFinite(a)) errors.push({ field: 'oversub.alpha', message: `'${alpha.value.trim()}' is not a number` });
-      else if (!(a >= 0.5 && a <= 0.9999)) errors.push({ field: 'oversub.alpha', message: 'α must lie in [0.5, 0.9999]' });
+      else if (!(a >= alphaMin && a <= alphaMax)) errors.push({ field: 'oversub.alpha', message: `α must lie in [${alphaMin}, ${alphaMax}]` });
     }
-    p.beta = keep(readNumber(beta, 'oversub.beta', errors), p.beta);
-    p.occupancy = keep(readNumber(occupancy, 'oversub.occupancy', errors), p.occupancy);
-    if (pms.value.trim() === '') p.pms = 0;
-    else p.pms = keep(readNumber(pms, 'oversub.pms', errors, { integer: true }), p.pms);
-    p.eval_episodes = keep(readNumber(evalEp, 'oversub.eval_episodes', errors, { integer: true }), p.eval_episodes);
-    p.train_episodes = keep(readNumber(trainEp, 'oversub.train_episodes', errors, { integer: true }), p.train_episodes);
-    const sd = readNumber(seed, 'seed', errors, { integer: true });
-    s.seed = Number.isSafeInteger(sd) && sd >= 0 ? sd : s.seed;
+    p.beta = number(beta, 'beta');
+    p.occupancy = number(occupancy, 'occupancy');
+    p.pms = pms.value.trim() === '' ? 0 : number(pms, 'pms', { integer: true });
+    p.eval_episodes = number(evalEp, 'eval_episodes', { integer: true });
+    p.train_episodes = number(trainEp, 'train_episodes', { integer: true });
+    readSeed(seed);
     return { scenario: s, errors };
   }
 
@@ -149,7 +153,7 @@ export function createControls({ onChange, defaults }) {
   /** Add the policy `name` to the list (the preset's list first, when it is empty) and fire onChange. */
   function addPolicy(name) {
     const names = splitPolicies(policies.value);
-    const list = names.length ? names : presetPolicies(preset.value);
+    const list = names.length ? names : presetPolicies(wasm, preset.value);
     if (!list.includes(name)) list.push(name);
     policies.value = list.join(', ');
     fire();

@@ -11,13 +11,13 @@
 // episode under every policy per step, with every policy's estimate so far; Pause/Resume between steps) with the imported policy files as the run's input files, and
 // 'run.query' with op 'policy' for the export of a trained policy.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable, dataCard, pct } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { updateLocation, copyText } from '../common/share.js';
+import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
-import { exportRow } from '../common/exports.js';
-import { createRunControls, onWorkers, duration } from '../common/run-controls.js';
-import { createControls, presetPolicies, trainedInRun } from './controls.js';
+import { onWorkers, duration } from '../common/run-controls.js';
+import { createRunView, viewHandle } from '../common/run-view.js';
+import { createControls, sectionSetup, trainedInRun } from './controls.js';
 
 const CHART_HEIGHT = 380;
 const RATES_HEIGHT = 420;
@@ -37,7 +37,6 @@ export const model = {
   subtitle: 'chance-constrained oversubscription rates per subscriber: C2MARL vs Grid, MA, SL, peak, GPA',
 };
 
-const pct = (v, d = 1) => (Number.isFinite(v) ? `${(v * 100).toFixed(d)}%` : '–');
 const ci = (lo, hi, d = 1) => (Number.isFinite(lo) && Number.isFinite(hi) ? ` [${(lo * 100).toFixed(d)}, ${(hi * 100).toFixed(d)}]` : '');
 const SAFETY = [0.75, 0.85, 0.95];
 
@@ -50,28 +49,25 @@ const fileOf = (policy) => {
 };
 /** A row's label: its policy (with the training seed when the run has several). */
 const rowLabel = (r) => (r.train_seed !== null && r.train_seed !== undefined && r.train_seed > 0 ? `${r.policy} (seed ${r.train_seed})` : r.policy);
-/** The scenario's policy list (the preset's when it is empty). */
-const policyList = (sc) => (sc.oversub.policies.length ? sc.oversub.policies : presetPolicies(sc.oversub.preset));
-/** PMs of a scenario (0 = the preset's: 500, E1.3 200; the engine's `pm_count`). */
-const pmCount = (sc) => sc.oversub.pms || (sc.oversub.preset === 'E1.3' ? 200 : 500);
-/** The training cost of `arms` C2MARL arms of `sc`, in PM-hours simulated. */
-const trainCost = (sc, arms) => arms * sc.oversub.train_episodes * pmCount(sc) * sc.oversub.hours;
 /** "1 min 40 s", "12 s". */
 
-export function mount({ root, wasm, worker, scenario: initial, banner, autorun = true }) {
+export function mount({ root, wasm, worker, scenario: initial, autorun = true }) {
   let scenario = initial.model === 'oversub' ? initial : { ...initial, model: 'oversub' };
   let report = null;
   let rows = [];
   let curves = new Map(); // `${policy}#${train_seed}` → { policy, train_seed, log }
-  let running = null;
-  let runCount = 0;
   let rateRow = -1;
   let forceRun = false; // a re-imported file under a name the scenario already has: run although it is unchanged
   /** Imported policy files: name → bytes (Uint8Array). */
   const files = new Map();
 
-  const scheduleDraw = frameThrottle(() => { if (running) drawCharts(); });
-  const controls = createControls({ onChange: debounce(onControls, 300), defaults: wasm.default_scenario() });
+  const scheduleDraw = frameThrottle(() => { if (run.isRunning()) drawCharts(); });
+  const controls = createControls({ onChange: debounce(onControls, 300), wasm });
+  /** The scenario's policy list (the preset's when it is empty) and its PM count K, from the engine. */
+  const policyList = (sc) => sectionSetup(wasm, sc).policies;
+  const pmCount = (sc) => sectionSetup(wasm, sc).pms;
+  /** The training cost of `arms` C2MARL arms of `sc`, in PM-hours simulated. */
+  const trainCost = (sc, arms) => arms * sc.oversub.train_episodes * pmCount(sc) * sc.oversub.hours;
   /** The bundled pretrained arms ([{ name: id, bytes }], fetched once; [] when none could be loaded). */
   let bundle = null;
   /** What the run on display ran: { sc, files, mode: 'plain' | 'bundled' | 'train' | 'untrained' }. */
@@ -81,55 +77,51 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   // ---- chart card
   const frontCanvas = h('canvas', { id: 'oversub-frontier-canvas', role: 'img', 'aria-label': 'S-Cores against PM-Hot-R, one point per policy' });
   const trainCanvas = h('canvas', { id: 'oversub-training-canvas', role: 'img', 'aria-label': 'hot-cluster hours and λ per training episode, per C2MARL arm' });
-  const runUi = createRunControls({
-    prefix: 'oversub',
-    initialText: 'Starting…',
-    onCancel: () => running && running.cancel(),
-    onRerun: () => startRun(),
-    onPause: (p) => {
-      if (!running) return;
-      if (p) running.pause(); else running.resume();
-      setStatus(runUi.state(), p ? 'Pausing after this step…' : 'Resuming…');
-    },
-  });
-  const setStatus = runUi.setStatus;
   const subtitle = h('p', { class: 'fine', id: 'oversub-subtitle' });
   const trainStatus = h('p', { class: 'fine', id: 'oversub-training-status' });
   const paperNote = h('p', { class: 'fine', id: 'oversub-paper' });
   const stem = () => `packlab-oversub-${report ? `${report.preset}-seed${report.seed}` : 'run'}`.replace(/[^A-Za-z0-9._-]+/g, '_');
-  const exportBtns = exportRow({
-    prefix: 'oversub-export',
-    wasm,
-    canvas: frontCanvas,
-    stem,
-    ready: () => !!report,
-    svg: () => wasm.chart_svg('oversub.frontier', report.rows, { title: subtitle.textContent }, 1000, 600),
-    csv: () => [['policy', 'train_seed', 'episodes', 'pm_hot_r', 'pm_hot_r_lo', 'pm_hot_r_hi', 'c_hot_r', 'c_hot_r_lo', 'c_hot_r_hi', 's_cores', 's_cores_lo', 's_cores_hi',
-      ...SAFETY.map((v) => `safe_${v}`), 'hot_pm_hours', 'cluster_hot_hours', 'rejected', 'active_pms', 'utilization']]
-      .concat(report.rows.map((r) => [r.policy, r.train_seed ?? '', r.episodes, r.pm_hot_r, r.pm_hot_r_lo, r.pm_hot_r_hi, r.c_hot_r, r.c_hot_r_lo, r.c_hot_r_hi, r.s_cores, r.s_cores_lo, r.s_cores_hi,
-        ...r.safe, r.hot_pm_hours, r.cluster_hot_hours, r.rejected, r.active_pms, r.utilization])),
-    json: () => ({ report }),
-    scenario: () => scenario,
-    onNothing: () => setStatus(runUi.state(), 'Nothing to export yet.'),
-    onError: (text) => setStatus('error', text),
-  });
   const trainWrap = h('div', { class: 'canvas-wrap', id: 'oversub-training-wrap' }, trainCanvas);
   const trainBtn = h('button', { type: 'button', class: 'btn small', id: 'oversub-train', onclick: () => startRun({ train: true }) }, 'Train C2MARL here');
   const trainCostEl = h('span', { class: 'fine', id: 'oversub-train-cost' });
-  const chartCard = h('section', { class: 'card chart-card', id: 'oversub-card', 'aria-labelledby': 'oversub-title', dataset: { state: 'idle', runs: '0' } },
-    h('div', { class: 'card-head' }, h('h2', { id: 'oversub-title' }, 'Saved cores against hot PMs'), runUi.el),
-    subtitle,
-    h('h3', {}, 'Training'),
-    trainStatus,
-    h('div', { class: 'row' }, trainBtn, trainCostEl),
-    trainWrap,
-    h('p', { class: 'fine' }, 'Per C2MARL arm and training episode: the mean reward per hour (solid) and the share of hours in which some PM was hot, the cost (dotted), both on the left axis, smoothed over 10 episodes; and the dual variable λ of the chance constraint (dashed, right axis): λ grows while the greedy policy\'s cost is above its target and pushes the rates up.'),
-    h('h3', {}, 'Frontier'),
-    h('div', { class: 'canvas-wrap' }, frontCanvas),
-    paperNote,
-    h('p', { class: 'fine' }, 'Each point is one policy over the same evaluation episodes: S-Cores = 1 − Σ assigned / Σ requested cores (more is better), PM-Hot-R = the share of episodes in which the worst PM was hot for at least δ·T hours (less is better). The dashed lines are 1 − V for the safety levels V = 0.75, 0.85, 0.95.'),
-    exportBtns);
-  runUi.attach(chartCard);
+  const run = createRunView({
+    wasm, worker, controls,
+    card: { key: 'oversub', title: 'Saved cores against hot PMs' },
+    pausable: true,
+    body: [
+      subtitle,
+      h('h3', {}, 'Training'),
+      trainStatus,
+      h('div', { class: 'row' }, trainBtn, trainCostEl),
+      trainWrap,
+      h('p', { class: 'fine' }, 'Per C2MARL arm and training episode: the mean reward per hour (solid) and the share of hours in which some PM was hot, the cost (dotted), both on the left axis, smoothed over 10 episodes; and the dual variable λ of the chance constraint (dashed, right axis): λ grows while the greedy policy\'s cost is above its target and pushes the rates up.'),
+      h('h3', {}, 'Frontier'),
+      h('div', { class: 'canvas-wrap' }, frontCanvas),
+      paperNote,
+      h('p', { class: 'fine' }, 'Each point is one policy over the same evaluation episodes: S-Cores = 1 − Σ assigned / Σ requested cores (more is better), PM-Hot-R = the share of episodes in which the worst PM was hot for at least δ·T hours (less is better). The dashed lines are 1 − V for the safety levels V = 0.75, 0.85, 0.95.')],
+    payload: runPayload,
+    onStart: () => { runPlan = planned; },
+    onProgress,
+    onDone,
+    onCancelled,
+    onError,
+    exports: {
+      prefix: 'oversub-export',
+      canvas: frontCanvas,
+      stem,
+      ready: () => !!report,
+      svg: () => wasm.chart_svg('oversub.frontier', report.rows, { title: subtitle.textContent }, 1000, 600),
+      csv: () => [['policy', 'train_seed', 'episodes', 'pm_hot_r', 'pm_hot_r_lo', 'pm_hot_r_hi', 'c_hot_r', 'c_hot_r_lo', 'c_hot_r_hi', 's_cores', 's_cores_lo', 's_cores_hi',
+        ...SAFETY.map((v) => `safe_${v}`), 'hot_pm_hours', 'cluster_hot_hours', 'rejected', 'active_pms', 'utilization']]
+        .concat(report.rows.map((r) => [r.policy, r.train_seed ?? '', r.episodes, r.pm_hot_r, r.pm_hot_r_lo, r.pm_hot_r_hi, r.c_hot_r, r.c_hot_r_lo, r.c_hot_r_hi, r.s_cores, r.s_cores_lo, r.s_cores_hi,
+          ...r.safe, r.hot_pm_hours, r.cluster_hot_hours, r.rejected, r.active_pms, r.utilization])),
+      json: () => ({ report }),
+      scenario: () => scenario,
+    },
+  });
+  const setStatus = run.setStatus;
+  const startRun = run.start;
+  const chartCard = run.card;
 
   // ---- results table
   const tbody = h('tbody', { id: 'oversub-rows' });
@@ -174,12 +166,11 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   // ---- data card
   const statementEl = h('p', { id: 'oversub-data-statement' });
   const setupEl = h('div', { id: 'oversub-setup' });
-  const dataCard = h('section', { class: 'card data-note', id: 'oversub-data', 'aria-labelledby': 'oversub-data-title' },
-    h('h2', { id: 'oversub-data-title' }, 'Data'), statementEl, setupEl);
+  const data = dataCard('oversub', statementEl, setupEl);
 
   setChildren(root,
     h('div', { class: 'layout' },
-      h('aside', { class: 'sidebar' }, controls.el, dataCard),
+      h('aside', { class: 'sidebar' }, controls.el, data),
       h('div', { class: 'content' }, chartCard, tableCard, ratesCard)));
   window.addEventListener('resize', debounce(() => { drawCharts(); drawRates(); }, 150));
 
@@ -286,103 +277,85 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
     return parts.length ? parts.join('; ') : p;
   }
 
-  let planSeq = 0;
-  async function startRun({ train = false } = {}) {
-    if (running) { running.cancel(); running = null; }
-    const seq = ++planSeq;
-    const clickedAt = performance.now();
-    setStatus('running', 'Starting…');
-    runUi.started();
+  let planned = null; // the plan of the run being requested
+  let runPlan = null; // the plan of the run going on
+  let trainStarted = null; // when the run's training showed its first episodes
+
+  /** The run request: the plan of what to train, evaluate from the bundled arms or leave out. */
+  async function runPayload({ stale }, { train = false } = {}) {
     const plan = await planRun(scenario, train);
-    if (seq !== planSeq) return; // a newer edit or click took over
+    if (stale()) return null; // a newer edit or click took over
     showTrainCost(scenario, plan);
+    chartCard.dataset.mode = plan.mode;
     if (plan.mode === 'untrained' && plan.sc.oversub.policies.length === 0) {
       // nothing to show without the training (an empty list would be the preset's)
-      runUi.ended(false);
-      chartCard.dataset.mode = plan.mode;
       trainStatus.textContent = trainingNote(plan);
       setStatus('idle', 'Only C2MARL arms that are not trained yet: press Train C2MARL here.');
-      return;
+      return null;
     }
-    const sc = plan.sc;
-    const started = performance.now();
-    let trainStarted = null;
     rows = [];
     curves = new Map();
-    chartCard.dataset.mode = plan.mode;
+    trainStarted = null;
     setChildren(trainStatus, '');
-    const r = worker.request('run', { scenario: sc, files: plan.files }, {
-      onProgress: (p) => {
-        if (running !== r) return;
-        if (p.stage === 'paused') { runUi.paused(true); setStatus('paused', `Paused at ${p.done} of ${p.total} steps; Resume to go on.`); return; }
-        if (p.stage === 'resumed') { runUi.paused(false); setStatus('running', `Resumed at ${p.done} of ${p.total} steps…`); return; }
-        if (p.stage) return;
-        runUi.progress(p.total ? p.done / p.total : 0);
-        const st = p.partial;
-        if (!st) { setStatus('running', `Planning: ${p.total} steps (training episodes, then evaluation episodes)…`); return; }
-        for (const c of st.training || []) {
-          const key = `${c.policy}#${c.train_seed}`;
-          if (!curves.has(key)) curves.set(key, { ...c, log: [] });
-          curves.get(key).log.push(...c.log);
-        }
-        if ((st.rows || []).length) rows = st.rows; // every policy's estimate so far
-        if (!chartCard.dataset.firstMs) chartCard.dataset.firstMs = String(Math.round(performance.now() - started));
-        if ((st.training || []).length) {
-          trainStatus.textContent = trainingText('');
-          // the training rate this browser reaches (it prices the next Train); the run controls show the time left
-          if (trainStarted === null) trainStarted = { at: performance.now() };
-          setStatus('running', `Training: ${p.done} of ${p.total} steps…`);
-        } else {
-          if ((st.rows || []).length) renderTable(rows, false);
-          setStatus('running', `Evaluating every policy on the same episodes: ${rows[0]?.episodes ?? 0} of ${sc.oversub.eval_episodes} episodes (estimates so far)…`);
-        }
-        scheduleDraw();
-      },
-    });
-    running = r;
-    r.promise.then((res) => {
-      if (running !== r) return;
-      running = null;
-      runUi.ended(true);
-      report = res.report;
-      shown = plan;
-      rows = report.rows;
-      curves = new Map(report.training.map((c) => [`${c.policy}#${c.train_seed}`, c]));
-      if (plan.mode === 'train' && trainStarted) {
-        const sec = (performance.now() - trainStarted.at) / 1000;
-        if (sec > 1) trainPmHoursPerSec = plan.cost / sec;
-      }
-      runCount += 1;
-      chartCard.dataset.runs = String(runCount);
-      chartCard.dataset.ms = String(Math.round(performance.now() - started));
-      chartCard.dataset.clickMs = String(Math.round(performance.now() - clickedAt));
-      chartCard.dataset.computeMs = String(Math.round(res.elapsed_ms));
-      setStatus('done', `${rows.length} policies in ${(res.elapsed_ms / 1000).toFixed(1)} s${onWorkers(res)} · ${report.setup.pms} PMs · ${sc.oversub.eval_episodes} evaluation episodes each`);
-      subtitle.textContent = `${report.preset}: ${report.setup.subscribers.length} subscribers on ${report.setup.pms} PMs, β ${fmt(sc.oversub.beta)}, seed ${report.seed}`;
-      trainStatus.textContent = trainingNote(plan);
-      showPaper();
-      renderTable(rows, true);
-      fillRows();
-      drawCharts();
-      drawRates();
-      showData();
-      updateLocation(wasm, scenario);
-    }, (e) => {
-      if (running !== r) return;
-      running = null;
-      runUi.ended(false);
-      if (e && e.kind === 'cancelled') {
-        setStatus('cancelled', report ? 'Cancelled; showing the previous run.' : 'Cancelled.');
-        if (report) { rows = report.rows; curves = new Map(report.training.map((c) => [`${c.policy}#${c.train_seed}`, c])); renderTable(rows, true); }
-        drawCharts();
-      } else {
-        // the scenario stays as the user typed it; the message goes next to its field (a policy file that
-        // does not fit names oversub.policies)
-        const unplaced = e && e.errors ? controls.showErrors(e.errors) : e && e.field ? controls.showErrors([e]) : [e];
-        if (e && String(e.field || '').startsWith('oversub.policies') && runFiles(sc).length) policyOut.textContent = 'The run refused a policy: see the policies field.';
-        setStatus('error', unplaced.length ? `Run failed: ${errorText(e)}` : `Run failed: ${errorText(e)} (see the highlighted field)`);
-      }
-    });
+    planned = plan;
+    return { scenario: plan.sc, files: plan.files };
+  }
+
+  function onProgress(p) {
+    const sc = runPlan.sc;
+    const st = p.partial;
+    if (!st) { setStatus('running', `Planning: ${p.total} steps (training episodes, then evaluation episodes)…`); return; }
+    for (const c of st.training || []) {
+      const key = `${c.policy}#${c.train_seed}`;
+      if (!curves.has(key)) curves.set(key, { ...c, log: [] });
+      curves.get(key).log.push(...c.log);
+    }
+    if ((st.rows || []).length) rows = st.rows; // every policy's estimate so far
+    run.markFirst();
+    if ((st.training || []).length) {
+      trainStatus.textContent = trainingText('');
+      // the training rate this browser reaches (it prices the next Train); the run controls show the time left
+      if (trainStarted === null) trainStarted = { at: performance.now() };
+      setStatus('running', `Training: ${p.done} of ${p.total} steps…`);
+    } else {
+      if ((st.rows || []).length) renderTable(rows, false);
+      setStatus('running', `Evaluating every policy on the same episodes: ${rows[0]?.episodes ?? 0} of ${sc.oversub.eval_episodes} episodes (estimates so far)…`);
+    }
+    scheduleDraw();
+  }
+
+  function onDone(res) {
+    const plan = runPlan;
+    const sc = plan.sc;
+    report = res.report;
+    shown = plan;
+    rows = report.rows;
+    curves = new Map(report.training.map((c) => [`${c.policy}#${c.train_seed}`, c]));
+    if (plan.mode === 'train' && trainStarted) {
+      const sec = (performance.now() - trainStarted.at) / 1000;
+      if (sec > 1) trainPmHoursPerSec = plan.cost / sec;
+    }
+    setStatus('done', `${rows.length} policies in ${(res.elapsed_ms / 1000).toFixed(1)} s${onWorkers(res)} · ${report.setup.pms} PMs · ${sc.oversub.eval_episodes} evaluation episodes each`);
+    subtitle.textContent = `${report.preset}: ${report.setup.subscribers.length} subscribers on ${report.setup.pms} PMs, β ${fmt(sc.oversub.beta)}, seed ${report.seed}`;
+    trainStatus.textContent = trainingNote(plan);
+    showPaper();
+    renderTable(rows, true);
+    fillRows();
+    drawCharts();
+    drawRates();
+    showData();
+    updateLocation(wasm, scenario);
+  }
+
+  function onCancelled() {
+    setStatus('cancelled', report ? 'Cancelled; showing the previous run.' : 'Cancelled.');
+    if (report) { rows = report.rows; curves = new Map(report.training.map((c) => [`${c.policy}#${c.train_seed}`, c])); renderTable(rows, true); }
+    drawCharts();
+  }
+
+  /** A policy file that does not fit names oversub.policies: say so beside the policy files too. */
+  function onError(e, { scenario: sc }) {
+    if (e && String(e.field || '').startsWith('oversub.policies') && runFiles(sc).length) policyOut.textContent = 'The run refused a policy: see the policies field.';
   }
 
   function showPaper() {
@@ -476,14 +449,7 @@ export function mount({ root, wasm, worker, scenario: initial, banner, autorun =
   showData();
   drawCharts();
   updateLocation(wasm, scenario);
-  if (autorun) startRun();
-  else runUi.awaitRun();
+  run.begin(autorun);
 
-  return {
-    traceLoaded() {},
-    setScenario(s) { scenario = s; controls.fill(s); },
-    scenario: () => scenario,
-    copyLink: async () => { updateLocation(wasm, scenario); return copyText(location.href); },
-    banner,
-  };
+  return viewHandle({ scenario: () => scenario, link: () => updateLocation(wasm, scenario) });
 }

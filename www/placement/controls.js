@@ -3,7 +3,7 @@
 // (placement.capacity, placement.families[2].grid, seed, ...), so the engine's FieldErrors land in place.
 
 import { h, setChildren } from '../common/dom.js';
-import { fieldId, field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { defaultAt, fieldId, field, num, readNumber, showFieldErrors } from '../common/fields.js';
 
 const FAMILY_INFO = {
   gpa: { label: 'GPA', knob: 'ρ', hint: 'SLO ρ in (0, 1): fits if μ′ + z₁₋ρ·σ′ ≤ c' },
@@ -23,17 +23,18 @@ function formatGrid(grid) {
  * Build the controls. `onChange()` fires (debounced by the caller) on every edit.
  * Returns { el, fill(scenario), read(base) -> { scenario, errors }, showErrors(errors), setFit(spec) }.
  */
-export function createControls({ onChange }) {
-  const capacity = num({ placeholder: '4' });
+export function createControls({ onChange, wasm }) {
+  const D = wasm.default_scenario();
+  const capacity = num({ placeholder: defaultAt(D, 'placement.capacity') });
   const rule = h('select', {}, h('option', { value: 'bf' }, 'Best Fit'), h('option', { value: 'ff' }, 'First Fit'));
   const rebalance = h('input', { type: 'checkbox' });
-  const clairvoyance = num({ placeholder: '1' });
+  const clairvoyance = num({ placeholder: defaultAt(D, 'placement.clairvoyance') });
   const mode = h('select', {}, h('option', { value: 'aligned', title: 'column t of every VM is the same real interval' }, 'aligned'),
     h('option', { value: 'resampled', title: 'R draws per VM from its empirical distribution, seeded' }, 'resampled'));
-  const realisations = num({ inputmode: 'numeric', placeholder: '10000' });
-  const seed = num({ inputmode: 'numeric', placeholder: '1' });
-  const target = num({ placeholder: '0.05' });
-  const fit = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'gpa:0.05' });
+  const realisations = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'placement.realisations') });
+  const seed = num({ inputmode: 'numeric', placeholder: defaultAt(D, 'seed') });
+  const target = num({ placeholder: defaultAt(D, 'placement.target_rho') });
+  const fit = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: defaultAt(D, 'placement.fit') });
 
   const familyRows = h('div', { class: 'families' });
   let families = []; // [{ family, enabled: checkbox, grid: input }]

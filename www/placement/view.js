@@ -3,10 +3,10 @@
 
 import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable } from '../common/dom.js';
 import { errorText } from '../common/engine.js';
-import { updateLocation, copyText } from '../common/share.js';
+import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
-import { exportRow } from '../common/exports.js';
-import { createRunControls, onWorkers } from '../common/run-controls.js';
+import { onWorkers } from '../common/run-controls.js';
+import { createRunView, viewHandle } from '../common/run-view.js';
 import { createControls } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -25,7 +25,6 @@ export const model = {
  * @param {import('../common/worker-client.js').EngineWorker} o.worker
  * @param {object} o.tracePanel    from ../common/trace-panel.js
  * @param {object} o.scenario      the initial scenario (defaults or from a link)
- * @param {(msg: string|null) => void} o.banner
  */
 /** What a run's instance depends on (not the fit, grids or target): the teaching view reuses the last run's
  * instance while this is unchanged. */
@@ -34,22 +33,20 @@ function instanceKey(s) {
   return JSON.stringify([s.trace, s.seed, p.capacity, p.clairvoyance, p.mode, p.realisations, p.rule, p.rebalance]);
 }
 
-export function mount({ root, wasm, worker, tracePanel, scenario: initial, banner, autorun = true }) {
+export function mount({ root, wasm, worker, tracePanel, scenario: initial, autorun = true }) {
   let scenario = initial; // the last valid scenario
   let traceRef = null; // the loaded trace's ref
   let frontier = null; // the last complete frontier
   let layout = null; // pixel positions of its points
   let partial = []; // points of the running frontier
-  let running = null; // { cancel, id }
-  let runCount = 0;
   let lastRun = null; // { json, status } of the frontier on display
   let machineIdx = null; // null: pick the most overflowing machine of the packing
   let lastMachine = null;
   let machineReq = 0;
 
   // partial frontiers are redrawn at most once per frame and 100 ms, only while the run goes on
-  const schedulePartial = frameThrottle(() => { if (running) drawPartial(); });
-  const controls = createControls({ onChange: debounce(onControls, 250) });
+  const schedulePartial = frameThrottle(() => { if (run.isRunning()) drawPartial(); });
+  const controls = createControls({ onChange: debounce(onControls, 250), wasm });
   controls.fill(scenario);
 
   // ---- frontier card
@@ -58,35 +55,35 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   const canvasWrap = h('div', { class: 'canvas-wrap' }, canvas, tooltip);
   // a scenario opened from a findings link waits for Run instead of computing when its trace arrives
   let holdFirstRun = !autorun;
-  const runUi = createRunControls({
-    prefix: 'run',
-    ids: { cancel: 'cancel-run', rerun: 'rerun' },
-    initialText: 'Waiting for the trace…',
-    onCancel: () => running && running.cancel(),
-    onRerun: () => startRun(),
-  });
-  const setStatus = runUi.setStatus;
   const subtitle = h('p', { class: 'fine', id: 'frontier-subtitle' });
-  const exportBtns = exportRow({
-    prefix: 'export',
-    wasm,
-    canvas,
-    stem: () => `packlab-${(frontier && frontier.trace || 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`,
-    ready: () => !!frontier,
-    svg: () => wasm.chart_svg('placement.frontier', frontier.points, { ...chartOpts(1), title: subtitle.textContent }, 1000, 600),
-    csv: () => [['family', 'param', 'spec', 'm_abs', 'm_norm', 'm', 'q', 'utilization', 'pareto']]
-      .concat(frontier.points.map((p) => [p.family, p.param ?? '', p.spec, p.m_abs, p.m_norm, p.m, p.q, p.utilization, p.pareto])),
-    json: () => ({ frontier }),
-    scenario: () => scenario,
-    onNothing: () => setStatus(runUi.state(), 'Nothing to export yet.'),
-    onError: (text) => setStatus('error', text),
+  const run = createRunView({
+    wasm, worker, controls,
+    card: { key: 'frontier', title: 'Utilization vs. violation frontier' },
+    runControls: { prefix: 'run', ids: { cancel: 'cancel-run', rerun: 'rerun' }, initialText: 'Waiting for the trace…' },
+    body: [subtitle, canvasWrap],
+    ready: () => !!traceRef,
+    payload: () => ({ scenario, key: instanceKey(scenario) }),
+    onStart: () => { partial = []; },
+    onProgress,
+    onDone,
+    onCancelled: () => {
+      setStatus('cancelled', frontier ? 'Cancelled; showing the previous frontier.' : 'Cancelled.');
+      drawFrontier();
+    },
+    exports: {
+      prefix: 'export',
+      canvas,
+      stem: () => `packlab-${(frontier && frontier.trace || 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`,
+      ready: () => !!frontier,
+      svg: () => wasm.chart_svg('placement.frontier', frontier.points, { ...chartOpts(1), title: subtitle.textContent }, 1000, 600),
+      csv: () => [['family', 'param', 'spec', 'm_abs', 'm_norm', 'm', 'q', 'utilization', 'pareto']]
+        .concat(frontier.points.map((p) => [p.family, p.param ?? '', p.spec, p.m_abs, p.m_norm, p.m, p.q, p.utilization, p.pareto])),
+      json: () => ({ frontier }),
+      scenario: () => scenario,
+    },
   });
-  const frontierCard = h('section', { class: 'card chart-card', id: 'frontier-card', 'aria-labelledby': 'frontier-title', dataset: { state: 'idle', runs: '0' } },
-    h('div', { class: 'card-head' },
-      h('h2', { id: 'frontier-title' }, 'Utilization vs. violation frontier'),
-      runUi.el),
-    subtitle, canvasWrap, exportBtns);
-  runUi.attach(frontierCard);
+  const setStatus = run.setStatus;
+  const startRun = run.start;
 
   // ---- table card
   const tbody = h('tbody', { id: 'frontier-rows' });
@@ -120,7 +117,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   setChildren(root,
     h('div', { class: 'layout' },
       h('aside', { class: 'sidebar' }, tracePanel.el, controls.el),
-      h('div', { class: 'content' }, frontierCard, h('div', { class: 'split' }, tableCard, teachCard))));
+      h('div', { class: 'content' }, run.card, h('div', { class: 'split' }, tableCard, teachCard))));
 
   // ---- chart interaction: hover tooltip, click selects the packing of the teaching view
   const hit = (ev) => {
@@ -164,7 +161,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
     const prev = scenario;
     scenario = checked;
     const fitChanged = prev.placement.fit !== scenario.placement.fit;
-    if (frontier && lastRun && !running && withoutFit(scenario) === lastRun.json) {
+    if (frontier && lastRun && !run.isRunning() && withoutFit(scenario) === lastRun.json) {
       setStatus('done', lastRun.status); // back to the frontier on display: nothing to compute
       updateLink();
       if (fitChanged) {
@@ -207,55 +204,22 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   }
 
   // ---- runs
-  function startRun() {
-    if (!traceRef) return;
-    if (running) running.cancel();
-    const sc = scenario;
-    partial = [];
-    const started = performance.now();
-    setStatus('running', 'Starting…');
-    runUi.started();
-    const r = worker.request('run', { scenario: sc, key: instanceKey(sc) }, {
-      onProgress: (p) => {
-        if (running !== r) return;
-        runUi.progress(p.total ? p.done / p.total : 0);
-        if (p.partial && p.partial.points.length) {
-          partial.push(...p.partial.points);
-          schedulePartial();
-        }
-        setStatus('running', `Computing point ${Math.min(p.done + 1, p.total)} of ${p.total}…`);
-      },
-    });
-    running = r;
-    r.promise.then(
-      (res) => {
-        if (running !== r) return;
-        running = null;
-        runUi.ended(true);
-        frontier = res.report;
-        runCount += 1;
-        frontierCard.dataset.runs = String(runCount);
-        frontierCard.dataset.ms = String(Math.round(performance.now() - started));
-        setStatus('done', `${frontier.points.length} points in ${(res.elapsed_ms / 1000).toFixed(2)} s${onWorkers(res)} · ${frontier.items} VMs × ${frontier.realisations} samples`);
-        lastRun = { json: withoutFit(sc), status: runUi.text() };
-        renderFrontier();
-        updateLink();
-        machineIdx = null;
-        requestMachine();
-      },
-      (e) => {
-        if (running !== r) return;
-        running = null;
-        runUi.ended(false);
-        if (e && e.kind === 'cancelled') {
-          setStatus('cancelled', frontier ? 'Cancelled; showing the previous frontier.' : 'Cancelled.');
-          drawFrontier();
-        } else {
-          setStatus('error', `Run failed: ${errorText(e)}`);
-          if (e && e.errors) controls.showErrors(e.errors);
-          else if (e && e.field) controls.showErrors([e]);
-        }
-      });
+  function onProgress(p) {
+    if (p.partial && p.partial.points.length) {
+      partial.push(...p.partial.points);
+      schedulePartial();
+    }
+    setStatus('running', `Computing point ${Math.min(p.done + 1, p.total)} of ${p.total}…`);
+  }
+
+  function onDone(res, { scenario: sc }) {
+    frontier = res.report;
+    setStatus('done', `${frontier.points.length} points in ${(res.elapsed_ms / 1000).toFixed(2)} s${onWorkers(res)} · ${frontier.items} VMs × ${frontier.realisations} samples`);
+    lastRun = { json: withoutFit(sc), status: run.ui.text() };
+    renderFrontier();
+    updateLink();
+    machineIdx = null;
+    requestMachine();
   }
 
   // ---- rendering
@@ -386,27 +350,18 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, banne
   }
 
   // ---- public API used by the app shell
-  return {
+  return viewHandle({
+    scenario: () => scenario,
+    link: updateLink,
     /** A trace finished loading (bundled or upload): record it in the scenario and run. */
     traceLoaded({ ref }) {
       traceRef = ref;
       scenario = { ...scenario, trace: ref };
       if (holdFirstRun) {
         holdFirstRun = false;
-        runUi.awaitRun();
+        run.ui.awaitRun();
         updateLink();
       } else startRun();
     },
-    /** Replace the scenario (e.g. a pasted link). */
-    setScenario(s) {
-      scenario = s;
-      controls.fill(s);
-    },
-    scenario: () => scenario,
-    copyLink: async () => {
-      updateLink();
-      return copyText(location.href);
-    },
-    banner,
-  };
+  });
 }

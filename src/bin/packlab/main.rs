@@ -449,13 +449,15 @@ pub fn load_inputs(
     let t = match (&sc.trace, trace) {
         (_, Some(path)) => {
             let files = read_files(path)?;
+            let t = load_files(&files, path, None)?;
             if let TraceRef::Upload { sha256, name } = &sc.trace {
-                let got = packlab::input::upload_sha256(&files);
-                if &got != sha256 {
-                    return Err(format!("{}: SHA-256 {got} differs from the scenario's upload '{name}' ({sha256}); not the same trace", path.display()));
+                // the content's hash, or the files' hash of a link made before content identity
+                let got = t.content_sha256();
+                if &got != sha256 && &packlab::input::upload_sha256(&files) != sha256 {
+                    return Err(format!("{}: its content's SHA-256 {got} differs from the scenario's upload '{name}' ({sha256}); not the same trace", path.display()));
                 }
             }
-            load_files(&files, path, None)?
+            t
         }
         (TraceRef::Bundled(id), None) => load_bundled_trace(id)?,
         (TraceRef::Upload { name, .. }, None) => {
@@ -489,8 +491,8 @@ pub fn load_bundled_trace(id: &str) -> Result<UsageTrace, String> {
 }
 
 /// The scenario reference of the trace at `a` (for `--print-link`): the bundled trace whose content (VMs,
-/// samples, usage values, interval, grid) equals it, else an upload reference with the name and SHA-256
-/// the playground computes for the same files (the user uploads them to reproduce).
+/// samples, usage values, interval, grid) equals it, else an upload reference with the name and the content's
+/// SHA-256 the playground computes for the same data (the user uploads it, picked any way, to reproduce).
 pub fn trace_ref_of(a: &TraceArgs) -> Result<TraceRef, String> {
     let files = read_files(&a.trace)?;
     let t = load_files(&files, &a.trace, a.format.as_deref())?;
@@ -508,7 +510,7 @@ pub fn trace_ref_of(a: &TraceArgs) -> Result<TraceRef, String> {
     }
     Ok(TraceRef::Upload {
         name: packlab::input::upload_name(&files),
-        sha256: packlab::input::upload_sha256(&files),
+        sha256: t.content_sha256(),
     })
 }
 

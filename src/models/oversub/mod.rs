@@ -110,6 +110,21 @@ pub enum Peak {
     Sigma(f64),
 }
 
+/// The range of a safety level α of `gpa:α` and `c2marl:α` (both ends included).
+pub const ALPHA_RANGE: (f64, f64) = (0.5, 0.9999);
+
+/// What the page shows of a section before it runs (the `setup` operation): the policies an empty list
+/// stands for, the PM count K and the α range, so the page copies none of them.
+#[derive(Serialize)]
+pub struct SectionSetup {
+    /// [`OversubParams::policy_list`] as spec strings.
+    pub policies: Vec<Policy>,
+    /// [`OversubParams::pm_count`].
+    pub pms: u32,
+    /// [`ALPHA_RANGE`] as `[min, max]`.
+    pub alpha: [f64; 2],
+}
+
 /// A rate policy (§3.4 and the two further baselines). Serialized as its name: `grid:X`, `ma`, `sl`,
 /// `peak:pP` (e.g. `peak:p95`), `peak:Nsigma` (e.g. `peak:3sigma`), `gpa:A` (α, e.g. `gpa:0.95`),
 /// `c2marl:A` (trained in the run at safety level α) or `c2marl:FILE` (a trained policy file given as input).
@@ -175,7 +190,7 @@ impl Policy {
         let (head, arg) = s.split_once(':').ok_or_else(bad)?;
         match head {
             "grid" => Ok(Policy::Grid(number(arg, 0.01, 1.0, "the rate")?)),
-            "gpa" => Ok(Policy::Gpa(number(arg, 0.5, 0.9999, "α")?)),
+            "gpa" => Ok(Policy::Gpa(number(arg, ALPHA_RANGE.0, ALPHA_RANGE.1, "α")?)),
             "peak" => {
                 if let Some(p) = arg.strip_prefix('p') {
                     Ok(Policy::Peak(Peak::Percentile(number(
@@ -195,7 +210,12 @@ impl Policy {
                     return Err(bad());
                 }
                 match arg.parse::<f64>() {
-                    Ok(_) => Ok(Policy::C2marl(number(arg, 0.5, 0.9999, "α")?)),
+                    Ok(_) => Ok(Policy::C2marl(number(
+                        arg,
+                        ALPHA_RANGE.0,
+                        ALPHA_RANGE.1,
+                        "α",
+                    )?)),
                     Err(_) => {
                         if arg.len() > 200 || arg.chars().any(|c| c.is_control()) {
                             Err(format!("policy '{s}': the file name must be at most 200 printable characters"))
@@ -506,7 +526,7 @@ impl ModelDef for OversubModel {
         uses_workload: false,
         experiments: &["E1.1", "E1.2", "E1.3", "E1.4"],
         charts: chart::CHARTS,
-        ops: &["pretrained"],
+        ops: &["pretrained", "setup"],
         run_ops: &["policy", "pretrained"],
     };
     type Section = OversubParams;
@@ -530,9 +550,19 @@ impl ModelDef for OversubModel {
         inputs: &Inputs,
         ser: S,
     ) -> Result<S::Ok, RunError> {
+        if op == "setup" {
+            let setup = SectionSetup {
+                policies: section.policy_list(),
+                pms: section.pm_count(),
+                alpha: [ALPHA_RANGE.0, ALPHA_RANGE.1],
+            };
+            return setup
+                .serialize(ser)
+                .map_err(|e| RunError::msg(e.to_string()));
+        }
         if op != "pretrained" {
             return Err(RunError::msg(format!(
-                "the oversub model has no operation '{op}' (expected pretrained)"
+                "the oversub model has no operation '{op}' (expected pretrained or setup)"
             )));
         }
         let files =
