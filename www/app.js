@@ -12,6 +12,8 @@ import { scenarioFromLocation, fragmentFor, setActiveModel } from './common/shar
 import { createTracePanel } from './common/trace-panel.js';
 import { MODELS_WWW } from './models.js';
 import { mountLesson } from './common/lesson.js';
+import { foldControls } from './common/controls-toggle.js';
+import { attachCosts } from './common/cost.js';
 
 
 const bannerEl = $('#banner');
@@ -106,6 +108,8 @@ async function main() {
       entry = { el, view: null };
       mounted.set(m.id, entry);
       entry.view = mount({ root: el, wasm, worker: m.usesTrace ? worker : newWorker(), tracePanel, scenario: start, banner, autorun });
+      foldControls(el, m.id); // ≤ 640 px: the controls fold under one button
+      attachCosts(el, m.id); // the runs and time of a long run, beside its button
       // the lesson panel above the view ("What this tab is about", glossary, "Try this"): content from www/<id>/lesson.js
       if (m.lesson) m.lesson().then(({ LESSON }) => mountLesson({ root: el, lesson: LESSON })).catch((e) => console.warn(`lesson of ${m.id}: ${errorText(e)}`));
       if (active !== m) el.hidden = true; // another tab was chosen while this view loaded
