@@ -11,8 +11,11 @@
 //! unchanged); `oversub.training` again when λ moved to a right-hand axis and the reward and cost curves
 //! joined the hot hours' place (issue 25).
 //! `oversub.frontier` and `oversub.rates` again when their input, tests/pins/oversub-small.json,
-//! moved (issue 25: normalised dual step, defaults set 10; delayed cost credit and λ ≤ 1,000, defaults set 11;
+//! moved (issue 25: normalised dual step, defaults set 10; delayed cost credit and λ ≤ 1,000, defaults set 12;
 //! the renderer unchanged).
+//! `placement.frontier`, `placement.machine`, `admission.frontier`, `oversub.frontier` and `oversub.rates` again
+//! when their axis descriptions and titles were shortened and narrow charts got fewer ticks, fewer α labels and no
+//! per-cell values where they do not fit (issue 28: tests/e2e/chart-text.test.mjs found them clipped or overlapping).
 
 use serde_json::json;
 

@@ -11,6 +11,9 @@ import { createSweepPanel } from './common/sweep.js';
 import { scenarioFromLocation, fragmentFor, setActiveModel } from './common/share.js';
 import { createTracePanel } from './common/trace-panel.js';
 import { MODELS_WWW } from './models.js';
+import { mountLesson } from './common/lesson.js';
+import { foldControls } from './common/controls-toggle.js';
+import { attachCosts } from './common/cost.js';
 
 
 const bannerEl = $('#banner');
@@ -57,7 +60,7 @@ async function main() {
   }
 
   // the tab list comes from the engine's model registry; each model's view from www/models.js
-  const MODELS = wasm.models().map((m) => ({ id: m.id, title: m.title, hint: m.hint, usesTrace: m.uses_trace, load: MODELS_WWW[m.id] && MODELS_WWW[m.id].view }));
+  const MODELS = wasm.models().map((m) => ({ id: m.id, title: m.title, hint: m.hint, usesTrace: m.uses_trace, load: MODELS_WWW[m.id] && MODELS_WWW[m.id].view, lesson: MODELS_WWW[m.id]?.lesson }));
   const byId = (id) => MODELS.find((m) => m.id === id);
 
   // One page: every tab's view is mounted on its first visit and kept (hidden) afterwards, with its scenario,
@@ -105,6 +108,10 @@ async function main() {
       entry = { el, view: null };
       mounted.set(m.id, entry);
       entry.view = mount({ root: el, wasm, worker: m.usesTrace ? worker : newWorker(), tracePanel, scenario: start, banner, autorun });
+      foldControls(el, m.id); // ≤ 640 px: the controls fold under one button
+      attachCosts(el, m.id); // the runs and time of a long run, beside its button
+      // the lesson panel above the view ("What this tab is about", glossary, "Try this"): content from www/<id>/lesson.js
+      if (m.lesson) m.lesson().then(({ LESSON }) => mountLesson({ root: el, lesson: LESSON })).catch((e) => console.warn(`lesson of ${m.id}: ${errorText(e)}`));
       if (active !== m) el.hidden = true; // another tab was chosen while this view loaded
     } else {
       // charts drawn while hidden had no size: the views redraw on resize

@@ -8,7 +8,7 @@
 
 import { h, setChildren, $, scrollTable } from './common/dom.js';
 import { loadEngine, errorText } from './common/engine.js';
-import { parseMarkdown, renderMarkdown } from './common/markdown.js';
+import { parseMarkdown, renderBlock, renderInline } from './common/markdown.js';
 
 /** The papers in seed order: id, title, the playground model, the regenerating command, the stored tables. */
 export const PAPERS = [
@@ -36,18 +36,57 @@ export function verdictCounts(text) {
   for (const b of parseMarkdown(text)) {
     if (b.kind !== 'table') continue;
     const cols = b.header.map((c, k) => (/verdict/i.test(c) ? k : -1)).filter((k) => k >= 0);
-    for (const r of b.rows) {
-      for (const k of cols) {
-        const v = r[k].replace(/[*`]/g, '').trim().toLowerCase();
-        if (v.startsWith('not reproduced')) n.not_reproduced += 1;
-        else if (v.startsWith('direction')) n.direction += 1;
-        else if (v.startsWith('reproduced')) n.reproduced += 1;
-        else n.other += 1;
-      }
-    }
+    for (const r of b.rows) for (const k of cols) n[verdictKind(r[k])] += 1;
   }
   return n;
 }
+
+/**
+ * The kind of a verdict cell by its leading words: 'not_reproduced', 'direction', 'reproduced' or 'other'.
+ * @param {string} cell
+ */
+export function verdictKind(cell) {
+  const v = cell.replace(/[*`]/g, '').trim().toLowerCase();
+  if (v.startsWith('not reproduced')) return 'not_reproduced';
+  if (v.startsWith('direction')) return 'direction';
+  if (v.startsWith('reproduced')) return 'reproduced';
+  return 'other';
+}
+
+/** Column headers that name a row (the row's key) rather than a measured value. */
+const KEY_COLUMN = /^(paper figure|predictor|policy|arm or comparison|arm|estimator|comparison|pair|c|ρ|realisations|horizon|start|scheduler|experiment|reported|users|A|refresh|q)$/i;
+
+/**
+ * The claims of a parsed table: one per row whose verdict cell says something (not empty, "—" or
+ * "baseline"): `{ key: [header, cell][], paper: [header, cell][], ours: [header, cell][], verdict, kind }`.
+ * `key` are the leading columns that name the row (at most 4), `paper` the columns of the paper's numbers
+ * (header mentions "paper", not "paper figure"), `ours` the other columns. Empty for a table without a verdict column.
+ * @param {{ header: string[], rows: string[][] }} table
+ */
+export function claimsOf(table) {
+  const vcol = table.header.findIndex((c) => /verdict/i.test(c));
+  if (vcol < 0) return [];
+  let nKey = 0;
+  while (nKey < Math.min(4, table.header.length) && KEY_COLUMN.test(table.header[nKey].trim())) nKey += 1;
+  nKey = Math.max(1, nKey);
+  const isPaper = (c) => /paper/i.test(c) && !/figure/i.test(c);
+  return table.rows.filter((r) => {
+    const v = (r[vcol] || '').replace(/[*`]/g, '').trim().toLowerCase();
+    return v && v !== '—' && v !== '-' && v !== 'baseline';
+  }).map((r) => {
+    const pick = (f) => table.header.map((c, k) => [c, r[k] ?? '', k]).filter(([c, , k]) => f(c, k)).map(([c, v]) => [c, v]);
+    return {
+      key: pick((c, k) => k < nKey),
+      paper: pick((c, k) => k >= nKey && k !== vcol && isPaper(c)),
+      ours: pick((c, k) => k >= nKey && k !== vcol && !isPaper(c)),
+      verdict: r[vcol],
+      kind: verdictKind(r[vcol]),
+    };
+  });
+}
+
+/** The experiment ids (E0.1, E3.2, …) a text names. */
+export const experimentIds = (text) => [...new Set(String(text).match(/E\d+\.\d+/g) || [])];
 
 const url = (file) => new URL(`../${file}`, import.meta.url);
 
@@ -93,80 +132,230 @@ async function loadEvidence(p, box) {
   try {
     const resp = await fetch(url(`results/${p.id}/links.json`));
     if (!resp.ok) throw new Error(`results/${p.id}/links.json: HTTP ${resp.status}`);
-    setChildren(box, evidenceTable(p, evidenceRows(await resp.json())));
+    const rows = evidenceRows(await resp.json());
+    setChildren(box, evidenceTable(p, rows));
     box.dataset.state = 'done';
+    return rows;
   } catch (e) {
     setChildren(box, h('p', { class: 'fine' }, `The links to the evidence could not be loaded (${errorText(e)}).`));
     box.dataset.state = 'error';
+    return [];
   }
 }
 
-async function main() {
-  const root = $('#findings');
-  let wasm = null;
+/** A paper's stored Markdown files as parsed blocks, each file's blocks after a `{ kind: 'file' }` marker. */
+async function readPaper(p) {
+  const blocks = [];
+  for (const f of p.files) {
+    const resp = await fetch(url(f));
+    if (!resp.ok) throw new Error(`${f}: HTTP ${resp.status}`);
+    blocks.push({ kind: 'file', file: f }, ...parseMarkdown(await resp.text()));
+  }
+  return blocks;
+}
+
+/** The short title of an experiment's lead paragraph: its text up to " — " or the first sentence, marks dropped. */
+function sectionTitle(text) {
+  const plain = text.replace(/\*\*|`/g, '');
+  const cut = plain.split(/; |\. |: (?=[a-z])/)[0];
+  return cut.length > 100 ? `${cut.slice(0, 97)}…` : cut;
+}
+
+/** The value words of a text: lower case, split at spaces and , ; = : · ( ), without `--flags`, "Fig. N" and filler words. */
+function valueWords(text) {
+  const words = String(text).toLowerCase().replace(/[*`]/g, '').split(/[\s,;=:·()]+/).filter(Boolean);
+  const out = [];
+  for (let i = 0; i < words.length; i++) {
+    if (/^fig/.test(words[i])) { i += 1; continue; }
+    if (words[i].startsWith('--') || ['the', 'for', 'of', 'and', 'vs', 'a', 'in', 'at', 'every', 'policy', 'policies', 'preset', 'arm', 'horizon', 'scenario'].includes(words[i])) continue;
+    out.push(words[i]);
+  }
+  return out;
+}
+
+/**
+ * The evidence row a claim links to: among the stored runs of the claim's experiment, one whose arm's value
+ * words all occur in the claim's row or its section's lead (`context`) or whose row's value words all occur in the arm (the most shared words,
+ * then the shortest arm); else the experiment's single "every arm/policy" run or its only run; else none. The
+ * card's link names the run it opens, so a loose match shows.
+ */
+export function evidenceFor(ids, claim, evidence, context = '') {
+  const runs = evidence.filter((r) => r.href && experimentIds(r.experiment).some((e) => ids.includes(e)));
+  if (!runs.length) return null;
+  const row = valueWords(claim.key.map(([, v]) => v).join(' '));
+  const key = new Set([...row, ...valueWords(context)]);
+  const scored = runs.map((r) => {
+    const arm = new Set(valueWords(r.arm));
+    const shared = [...arm].filter((w) => key.has(w)).length;
+    const ok = shared > 0 && (shared === arm.size || row.every((w) => arm.has(w)));
+    return { r, shared, ok };
+  }).filter((x) => x.ok).sort((a, b) => b.shared - a.shared || a.r.arm.length - b.r.arm.length);
+  if (scored.length) return scored[0].r;
+  const whole = runs.filter((r) => /every (arm|policy)/i.test(r.arm));
+  return whole.length === 1 ? whole[0] : (runs.length === 1 ? runs[0] : null);
+}
+
+const KIND_LABEL = { reproduced: 'reproduced', direction: 'direction only', not_reproduced: 'not reproduced', other: 'note' };
+
+/** A claim as a card: the row, the paper's number, packlab's numbers, the verdict and a link to a stored run. */
+function claimCard(claim, run) {
+  const cells = (pairs) => pairs.map(([c, v]) => h('div', { class: 'claim-cell' }, h('span', { class: 'claim-head' }, renderInline(c)), ' ', h('span', {}, renderInline(v || '—'))));
+  return h('article', { class: `claim-card verdict-${claim.kind}`, dataset: { verdict: claim.kind } },
+    h('p', { class: 'claim-title' }, claim.key.map(([, v], i) => [i ? ' · ' : '', h('strong', {}, renderInline(v))])),
+    h('div', { class: 'claim-cols' },
+      h('div', {}, h('p', { class: 'claim-label' }, 'The paper'), claim.paper.length ? cells(claim.paper) : h('p', { class: 'fine' }, 'no number stated')),
+      h('div', {}, h('p', { class: 'claim-label' }, 'packlab'), cells(claim.ours.slice(0, 4)))),
+    h('p', { class: 'claim-verdict' }, h('span', { class: 'verdict-chip' }, KIND_LABEL[claim.kind]), ' ', renderInline(claim.verdict)),
+    run ? h('p', { class: 'fine' }, h('a', { href: `${run.href}&run=ask`, class: 'claim-link', title: run.note }, `Open the stored run “${run.experiment}: ${run.arm}”`), ' in the playground (it opens without computing; press Run there).') : null);
+}
+
+/**
+ * The body of a paper's page from its blocks: one section per experiment (a paragraph naming E<k>.<n> at its
+ * start opens one; each file opens one), its lead paragraph, the claim cards of its tables, the explanations
+ * and the full tables (folded when they have cards). Returns { sections: [{ id, title }], nodes }.
+ */
+function paperBody(p, blocks, evidence) {
+  const sections = [];
+  const nodes = [];
+  let cur = null;
+  let ids = [];
+  let lead = '';
+  const open = (title, lead) => {
+    const id = `paper-${p.id}-s${sections.length + 1}`;
+    sections.push({ id, title });
+    cur = h('section', { class: 'findings-section', id, 'aria-labelledby': `${id}-title` }, h('h3', { id: `${id}-title`, class: 'findings-section-title' }, title));
+    if (lead) cur.append(lead);
+    nodes.push(cur);
+  };
+  for (const b of blocks) {
+    if (b.kind === 'file') {
+      open(b.file, h('p', { class: 'fine' }, 'From ', h('code', {}, b.file), '.'));
+      ids = [];
+      lead = '';
+      continue;
+    }
+    if (b.kind === 'paragraph' && /^(\*\*)?E\d+\.\d+/.test(b.text)) {
+      open(sectionTitle(b.text), renderBlock(b));
+      ids = experimentIds(b.text.split(/ — /)[0]);
+      lead = b.text.split(/ — /)[0];
+      continue;
+    }
+    if (b.kind === 'table') {
+      const claims = claimsOf(b);
+      if (claims.length) {
+        cur.append(h('div', { class: 'claim-cards' }, claims.map((c) => claimCard(c, evidenceFor(ids, c, evidence, lead)))));
+        cur.append(h('details', { class: 'full-table' }, h('summary', {}, `The full table (${b.rows.length} rows, every column)`),
+          renderBlock(b, { tableClass: 'results findings' })));
+      } else cur.append(renderBlock(b, { tableClass: 'results findings' }));
+      continue;
+    }
+    cur.append(renderBlock(b, { headingBase: 4 }));
+  }
+  return { sections, nodes };
+}
+
+async function loadEngineLinks() {
   try {
-    ({ wasm } = await loadEngine());
+    const { wasm } = await loadEngine();
     $('#engine-version').textContent = `engine ${wasm.engine_version()}`;
+    return (model) => {
+      try {
+        return `./#s=${wasm.scenario_to_link({ ...wasm.default_scenario(), model })}`;
+      } catch {
+        return './';
+      }
+    };
   } catch (e) {
     // the tables do not need the engine; only the playground links do
     $('#engine-version').textContent = `engine not loaded (${errorText(e)})`;
+    return () => './';
   }
-  const link = (model) => {
-    if (!wasm) return './';
-    try {
-      return `./#s=${wasm.scenario_to_link({ ...wasm.default_scenario(), model })}`;
-    } catch {
-      return './';
-    }
-  };
-  const nav = h('nav', { class: 'findings-toc', 'aria-label': 'papers' }, h('ul', {}, PAPERS.map((p) => h('li', {}, h('a', { href: `#paper-${p.id}` }, `seed ${p.id}`)))));
-  const sections = PAPERS.map((p) => {
-    const body = h('div', { class: 'findings-body' }, h('p', { class: 'fine' }, 'Loading…'));
-    const summary = h('p', { class: 'findings-summary' });
-    const evidence = h('div', { class: 'findings-evidence', id: `paper-${p.id}-evidence-box`, dataset: { state: 'loading' } });
-    const sec = h('section', { class: 'card', id: `paper-${p.id}`, 'aria-labelledby': `paper-${p.id}-title`, dataset: { state: 'loading', paper: p.id, model: p.model } },
-      h('h2', { id: `paper-${p.id}-title` }, `Seed ${p.id}: ${p.title}`),
-      h('p', { class: 'fine' }, 'Regenerate with ', h('code', {}, p.command), ' (after ', h('code', {}, 'make native'), '); the tables below are ',
-        p.files.map((f, i) => [i ? ', ' : '', h('code', {}, f)]), ', read as they are committed. ',
-        h('a', { href: link(p.model), class: 'open-model', id: `paper-${p.id}-open` }, `Open the ${p.model} model in the playground`),
-        ' (its default scenario; the tables say which scenarios and seeds each row ran).'),
-      summary,
-      evidence,
-      body);
-    load(p, body, summary, sec);
-    loadEvidence(p, evidence);
-    return sec;
-  });
-  setChildren(root,
-    h('section', { class: 'card' },
-      h('h2', {}, 'What packlab reproduces'),
-      h('p', {}, 'Each paper\'s experiments as packlab\'s findings scripts ran them on real traces: every arm beside the paper\'s number, including those that do not reproduce, with a verdict (reproduced, direction only, not reproduced) and the explanations the scripts compute. The verdict rules are stated with each table.'),
-      nav),
-    sections);
 }
 
-async function load(p, body, summary, sec) {
-  const parts = [];
-  const counts = { reproduced: 0, direction: 0, not_reproduced: 0, other: 0 };
+/** Verdict counts of parsed blocks (the tables' verdict columns). */
+function countBlocks(blocks) {
+  const n = { reproduced: 0, direction: 0, not_reproduced: 0, other: 0 };
+  for (const b of blocks) {
+    if (b.kind !== 'table') continue;
+    const cols = b.header.map((c, k) => (/verdict/i.test(c) ? k : -1)).filter((k) => k >= 0);
+    for (const r of b.rows) for (const k of cols) n[verdictKind(r[k])] += 1;
+  }
+  return n;
+}
+
+function summaryText(counts) {
+  const any = counts.reproduced + counts.direction + counts.not_reproduced;
+  return any
+    ? `Verdicts: ${counts.reproduced} reproduced, ${counts.direction} direction only, ${counts.not_reproduced} not reproduced`
+    : 'No verdict column in these tables yet: they give the paper\'s numbers beside packlab\'s, and the text below them says what holds.';
+}
+
+/** One paper's page (findings.html?paper=<id>). */
+async function paperPage(p, root, link) {
+  document.title = `packlab · findings of seed ${p.id}: ${p.title}`;
+  const body = h('div', { class: 'findings-body' }, h('p', { class: 'fine' }, 'Loading…'));
+  const summary = h('p', { class: 'findings-summary' });
+  const toc = h('nav', { class: 'findings-toc', 'aria-label': 'experiments' });
+  const evidence = h('div', { class: 'findings-evidence', id: `paper-${p.id}-evidence-box`, dataset: { state: 'loading' } });
+  const sec = h('section', { class: 'card', id: `paper-${p.id}`, 'aria-labelledby': `paper-${p.id}-title`, dataset: { state: 'loading', paper: p.id, model: p.model } },
+    h('p', { class: 'fine' }, h('a', { href: './findings.html' }, '← All papers')),
+    h('h2', { id: `paper-${p.id}-title` }, `Seed ${p.id}: ${p.title}`),
+    h('p', { class: 'fine' }, 'Regenerate with ', h('code', {}, p.command), ' (after ', h('code', {}, 'make native'), '); read from ',
+      p.files.map((f, i) => [i ? ', ' : '', h('code', {}, f)]), ' as committed. ',
+      h('a', { href: link(p.model), class: 'open-model', id: `paper-${p.id}-open` }, `Open the ${p.model} model in the playground`),
+      ' (its default scenario). Each claim card gives the row of a findings table: the paper\'s number, packlab\'s, the verdict, and a stored run to open.'),
+    summary, toc, body, evidence);
+  setChildren(root, sec);
+  const evidenceRowsP = loadEvidence(p, evidence);
   try {
-    for (const f of p.files) {
-      const resp = await fetch(url(f));
-      if (!resp.ok) throw new Error(`${f}: HTTP ${resp.status}`);
-      const text = await resp.text();
-      const c = verdictCounts(text);
-      for (const k of Object.keys(counts)) counts[k] += c[k];
-      parts.push(h('h3', {}, h('code', {}, f)), ...renderMarkdown(text, { headingBase: 4, tableClass: 'results findings' }));
-    }
-    setChildren(body, parts);
-    const any = counts.reproduced + counts.direction + counts.not_reproduced;
-    setChildren(summary, any
-      ? `Verdicts: ${counts.reproduced} reproduced, ${counts.direction} direction only, ${counts.not_reproduced} not reproduced`
-      : 'No verdict column in these tables yet: they give the paper\'s numbers beside packlab\'s, and the text below them says what holds.');
+    const blocks = await readPaper(p);
+    const counts = countBlocks(blocks);
+    const { sections, nodes } = paperBody(p, blocks, await evidenceRowsP);
+    setChildren(body, nodes);
+    setChildren(toc, h('p', { class: 'claim-label' }, 'Contents'), h('ol', {}, sections.map((s) => h('li', {}, h('a', { href: `#${s.id}` }, s.title))),
+      h('li', {}, h('a', { href: `#paper-${p.id}-evidence-box` }, 'Open the evidence (every stored run)'))));
+    setChildren(summary, summaryText(counts));
     Object.assign(sec.dataset, { state: 'done', reproduced: String(counts.reproduced), direction: String(counts.direction), notReproduced: String(counts.not_reproduced) });
+    if (location.hash) document.getElementById(location.hash.slice(1))?.scrollIntoView();
   } catch (e) {
     setChildren(body, h('p', { class: 'fine' }, `The stored findings could not be loaded (${errorText(e)}); they are served beside the site (make run serves results/ at /results/).`));
     sec.dataset.state = 'error';
   }
+}
+
+/** The list of papers (findings.html): each with its verdict counts and a link to its page. */
+async function indexPage(root, link) {
+  const cards = PAPERS.map((p) => {
+    const summary = h('p', { class: 'findings-summary' }, 'Loading…');
+    const card = h('section', { class: 'card paper-card', id: `paper-${p.id}`, 'aria-labelledby': `paper-${p.id}-title`, dataset: { state: 'loading', paper: p.id, model: p.model } },
+      h('h2', { id: `paper-${p.id}-title` }, h('a', { href: `./findings.html?paper=${p.id}`, class: 'paper-page' }, `Seed ${p.id}: ${p.title}`)),
+      summary,
+      h('p', { class: 'fine' }, h('a', { href: `./findings.html?paper=${p.id}` }, 'Read the claims'), ' · ',
+        h('a', { href: link(p.model), class: 'open-model', id: `paper-${p.id}-open` }, `open the ${p.model} model`)));
+    readPaper(p).then((blocks) => {
+      const counts = countBlocks(blocks);
+      setChildren(summary, summaryText(counts));
+      Object.assign(card.dataset, { state: 'done', reproduced: String(counts.reproduced), direction: String(counts.direction), notReproduced: String(counts.not_reproduced) });
+    }).catch((e) => {
+      setChildren(summary, `The stored findings could not be loaded (${errorText(e)}).`);
+      card.dataset.state = 'error';
+    });
+    return card;
+  });
+  setChildren(root,
+    h('section', { class: 'card' },
+      h('h2', {}, 'What packlab reproduces'),
+      h('p', {}, 'Each paper\'s experiments as packlab\'s findings scripts ran them on real traces: every arm beside the paper\'s number, including those that do not reproduce, with a verdict (reproduced, direction only, not reproduced) and the explanations the scripts compute. One page per paper:')),
+    h('div', { class: 'paper-cards' }, cards));
+}
+
+async function main() {
+  const root = $('#findings');
+  const link = await loadEngineLinks();
+  const id = new URLSearchParams(location.search).get('paper');
+  const p = PAPERS.find((x) => x.id === id);
+  if (p) await paperPage(p, root, link);
+  else await indexPage(root, link);
 }
 
 main();

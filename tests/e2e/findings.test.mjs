@@ -1,5 +1,5 @@
-// End to end in real Chromium: the Findings page (www/findings.html) shows every paper's stored tables
-// (results/<paper>/…md) cell for cell, counts the verdicts as an independent count of the files does, and its
+// End to end in real Chromium: the Findings pages (www/findings.html, ?paper=<id>) show every paper's stored tables
+// (results/<paper>/…md) cell for cell with a claim card per verdict row and a contents list, counts the verdicts as an independent count of the files does, and its
 // links open each paper's model in the playground; "Open the evidence" lists every row of
 // results/<paper>/links.json with its link, and one link per paper opens the playground on that run's scenario.
 import { test } from 'node:test';
@@ -62,13 +62,35 @@ test('the Findings page states the playground\'s Content-Security-Policy and has
   assert.doesNotMatch(html, /\son[a-z]+=|\sstyle=/i);
 });
 
-test('the Findings page shows every paper\'s stored tables, counts their verdicts and links to the models', async () => {
+/** Rows with a verdict that says something (not empty, "—" or "baseline"): one claim card each. */
+function claimRows(files) {
+  let n = 0;
+  for (const f of files) {
+    for (const t of tablesOf(readFileSync(path.join(ROOT, f), 'utf8'))) {
+      const k = t.header.findIndex((c) => /verdict/i.test(c));
+      if (k < 0) continue;
+      n += t.rows.filter((r) => { const v = (r[k] || '').replace(/[*`]/g, '').trim().toLowerCase(); return v && v !== '—' && v !== '-' && v !== 'baseline'; }).length;
+    }
+  }
+  return n;
+}
+
+test('the Findings pages: a list of papers with their verdict counts, and per paper its tables, claim cards and contents', async () => {
   const page = await newPage(env.browser);
   await page.goto(env.server.url);
   await page.click('#findings-link');
   await page.waitForFunction(() => document.querySelectorAll('#findings section[data-state="done"]').length === 5, null, { timeout: 60_000 });
   for (const [id, model, files] of PAPERS) {
+    const v = verdicts(files);
+    const ds = await page.$eval(`#paper-${id}`, (s) => ({ ...s.dataset }));
+    assert.deepEqual([ds.reproduced, ds.direction, ds.notReproduced], [v.reproduced, v.direction, v.not].map(String), `seed ${id}: verdict counts on the list`);
+    assert.equal(ds.model, model);
+    assert.equal(await page.getAttribute(`#paper-${id} a.paper-page`, 'href'), `./findings.html?paper=${id}`);
+  }
+  for (const [id, model, files] of PAPERS) {
+    await page.goto(`${env.server.url}findings.html?paper=${id}`);
     const sec = `#paper-${id}`;
+    await page.waitForFunction((s) => document.querySelector(s)?.dataset.state === 'done', sec, { timeout: 60_000 });
     // every table, cell for cell (text as rendered: inline marks dropped)
     const want = files.flatMap((f) => tablesOf(readFileSync(path.join(ROOT, f), 'utf8')));
     const got = await page.$$eval(`${sec} .findings-body table`, (ts) => ts.map((t) => ({
@@ -85,11 +107,18 @@ test('the Findings page shows every paper\'s stored tables, counts their verdict
     const ds = await page.$eval(sec, (s) => ({ ...s.dataset }));
     assert.deepEqual([ds.reproduced, ds.direction, ds.notReproduced], [v.reproduced, v.direction, v.not].map(String), `seed ${id}: verdict counts`);
     assert.equal(ds.model, model);
-    // seeds 001 and 004's tables have no verdict column yet: the page says so instead of counting zeros
     if (v.reproduced + v.direction + v.not === 0) assert.match(await page.textContent(`${sec} .findings-summary`), /No verdict column/);
     else assert.match(await page.textContent(`${sec} .findings-summary`), new RegExp(`^Verdicts: ${v.reproduced} reproduced`));
+    // one claim card per row with a verdict; every contents entry points at a section of the page
+    assert.equal(await page.locator(`${sec} .claim-card`).count(), claimRows(files), `seed ${id}: claim cards`);
+    const toc = await page.$$eval(`${sec} .findings-toc a`, (as) => as.map((a) => a.getAttribute('href')));
+    assert.ok(toc.length >= 2, `seed ${id}: contents`);
+    for (const href of toc) assert.equal(await page.locator(href).count(), 1, `seed ${id}: ${href}`);
+    // claim links open without computing
+    for (const href of await page.$$eval(`${sec} .claim-link`, (as) => as.map((a) => a.getAttribute('href')))) assert.match(href, /^\.\/#s=v\d+\.d\d+\.[A-Za-z0-9_-]+&run=ask$/);
   }
   // the link opens the paper's model in the playground
+  await page.goto(`${env.server.url}findings.html?paper=003`);
   await page.click('#paper-003-open');
   await page.waitForSelector('#lifetime-card');
   assert.equal(await page.getAttribute('#tab-lifetime', 'aria-current'), 'page');
@@ -128,7 +157,7 @@ const OPEN = {
 test('"Open the evidence" lists every links.json row with its link, and one link per paper opens its scenario', async () => {
   const page = await newPage(env.browser);
   for (const [id, model] of PAPERS) {
-    await page.goto(`${env.server.url}findings.html`);
+    await page.goto(`${env.server.url}findings.html?paper=${id}`);
     await page.waitForFunction((id) => document.querySelector(`#paper-${id}-evidence-box`)?.dataset.state === 'done', id, { timeout: 60_000 });
     const want = linksOf(id);
     const got = await page.$$eval(`#paper-${id}-evidence tbody tr`, (trs) => trs.map((tr) => ({

@@ -102,31 +102,11 @@ test('the accuracy frontier equals packlab sweep on the page\'s sweep file, with
   await page.context().close();
 });
 
-/** The pipe tables of a Markdown file, read independently of www/common/markdown.js: every run of lines
- * starting with '|', the second (the dashes) dropped, cells split on pipes not preceded by a backslash. */
-function tablesOf(text) {
-  const tables = [];
-  let cur = null;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('|')) {
-      const cells = line.trim().replace(/^\|/, '').replace(/\|$/, '').split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
-      if (!cur) tables.push((cur = []));
-      cur.push(cells);
-    } else cur = null;
-  }
-  return tables.map((t) => [t[0], ...t.slice(2)]);
-}
-
-test('the findings card shows every table of results/003/tables.md, cell for cell', async () => {
+test('the lifetime tab links to seed 003\'s findings page instead of embedding its tables', async () => {
   const page = await newPage(env.browser);
   await open(page, { ...SMALL, lifetime: { ...SMALL.lifetime, share: 0.01 } });
-  await page.waitForSelector('#lifetime-findings-card[data-state="done"]', { timeout: 30_000 });
-  const shown = await page.$$eval('#lifetime-findings-body table', (ts) => ts.map((t) => [...t.querySelectorAll('tr')].map((r) => [...r.children].map((c) => c.textContent))));
-  const expected = tablesOf(readFileSync(path.join(ROOT, 'results/003/tables.md'), 'utf8'));
-  assert.ok(expected.length >= 5, 'the findings file has its tables');
-  assert.deepEqual(shown, expected);
-  // the free text between the tables is shown too
-  assert.match(await page.textContent('#lifetime-findings-body'), /E3\.2 — Δ empty hosts \(pp\) vs accuracy A/);
+  assert.equal(await page.getAttribute('#lifetime-findings-link', 'href'), './findings.html?paper=003');
+  assert.equal(await page.locator('#view-lifetime table.findings').count(), 0, 'no findings table on the tab');
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

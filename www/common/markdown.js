@@ -141,26 +141,34 @@ export function inlineRuns(text) {
 }
 
 /** Nodes of a text's inline runs (text nodes, <code>, <strong>, <em>). */
-function inline(text) {
+export function renderInline(text) {
   return inlineRuns(text).map((r) => (r.kind === 'text' ? r.text : h(r.kind, {}, r.text)));
 }
 
 /**
- * DOM elements of a Markdown text (parseMarkdown): tables as `<table class="results">` in a scrolling
- * wrapper (numeric-aligned columns get class `num`), paragraphs as `<p>`, headings one level below
- * `headingBase` (default 3: `#` → `<h3>`). Text only through text nodes.
+ * The DOM element of one block of parseMarkdown: a table as `<table class="results">` in a scrolling wrapper
+ * (numeric-aligned columns get class `num`), a paragraph as `<p>`, a heading one level below `headingBase`
+ * (default 3: `#` → `<h3>`), a list as `<ul>`/`<ol>`. Text only through text nodes.
+ * @param {object} b a block of parseMarkdown
+ * @param {{ headingBase?: number, tableClass?: string }} [opts]
+ * @returns {HTMLElement}
+ */
+export function renderBlock(b, { headingBase = 3, tableClass = 'results' } = {}) {
+  if (b.kind === 'heading') return h(`h${Math.min(6, headingBase + b.level - 1)}`, {}, renderInline(b.text));
+  if (b.kind === 'paragraph') return h('p', {}, renderInline(b.text));
+  if (b.kind === 'list') return h(b.ordered ? 'ol' : 'ul', {}, b.items.map((t) => h('li', {}, renderInline(t))));
+  const cls = (k) => (b.align[k] === 'right' ? 'num' : b.align[k] === 'center' ? 'center' : null);
+  return scrollTable('Findings table', h('table', { class: tableClass },
+    h('thead', {}, h('tr', {}, b.header.map((c, k) => h('th', { scope: 'col', class: cls(k) }, renderInline(c))))),
+    h('tbody', {}, b.rows.map((r) => h('tr', {}, r.map((c, k) => h('td', { class: cls(k) }, renderInline(c))))))));
+}
+
+/**
+ * DOM elements of a Markdown text (parseMarkdown), each block by {@link renderBlock}.
  * @param {string} text
  * @param {{ headingBase?: number, tableClass?: string }} [opts]
  * @returns {HTMLElement[]}
  */
-export function renderMarkdown(text, { headingBase = 3, tableClass = 'results' } = {}) {
-  return parseMarkdown(text).map((b) => {
-    if (b.kind === 'heading') return h(`h${Math.min(6, headingBase + b.level - 1)}`, {}, inline(b.text));
-    if (b.kind === 'paragraph') return h('p', {}, inline(b.text));
-    if (b.kind === 'list') return h(b.ordered ? 'ol' : 'ul', {}, b.items.map((t) => h('li', {}, inline(t))));
-    const cls = (k) => (b.align[k] === 'right' ? 'num' : b.align[k] === 'center' ? 'center' : null);
-    return scrollTable('Findings table', h('table', { class: tableClass },
-      h('thead', {}, h('tr', {}, b.header.map((c, k) => h('th', { scope: 'col', class: cls(k) }, inline(c))))),
-      h('tbody', {}, b.rows.map((r) => h('tr', {}, r.map((c, k) => h('td', { class: cls(k) }, inline(c))))))));
-  });
+export function renderMarkdown(text, opts = {}) {
+  return parseMarkdown(text).map((b) => renderBlock(b, opts));
 }

@@ -1,7 +1,7 @@
 // The lifetime model's view (lifetime-aware VM allocation, seed 003, ALGORITHMS.md §5): controls, the data
 // statement with the pool's set-up, the chart of empty hosts over time (one line per policy, the warm-up
-// shaded), the results table, the host timeline, the accuracy frontier (E3.2), the committed findings tables
-// (E3.1–E3.7, results/003/tables.md), exports and share links. Computation happens in the worker: the shared
+// shaded), the results table, the host timeline, the accuracy frontier (E3.2), a link to seed 003's findings page
+// (findings.html?paper=003), exports and share links. Computation happens in the worker: the shared
 // 'run' operation (one policy simulated per step) on the scenario's workload, which the shared worker layer
 // loads once and keeps (the bundled Azure 2017 arrivals, or an upload through 'workload.load'); the frontier
 // is a sweep (the engine's src/sweep.rs, `packlab sweep`) run cell by cell through the same operation.
@@ -14,7 +14,6 @@ import { exportRow } from '../common/exports.js';
 import { createRunControls } from '../common/run-controls.js';
 import { createRunView, viewHandle } from '../common/run-view.js';
 import { runCells } from '../common/sweep.js';
-import { renderMarkdown } from '../common/markdown.js';
 import { createControls, POLICIES } from './controls.js';
 
 const CHART_HEIGHT = 420;
@@ -24,8 +23,6 @@ const ACCURACY_HEIGHT = 400;
 /** The accuracies of the frontier: E3.2's grid A ∈ {0.5, 0.6, …, 1.0} (ALGORITHMS.md §5.9, App. G.1). */
 export const ACCURACY_GRID = [0.5, 0.6, 0.7, 0.8, 0.9, 1];
 
-/** The committed findings of seed 003 (served beside the site: scripts/serve.py mounts results/). */
-const FINDINGS_URL = new URL('../results/003/tables.md', import.meta.url);
 
 /**
  * The accuracy frontier's sweep file for `scenario` (the format `packlab sweep` reads): the scenario with the
@@ -249,11 +246,9 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   accUi.attach(accCard);
 
   // ---- the committed findings (E3.1–E3.7)
-  const findingsBody = h('div', { id: 'lifetime-findings-body' }, h('p', { class: 'fine' }, 'Loading results/003/tables.md…'));
-  const findingsCard = h('section', { class: 'card', id: 'lifetime-findings-card', 'aria-labelledby': 'lifetime-findings-title', dataset: { state: 'loading' } },
+  const findingsCard = h('section', { class: 'card', id: 'lifetime-findings-card', 'aria-labelledby': 'lifetime-findings-title' },
     h('h2', { id: 'lifetime-findings-title' }, 'Paper vs packlab (E3.1–E3.7)'),
-    h('p', { class: 'fine' }, 'The committed findings of seed 003 (', h('code', {}, 'results/003/tables.md'), ', written by ', h('code', {}, 'python3 scripts/seed003_findings.py --seeds 5'), ' on the native engine): the paper\'s numbers beside packlab\'s on the Azure 2017 arrivals, with verdicts. Rows are means over several pool instances (seeds), so they have no single scenario to open here.'),
-    findingsBody);
+    h('p', { class: 'fine' }, 'Seed 003\'s claims beside packlab\'s reproduction, with verdicts, are on ', h('a', { href: './findings.html?paper=003', id: 'lifetime-findings-link' }, 'the findings page of seed 003'), '.'));
 
   // ---- data card
   const statementEl = h('p', { id: 'lifetime-data-statement' });
@@ -600,25 +595,10 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     }
   }
 
-  // ---- the findings tables, read from the committed Markdown (text only, never markup)
-  async function loadFindings() {
-    try {
-      const resp = await fetch(FINDINGS_URL);
-      if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
-      const text = await resp.text();
-      setChildren(findingsBody, renderMarkdown(text, { tableClass: 'results findings' }));
-      findingsCard.dataset.state = 'done';
-    } catch (e) {
-      setChildren(findingsBody, h('p', { class: 'fine' }, `results/003/tables.md could not be loaded (${errorText(e)}); it is served beside the site (make run).`));
-      findingsCard.dataset.state = 'error';
-    }
-  }
-
   showData();
   drawChart();
   updateLink();
   run.begin(autorun);
-  loadFindings();
 
   return viewHandle({ scenario: () => scenario, link: updateLink });
 }

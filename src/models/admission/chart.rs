@@ -69,7 +69,7 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
         LogFrame {
             title: opts.title.as_deref(),
             x_range: (x_lo, x_hi),
-            x_desc: "mean utilization  ∫N dt / (C·T)  (more is better)",
+            x_desc: "utilization ∫N dt / (C·T)  (more is better)",
             x_fmt: &x_fmt,
             y_desc: "scale-out failure rate  (log scale)",
             floor_label: "0 (no failed scale-out)",

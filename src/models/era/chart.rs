@@ -288,7 +288,7 @@ pub fn draw_request<DB: DrawingBackend>(
         * 1.1;
     let mut c1 = ChartBuilder::on(&top)
         .margin(dp.pxi(10.0))
-        .x_label_area_size(dp.pxi(30.0))
+        .x_label_area_size(dp.pxi(44.0))
         .y_label_area_size(dp.pxi(62.0))
         .caption(
             opts.title
@@ -380,7 +380,7 @@ pub fn draw_request<DB: DrawingBackend>(
     let p_hi = prices.iter().copied().fold(0.0, f64::max).max(1e-9) * 1.1;
     let mut c2 = ChartBuilder::on(&bottom)
         .margin(dp.pxi(10.0))
-        .x_label_area_size(dp.pxi(36.0))
+        .x_label_area_size(dp.pxi(44.0))
         .y_label_area_size(dp.pxi(62.0))
         .build_cartesian_2d(x0..x0 + n, 0.0..p_hi)
         .map_err(err)?;

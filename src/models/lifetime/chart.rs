@@ -138,11 +138,18 @@ pub fn draw_empty_hosts<DB: DrawingBackend>(
                 INK.mix(0.07).filled(),
             )))
             .map_err(err)?;
+        // the long label needs ~170 px of band; a phone-wide chart gets the short one
+        let band_px = chart.plotting_area().dim_in_pixel().0 as f64 * w / x_hi.max(f64::MIN_POSITIVE);
+        let label = if band_px >= dp.px(180.0) as f64 {
+            format!("warm-up {} h (not measured)", fmt_num(warm_h))
+        } else {
+            "warm-up".to_string()
+        };
         chart
             .draw_series(std::iter::once(
                 EmptyElement::at((w, y_hi))
                     + Text::new(
-                        format!("warm-up {} h (not measured)", fmt_num(warm_h)),
+                        label,
                         (-dp.pxi(6.0), dp.pxi(6.0)),
                         (FONT, dp.px(11.0))
                             .into_font()

@@ -49,16 +49,19 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let y_fmt = |v: &f64| format!("{}%", fmt_num(*v));
     chart
         .configure_mesh()
-        .x_desc("PM-Hot-R  (share of episodes the worst PM is unsafe; less is better)")
-        .y_desc("S-Cores  (% of requested cores saved; more is better)")
-        .x_labels(11)
+        .x_desc("PM-Hot-R  (less is better)")
+        .y_desc("S-Cores  (% of cores saved; more is better)")
+        // 11 ticks need ~600 px; a phone-wide chart gets 6 (0%, 20%, … 100%)
+        .x_labels(if area.dim_in_pixel().0 >= dp.px(600.0) { 11 } else { 6 })
         .y_labels(6)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
         .look(dp, 12.0, 13.0)
         .draw()
         .map_err(err)?;
-    for v in SAFETY_LEVELS {
+    // the safety lines are ~0.1 apart: on a phone-wide chart only the last one is labelled
+    let label_all = area.dim_in_pixel().0 >= dp.px(600.0);
+    for (k, v) in SAFETY_LEVELS.iter().copied().enumerate() {
         let x = 1.0 - v;
         chart
             .draw_series(std::iter::once(PathElement::new(
@@ -66,6 +69,9 @@ pub fn draw_frontier<DB: DrawingBackend>(
                 TARGET.mix(0.6).stroke_width(dp.px(1.0)),
             )))
             .map_err(err)?;
+        if !label_all && k + 1 != SAFETY_LEVELS.len() {
+            continue;
+        }
         chart
             .draw_series(std::iter::once(Text::new(
                 format!("α {v}"),
@@ -303,7 +309,7 @@ pub fn draw_rates<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .disable_mesh()
-        .x_desc("hour of day  (outlined: the subscriber's usage peak)")
+        .x_desc("hour of day  (outlined: usage peak)")
         .x_labels(13)
         .y_labels(2 * n + 1)
         .x_label_formatter(&x_fmt)
@@ -312,6 +318,8 @@ pub fn draw_rates<DB: DrawingBackend>(
         .draw()
         .map_err(err)?;
     let base = ARM_COLORS[0];
+    // a cell's value is printed only where it fits (a "0.4" needs ~20 px: not on a phone-wide chart)
+    let values_fit = chart.plotting_area().dim_in_pixel().0 as f64 / 24.0 >= dp.px(20.0) as f64;
     for (i, row) in m.rates.iter().enumerate() {
         for (h, v) in row.iter().enumerate() {
             let style = match v {
@@ -330,7 +338,7 @@ pub fn draw_rates<DB: DrawingBackend>(
                 )))
                 .map_err(err)?;
             if let Some(x) = v {
-                if x.is_finite() {
+                if x.is_finite() && values_fit {
                     chart
                         .draw_series(std::iter::once(Text::new(
                             format!("{:.1}", x),

@@ -123,7 +123,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
         LogFrame {
             title: opts.title.as_deref(),
             x_range: (x_lo, x_hi),
-            x_desc: "normalized machines  m = m_abs / m_norm  (fewer is better)",
+            x_desc: "machines m  (fewer is better)",
             x_fmt: &x_fmt,
             y_desc: "overflow frequency  q  (log scale)",
             floor_label: "q = 0 (no overflow observed)",
@@ -289,7 +289,7 @@ pub fn draw_machine<DB: DrawingBackend>(
     let caption = m
         .title
         .clone()
-        .unwrap_or_else(|| "one machine: total usage over the evaluation samples E".into());
+        .unwrap_or_else(|| "one machine: total usage over E".into());
     builder.caption(caption, (FONT, dp.px(14.0)).into_font().color(&INK));
     let mut chart = builder
         .build_cartesian_2d(crate::chart::span(lo, hi), crate::chart::span(0.0, y_hi))
@@ -446,7 +446,7 @@ pub fn draw_machine_view<DB: DrawingBackend>(
         p_empirical: v.empirical_overflow,
         p_gaussian: v.gaussian_overflow,
         title: Some(format!(
-            "machine {} ({} VMs): total usage over the evaluation samples E",
+            "machine {} ({} VMs): total usage over E",
             v.machine,
             v.items.len()
         )),

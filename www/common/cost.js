@@ -1,0 +1,47 @@
+// The cost of a long run, shown before it is started: beside a button that runs a scenario several times, the
+// number of runs and an estimate of the time (the runs × the view's last run of the scenario on display, as the
+// view's run card records it in data-ms). Mounted by app.js; the buttons are listed here by their ids.
+
+import { h } from './dom.js';
+
+/**
+ * Per model: the buttons that start several runs, how many runs each starts (read from the view's state), and
+ * the card whose data-ms times one run.
+ */
+const COSTLY = {
+  lifetime: [{
+    button: '#lifetime-accuracy-run',
+    card: '#lifetime-card',
+    // E3.2's frontier: the noisy predictor at A = 0.5, 0.6, …, 1.0, plus the oracle unless the view's own run is it
+    runs: (root) => 6 + (root.querySelector('#f-lifetime-predictor')?.value === 'oracle' ? 0 : 1),
+  }],
+};
+
+const secs = (ms) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`);
+
+/**
+ * The estimate's text: "N runs of this scenario, about T (its last run took t)", or without a time before the
+ * first run ended. Pure.
+ * @param {number} runs
+ * @param {number} lastMs NaN when unknown
+ */
+export function costText(runs, lastMs) {
+  if (!(lastMs > 0)) return `${runs} runs of this scenario (the time shows once the scenario has run).`;
+  return `${runs} runs of this scenario, about ${secs(runs * lastMs)} (its last run took ${secs(lastMs)}).`;
+}
+
+/** Add the estimates beside the costly buttons of the view in `root`. */
+export function attachCosts(root, id) {
+  for (const c of COSTLY[id] || []) {
+    const btn = root.querySelector(c.button);
+    const card = root.querySelector(c.card);
+    if (!btn || !card) continue;
+    const note = h('span', { class: 'fine cost-note', id: `${btn.id}-cost`, 'aria-live': 'polite' });
+    btn.setAttribute('aria-describedby', note.id);
+    btn.after(note);
+    const update = () => { note.textContent = costText(c.runs(root), Number(card.dataset.ms)); };
+    update();
+    new MutationObserver(update).observe(card, { attributes: true, attributeFilter: ['data-ms', 'data-state'] });
+    root.addEventListener('change', update);
+  }
+}
