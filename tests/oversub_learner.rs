@@ -328,7 +328,10 @@ fn the_dual_step_settles_below_its_bound_where_the_greedy_cost_meets_the_target(
         ..C2marlConfig::default()
     };
     for seed in 1..=3 {
-        let mut env = Blocks { t: 0, last: (0.0, 0.0) };
+        let mut env = Blocks {
+            t: 0,
+            last: (0.0, 0.0),
+        };
         let mut tr = Trainer::new(&cfg, &env, seed).unwrap();
         for e in 0..cfg.episodes {
             tr.train_episode(&mut env, e);
@@ -348,7 +351,10 @@ fn the_dual_step_settles_below_its_bound_where_the_greedy_cost_meets_the_target(
             })
             .collect();
         eprintln!("seed {seed}: λ in [{lo:.3}, {hi:.3}], greedy Û {u:.4}, policy {learned:?}");
-        assert!(hi < 1.0 && lo > 0.3, "seed {seed}: λ over the last 50 episodes in [{lo}, {hi}]");
+        assert!(
+            hi < 1.0 && lo > 0.3,
+            "seed {seed}: λ over the last 50 episodes in [{lo}, {hi}]"
+        );
         assert!((u - 0.25).abs() <= 0.05, "seed {seed}: greedy Û {u}");
         assert_eq!(learned, optimum, "seed {seed}");
     }

@@ -139,7 +139,8 @@ pub fn draw_empty_hosts<DB: DrawingBackend>(
             )))
             .map_err(err)?;
         // the long label needs ~170 px of band; a phone-wide chart gets the short one
-        let band_px = chart.plotting_area().dim_in_pixel().0 as f64 * w / x_hi.max(f64::MIN_POSITIVE);
+        let band_px =
+            chart.plotting_area().dim_in_pixel().0 as f64 * w / x_hi.max(f64::MIN_POSITIVE);
         let label = if band_px >= dp.px(180.0) as f64 {
             format!("warm-up {} h (not measured)", fmt_num(warm_h))
         } else {

@@ -208,7 +208,8 @@ impl Noisy {
                 (1.0, 0.0)
             };
             let lc = c.ln();
-            let partial = (m + 0.5 * s * s).exp() * (normal_cdf((lc - m - s * s) / s) - phi_u).max(0.0)
+            let partial = (m + 0.5 * s * s).exp()
+                * (normal_cdf((lc - m - s * s) / s) - phi_u).max(0.0)
                 + c * normal_sf((lc - m) / s);
             let r = (partial - u * q_u).clamp(0.0, (c - u) * q_u);
             ((1.0 - a) * q_u, (1.0 - a) * r)
@@ -704,7 +705,10 @@ mod tests {
         assert_eq!(p.remaining(0, 337.0), MAX_PREDICTION_H);
         assert!(p.remaining(0, 335.0) < 1.0);
         // A = 0.9, L̂ = 500 h, u = 400 h: only the point mass is alive beyond the cap, so L̂ − u
-        assert_eq!(noisy(0.9, 500.0, NoisyEstimate::CappedMean).remaining(0, 400.0), 100.0);
+        assert_eq!(
+            noisy(0.9, 500.0, NoisyEstimate::CappedMean).remaining(0, 400.0),
+            100.0
+        );
     }
 
     /// The posterior median against bisection on the survival: `S(u + r) = S(u)/2`; at u = 0 it is `L̂` for

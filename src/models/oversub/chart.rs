@@ -52,7 +52,11 @@ pub fn draw_frontier<DB: DrawingBackend>(
         .x_desc("PM-Hot-R  (less is better)")
         .y_desc("S-Cores  (% of cores saved; more is better)")
         // 11 ticks need ~600 px; a phone-wide chart gets 6 (0%, 20%, … 100%)
-        .x_labels(if area.dim_in_pixel().0 >= dp.px(600.0) { 11 } else { 6 })
+        .x_labels(if area.dim_in_pixel().0 >= dp.px(600.0) {
+            11
+        } else {
+            6
+        })
         .y_labels(6)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)

@@ -349,8 +349,7 @@ impl MarlEnv for TrainEnv<'_> {
             component::TRAIN,
             (self.train_seed as u64) << 32 | episode,
         );
-        self.cluster =
-            Some(
+        self.cluster = Some(
             Cluster::new(&w.params, Cow::Owned(ep), w.warm())
                 .with_scale(w.obs_scale())
                 .with_blame_log(),
