@@ -70,11 +70,15 @@ async function main() {
   let active = null;
   const tracePanel = createTracePanel({ wasm, worker, onLoaded: (t) => mounted.forEach(({ view }) => view?.traceLoaded(t)) }); // a view still mounting takes it in show()
 
+  let booted = false;
+  let pending = null;
   const tabs = MODELS.map((m) => h('button', {
     type: 'button',
     id: `tab-${m.id}`,
     class: 'tab',
-    onclick: () => { if (m.load && m !== active) show(m, null, { push: true }); },
+    // a tab chosen while the engine boots is shown once the first view is up (else that first view would
+    // take over when it mounts and hide the chosen one)
+    onclick: () => { if (!booted) pending = m; else if (m.load && m !== active) show(m, null, { push: true }); },
     disabled: !m.load,
     title: m.hint,
   }, m.title, m.load ? null : h('span', { class: 'soon' }, 'soon')));
@@ -165,6 +169,8 @@ async function main() {
   // a findings link (#s=…&run=ask) opens its scenario without computing it: the experiment may be long
   const ask = new URLSearchParams(location.hash.replace(/^#/, '')).get('run') === 'ask';
   await show(model, link.scenario, { autorun: !ask });
+  booted = true;
+  if (pending && pending !== model && pending.load) await show(pending, null, { push: true });
   document.documentElement.dataset.bootMs = String(Math.round(performance.now() - t0));
 }
 
