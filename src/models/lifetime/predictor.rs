@@ -611,22 +611,7 @@ mod tests {
                 knots.push(lhat.ln());
             }
             knots.push(y_hi);
-            let mut integral = 0.0;
-            for w in knots.windows(2) {
-                let (lo, hi) = (w[0], w[1]);
-                let n = 200_000;
-                let h = (hi - lo) / n as f64;
-                // the jump at L̂ is a knot; evaluate just inside each piece
-                let f = |y: f64| {
-                    let y = y.clamp(lo + 1e-12, hi - 1e-12);
-                    posterior_survival(a, lhat, y.exp()) * y.exp()
-                };
-                let mut sum = f(lo) + f(hi);
-                for k in 1..n {
-                    sum += if k % 2 == 1 { 4.0 } else { 2.0 } * f(lo + k as f64 * h);
-                }
-                integral += sum * h / 3.0;
-            }
+            let integral = simpson_in_log_time(&knots, 200_000, |t| posterior_survival(a, lhat, t));
             let want = integral / posterior_survival(a, lhat, u);
             let got = noisy(a, lhat, NoisyEstimate::Mean).mean_residual(lhat, u);
             assert!(
@@ -634,6 +619,27 @@ mod tests {
                 "A = {a}, L̂ = {lhat}, u = {u}: posterior mean {got} vs quadrature {want}"
             );
         }
+    }
+
+    /// `∫ S(t) dt` over `t` from `e^{knots[0]}` to `e^{knots.last()}`, by Simpson's rule in `y = ln t` with
+    /// `n` (even) intervals per piece between consecutive knots; `S` is evaluated just inside each piece, so a
+    /// jump of the survival at a knot is integrated exactly.
+    fn simpson_in_log_time(knots: &[f64], n: usize, surv: impl Fn(f64) -> f64) -> f64 {
+        let mut integral = 0.0;
+        for w in knots.windows(2) {
+            let (lo, hi) = (w[0], w[1]);
+            let h = (hi - lo) / n as f64;
+            let f = |y: f64| {
+                let y = y.clamp(lo + 1e-12, hi - 1e-12);
+                surv(y.exp()) * y.exp()
+            };
+            let mut sum = f(lo) + f(hi);
+            for k in 1..n {
+                sum += if k % 2 == 1 { 4.0 } else { 2.0 } * f(lo + k as f64 * h);
+            }
+            integral += sum * h / 3.0;
+        }
+        integral
     }
 
     /// The §5.2 posterior mean (the log-normal component capped at 14 days) against numerical integration of
@@ -668,21 +674,7 @@ mod tests {
             let mut knots = vec![u.ln()];
             knots.extend([c, lhat].iter().filter(|&&t| t > u).map(|t| t.ln()));
             knots.sort_by(f64::total_cmp);
-            let mut integral = 0.0;
-            for w in knots.windows(2) {
-                let (lo, hi) = (w[0], w[1]);
-                let n = 20_000;
-                let h = (hi - lo) / n as f64;
-                let f = |y: f64| {
-                    let y = y.clamp(lo + 1e-12, hi - 1e-12);
-                    surv(a, lhat, y.exp()) * y.exp()
-                };
-                let mut sum = f(lo) + f(hi);
-                for k in 1..n {
-                    sum += if k % 2 == 1 { 4.0 } else { 2.0 } * f(lo + k as f64 * h);
-                }
-                integral += sum * h / 3.0;
-            }
+            let integral = simpson_in_log_time(&knots, 20_000, |t| surv(a, lhat, t));
             let want = integral / surv(a, lhat, u);
             let got = noisy(a, lhat, NoisyEstimate::CappedMean).remaining(0, u);
             assert!(
