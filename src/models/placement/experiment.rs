@@ -4,10 +4,10 @@
 //! frontier`, `packlab run`), the wasm binding and the Web Worker all drive this one stepper; natively a step computes its points on all
 //! cores (points are independent, so the frontier is the same for any number of threads).
 
-use super::fit::FitSpec;
 use super::frontier::{frontier_specs, mark_pareto, Frontier, FrontierPoint};
 use super::instance::{Instance, MachineView, PackResult};
 use super::params::{PlacementError, PlacementParams};
+use super::policies::FitSpec;
 use crate::experiment::{ser_error, CellRun, Cells, Experiment, RunError};
 use crate::trace::UsageTrace;
 use serde::Serialize;

@@ -1,9 +1,9 @@
 //! The frontier of (m, q) over the fit families' knobs and its Pareto front (seed 002 §5.1).
 
 use super::calibrate::Calibration;
-use super::fit::{Family, FitSpec};
-use super::packing::Rule;
 use super::params::PlacementParams;
+use super::policies::Rule;
+use super::policies::{Family, FitSpec};
 use serde::{Deserialize, Serialize};
 
 /// One point of a frontier: a fit spec and its metrics (seed 002 §5.1).

@@ -17,7 +17,7 @@
 //!   the rounding error), not a bound on the work: a bin set with widely spread σ_j may visit many.
 //! - GPA with z < 0 (ρ > 0.5): no index; the scan.
 
-use super::fit::{BinLoad, FitTest, IndexKind, ItemStats};
+use super::policies::{BinLoad, FitTest, IndexKind, ItemStats};
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 

@@ -1,10 +1,11 @@
 //! A packing instance built from a trace, its evaluation and the teaching view (seed 002 §5.1).
 
 use super::calibrate::{self, Calibration};
-use super::fit::{FitSpec, FitTest, ItemStats};
 use super::frontier::{Frontier, FrontierPoint};
-use super::packing::{pack, rebalance, Packing, Rule};
+use super::packing::{pack, rebalance, Packing};
 use super::params::{Mode, PlacementError, PlacementParams, REBALANCE_MAX_FAILURES};
+use super::policies::Rule;
+use super::policies::{FitSpec, FitTest, ItemStats};
 use crate::substrate::exact::ExactThreshold;
 use crate::substrate::stats::{mean, normal_sf, population_variance};
 use crate::trace::{Samples, UsageTrace};

@@ -3,7 +3,7 @@
 //! An [`Instance`] is built from a [`UsageTrace`]: each VM is a task whose realisations are its usage samples
 //! (VM units). Statistics come from the observation set O (the first ⌊ℓ·R⌋ columns; all columns when the
 //! clairvoyance ℓ = 1) and quality is measured on the evaluation set E (the other columns; all when ℓ = 1).
-//! Items are packed in trace order with a [`FitTest`] and a [`Rule`], optionally rebalanced, and evaluated
+//! Items are packed in trace order with a [`FitTest`] and a [`Rule`] (`policies/`, one file per test and rule), optionally rebalanced, and evaluated
 //! into the metrics of seed 002 §5.1: m_abs, m_norm, m = m_abs/m_norm and the overflow frequency q.
 //! A [`Frontier`] sweeps each fit family's knob and marks the Pareto front of (m, q); [`FrontierRun`] computes
 //! it on the experiment contract, and [`PlacementModel`] is the registry entry.
@@ -11,18 +11,18 @@
 pub mod calibrate;
 pub mod chart;
 pub mod experiment;
-pub mod fit;
 pub mod frontier;
 mod index;
 mod instance;
 pub mod packing;
 pub mod params;
+pub mod policies;
 
 pub use calibrate::Calibration;
 pub use experiment::{run_frontier, FrontierRun, FrontierStep};
-pub use fit::{BinLoad, Family, FitSpec, FitTest, Gpa, IndexKind, ItemStats};
 pub use instance::{random_subset, Instance, MachineView, PackResult, SUBSET_STREAM};
-pub use packing::{pack, pack_scan, rebalance, Packing, Rule};
+pub use packing::{pack, pack_scan, rebalance, Packing};
+pub use policies::{BinLoad, Family, FitSpec, FitTest, Gpa, IndexKind, ItemStats, Rule};
 
 pub use crate::substrate::error::FieldError;
 pub use frontier::{frontier_specs, mark_pareto, Frontier, FrontierPoint};

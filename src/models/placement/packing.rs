@@ -1,41 +1,9 @@
-//! Packing rules (First Fit, Best Fit) and rebalancing (seed 002 Alg. 1; ALGORITHMS.md §4.3).
+//! The packing loop (by the bin index or the scan of [`super::policies`]) and rebalancing (seed 002 Alg. 1;
+//! ALGORITHMS.md §4.3).
 
-use super::fit::{BinLoad, FitTest, ItemStats};
 use super::index::BinIndex;
-use serde::{Deserialize, Serialize};
-
-/// Packing rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub enum Rule {
-    /// First Fit: the lowest-index open bin the item fits into.
-    #[serde(rename = "ff")]
-    FirstFit,
-    /// Best Fit: the fitting bin with the smallest fit-test key (tightest fit); ties go to the lowest index.
-    #[serde(rename = "bf")]
-    #[default]
-    BestFit,
-}
-
-impl Rule {
-    /// Parses `ff` / `bf` (also `first-fit` / `best-fit`).
-    pub fn parse(s: &str) -> Result<Rule, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "ff" | "first-fit" | "firstfit" => Ok(Rule::FirstFit),
-            "bf" | "best-fit" | "bestfit" => Ok(Rule::BestFit),
-            other => Err(format!(
-                "unknown packing rule '{other}' (expected ff or bf)"
-            )),
-        }
-    }
-
-    /// `ff` or `bf`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Rule::FirstFit => "ff",
-            Rule::BestFit => "bf",
-        }
-    }
-}
+use super::policies::{BinLoad, FitTest, ItemStats, Rule};
+use serde::Serialize;
 
 /// The result of packing: for each non-empty bin (machine), its items (indices into the instance) in the
 /// order they were placed.
@@ -173,7 +141,7 @@ pub fn rebalance(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::placement::fit::FitSpec;
+    use crate::models::placement::policies::FitSpec;
 
     fn det(sizes: &[f64]) -> Vec<ItemStats> {
         sizes

@@ -1,8 +1,8 @@
 //! The placement model's scenario section (seed 002 §5, ALGORITHMS.md §4): fit families and their grids,
 //! the packing rule, rebalancing, the observation set, with the defaults and their validation.
 
-use super::fit::{Family, FitSpec};
-use super::packing::Rule;
+use super::policies::Rule;
+use super::policies::{Family, FitSpec};
 use serde::{Deserialize, Serialize};
 
 /// How realisations are formed from a trace (ALGORITHMS.md §4.1, "real data comes first").
