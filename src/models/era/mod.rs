@@ -6,8 +6,8 @@
 //!   the E4.3 generator and the capacity series (planned `C`, actual `C_act`);
 //! - [`demand`]: predicted demand curves and prices `P̂(τ, now, q)` (§6.2): LP-based ([`lp`]), spreading,
 //!   and the analytic "linear" predictor;
-//! - [`sched`]: the plan and the three algorithms behind [`sched::Scheduler`] (§6.3), quotes that never see
-//!   the value;
+//! - [`policies`]: ON_DEMAND, GREEDY_FIRSTFIT and BASIC_ECON, one file each behind one trait (§6.3), quotes
+//!   that never see the value; [`sched`]: the plan and `makeReservation` ([`sched::Scheduler`]);
 //! - [`exec`]: the execution layer (actual capacity, EDF, work-conserving early runs, late jobs) and the
 //!   metrics of §6.4;
 //! - [`experiment`]: [`EraRun`], one unit of work = one (policy, κ_use) cell;
@@ -23,6 +23,7 @@ pub mod experiment;
 pub mod jobs;
 pub mod lp;
 pub mod params;
+pub mod policies;
 pub mod sched;
 
 pub use experiment::{EraReport, EraRun, EraStep};

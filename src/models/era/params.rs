@@ -2,8 +2,9 @@
 //! (algorithm × predictor, from their spec strings), the workload's shape, capacity and κ_use grid, with the
 //! defaults and their validation.
 
+pub use super::policies::spec::{Algorithm, Policy, Predictor};
 use crate::substrate::error::{FieldError, FieldErrors};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// The experiment (ALGORITHMS.md §6.5). Serialized `E4.1` / `E4.3`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,114 +26,6 @@ impl Preset {
             Preset::E41 => "E4.1",
             Preset::E43 => "E4.3",
         }
-    }
-}
-
-/// The scheduling algorithm of a policy (§6.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Algorithm {
-    /// Accept iff the current slot has room; price `p_full·W·T`.
-    OnDemand,
-    /// Earliest feasible start at the fixed price `p_fix·W·T`.
-    Greedy,
-    /// Cheapest start under predicted-demand prices; accept iff `V ≥ price`.
-    BasicEcon,
-}
-
-/// The demand predictor of BASIC_ECON (§6.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Predictor {
-    /// The LP-based predictor: the optimal fractional allocation of the previous period's requests.
-    Lp,
-    /// Spreading: each previous request's work spread evenly over its window.
-    Spread,
-    /// The analytic spreading predictor from the known generating distributions (E4.3 only).
-    Linear,
-}
-
-/// A policy: algorithm, predictor and the late-start penalty. Serialized as its name: `on-demand`, `greedy`,
-/// `basic-econ` (= `basic-econ:lp`), `basic-econ:spread`, `basic-econ:linear`, each BASIC_ECON name optionally
-/// followed by `:penalty` (the exponential penalty for later scheduling).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Policy {
-    /// The algorithm.
-    pub algorithm: Algorithm,
-    /// The predictor (BASIC_ECON only; `Lp` otherwise).
-    pub predictor: Predictor,
-    /// Whether prices carry `exp(γ_pen·(x − s)/(d − s))` (BASIC_ECON only).
-    pub penalty: bool,
-}
-
-impl Policy {
-    /// The policy's name (see the type's documentation).
-    pub fn name(&self) -> String {
-        match self.algorithm {
-            Algorithm::OnDemand => "on-demand".into(),
-            Algorithm::Greedy => "greedy".into(),
-            Algorithm::BasicEcon => format!(
-                "basic-econ:{}{}",
-                match self.predictor {
-                    Predictor::Lp => "lp",
-                    Predictor::Spread => "spread",
-                    Predictor::Linear => "linear",
-                },
-                if self.penalty { ":penalty" } else { "" }
-            ),
-        }
-    }
-
-    /// Parses a name of [`Policy::name`] (also `basic-econ` and `basic-econ:penalty` for the LP predictor).
-    pub fn parse(s: &str) -> Result<Policy, String> {
-        let s = s.trim();
-        let bad = || {
-            format!(
-                "unknown policy '{s}' (expected on-demand, greedy or basic-econ[:lp|:spread|:linear][:penalty])"
-            )
-        };
-        let plain = |algorithm| Policy {
-            algorithm,
-            predictor: Predictor::Lp,
-            penalty: false,
-        };
-        match s {
-            "on-demand" => return Ok(plain(Algorithm::OnDemand)),
-            "greedy" => return Ok(plain(Algorithm::Greedy)),
-            _ => {}
-        }
-        let mut parts = s.split(':');
-        if parts.next() != Some("basic-econ") {
-            return Err(bad());
-        }
-        let mut p = plain(Algorithm::BasicEcon);
-        let mut predictor_set = false;
-        for part in parts {
-            match part {
-                "lp" | "spread" | "linear" if !predictor_set && !p.penalty => {
-                    predictor_set = true;
-                    p.predictor = match part {
-                        "lp" => Predictor::Lp,
-                        "spread" => Predictor::Spread,
-                        _ => Predictor::Linear,
-                    };
-                }
-                "penalty" if !p.penalty => p.penalty = true,
-                _ => return Err(bad()),
-            }
-        }
-        Ok(p)
-    }
-}
-
-impl Serialize for Policy {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.name())
-    }
-}
-
-impl<'de> Deserialize<'de> for Policy {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Policy::parse(&s).map_err(serde::de::Error::custom)
     }
 }
 

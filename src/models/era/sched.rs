@@ -4,40 +4,13 @@
 //! value-monotone (truthful in V).
 
 use super::demand::{DemandPredictor, LinearTable, Periodic, Table};
-use super::jobs::{Prices, Request, Setup};
+use super::jobs::{Request, Setup};
 use super::lp::{solve, spread_entries};
-use super::params::{Algorithm, Policy, Predictor};
+use super::policies::resolve::resolve;
+use super::policies::{Algorithm, Policy, Predictor, QuotePolicy};
+pub use super::policies::{Decision, Plan, Quote, QuoteDetail, TIE_REL};
 use crate::experiment::RunError;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
-
-/// The plan: committed load `L(τ)` per slot against the planned capacity `κ_use·C` (units, floored to an
-/// integer).
-#[derive(Clone, Debug)]
-pub struct Plan {
-    /// `κ_use·C`, units.
-    pub cap: f64,
-    /// `L(τ)` for `τ` in `0..load.len()`.
-    pub load: Vec<f64>,
-}
-
-impl Plan {
-    /// Remaining capacity `R(τ) = κ_use·C − L(τ)`.
-    pub fn remaining(&self, t: i64) -> f64 {
-        self.cap - self.load.get(t as usize).copied().unwrap_or(0.0)
-    }
-
-    /// Commits `w` units on `[x, x + t)`.
-    pub fn commit(&mut self, x: i64, t: i64, w: f64) {
-        let end = (x + t) as usize;
-        if self.load.len() < end {
-            self.load.resize(end, 0.0);
-        }
-        for l in &mut self.load[x as usize..end] {
-            *l += w;
-        }
-    }
-}
 
 /// Number of prediction periods the set-up spans (at least 2: the history and one scheduled period).
 pub fn periods(setup: &Setup) -> i64 {
@@ -85,51 +58,17 @@ pub fn lp_entries(
     Ok(e)
 }
 
-/// A quote: the start `x*` and the price `P_j` (dollars).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Quote {
-    /// Start slot.
-    pub start: i64,
-    /// Price, dollars.
-    pub price: f64,
-}
-
-/// The outcome of `makeReservation`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Decision {
-    /// Accepted?
-    pub accept: bool,
-    /// The quote (absent when no start is feasible).
-    pub quote: Option<Quote>,
-}
-
-/// One policy's scheduler: the plan, the prices, the predictor.
+/// One policy's scheduler: the plan and the policy's quotes ([`super::policies`]).
 pub struct Scheduler {
     /// The policy.
     pub policy: Policy,
     /// The plan.
     pub plan: Plan,
-    prices: Prices,
-    /// BASIC_ECON's demand predictor (`None` for greedy and on-demand).
-    pricing: Option<Box<dyn DemandPredictor>>,
-    gamma_pen: f64,
+    /// The policy's quotes (BASIC_ECON's with its demand predictor).
+    quoter: Box<dyn QuotePolicy>,
     /// Σ over periods of the LP's optimal value (LP predictor only), dollars.
     pub lp_value: f64,
 }
-
-/// Per-slot detail of a BASIC_ECON quote (the teaching view).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct QuoteDetail {
-    /// Block price `b_τ` per slot of the window (`None` where `R(τ) < W`).
-    pub block: Vec<Option<f64>>,
-    /// `price(x)` per start `x` of `[s, d − T]` (`None` where infeasible).
-    pub starts: Vec<Option<f64>>,
-}
-
-/// Relative tolerance under which two BASIC_ECON start prices count as equal (a tie goes to the earliest
-/// start, ALGORITHMS.md §6.3 step 5); far above the rounding of the prefix-sum differences, far below any
-/// price difference that matters ($1e-9 per $1 of the window's block prices).
-pub const TIE_REL: f64 = 1e-9;
 
 impl Scheduler {
     /// The scheduler of `policy` at capacity fraction `kappa` on `setup`; fits the spreading predictor, or
@@ -201,35 +140,14 @@ impl Scheduler {
                 cap,
                 load: vec![0.0; horizon as usize],
             },
-            prices: setup.prices,
-            pricing,
-            gamma_pen,
+            quoter: resolve(policy, setup.prices, pricing, gamma_pen),
             lp_value,
         })
     }
 
-    /// Feasible starts of `r` (ALGORITHMS.md §6.3 step 1): `x ∈ [s, d − T]` with `R(τ) ≥ W` on `[x, x + T)`,
-    /// by a sliding-window minimum over `[s, d)` (O(d − s)).
+    /// Feasible starts of `r` ([`Plan::feasible_starts`]).
     pub fn feasible_starts(&self, r: &Request) -> Vec<bool> {
-        let n = (r.d - r.t - r.s + 1).max(0) as usize;
-        let mut out = vec![false; n];
-        let mut q: VecDeque<i64> = VecDeque::new();
-        for tau in r.s..r.d {
-            let rem = self.plan.remaining(tau);
-            while q.back().is_some_and(|&b| self.plan.remaining(b) >= rem) {
-                q.pop_back();
-            }
-            q.push_back(tau);
-            let x = tau - r.t + 1;
-            if x >= r.s {
-                while q.front().is_some_and(|&f| f < x) {
-                    q.pop_front();
-                }
-                let min = self.plan.remaining(*q.front().expect("non-empty"));
-                out[(x - r.s) as usize] = min >= r.w;
-            }
-        }
-        out
+        self.plan.feasible_starts(r)
     }
 
     /// The quote of `r` at slot `now` — computed without `r.value` (never read here). `None` when no start
@@ -240,85 +158,7 @@ impl Scheduler {
         now: i64,
         detail: Option<&mut QuoteDetail>,
     ) -> Option<Quote> {
-        let work = r.work();
-        match self.policy.algorithm {
-            Algorithm::OnDemand => (self.plan.remaining(now) >= r.w).then_some(Quote {
-                start: now,
-                price: self.prices.p_full * work,
-            }),
-            Algorithm::Greedy => {
-                let ok = self.feasible_starts(r);
-                ok.iter().position(|&b| b).map(|i| Quote {
-                    start: r.s + i as i64,
-                    price: self.prices.p_fix * work,
-                })
-            }
-            Algorithm::BasicEcon => {
-                let ok = self.feasible_starts(r);
-                if !ok.iter().any(|&b| b) {
-                    if let Some(d) = detail {
-                        d.starts = vec![None; ok.len()];
-                        d.block = vec![None; (r.d - r.s) as usize];
-                    }
-                    return None;
-                }
-                let len = (r.d - r.s) as usize;
-                let mut block = vec![f64::NAN; len];
-                let pricing = self
-                    .pricing
-                    .as_mut()
-                    .expect("BASIC_ECON always has a demand predictor");
-                for (i, b) in block.iter_mut().enumerate() {
-                    let tau = r.s + i as i64;
-                    let rem = self.plan.remaining(tau);
-                    if rem < r.w {
-                        continue;
-                    }
-                    let curve = pricing.curve(tau, now);
-                    *b = curve.block_price(rem.floor(), r.w);
-                }
-                // sliding sums over [x, x + T)
-                let mut prefix = Vec::with_capacity(len + 1);
-                prefix.push(0.0f64);
-                for b in &block {
-                    let last = *prefix.last().expect("non-empty");
-                    prefix.push(last + if b.is_nan() { 0.0 } else { *b });
-                }
-                let span = (r.d - r.s) as f64;
-                // Equal prices must compare equal so that ties go to the earliest start (§6.3 step 5): window
-                // sums are differences of prefix sums of block prices, themselves differences of a curve's
-                // prefix sums, so equal sums differ by rounding of the order ε × (the largest prefix); a
-                // start wins only when cheaper by more than TIE_REL of the window's total.
-                let tol = TIE_REL * prefix.last().copied().unwrap_or(0.0).abs();
-                let mut best: Option<Quote> = None;
-                let mut starts = Vec::with_capacity(ok.len());
-                for (i, &feasible) in ok.iter().enumerate() {
-                    if !feasible {
-                        starts.push(None);
-                        continue;
-                    }
-                    let sum = prefix[i + r.t as usize] - prefix[i];
-                    let pen = if self.policy.penalty {
-                        libm::exp(self.gamma_pen * i as f64 / span)
-                    } else {
-                        1.0
-                    };
-                    let price = sum * pen;
-                    starts.push(Some(price));
-                    if best.is_none_or(|b| price < b.price - tol * pen) {
-                        best = Some(Quote {
-                            start: r.s + i as i64,
-                            price,
-                        });
-                    }
-                }
-                if let Some(d) = detail {
-                    d.block = block.iter().map(|b| (!b.is_nan()).then_some(*b)).collect();
-                    d.starts = starts;
-                }
-                best
-            }
-        }
+        self.quoter.quote(&self.plan, r, now, detail)
     }
 
     /// The decision on `r` at `now` without committing: the quote, then accept iff `V_j ≥ P_j`.
@@ -375,7 +215,7 @@ pub struct RequestView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::era::jobs::SetupSummary;
+    use crate::models::era::jobs::{Prices, SetupSummary};
 
     fn req(id: usize, a: i64, w: f64, t: i64, d: i64, value: f64) -> Request {
         Request {

@@ -1,0 +1,33 @@
+//! The quote policy a [`Policy`] names (as DSLab's per-algorithm `select_host`), resolved once per
+//! scheduler.
+
+use super::basic_econ::BasicEcon;
+use super::greedy::Greedy;
+use super::on_demand::OnDemand;
+use super::quote::QuotePolicy;
+use super::spec::{Algorithm, Policy};
+use crate::models::era::demand::DemandPredictor;
+use crate::models::era::jobs::Prices;
+
+/// The quote policy of `policy` at `prices`; BASIC_ECON prices by `pricing` (which it requires: `None`
+/// only for on-demand and greedy) with penalty factor `gamma_pen`.
+pub fn resolve(
+    policy: Policy,
+    prices: Prices,
+    pricing: Option<Box<dyn DemandPredictor>>,
+    gamma_pen: f64,
+) -> Box<dyn QuotePolicy> {
+    match policy.algorithm {
+        Algorithm::OnDemand => Box::new(OnDemand {
+            p_full: prices.p_full,
+        }),
+        Algorithm::Greedy => Box::new(Greedy {
+            p_fix: prices.p_fix,
+        }),
+        Algorithm::BasicEcon => Box::new(BasicEcon {
+            pricing: pricing.expect("BASIC_ECON always has a demand predictor"),
+            penalty: policy.penalty,
+            gamma_pen,
+        }),
+    }
+}
