@@ -605,6 +605,70 @@ pub fn admission_series(
     ))
 }
 
+/// Columns of one run's time series and its totals (the model operation `series`): `t` in hours, `active`
+/// in cores, `failures`, `accepted`, `rejected` cumulative counts; `capacity` in cores.
+#[derive(Serialize)]
+pub struct SeriesOut {
+    t: Vec<f64>,
+    active: Vec<f64>,
+    failures: Vec<f64>,
+    accepted: Vec<f64>,
+    rejected: Vec<f64>,
+    capacity: f64,
+    utilization: f64,
+    failure_rate: f64,
+    requests: u64,
+    failed: u64,
+    arrivals: u64,
+    admitted: u64,
+}
+
+/// The model operation `series` (`{ label, threshold, run, points }`, [`admission_series`]): a missing or
+/// non-numeric threshold is NaN (rejected), a missing or negative `run`/`points` is 0/400. Errors name
+/// `admission.series_arm`.
+pub fn series_op(
+    a: &AdmissionScenario,
+    seed: u64,
+    args: &serde_json::Value,
+) -> Result<SeriesOut, RunError> {
+    use serde_json::Value;
+    let count = |k: &str, default: usize| {
+        args.get(k)
+            .and_then(Value::as_f64)
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .map(|v| v as usize)
+            .unwrap_or(default)
+    };
+    let label = args.get("label").and_then(Value::as_str).unwrap_or("");
+    let threshold = args
+        .get("threshold")
+        .and_then(Value::as_f64)
+        .unwrap_or(f64::NAN);
+    let r = admission_series(
+        a,
+        seed,
+        label,
+        threshold,
+        count("run", 0),
+        count("points", 400),
+    )
+    .map_err(|m| RunError::field("admission.series_arm", m))?;
+    Ok(SeriesOut {
+        t: r.series.iter().map(|p| p.t).collect(),
+        active: r.series.iter().map(|p| p.active).collect(),
+        failures: r.series.iter().map(|p| p.failures as f64).collect(),
+        accepted: r.series.iter().map(|p| p.accepted as f64).collect(),
+        rejected: r.series.iter().map(|p| p.rejected as f64).collect(),
+        capacity: a.params.capacity,
+        utilization: r.utilization,
+        failure_rate: r.failure_rate(),
+        requests: r.requests,
+        failed: r.failures,
+        arrivals: r.arrivals,
+        admitted: r.accepted,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

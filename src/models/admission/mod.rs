@@ -46,44 +46,6 @@ use serde_json::Value;
 /// The admission model in the registry ([`crate::models`]).
 pub struct AdmissionModel;
 
-#[derive(serde::Serialize)]
-struct ArmInfo {
-    label: String,
-    kind: params::PolicyKind,
-    marginal: bool,
-    pseudo_obs: u32,
-    labelling: params::Labelling,
-}
-
-/// Columns of one run's time series and its totals (what the run view shows).
-#[derive(serde::Serialize)]
-struct SeriesOut {
-    t: Vec<f64>,
-    active: Vec<f64>,
-    failures: Vec<f64>,
-    accepted: Vec<f64>,
-    rejected: Vec<f64>,
-    capacity: f64,
-    utilization: f64,
-    failure_rate: f64,
-    requests: u64,
-    failed: u64,
-    arrivals: u64,
-    admitted: u64,
-}
-
-fn arg_f64(args: &Value, k: &str) -> Option<f64> {
-    args.get(k).and_then(Value::as_f64)
-}
-
-fn arg_usize(args: &Value, k: &str, default: usize) -> usize {
-    args.get(k)
-        .and_then(Value::as_f64)
-        .filter(|v| v.is_finite() && *v >= 0.0)
-        .map(|v| v as usize)
-        .unwrap_or(default)
-}
-
 impl ModelDef for AdmissionModel {
     const INFO: ModelInfo = ModelInfo {
         id: "admission",
@@ -127,53 +89,12 @@ impl ModelDef for AdmissionModel {
     ) -> Result<S::Ok, RunError> {
         use serde::Serialize;
         match op {
-            "arms" => {
-                let mut a = section.clone();
-                a.policies.clear();
-                let arms = a
-                    .arms()
-                    .map_err(|m| RunError::field("admission.preset", m))?;
-                let out: Vec<ArmInfo> = arms
-                    .into_iter()
-                    .map(|a| ArmInfo {
-                        label: a.label,
-                        kind: a.kind,
-                        marginal: a.marginal,
-                        pseudo_obs: a.params.pseudo_obs,
-                        labelling: a.params.labelling,
-                    })
-                    .collect();
-                out.serialize(ser).map_err(ser_error)
-            }
-            "series" => {
-                let label = args.get("label").and_then(Value::as_str).unwrap_or("");
-                let threshold = arg_f64(args, "threshold").unwrap_or(f64::NAN);
-                let r = experiment::admission_series(
-                    section,
-                    seed,
-                    label,
-                    threshold,
-                    arg_usize(args, "run", 0),
-                    arg_usize(args, "points", 400),
-                )
-                .map_err(|m| RunError::field("admission.series_arm", m))?;
-                SeriesOut {
-                    t: r.series.iter().map(|p| p.t).collect(),
-                    active: r.series.iter().map(|p| p.active).collect(),
-                    failures: r.series.iter().map(|p| p.failures as f64).collect(),
-                    accepted: r.series.iter().map(|p| p.accepted as f64).collect(),
-                    rejected: r.series.iter().map(|p| p.rejected as f64).collect(),
-                    capacity: section.params.capacity,
-                    utilization: r.utilization,
-                    failure_rate: r.failure_rate(),
-                    requests: r.requests,
-                    failed: r.failures,
-                    arrivals: r.arrivals,
-                    admitted: r.accepted,
-                }
+            "arms" => scenario::arm_infos(section)?
                 .serialize(ser)
-                .map_err(ser_error)
-            }
+                .map_err(ser_error),
+            "series" => experiment::series_op(section, seed, args)?
+                .serialize(ser)
+                .map_err(ser_error),
             "azure_fit" => {
                 let bytes = inputs.need_file(crate::data::AZURE2017_ARRIVALS.file_name())?;
                 let mut admission = section.clone();

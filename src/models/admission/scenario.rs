@@ -417,3 +417,38 @@ pub(crate) fn report(
         arms,
     }
 }
+
+/// One arm of a preset as the run view lists it (the model operation `arms`).
+#[derive(Serialize)]
+pub struct ArmInfo {
+    /// The arm's label.
+    pub label: String,
+    /// Its rule.
+    pub kind: PolicyKind,
+    /// Whether it adds MARGINAL.
+    pub marginal: bool,
+    /// Pseudo-observations of the prior.
+    pub pseudo_obs: u32,
+    /// The labelling of failures.
+    pub labelling: Labelling,
+}
+
+/// Every arm of `a`'s preset (its `policies` list ignored), for the model operation `arms`. Errors: an
+/// unknown preset, naming `admission.preset`.
+pub fn arm_infos(a: &AdmissionScenario) -> Result<Vec<ArmInfo>, crate::experiment::RunError> {
+    let mut a = a.clone();
+    a.policies.clear();
+    let arms = a
+        .arms()
+        .map_err(|m| crate::experiment::RunError::field("admission.preset", m))?;
+    Ok(arms
+        .into_iter()
+        .map(|a| ArmInfo {
+            label: a.label,
+            kind: a.kind,
+            marginal: a.marginal,
+            pseudo_obs: a.params.pseudo_obs,
+            labelling: a.params.labelling,
+        })
+        .collect())
+}
