@@ -204,11 +204,21 @@ macro_rules! define_scenario {
         }
 
         /// Validates `sc` and plans its model's run from its section and seed (see
-        /// [`crate::models::ModelDef::start`]). Errors: the first invalid field.
+        /// [`crate::models::ModelDef::start`]). Errors: the first invalid field. A scenario validated
+        /// already goes to [`start_valid`].
         pub fn start(sc: &Scenario, inputs: &crate::models::Inputs) -> Result<crate::models::AnyRun, crate::experiment::RunError> {
             if let Err(errs) = sc.validate() {
                 return Err(errs.into_iter().next().expect("at least one error").into());
             }
+            plan(sc, inputs)
+        }
+
+        /// Plans the run of a scenario validated once ([`Scenario::into_valid`]) without validating it again.
+        pub fn start_valid(sc: &ValidScenario, inputs: &crate::models::Inputs) -> Result<crate::models::AnyRun, crate::experiment::RunError> {
+            plan(&sc.0, inputs)
+        }
+
+        fn plan(sc: &Scenario, inputs: &crate::models::Inputs) -> Result<crate::models::AnyRun, crate::experiment::RunError> {
             match sc.model {
                 $( Model::$variant => <$def as crate::models::ModelDef>::start(&sc.$field, sc.seed, inputs)
                     .map(crate::models::AnyRun::$variant), )+
@@ -233,6 +243,38 @@ macro_rules! define_scenario {
 crate::for_each_model!(define_scenario);
 
 pub use crate::models::Model;
+
+/// A scenario whose fields passed [`Scenario::validate`] ([`Scenario::into_valid`]): what [`start_valid`]
+/// plans, so a run's scenario is validated once on its way from the binding or the CLI (issue 29).
+#[derive(Clone, Debug)]
+pub struct ValidScenario(Scenario);
+
+impl ValidScenario {
+    /// The scenario.
+    pub fn into_inner(self) -> Scenario {
+        self.0
+    }
+}
+
+impl std::ops::Deref for ValidScenario {
+    type Target = Scenario;
+    fn deref(&self) -> &Scenario {
+        &self.0
+    }
+}
+
+impl Scenario {
+    /// This scenario, validated ([`Scenario::validate`]). Errors: every invalid field, in order.
+    pub fn into_valid(self) -> Result<ValidScenario, Vec<FieldError>> {
+        self.validate()?;
+        Ok(ValidScenario(self))
+    }
+
+    /// [`Scenario::from_link`], which validates the scenario, as a [`ValidScenario`].
+    pub fn from_link_valid(link: &str) -> Result<ValidScenario, ScenarioError> {
+        Scenario::from_link(link).map(ValidScenario)
+    }
+}
 
 /// Largest seed accepted (2^53 − 1, exact in a JS number).
 pub const MAX_SEED: u64 = (1 << 53) - 1;

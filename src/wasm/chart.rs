@@ -1,7 +1,7 @@
 //! Every chart by name ([`crate::models::draw_chart`]): on a canvas (main thread only) or as SVG. Chart data
 //! and options are read straight from the JS values.
 
-use super::{error_obj, to_js, JsResult};
+use super::convert::{error_obj, to_js, JsResult};
 use crate::chart::ChartError;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;

@@ -5,8 +5,8 @@
 //! the oversubscription model), the loaded trace and the loaded workload are gathered in a [`RunInputs`] and
 //! given to the one constructor, [`ExperimentRun::new`].
 
+use super::convert::{error_obj, json_from_js, run_error, valid_scenario, JsResult};
 use super::trace::{LoadedWorkload, Trace};
-use super::{error_obj, json_from_js, run_error, valid_scenario, JsResult};
 use crate::experiment::Steppable;
 use crate::input::InputFile;
 use crate::models::{AnyRun, Inputs};
@@ -119,7 +119,7 @@ impl ExperimentRun {
             files: &given.files,
             browser: true,
         };
-        let inner = crate::scenario::start(&s, &inputs).map_err(|e| run_error(&e))?;
+        let inner = crate::scenario::start_valid(&s, &inputs).map_err(|e| run_error(&e))?;
         Ok(ExperimentRun { inner })
     }
 
@@ -243,7 +243,7 @@ pub fn model_call(
     file_name: Option<String>,
     file_bytes: Option<Vec<u8>>,
 ) -> JsResult<JsValue> {
-    let s = super::scenario_from_js(scenario)?;
+    let s = super::convert::scenario_from_js(scenario)?;
     let args = json_from_js(args, "the arguments")?;
     let files: Vec<InputFile> = match (file_name, file_bytes) {
         (Some(name), Some(bytes)) => vec![InputFile { name, bytes }],

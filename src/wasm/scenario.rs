@@ -1,6 +1,8 @@
 //! Engine facts (version, the model registry, bundled data), scenarios and share links.
 
-use super::{error_obj, scenario_error, scenario_from_js, to_js, valid_scenario, JsResult};
+use super::convert::{
+    error_obj, scenario_error, scenario_from_js, to_js, valid_scenario, JsResult,
+};
 use crate::scenario::Scenario;
 use crate::substrate::error::FieldError;
 use serde::Serialize;
@@ -67,5 +69,5 @@ pub fn scenario_from_link(link: &str) -> JsResult<JsValue> {
 #[wasm_bindgen]
 pub fn scenario_json(scenario: JsValue) -> JsResult<String> {
     let s = valid_scenario(scenario)?;
-    serde_json::to_string_pretty(&s).map_err(|e| error_obj("internal", &e.to_string(), None))
+    serde_json::to_string_pretty(&*s).map_err(|e| error_obj("internal", &e.to_string(), None))
 }

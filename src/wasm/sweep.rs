@@ -1,7 +1,7 @@
 //! Sweeps in the playground ([`crate::sweep`]): the cells of a sweep file, and the results of the whole
 //! sweep from the cells' reports, byte for byte what `packlab sweep` writes.
 
-use super::{error_obj, to_js, JsResult};
+use super::convert::{error_obj, to_js, JsResult};
 use crate::substrate::error::FieldError;
 use crate::sweep::{self, Sweep};
 use serde::Serialize;

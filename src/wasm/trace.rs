@@ -1,6 +1,6 @@
 //! Uploads and bundled usage traces: files are added one by one, then parsed into a [`Trace`].
 
-use super::{to_js, trace_error, JsResult};
+use super::convert::{to_js, trace_error, JsResult};
 use crate::input::{InputFile, TraceError};
 use crate::trace::{self, UsageTrace};
 use std::rc::Rc;

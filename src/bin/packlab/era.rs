@@ -164,11 +164,11 @@ pub fn run(a: &EraArgs) -> Result<(), String> {
     if a.print_link {
         let mut sc = sc;
         if let Some(path) = &path {
-            sc.workload = crate::workload_upload_ref(path)?;
+            sc.workload = crate::load::workload_upload_ref(path)?;
         }
         return crate::common::print_link(&sc);
     }
-    let w = crate::load_workload(&wref, path.as_deref())?;
+    let w = crate::load::load_workload(&wref, path.as_deref())?;
     let inputs = packlab::models::Inputs {
         workload: Some(&w),
         ..Default::default()

@@ -238,11 +238,11 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
         }
         let mut sc = sc;
         if let Some(path) = &path {
-            sc.workload = crate::workload_upload_ref(path)?;
+            sc.workload = crate::load::workload_upload_ref(path)?;
         }
         return crate::common::print_link(&sc);
     }
-    let w = crate::load_workload(&wref, path.as_deref())?;
+    let w = crate::load::load_workload(&wref, path.as_deref())?;
     if a.model_metrics {
         let spec = learned_spec(a)?;
         let mut last = std::time::Instant::now();

@@ -1,7 +1,7 @@
 //! CLI handlers of the placement model (seed 002, ALGORITHMS.md §4): `packlab placement pack` and
 //! `packlab placement frontier` (also reachable by their earlier names `packlab pack` / `packlab frontier`).
 
-use crate::{load_trace, TraceArgs};
+use crate::load::{load_trace, TraceArgs};
 use clap::Args;
 use packlab::models::placement::{self, FitSpec, Mode, PlacementParams, Rule};
 
@@ -150,7 +150,7 @@ fn print_link(t: &TraceArgs, m: &ModelArgs, p: PlacementParams, seed: u64) -> Re
     }
     crate::common::print_link(&packlab::scenario::Scenario {
         model: packlab::scenario::Model::Placement,
-        trace: crate::trace_ref_of(t)?,
+        trace: crate::load::trace_ref_of(t)?,
         seed,
         placement: p,
         ..Default::default()

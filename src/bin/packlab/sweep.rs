@@ -52,7 +52,7 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
     let mut results = sw.results(shard);
     let mut progress = crate::progress::Progress::new("packlab sweep", "cells");
     // inputs are loaded once per distinct trace/workload reference
-    let mut loaded: Vec<(String, crate::Loaded)> = Vec::new();
+    let mut loaded: Vec<(String, crate::load::Loaded)> = Vec::new();
     for (k, cell) in cells.iter().enumerate() {
         progress.update(k, cells.len());
         let sc = &cell.scenario;
@@ -60,13 +60,17 @@ pub fn run(a: &SweepArgs) -> Result<(), String> {
         let at = match loaded.iter().position(|(k, _)| *k == key) {
             Some(at) => at,
             None => {
-                let l = crate::load_inputs(sc, a.trace.as_deref(), a.workload.as_deref())
+                let l = crate::load::load_inputs(sc, a.trace.as_deref(), a.workload.as_deref())
                     .map_err(|e| format!("cell {}: {e}", cell.index))?;
                 loaded.push((key, l));
                 loaded.len() - 1
             }
         };
-        let report = crate::run_report(sc, &loaded[at].1, &mut |_, _| true)
+        let valid = sc
+            .clone()
+            .into_valid()
+            .map_err(|errs| format!("cell {}: {}", cell.index, errs[0]))?;
+        let report = crate::load::run_report(&valid, &loaded[at].1, &mut |_, _| true)
             .map_err(|e| format!("cell {}: {e}", cell.index))?;
         let report = serde_json::from_str(&report).map_err(|e| e.to_string())?;
         results.cells.push(CellResult::new(cell, report));

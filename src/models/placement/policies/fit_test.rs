@@ -69,7 +69,7 @@ pub trait FitTest {
     }
 
     /// The bin `item` goes to among bins with loads `loads` (and [`FitTest::bin_bound`]s `bounds`) under
-    /// First Fit (`first_fit`, [`super::first_fit::scan`]) or Best Fit ([`super::best_fit::scan`]); `None`
+    /// First Fit (`first_fit`, [`super::first_fit`]) or Best Fit ([`super::best_fit`]); `None`
     /// when it fits in none (seed 002 Alg. 1). One scan per test type, so the tests inline. O(m) per item:
     /// the reference that the indexed packing ([`crate::models::placement::pack`]) equals, used where a
     /// test has no index.
@@ -81,10 +81,14 @@ pub trait FitTest {
         c: f64,
         first_fit: bool,
     ) -> Option<usize> {
+        let fits = |(load, bound): (&BinLoad, &f64)| {
+            !self.surely_not(load, *bound, item, c) && self.fits(load, item, c)
+        };
+        let bins = loads.iter().zip(bounds);
         if first_fit {
-            super::first_fit::scan(self, loads, bounds, item, c)
+            super::first_fit::scan(bins.map(fits))
         } else {
-            super::best_fit::scan(self, loads, bounds, item, c)
+            super::best_fit::scan(bins.map(|b| fits(b).then(|| self.best_fit_key(b.0, item, c))))
         }
     }
 }
