@@ -663,6 +663,37 @@ mod tests {
     use crate::models::placement::{FitSpec, Rule};
 
     #[test]
+    fn into_valid_lists_every_bad_field_and_start_valid_plans_like_start() {
+        use crate::experiment::Steppable;
+        let mut bad = Scenario::default();
+        bad.model = Model::Era;
+        bad.era.period_h = f64::NAN;
+        bad.era.kappa = vec![0.5, 1.5];
+        let fields: Vec<String> = bad
+            .into_valid()
+            .unwrap_err()
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
+        assert_eq!(fields, ["era.kappa[1]", "era.period_h"]);
+        let mut sc = Scenario::default();
+        sc.model = Model::Admission;
+        let inputs = crate::models::Inputs::default();
+        let a = start(&sc, &inputs).expect("plans").total();
+        let b = start_valid(&sc.clone().into_valid().expect("valid"), &inputs)
+            .expect("plans")
+            .total();
+        assert_eq!(a, b);
+        let link = sc.to_link();
+        assert_eq!(
+            Scenario::from_link_valid(&link)
+                .expect("valid link")
+                .into_inner(),
+            sc
+        );
+    }
+
+    #[test]
     fn default_link_is_short_and_round_trips() {
         let s = Scenario::default();
         let link = s.to_link();
