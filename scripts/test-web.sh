@@ -15,8 +15,10 @@ echo "== wasm-bindgen tests (headless Chromium)"
 # the runner's limit covers the whole suite (default 20 s); the debug-build suite takes about 28 s since the
 # admission search makes 3 more evaluations per arm, so the limit is raised (a hang still fails, after 300 s)
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}"
-# no -q: the test runner rejects --quiet (TOOLCHAIN.md trap 3)
-cargo test --locked --target wasm32-unknown-unknown --test wasm_bindings
+# no -q: the test runner rejects --quiet (TOOLCHAIN.md trap 3). No debug info in this debug build (a failing
+# test prints its panic message either way): on a clean target dir 81 s of compile CPU instead of 105 s, and
+# 532 MB of target/wasm32-unknown-unknown/debug instead of 1.2 GB (results/bench/ci-stages.txt)
+CARGO_PROFILE_DEV_DEBUG=0 cargo test --locked --target wasm32-unknown-unknown --test wasm_bindings
 
 echo "== end-to-end tests (Chromium via playwright-core)"
 node --test --test-concurrency=1 --test-reporter=spec tests/e2e/

@@ -261,6 +261,40 @@ pub fn trigamma(mut x: f64) -> f64 {
 /// wasm) where libm's scalar call cannot; every other argument (tiny, huge, NaN) goes through `libm::exp`.
 /// Test: `exp_slice_is_libm_exp`.
 pub fn exp_slice(xs: &mut [f64]) {
+    let in_range = |x: f64| {
+        let hx = ((x.to_bits() >> 32) as u32) & 0x7fff_ffff;
+        hx > 0x3e30_0000 && hx < 0x4086_232b
+    };
+    batched(
+        xs,
+        in_range,
+        |x| exp_core(x, ((x.to_bits() >> 32) as u32) & 0x7fff_ffff),
+        libm::exp,
+    );
+}
+
+/// `libm::log1p` of every element of `xs`, in place, bit for bit the same values: the FreeBSD algorithm of
+/// libm's `log1p` (1 + x = 2^k·(1 + f) with a correction term c/u, the log polynomial of f) written without
+/// branches for 2^−53 ≤ x < ∞, so that the loop vectorises like [`exp_slice`]; every other argument (negative,
+/// tiny, infinite, NaN) goes through `libm::log1p`. Test: `log1p_slice_is_libm_log1p`.
+pub fn log1p_slice(xs: &mut [f64]) {
+    let in_range = |x: f64| {
+        let hx = (x.to_bits() >> 32) as u32; // sign bit included: negative x are out of range
+        (0x3ca0_0000..0x7ff0_0000).contains(&hx)
+    };
+    batched(xs, in_range, log1p_core, libm::log1p);
+}
+
+/// `xs[i] = core(xs[i])` where `fast(xs[i])`, else `slow(xs[i])`, in chunks: every element of a chunk goes
+/// through the branch-free `core` (so the loop vectorises), and only a chunk holding an argument outside
+/// `fast` is revisited element by element.
+#[inline(always)]
+fn batched(
+    xs: &mut [f64],
+    fast: impl Fn(f64) -> bool,
+    core: impl Fn(f64) -> f64,
+    slow: impl Fn(f64) -> f64,
+) {
     const CHUNK: usize = 16;
     for chunk in xs.chunks_mut(CHUNK) {
         let mut src = [0.0f64; CHUNK];
@@ -268,19 +302,57 @@ pub fn exp_slice(xs: &mut [f64]) {
         src.copy_from_slice(chunk);
         let mut odd = false;
         for (d, &x) in chunk.iter_mut().zip(src.iter()) {
-            let hx = ((x.to_bits() >> 32) as u32) & 0x7fff_ffff;
-            odd |= !(hx > 0x3e30_0000 && hx < 0x4086_232b);
-            *d = exp_core(x, hx);
+            odd |= !fast(x);
+            *d = core(x);
         }
         if odd {
             for (d, &x) in chunk.iter_mut().zip(src.iter()) {
-                let hx = ((x.to_bits() >> 32) as u32) & 0x7fff_ffff;
-                if !(hx > 0x3e30_0000 && hx < 0x4086_232b) {
-                    *d = libm::exp(x);
+                if !fast(x) {
+                    *d = slow(x);
                 }
             }
         }
     }
+}
+
+/// libm's `log1p` for 2^−53 ≤ x < ∞ (the two argument-reduction branches as selects); see [`log1p_slice`].
+#[inline(always)]
+fn log1p_core(x: f64) -> f64 {
+    const LN2_HI: f64 = 6.93147180369123816490e-01;
+    const LN2_LO: f64 = 1.90821492927058770002e-10;
+    const LG1: f64 = 6.666666666666735130e-01;
+    const LG2: f64 = 3.999999999940941908e-01;
+    const LG3: f64 = 2.857142874366239149e-01;
+    const LG4: f64 = 2.222219843214978396e-01;
+    const LG5: f64 = 1.818357216161805012e-01;
+    const LG6: f64 = 1.531383769920937332e-01;
+    const LG7: f64 = 1.479819860511658591e-01;
+    let hx = (x.to_bits() >> 32) as u32;
+    // 1 + x ≥ √2: u = 1 + x rounded = 2^k·(1 + f), correction c = ((1 + x) − u)/u
+    let u = 1.0 + x;
+    let ui = u.to_bits();
+    let hu = ((ui >> 32) as u32) + (0x3ff0_0000 - 0x3fe6_a09e);
+    let kr = (hu >> 20) as i32 - 0x3ff;
+    let cn = if kr >= 2 {
+        1.0 - (u - x)
+    } else {
+        x - (u - 1.0)
+    };
+    let cr = if kr < 54 { cn / u } else { 0.0 };
+    let fr = f64::from_bits((((hu & 0x000f_ffff) + 0x3fe6_a09e) as u64) << 32 | (ui & 0xffff_ffff))
+        - 1.0;
+    // 1 + x < √2: k = 0, f = x exactly
+    let small = hx < 0x3fda_827a;
+    let (k, c, f) = if small { (0, 0.0, x) } else { (kr, cr, fr) };
+    let hfsq = 0.5 * f * f;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let w = z * z;
+    let t1 = w * (LG2 + w * (LG4 + w * LG6));
+    let t2 = z * (LG1 + w * (LG3 + w * (LG5 + w * LG7)));
+    let r = t2 + t1;
+    let dk = k as f64;
+    s * (hfsq + r) + (dk * LN2_LO + c) - hfsq + f + dk * LN2_HI
 }
 
 /// libm's `exp` for 2^−28 < |x| < 708.39 (`hx` the high word of |x|), without branches; see [`exp_slice`].
@@ -373,6 +445,61 @@ mod tests {
             assert!(
                 e.to_bits() == y.to_bits() || (e.is_nan() && y.is_nan()),
                 "exp({x:e}) = {e:e}, got {y:e}"
+            );
+        }
+    }
+
+    #[test]
+    fn log1p_slice_is_libm_log1p() {
+        // bit-identical to libm::log1p over the whole range, the branch boundaries and the special values
+        let mut r = crate::substrate::rng::stream(7, 0, 1);
+        use rand::RngExt;
+        let mut xs: Vec<f64> = Vec::new();
+        for _ in 0..400_000 {
+            let u: f64 = r.random::<f64>();
+            let scale =
+                [1e-17, 1e-9, 0.3, 0.45, 1.0, 3.0, 40.0, 1e6, 1e17, 1e300][(u * 10.0) as usize];
+            // mostly positive (the fast path), some negative (the fallback)
+            xs.push((r.random::<f64>() * 1.1 - 0.1) * scale);
+        }
+        // the boundaries of log1p's branches: |x| = 2^−53, 1 + x = √2 (±), 2^k·√2 with k = 2 and 54
+        for hx in [
+            0x3ca0_0000u64,
+            0x3fda_827a,
+            0xbfd2_bec4,
+            0x4000_0000,
+            0x4340_0000,
+        ] {
+            for d in [-2i64, -1, 0, 1, 2] {
+                let b = ((hx << 32) as i64 + d * (1 << 32) + d) as u64;
+                xs.push(f64::from_bits(b));
+                xs.push(-f64::from_bits(b));
+            }
+        }
+        for k in [1, 2, 3, 53, 54, 55] {
+            let p = libm::ldexp(std::f64::consts::SQRT_2, k) - 1.0;
+            xs.extend([p, p.next_up(), p.next_down()]);
+        }
+        xs.extend([
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            -1.5,
+            1e-300,
+            5e-324,
+            f64::MAX,
+            f64::NAN,
+            f64::INFINITY,
+        ]);
+        xs.push(-f64::INFINITY);
+        let mut ys = xs.clone();
+        log1p_slice(&mut ys);
+        for (x, y) in xs.iter().zip(&ys) {
+            let e = libm::log1p(*x);
+            assert!(
+                e.to_bits() == y.to_bits() || (e.is_nan() && y.is_nan()),
+                "log1p({x:e}) = {e:e}, got {y:e}"
             );
         }
     }

@@ -9,7 +9,7 @@ use super::alive::AliveTable;
 use super::belief::{Belief, MomentConfig, MomentMode};
 use super::known::Moment;
 use super::lattice::{ExactTables, NodeCache, PsiSource, TableLattice};
-use crate::substrate::special::exp_slice;
+use crate::substrate::special::{exp_slice, log1p_slice};
 
 /// Paper-style factorised moments (App. A.2 "factorised", seed 000 Prop. 4.3 / App. C) at lead time t (hours).
 fn factorised_moment(b: &Belief, kappa: f64, t: f64, table: &AliveTable) -> (f64, f64) {
@@ -404,14 +404,17 @@ impl CurveBasis {
         l2.clear();
         for &x in t {
             let r = x / b.lambda.rate;
-            l0.push(-a * libm::log1p(kp * r));
-            l1.push(-a * libm::log1p((kp + 1.0) * r));
-            l2.push(-a * libm::log1p((kp + 2.0) * r));
+            l0.push(kp * r);
+            l1.push((kp + 1.0) * r);
+            l2.push((kp + 2.0) * r);
         }
-        // L(c) = exp(−a·ln(1 + c·t/b)), the exponentials in vectorised batches (bit-identical to libm::exp)
-        exp_slice(l0);
-        exp_slice(l1);
-        exp_slice(l2);
+        // L(c) = exp(−a·ln(1 + c·t/b)), the logarithms and exponentials in vectorised batches (bit-identical
+        // to libm's log1p and exp)
+        for l in [l0, l1, l2] {
+            log1p_slice(l);
+            l.iter_mut().for_each(|v| *v *= -a);
+            exp_slice(l);
+        }
         let es = b.sigma.mean();
         let es2 = b.sigma.second();
         self.c1 = b.nu.mean() * (1.0 + es);
