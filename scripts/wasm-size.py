@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Where the bytes of a .wasm go: the code size of its functions grouped by what they belong to.
 
-Usage: scripts/wasm-size.py MODULE.wasm [--top N] [--json]
+Usage: scripts/wasm-size.py MODULE.wasm [--top N] [--json] [--against OLD.wasm]
 
 MODULE is cargo's output *before* wasm-bindgen (target/wasm32-unknown-unknown/<profile>/packlab.wasm), which
 still has the name section (the linker writes demangled names). Each function's body size is charged to a
 group: the crate of its path (`serde_json`, `core`, `clarabel`, ...), or for this crate's own code its module
 (`packlab::models::era`, `packlab::wasm`, ...); a generic instantiated for one of this crate's types counts
 under the generic's crate (e.g. serde's derive code under `serde`, `serde_json` or `serde_wasm_bindgen`,
-whichever deserializer it was instantiated for). Prints the sections and the groups, largest first."""
+whichever deserializer it was instantiated for). Prints the sections and the groups, largest first; with
+--against, the groups that moved most against OLD (what a change saved or added)."""
 import argparse
 import json
 import re
@@ -120,6 +121,11 @@ def demangle(name):
 
 def group(name):
     """The group a function's name is charged to."""
+    if name.startswith("_R"):  # v0 mangling (the precompiled std): the first crate named
+        m = re.search(r"C(?:s[0-9A-Za-z]*_)?(\d+)([A-Za-z_][A-Za-z0-9_]*)", name)
+        return m.group(2)[:int(m.group(1))] if m else "?"
+    if name.startswith("__wbindgen") or name.startswith("__wbg"):
+        return "wasm_bindgen"
     s = re.sub(r"::h[0-9a-f]{16}$", "", demangle(name))
     s = s.lstrip("<&*( ").replace("dyn ", "").replace("mut ", "").replace("const ", "")
     s = s.lstrip("<&*( ")
@@ -130,13 +136,12 @@ def group(name):
     return parts[0] or "?"
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("module")
-    ap.add_argument("--top", type=int, default=30)
-    ap.add_argument("--json", action="store_true")
-    a = ap.parse_args()
-    buf = open(a.module, "rb").read()
+def measure(module):
+    """(bytes, {section: bytes}, {group: code bytes}) of the module file `module` (or of a --json output)."""
+    if module.endswith(".json"):
+        j = json.load(open(module))
+        return j["bytes"], j["sections"], j["code_groups"]
+    buf = open(module, "rb").read()
     secs = sections(buf)
     names, nimports, code = {}, 0, None
     for sid, name, s, e in secs:
@@ -158,10 +163,32 @@ def main():
     for sid, name, s, e in secs:
         key = f"custom:{name}" if sid == 0 else SECTION_NAMES.get(sid, str(sid))
         sec_sizes[key] = sec_sizes.get(key, 0) + (e - s)
+    return len(buf), sec_sizes, groups
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("module")
+    ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--against", help="an older build of the module (or its --json output) to compare with")
+    a = ap.parse_args()
+    size, sec_sizes, groups = measure(a.module)
     if a.json:
-        print(json.dumps({"bytes": len(buf), "sections": sec_sizes, "code_groups": groups}, indent=1))
+        print(json.dumps({"bytes": size, "sections": sec_sizes, "code_groups": groups}, indent=1))
         return
-    print(f"{a.module}: {len(buf)} B")
+    if a.against:
+        old_size, old_secs, old_groups = measure(a.against)
+        print(f"{a.module}: {size} B against {a.against}: {old_size} B ({size - old_size:+d})")
+        print(f"  code {sec_sizes.get('code', 0) - old_secs.get('code', 0):+d}, data "
+              f"{sec_sizes.get('data', 0) - old_secs.get('data', 0):+d}")
+        keys = set(groups) | set(old_groups)
+        moved = sorted(keys, key=lambda k: -abs(groups.get(k, 0) - old_groups.get(k, 0)))[:a.top]
+        for k in moved:
+            print(f"  {k:<40} {old_groups.get(k, 0):>9} -> {groups.get(k, 0):>9}  "
+                  f"{groups.get(k, 0) - old_groups.get(k, 0):+d}")
+        return
+    print(f"{a.module}: {size} B")
     for k, v in sorted(sec_sizes.items(), key=lambda kv: -kv[1]):
         print(f"  section {k:<28} {v:>9}")
     total = sum(groups.values()) or 1
