@@ -62,6 +62,10 @@ def gzip_body(path, st, data):
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
+    # HTTP/1.1: Chromium revalidates with an ETag (If-None-Match) only for HTTP/1.1 responses; over HTTP/1.0 a
+    # fetch() (the wasm module, the bundled traces) and the page itself were sent whole again on every reload
+    # (tests/e2e/page-weight.test.mjs). Every response here carries Content-Length or no body.
+    protocol_version = "HTTP/1.1"
     extensions_map = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".wasm": "application/wasm",

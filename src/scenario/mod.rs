@@ -378,15 +378,29 @@ impl Scenario {
             return Err(err("a scenario must be a JSON object"));
         }
         merge(&mut base, patch);
-        serde_path_to_error::deserialize(base).map_err(|e| {
-            let path = e.path().to_string();
-            // the field's dotted path names where; the message says what is wrong in serde's words, with its
-            // JSON type names put the way the form shows them (a boolean is true or false)
-            let message = e
-                .into_inner()
-                .to_string()
+        // Deserialized from pretty JSON text, where every member and element has a line of its own: an error's
+        // line and column then name the field ([`json_path_at`]). One deserializer of the scenario type and no
+        // path-tracking wrapper around it (issue 30: the wrapper instantiated every section's deserializer a
+        // second time, ~180 KB of the wasm).
+        let text = serde_json::to_string_pretty(&base).expect("a JSON value prints");
+        serde_json::from_str(&text).map_err(|e| {
+            let at = text
+                .split_inclusive('\n')
+                .take(e.line().saturating_sub(1))
+                .map(str::len)
+                .sum::<usize>()
+                + e.column();
+            let path = json_path_at(&text, at);
+            // the message says what is wrong in serde's words (without serde_json's position, which is in our
+            // text, not the user's), with its JSON type names put the way the form shows them (a boolean is
+            // true or false)
+            let full = e.to_string();
+            let position = format!(" at line {} column {}", e.line(), e.column());
+            let message = full
+                .strip_suffix(&position)
+                .unwrap_or(&full)
                 .replace("expected a boolean", "expected true or false");
-            if path.is_empty() || path == "." {
+            if path.is_empty() {
                 err(message)
             } else {
                 ScenarioError {
@@ -612,6 +626,98 @@ fn merge(base: &mut Value, patch: Value) {
     }
 }
 
+/// The dotted path (`lifetime.defrag`, `era.kappa[1]`; empty at the top level) of the member or element of the
+/// JSON text `text` that byte offset `at` lies in: the innermost key or array element that started before `at`
+/// and has not been closed. Made for the pretty-printed text of [`Scenario::from_value_on`], where serde_json
+/// reports an error just after the offending key or value (or at the closing brace for a missing field).
+fn json_path_at(text: &str, at: usize) -> String {
+    enum Frame {
+        Object { key: Option<String>, want_key: bool },
+        Array { next: usize, current: Option<usize> },
+    }
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < at.min(b.len()) {
+        match b[i] {
+            b' ' | b'\n' | b'\t' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b',' | b':' => {
+                if let Some(Frame::Object { want_key, .. }) = stack.last_mut() {
+                    *want_key = b[i] == b',';
+                }
+                i += 1;
+                continue;
+            }
+            b'}' | b']' => {
+                stack.pop();
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        // a key or a value starts at i
+        if let Some(Frame::Array { next, current }) = stack.last_mut() {
+            *current = Some(*next);
+            *next += 1;
+        }
+        match b[i] {
+            b'{' => {
+                stack.push(Frame::Object {
+                    key: None,
+                    want_key: true,
+                });
+                i += 1;
+            }
+            b'[' => {
+                stack.push(Frame::Array {
+                    next: 0,
+                    current: None,
+                });
+                i += 1;
+            }
+            b'"' => {
+                let mut end = i + 1;
+                while end < b.len() && b[end] != b'"' {
+                    end += if b[end] == b'\\' { 2 } else { 1 };
+                }
+                end = (end + 1).min(b.len());
+                if let Some(Frame::Object {
+                    key,
+                    want_key: true,
+                }) = stack.last_mut()
+                {
+                    *key = Some(serde_json::from_str(&text[i..end]).unwrap_or_default());
+                }
+                i = end;
+            }
+            _ => {
+                while i < b.len() && !b",}] \n\t\r".contains(&b[i]) {
+                    i += 1;
+                }
+            }
+        }
+    }
+    let mut path = String::new();
+    for f in &stack {
+        match f {
+            Frame::Object { key: Some(k), .. } => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+            }
+            Frame::Array {
+                current: Some(i), ..
+            } => path.push_str(&format!("[{i}]")),
+            _ => {}
+        }
+    }
+    path
+}
+
 /// The parts of `a` that differ from `b` (objects recursively; arrays and scalars whole), or None if equal.
 fn diff(a: &Value, b: &Value) -> Option<Value> {
     match (a, b) {
@@ -661,6 +767,22 @@ fn damaged_link(e: &base64::DecodeError) -> String {
 mod tests {
     use super::*;
     use crate::models::placement::{FitSpec, Rule};
+
+    /// json_path_at on a hand-made pretty text: the innermost key or element open at each offset.
+    #[test]
+    fn json_path_at_names_the_open_member() {
+        let text = "{\n  \"a\": {\n    \"b\": [\n      1,\n      \"x\"\n    ],\n    \"c\": true\n  },\n  \"d\": 2\n}";
+        let at = |needle: &str| text.find(needle).unwrap() + needle.len();
+        assert_eq!(json_path_at(text, 0), "");
+        assert_eq!(json_path_at(text, at("\"a\"")), "a");
+        assert_eq!(json_path_at(text, at("1")), "a.b[0]");
+        assert_eq!(json_path_at(text, at("\"x\"")), "a.b[1]");
+        assert_eq!(json_path_at(text, at("true")), "a.c");
+        // past the end of `a`'s object: its key is the path until the next key is read
+        assert_eq!(json_path_at(text, at("true\n  }")), "a");
+        assert_eq!(json_path_at(text, at("\"d\"")), "d");
+        assert_eq!(json_path_at(text, text.len()), "");
+    }
 
     #[test]
     fn into_valid_lists_every_bad_field_and_start_valid_plans_like_start() {
@@ -760,6 +882,10 @@ mod tests {
         );
         let e = Scenario::from_json(r#"{"era":{"kappa":[1, "x"]}}"#).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("era.kappa[1]"), "{e}");
+        // inside an externally tagged enum (a section a patch replaces whole)
+        let e = Scenario::from_json(r#"{"workload":{"synthetic":{"hosts":"x"}}}"#).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("workload.synthetic.hosts"), "{e}");
+        assert_eq!(e.message, "invalid type: string \"x\", expected usize");
         // a deflate bomb is bounded
         let zeros = vec![b' '; MAX_SCENARIO_BYTES * 4];
         let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
