@@ -430,16 +430,16 @@ pub fn draw_request<DB: DrawingBackend>(
     .legend(move |(x, y)| Circle::new((x + 7, y), dp.pxi(3.0), ARM_COLORS[3].filled()));
     if let Some(q) = v.decision.and_then(|d| d.quote) {
         let x = q.start as f64 + 0.5;
-        c2.draw_series(std::iter::once(
-            EmptyElement::at((x, q.price.min(p_hi)))
-                + Circle::new((0, 0), dp.pxi(5.0), INK.stroke_width(dp.px(2.0)))
-                + Text::new(
-                    format!("x* = {}: ${}", q.start, fmt_num(q.price)),
-                    (dp.pxi(7.0), -dp.pxi(14.0)),
-                    (FONT, dp.px(11.0)).into_font().color(&INK),
-                ),
-        ))
-        .map_err(err)?;
+        // the chosen start's quote is a legend entry, not a label beside the point: on a narrow chart a label
+        // there met the legend's captions
+        c2.draw_series(std::iter::once(Circle::new(
+            (x, q.price.min(p_hi)),
+            dp.pxi(5.0),
+            INK.stroke_width(dp.px(2.0)),
+        )))
+        .map_err(err)?
+        .label(format!("x* = {}: ${}", q.start, fmt_num(q.price)))
+        .legend(move |(x, y)| Circle::new((x + 7, y), dp.pxi(5.0), INK.stroke_width(dp.px(2.0))));
     }
     draw_legend(&mut c2, SeriesLabelPosition::UpperRight, dp)?;
     area.present().map_err(err)?;
