@@ -15,7 +15,9 @@
 //! the renderer unchanged).
 //! `placement.frontier`, `placement.machine`, `admission.frontier`, `oversub.frontier` and `oversub.rates` again
 //! when their axis descriptions and titles were shortened and narrow charts got fewer ticks, fewer α labels and no
-//! per-cell values where they do not fit (issue 28: tests/e2e/chart-text.test.mjs found them clipped or overlapping).
+//! per-cell values where they do not fit (issue 28: the browser suite's chart-text check, tests/e2e/teaching.test.mjs, found them clipped or overlapping); `oversub.frontier` again when its point labels took the first free place around
+//! their point instead of always above right, and `era.efficiency` when narrow charts got abbreviated policy names in two
+//! staggered rows (issue 28: policies on almost the same point, and six names under six bars, overlapped).
 
 use serde_json::json;
 

@@ -150,7 +150,12 @@ async function main() {
   });
 
   // the sweep panel: the scenario on display (the link the visible view keeps in the address bar) over axes of values
-  const sweep = createSweepPanel({ wasm, worker, tracePanel, scenario: () => scenarioFromLocation(wasm).scenario || link.scenario });
+  const sweep = createSweepPanel({
+    wasm, worker, tracePanel,
+    scenario: () => scenarioFromLocation(wasm).scenario || link.scenario,
+    // the visible view's last run (its run card's data-ms) times one cell of the estimate
+    lastMs: () => Number(active && mounted.get(active.id)?.el.querySelector('.chart-card')?.dataset.ms),
+  });
   $('#sweep-panel').append(sweep.el);
   const sweepBtn = $('#sweep-toggle');
   sweepBtn.disabled = false;

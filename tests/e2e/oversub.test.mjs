@@ -110,7 +110,8 @@ test('a small oversub link reproduces the engine bit for bit, draws its charts, 
   writeFileSync(tampered, JSON.stringify({ ...policy, fingerprint: policy.fingerprint.replace('"pms":100', '"pms":101') }));
   await page.setInputFiles('#oversub-policy-import', tampered);
   await page.waitForFunction(() => document.querySelector('#oversub-card').dataset.state === 'error', null, { timeout: 60_000 });
-  assert.match(await page.textContent('#oversub-status'), /oversub\.policies: tampered\.json: the policy was trained for another scenario/);
+  // the status names the field by its label, not the engine's path, and says what to do
+  assert.match(await page.textContent('#oversub-status'), /^Run failed: “policies”: tampered\.json: the policy was trained for another scenario \(pms: 101 in the file, 100 here\)\. Fix the highlighted field to run again\.$/);
   assert.match(await page.textContent('#f-oversub-policies-error'), /tampered\.json: the policy was trained for another scenario/);
   assert.equal(await page.inputValue('#f-oversub-policies'), `grid:0.4, gpa:0.95, c2marl:0.95, c2marl:${dl.name}, c2marl:tampered.json`);
   assert.equal(await page.inputValue('#f-oversub-pms'), '100');

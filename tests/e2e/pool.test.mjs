@@ -106,12 +106,18 @@ test('a sweep file run in the page gives the results files of packlab sweep, byt
   // the panel starts from the scenario on display over three seeds
   const starter = JSON.parse(await page.inputValue('#sweep-text'));
   assert.deepEqual(starter.axes, [{ field: 'seed', values: [1, 2, 3] }]);
+  // before anything starts, Run again and Run sweep state their cost: the view's last run, and the cells × it
+  const { costText, sweepCostText } = await import('../../www/common/cost.js');
+  const ms = Number(await page.getAttribute('#frontier-card', 'data-ms'));
+  assert.equal(await page.textContent('#run-cost'), costText(1, ms));
+  assert.equal(await page.textContent('#sweep-cost'), sweepCostText(3, ms));
   // a bad value is named and nothing runs
   await page.fill('#sweep-text', JSON.stringify({ scenario: {}, axes: [{ field: 'placement.capacity', values: [1, -2] }] }));
   await page.click('#sweep-run');
   await page.waitForFunction(() => document.querySelector('#sweep-card').dataset.state === 'invalid');
   assert.match(await page.textContent('#sweep-error'), /axes\[0\]\.values\[1\].*placement\.capacity/);
   await page.fill('#sweep-text', readFileSync(sweepFile, 'utf8'));
+  await page.waitForFunction(() => /^12 cells, one run each: about /.test(document.querySelector('#sweep-cost').textContent));
   await page.click('#sweep-run');
   await page.waitForFunction(() => document.querySelector('#sweep-card').dataset.state === 'done', null, { timeout: 120_000 });
   assert.equal(await page.$$eval('#sweep-rows tr', (r) => r.length), 12);

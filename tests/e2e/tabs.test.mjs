@@ -13,7 +13,7 @@ test('switching tabs keeps the page, the edits and the results; the URL follows 
   await page.goto(env.server.url);
   await waitForRun(page);
   await page.evaluate(() => { window.__samePage = true; });
-  const capacity = page.getByLabel('capacity c (VM units)');
+  const capacity = page.getByLabel('machine capacity, in VM units');
   await capacity.fill('8');
   await waitForRun(page, 1);
   const placementUrl = page.url();

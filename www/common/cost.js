@@ -21,13 +21,27 @@ const secs = (ms) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 120_000
 
 /**
  * The estimate's text: "N runs of this scenario, about T (its last run took t)", or without a time before the
- * first run ended. Pure.
+ * first run ended; one run: "1 run of this scenario, about t". Pure.
  * @param {number} runs
  * @param {number} lastMs NaN when unknown
  */
 export function costText(runs, lastMs) {
-  if (!(lastMs > 0)) return `${runs} runs of this scenario (the time shows once the scenario has run).`;
-  return `${runs} runs of this scenario, about ${secs(runs * lastMs)} (its last run took ${secs(lastMs)}).`;
+  const what = `${runs} run${runs === 1 ? '' : 's'} of this scenario`;
+  if (!(lastMs > 0)) return `${what} (the time shows once the scenario has run).`;
+  if (runs === 1) return `${what}, about ${secs(lastMs)}.`;
+  return `${what}, about ${secs(runs * lastMs)} (its last run took ${secs(lastMs)}).`;
+}
+
+/**
+ * The sweep panel's estimate before it starts: its cells × the last run of the scenario on display (cells that
+ * change the scenario's size take longer or shorter). Pure.
+ * @param {number} cells
+ * @param {number} lastMs NaN when unknown
+ */
+export function sweepCostText(cells, lastMs) {
+  const what = `${cells} cell${cells === 1 ? '' : 's'}`;
+  if (!(lastMs > 0)) return `${what}, one run each (the time shows once the scenario on display has run).`;
+  return `${what}, one run each: about ${secs(cells * lastMs)} if each takes as long as the scenario on display (${secs(lastMs)}).`;
 }
 
 /** Add the estimates beside the costly buttons of the view in `root`. */

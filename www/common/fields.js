@@ -4,6 +4,7 @@
 
 import { h, $$ } from './dom.js';
 import { errorText } from './engine.js';
+import { gloss } from './glossary.js';
 
 /** The element id of the field for a dotted path: `f-placement-capacity`, `f-admission-params-sla`, … */
 export function fieldId(path) {
@@ -13,15 +14,24 @@ export function fieldId(path) {
 /**
  * A labelled field with its message slot (`#<id>-error`). `path` is the engine's dotted field path; `scope` (a
  * model id) keeps the element id of an envelope field such as `seed` unique while every tab's view is mounted
- * (`f-admission-seed`); the field's `data-field` stays the path.
+ * (`f-admission-seed`); the field's `data-field` stays the path. The label is plain words first, then the
+ * glossary's symbols as `{key}` marks ('target overflow probability {ρ}'): the words label the input, each
+ * symbol follows them as a glossary term (www/common/glossary.js) that explains itself on hover, focus or tap.
  */
 export function field(path, label, input, help, scope = null) {
   input.id = fieldId(scope ? `${scope}.${path}` : path);
   input.dataset.field = path;
   const msg = h('div', { class: 'field-error', id: `${input.id}-error`, role: 'alert', 'aria-live': 'polite' });
   input.setAttribute('aria-describedby', msg.id);
-  return h('label', { class: 'field', for: input.id, title: help || '' },
-    h('span', { class: 'label' }, label), input, msg);
+  const keys = [...label.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]);
+  if (!keys.length) {
+    return h('label', { class: 'field', for: input.id, title: help || '' },
+      h('span', { class: 'label' }, label), input, msg);
+  }
+  // a term is a button, which a <label> may not hold: the words are the label, the terms sit beside it
+  const words = label.replace(/\{[^{}]+\}/g, '').replace(/\s+/g, ' ').trim();
+  return h('div', { class: 'field', title: help || '' },
+    h('span', { class: 'label' }, h('label', { for: input.id }, words), keys.map((k) => [' ', gloss(k)])), input, msg);
 }
 
 /** The engine's default value at the dotted scenario path `path` of `defaults` (the engine's default scenario),
@@ -94,6 +104,18 @@ export function showFieldErrors(root, errors, placeAt = (path) => path) {
 }
 
 /**
+ * The words a user sees on the field of the dotted `path` inside `root`, in quotes (“machine capacity, in VM
+ * units”), or null when no control there shows that field (then the path is the only name).
+ */
+export function fieldLabel(root, path) {
+  const input = path ? root.querySelector(`[data-field="${CSS.escape(path)}"]`) : null;
+  if (!input || !input.id) return null;
+  const label = root.querySelector(`label[for="${CSS.escape(input.id)}"]`);
+  const words = label && (label.querySelector('.label') || label).textContent.replace(/\s+/g, ' ').trim();
+  return words ? `“${words}”` : null;
+}
+
+/**
  * Read the controls onto `base`, check the result with the engine and show every problem next to its field
  * (the page's own checks first, then the engine's for other fields). Returns the engine's checked scenario
  * when it is valid; otherwise null, after `setStatus('error' | 'invalid', text)`.
@@ -109,7 +131,7 @@ export function checkControls({ wasm, controls, base, setStatus }) {
     all = errors.concat([{ field: e.field || '', message: errorText(e) }]);
   }
   const unplaced = controls.showErrors(all);
-  if (unplaced.length) setStatus('error', `Invalid scenario: ${unplaced.map(errorText).join('; ')}`);
+  if (unplaced.length) setStatus('error', `This scenario cannot run: ${unplaced.map(errorText).join('; ')}. Change these settings (or reload the page without the link for the defaults).`);
   if (all.length) {
     if (!unplaced.length) setStatus('invalid', 'Fix the highlighted fields to run.');
     return null;

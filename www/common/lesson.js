@@ -3,7 +3,7 @@
 // glossary of the tab's terms, and 2–4 "try this" steps. A step sets some fields of the view (by their ids,
 // `f-<model>-<name>`, dispatching input and change as a user's edit would), waits for the view's run to end
 // and then checks its own claim on the view's table (`check(root)`), showing whether it holds on this run —
-// so a step cannot silently teach a wrong lesson (tests/e2e/lessons.test.mjs clicks every step).
+// so a step cannot silently teach a wrong lesson (tests/e2e/teaching.test.mjs clicks every step).
 
 import { h, $$ } from './dom.js';
 import { gloss, glossText } from './glossary.js';

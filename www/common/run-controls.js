@@ -24,7 +24,9 @@ export function createRunControls({ prefix, initialText, onCancel, onRerun, onPa
   const eta = h('span', { class: 'status eta', id: id('eta') });
   let startedAt = 0;
   const cancelBtn = h('button', { type: 'button', class: 'btn danger small', id: id('cancel'), disabled: true, onclick: onCancel }, 'Cancel');
-  const rerunBtn = h('button', { type: 'button', class: 'btn small', id: id('rerun'), onclick: onRerun }, 'Run again');
+  // the cost of pressing it, before it is pressed (run-view.js and the sweep panel set it)
+  const cost = h('span', { class: 'fine cost-note', id: id('cost'), 'aria-live': 'polite' });
+  const rerunBtn = h('button', { type: 'button', class: 'btn small', id: id('rerun'), onclick: onRerun, 'aria-describedby': id('cost') }, 'Run again');
   let isPaused = false;
   const pauseBtn = onPause ? h('button', {
     type: 'button', class: 'btn small', id: id('pause'), disabled: true, 'aria-pressed': 'false',
@@ -39,7 +41,7 @@ export function createRunControls({ prefix, initialText, onCancel, onRerun, onPa
   let card = null;
   return {
     /** The row to place in the card's head. */
-    el: h('div', { class: 'row run-controls' }, bar, cancelBtn, pauseBtn, rerunBtn, status, eta),
+    el: h('div', { class: 'row run-controls' }, bar, cancelBtn, pauseBtn, rerunBtn, cost, status, eta),
     /** The card whose `data-state` follows the status. */
     attach(c) { card = c; },
     setStatus(state, text) {
@@ -69,6 +71,8 @@ export function createRunControls({ prefix, initialText, onCancel, onRerun, onPa
       showPaused(false);
       if (pauseBtn) pauseBtn.disabled = false;
     },
+    /** The cost of Run (again), shown beside the button (costText / sweepCostText of cost.js). */
+    setCost(text) { cost.textContent = text; },
     /** The run is paused (true) or running again (false): the button reads Resume / Pause. */
     paused(p) { showPaused(p); },
     /** Whether the run on display is paused. */

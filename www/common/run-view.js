@@ -13,6 +13,8 @@ import { errorText } from './engine.js';
 import { exportRow } from './exports.js';
 import { createRunControls } from './run-controls.js';
 import { copyText } from './share.js';
+import { costText } from './cost.js';
+import { fieldLabel } from './fields.js';
 
 /**
  * @param {object} o
@@ -107,6 +109,7 @@ export function createRunView(o) {
       card.dataset.ms = String(Math.round(performance.now() - started));
       card.dataset.clickMs = String(Math.round(performance.now() - clickedAt));
       card.dataset.computeMs = String(Math.round(res.elapsed_ms));
+      ui.setCost(costText(1, Number(card.dataset.ms)));
       o.onDone(res, payload);
     }, (e) => {
       if (running !== r) return;
@@ -119,7 +122,10 @@ export function createRunView(o) {
       }
       // the scenario stays as the user typed it; messages go next to their fields
       const unplaced = e && e.errors ? o.controls.showErrors(e.errors) : e && e.field ? o.controls.showErrors([e]) : [e];
-      setStatus('error', unplaced && unplaced.length === 0 ? `Run failed: ${errorText(e)} (see the highlighted field)` : `Run failed: ${errorText(e)}`);
+      // the field by its label where the view shows it; the engine's own words follow
+      const label = e && e.field ? fieldLabel(card.closest('.model-view') || document, e.field) : null;
+      const text = label && e.message ? `${label}: ${e.message}` : errorText(e);
+      setStatus('error', unplaced && unplaced.length === 0 ? `Run failed: ${text}. Fix the highlighted field to run again.` : `Run failed: ${text}`);
       if (o.onError) o.onError(e, payload);
     });
   }
@@ -132,7 +138,10 @@ export function createRunView(o) {
     /** The view's first run: now, or (a link with `&run=ask`) when the user presses Run. */
     begin(autorun) {
       if (autorun) start();
-      else ui.awaitRun();
+      else {
+        ui.awaitRun();
+        ui.setCost(costText(1, NaN));
+      }
     },
     isRunning: () => running !== null,
     /** The run showed its first partial result (card's `firstMs`, once per view). */

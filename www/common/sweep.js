@@ -7,6 +7,7 @@
 import { h, setChildren, download, scrollTable } from './dom.js';
 import { errorText } from './engine.js';
 import { createRunControls } from './run-controls.js';
+import { sweepCostText } from './cost.js';
 
 /**
  * Runs the cells of a sweep (`wasm.sweep_cells(text).cells`) one after another through the shared 'run'
@@ -65,9 +66,11 @@ function starter(wasm, scenario) {
  * @param {import('./worker-client.js').EngineWorker} o.worker
  * @param {object} o.tracePanel   the shell's trace panel (a bundled trace a sweep needs is loaded through it)
  * @param {() => object} o.scenario the scenario on display (the starting sweep's base)
+ * @param {() => number} [o.lastMs] ms of the last run of the scenario on display (NaN when unknown): the
+ *   estimate shown before a sweep starts is its cells × this
  * @returns {{ el: HTMLElement, toggle: () => void }}
  */
-export function createSweepPanel({ wasm, worker, tracePanel, scenario }) {
+export function createSweepPanel({ wasm, worker, tracePanel, scenario, lastMs = () => NaN }) {
   const text = h('textarea', { id: 'sweep-text', rows: 8, spellcheck: 'false', 'aria-label': 'sweep file (JSON)' });
   const error = h('p', { class: 'field-error', id: 'sweep-error', role: 'alert', hidden: true });
   const rows = h('tbody', { id: 'sweep-rows' });
@@ -87,6 +90,7 @@ export function createSweepPanel({ wasm, worker, tracePanel, scenario }) {
       const f = file.files && file.files[0];
       if (f) text.value = await f.text();
       file.value = '';
+      showCost();
     },
   });
 
@@ -96,6 +100,15 @@ export function createSweepPanel({ wasm, worker, tracePanel, scenario }) {
     onCancel: () => request && request.cancel(),
     onRerun: () => run(),
   });
+
+  /** The cells and the estimated time of the sweep file as it stands, beside Run sweep (nothing while it is invalid). */
+  function showCost() {
+    let n = null;
+    try { n = wasm.sweep_cells(text.value).cells.length; } catch { /* invalid: Run sweep says why */ }
+    controls.setCost(n === null ? '' : sweepCostText(n, lastMs()));
+  }
+  let costTimer = 0;
+  text.addEventListener('input', () => { clearTimeout(costTimer); costTimer = setTimeout(showCost, 300); });
 
   /** The loaded trace must be the one the cells read (bundled: loaded now; an upload: the user loads it). */
   async function ensureTrace(cells) {
@@ -188,7 +201,7 @@ export function createSweepPanel({ wasm, worker, tracePanel, scenario }) {
     h('div', { class: 'row' },
       h('button', { type: 'button', class: 'btn', id: 'sweep-run', onclick: () => run() }, 'Run sweep'),
       h('button', { type: 'button', class: 'btn small', onclick: () => file.click() }, 'Load sweep file…'),
-      h('button', { type: 'button', class: 'btn small', onclick: () => { text.value = starter(wasm, scenario()); } }, 'From this scenario'),
+      h('button', { type: 'button', class: 'btn small', onclick: () => { text.value = starter(wasm, scenario()); showCost(); } }, 'From this scenario'),
       file, downloads),
     scrollTable('Sweep cells', h('table', { class: 'results', id: 'sweep-table' }, h('thead', {}, head), rows)));
   controls.attach(el);
@@ -198,6 +211,7 @@ export function createSweepPanel({ wasm, worker, tracePanel, scenario }) {
     toggle() {
       el.hidden = !el.hidden;
       if (!el.hidden && !text.value) text.value = starter(wasm, scenario());
+      if (!el.hidden) showCost();
     },
   };
 }

@@ -83,7 +83,7 @@ export function createControls({ onChange, wasm }) {
     policyBox,
     h('div', { class: 'field-error', id: 'f-era-policies-error', role: 'alert' }),
     h('div', { class: 'grid2' },
-      field('era.kappa', 'κ_use values', kappa, 'capacity fractions the plan may use, comma-separated in (0, 1]; empty = the preset\'s (E4.1: 1; E4.3: 0.6 … 1)'),
+      field('era.kappa', 'committed shares of the capacity {κ_use}', kappa, 'capacity fractions the plan may use, comma-separated in (0, 1]; empty = the preset\'s (E4.1: 1; E4.3: 0.6 … 1)'),
       field('era.period_h', 'period (hours)', periodH, 'the LP and the spreading predictor of each period are fitted on the previous period\'s requests'),
       field('era.lp_bucket_min', 'LP bucket (minutes)', bucket, 'time resolution of the LP predictor; must divide the period'),
       field('era.gamma_pen', 'γ of the penalty', gamma, 'price(x) × exp(γ·(x − s)/(d − s)) in the :penalty variants'),

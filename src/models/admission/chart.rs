@@ -294,7 +294,10 @@ pub fn draw_admission_series<DB: DrawingBackend>(
     let f_hi = c.failures.iter().copied().fold(1.0, f64::max) * 1.08;
     let mut ch = panel!(&b_right, f_hi, "failures (cumulative)");
     curve!(ch, &c.failures, TARGET, "failed scale-outs");
-    legend!(ch, SeriesLabelPosition::UpperLeft)?;
+    // its one curve is named by the axis too: a panel too narrow for the legend (a phone-wide chart) goes without
+    if ch.plotting_area().dim_in_pixel().0 as f64 >= dp.px(150.0) as f64 {
+        legend!(ch, SeriesLabelPosition::UpperLeft)?;
+    }
     area.present().map_err(err)?;
     Ok(())
 }

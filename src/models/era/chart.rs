@@ -10,6 +10,7 @@ use super::sched::RequestView;
 use crate::chart::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::{Deserialize, Serialize};
 
 crate::chart::chart_table! {
@@ -218,7 +219,17 @@ pub fn draw_efficiency<DB: DrawingBackend>(
     let n = ps.len().max(1) as f64;
     let mut builder = framed(area, dp, opts.title.as_deref());
     let mut chart = builder.build_cartesian_2d(0.0..n, 0.0..y1).map_err(err)?;
-    let names = ps.clone();
+    // the names under the bars: in full where each two neighbours fit beside each other (~6.5 px a character
+    // at 12 px), else abbreviated in two staggered rows (a phone-wide chart: six names in ~250 px)
+    let bar_px = chart.plotting_area().dim_in_pixel().0 as f64 / n;
+    let chars: Vec<f64> = ps.iter().map(|p| p.chars().count() as f64).collect();
+    let narrow = chars
+        .first()
+        .is_some_and(|c| c * dp.px(6.5) as f64 > bar_px)
+        || chars
+            .windows(2)
+            .any(|w| (w[0] + w[1]) / 2.0 * (dp.px(6.5) as f64) > bar_px - dp.px(4.0) as f64);
+    let names = if narrow { Vec::new() } else { ps.clone() };
     let x_fmt = move |v: &f64| {
         let i = (*v - 0.5).round();
         if (v - 0.5 - i).abs() < 1e-6 && i >= 0.0 {
@@ -231,7 +242,11 @@ pub fn draw_efficiency<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .x_desc("policy")
+        .x_desc(if narrow {
+            "policy (BE: BASIC_ECON, pen: penalty)"
+        } else {
+            "policy"
+        })
         .y_desc("value efficiency (%)")
         .x_labels(2 * ps.len() + 1)
         .y_labels(6)
@@ -262,8 +277,45 @@ pub fn draw_efficiency<DB: DrawingBackend>(
             ))
             .map_err(err)?;
     }
+    if narrow {
+        for (i, p) in ps.iter().enumerate() {
+            let (px, py) = chart.backend_coord(&(i as f64 + 0.5, 0.0));
+            let dy = dp.pxi(6.0 + 14.0 * (i % 2) as f64);
+            area.draw(&Text::new(
+                short_policy(p),
+                (px, py + dy),
+                (FONT, dp.px(12.0))
+                    .into_font()
+                    .color(&INK)
+                    .pos(Pos::new(HPos::Center, VPos::Top)),
+            ))
+            .map_err(err)?;
+        }
+    }
     area.present().map_err(err)?;
     Ok(())
+}
+
+/// A policy's name in a few characters, for a narrow chart: `basic-econ:linear:penalty` → `BE lin+pen`
+/// (on-demand and greedy stay).
+fn short_policy(p: &str) -> String {
+    let mut parts = p.split(':');
+    match parts.next() {
+        Some("basic-econ") => {
+            let mut out = "BE".to_string();
+            for q in parts {
+                out.push_str(match q {
+                    "linear" => " lin",
+                    "lp" => " LP",
+                    "spread" => " spr",
+                    "penalty" => "+pen",
+                    other => other,
+                });
+            }
+            out
+        }
+        _ => p.to_string(),
+    }
 }
 
 /// Draws one request's decision: upper half, the committed load against the planned capacity over the
@@ -430,16 +482,16 @@ pub fn draw_request<DB: DrawingBackend>(
     .legend(move |(x, y)| Circle::new((x + 7, y), dp.pxi(3.0), ARM_COLORS[3].filled()));
     if let Some(q) = v.decision.and_then(|d| d.quote) {
         let x = q.start as f64 + 0.5;
-        c2.draw_series(std::iter::once(
-            EmptyElement::at((x, q.price.min(p_hi)))
-                + Circle::new((0, 0), dp.pxi(5.0), INK.stroke_width(dp.px(2.0)))
-                + Text::new(
-                    format!("x* = {}: ${}", q.start, fmt_num(q.price)),
-                    (dp.pxi(7.0), -dp.pxi(14.0)),
-                    (FONT, dp.px(11.0)).into_font().color(&INK),
-                ),
-        ))
-        .map_err(err)?;
+        // the chosen start's quote is a legend entry, not a label beside the point: on a narrow chart a label
+        // there met the legend's captions
+        c2.draw_series(std::iter::once(Circle::new(
+            (x, q.price.min(p_hi)),
+            dp.pxi(5.0),
+            INK.stroke_width(dp.px(2.0)),
+        )))
+        .map_err(err)?
+        .label(format!("x* = {}: ${}", q.start, fmt_num(q.price)))
+        .legend(move |(x, y)| Circle::new((x + 7, y), dp.pxi(5.0), INK.stroke_width(dp.px(2.0))));
     }
     draw_legend(&mut c2, SeriesLabelPosition::UpperRight, dp)?;
     area.present().map_err(err)?;

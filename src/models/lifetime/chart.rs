@@ -138,24 +138,30 @@ pub fn draw_empty_hosts<DB: DrawingBackend>(
                 INK.mix(0.07).filled(),
             )))
             .map_err(err)?;
-        // the long label needs ~170 px of band; a phone-wide chart gets the short one
+        // the long label needs ~170 px of band and goes at its top; a phone-wide chart gets the short one at the
+        // band's foot, clear of the legend (upper right), which reaches over the band on a narrow chart
         let band_px =
             chart.plotting_area().dim_in_pixel().0 as f64 * w / x_hi.max(f64::MIN_POSITIVE);
-        let label = if band_px >= dp.px(180.0) as f64 {
-            format!("warm-up {} h (not measured)", fmt_num(warm_h))
+        let (label, at, dy, vpos) = if band_px >= dp.px(180.0) as f64 {
+            (
+                format!("warm-up {} h (not measured)", fmt_num(warm_h)),
+                y_hi,
+                dp.pxi(6.0),
+                VPos::Top,
+            )
         } else {
-            "warm-up".to_string()
+            ("warm-up".to_string(), 0.0, -dp.pxi(6.0), VPos::Bottom)
         };
         chart
             .draw_series(std::iter::once(
-                EmptyElement::at((w, y_hi))
+                EmptyElement::at((w, at))
                     + Text::new(
                         label,
-                        (-dp.pxi(6.0), dp.pxi(6.0)),
+                        (-dp.pxi(6.0), dy),
                         (FONT, dp.px(11.0))
                             .into_font()
                             .color(&INK.mix(0.7))
-                            .pos(Pos::new(HPos::Right, VPos::Top)),
+                            .pos(Pos::new(HPos::Right, vpos)),
                     ),
             ))
             .map_err(err)?;

@@ -99,6 +99,8 @@ pub fn draw_frontier<DB: DrawingBackend>(
             .map_err(err)?;
     }
     let mut seen: Vec<String> = Vec::new();
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let mut labels = PointLabels::new(dp, (xr.start, xr.end, yr.start, yr.end));
     for r in rows.iter().filter(ok) {
         let key = if r.policy.starts_with("grid:") {
             "grid".to_string()
@@ -118,12 +120,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
             _ => r.policy.clone(),
         };
         let (x, y) = (r.pm_hot_r, 100.0 * r.s_cores);
-        // labels of points near the right edge go to their left, so they stay inside the plot
-        let dx = if x > 0.8 {
-            -dp.pxi(8.0 + 6.0 * label.chars().count() as f64)
-        } else {
-            dp.pxi(6.0)
-        };
+        let spot = labels.place(chart.backend_coord(&(x, y)), &label);
         chart
             .draw_series(std::iter::once(PathElement::new(
                 vec![(r.pm_hot_r_lo, y), (r.pm_hot_r_hi, y)],
@@ -132,18 +129,71 @@ pub fn draw_frontier<DB: DrawingBackend>(
             .map_err(err)?;
         chart
             .draw_series(std::iter::once(
-                EmptyElement::at((x, y))
-                    + Circle::new((0, 0), dp.pxi(4.0), color.filled())
-                    + Text::new(
-                        label,
-                        (dx, -dp.pxi(13.0)),
-                        (FONT, dp.px(10.5)).into_font().color(&INK),
-                    ),
+                EmptyElement::at((x, y)) + Circle::new((0, 0), dp.pxi(4.0), color.filled()),
             ))
             .map_err(err)?;
+        if let Some((dx, dy)) = spot {
+            chart
+                .draw_series(std::iter::once(
+                    EmptyElement::at((x, y))
+                        + Text::new(label, (dx, dy), (FONT, dp.px(10.5)).into_font().color(&INK)),
+                ))
+                .map_err(err)?;
+        }
     }
     area.present().map_err(err)?;
     Ok(())
+}
+
+/// Where the frontier's point labels go: each label takes the first of a few places around its point (right,
+/// left or centred; above, below, then further up and down) whose box, estimated from the label's length at the
+/// 10.5 px font, stays inside the plot and clear of the labels placed before it. When none is free (policies
+/// crowded on a narrow chart) the point goes unlabelled; the results table names it. Boxes in backend pixels.
+struct PointLabels {
+    dp: Px,
+    plot: (i32, i32, i32, i32),
+    placed: Vec<(i32, i32, i32, i32)>,
+}
+
+impl PointLabels {
+    fn new(dp: Px, plot: (i32, i32, i32, i32)) -> Self {
+        PointLabels {
+            dp,
+            plot,
+            placed: Vec::new(),
+        }
+    }
+
+    /// The label's offset from its point `(px, py)` (the text's top left corner), recorded as taken; None when
+    /// no place is free.
+    fn place(&mut self, (px, py): (i32, i32), label: &str) -> Option<(i32, i32)> {
+        let dp = self.dp;
+        // a conservative width: 6.5 px a character at 10.5 px (DejaVu Sans averages about 6)
+        let w = dp.pxi(6.5 * label.chars().count() as f64 + 2.0);
+        let h = dp.pxi(13.0);
+        let xs = [dp.pxi(6.0), -w - dp.pxi(6.0), -w / 2];
+        let mut spots = Vec::new();
+        for dy in [-13.0, 4.0, -26.0, 17.0, -39.0, 30.0, -52.0, 43.0] {
+            for dx in xs {
+                spots.push((dx, dp.pxi(dy)));
+            }
+        }
+        let (x0, x1, y0, y1) = self.plot;
+        let placed = &self.placed;
+        let spot = spots.into_iter().find(|&(dx, dy)| {
+            let (a0, a1, b0, b1) = (px + dx, px + dx + w, py + dy, py + dy + h);
+            a0 >= x0
+                && a1 <= x1
+                && b0 >= y0
+                && b1 <= y1
+                && placed
+                    .iter()
+                    .all(|&(c0, c1, e0, e1)| a1 <= c0 || c1 <= a0 || b1 <= e0 || e1 <= b0)
+        })?;
+        self.placed
+            .push((px + spot.0, px + spot.0 + w, py + spot.1, py + spot.1 + h));
+        Some(spot)
+    }
 }
 
 /// The training chart's axes end this factor above the highest value: the top quarter is kept for the legend.

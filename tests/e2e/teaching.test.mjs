@@ -1,0 +1,193 @@
+// A playground that teaches (issue 28), checked in one visit per tab: every tab is opened once, in one page, at
+// 390 px and then at 1366 px (the viewport is resized, the view and its runs are kept), and on that visit
+// - its charts keep each text inside the canvas and apart, at both widths. The charts are drawn by the engine
+//   (src/chart/, plotters) into canvases, so the page records every fillText call (text, position, font,
+//   alignment and the context's transform) and computes each text's box with the browser's own measureText;
+// - at 390 px the lesson and the controls start folded, so the chart comes first, and a button unfolds the
+//   controls;
+// - the lesson panel (www/common/lesson.js, www/<id>/lesson.js) has "What this tab is about" with a picture, the
+//   paper and a findings link, a glossary whose terms show their meaning on keyboard focus, and 2–4 "Try this"
+//   steps whose claims hold: each step is clicked from the default scenario, as a new user would, and must report
+//   that its own check held on the run it started (the lifetime frontier's button states its cost first);
+// - a screenshot of the tab at each width goes to test-artifacts/tab-<id>-<width>.png.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, newPage, artifact, recordMetrics } from './helpers.mjs';
+
+const env = useBrowser();
+const MODELS = ['placement', 'admission', 'oversub', 'lifetime', 'era'];
+const CARD = { placement: '#frontier-card', admission: '#admission-card', oversub: '#oversub-card', lifetime: '#lifetime-card', era: '#era-card' };
+const TOL = 1; // px of slack for antialiasing
+/** A symbol each view's own controls label with a glossary term (plain words first, the symbol after them). */
+const CONTROL_TERM = { placement: 'ρ', admission: 'ε', oversub: 'α', lifetime: 'A', era: 'κ_use' };
+const NARROW = { width: 390, height: 844 };
+const WIDE = { width: 1366, height: 900 };
+
+/**
+ * Problems still open (width, model, the message's pattern, why): none. Any problem fails the test, and so does
+ * an entry that no longer occurs (remove it when its chart is fixed): the list can only shrink.
+ * @type {Array<{ width: number, model: string, re: RegExp, why: string }>}
+ */
+const KNOWN = [];
+
+/** Installed before the page's scripts: every fillText's box, in canvas pixels, per canvas. */
+function recordText() {
+  const orig = CanvasRenderingContext2D.prototype.fillText;
+  window.__texts = new Map();
+  CanvasRenderingContext2D.prototype.fillText = function fillText(text, x, y, ...rest) {
+    const m = this.measureText(text);
+    const t = this.getTransform();
+    const xs = [x - m.actualBoundingBoxLeft, x + m.actualBoundingBoxRight];
+    const ys = [y - m.actualBoundingBoxAscent, y + m.actualBoundingBoxDescent];
+    const pts = xs.flatMap((px) => ys.map((py) => [t.a * px + t.c * py + t.e, t.b * px + t.d * py + t.f]));
+    const box = { text: String(text), x0: Math.min(...pts.map((p) => p[0])), x1: Math.max(...pts.map((p) => p[0])), y0: Math.min(...pts.map((p) => p[1])), y1: Math.max(...pts.map((p) => p[1])) };
+    if (!window.__texts.has(this.canvas)) window.__texts.set(this.canvas, []);
+    if (String(text).trim()) window.__texts.get(this.canvas).push(box);
+    return orig.call(this, text, x, y, ...rest);
+  };
+}
+
+/** Problems of the visible canvases' texts: outside the canvas, or overlapping another text. */
+async function problems(page, id) {
+  return page.evaluate(({ m, tol }) => {
+    const out = [];
+    for (const [canvas, boxes] of window.__texts) {
+      if (!canvas.isConnected || !canvas.closest(`#view-${m}`) || canvas.offsetParent === null) continue;
+      const name = canvas.id || canvas.closest('section')?.id || 'canvas';
+      const seen = new Set();
+      const uniq = boxes.filter((b) => { const k = `${b.text}|${b.x0.toFixed(1)}|${b.y0.toFixed(1)}`; if (seen.has(k)) return false; seen.add(k); return true; });
+      for (const b of uniq) {
+        if (b.x0 < -tol || b.y0 < -tol || b.x1 > canvas.width + tol || b.y1 > canvas.height + tol) out.push(`${name}: "${b.text}" outside the ${canvas.width}×${canvas.height} canvas (${b.x0.toFixed(0)}–${b.x1.toFixed(0)}, ${b.y0.toFixed(0)}–${b.y1.toFixed(0)})`);
+      }
+      for (let i = 0; i < uniq.length; i++) {
+        for (let j = i + 1; j < uniq.length; j++) {
+          const a = uniq[i];
+          const b = uniq[j];
+          const w = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
+          const hgt = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+          if (w > tol && hgt > tol) out.push(`${name}: "${a.text}" overlaps "${b.text}"`);
+        }
+      }
+    }
+    return out;
+  }, { m: id, tol: TOL });
+}
+
+/**
+ * Redraw the view's charts with a clean record (a resize to `size`, or a resize event at the current size) and
+ * return their text problems once every visible canvas of the view that held a chart has drawn again (a view
+ * draws all its charts in one task after the resize's debounce; a canvas with no chart yet, e.g. a frontier not
+ * run, stays blank).
+ */
+async function redrawnProblems(page, id, size) {
+  await page.evaluate((m) => {
+    window.__redraw = [...window.__texts.keys()].filter((c) => c.isConnected && c.closest(`#view-${m}`) && c.offsetParent !== null && window.__texts.get(c).length);
+    window.__texts.clear();
+  }, id);
+  if (size) await page.setViewportSize(size);
+  else await page.evaluate(() => window.dispatchEvent(new Event('resize')));
+  await page.waitForFunction(() => window.__redraw.length > 0 && window.__redraw.every((c) => (window.__texts.get(c) || []).length > 0), null, { timeout: 60_000 });
+  return problems(page, id);
+}
+
+/** The problems of `found` not in KNOWN, and the KNOWN entries of (width, model) that no longer occur. */
+function against(width, model, found) {
+  const known = KNOWN.filter((k) => k.width === width && k.model === model);
+  return {
+    unexpected: found.filter((msg) => !known.some((k) => k.re.test(msg))),
+    stale: known.filter((k) => !found.some((msg) => k.re.test(msg))).map((k) => `${k.model}: ${k.re}`),
+  };
+}
+
+const top = (page) => page.evaluate(() => window.scrollTo(0, 0));
+
+test('every tab, visited once at 390 px and at 1366 px: chart text, folding, the lesson and its steps, screenshots', async (t) => {
+  const page = await newPage(env.browser, NARROW);
+  await page.addInitScript(recordText);
+  await page.goto(env.server.url);
+  await page.waitForSelector('#tab-placement');
+  const found = { 390: {}, 1366: {} };
+  for (const id of MODELS) {
+    await t.test(id, async () => {
+      // 390 px: a new tab mounts folded (the lesson and the controls), its chart first
+      await page.setViewportSize(NARROW);
+      await page.click(`#tab-${id}`);
+      await page.waitForSelector(`#lesson-${id}`);
+      assert.equal(await page.getAttribute(`#lesson-${id}`, 'open'), null, `${id}: lesson folded`);
+      await page.waitForFunction((c) => document.querySelector(c)?.dataset.state === 'done', CARD[id], { timeout: 180_000 });
+      found[390][id] = await redrawnProblems(page, id);
+      await top(page);
+      await page.screenshot({ path: artifact(`tab-${id}-390.png`), fullPage: false });
+      const toggle = `#controls-toggle-${id}`;
+      assert.equal(await page.getAttribute(toggle, 'aria-expanded'), 'false');
+      const field = `#view-${id} .sidebar [id^="f-${id}-"]`;
+      assert.equal(await page.locator(field).first().isVisible(), false, `${id}: controls folded`);
+      await page.click(toggle);
+      assert.equal(await page.getAttribute(toggle, 'aria-expanded'), 'true');
+      assert.equal(await page.locator(field).first().isVisible(), true, `${id}: controls shown`);
+
+      // 1366 px: the same view, redrawn at the new width
+      found[1366][id] = await redrawnProblems(page, id, WIDE);
+      const at390 = against(390, id, found[390][id]);
+      const at1366 = against(1366, id, found[1366][id]);
+      assert.deepEqual({ 390: at390.unexpected, 1366: at1366.unexpected }, { 390: [], 1366: [] }, 'texts outside their canvas or overlapping');
+      assert.deepEqual([...at390.stale, ...at1366.stale], [], 'fixed: remove these entries from KNOWN');
+
+      // the lesson: a picture, the findings link, a glossary term's meaning on keyboard focus (hidden on Escape)
+      const lesson = page.locator(`#lesson-${id}`);
+      await lesson.locator('summary').click();
+      assert.equal(await page.getAttribute(`#lesson-${id}`, 'open'), '');
+      assert.equal(await lesson.locator('svg[role="img"]').count(), 1, 'one picture');
+      assert.match(await page.getAttribute(`#lesson-${id}-findings`, 'href'), /^\.\/findings\.html\?paper=00[0-4]$/);
+      const term = lesson.locator('.lesson-terms .gloss').first();
+      const tip = page.locator(`#${await term.getAttribute('aria-describedby')}`);
+      assert.equal(await tip.isVisible(), false);
+      await term.focus();
+      assert.equal(await tip.isVisible(), true, 'focus shows the term\'s meaning');
+      assert.ok((await tip.textContent()).length > 20);
+      await page.keyboard.press('Escape');
+      assert.equal(await tip.isVisible(), false);
+      // and so does a symbol in the controls' own labels, while the words alone name the input
+      const ctl = page.locator(`#view-${id} .sidebar .field .gloss[data-term="${CONTROL_TERM[id]}"]`);
+      assert.equal(await ctl.count(), 1, `${id}: the controls gloss ${CONTROL_TERM[id]}`);
+      const ctlTip = page.locator(`#${await ctl.getAttribute('aria-describedby')}`);
+      await ctl.focus();
+      assert.equal(await ctlTip.isVisible(), true, `${id}: focus shows ${CONTROL_TERM[id]}'s meaning`);
+      await page.keyboard.press('Escape');
+      const words = await ctl.evaluate((b) => b.closest('.label').querySelector('label').textContent);
+      assert.ok(!words.includes(CONTROL_TERM[id]) && words.length > 5, `${id}: plain words label the input (${words})`);
+      await top(page);
+      await page.screenshot({ path: artifact(`tab-${id}-1366.png`), fullPage: false });
+      if (id === 'lifetime') {
+        // the accuracy frontier's button states its cost before it is pressed: 6 runs (the view's run is the oracle's) × the last run's time
+        assert.ok(Number(await page.getAttribute('#lifetime-card', 'data-ms')) > 0);
+        assert.match(await page.textContent('#lifetime-accuracy-run-cost'), /^6 runs of this scenario, about [0-9.]+ (s|min) \(its last run took [0-9.]+ s\)\.$/);
+      }
+      // every "try this" step, from the default scenario: its own check holds on the run it started
+      const steps = await lesson.locator('.lesson-step').count();
+      assert.ok(steps >= 2 && steps <= 4, `${steps} steps`);
+      for (let i = 1; i <= steps; i++) {
+        const step = page.locator(`#lesson-${id}-step-${i}`);
+        await step.locator('button.lesson-try').click();
+        await page.waitForFunction((sel) => ['holds', 'fails'].includes(document.querySelector(sel).dataset.check), `#lesson-${id}-step-${i}`, { timeout: 240_000 });
+        assert.equal(await step.getAttribute('data-check'), 'holds', `${id} step ${i}: ${await step.getAttribute('data-detail')}`);
+      }
+      assert.deepEqual(page.problems, []);
+    });
+  }
+  recordMetrics({ chart_text_problems_1366: Object.fromEntries(Object.entries(found[1366]).map(([k, v]) => [k, v.length])), chart_text_problems_390: Object.fromEntries(Object.entries(found[390]).map(([k, v]) => [k, v.length])) });
+  await page.context().close();
+});
+
+test('the cost of a run, a long run and a sweep: runs × the last run, in words', async () => {
+  const { costText } = await import('../../www/common/cost.js');
+  assert.equal(costText(6, 1100), '6 runs of this scenario, about 6.6 s (its last run took 1.1 s).');
+  assert.equal(costText(7, 15_000), '7 runs of this scenario, about 105 s (its last run took 15 s).');
+  assert.equal(costText(7, 60_000), '7 runs of this scenario, about 7 min (its last run took 60 s).');
+  assert.equal(costText(7, NaN), '7 runs of this scenario (the time shows once the scenario has run).');
+  assert.equal(costText(1, 2345), '1 run of this scenario, about 2.3 s.');
+  assert.equal(costText(1, NaN), '1 run of this scenario (the time shows once the scenario has run).');
+  const { sweepCostText } = await import('../../www/common/cost.js');
+  assert.equal(sweepCostText(12, 1500), '12 cells, one run each: about 18 s if each takes as long as the scenario on display (1.5 s).');
+  assert.equal(sweepCostText(1, NaN), '1 cell, one run each (the time shows once the scenario on display has run).');
+});
