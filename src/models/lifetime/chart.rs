@@ -4,7 +4,7 @@
 //! `lifetime.accuracy`, the accuracy frontier of E3.2 (Δ empty hosts against the accuracy A of the App. G.1
 //! noise model, one line per policy, the oracle's Δ dashed).
 
-use super::Policy;
+use super::params::Policy;
 use crate::chart::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -23,7 +23,7 @@ crate::chart::chart_table! {
     "lifetime.accuracy" => draw_accuracy(Vec<AccuracyCurve>, AccuracyChartOptions, "accuracy frontier");
 }
 
-/// One policy's line: field names match the engine's [`super::PolicyResult`], so the page hands over the
+/// One policy's line: field names match the engine's [`super::sampling::PolicyResult`], so the page hands over the
 /// report's `results` as they are (other fields are ignored).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct EmptyCurve {
@@ -46,7 +46,7 @@ pub struct EmptyChartOptions {
     /// Warm-up, hours: shaded from time 0 (nothing shaded when absent, 0 or over 10⁶).
     #[serde(default)]
     pub warmup_h: Option<f64>,
-    /// Length of one series step, hours (1 when absent or not in (0, 10⁶]: [`super::PolicyResult::empty_series`]
+    /// Length of one series step, hours (1 when absent or not in (0, 10⁶]: [`super::sampling::PolicyResult::empty_series`]
     /// is hourly).
     #[serde(default)]
     pub step_h: Option<f64>,
@@ -268,7 +268,7 @@ mod tests {
 }
 
 /// One policy's accuracy frontier (data of `lifetime.accuracy`, E3.2; ALGORITHMS.md §5.9): its Δ empty hosts
-/// against best fit on the same arrivals ([`super::PolicyResult::empty_hosts_pp_vs_best_fit`], percentage
+/// against best fit on the same arrivals ([`super::sampling::PolicyResult::empty_hosts_pp_vs_best_fit`], percentage
 /// points) at each accuracy `A` of the noisy predictor (§5.2, App. G.1), and with the oracle.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct AccuracyCurve {
@@ -482,7 +482,7 @@ pub struct TimelineChart {
     pub hosts: usize,
     /// The hour of each row.
     pub hours: Vec<u32>,
-    /// Row-major codes ([`super::sim::Timeline`]).
+    /// Row-major codes ([`super::sampling::Timeline`]).
     pub codes: Vec<u8>,
 }
 
@@ -507,7 +507,7 @@ const MIGRATING_COLOR: RGBColor = RGBColor(117, 107, 177);
 
 /// The colour of a timeline code (`None` for an empty host, drawn white).
 fn timeline_color(code: u8) -> Option<RGBColor> {
-    use super::sim::{TL_EMPTY, TL_MIGRATING, TL_RECYCLING};
+    use super::sampling::{TL_EMPTY, TL_MIGRATING, TL_RECYCLING};
     let class = |c: u8| (c.clamp(1, 4) - 1) as usize;
     match code {
         TL_EMPTY => None,
@@ -621,7 +621,7 @@ pub fn draw_timeline<DB: DrawingBackend>(
             RECYCLING_COLORS[2],
         ));
     }
-    if t.codes.contains(&super::sim::TL_MIGRATING) {
+    if t.codes.contains(&super::sampling::TL_MIGRATING) {
         legend.push(("VMs migrating away".into(), MIGRATING_COLOR));
     }
     legend.push(("empty".into(), WHITE));

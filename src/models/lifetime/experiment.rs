@@ -4,13 +4,12 @@
 //! percentage points against best fit on the same arrivals. Units are independent, so natively a step
 //! simulates its policies on all cores and the report does not depend on the thread count.
 
+use super::lars::{replay_migrations, Defrag, MigrationCounts, MigrationOrder};
+use super::params::{LifetimeParams, Policy, PredictorKind};
 use super::pool::{select, PoolJobs, ShareSetup};
 use super::predictor::{Distributional, LifetimePredictor, Noisy, OneShot, Oracle};
-use super::sim::{
-    replay_migrations, simulate, simulate_recording, Defrag, MigrationCounts, MigrationOrder,
-    PolicyResult, SimConfig, Timeline,
-};
-use super::{LifetimeParams, Policy, PredictorKind};
+use super::sampling::{PolicyResult, Timeline};
+use super::sim::{simulate, simulate_recording, SimConfig};
 use crate::experiment::{
     decode_results, index_arg, index_jobs, job_index, map_parallel, threads, Experiment, RunError,
 };
@@ -248,7 +247,7 @@ impl Experiment for LifetimeRun {
 
     fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<LifetimeStep>, RunError> {
         let expected = self.next(results.len()).map_or(0, |r| r.len());
-        let pairs: Vec<(PolicyResult, super::sim::Timeline)> =
+        let pairs: Vec<(PolicyResult, Timeline)> =
             decode_results(results, expected, "policy run's result")?;
         let results = pairs
             .into_iter()

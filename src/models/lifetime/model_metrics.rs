@@ -17,9 +17,9 @@
 
 use super::hazard::STEP_H;
 use super::learned::{LearnedModel, LearnedSpec};
+use super::params::LifetimeParams;
 use super::pool::{select, PoolJobs};
 use super::predictor::{Distributional, LifetimeDist, LifetimePredictor};
-use super::LifetimeParams;
 use crate::experiment::RunError;
 use crate::substrate::stats::{mean, percentile_sorted, sort_f64};
 use crate::workload::Workload;

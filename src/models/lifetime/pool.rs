@@ -5,8 +5,8 @@
 //! the batch, so a seed is one pool instance and different seeds give independent instances. Times become hours
 //! from the first kept arrival; shapes are `(cores, memory GB, GPUs)`.
 
+use super::params::LifetimeParams;
 use super::predictor::LifetimeDist;
-use super::LifetimeParams;
 use crate::experiment::RunError;
 use crate::substrate::rng::mix64;
 use crate::workload::Workload;
@@ -312,12 +312,12 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
             let all: Vec<Job> = sizing_alive.iter().chain(&jobs).cloned().collect();
             hosts_for_peak(&all, end, &cap, params.peak_allocation)
         };
-        if h > super::MAX_POOL_HOSTS {
+        if h > super::params::MAX_POOL_HOSTS {
             return Err(RunError::field(
                 "lifetime.hosts",
                 format!(
                     "the share's peak demand needs {h} hosts, more than {}; lower lifetime.share",
-                    super::MAX_POOL_HOSTS
+                    super::params::MAX_POOL_HOSTS
                 ),
             ));
         }

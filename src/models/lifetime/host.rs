@@ -1,0 +1,135 @@
+//! A host of the lifetime pool (ALGORITHMS.md §5.1): capacity, the VMs on it, the state LAVA keeps per host
+//! (§5.4) and NILAS's host-exit cache (§5.3); the fit test and the slack order best fit ranks hosts by.
+//!
+//! Hosts are identical or come from a node inventory; capacity is `(cores, memory GB, GPUs)`; a VM fits when
+//! `used + shape ≤ cap` in every dimension.
+
+use super::pool::{Job, DIMS};
+use crate::substrate::des::TimerKey;
+
+/// "No host" / "no epoch" marker in the pool's per-job vectors.
+pub const NONE: u32 = u32::MAX;
+/// Tolerance of the fit test and of the optimum's cover test, in the capacity's units.
+pub const EPS: f64 = 1e-9;
+
+/// LAVA's host state (seed 003 Alg. 3): empty, OPEN (takes same-class VMs) or RECYCLING (above
+/// [`super::policies::lava::LAVA_RECYCLE_AT`], takes shorter VMs first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// No VMs.
+    Empty,
+    /// Open to VMs of its class.
+    Open,
+    /// Recycling: waiting for its residual VMs to exit.
+    Recycling,
+}
+
+/// One host of the pool.
+#[derive(Clone, Debug)]
+pub struct Host {
+    /// Capacity `(cores, memory GB, GPUs)`.
+    pub cap: [f64; DIMS],
+    /// Allocated capacity (VMs and ghosts).
+    pub used: [f64; DIMS],
+    /// The VMs on the host (job indices).
+    pub vms: Vec<u32>,
+    /// VMs migrating away: their shapes stay reserved here until the migration is done.
+    pub ghosts: Vec<u32>,
+    /// Being drained by the defragmentation: not schedulable.
+    pub draining: bool,
+    /// Drained once by a maintenance wave ([`super::lars::Defrag::maintenance`]).
+    pub maintained: bool,
+    /// [`slack`] of `used` (its key in the pool's slack order).
+    pub slack: f64,
+    /// LAVA: the host's state.
+    pub state: State,
+    /// LAVA: the host's lifetime class (0 when empty).
+    pub class: u8,
+    /// The host's timer key (LAVA deadlines).
+    pub key: TimerKey,
+    /// LAVA: the pending deadline, hours (meaningful while the host is non-empty).
+    pub deadline: f64,
+    /// LAVA: the epoch of the host's residual set (a VM is residual when its epoch equals this).
+    pub res_epoch: u32,
+    /// LAVA: residual VMs still on the host.
+    pub res_count: u32,
+    /// NILAS: the cached host exit, hours.
+    pub exit_cache: f64,
+    /// NILAS: when `exit_cache` was computed, hours.
+    pub cache_at: f64,
+    /// NILAS: whether `exit_cache` is still valid (no VM came or left since).
+    pub cache_valid: bool,
+}
+
+impl Host {
+    /// An empty host of capacity `cap` with timer key `key`.
+    pub fn new(cap: [f64; DIMS], key: TimerKey) -> Host {
+        Host {
+            cap,
+            used: [0.0; DIMS],
+            vms: Vec::new(),
+            ghosts: Vec::new(),
+            draining: false,
+            maintained: false,
+            slack: slack(&[0.0; DIMS], &cap),
+            state: State::Empty,
+            class: 0,
+            key,
+            deadline: 0.0,
+            res_epoch: 0,
+            res_count: 0,
+            exit_cache: 0.0,
+            cache_at: 0.0,
+            cache_valid: false,
+        }
+    }
+
+    /// Whether the host holds neither VMs nor migrating ghosts.
+    pub fn is_empty(&self) -> bool {
+        self.vms.is_empty() && self.ghosts.is_empty()
+    }
+}
+
+/// A host's used capacity, summed from its VMs and ghosts (recomputed, not decremented: exact whatever the
+/// order of arrivals, exits and migrations).
+pub fn used_of(host: &Host, jobs: &[Job]) -> [f64; DIMS] {
+    let mut used = [0.0; DIMS];
+    for &v in host.vms.iter().chain(&host.ghosts) {
+        for (u, s) in used.iter_mut().zip(jobs[v as usize].shape) {
+            *u += s;
+        }
+    }
+    used
+}
+
+/// Whether `shape` fits beside `used` within `cap` in every dimension (within [`EPS`]).
+pub fn fits(used: &[f64; DIMS], cap: &[f64; DIMS], shape: &[f64; DIMS]) -> bool {
+    (0..DIMS).all(|r| used[r] + shape[r] <= cap[r] + EPS)
+}
+
+/// A host's slack `Σ_r (cap_r − used_r)/cap_r` over the dimensions with capacity. The baseline scorer
+/// (ALGORITHMS.md §5.1, multi-dimensional best fit) `Σ_r (cap_r − used_r − shape_r)/cap_r` is the slack minus
+/// a term of the VM alone, so best fit ranks hosts by slack (lower is better, ties by host id) and the pool
+/// keeps its hosts ordered by it.
+pub fn slack(used: &[f64; DIMS], cap: &[f64; DIMS]) -> f64 {
+    (0..DIMS)
+        .filter(|&r| cap[r] > 0.0)
+        .map(|r| (cap[r] - used[r]) / cap[r])
+        .sum()
+}
+
+/// A host in the slack order: (slack, host id), totally ordered.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlackKey(pub f64, pub u32);
+
+impl Eq for SlackKey {}
+impl PartialOrd for SlackKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for SlackKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}

@@ -1,0 +1,276 @@
+//! The lifetime model's scenario section ([`LifetimeParams`]: pool, policies, predictor; its defaults and
+//! validation) and the names it is written with ([`Policy`], [`PredictorKind`]) (ALGORITHMS.md §5, seed 003).
+
+use super::predictor;
+use crate::substrate::error::{FieldError, FieldErrors};
+use serde::{Deserialize, Serialize};
+
+/// A placement policy (ALGORITHMS.md §5.1, §5.3–5.5). Serialized kebab-case: `best-fit`, `la-binary`,
+/// `nilas`, `lava`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Policy {
+    /// The baseline scorer: multi-dimensional best fit (§5.1 [UNSTATED → best fit]).
+    BestFit,
+    /// One-shot binary lifetime classes at 2 h, same-class hosts first (§5.5).
+    LaBinary,
+    /// Non-invasive lifetime-aware scoring: the temporal cost ahead of best fit (§5.3).
+    Nilas,
+    /// Lifetime classes, host states and deadlines, NILAS within the chosen tier (§5.4).
+    Lava,
+}
+
+impl Policy {
+    /// Every policy, baseline first.
+    pub const ALL: [Policy; 4] = [
+        Policy::BestFit,
+        Policy::LaBinary,
+        Policy::Nilas,
+        Policy::Lava,
+    ];
+
+    /// The policy's name (`best-fit`, `la-binary`, `nilas`, `lava`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::BestFit => "best-fit",
+            Policy::LaBinary => "la-binary",
+            Policy::Nilas => "nilas",
+            Policy::Lava => "lava",
+        }
+    }
+
+    /// Parses a name of [`Policy::name`].
+    pub fn parse(s: &str) -> Result<Policy, String> {
+        Policy::ALL
+            .into_iter()
+            .find(|p| p.name() == s.trim())
+            .ok_or_else(|| {
+                format!("unknown policy '{s}' (expected best-fit, la-binary, nilas or lava)")
+            })
+    }
+}
+
+/// The lifetime predictor (ALGORITHMS.md §5.2). Serialized kebab-case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PredictorKind {
+    /// True lifetimes (right-censored VMs: imputed, see [`pool::Job::life`]).
+    Oracle,
+    /// The App. G.1 noise model at [`LifetimeParams::accuracy`].
+    Noisy,
+    /// The population's `E[T − u | T > u]` (Kaplan–Meier of the training VMs), no features.
+    Distributional,
+    /// The learned distributional predictor: a discrete-time survival model on the training VMs' features
+    /// and binned, censored lifetimes; `E[T − u | T > u]` under each job's distribution ([`learned`]).
+    Learned,
+}
+
+impl PredictorKind {
+    /// The name (`oracle`, `noisy`, `distributional`, `learned`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PredictorKind::Oracle => "oracle",
+            PredictorKind::Noisy => "noisy",
+            PredictorKind::Distributional => "distributional",
+            PredictorKind::Learned => "learned",
+        }
+    }
+}
+
+/// The lifetime model's scenario section: the pool, the policies and the predictor.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LifetimeParams {
+    /// Policies to simulate, in order; best fit (the baseline of every Δ) is simulated first even when absent.
+    pub policies: Vec<Policy>,
+    /// The lifetime predictor.
+    pub predictor: PredictorKind,
+    /// Accuracy `A` of the noisy predictor, in [0, 1] (App. G.1).
+    pub accuracy: f64,
+    /// The noisy predictor's point estimate from its posterior (ALGORITHMS.md §5.2): `capped-mean` (§5.2's
+    /// posterior mean, the default from defaults set 11), `median` (the default of sets 9–10) or `mean` (`T`
+    /// uncapped).
+    pub noisy_estimate: predictor::NoisyEstimate,
+    /// Whether predictions are repredicted with the uptime (`false`: the one-shot ablation
+    /// `max(R̂(0) − u, 0)`, the same model without the update). LA-Binary never repredicts (§5.5): it counts
+    /// `R̂(0)` down.
+    pub reprediction: bool,
+    /// The split simulated: a deployment prefix of the Azure 2017 arrivals (`dev` or `test`); the other split
+    /// trains the distributional and learned predictors. Empty = every VM of the workload.
+    pub split: String,
+    /// Fraction of tenant batches the pool receives, in (0, 1] (thinning by whole batches).
+    pub share: f64,
+    /// Hosts in the pool; 0 = the workload's own node inventory when it lists nodes (the Alibaba GPU 2023
+    /// cluster), else sized to the share: the fewest hosts whose capacity the peak demand fills to at most
+    /// `peak_allocation` in every dimension.
+    pub hosts: usize,
+    /// With `hosts` = 0: the largest fraction of the pool the peak demand may fill, in (0, 1].
+    pub peak_allocation: f64,
+    /// Cores per host.
+    pub host_cores: f64,
+    /// Memory per host, GB.
+    pub host_memory_gb: f64,
+    /// GPUs per host (0 for CPU pools).
+    pub host_gpus: f64,
+    /// Warm-up before measuring, hours (App. F, stated: 2 days).
+    pub warmup_h: f64,
+    /// NILAS host-exit cache refresh, seconds (§5.3, stated default 60 s; 0 = no cache).
+    pub refresh_s: f64,
+    /// Metric sampling period, minutes (§5.8: 5).
+    pub sample_min: f64,
+    /// Defragmentation with live migrations (§5.6, E3.5): each policy runs with drains in ascending start-time
+    /// order, then the same drains replayed in the LARS order (longest predicted remaining lifetime first);
+    /// the report carries both migration counts.
+    pub defrag: bool,
+    /// With `defrag`: maintenance-style drains (seed 003 App. H) instead of the 5%-empty-hosts rule — the
+    /// fullest hosts not yet maintained, 3 at a time, each once ([`super::lars::Defrag::maintenance`]). `false` (the
+    /// default, and every link made before this field) keeps the threshold rule.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub maintenance: bool,
+    /// Stranding (inflation) sampling period, hours (0 = off) [UNSTATED: inflation at every 5-minute sample
+    /// costs ~100× a run; every 6 h by default].
+    pub stranding_h: f64,
+    /// The simulator's warm-up of seed 003 App. F (ALGORITHMS.md §5.1): the workload's VMs outside the split
+    /// that were created before the window and are alive at its start (for the Azure 2017 `test` split: the
+    /// `dev` VMs still running at its cut) join the pool first, in start order, placed by best fit (the
+    /// baseline), thinned by their tenant batches like the split; every VM of the window is then placed by the
+    /// policy under test. `false` (the default, and every link made before this field): the pool starts empty
+    /// and every VM is placed by the policy under test — the "ideal" setting of App. G.2 (no warm-up state),
+    /// with `warmup_h` still excluded from the metrics.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub alive_at_start: bool,
+    /// With `hosts` = 0 and the pool starting empty (`alive_at_start` off): size the pool from the peak demand of
+    /// the window's VMs together with App. F's alive set (the VMs `alive_at_start` would place first; not placed
+    /// here), so that the empty-start and warm-up runs of one share use the same pool (seed 1 of the defaults: 422
+    /// hosts for both, against 341 from the window alone). `false` (the default, and every link made before this
+    /// field): from the window's VMs alone. With `alive_at_start` on, the alive set is always counted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub size_with_alive: bool,
+    /// Whether each policy's result carries its placement and class counters (`diagnostics`, see
+    /// [`super::sampling::Diagnostics`]); `false` keeps the report's shape of before.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub diagnostics: bool,
+}
+
+impl Default for LifetimeParams {
+    /// The defaults: all four policies with the oracle on the Azure 2017 `test` split; a pool of 40-core /
+    /// 128 GB hosts receiving 20% of the tenant batches, sized so that the peak demand fills 95% of it (see
+    /// docs/lifetime.md for the figures behind these choices).
+    fn default() -> Self {
+        LifetimeParams {
+            policies: Policy::ALL.to_vec(),
+            predictor: PredictorKind::Oracle,
+            accuracy: 0.9,
+            noisy_estimate: predictor::NoisyEstimate::CappedMean,
+            reprediction: true,
+            split: "test".into(),
+            share: 0.2,
+            hosts: 0,
+            peak_allocation: 0.95,
+            host_cores: 40.0,
+            host_memory_gb: 128.0,
+            host_gpus: 0.0,
+            warmup_h: 48.0,
+            refresh_s: 60.0,
+            sample_min: 5.0,
+            defrag: false,
+            maintenance: false,
+            stranding_h: 6.0,
+            alive_at_start: false,
+            size_with_alive: false,
+            diagnostics: false,
+        }
+    }
+}
+
+/// Most hosts a pool may have (the browser holds one state per host).
+pub const MAX_POOL_HOSTS: usize = 100_000;
+
+impl LifetimeParams {
+    /// Every problem, field paths prefixed with `prefix` (e.g. `lifetime.`).
+    pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
+        let mut errs = FieldErrors::new(prefix);
+        if self.policies.is_empty() {
+            errs.add("policies", "give at least one policy".into());
+        }
+        if !(0.0..=1.0).contains(&self.accuracy) {
+            errs.add(
+                "accuracy",
+                format!("must lie in [0, 1], got {}", self.accuracy),
+            );
+        }
+        if !(self.share > 0.0 && self.share <= 1.0) {
+            errs.add("share", format!("must lie in (0, 1], got {}", self.share));
+        }
+        if self.hosts > MAX_POOL_HOSTS {
+            errs.add(
+                "hosts",
+                format!(
+                    "must lie in 0..={MAX_POOL_HOSTS} (0 = sized to the share), got {}",
+                    self.hosts
+                ),
+            );
+        }
+        if !(self.peak_allocation > 0.0 && self.peak_allocation <= 1.0) {
+            errs.add(
+                "peak_allocation",
+                format!("must lie in (0, 1], got {}", self.peak_allocation),
+            );
+        }
+        for (f, v, lo) in [
+            ("host_cores", self.host_cores, f64::MIN_POSITIVE),
+            ("host_memory_gb", self.host_memory_gb, 0.0),
+            ("host_gpus", self.host_gpus, 0.0),
+        ] {
+            if !(v.is_finite() && v >= lo && v <= 1e6) {
+                errs.add(f, format!("must be a number in [{lo}, 1e6], got {v}"));
+            }
+        }
+        for (f, v) in [
+            ("warmup_h", self.warmup_h),
+            ("refresh_s", self.refresh_s),
+            ("stranding_h", self.stranding_h),
+        ] {
+            if !(v.is_finite() && (0.0..=1e6).contains(&v)) {
+                errs.add(f, format!("must be a number in [0, 1e6], got {v}"));
+            }
+        }
+        if !(self.sample_min.is_finite() && self.sample_min >= 1.0 && self.sample_min <= 1440.0) {
+            errs.add(
+                "sample_min",
+                format!("must lie in [1, 1440] minutes, got {}", self.sample_min),
+            );
+        }
+        if self.split.len() > 64 {
+            errs.add("split", "at most 64 characters".into());
+        }
+        errs.into_vec()
+    }
+
+    /// The policies simulated: best fit first, then the others in the given order without repeats.
+    pub fn runs(&self) -> Vec<Policy> {
+        let mut out = vec![Policy::BestFit];
+        for p in &self.policies {
+            if !out.contains(p) {
+                out.push(*p);
+            }
+        }
+        out
+    }
+
+    /// The predictor's label, e.g. `oracle`, `noisy:0.9`, `noisy:0.9 one-shot`.
+    pub fn predictor_label(&self) -> String {
+        let base = match self.predictor {
+            PredictorKind::Noisy => match self.noisy_estimate {
+                predictor::NoisyEstimate::CappedMean => format!("noisy:{}", self.accuracy),
+                e => format!("noisy:{} {}", self.accuracy, e.name()),
+            },
+            k => k.name().to_string(),
+        };
+        if self.reprediction || self.predictor == PredictorKind::Oracle {
+            base
+        } else {
+            format!("{base} one-shot")
+        }
+    }
+}

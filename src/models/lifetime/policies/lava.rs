@@ -1,0 +1,154 @@
+//! LAVA (seed 003 §4.3, Alg. 3; ALGORITHMS.md §5.4): lifetime classes by decades, host states (OPEN,
+//! RECYCLING) and deadlines; a VM goes to a RECYCLING host of a longer class (the shortest such class first),
+//! then an OPEN host of its class, then any non-empty host, then an empty host; NILAS's temporal cost then
+//! best fit within a tier.
+
+use super::rule::{DeadlineAction, HostChange, PlacementRule, PoolView, VmNow};
+use crate::models::lifetime::host::{Host, State};
+use crate::models::lifetime::params::Policy;
+
+/// LAVA's occupancy above which an OPEN host turns RECYCLING (seed 003 Alg. 3, stated: 90%).
+pub const LAVA_RECYCLE_AT: f64 = 0.9;
+/// LAVA's deadline factor: a host is expected to empty within 1.1 × its class's upper bound (stated).
+pub const LAVA_DEADLINE_FACTOR: f64 = 1.1;
+/// Highest lifetime class (classes continue by decades beyond 4, ALGORITHMS.md §5.10 [UNSTATED]).
+pub const MAX_CLASS: u8 = 12;
+
+/// LAVA lifetime class of a predicted lifetime `x` hours: 1 below 1 h, 2 in [1, 10) h, 3 in [10, 100) h, …
+/// (seed 003 §4.3, stated to 4; by decades beyond, up to [`MAX_CLASS`]).
+pub fn lifetime_class(x: f64) -> u8 {
+    let (mut k, mut ub) = (1u8, 1.0);
+    while x >= ub && k < MAX_CLASS {
+        k += 1;
+        ub *= 10.0;
+    }
+    k
+}
+
+/// Upper bound of lifetime class `k`, hours: `10^(k−1)`.
+pub fn class_upper_bound(k: u8) -> f64 {
+    10f64.powi(k as i32 - 1)
+}
+
+/// Every VM on `host` becomes residual (a new residual epoch).
+fn res_all(host: &mut Host, res_epoch: &mut [u32]) {
+    host.res_epoch = host.res_epoch.wrapping_add(1);
+    host.res_count = host.vms.len() as u32;
+    for &v in &host.vms {
+        res_epoch[v as usize] = host.res_epoch;
+    }
+}
+
+/// Only job `j` is residual on `host` (a new residual epoch).
+fn res_only(host: &mut Host, j: usize, res_epoch: &mut [u32]) {
+    host.res_epoch = host.res_epoch.wrapping_add(1);
+    host.res_count = 1;
+    res_epoch[j] = host.res_epoch;
+}
+
+/// LAVA: RECYCLING longer class (0, by class), OPEN same class (1), other non-empty (2), empty (3).
+#[derive(Clone, Copy, Debug)]
+pub struct Lava;
+
+impl PlacementRule for Lava {
+    fn policy(&self) -> Policy {
+        Policy::Lava
+    }
+
+    fn temporal(&self) -> bool {
+        true
+    }
+
+    fn host_states(&self) -> bool {
+        true
+    }
+
+    fn least(&self, vm: &VmNow) -> (u8, u8, u8) {
+        (0, vm.class.saturating_add(1), 0)
+    }
+
+    fn tier(&self, host: &Host, empty: bool, vm: &VmNow, _view: &PoolView) -> (u8, u8) {
+        match host.state {
+            State::Recycling if host.class > vm.class => (0, host.class),
+            State::Open if host.class == vm.class => (1, 0),
+            _ if !empty => (2, 0),
+            _ => (3, 0),
+        }
+    }
+
+    /// An empty host opens in the VM's class; a same-class VM on an OPEN host joins its residual set and
+    /// moves the deadline with it (issue 27: without this, OPEN hosts outlive their deadline with correct
+    /// predictions, spurious class raises); a longer-class VM raises the class; otherwise the deadline is
+    /// moved out to cover the VM (a same-class VM on a RECYCLING host is residual too: the class drops only
+    /// once it is gone, "all remaining VMs are of the next-shorter class", §4.3). An OPEN host above
+    /// [`LAVA_RECYCLE_AT`] of its cores or memory turns RECYCLING.
+    fn on_place(
+        &self,
+        host: &mut Host,
+        j: usize,
+        vclass: u8,
+        was_empty: bool,
+        res_epoch: &mut [u32],
+    ) -> HostChange {
+        let mut change = HostChange::default();
+        if was_empty {
+            host.state = State::Open;
+            host.class = vclass;
+            res_only(host, j, res_epoch);
+            change.deadline = DeadlineAction::Reset;
+        } else if host.state == State::Open && vclass == host.class {
+            host.res_count += 1;
+            res_epoch[j] = host.res_epoch;
+            change.deadline = DeadlineAction::Reset;
+        } else if vclass > host.class {
+            change.class_up_longer_vm = true;
+            host.class = vclass;
+            res_only(host, j, res_epoch);
+            change.deadline = DeadlineAction::Reset;
+        } else {
+            if host.state == State::Recycling && vclass == host.class {
+                host.res_count += 1;
+                res_epoch[j] = host.res_epoch;
+            }
+            change.deadline = DeadlineAction::Cover(vclass);
+        }
+        let cap = host.cap;
+        if host.state == State::Open
+            && (host.used[0] > LAVA_RECYCLE_AT * cap[0] || host.used[1] > LAVA_RECYCLE_AT * cap[1])
+        {
+            host.state = State::Recycling;
+            res_all(host, res_epoch);
+        }
+        change
+    }
+
+    /// A host left empty has no class; a RECYCLING host whose residual VMs are gone drops a class (not
+    /// below 1) and its remaining VMs become residual.
+    fn on_remove(&self, host: &mut Host, j: usize, res_epoch: &mut [u32]) -> HostChange {
+        let mut change = HostChange::default();
+        if res_epoch[j] == host.res_epoch {
+            host.res_count = host.res_count.saturating_sub(1);
+        }
+        if host.vms.is_empty() {
+            host.state = State::Empty;
+            host.class = 0;
+            change.deadline = DeadlineAction::Cancel;
+        } else if host.state == State::Recycling && host.res_count == 0 {
+            change.class_down = true;
+            host.class = host.class.saturating_sub(1).max(1);
+            res_all(host, res_epoch);
+            change.deadline = DeadlineAction::Reset;
+        }
+        change
+    }
+
+    /// A host that outlived its deadline (an under-prediction seen) rises a class (up to [`MAX_CLASS`]).
+    fn on_deadline(&self, host: &mut Host, res_epoch: &mut [u32]) -> HostChange {
+        host.class = (host.class + 1).min(MAX_CLASS);
+        res_all(host, res_epoch);
+        HostChange {
+            deadline: DeadlineAction::Reset,
+            ..HostChange::default()
+        }
+    }
+}

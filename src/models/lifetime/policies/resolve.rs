@@ -1,0 +1,18 @@
+//! The rule a policy names ([`Policy::parse`] reads the names), resolved once per run.
+
+use super::best_fit::BestFit;
+use super::la_binary::LaBinary;
+use super::lava::Lava;
+use super::nilas::Nilas;
+use super::rule::PlacementRule;
+use crate::models::lifetime::params::Policy;
+
+/// The rule of `policy`.
+pub fn resolve(policy: Policy) -> &'static dyn PlacementRule {
+    match policy {
+        Policy::BestFit => &BestFit,
+        Policy::LaBinary => &LaBinary,
+        Policy::Nilas => &Nilas,
+        Policy::Lava => &Lava,
+    }
+}

@@ -1,0 +1,105 @@
+//! What a placement policy decides and sees (ALGORITHMS.md §5.1): the pool scans the schedulable hosts a VM
+//! fits in slack order and takes the least key `(tier, sub-tier, temporal cost, slack, host)`; a policy
+//! gives the `(tier, sub-tier)` of a host, whether NILAS's temporal cost enters, and (LAVA) how a host's
+//! class and state move when VMs come and go.
+
+use crate::models::lifetime::host::Host;
+use crate::models::lifetime::params::Policy;
+use crate::models::lifetime::pool::Job;
+
+/// The VM being placed, as the policy sees it at the time of placement.
+#[derive(Clone, Copy, Debug)]
+pub struct VmNow {
+    /// LAVA lifetime class of its (repredicted) remaining time.
+    pub class: u8,
+    /// LA-Binary's class: predicted long (`L̂ − u > 2 h`).
+    pub long: bool,
+}
+
+/// The pool state a rule may read while scoring hosts.
+#[derive(Clone, Copy)]
+pub struct PoolView<'a> {
+    /// Every job (arrival order).
+    pub jobs: &'a [Job],
+    /// `R̂_j(0)` per job, hours.
+    pub r0: &'a [f64],
+    /// The time, hours.
+    pub now: f64,
+}
+
+/// How a host's LAVA deadline moves after an event.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DeadlineAction {
+    /// Unchanged.
+    #[default]
+    Keep,
+    /// `now + 1.1 × upper bound of the host's class`.
+    Reset,
+    /// Moved out (never in) to cover a VM of this class placed now.
+    Cover(u8),
+    /// The host emptied: no deadline.
+    Cancel,
+}
+
+/// A host's change after a placement, an exit or a deadline (LAVA; the other rules change nothing).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostChange {
+    /// The deadline's move.
+    pub deadline: DeadlineAction,
+    /// The class rose because a longer-class VM was placed.
+    pub class_up_longer_vm: bool,
+    /// A RECYCLING host's class dropped (its residual VMs are gone).
+    pub class_down: bool,
+}
+
+/// A placement policy of §5.1, §5.3–5.5.
+pub trait PlacementRule: Sync {
+    /// The policy's name in scenarios.
+    fn policy(&self) -> Policy;
+
+    /// Whether NILAS's temporal cost is the key's third part (NILAS, LAVA).
+    fn temporal(&self) -> bool {
+        false
+    }
+
+    /// Whether hosts carry LAVA's classes, states and deadlines.
+    fn host_states(&self) -> bool {
+        false
+    }
+
+    /// The least key `(tier, sub-tier, cost)` a host can have for `vm`: the scan stops at a host with it.
+    fn least(&self, _vm: &VmNow) -> (u8, u8, u8) {
+        (0, 0, 0)
+    }
+
+    /// `(tier, sub-tier)` of a schedulable host `host` that `vm` fits (`empty`: no VMs and no ghosts).
+    fn tier(&self, host: &Host, empty: bool, vm: &VmNow, view: &PoolView) -> (u8, u8);
+
+    /// The tier of a placement in [`crate::models::lifetime::sampling::Diagnostics::by_tier`], from the chosen key.
+    fn diag_tier(&self, key: (u8, u8, u8), _empty: bool) -> usize {
+        key.0.min(3) as usize
+    }
+
+    /// Job `j` (class `vclass`) was just added to `host` (`was_empty` before); `res_epoch` is every job's
+    /// residual epoch.
+    fn on_place(
+        &self,
+        _host: &mut Host,
+        _j: usize,
+        _vclass: u8,
+        _was_empty: bool,
+        _res_epoch: &mut [u32],
+    ) -> HostChange {
+        HostChange::default()
+    }
+
+    /// Job `j` was just taken off `host`.
+    fn on_remove(&self, _host: &mut Host, _j: usize, _res_epoch: &mut [u32]) -> HostChange {
+        HostChange::default()
+    }
+
+    /// The host's deadline passed with VMs on it.
+    fn on_deadline(&self, _host: &mut Host, _res_epoch: &mut [u32]) -> HostChange {
+        HostChange::default()
+    }
+}

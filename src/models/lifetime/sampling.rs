@@ -1,0 +1,472 @@
+//! The pool metrics of seed 003 §5.8 (ALGORITHMS.md §5.8), sampled every `sample_h` after the warm-up:
+//! empty hosts, empty-to-free, packing density, allocation, the optimum of App. G.2, stranding by inflation
+//! (every `stranding_h`), the placement diagnostics, the per-hour empty series and the host timeline; and
+//! [`PolicyResult`], one policy's result.
+
+use super::host::{fits, slack, Host, State, EPS};
+use super::lars::{MigrationCounts, Migrations};
+use super::params::Policy;
+use super::policies::la_binary::host_is_long;
+use super::policies::PlacementRule;
+use super::pool::{Job, DIMS};
+use crate::substrate::rng::stream;
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+/// Consecutive failures that end an inflation (ALGORITHMS.md §5.8 [UNSTATED → 100]).
+pub const INFLATION_FAILURES: usize = 100;
+/// Arrival shapes the inflation draws from: the most recent ones (ALGORITHMS.md §5.8 "recent-arrival shape
+/// mix" [UNSTATED → the last 1,000 arrivals]).
+pub const INFLATION_RECENT: usize = 1000;
+
+/// Random-stream component of the inflation draws.
+const COMP_INFLATION: u64 = 0x7374_7261;
+
+/// Counters that explain a policy's result (E3.1's LA-Binary, E3.2's noise): how the placements split over
+/// the policy's tiers and how LAVA's classes move. Counts are over the arrivals (and LAVA events) after the
+/// warm-up; fractions of hosts are time-averages over the metric samples after it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Diagnostics {
+    /// Fraction of the measured arrivals predicted long by LA-Binary's one-shot class (`L̂ > 2 h`).
+    pub long_vms: f64,
+    /// Share of the core-hours over the measured window (every job placed) of the jobs predicted long.
+    pub long_core_hours: f64,
+    /// Time-average fraction of hosts in LA-Binary's L class (longest remaining one-shot predicted time > 2 h).
+    pub long_hosts: f64,
+    /// Time-average fraction of non-empty hosts without one (LA-Binary's S hosts).
+    pub short_hosts: f64,
+    /// Measured arrivals placed.
+    pub placements: u64,
+    /// Of those, by the tier of the chosen host: LA-Binary `[same class, other class, empty, —]`; LAVA
+    /// `[recycling longer class, open same class, other non-empty, empty]`; best fit and NILAS: `[non-empty,
+    /// —, —, empty]`.
+    pub by_tier: [u64; 4],
+    /// Measured placements of a short-predicted VM on a host of the other class (LA-Binary: no S host fits).
+    pub short_on_long: u64,
+    /// Measured placements of a long-predicted VM on a host of the other class (no L host fits).
+    pub long_on_short: u64,
+    /// Mean NILAS temporal cost of the chosen hosts (NILAS and LAVA; 0 otherwise).
+    pub mean_temporal_cost: f64,
+    /// Fraction of the measured placements with temporal cost 0 (NILAS and LAVA).
+    pub zero_cost: f64,
+    /// LAVA: time-average fraction of hosts RECYCLING.
+    pub recycling_hosts: f64,
+    /// LAVA: class raises at a host deadline (a host outlived 1.1× its class: an under-prediction seen).
+    pub class_up_deadline: u64,
+    /// LAVA: class raises by placing a longer-class VM on a host.
+    pub class_up_longer_vm: u64,
+    /// LAVA: class drops of RECYCLING hosts whose residual VMs are gone.
+    pub class_down: u64,
+}
+
+/// Results of one policy on one pool (ALGORITHMS.md §5.8). Fractions are in [0, 1]; averages are over the
+/// metric samples after the warm-up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PolicyResult {
+    /// The policy.
+    pub policy: Policy,
+    /// Time-average fraction of hosts without VMs.
+    pub empty_hosts: f64,
+    /// `empty_hosts` minus the best-fit baseline's on the same arrivals, percentage points (0 for best fit).
+    pub empty_hosts_pp_vs_best_fit: f64,
+    /// Time-average of (cores on empty hosts / all free cores); samples without free cores are skipped.
+    pub empty_to_free: f64,
+    /// Time-average of (allocated cores on non-empty hosts / cores of non-empty hosts).
+    pub packing_density: f64,
+    /// Time-average fraction of all cores allocated.
+    pub allocation: f64,
+    /// Free cores left after inflation / all cores, averaged over the stranding samples (NaN-free: 0 when none).
+    pub stranded_cpu: f64,
+    /// Free memory left after inflation / all memory, averaged over the stranding samples.
+    pub stranded_mem: f64,
+    /// Live migrations started (0 without defragmentation).
+    pub migrations: u64,
+    /// Queued migrations dropped because the VM exited first (saved migrations).
+    pub migrations_saved: u64,
+    /// Migrations that found no target (the drain of that host was abandoned).
+    pub migration_failures: u64,
+    /// Hosts drained by the defragmentation.
+    pub drained_hosts: u64,
+    /// With defragmentation: the counts of the run in ascending start-time order (the baseline order of
+    /// §5.6, which chose the drains); `migrations`, `migrations_saved` and `drained_hosts` are then those of the
+    /// LARS order on the same trajectory ([`super::lars::replay_migrations`]); `None` otherwise.
+    pub start_order: Option<MigrationCounts>,
+    /// With defragmentation: the LARS order's counts on the same trajectory (as `migrations`,
+    /// `migrations_saved`, `drained_hosts`, with how many drains it reorders and how many VMs wait).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lars: Option<MigrationCounts>,
+    /// With defragmentation: a random order's counts on the same trajectory (a second baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_order: Option<MigrationCounts>,
+    /// With defragmentation: the closed-loop comparison, the baseline run's drain actions `(check, host)`
+    /// replayed in a whole new simulation in start-time order (this field) and in the LARS order
+    /// (`closed_loop_lars`), each choosing its own migration targets, so that the pool's states diverge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_loop_start_order: Option<MigrationCounts>,
+    /// With defragmentation: the LARS order in the closed-loop comparison (see `closed_loop_start_order`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_loop_lars: Option<MigrationCounts>,
+    /// Placement and class counters ([`super::sim::SimConfig::diagnostics`]; `None` when not asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Diagnostics>,
+    /// VMs no host could take, over the whole run.
+    pub failures: u64,
+    /// Of those, after the warm-up.
+    pub failures_measured: u64,
+    /// Time-average of the theoretical optimum `⌊H·min_r(free_r / cap_r)⌋ / H` (App. G.2).
+    pub optimum_empty_hosts: f64,
+    /// Metric samples averaged.
+    pub samples: usize,
+    /// Stranding samples averaged.
+    pub stranding_samples: usize,
+    /// VMs that arrived.
+    pub arrivals: u64,
+    /// Events handled.
+    pub events: u64,
+    /// Empty-host fraction averaged per hour from time 0 (warm-up included), for the chart.
+    pub empty_series: Vec<f64>,
+    /// Every host's state hour by hour (not in the report: the run operation `timeline` gives it).
+    #[serde(skip)]
+    pub timeline: Timeline,
+}
+
+/// Host timeline code of an empty host.
+pub const TL_EMPTY: u8 = 0;
+/// Host timeline code of a host whose VMs are all migrating away (LARS drains).
+pub const TL_MIGRATING: u8 = 15;
+/// Added to a LAVA host's lifetime class when it is RECYCLING (`TL_RECYCLING + class`).
+pub const TL_RECYCLING: u8 = 16;
+
+/// The state of every host at the first metric sample of each hour, for the host-timeline view (seed 003
+/// §4.3, Fig. 5's picture of LAVA). Codes: [`TL_EMPTY`]; a lifetime class `1..=MAX_CLASS` ([`super::policies::lava::MAX_CLASS`]) for a host with VMs
+/// (LAVA: the host's class while it is OPEN; the other policies: the largest initial class of its VMs);
+/// [`TL_RECYCLING`] + class for a LAVA host that is RECYCLING; [`TL_MIGRATING`] for a host whose only VMs are
+/// migrating away.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// Hosts per row.
+    pub hosts: usize,
+    /// The hour of each row (hours since the window's start).
+    pub hours: Vec<u32>,
+    /// Row-major codes: `codes[row * hosts + host]`.
+    pub codes: Vec<u8>,
+}
+
+/// The pool as the samplers read it.
+#[derive(Clone, Copy)]
+pub struct PoolState<'a> {
+    /// The hosts.
+    pub hosts: &'a [Host],
+    /// Every job (arrival order).
+    pub jobs: &'a [Job],
+    /// `R̂_j(0)` per job, hours.
+    pub r0: &'a [f64],
+    /// The lifetime class per job (LAVA's, repredicted at migrations).
+    pub class: &'a [u8],
+    /// Total capacity per dimension.
+    pub total: [f64; DIMS],
+    /// Hosts by size (Σ_r cap_r / total_r) ascending, for the optimum of empty hosts.
+    pub by_size: &'a [usize],
+    /// Whether hosts carry LAVA's classes and states (timeline codes).
+    pub host_states: bool,
+    /// Metrics are measured from this time on, hours.
+    pub warmup_h: f64,
+}
+
+/// The running sums of one simulation's metrics, and the recent arrival shapes the inflation draws from.
+#[derive(Default)]
+pub struct Acc {
+    samples: usize,
+    empty: f64,
+    e2f: f64,
+    e2f_n: usize,
+    density: f64,
+    density_n: usize,
+    alloc: f64,
+    opt: f64,
+    series: Vec<(f64, usize)>,
+    timeline: Timeline,
+    strand_cpu: f64,
+    strand_mem: f64,
+    strand_n: usize,
+    /// VMs no host could take, over the whole run.
+    pub failures: u64,
+    /// Of those, after the warm-up.
+    pub failures_measured: u64,
+    /// VMs that arrived.
+    pub arrivals: u64,
+    /// The diagnostics' counters (the LAVA class moves are counted by the pool).
+    pub diag: Diagnostics,
+    long_arrivals: u64,
+    measured_arrivals: u64,
+    cost_sum: u64,
+    recent: Vec<[f64; DIMS]>,
+    recent_next: usize,
+}
+
+impl Acc {
+    /// Keeps an arrival's shape among the last [`INFLATION_RECENT`] (shapes without cores and memory are
+    /// skipped).
+    pub fn note_shape(&mut self, shape: [f64; DIMS]) {
+        if shape[0] > 0.0 || shape[1] > 0.0 {
+            if self.recent.len() < INFLATION_RECENT {
+                self.recent.push(shape);
+            } else {
+                self.recent[self.recent_next] = shape;
+            }
+            self.recent_next = (self.recent_next + 1) % INFLATION_RECENT;
+        }
+    }
+
+    /// Counts a measured arrival's placement on `host` (before it is placed) for [`Diagnostics`]: `long` is
+    /// LA-Binary's class of the VM, `key` the chosen host's `(tier, sub-tier, temporal cost)` under `rule`.
+    pub fn count_placement(
+        &mut self,
+        host: &Host,
+        long: bool,
+        key: (u8, u8, u8),
+        rule: &dyn PlacementRule,
+        s: &PoolState,
+        now: f64,
+    ) {
+        let empty = host.is_empty();
+        self.measured_arrivals += 1;
+        self.long_arrivals += long as u64;
+        let d = &mut self.diag;
+        d.placements += 1;
+        d.by_tier[rule.diag_tier(key, empty)] += 1;
+        if !empty && host_is_long(host, s.jobs, s.r0, now) != long {
+            if long {
+                d.long_on_short += 1;
+            } else {
+                d.short_on_long += 1;
+            }
+        }
+        self.cost_sum += key.2 as u64;
+        d.zero_cost += (key.2 == 0) as u64 as f64;
+    }
+
+    /// Appends every host's [`Timeline`] code as the row of `hour`.
+    fn record_timeline(&mut self, s: &PoolState, hour: usize) {
+        let tl = &mut self.timeline;
+        tl.hosts = s.hosts.len();
+        tl.hours.push(hour as u32);
+        for host in s.hosts {
+            tl.codes.push(if host.vms.is_empty() {
+                if host.ghosts.is_empty() {
+                    TL_EMPTY
+                } else {
+                    TL_MIGRATING
+                }
+            } else if s.host_states {
+                match host.state {
+                    State::Recycling => TL_RECYCLING + host.class,
+                    _ => host.class,
+                }
+            } else {
+                host.vms
+                    .iter()
+                    .map(|&v| s.class[v as usize])
+                    .max()
+                    .unwrap_or(1)
+            });
+        }
+    }
+
+    /// The metric sample at `now` (the per-hour series and timeline from time 0, the averages after the
+    /// warm-up).
+    pub fn sample(&mut self, s: &PoolState, now: f64) {
+        let n = s.hosts.len() as f64;
+        let total = s.total;
+        let mut empty = 0usize;
+        let mut empty_cores = 0.0;
+        let mut free = [0.0; DIMS];
+        let (mut alloc_nonempty, mut cores_nonempty) = (0.0, 0.0);
+        for host in s.hosts {
+            for r in 0..DIMS {
+                free[r] += host.cap[r] - host.used[r];
+            }
+            if host.is_empty() {
+                empty += 1;
+                empty_cores += host.cap[0];
+            } else {
+                alloc_nonempty += host.used[0];
+                cores_nonempty += host.cap[0];
+            }
+        }
+        let frac = empty as f64 / n;
+        let hour = now.floor().max(0.0) as usize;
+        // the optimum (App. G.2): the most hosts whose capacity the free capacity covers in every dimension,
+        // smallest hosts first (for identical hosts ⌊H·min_r(free_r / total_r)⌋)
+        let mut opt = 0usize;
+        let mut left = free;
+        for &h in s.by_size {
+            let c = s.hosts[h].cap;
+            if (0..DIMS).any(|r| c[r] > left[r] + EPS) {
+                break;
+            }
+            for r in 0..DIMS {
+                left[r] -= c[r];
+            }
+            opt += 1;
+        }
+        if self.series.len() <= hour {
+            self.record_timeline(s, hour);
+        }
+        if self.series.len() <= hour {
+            self.series.resize(hour + 1, (0.0, 0));
+        }
+        self.series[hour].0 += frac;
+        self.series[hour].1 += 1;
+        if now < s.warmup_h {
+            return;
+        }
+        self.samples += 1;
+        self.empty += frac;
+        if free[0] > EPS {
+            self.e2f += empty_cores / free[0];
+            self.e2f_n += 1;
+        }
+        if cores_nonempty > 0.0 {
+            self.density += alloc_nonempty / cores_nonempty;
+            self.density_n += 1;
+        }
+        self.alloc += 1.0 - free[0] / total[0];
+        self.opt += opt as f64 / n;
+        let (mut long, mut short, mut recycling) = (0usize, 0usize, 0usize);
+        for host in s.hosts {
+            if !host.vms.is_empty() {
+                if host_is_long(host, s.jobs, s.r0, now) {
+                    long += 1;
+                } else {
+                    short += 1;
+                }
+            }
+            recycling += (host.state == State::Recycling) as usize;
+        }
+        self.diag.long_hosts += long as f64 / n;
+        self.diag.short_hosts += short as f64 / n;
+        self.diag.recycling_hosts += recycling as f64 / n;
+    }
+
+    /// Inflation (ALGORITHMS.md §5.8): best-fit placements of shapes drawn from the recent arrivals until
+    /// [`INFLATION_FAILURES`] consecutive failures; the free capacity left is stranded. Draws from stream
+    /// `(seed, COMP_INFLATION, sample index)`.
+    pub fn strand(&mut self, s: &PoolState, seed: u64, now: f64) {
+        if now < s.warmup_h || self.recent.is_empty() {
+            return;
+        }
+        let mut used: Vec<[f64; DIMS]> = s.hosts.iter().map(|h| h.used).collect();
+        let mut rng = stream(seed, COMP_INFLATION, self.strand_n as u64);
+        let mut fails = 0;
+        let mut draws = 0usize;
+        let limit = 1000 * s.hosts.len() + 10_000;
+        while fails < INFLATION_FAILURES && draws < limit {
+            draws += 1;
+            let shape = self.recent[rng.random_range(0..self.recent.len())];
+            let mut best: Option<(f64, usize)> = None;
+            for (h, u) in used.iter().enumerate() {
+                let cap = &s.hosts[h].cap;
+                if fits(u, cap, &shape) {
+                    let sl = slack(u, cap);
+                    if best.is_none_or(|b| sl < b.0) {
+                        best = Some((sl, h));
+                    }
+                }
+            }
+            match best {
+                Some((_, h)) => {
+                    fails = 0;
+                    for (x, sh) in used[h].iter_mut().zip(shape) {
+                        *x += sh;
+                    }
+                }
+                None => fails += 1,
+            }
+        }
+        let total = s.total;
+        let hosts = s.hosts;
+        let free = |r: usize| {
+            used.iter()
+                .zip(hosts)
+                .map(|(u, h)| h.cap[r] - u[r])
+                .sum::<f64>()
+                / total[r]
+        };
+        self.strand_cpu += free(0);
+        self.strand_mem += if total[1] > 0.0 { free(1) } else { 0.0 };
+        self.strand_n += 1;
+    }
+
+    /// The result of `policy` from these sums: `long` is LA-Binary's one-shot class per job, `end` and
+    /// `warmup_h` the run's window (hours), `mig` the migration executor, `events` the events handled;
+    /// diagnostics only when `diagnostics`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn into_result(
+        mut self,
+        policy: Policy,
+        diagnostics: bool,
+        jobs: &[Job],
+        long: &[bool],
+        end: f64,
+        warmup_h: f64,
+        mig: &Migrations,
+        events: u64,
+    ) -> PolicyResult {
+        let timeline = std::mem::take(&mut self.timeline);
+        let a = &self;
+        let avg = |s: f64, n: usize| if n == 0 { 0.0 } else { s / n as f64 };
+        let diagnostics = diagnostics.then(|| {
+            let d = &a.diag;
+            let m = a.measured_arrivals as usize;
+            // core-hours over the measured window of every job, and of the jobs predicted long
+            let (mut all, mut long_h) = (0.0, 0.0);
+            for (j, job) in jobs.iter().enumerate() {
+                let h = (job.exit.min(end) - job.start.max(warmup_h)).max(0.0) * job.shape[0];
+                all += h;
+                if long[j] {
+                    long_h += h;
+                }
+            }
+            Diagnostics {
+                long_vms: avg(a.long_arrivals as f64, m),
+                long_core_hours: if all > 0.0 { long_h / all } else { 0.0 },
+                long_hosts: avg(d.long_hosts, a.samples),
+                short_hosts: avg(d.short_hosts, a.samples),
+                mean_temporal_cost: avg(a.cost_sum as f64, m),
+                zero_cost: avg(d.zero_cost, m),
+                recycling_hosts: avg(d.recycling_hosts, a.samples),
+                ..d.clone()
+            }
+        });
+        PolicyResult {
+            policy,
+            empty_hosts: avg(a.empty, a.samples),
+            empty_hosts_pp_vs_best_fit: 0.0,
+            empty_to_free: avg(a.e2f, a.e2f_n),
+            packing_density: avg(a.density, a.density_n),
+            allocation: avg(a.alloc, a.samples),
+            stranded_cpu: avg(a.strand_cpu, a.strand_n),
+            stranded_mem: avg(a.strand_mem, a.strand_n),
+            migrations: mig.started,
+            migrations_saved: mig.saved,
+            migration_failures: mig.failed,
+            drained_hosts: mig.drained,
+            start_order: None,
+            closed_loop_start_order: None,
+            closed_loop_lars: None,
+            lars: None,
+            random_order: None,
+            diagnostics,
+            failures: a.failures,
+            failures_measured: a.failures_measured,
+            optimum_empty_hosts: avg(a.opt, a.samples),
+            samples: a.samples,
+            stranding_samples: a.strand_n,
+            arrivals: a.arrivals,
+            events,
+            empty_series: a.series.iter().map(|&(s, n)| avg(s, n)).collect(),
+            timeline,
+        }
+    }
+}
