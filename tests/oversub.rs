@@ -218,7 +218,7 @@ fn an_exported_policy_evaluates_like_the_trained_row_and_foreign_files_are_refus
     };
     other(
         &|s| s.oversub.pm_mem_gb = 1536.0,
-        "pm_mem_gb: 384.0 in the file, 1536.0 here",
+        "pm_mem_gb: 424.0 in the file, 1536.0 here",
     );
     other(
         &|s| s.oversub.arrival_order = packlab::models::oversub::ArrivalOrder::Subscriber,
