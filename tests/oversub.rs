@@ -43,7 +43,7 @@ fn report(sc: &Scenario, files: &[InputFile]) -> OversubReport {
 #[test]
 fn grid_saves_one_minus_x_and_hot_rates_fall_with_x() {
     let xs = [0.2, 0.3, 0.4, 0.6, 0.8, 1.0];
-    // Memory that never binds (at the default 384 GB it binds at 2·B requested cores, so every rate ≤ 0.5
+    // Memory that never binds (at the default 424 GB it binds at ≈ 2.2·B requested cores, so every rate ≤ 0.45
     // packs alike and only the best-fit choices differ).
     let sc = scenario(|p| {
         p.pm_mem_gb = 1536.0;
@@ -218,7 +218,7 @@ fn an_exported_policy_evaluates_like_the_trained_row_and_foreign_files_are_refus
     };
     other(
         &|s| s.oversub.pm_mem_gb = 1536.0,
-        "pm_mem_gb: 384.0 in the file, 1536.0 here",
+        "pm_mem_gb: 424.0 in the file, 1536.0 here",
     );
     other(
         &|s| s.oversub.arrival_order = packlab::models::oversub::ArrivalOrder::Subscriber,

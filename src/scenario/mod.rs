@@ -69,6 +69,9 @@ pub const DEFAULTS_SETS: &[&str] = &[
     include_str!("defaults-11.json"),
     // + C2MARL's delayed cost credit (`cost_credit: creation`), η_λ = 20, λ_max = 1,000 (issue 25)
     include_str!("defaults-12.json"),
+    // + the oversubscription model calibrated at the paper's 500 PMs against seed 001 Tables 1 and 5 (424 GB per
+    //   PM, occupancy 0.5; results/001/calibration.md; issue 25)
+    include_str!("defaults-13.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;

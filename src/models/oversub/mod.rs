@@ -258,9 +258,10 @@ pub struct OversubParams {
     pub subscribers: u32,
     /// PM CPU capacity B, cores.
     pub pm_cores: f64,
-    /// PM memory, GB. Default 384 (issue 25's calibration search against seed 001 Table 5,
-    /// results/001/calibration.md; 1,536 until defaults set 8): at 4 GB per requested core memory binds at
-    /// 96 requested cores per PM, 2·B, so rates below 0.5 pack no denser than 0.5.
+    /// PM memory, GB. Default 424 (issue 25's calibration search at 500 PMs against seed 001 Tables 1 and 5,
+    /// results/001/calibration.md; 384 in sets 9–12, 1,536 until set 8): at 4 GB per requested core memory
+    /// binds at 106 requested cores per PM, ≈ 2.2·B, so rates below ≈ 0.45 pack about as densely as 0.45
+    /// (seed 001 Table 1's Grid-0.2 is hot about as often as Grid-0.4, so memory binds there too).
     pub pm_mem_gb: f64,
     /// PM network, Gb/s.
     pub pm_net_gbps: f64,
@@ -286,7 +287,8 @@ pub struct OversubParams {
     /// Hours T per episode (120 = five weekdays).
     pub hours: u32,
     /// Requested cores alive as a fraction of the cluster's cores (without oversubscription), on average: sets
-    /// the arrival rate by Little's law. Default 0.4 (issue 25's calibration search; 0.5 until defaults set 8).
+    /// the arrival rate by Little's law. Default 0.5 (issue 25's calibration search at 500 PMs; 0.4 in sets
+    /// 9–12).
     pub occupancy: f64,
     /// The action set of C2MARL (rates in (0, 1]).
     pub actions: Vec<f64>,
@@ -318,8 +320,8 @@ pub struct OversubParams {
 
 impl Default for OversubParams {
     /// The defaults: E1.1, the preset's policies, ALGORITHMS.md §3.7 (B = 48 cores, β = 0.6, δ = 1/40,
-    /// T = 120), the settings calibrated against seed 001 Table 5 (results/001/calibration.md: 384 GB per PM,
-    /// occupancy 0.4, mixed arrivals; defaults set 10), 100 evaluation and 200 training episodes (the paper's 300
+    /// T = 120), the settings calibrated at 500 PMs against seed 001 Tables 1 and 5 (results/001/calibration.md:
+    /// 424 GB per PM, occupancy 0.5, mixed arrivals; defaults set 13), 100 evaluation and 200 training episodes (the paper's 300
     /// and 1,800 are a CLI flag away).
     fn default() -> Self {
         OversubParams {
@@ -328,7 +330,7 @@ impl Default for OversubParams {
             pms: 0,
             subscribers: 0,
             pm_cores: 48.0,
-            pm_mem_gb: 384.0,
+            pm_mem_gb: 424.0,
             pm_net_gbps: 40.0,
             base: [0.05, 0.15],
             amplitude: [0.05, 0.25],
@@ -338,7 +340,7 @@ impl Default for OversubParams {
             beta: 0.6,
             delta: 1.0 / 40.0,
             hours: 120,
-            occupancy: 0.4,
+            occupancy: 0.5,
             actions: vec![0.2, 0.3, 0.4, 0.5, 0.6, 1.0],
             eval_episodes: 100,
             train_episodes: 200,
