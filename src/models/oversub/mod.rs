@@ -31,7 +31,7 @@ pub use experiment::{OversubReport, OversubRun, OversubStep};
 use crate::experiment::RunError;
 use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::substrate::error::{FieldError, FieldErrors};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 /// Component ids of the model's random streams ([`crate::substrate::rng::stream`]).
 pub mod component {
@@ -128,7 +128,8 @@ pub struct SectionSetup {
 /// A rate policy (§3.4 and the two further baselines). Serialized as its name: `grid:X`, `ma`, `sl`,
 /// `peak:pP` (e.g. `peak:p95`), `peak:Nsigma` (e.g. `peak:3sigma`), `gpa:A` (α, e.g. `gpa:0.95`),
 /// `c2marl:A` (trained in the run at safety level α) or `c2marl:FILE` (a trained policy file given as input).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub enum Policy {
     /// Every subscriber's rate is `x` at every hour.
     Grid(f64),
@@ -230,16 +231,18 @@ impl Policy {
     }
 }
 
-impl Serialize for Policy {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.name())
+/// Read from its name (serde's `try_from`; a bad name's message is `parse`'s).
+impl TryFrom<String> for Policy {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        Policy::parse(&s)
     }
 }
 
-impl<'de> Deserialize<'de> for Policy {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Policy::parse(&s).map_err(serde::de::Error::custom)
+/// Written as its name (serde's `into`).
+impl From<Policy> for String {
+    fn from(p: Policy) -> String {
+        p.name()
     }
 }
 

@@ -1,7 +1,7 @@
 //! The policy spec strings of the reservation model (seed 004 §3; ALGORITHMS.md §6.3): `on-demand`,
 //! `greedy`, `basic-econ[:lp|:spread|:linear][:penalty]` ([`Policy`]: algorithm, predictor, penalty).
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// The scheduling algorithm of a policy (§6.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -28,7 +28,8 @@ pub enum Predictor {
 /// A policy: algorithm, predictor and the late-start penalty. Serialized as its name: `on-demand`, `greedy`,
 /// `basic-econ` (= `basic-econ:lp`), `basic-econ:spread`, `basic-econ:linear`, each BASIC_ECON name optionally
 /// followed by `:penalty` (the exponential penalty for later scheduling).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct Policy {
     /// The algorithm.
     pub algorithm: Algorithm,
@@ -98,15 +99,17 @@ impl Policy {
     }
 }
 
-impl Serialize for Policy {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.name())
+/// Read from its name (serde's `try_from`; a bad name's message is `parse`'s).
+impl TryFrom<String> for Policy {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        Policy::parse(&s)
     }
 }
 
-impl<'de> Deserialize<'de> for Policy {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        Policy::parse(&s).map_err(serde::de::Error::custom)
+/// Written as its name (serde's `into`).
+impl From<Policy> for String {
+    fn from(p: Policy) -> String {
+        p.name()
     }
 }
