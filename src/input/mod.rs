@@ -25,8 +25,7 @@ pub const MAX_FILES: usize = 100_000;
 pub const MAX_INFLATED_BYTES: usize = MAX_UPLOAD_BYTES;
 /// Longest line of a text input, bytes: 4 MiB (a wide trace of a year of 5-minute samples is about 1 MiB).
 pub const MAX_LINE_BYTES: usize = 4 << 20;
-/// Longest field of a text input (an item or VM id, a number, a CSV cell), bytes: 4,096.
-pub const MAX_FIELD_BYTES: usize = 4096;
+pub use parse::MAX_FIELD_BYTES;
 
 /// One input file: its name (a path relative to the upload, e.g. `20110303/vm1`) and its bytes.
 #[derive(Clone, Debug)]

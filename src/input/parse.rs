@@ -1,7 +1,10 @@
 //! Field parsing shared by the usage and record readers: CSV records with 1-based line and column positions,
 //! checked numbers (finite, non-negative, bounded), positioned errors and blank-skipping line iteration.
 
-use super::TraceError;
+use crate::substrate::error::TraceError;
+
+/// Longest field of a text input (an item or VM id, a number, a CSV cell), bytes: 4,096.
+pub const MAX_FIELD_BYTES: usize = 4096;
 
 /// Clips a field for an error message (at most 40 characters).
 pub(crate) fn clip(s: &str) -> String {
@@ -58,13 +61,13 @@ impl Row<'_> {
             .get(k)
             .map(str::trim)
             .ok_or_else(|| self.err(k, format!("missing the {what} field")))?;
-        if f.len() > crate::input::MAX_FIELD_BYTES {
+        if f.len() > MAX_FIELD_BYTES {
             return Err(self.err(
                 k,
                 format!(
                     "the {what} field of {} bytes exceeds the limit of {} bytes",
                     f.len(),
-                    crate::input::MAX_FIELD_BYTES
+                    MAX_FIELD_BYTES
                 ),
             ));
         }

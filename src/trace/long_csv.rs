@@ -3,7 +3,8 @@
 //! set of times; items keep the order of their first appearance, samples are sorted by time.
 
 use super::planetlab::clip;
-use super::{TraceFormat, TraceReader, UsageTrace};
+use super::format::{TraceFormat, TraceReader};
+use super::usage::UsageTrace;
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
 use std::collections::HashMap;
 

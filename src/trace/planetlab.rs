@@ -2,7 +2,8 @@
 //! VM id, one CPU % value (0–100, integers in the real data) per line, one line per 5-minute interval.
 //! A `.zip` of such a folder is read too (the browser's upload path).
 
-use super::{TraceFormat, TraceReader, Unit, UsageTrace};
+use super::format::{TraceFormat, TraceReader};
+use super::usage::{Unit, UsageTrace};
 use crate::input::{
     inflate_bounded, maybe_gunzip, utf8, InputFile, TraceError, MAX_FILES, MAX_VALUES,
 };

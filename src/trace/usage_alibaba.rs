@@ -5,11 +5,11 @@
 //! Source: ../shared/data/alibaba-v2018-machines/SOURCE.md (first 100,002 rows: 16 machines, 8 days).
 //! Host-level utilisation for hot-machine frequencies (seed 001, ALGORITHMS.md §3.1 "hot" PMs).
 
-use super::TimedUsage;
+use super::usage::TimedUsage;
 use crate::input::parse::{clip, for_each_record};
 use crate::input::{check_upload, MAX_TIME_S};
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
-use crate::trace::UsageTrace;
+use super::usage::UsageTrace;
 use std::collections::HashMap;
 
 /// How [`read_alibaba_machine_usage`] resamples and which machines it keeps.

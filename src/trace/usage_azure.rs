@@ -6,11 +6,11 @@
 //! §3.6: hour-of-day mean and s.d. from the trace) and averaged-vs-peak packing (seed 002 E2.3).
 
 use super::align::{align_exact, nominal_interval};
-use super::TimedUsage;
+use super::usage::TimedUsage;
 use crate::input::parse::{clip, for_each_record};
 use crate::input::{check_upload, MAX_TIME_S};
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
-use crate::trace::{Unit, UsageTrace};
+use super::usage::{Unit, UsageTrace};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 

@@ -9,7 +9,9 @@
 //! comments. Item ids may contain spaces but not tabs.
 
 use super::planetlab::clip;
-use super::{TraceFormat, TraceReader, Unit, UsageBuilder, UsageTrace};
+use super::format::{TraceFormat, TraceReader};
+use super::builder::UsageBuilder;
+use super::usage::{Unit, UsageTrace};
 use crate::input::{InputFile, TextLines, TraceError, MAX_VALUES};
 
 /// Reader of the wide format.

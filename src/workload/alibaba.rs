@@ -4,10 +4,9 @@
 //! Source: ../shared/data/alibaba-gpu-v2023-openb/SOURCE.md. A real arrival/size/lifetime workload against a
 //! real node inventory for lifetime-aware allocation (seed 003, ALGORITHMS.md §5.7) and empty-host measurement.
 
-use super::{
-    Host, Vm, Workload, WorkloadFormat, WorkloadReader, MAX_CORES, MAX_GPUS, MAX_HOSTS,
-    MAX_MEMORY_GB, MAX_VMS,
-};
+use super::format::WorkloadFormat;
+use super::reader::WorkloadReader;
+use super::record::{Host, Vm, Workload, MAX_CORES, MAX_GPUS, MAX_HOSTS, MAX_MEMORY_GB, MAX_VMS};
 use crate::input::parse::{clip, for_each_record, Row};
 use crate::input::{check_upload, MAX_TIME_S};
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError};

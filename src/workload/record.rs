@@ -1,7 +1,24 @@
 //! The records of a workload: VMs (or jobs, pods) with their shape, owner, lifetime and usage, and hosts
-//! (ALGORITHMS.md §1.1). The one VM record of the engine: every reader of VM/job records returns these.
+//! (ALGORITHMS.md §1.1), the [`Workload`] holding them, and the limits every reader checks. The one VM record of
+//! the engine: every reader of VM/job records returns these.
 
+use super::format::WorkloadFormat;
+use crate::input::TraceError;
+use crate::trace::UsageTrace;
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// Most VM records one workload may hold: 3 million (the whole Azure V2 vmtable has 2,695,548 VMs; at about
+/// 300 bytes per record this bounds a workload to about 1 GB). Checked while reading, before the record is stored.
+pub const MAX_VMS: usize = 3_000_000;
+/// Most hosts one node list may hold: 1 million.
+pub const MAX_HOSTS: usize = 1_000_000;
+/// Largest accepted core count of one VM or host.
+pub const MAX_CORES: f64 = 1e6;
+/// Largest accepted memory of one VM or host, GB.
+pub const MAX_MEMORY_GB: f64 = 1e8;
+/// Largest accepted GPU count of one VM or host.
+pub const MAX_GPUS: f64 = 1e5;
 
 /// Lifetime CPU statistics of a VM as the source gives them (Azure vmtable `avgcpu`, `maxcpu`, `p95maxcpu`),
 /// in VM units (percent / 100).
@@ -29,7 +46,7 @@ pub struct SeriesRef {
 pub struct UsageRef {
     /// Lifetime statistics given by the source (Azure vmtable), VM units.
     pub stats: Option<CpuStats>,
-    /// The VM's series in a usage trace (set by [`super::Workload::attach_usage`]).
+    /// The VM's series in a usage trace (set by [`Workload::attach_usage`]).
     pub series: Option<SeriesRef>,
 }
 
@@ -60,7 +77,7 @@ pub struct Vm {
     pub started_s: Option<f64>,
     /// Deletion (exit) time, s, ≥ `created_s`; `None` = still alive when observation ended (right-censored).
     pub deleted_s: Option<f64>,
-    /// For a censored VM observed until before the workload's [`super::Workload::trace_end_s`]: the time it was last
+    /// For a censored VM observed until before the workload's [`Workload::trace_end_s`]: the time it was last
     /// known alive (the arrivals' `dev` split is censored at its cut 2,100,000 s). `None` otherwise.
     pub censored_at_s: Option<f64>,
     /// Lifetime bounds `[lo, hi]`, s, when the source gives the lifetime only as a bin (Azure arrivals:
@@ -106,4 +123,212 @@ pub struct Host {
     pub gpus: f64,
     /// GPU model (Alibaba: G1/G2/G3, T4, P100, V100M16, V100M32, A10), `None` for CPU-only nodes.
     pub model: Option<String>,
+}
+
+/// A workload: VM records in creation order (ties in file order), an optional node inventory, and the
+/// observation window `[trace_start_s, trace_end_s]` (s) that defines right-censoring.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// Name (folder, file or bundled id), used in messages and scenarios.
+    pub name: String,
+    /// Format it was read from.
+    pub source: WorkloadFormat,
+    /// VMs / jobs, sorted by `created_s` (stable: ties keep the file order).
+    pub vms: Vec<Vm>,
+    /// Node list (empty when the source has none).
+    pub hosts: Vec<Host>,
+    /// Start of the observation window, s (VMs created at or before it may have existed earlier: left-censored).
+    pub trace_start_s: f64,
+    /// End of the observation window, s: a VM with `deleted_s == None` was alive then.
+    pub trace_end_s: f64,
+    /// Facts about the conversion worth showing to a user (bucketed sizes, censoring rule, skipped data).
+    pub notes: Vec<String>,
+}
+
+/// Summary of a workload for display (counts, totals, window; all serde).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorkloadSummary {
+    /// Workload name.
+    pub name: String,
+    /// Format name.
+    pub source: WorkloadFormat,
+    /// Number of VMs.
+    pub vms: usize,
+    /// VMs whose deletion was not observed.
+    pub censored: usize,
+    /// Distinct tenants (0 when the source has none).
+    pub tenants: usize,
+    /// Distinct deployments (0 when the source has none).
+    pub deployments: usize,
+    /// Number of hosts.
+    pub hosts: usize,
+    /// Observation window start, s.
+    pub trace_start_s: f64,
+    /// Observation window end, s.
+    pub trace_end_s: f64,
+    /// Window length, hours.
+    pub span_hours: f64,
+    /// Total requested cores of all VMs.
+    pub vm_cores: f64,
+    /// Total requested memory of all VMs, GB.
+    pub vm_memory_gb: f64,
+    /// Total requested GPUs of all VMs.
+    pub vm_gpus: f64,
+    /// Total host cores.
+    pub host_cores: f64,
+    /// Total host memory, GB.
+    pub host_memory_gb: f64,
+    /// Total host GPUs.
+    pub host_gpus: f64,
+    /// Median lifetime of the uncensored VMs, s (0 when none).
+    pub median_lifetime_s: f64,
+    /// The workload's notes.
+    pub notes: Vec<String>,
+}
+
+impl Workload {
+    /// Number of VMs.
+    pub fn vm_count(&self) -> usize {
+        self.vms.len()
+    }
+
+    /// Number of hosts.
+    pub fn host_count(&self) -> usize {
+        self.hosts.len()
+    }
+
+    /// Number of right-censored VMs (deletion not observed).
+    pub fn censored_count(&self) -> usize {
+        self.vms.iter().filter(|v| v.is_censored()).count()
+    }
+
+    /// Length of the observation window, s (`trace_end_s − trace_start_s`).
+    pub fn time_span_s(&self) -> f64 {
+        self.trace_end_s - self.trace_start_s
+    }
+
+    /// Number of VMs alive at time `t` (s).
+    pub fn alive_at(&self, t: f64) -> usize {
+        self.vms.iter().filter(|v| v.alive_at(t)).count()
+    }
+
+    /// Links every VM whose id is an item of `trace` to that series ([`UsageRef::series`]); returns how many
+    /// VMs were linked (e.g. the 20 VMs of `deep_study_vms_metadata.csv` with their Azure 2019 readings).
+    pub fn attach_usage(&mut self, trace: &UsageTrace) -> usize {
+        let items: HashSet<&str> = trace.items.iter().map(String::as_str).collect();
+        let mut n = 0;
+        for v in &mut self.vms {
+            if items.contains(v.id.as_str()) {
+                v.usage.get_or_insert_with(UsageRef::default).series = Some(SeriesRef {
+                    trace: trace.name.clone(),
+                    item: v.id.clone(),
+                });
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Counts, totals and the window, for display.
+    pub fn summary(&self) -> WorkloadSummary {
+        let distinct = |f: fn(&Vm) -> Option<&String>| {
+            self.vms.iter().filter_map(f).collect::<HashSet<_>>().len()
+        };
+        let mut life: Vec<f64> = self
+            .vms
+            .iter()
+            .filter_map(|v| v.deleted_s.map(|d| d - v.created_s))
+            .collect();
+        life.sort_unstable_by(f64::total_cmp);
+        let median = match life.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => life[n / 2],
+            n => 0.5 * (life[n / 2 - 1] + life[n / 2]),
+        };
+        WorkloadSummary {
+            name: self.name.clone(),
+            source: self.source,
+            vms: self.vms.len(),
+            censored: self.censored_count(),
+            tenants: distinct(|v| v.tenant.as_ref()),
+            deployments: distinct(|v| v.deployment.as_ref()),
+            hosts: self.hosts.len(),
+            trace_start_s: self.trace_start_s,
+            trace_end_s: self.trace_end_s,
+            span_hours: self.time_span_s() / 3600.0,
+            vm_cores: self.vms.iter().map(|v| v.cores).sum(),
+            vm_memory_gb: self.vms.iter().map(|v| v.memory_gb).sum(),
+            vm_gpus: self.vms.iter().map(|v| v.gpus).sum(),
+            host_cores: self.hosts.iter().map(|h| h.cores).sum(),
+            host_memory_gb: self.hosts.iter().map(|h| h.memory_gb).sum(),
+            host_gpus: self.hosts.iter().map(|h| h.gpus).sum(),
+            median_lifetime_s: median,
+            notes: self.notes.clone(),
+        }
+    }
+
+    /// Final step of every reader: sorts VMs by creation time (stable) and checks that ids are unique, that
+    /// there is at least one VM and that the limits hold. Errors name the workload.
+    pub(crate) fn finish(mut self) -> Result<Workload, TraceError> {
+        if self.vms.is_empty() {
+            return Err(TraceError::new(
+                &self.name,
+                None,
+                None,
+                "the workload holds no VMs",
+            ));
+        }
+        if self.vms.len() > MAX_VMS || self.hosts.len() > MAX_HOSTS {
+            return Err(TraceError::new(
+                &self.name,
+                None,
+                None,
+                format!("more than {MAX_VMS} VMs or {MAX_HOSTS} hosts"),
+            ));
+        }
+        let ids = self.vms.iter().map(|v| ("VM", &v.id));
+        if let Some((what, id)) = ids
+            .chain(self.hosts.iter().map(|h| ("host", &h.id)))
+            .find(|(_, id)| id.len() > crate::input::MAX_FIELD_BYTES)
+        {
+            return Err(TraceError::new(
+                &self.name,
+                None,
+                None,
+                format!(
+                    "{what} id '{}' of {} bytes exceeds the limit of {} bytes",
+                    crate::input::parse::clip(id),
+                    id.len(),
+                    crate::input::MAX_FIELD_BYTES
+                ),
+            ));
+        }
+        let mut seen = HashSet::with_capacity(self.vms.len());
+        for v in &self.vms {
+            if !seen.insert(v.id.as_str()) {
+                return Err(TraceError::new(
+                    &self.name,
+                    None,
+                    None,
+                    format!("VM id '{}' appears twice", crate::input::parse::clip(&v.id)),
+                ));
+            }
+        }
+        let mut seen = HashSet::with_capacity(self.hosts.len());
+        for h in &self.hosts {
+            if !seen.insert(h.id.as_str()) {
+                return Err(TraceError::new(
+                    &self.name,
+                    None,
+                    None,
+                    format!(
+                        "host id '{}' appears twice",
+                        crate::input::parse::clip(&h.id)
+                    ),
+                ));
+            }
+        }
+        self.vms.sort_by(|a, b| a.created_s.total_cmp(&b.created_s));
+        Ok(self)
+    }
 }

@@ -7,7 +7,9 @@
 //! `io_bytes` = `[input, shuffle, output]`; cores, memory and lifetime are unknown in the source (0 cores, no
 //! deletion: the reservation model derives units and durations from the bytes, seed 004, ALGORITHMS.md §6.5).
 
-use super::{Vm, Workload, WorkloadFormat, WorkloadReader, MAX_VMS};
+use super::format::WorkloadFormat;
+use super::reader::WorkloadReader;
+use super::record::{Vm, Workload, MAX_VMS};
 use crate::input::parse::{clip, for_each_record};
 use crate::input::{check_upload, MAX_TIME_S};
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError};

@@ -14,7 +14,8 @@
 //! Units: hours for lifetimes and rates (per hour), vCPU cores and GB for shapes; the workload's times are
 //! seconds from its origin, as for every workload.
 
-use super::{Host, Vm, Workload, WorkloadFormat, MAX_VMS};
+use super::format::WorkloadFormat;
+use super::record::{Host, Vm, Workload, MAX_VMS};
 use crate::input::TraceError;
 use crate::substrate::error::{FieldError, FieldErrors};
 use crate::substrate::rng::{exp, normal, poisson, stream, uniform_open0};

@@ -650,9 +650,9 @@ pub fn write_arrivals_bundle(data: &AzureArrivals) -> String {
 /// Reads the bundle written by [`write_arrivals_bundle`], gzip-compressed or not. Errors name `file`, line and
 /// column.
 pub fn read_arrivals_bundle(file: &str, bytes: &[u8]) -> Result<AzureArrivals, TraceError> {
-    let bytes = super::maybe_gunzip(file, bytes)?;
+    let bytes = crate::input::maybe_gunzip(file, bytes)?;
     let bytes = &bytes[..];
-    let text = super::utf8(file, bytes)?;
+    let text = crate::input::utf8(file, bytes)?;
     let max_vms = MAX_BUNDLE_VMS.min((MAX_BUNDLE_VMS_PER_BYTE * text.len()).max(100_000));
     let mut it = text
         .lines()

@@ -5,13 +5,15 @@
 //! and deployment ids) and azure-v1-vm-arrivals-bergsma-sosp21 (see each SOURCE.md); the real arrivals drive
 //! lifetime-aware allocation (seed 003, ALGORITHMS.md §5.7) and the admission model (seed 000, §2.1).
 
-use super::{Vm, Workload, WorkloadFormat, WorkloadReader, MAX_VMS};
+use super::format::WorkloadFormat;
+use super::reader::WorkloadReader;
+use super::record::{Vm, Workload, MAX_CORES, MAX_MEMORY_GB, MAX_VMS};
 use crate::input::parse::{base, clip};
 use crate::input::{check_upload, MAX_TIME_S};
 pub mod arrivals;
 pub mod vmtable;
 
-use crate::input::{maybe_gunzip, utf8, InputFile, TraceError};
+use crate::input::{first_line, maybe_gunzip, utf8, InputFile, TraceError};
 use arrivals::{read_arrivals_bundle, read_arrivals_files, AzureArrivals, BUNDLE_MAGIC};
 use vmtable::{read_vmtable, VmTable, VmtableSchema};
 
@@ -64,7 +66,7 @@ fn vmtable_line(text: &str, header: bool, i: usize) -> Option<usize> {
 }
 
 /// Converts parsed vmtables `(table, its text)` into one workload (see [`AzureVmtableReader`]). The text is
-/// only used to name the line of a row that breaks a limit ([`MAX_TIME_S`], [`super::MAX_CORES`], …).
+/// only used to name the line of a row that breaks a limit ([`MAX_TIME_S`], [`MAX_CORES`], …).
 /// Errors: schemas differ between files, a time or size beyond the limits.
 pub fn vmtable_to_workload(name: &str, tables: &[(VmTable, &str)]) -> Result<Workload, TraceError> {
     let Some((first, _)) = tables.first() else {
@@ -88,8 +90,8 @@ pub fn vmtable_to_workload(name: &str, tables: &[(VmTable, &str)]) -> Result<Wor
         for (i, r) in t.rows.iter().enumerate() {
             // `deleted_s` is `None` only at or after the trace end, which is within the limit
             if r.deleted_s.is_some_and(|d| d > MAX_TIME_S)
-                || r.cores > super::MAX_CORES
-                || r.memory_gb > super::MAX_MEMORY_GB
+                || r.cores > MAX_CORES
+                || r.memory_gb > MAX_MEMORY_GB
             {
                 return Err(TraceError::new(
                     &t.name,
@@ -145,7 +147,7 @@ impl WorkloadReader for AzureArrivalsReader {
     fn read(&self, name: &str, files: &[InputFile]) -> Result<Workload, TraceError> {
         check_upload(name, files)?;
         let data = if let [one] = files {
-            if super::first_line(one).starts_with(BUNDLE_MAGIC) {
+            if first_line(one).starts_with(BUNDLE_MAGIC) {
                 let bytes = maybe_gunzip(&one.name, &one.bytes)?;
                 Some(read_arrivals_bundle(&one.name, &bytes)?)
             } else {

@@ -3,7 +3,7 @@
 
 use crate::input::parse::{col_of, err, lines};
 use crate::input::{TraceError, MAX_TIME_S};
-use crate::workload::{CpuStats, UsageRef, Vm};
+use crate::workload::record::{CpuStats, UsageRef, Vm};
 use serde::Serialize;
 
 /// Schema of an Azure public vmtable.
