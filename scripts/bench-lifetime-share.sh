@@ -2,7 +2,7 @@
 # Wall time, CPU time and peak memory of the lifetime model against the pool's share, natively:
 #   scripts/bench-lifetime-share.sh [LABEL] [BIN]
 # runs `packlab lifetime run --share S --json` (every policy) and `--policies best-fit` (the baseline alone)
-# at shares 0.1, 0.2, 0.5 and 1 on the bundled Azure 2017 arrivals under GNU time -v, once each, and appends
+# at shares 0.01, 0.1, 0.2, 0.5 and 1 on the bundled Azure 2017 arrivals under GNU time -v, once each, and appends
 # a block headed by LABEL and the commit to results/bench/lifetime-share.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +14,7 @@ mkdir -p results/bench
   echo "## $LABEL ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo '+changes'), $(date -u +%F))"
   echo "machine: $(nproc) cores, $(uname -m), load average $(cut -d' ' -f1-3 /proc/loadavg) (shared: wall > CPU when busy)"
   for policies in best-fit,la-binary,nilas,lava best-fit; do
-    for share in 0.1 0.2 0.5 1; do
+    for share in 0.01 0.1 0.2 0.5 1; do
       log=$(mktemp)
       /usr/bin/time -v "$BIN" lifetime run --share "$share" --policies "$policies" --json > /dev/null 2> "$log"
       wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log")

@@ -94,7 +94,7 @@ impl WorkloadReader for SwimReader {
                     deleted_s: None,
                     censored_at_s: None,
                     lifetime_range_s: None,
-                    io_bytes: Some(io),
+                    io_bytes: Some(Box::new(io)),
                     usage: None,
                 });
                 Ok(())
@@ -140,8 +140,8 @@ mod tests {
                 .unwrap();
         assert_eq!(w.vms.len(), 2);
         assert_eq!(w.vms[0].created_s, 49.0);
-        assert_eq!(w.vms[0].io_bytes, Some([740773.0, 2339561.0, 627471.0]));
-        assert_eq!(w.vms[1].io_bytes, Some([7.0, 0.0, 9.0]));
+        assert_eq!(w.vms[0].io_bytes.as_deref(), Some(&[740773.0, 2339561.0, 627471.0]));
+        assert_eq!(w.vms[1].io_bytes.as_deref(), Some(&[7.0, 0.0, 9.0]));
         assert_eq!(w.trace_end_s, 101.0);
         assert_eq!(w.source, WorkloadFormat::Swim);
     }

@@ -421,7 +421,7 @@ fn swim_jobs(w: &Workload, p: &EraParams, seed: u64) -> Result<(Vec<RawJob>, i64
                 ),
             ));
         }
-        let io = v.io_bytes.expect("checked");
+        let io = *v.io_bytes.as_deref().expect("checked");
         let (wu, t) = swim_shape(io, p.unit_bytes, p.max_units);
         shaped.push((a, wu, t, io));
     }

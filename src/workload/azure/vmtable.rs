@@ -204,14 +204,14 @@ pub fn read_vmtable(file: &str, text: &str) -> Result<VmTable, TraceError> {
             censored_at_s: None,
             lifetime_range_s: None,
             io_bytes: None,
-            usage: Some(UsageRef {
+            usage: Some(Box::new(UsageRef {
                 stats: Some(CpuStats {
                     avg: avg_cpu / 100.0,
                     max: max_cpu / 100.0,
                     p95_max: p95_max_cpu / 100.0,
                 }),
                 series: None,
-            }),
+            })),
         });
     }
     if rows.is_empty() {
