@@ -39,5 +39,15 @@ WASM="$CARGO_TARGET_DIR/$TARGET/$PROFILE_DIR/packlab.wasm"
 mkdir -p "$OUT_DIR"
 "$WASM_BINDGEN" --target "$BINDGEN_TARGET" "${FLAGS[@]}" --out-name "$OUT_NAME" --out-dir "$OUT_DIR" "$WASM"
 OUT_WASM="$OUT_DIR/${OUT_NAME}_bg.wasm"
+# The binding's TypeScript declarations (its public surface, with the doc comments) are checked in next to its
+# source, src/wasm/packlab.d.ts, so a change of the surface shows in review: UPDATE_TYPES=1 rewrites the copy;
+# otherwise a difference is reported, and fails the build under CI (CI set, as in GitHub Actions).
+TYPES="$OUT_DIR/$OUT_NAME.d.ts"
+if [ -n "${UPDATE_TYPES:-}" ]; then
+  cp "$TYPES" src/wasm/packlab.d.ts
+elif ! cmp -s "$TYPES" src/wasm/packlab.d.ts; then
+  echo "build-wasm: the binding's TypeScript declarations differ from src/wasm/packlab.d.ts (diff $TYPES src/wasm/packlab.d.ts); record them with UPDATE_TYPES=1 scripts/build-wasm.sh" >&2
+  [ -z "${CI:-}" ] || exit 1
+fi
 RAW=$(stat -c %s "$OUT_WASM"); GZ=$(gzip -9c "$OUT_WASM" | wc -c)
 printf 'build-wasm: %s  %d KiB raw, %d KiB gzip -9\n' "$OUT_WASM" $((RAW / 1024)) $((GZ / 1024))
