@@ -572,7 +572,17 @@ pub trait ModelDef {
     type Run: Experiment;
     /// Every problem of the section, field paths prefixed with `prefix` (e.g. `placement.`).
     fn validate(section: &Self::Section, prefix: &str) -> Vec<FieldError>;
-    /// Plans the run of a validated section with the scenario's master `seed`.
+    /// The error a run of `section` fails with when the section is invalid (field paths prefixed with `<id>.`):
+    /// by default its first problem. The CLI's per-model commands check their flags' section with it once; a
+    /// scenario is checked whole ([`crate::scenario::Scenario::into_valid`]).
+    fn check(section: &Self::Section) -> Result<(), RunError> {
+        match Self::validate(section, &format!("{}.", Self::INFO.id)).into_iter().next() {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        }
+    }
+    /// Plans the run of a section validated once before ([`ModelDef::check`], or the scenario's validation)
+    /// with the scenario's master `seed`; it does not validate the section again.
     fn start(section: &Self::Section, seed: u64, inputs: &Inputs) -> Result<Self::Run, RunError>;
     /// An operation of [`ModelInfo::ops`] on the section (and the scenario's `seed`) with JSON arguments; the
     /// answer is serialized with `ser`.

@@ -39,6 +39,8 @@ pub fn run_model<M: ModelDef>(
     what: &'static str,
     unit: &'static str,
 ) -> Result<(M::Run, <M::Run as Experiment>::Report), String> {
+    // the one validation of a section given by flags (a scenario file is validated by `into_valid`)
+    M::check(section).map_err(|e| e.to_string())?;
     let mut run = M::start(section, seed, inputs).map_err(|e| e.to_string())?;
     let mut progress = crate::progress::Progress::new(what, unit);
     let rep = run_to_end(&mut run, &mut |done, total| progress.update(done, total))

@@ -96,6 +96,16 @@ impl AdmissionExperiment {
         if let Some(e) = a.validate("admission.").into_iter().next() {
             return Err(e.into());
         }
+        AdmissionExperiment::planned(a, seed, browser)
+    }
+
+    /// Plans the run of a section already validated ([`crate::models::ModelDef::start`], after the scenario's one
+    /// validation); [`AdmissionExperiment::new`] validates first.
+    pub(crate) fn planned(
+        a: &AdmissionScenario,
+        seed: u64,
+        browser: bool,
+    ) -> Result<AdmissionExperiment, RunError> {
         if browser && a.params.importance.enabled {
             return Err(RunError::field(
                 "admission.params.importance.enabled",

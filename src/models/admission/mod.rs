@@ -71,7 +71,7 @@ impl ModelDef for AdmissionModel {
         seed: u64,
         inputs: &Inputs,
     ) -> Result<experiment::AdmissionExperiment, RunError> {
-        experiment::AdmissionExperiment::new(section, seed, inputs.browser)
+        experiment::AdmissionExperiment::planned(section, seed, inputs.browser)
     }
 
     /// `arms` (no args): every arm of the preset, `[{ label, kind, marginal, pseudo_obs, labelling }]`;

@@ -71,6 +71,12 @@ impl EraRun {
         if let Some(e) = params.validate("era.").into_iter().next() {
             return Err(e.into());
         }
+        EraRun::planned(w, params, seed)
+    }
+
+    /// Plans the run of a section already validated ([`crate::models::ModelDef::start`], after the scenario's one
+    /// validation); [`EraRun::new`] validates first.
+    pub(crate) fn planned(w: &Workload, params: &EraParams, seed: u64) -> Result<EraRun, RunError> {
         let setup = build(w, params, seed)?;
         let mut cells = Vec::new();
         for p in params.policy_list() {

@@ -61,7 +61,7 @@ impl ModelDef for EraModel {
 
     fn start(section: &EraParams, seed: u64, inputs: &Inputs) -> Result<EraRun, RunError> {
         let w = inputs.need_workload()?;
-        EraRun::new(w, section, seed)
+        EraRun::planned(w, section, seed)
     }
 
     /// The charts of this model's table ([`chart::draw`]).

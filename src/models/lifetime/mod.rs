@@ -76,7 +76,7 @@ impl ModelDef for LifetimeModel {
         inputs: &Inputs,
     ) -> Result<LifetimeRun, RunError> {
         let w = inputs.need_workload()?;
-        LifetimeRun::new(w, section, seed)
+        LifetimeRun::planned(w, section, seed)
     }
 
     /// The charts of this model's table ([`chart::draw`]).

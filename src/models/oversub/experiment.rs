@@ -411,6 +411,12 @@ impl OversubRun {
         if let Some(e) = params.validate("oversub.").into_iter().next() {
             return Err(e.into());
         }
+        OversubRun::planned(params, seed, inputs)
+    }
+
+    /// Plans the run of a section already validated ([`crate::models::ModelDef::start`], after the scenario's one
+    /// validation); [`OversubRun::new`] validates first.
+    pub(crate) fn planned(params: &OversubParams, seed: u64, inputs: &Inputs) -> Result<OversubRun, RunError> {
         let profiles = Profiles::of(params, seed)?;
         let means = profiles.arrival_means(params);
         let est = Estimates::fit(&profiles, params, &means, seed);

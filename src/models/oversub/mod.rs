@@ -542,7 +542,7 @@ impl ModelDef for OversubModel {
     }
 
     fn start(section: &OversubParams, seed: u64, inputs: &Inputs) -> Result<OversubRun, RunError> {
-        OversubRun::new(section, seed, inputs)
+        OversubRun::planned(section, seed, inputs)
     }
 
     /// `pretrained` (no arguments; the pretrained files among `inputs.files`): the scenario's C2MARL arms,

@@ -52,14 +52,14 @@ impl Cells for FrontierCells {
 }
 
 impl FrontierRun {
-    /// Builds the instance from `trace` with `params` and `seed` and plans one point per fit test of
-    /// [`frontier_specs`]. Errors: invalid parameters (naming the field), an empty observation set.
+    /// Builds the instance from `trace` with validated `params` ([`crate::models::ModelDef::start`]) and `seed`
+    /// and plans one point per fit test of [`frontier_specs`]. Errors: an empty observation set.
     pub fn new(
         trace: &UsageTrace,
         params: &PlacementParams,
         seed: u64,
     ) -> Result<FrontierRun, PlacementError> {
-        let instance = Instance::new(trace, params, seed)?;
+        let instance = Instance::planned(trace, params, seed)?;
         Ok(FrontierRun {
             item_names: trace.items.clone(),
             run: CellRun::new(FrontierCells {

@@ -206,6 +206,16 @@ impl Instance {
         if !errs.is_empty() {
             return Err(errs.into());
         }
+        Instance::planned(trace, params, seed)
+    }
+
+    /// [`Instance::new`] of parameters already validated ([`crate::models::ModelDef::start`], after the
+    /// scenario's one validation). Errors: a split that leaves O empty.
+    pub(crate) fn planned(
+        trace: &UsageTrace,
+        params: &PlacementParams,
+        seed: u64,
+    ) -> Result<Self, PlacementError> {
         let n = trace.items.len();
         if n == 0 || trace.samples == 0 {
             return Err(PlacementError {

@@ -124,6 +124,15 @@ impl ModelDef for PlacementModel {
         section.validate(prefix)
     }
 
+    /// Every problem in one message (as [`Instance::new`] reports them).
+    fn check(section: &PlacementParams) -> Result<(), RunError> {
+        let errs = section.validate("placement.");
+        if errs.is_empty() {
+            return Ok(());
+        }
+        Err(PlacementError::from(errs).into())
+    }
+
     fn start(
         section: &PlacementParams,
         seed: u64,
