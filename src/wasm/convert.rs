@@ -8,6 +8,18 @@ use crate::substrate::error::FieldError;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+/// The shapes of the error objects the exports throw, for the TypeScript declarations (`packlab.d.ts`):
+/// [`error_obj`], [`valid_scenario`]'s list of every bad field, [`trace_error`].
+#[wasm_bindgen(typescript_custom_section)]
+const TS_ERRORS: &'static str = r#"
+/** What every export throws: `{ kind, message, field? }`; an invalid scenario lists every bad field
+ * (`errors`), a file that cannot be read names its line and column. */
+export type PacklabError =
+    | { kind: "scenario" | "run" | "input" | "chart" | "internal"; message: string; field?: string }
+    | { kind: "scenario"; message: string; field: string; errors: { field: string; message: string }[] }
+    | { kind: "trace"; file: string; line: number | null; column: number | null; message: string; display: string };
+"#;
+
 /// What every export returns: a value, or a JS error object.
 pub(crate) type JsResult<T> = Result<T, JsValue>;
 pub(crate) fn to_js<T: Serialize + ?Sized>(v: &T) -> JsResult<JsValue> {

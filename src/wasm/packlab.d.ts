@@ -1,6 +1,15 @@
 /* tslint:disable */
 /* eslint-disable */
 
+/** What every export throws: `{ kind, message, field? }`; an invalid scenario lists every bad field
+ * (`errors`), a file that cannot be read names its line and column. */
+export type PacklabError =
+| { kind: "scenario" | "run" | "input" | "chart" | "internal"; message: string; field?: string }
+| { kind: "scenario"; message: string; field: string; errors: { field: string; message: string }[] }
+| { kind: "trace"; file: string; line: number | null; column: number | null; message: string; display: string };
+
+
+
 /**
  * An experiment in progress (any model). It keeps its state after the last step, for queries such as the
  * placement model's teaching view.
