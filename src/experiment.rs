@@ -576,7 +576,10 @@ pub trait ModelDef {
     /// by default its first problem. The CLI's per-model commands check their flags' section with it once; a
     /// scenario is checked whole ([`crate::scenario::Scenario::into_valid`]).
     fn check(section: &Self::Section) -> Result<(), RunError> {
-        match Self::validate(section, &format!("{}.", Self::INFO.id)).into_iter().next() {
+        match Self::validate(section, &format!("{}.", Self::INFO.id))
+            .into_iter()
+            .next()
+        {
             Some(e) => Err(e.into()),
             None => Ok(()),
         }

@@ -2,8 +2,8 @@
 //! (item, time) with usage in VM units (1.0 = one VM's full CPU). Every item must have samples at the same
 //! set of times; items keep the order of their first appearance, samples are sorted by time.
 
-use super::planetlab::clip;
 use super::format::{TraceFormat, TraceReader};
+use super::planetlab::clip;
 use super::usage::UsageTrace;
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
 use std::collections::HashMap;

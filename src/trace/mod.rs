@@ -28,10 +28,10 @@ pub mod usage_azure;
 pub mod usage_bitbrains;
 mod wide;
 
+pub use builder::UsageBuilder;
 pub use format::{TraceFormat, TraceReader};
 pub use long_csv::LongCsvReader;
 pub use planetlab::PlanetLabReader;
-pub use builder::UsageBuilder;
 pub use samples::{Samples, Series, SeriesIter};
 pub use usage::{HistogramBin, TimedUsage, TraceSummary, Unit, UsageTrace};
 pub use usage_alibaba::{read_alibaba_machine_usage_timed, MachineUsageOptions};

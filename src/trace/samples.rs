@@ -8,7 +8,6 @@
 //! trace is the same bit for bit whatever the storage (100,000 VMs × 288 integer percents: 29 MB instead of
 //! 230 MB of f64).
 
-
 /// Usage values in VM units, row-major items × samples, stored compactly (see the module documentation).
 /// Read like a slice of f64: `len`, indexing (`s[k]`), [`Samples::iter`], [`Samples::to_vec`]; compares
 /// equal to a `Vec<f64>` or array holding the same values.

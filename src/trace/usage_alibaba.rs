@@ -6,10 +6,10 @@
 //! Host-level utilisation for hot-machine frequencies (seed 001, ALGORITHMS.md §3.1 "hot" PMs).
 
 use super::usage::TimedUsage;
+use super::usage::UsageTrace;
 use crate::input::parse::{clip, for_each_record};
 use crate::input::{check_upload, MAX_TIME_S};
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
-use super::usage::UsageTrace;
 use std::collections::HashMap;
 
 /// How [`read_alibaba_machine_usage`] resamples and which machines it keeps.

@@ -7,10 +7,10 @@
 
 use super::align::{align_exact, nominal_interval};
 use super::usage::TimedUsage;
+use super::usage::{Unit, UsageTrace};
 use crate::input::parse::{clip, for_each_record};
 use crate::input::{check_upload, MAX_TIME_S};
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
-use super::usage::{Unit, UsageTrace};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 

@@ -6,11 +6,11 @@
 
 use super::align::{align_exact, nominal_interval};
 use super::usage::TimedUsage;
+use super::usage::{Unit, UsageTrace};
 use crate::input::parse::{base, clip, for_each_record};
 use crate::input::{check_upload, MAX_TIME_S};
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
 use crate::substrate::stats::sort_pairs;
-use super::usage::{Unit, UsageTrace};
 
 /// Largest accepted CPU usage, percent of the VM's provisioned capacity (Bitbrains usage may exceed 100 %
 /// when a VM bursts above its provisioned MHz; values beyond this bound are taken as corrupt).

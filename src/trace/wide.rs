@@ -8,9 +8,9 @@
 //! (VM units); `interval_s` is the sampling interval in seconds. Lines starting with `#` after the header are
 //! comments. Item ids may contain spaces but not tabs.
 
-use super::planetlab::clip;
-use super::format::{TraceFormat, TraceReader};
 use super::builder::UsageBuilder;
+use super::format::{TraceFormat, TraceReader};
+use super::planetlab::clip;
 use super::usage::{Unit, UsageTrace};
 use crate::input::{InputFile, TextLines, TraceError, MAX_VALUES};
 

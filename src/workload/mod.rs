@@ -32,8 +32,8 @@ pub use azure::{AzureArrivalsReader, AzureVmtableReader};
 pub use format::WorkloadFormat;
 pub use reader::WorkloadReader;
 pub use record::{
-    CpuStats, Host, SeriesRef, UsageRef, Vm, Workload, WorkloadSummary, MAX_CORES, MAX_GPUS, MAX_HOSTS,
-    MAX_MEMORY_GB, MAX_VMS,
+    CpuStats, Host, SeriesRef, UsageRef, Vm, Workload, WorkloadSummary, MAX_CORES, MAX_GPUS,
+    MAX_HOSTS, MAX_MEMORY_GB, MAX_VMS,
 };
 pub use swim::SwimReader;
 

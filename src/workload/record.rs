@@ -332,7 +332,10 @@ impl Workload {
         }
         // readers mostly emit creation order already (the arrivals, SWIM): a stable sort of sorted records is
         // the identity, so it is skipped, and with it the sort's scratch copy of half the records
-        if !self.vms.is_sorted_by(|a, b| a.created_s.total_cmp(&b.created_s).is_le()) {
+        if !self
+            .vms
+            .is_sorted_by(|a, b| a.created_s.total_cmp(&b.created_s).is_le())
+        {
             self.vms.sort_by(|a, b| a.created_s.total_cmp(&b.created_s));
         }
         Ok(self)

@@ -140,7 +140,10 @@ mod tests {
                 .unwrap();
         assert_eq!(w.vms.len(), 2);
         assert_eq!(w.vms[0].created_s, 49.0);
-        assert_eq!(w.vms[0].io_bytes.as_deref(), Some(&[740773.0, 2339561.0, 627471.0]));
+        assert_eq!(
+            w.vms[0].io_bytes.as_deref(),
+            Some(&[740773.0, 2339561.0, 627471.0])
+        );
         assert_eq!(w.vms[1].io_bytes.as_deref(), Some(&[7.0, 0.0, 9.0]));
         assert_eq!(w.trace_end_s, 101.0);
         assert_eq!(w.source, WorkloadFormat::Swim);

@@ -84,7 +84,11 @@ impl LifetimeRun {
 
     /// Plans the run of a section already validated ([`crate::models::ModelDef::start`], after the scenario's one
     /// validation); [`LifetimeRun::new`] validates first.
-    pub(crate) fn planned(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<LifetimeRun, RunError> {
+    pub(crate) fn planned(
+        w: &Workload,
+        params: &LifetimeParams,
+        seed: u64,
+    ) -> Result<LifetimeRun, RunError> {
         let pool = select(w, params, seed)?;
         let life: Vec<f64> = pool.jobs.iter().map(|j| j.life).collect();
         let repredicted: Box<dyn LifetimePredictor> = match params.predictor {

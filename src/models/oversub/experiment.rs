@@ -416,7 +416,11 @@ impl OversubRun {
 
     /// Plans the run of a section already validated ([`crate::models::ModelDef::start`], after the scenario's one
     /// validation); [`OversubRun::new`] validates first.
-    pub(crate) fn planned(params: &OversubParams, seed: u64, inputs: &Inputs) -> Result<OversubRun, RunError> {
+    pub(crate) fn planned(
+        params: &OversubParams,
+        seed: u64,
+        inputs: &Inputs,
+    ) -> Result<OversubRun, RunError> {
         let profiles = Profiles::of(params, seed)?;
         let means = profiles.arrival_means(params);
         let est = Estimates::fit(&profiles, params, &means, seed);
