@@ -155,7 +155,7 @@ impl<const N: usize> PartialEq<[f64; N]> for Samples {
     }
 }
 
-/// The usage series of one item ([`UsageTrace::series`]): a view of [`Samples`], read like `&[f64]`
+/// The usage series of one item ([`super::UsageTrace::series`]): a view of [`Samples`], read like `&[f64]`
 /// (`len`, indexing, [`Series::iter`] yielding f64 values in VM units).
 #[derive(Clone, Copy, Debug)]
 pub struct Series<'a>(View<'a>);
