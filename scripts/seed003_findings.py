@@ -46,6 +46,15 @@ def run(args):
     return " ".join(cmd), json.loads(out)
 
 
+def pool_hosts(args):
+    """The number of hosts of the pool `args` make (the table output's header; the JSON rows carry it only with
+    --alive-at-start), from a best-fit-only run."""
+    import re
+    out = subprocess.run([BIN, "lifetime", "run", "--policies", "best-fit"] + args, check=True, capture_output=True,
+                         text=True).stdout
+    return int(re.search(r"; (\d+) hosts,", out).group(1))
+
+
 # model metrics: the default learned model, then the sensitivity to its choices (every run trains on dev and
 # evaluates on every VM of test; the label names the change)
 METRIC_RUNS = [
@@ -124,10 +133,10 @@ def collect(seeds, out, quick):
         # of 90% of those hosts (peak demand ≈ 111% of capacity: failures), oracle, beside the default 95%
         for s in range(1, k + 1):
             args = ["--peak-allocation", "1.0", "--seed", str(s), "--stranding-h", "0"]
-            add(args, predictor="oracle", fuller="peak 1.0")
-            hosts = raw["runs"][-1]["results"][0]["hosts"]
+            hosts = pool_hosts(args + ["--size-with-alive"])
+            add(args, predictor="oracle", fuller="peak demand fills 100%", hosts=hosts)
             add(["--hosts", str(int(0.9 * hosts)), "--seed", str(s), "--stranding-h", "0"], predictor="oracle",
-                fuller="90% of the peak-1.0 hosts")
+                fuller="90% of those hosts", hosts=int(0.9 * hosts))
         # E3.5: LARS vs the start-time migration order on the same drain actions (oracle)
         for s in range(1, k + 1):
             add(["--defrag", "--policies", "nilas", "--seed", str(s), "--stranding-h", "0"], defrag=True)
@@ -246,16 +255,17 @@ def lava_vs_nilas_lines(table, alive, over):
     return lines
 
 
-def fuller_lines(raw, table):
+def fuller_lines(raw, table, alive):
     """The fuller-pool ablation (review-27-s4 item 12): E3.1 oracle in the default pool (peak demand fills 95%), a
     pool whose peak demand fills all of it, and one of 90% of those hosts (failures), Δ empty hosts vs best fit
     (pp), mean ± 95% CI half-width over the same pools."""
     runs = [r for r in raw["runs"] if "fuller" in r]
     if not runs:  # runs stored before the ablation
         return []
-    by = {}
+    by, hosts = {}, {}
     for r in runs:
         by.setdefault(r["fuller"], []).append(r["results"])
+        hosts.setdefault(r["fuller"], []).append(r["hosts"])
     n = len(next(iter(by.values())))
     lines = ["", f"A fuller pool (oracle, pools 1–{n}): the default pool is sized so the peak demand fills 95% of it "
              "(mean allocation ~59%, best fit already leaves ~28% of hosts empty); here it fills 100%, and then 90% of "
@@ -264,15 +274,16 @@ def fuller_lines(raw, table):
              "| pool | hosts | allocation % | best fit empty % | optimum % | LA-Binary Δ pp | NILAS Δ pp | LAVA Δ pp | "
              "failures best fit / LA-Binary / NILAS / LAVA (mean) | NILAS verdict |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
-    pools = [("default (peak demand fills 95%)", [[table[("oracle", p)][i] for p in POLICIES] for i in range(n)])]
-    pools += [(name, rs) for name, rs in by.items()]
-    for name, rs in pools:
+    pools = [("default (peak demand fills 95%)", [[table[("oracle", p)][i] for p in POLICIES] for i in range(n)],
+              [r["hosts"] for r in alive[("oracle", "best-fit")][:n]])]
+    pools += [(name, rs, hosts[name]) for name, rs in by.items()]
+    for name, rs, hs in pools:
         get = lambda p: [next(x for x in rows if x["policy"] == p) for rows in rs]
         bf = get("best-fit")
         cells = [pm([x["empty_hosts_pp_vs_best_fit"] for x in get(p)]) for p in ["la-binary", "nilas", "lava"]]
         fails = " / ".join(f"{statistics.mean(x['failures'] for x in get(p)):.0f}" for p in POLICIES)
         v = e31_verdict([x["empty_hosts_pp_vs_best_fit"] for x in get("nilas")], PAPER_E31[("oracle", "nilas")])
-        lines.append(f"| {name} | {statistics.mean(x['hosts'] for x in bf):.0f} | "
+        lines.append(f"| {name} | {statistics.mean(hs):.0f} | "
                      f"{100 * statistics.mean(x['allocation'] for x in bf):.1f} | "
                      f"{100 * statistics.mean(x['empty_hosts'] for x in bf):.2f} | "
                      f"{100 * statistics.mean(x['optimum_empty_hosts'] for x in bf):.2f} | " + " | ".join(cells) +
@@ -642,7 +653,7 @@ def render(raw, metrics, quick):
             cells.append(pm([r["empty_hosts_pp_vs_best_fit"] for r in table[(label, p)][:s3]]))
         fl = [statistics.mean(r["failures"] for r in table[(label, p)][:s3]) for p in ["nilas", "lava"]]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {fl[0]:.0f} / {fl[1]:.0f} |")
-    lines += fuller_lines(raw, table)
+    lines += fuller_lines(raw, table, alive)
     lines += mean_arms(raw, table, e33, acc, k)
     lines += ["", "E3.7 — the paper's production A/B test of NILAS (seed 003 §6, ALGORITHMS.md §5.9): no run.", "",
               "| experiment | reported | paper | packlab | verdict |", "|---|---|---|---|---|",
