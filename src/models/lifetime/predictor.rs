@@ -119,7 +119,9 @@ impl NoisyEstimate {
 /// `L̂`). LAVA's first class, LA-Binary's class, NILAS's exit of an arriving VM and the one-shot ablation
 /// ([`OneShot`]: `max(L̂ − u, 0)`) all read it; the posterior serves the repredictions at `u > 0` (issue 27,
 /// review item 1: the posterior mean at u = 0 is ≥ 4.46 h at A = 0.9, which classed 98% of Azure VMs long).
-/// The median is `L̂` at `u = 0` by itself; the uncapped mean (sets 9–10) keeps its posterior mean there. A VM older than `L̂` keeps a positive,
+/// The median is `L̂` at `u = 0` by itself; the uncapped mean (sets 9–10) keeps its posterior mean there.
+/// "Posterior" as §5.2 defines it: the mixture keeps the prior weights `A` and `1 − A` (not re-weighted by the
+/// likelihood of the observed `L̂` under each component), and a clipped `L̂` is taken as exact. A VM older than `L̂` keeps a positive,
 /// continuous `R̂` from the log-normal component while `A < 1`; at `A = 1` it is 0 (the oracle's
 /// `max(T − u, 0)`).
 pub struct Noisy {
