@@ -44,6 +44,10 @@ pub struct LifetimeArgs {
     /// Hosts in the pool.
     #[arg(long)]
     pub hosts: Option<usize>,
+    /// With the pool sized to the share (no --hosts): the largest fraction of the pool the peak demand may
+    /// fill, in (0, 1] (default 0.95; 1.0 is the fuller pool of the seed 003 findings' ablation).
+    #[arg(long)]
+    pub peak_allocation: Option<f64>,
     /// Cores per host.
     #[arg(long)]
     pub host_cores: Option<f64>,
@@ -197,6 +201,7 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
         p;
         share = a.share,
         hosts = a.hosts,
+        peak_allocation = a.peak_allocation,
         host_cores = a.host_cores,
         host_memory_gb = a.host_memory,
         warmup_h = a.warmup_h,

@@ -3,7 +3,8 @@
 //!
 //! - flavour: requested cores and memory (the Azure 2017 arrivals have 16 flavours, SOURCE.md `flav_map.txt`);
 //! - tenant batch: the number of VMs of its deployment (the arrivals' tenant batch: one tenant's VMs in one
-//!   5-minute bin) and its position among them (workload order);
+//!   5-minute bin) and its position among them (workload order). The size counts the whole bin, VMs created
+//!   after this one in it included: at most 5 minutes of look-ahead [ours: the trace gives batches per bin];
 //! - calendar: hour of day and day of week of its creation. The trace's times are seconds from the Azure V1
 //!   trace's own origin (`t = 0` at its first 5-minute bin; the calendar date is not published), so this
 //!   assumes `t = 0` is 00:00 of a day in the trace's clock: hour = `⌊t / 3600⌋ mod 24`, day of week =

@@ -92,8 +92,8 @@ pub struct LifetimeParams {
     /// uncapped).
     pub noisy_estimate: predictor::NoisyEstimate,
     /// Whether predictions are repredicted with the uptime (`false`: the one-shot ablation
-    /// `max(R̂(0) − u, 0)`, the same model without the update). LA-Binary never repredicts (§5.5): it counts
-    /// `R̂(0)` down.
+    /// `max(L̂ − u, 0)` with `L̂ = R̂(0)` the first prediction, the same model without the update). LA-Binary
+    /// never repredicts (§5.5): it counts `L̂` down.
     pub reprediction: bool,
     /// The split simulated: a deployment prefix of the Azure 2017 arrivals (`dev` or `test`); the other split
     /// trains the distributional and learned predictors. Empty = every VM of the workload.

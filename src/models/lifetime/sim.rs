@@ -73,7 +73,7 @@ struct Pool<'a> {
     on: Vec<u32>,
     class: Vec<u8>,
     res_epoch: Vec<u32>,
-    /// `R̂_j(0)`, hours: the estimate at arrival (LAVA's first class, LA-Binary's one-shot `L̂`).
+    /// `R̂_j(0)`, hours: the estimate at uptime 0, `L̂` (LAVA's first class, LA-Binary's one-shot `L̂`).
     r0: Vec<f64>,
     long: Vec<bool>,
     placed: Vec<u32>,
@@ -477,7 +477,20 @@ fn run_full(
         rule: resolve(cfg.policy),
         hosts,
         on: vec![NONE; n],
-        class: r0.iter().map(|&r| lifetime_class(r)).collect(),
+        // LAVA's class at the VM's arrival in the simulation: at uptime 0, `LC(L̂)`; a VM alive at the
+        // warm-up's start (negative start, placed at 0) at its age, from its remaining time (review item 2)
+        class: jobs
+            .iter()
+            .zip(&r0)
+            .enumerate()
+            .map(|(j, (job, &r))| {
+                lifetime_class(if job.start < 0.0 {
+                    pred.remaining(j, -job.start)
+                } else {
+                    r
+                })
+            })
+            .collect(),
         res_epoch: vec![NONE; n],
         long: r0.iter().map(|&r| r > LA_BINARY_CUTOFF_H).collect(),
         r0,
@@ -760,6 +773,40 @@ mod tests {
         assert_eq!((r.failures, r.arrivals), (1, 3));
         // full over [0, 1) and [2, 3): 24 of the 48 samples of [0, 4) have no empty host
         assert!((r.empty_hosts - 0.5).abs() < 1e-12, "{}", r.empty_hosts);
+    }
+
+    /// LA-Binary classes by the first prediction `L̂` at A < 1 (ALGORITHMS.md §5.5; review item 1). 4,000
+    /// VMs of 0.5 h (short) at A = 0.9: a VM is long only when its prediction is wrong (probability 0.1) and
+    /// `log10 0.5 + 3Z > log10 2`, so the long share is 0.1·Q(log10 4 / 3) = 0.1·Q(0.2007) = 0.04205 (by
+    /// hand; ± 0.013 is 4 standard errors), and exactly the share of the drawn `L̂` above 2 h. (Classed by the
+    /// capped posterior mean at u = 0, ≥ 4.46 h, every VM was long.)
+    #[test]
+    fn la_binary_classes_noisy_predictions_by_their_first_prediction() {
+        use super::super::predictor::{Noisy, NoisyEstimate};
+        let n = 4000;
+        let jobs: Vec<Job> = (0..n).map(|k| job(k as f64 * 1e-3, 0.5, 1.0)).collect();
+        let life: Vec<f64> = jobs.iter().map(|j| j.life).collect();
+        let pred = Noisy::new(&life, 0.9, 7, 1, NoisyEstimate::CappedMean);
+        let r = simulate(&jobs, &pred, &cfg(Policy::LaBinary, 1, n as f64));
+        let long = r.diagnostics.unwrap().long_vms;
+        let drawn = (0..n).filter(|&j| pred.first(j) > 2.0).count() as f64 / n as f64;
+        assert_eq!(long, drawn);
+        assert!((long - 0.04205).abs() < 0.013, "{long}");
+    }
+
+    /// A VM alive at the warm-up's start gets its LAVA class from its remaining time, not its total (review
+    /// item 2). On two 10-core hosts, B (9.5 cores) started at −95 h and exits at 5 h: placed at 0 (baseline
+    /// best fit) it fills host 0 to 95%, RECYCLING in class LC(5 h) = 2 (code 16 + 2) through hours 0–3,
+    /// not LC(100 h) = 4; host 1 stays empty.
+    #[test]
+    fn alive_vm_gets_its_lava_class_from_its_remaining_time() {
+        let jobs = vec![job(-95.0, 100.0, 9.5)];
+        let pred = Oracle::new(vec![100.0]);
+        let mut c = cfg(Policy::Lava, 2, 10.0);
+        c.baseline_jobs = 1;
+        c.end = 4.0;
+        let r = simulate(&jobs, &pred, &c);
+        assert_eq!(r.timeline.codes, [TL_RECYCLING + 2, TL_EMPTY].repeat(4));
     }
 
     /// The diagnostics of the hand-worked example (two 4-core hosts, everything measured). LA-Binary: A
