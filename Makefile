@@ -7,7 +7,7 @@ CARGO ?= cargo
 T0 := $(shell date +%s)
 STAMP = @echo "== [$$(( $$(date +%s) - $(T0) )) s] $$(date -u +%T) $@"
 
-.PHONY: run test tree-save setup setup-native setup-web native wasm test-native test-web bench frontier oversub-pretrained findings findings-links findings-quick fuzz fuzz-smoke fuzz-smoke-build
+.PHONY: run test tree-save setup setup-native setup-web native wasm wasm-and-tests test-native test-web bench frontier oversub-pretrained findings findings-links findings-quick fuzz fuzz-smoke fuzz-smoke-build
 
 ## make run: set everything up, build the engine + wasm, serve the playground (PORT=... overrides)
 run: setup native wasm
@@ -54,9 +54,19 @@ test-native:
 	$(CARGO) test --locked --release --lib --bins --tests
 	$(CARGO) bench --locked --no-run
 
-test-web: native wasm
+test-web: native wasm-and-tests
 	$(STAMP)
 	bash scripts/test-web.sh
+
+## `make wasm` and the wasm-bindgen tests' debug build (scripts/test-web.sh build) side by side: the wasm build's
+## LTO (one codegen unit) keeps one core busy for most of its time; the test build's log is printed after it
+wasm-and-tests:
+	$(STAMP)
+	@mkdir -p test-artifacts
+	bash scripts/build-wasm.sh & wasm=$$!; \
+	bash scripts/test-web.sh build > test-artifacts/wasm-tests-build.log 2>&1; tests=$$?; \
+	wait $$wasm; built=$$?; sed 's/^/  wasm-bindgen tests build| /' test-artifacts/wasm-tests-build.log; \
+	[ $$built = 0 ] && [ $$tests = 0 ]
 
 ## the default frontier of the bundled trace, natively
 frontier: native
