@@ -7,16 +7,26 @@ CARGO ?= cargo
 T0 := $(shell date +%s)
 STAMP = @echo "== [$$(( $$(date +%s) - $(T0) )) s] $$(date -u +%T) $@"
 
-.PHONY: run test tree-save setup setup-native setup-web native wasm test-native test-web bench frontier oversub-pretrained findings findings-links findings-quick fuzz fuzz-smoke
+.PHONY: run test tree-save setup setup-native setup-web native wasm wasm-and-tests test-native test-web bench frontier oversub-pretrained findings findings-links findings-quick fuzz fuzz-smoke fuzz-smoke-build
 
 ## make run: set everything up, build the engine + wasm, serve the playground (PORT=... overrides)
 run: setup native wasm
 	bash scripts/serve.sh $(PORT)
 
 ## make test: set everything up and run every test (native engine + CLI, wasm bindings, browser end-to-end)
-test: tree-save setup test-native test-web fuzz-smoke
+test: tree-save fuzz-smoke-build setup test-native test-web fuzz-smoke
 	bash scripts/tree-clean.sh check
 	$(STAMP) done
+
+## the fuzz smoke's nightly build (~155 s of CPU at opt-level 1, scripts/fuzz.sh) in the background at nice 19, from
+## the start of `make test`: it uses what the other stages leave idle (downloads, links, the wasm build's
+## single-threaded LTO, the browser tests' waits); `make fuzz-smoke` waits for it (scripts/fuzz.sh's lock). Its log:
+## test-artifacts/fuzz-build.log. If an earlier stage fails, it finishes on its own.
+fuzz-smoke-build:
+	$(STAMP)
+	@mkdir -p test-artifacts
+	FUZZ_SMOKE=1 FUZZ_BUILD_ONLY=1 nohup nice -n 19 bash scripts/fuzz.sh > test-artifacts/fuzz-build.log 2>&1 &
+	@sleep 1
 
 tree-save:
 	bash scripts/tree-clean.sh save
@@ -44,9 +54,19 @@ test-native:
 	$(CARGO) test --locked --release --lib --bins --tests
 	$(CARGO) bench --locked --no-run
 
-test-web: native wasm
+test-web: native wasm-and-tests
 	$(STAMP)
 	bash scripts/test-web.sh
+
+## `make wasm` and the wasm-bindgen tests' debug build (scripts/test-web.sh build) side by side: the wasm build's
+## LTO (one codegen unit) keeps one core busy for most of its time; the test build's log is printed after it
+wasm-and-tests:
+	$(STAMP)
+	@mkdir -p test-artifacts
+	bash scripts/build-wasm.sh & wasm=$$!; \
+	bash scripts/test-web.sh build > test-artifacts/wasm-tests-build.log 2>&1; tests=$$?; \
+	wait $$wasm; built=$$?; sed 's/^/  wasm-bindgen tests build| /' test-artifacts/wasm-tests-build.log; \
+	[ $$built = 0 ] && [ $$tests = 0 ]
 
 ## the default frontier of the bundled trace, natively
 frontier: native

@@ -3,6 +3,10 @@
 #   FUZZ_SECONDS  seconds per target (default 60)        FUZZ_TARGETS  targets to run (default: all)
 #   FUZZ_SMOKE=1  the CI smoke of `make test`: when the nightly toolchain or cargo-fuzz cannot be installed
 #                 (no rustup, no network to the Rust dist server), it says so and exits 0 instead of failing.
+#   FUZZ_BUILD_ONLY=1  installs and builds, then stops (`make test` starts the smoke's build this way in the
+#                 background, at nice 19, so it uses the cores the other stages leave idle; see the Makefile).
+# One run at a time: a run waits for another one's build to finish (a lock on test-artifacts/fuzz.lock), so the
+# smoke after a background build only finds the targets built.
 # Needs the nightly toolchain (rustup) and cargo-fuzz (from crates.io into .tools/, installed when missing).
 # A crash, a hang (> 10 s on one input) or an OOM (> 2 GiB) fails the run; the input is kept in
 # fuzz/artifacts/<target>/ (add it to tests/fuzz-regressions/<target>/ with the fix). FUZZ_KEEP_GOING=1 goes
@@ -12,7 +16,14 @@ cd "$(dirname "$0")/.."
 export PATH="$PWD/.tools/bin:$PATH"
 SECS="${FUZZ_SECONDS:-60}"
 SMOKE="${FUZZ_SMOKE:-}"
-log() { printf 'fuzz: %s\n' "$*"; }
+log() { printf 'fuzz: %s %s\n' "$(date -u +%T)" "$*"; }
+mkdir -p test-artifacts
+exec 9>test-artifacts/fuzz.lock
+if ! flock -n 9; then
+  log "waiting for the fuzz build already running (make test's background build: test-artifacts/fuzz-build.log)"
+  flock 9
+  [ -n "${FUZZ_BUILD_ONLY:-}" ] || [ ! -f test-artifacts/fuzz-build.log ] || sed 's/^/  background| /' test-artifacts/fuzz-build.log
+fi
 unavailable() {
   if [ -n "$SMOKE" ]; then log "SKIPPED: $* (the fuzz smoke needs it; run 'make fuzz' where it is available)"; exit 0; fi
   echo "fuzz: $*" >&2; exit 1
@@ -43,6 +54,8 @@ fi
 TARGETS="${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^packlab-fuzz$')}"
 log "building the targets (nightly, coverage-instrumented release build, sanitizer: ${SAN[1]})"
 cargo +nightly fuzz build -O "${SAN[@]}" --fuzz-dir fuzz
+log "built"
+[ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
 BIN_DIR="fuzz/target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
 summary=()
 failed=0
