@@ -72,6 +72,9 @@ pub const DEFAULTS_SETS: &[&str] = &[
     // + the oversubscription model calibrated at the paper's 500 PMs against seed 001 Tables 1 and 5 (424 GB per
     //   PM, occupancy 0.5; results/001/calibration.md; issue 25)
     include_str!("defaults-13.json"),
+    // + the reservation model's E4.3 datacenter at 100,000 cores (the paper's 150,000 stays `packlab era run`'s
+    //   default): the playground's default view answers in under 10 s (issue 28)
+    include_str!("defaults-14.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;
