@@ -189,7 +189,7 @@ test('"Open the evidence" lists every links.json row with its link, and one link
     assert.equal(await page.getAttribute(card, 'data-state'), 'idle', `seed ${id}: no run started`);
     assert.equal((await page.textContent(rerun)).trim(), 'Run', `seed ${id}`);
     // and its cost is stated beside Run before anything runs: the stored run's native time and the browser's range
-    const cost = (await page.textContent(model === 'placement' ? '#cost' : `#${model}-cost`)).trim();
+    const cost = (await page.textContent(model === 'placement' ? '#run-cost' : `#${model}-cost`)).trim();
     if (want[k].seconds > 0) assert.match(cost, /^1 run of this scenario, about [0-9.]+( (s|min))?(–[0-9.]+ (s|min))? in this browser \(the stored run took [0-9.]+ (s|min) natively\)\.$/, `seed ${id}: ${cost}`);
     else assert.equal(cost, '1 run of this scenario (the time shows once the scenario has run).', `seed ${id}`);
   }
