@@ -118,6 +118,12 @@ test('every tab, visited once at 390 px and at 1366 px: chart text, folding, the
       assert.equal(await page.getAttribute(`#lesson-${id}`, 'open'), null, `${id}: lesson folded`);
       await page.waitForFunction((c) => document.querySelector(c)?.dataset.state === 'done', CARD[id], { timeout: 180_000 });
       found[390][id] = await redrawnProblems(page, id);
+      // every scrolling table of the view has the scroll cue (an edge shadow where columns go on), and at 390 px
+      // at least one table of the view is wider than its box, so the cue matters
+      const boxes = await page.$$eval(`#view-${id} .table-scroll`, (els) => els.map((el) => ({
+        cue: getComputedStyle(el).backgroundImage.split('radial-gradient').length - 1, wider: el.scrollWidth > el.clientWidth })));
+      assert.ok(boxes.length > 0 && boxes.every((b) => b.cue === 2), `${id}: scroll cues ${JSON.stringify(boxes)}`);
+      assert.ok(boxes.some((b) => b.wider), `${id}: a table wider than its box at 390 px`);
       await top(page);
       await page.screenshot({ path: artifact(`tab-${id}-390.png`), fullPage: false });
       const toggle = `#controls-toggle-${id}`;
