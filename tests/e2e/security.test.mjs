@@ -19,7 +19,8 @@ test('a link with a bad value, an unknown setting or a damaged payload: the engi
     [link({ placement: { capacity: 'four' } }), 'placement.capacity', /^must be a number, got string "four"$/],
     [link({ era: { bogus: 1 } }), 'era.bogus', /^'bogus' is not a setting here: remove it or correct its spelling \(the settings: preset, /],
     [link({ era: { horizon: 'never' } }), 'era.horizon', /^'never' is not one of the choices: open, no-arrivals, cut-windows$/],
-    [`${good}9`, undefined, /^the link is damaged/],
+    [`${good.slice(0, -1)}9`, undefined, /^the link is damaged: it was cut short or has extra characters at its end \(copy the whole link again\)$/],
+    [`${good.slice(0, 12)}*${good.slice(12)}`, undefined, /^the link is damaged: character 6 of its scenario data \('\*'\) cannot appear in a link/],
   ]) {
     let e = null;
     try { w.scenario_from_link(bad); } catch (x) { e = x; }
