@@ -3,13 +3,14 @@
 scenario it ran, as computed by the engine (`packlab <command> --print-link`, which builds the scenario the
 command runs and prints its link without running it). Writes results/<paper>/links.json, a list of rows
 
-    {"experiment", "arm", "link", "note", "command", "source"}
+    {"experiment", "arm", "link", "note", "command", "source", "seconds"}
 
 `link` is `./#s=v2.d<k>.…` (the playground page relative to the Findings page) or null when the command has a
 flag no scenario can hold (then `note` gives the engine's reason); `note` says what the link opens (which
 instance or seed of how many the row's table averages); `command` is the stored command the link was made from
 and `source` the raw results file holding it (tests/findings_links.rs reruns a few links and compares them with
-those stored results).
+those stored results); `seconds` is the native wall time of that stored run when the raw file records it (else
+null): the Findings page passes it with the link so the playground states the cost before anything runs.
 
 Runs that differ only by their instance (seed 002's trace days and random subsets) or seed (seeds 003 and 004)
 make one row with the first instance's link, and the note says so.
@@ -68,9 +69,9 @@ def strip_flags(command, names):
     return command
 
 
-def row(experiment, arm, command, source, what, refuse=None):
+def row(experiment, arm, command, source, what, refuse=None, seconds=None):
     """One links.json row; `what` says what the link opens (the engine's reason replaces it when refused;
-    `refuse`: a reason not to ask the engine)."""
+    `refuse`: a reason not to ask the engine; `seconds`: the stored run's native wall time, if recorded)."""
     link, why = (None, refuse) if refuse else ask_link(command)
     if link is not None:
         sc = decode(link.removeprefix("./#s="))
@@ -79,7 +80,7 @@ def row(experiment, arm, command, source, what, refuse=None):
             what += f"; the trace is an upload: open the link, then upload '{up['name']}' (SHA-256 {up['sha256'][:12]}…)"
     note = what if link is not None else f"no link: {why}"
     return {"experiment": experiment, "arm": arm, "link": link, "note": note, "command": command,
-            "source": source}
+            "source": source, "seconds": None if seconds is None else round(seconds, 1)}
 
 
 def grouped(runs, key):
@@ -98,7 +99,7 @@ def paper_000():
         yield row(r["experiment"], "every arm of the preset", c, src,
                   f"the whole preset at the stored scale: seed {flag(c, '--seed')}, {flag(c, '--runs')} runs per "
                   f"threshold, C = {flag(c, '--capacity')} cores, {flag(c, '--arrival-rate')} arrivals/h "
-                  f"({r['wall_s']:.0f} s natively when stored)")
+                  f"({r['wall_s']:.0f} s natively when stored)", seconds=r["wall_s"])
 
 
 def paper_001():
@@ -107,11 +108,12 @@ def paper_001():
         r = load(src)
         yield row(r["scenario"]["oversub"]["preset"], "every policy of the scenario", r["command"], src,
                   f"the stored scenario {r['command'].split()[-1]}; its C2MARL arms train for minutes "
-                  f"({r['seconds']:.0f} s natively when stored): press Run")
+                  f"({r['seconds']:.0f} s natively when stored): press Run", seconds=r["seconds"])
     src = "results/001/variants.json"
     for r in load(src):
         yield row(r["scenario"]["oversub"]["preset"] + " variant", r["label"], r["command"], src,
-                  f"the stored scenario {r['command'].split()[-1]} ({r['seconds']:.0f} s natively when stored)")
+                  f"the stored scenario {r['command'].split()[-1]} ({r['seconds']:.0f} s natively when stored)",
+                  seconds=r["seconds"])
 
 
 def paper_002():
@@ -175,14 +177,16 @@ def paper_004():
         groups.setdefault((r.get("setup", "swim-v1"), r.get("horizon", "open")), []).append(r)
     for (setup, horizon), g in groups.items():
         yield row(d["experiment"], f"{setup}, horizon {horizon}: every policy of the preset", g[0]["command"], src,
-                  f"seed {flag(g[0]['command'], '--seed')} of {len(g)} (the table averages the {len(g)} seeds)")
+                  f"seed {flag(g[0]['command'], '--seed')} of {len(g)} (the table averages the {len(g)} seeds)",
+                  seconds=g[0].get("seconds"))
     for r in d["sensitivity"]:
         yield row(d["experiment"] + " sensitivity", r["label"], r["command"], src,
-                  f"one run (seed {flag(r['command'], '--seed')})")
+                  f"one run (seed {flag(r['command'], '--seed')})", seconds=r.get("seconds"))
     src = "results/004/e43.json"
     d = load(src)
     for r in d["runs"]:
-        yield row(d["experiment"], r["label"], r["command"], src, f"one run (seed {flag(r['command'], '--seed')})")
+        yield row(d["experiment"], r["label"], r["command"], src, f"one run (seed {flag(r['command'], '--seed')})",
+                  seconds=r.get("seconds"))
 
 
 PAPERS = {"000": paper_000, "001": paper_001, "002": paper_002, "003": paper_003, "004": paper_004}

@@ -13,7 +13,7 @@ import { createTracePanel } from './common/trace-panel.js';
 import { MODELS_WWW } from './models.js';
 import { mountLesson } from './common/lesson.js';
 import { foldControls } from './common/controls-toggle.js';
-import { attachCosts } from './common/cost.js';
+import { attachCosts, holdLinkEstimate } from './common/cost.js';
 
 
 const bannerEl = $('#banner');
@@ -172,7 +172,10 @@ async function main() {
   await worker.ready;
   const model = byId(link.scenario.model || MODELS[0].id) || MODELS[0];
   // a findings link (#s=…&run=ask) opens its scenario without computing it: the experiment may be long
-  const ask = new URLSearchParams(location.hash.replace(/^#/, '')).get('run') === 'ask';
+  const hashParams = new URLSearchParams(location.hash.replace(/^#/, ''));
+  const ask = hashParams.get('run') === 'ask';
+  // and states its cost first: the stored run's native seconds (`&est=`), shown beside Run
+  if (ask) holdLinkEstimate(hashParams.get('est'));
   await show(model, link.scenario, { autorun: !ask });
   booted = true;
   if (pending && pending !== model && pending.load) await show(pending, null, { push: true });

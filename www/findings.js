@@ -95,7 +95,8 @@ export const EVIDENCE_HREF = /^\.\/#s=v[0-9]+\.d[0-9]+\.[A-Za-z0-9_-]+$/;
 
 /**
  * The rows of a paper's links.json, checked: each { experiment, arm, note, href } with strings only and `href`
- * null when the run has no link or its link is not of the form {@link EVIDENCE_HREF}. Throws on a file that is
+ * null when the run has no link or its link is not of the form {@link EVIDENCE_HREF}, else the link with
+ * `&run=ask` and, when the row records the stored run's native seconds, `&est=<seconds>`. Throws on a file that is
  * not a list of objects.
  * @param {unknown} rows
  */
@@ -106,7 +107,9 @@ export function evidenceRows(rows) {
     const text = (v) => (typeof v === 'string' ? v : '');
     const ok = typeof r.link === 'string' && r.link.length <= 20000 && EVIDENCE_HREF.test(r.link);
     return {
-      experiment: text(r.experiment), arm: text(r.arm), note: text(r.note), href: ok ? r.link : null,
+      experiment: text(r.experiment), arm: text(r.arm), note: text(r.note),
+      // the playground opens the run without computing it and states its cost (the stored native seconds) first
+      href: ok ? `${r.link}&run=ask${Number.isFinite(r.seconds) && r.seconds > 0 ? `&est=${r.seconds}` : ''}` : null,
       invalid: r.link !== null && r.link !== undefined && !ok,
     };
   });
@@ -119,7 +122,7 @@ function evidenceTable(p, rows) {
     h('thead', {}, h('tr', {}, ['experiment', 'arm', 'what it opens', 'link'].map((c) => h('th', {}, c)))),
     h('tbody', {}, rows.map((r) => h('tr', {},
       h('td', {}, r.experiment), h('td', {}, r.arm), h('td', {}, r.note),
-      h('td', {}, r.href ? h('a', { href: `${r.href}&run=ask`, class: 'evidence-link' }, 'open') : (r.invalid ? 'invalid link in links.json' : '—'))))));
+      h('td', {}, r.href ? h('a', { href: r.href, class: 'evidence-link' }, 'open') : (r.invalid ? 'invalid link in links.json' : '—'))))));
   return h('details', { class: 'evidence', open: rows.length <= 12 },
     h('summary', {}, `Open the evidence: ${rows.length} rows of stored runs, ${linked} with a link to their exact scenario`),
     h('p', { class: 'fine' }, 'Each link opens the playground with the scenario of that stored run (',
@@ -206,7 +209,7 @@ function claimCard(claim, run) {
       h('div', {}, h('p', { class: 'claim-label' }, 'The paper'), claim.paper.length ? cells(claim.paper) : h('p', { class: 'fine' }, 'no number stated')),
       h('div', {}, h('p', { class: 'claim-label' }, 'packlab'), cells(claim.ours.slice(0, 4)))),
     h('p', { class: 'claim-verdict' }, h('span', { class: 'verdict-chip' }, KIND_LABEL[claim.kind]), ' ', renderInline(claim.verdict)),
-    run ? h('p', { class: 'fine' }, h('a', { href: `${run.href}&run=ask`, class: 'claim-link', title: run.note }, `Open the stored run “${run.experiment}: ${run.arm}”`), ' in the playground (it opens without computing; press Run there).') : null);
+    run ? h('p', { class: 'fine' }, h('a', { href: run.href, class: 'claim-link', title: run.note }, `Open the stored run “${run.experiment}: ${run.arm}”`), ' in the playground (it opens without computing and states its cost; press Run there).') : null);
 }
 
 /**

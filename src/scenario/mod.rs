@@ -72,6 +72,9 @@ pub const DEFAULTS_SETS: &[&str] = &[
     // + the oversubscription model calibrated at the paper's 500 PMs against seed 001 Tables 1 and 5 (424 GB per
     //   PM, occupancy 0.5; results/001/calibration.md; issue 25)
     include_str!("defaults-13.json"),
+    // + the reservation model's E4.3 datacenter at 100,000 cores (the paper's 150,000 stays `packlab era run`'s
+    //   default): the playground's default view answers in under 10 s (issue 28)
+    include_str!("defaults-14.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;
@@ -399,10 +402,7 @@ impl Scenario {
             // true or false)
             let full = e.to_string();
             let position = format!(" at line {} column {}", e.line(), e.column());
-            let message = full
-                .strip_suffix(&position)
-                .unwrap_or(&full)
-                .replace("expected a boolean", "expected true or false");
+            let message = plain_words(full.strip_suffix(&position).unwrap_or(&full));
             if path.is_empty() {
                 err(message)
             } else {
@@ -721,6 +721,56 @@ fn json_path_at(text: &str, at: usize) -> String {
     path
 }
 
+/// serde's message about a scenario value in a reader's words (what is wrong, what would be right, the value
+/// given): Rust type names become "a whole number ≥ 0", "a number", "true or false"; an unknown field or variant
+/// says what to do and lists the known names; anything else is kept as serde wrote it.
+fn plain_words(serde: &str) -> String {
+    fn kind(expected: &str) -> String {
+        match expected.trim() {
+            "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number ≥ 0".into(),
+            "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".into(),
+            "f32" | "f64" => "a number".into(),
+            "a boolean" => "true or false".into(),
+            "a string" => "text".into(),
+            "a sequence" => "a list".into(),
+            "a map" => "an object of settings".into(),
+            e => e.to_string(),
+        }
+    }
+    let names = |list: &str| list.replace('`', "");
+    if let Some(rest) = serde.strip_prefix("unknown field `") {
+        if let Some((name, known)) = rest.split_once("`, expected one of ") {
+            return format!("'{name}' is not a setting here: remove it or correct its spelling (the settings: {})", names(known));
+        }
+        if let Some((name, known)) = rest.split_once("`, expected ") {
+            return format!("'{name}' is not a setting here: remove it or correct its spelling (the setting: {})", names(known));
+        }
+    }
+    if let Some(rest) = serde.strip_prefix("unknown variant `") {
+        if let Some((name, known)) = rest.split_once("`, expected one of ") {
+            return format!("'{name}' is not one of the choices: {}", names(known));
+        }
+        if let Some((name, known)) = rest.split_once("`, expected ") {
+            return format!("'{name}' is not one of the choices: {}", names(known));
+        }
+    }
+    for prefix in ["invalid value: ", "invalid type: "] {
+        if let Some(rest) = serde.strip_prefix(prefix) {
+            if let Some((got, expected)) = rest.rsplit_once(", expected ") {
+                let got = got
+                    .replace("integer `", "")
+                    .replace("floating point `", "")
+                    .replace('`', "");
+                return format!("must be {}, got {got}", kind(expected));
+            }
+        }
+    }
+    if let Some(rest) = serde.strip_prefix("missing field `") {
+        return format!("the setting '{}' is missing", rest.trim_end_matches('`'));
+    }
+    serde.to_string()
+}
+
 /// The parts of `a` that differ from `b` (objects recursively; arrays and scalars whole), or None if equal.
 fn diff(a: &Value, b: &Value) -> Option<Value> {
     match (a, b) {
@@ -881,14 +931,27 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("lifetime.defrag"), "{e}");
         assert_eq!(
             e.to_string(),
-            "lifetime.defrag: invalid type: string \"yes\", expected true or false"
+            "lifetime.defrag: must be true or false, got string \"yes\""
         );
         let e = Scenario::from_json(r#"{"era":{"kappa":[1, "x"]}}"#).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("era.kappa[1]"), "{e}");
         // inside an externally tagged enum (a section a patch replaces whole)
         let e = Scenario::from_json(r#"{"workload":{"synthetic":{"hosts":"x"}}}"#).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("workload.synthetic.hosts"), "{e}");
-        assert_eq!(e.message, "invalid type: string \"x\", expected usize");
+        assert_eq!(e.message, "must be a whole number ≥ 0, got string \"x\"");
+        // serde's words become the reader's: a negative seed, an unknown setting, an unknown choice
+        let e = Scenario::from_json(r#"{"seed":-1}"#).unwrap_err();
+        assert_eq!(e.to_string(), "seed: must be a whole number ≥ 0, got -1");
+        let e = Scenario::from_json(r#"{"era":{"days":1,"bogus":1}}"#).unwrap_err();
+        assert!(
+            e.message.starts_with("'bogus' is not a setting here: remove it or correct its spelling (the settings: preset, policies, kappa,"),
+            "{e}"
+        );
+        let e = Scenario::from_json(r#"{"era":{"horizon":"never"}}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "era.horizon: 'never' is not one of the choices: open, no-arrivals, cut-windows"
+        );
         // a deflate bomb is bounded
         let zeros = vec![b' '; MAX_SCENARIO_BYTES * 4];
         let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());

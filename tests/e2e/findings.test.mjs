@@ -115,7 +115,7 @@ test('the Findings pages: a list of papers with their verdict counts, and per pa
     assert.ok(toc.length >= 2, `seed ${id}: contents`);
     for (const href of toc) assert.equal(await page.locator(href).count(), 1, `seed ${id}: ${href}`);
     // claim links open without computing
-    for (const href of await page.$$eval(`${sec} .claim-link`, (as) => as.map((a) => a.getAttribute('href')))) assert.match(href, /^\.\/#s=v\d+\.d\d+\.[A-Za-z0-9_-]+&run=ask$/);
+    for (const href of await page.$$eval(`${sec} .claim-link`, (as) => as.map((a) => a.getAttribute('href')))) assert.match(href, /^\.\/#s=v\d+\.d\d+\.[A-Za-z0-9_-]+&run=ask(&est=[0-9.]+)?$/);
   }
   // the link opens the paper's model in the playground
   await page.goto(`${env.server.url}findings.html?paper=003`);
@@ -167,7 +167,8 @@ test('"Open the evidence" lists every links.json row with its link, and one link
     assert.equal(got.length, want.length, `seed ${id}: rows`);
     got.forEach((g, k) => {
       assert.deepEqual(g.cells, [want[k].experiment, want[k].arm, want[k].note], `seed ${id} row ${k}`);
-      assert.equal(g.href, want[k].link ? `${want[k].link}&run=ask` : null, `seed ${id} row ${k}: link (opens without computing)`);
+      const est = want[k].seconds > 0 ? `&est=${want[k].seconds}` : '';
+      assert.equal(g.href, want[k].link ? `${want[k].link}&run=ask${est}` : null, `seed ${id} row ${k}: link (opens without computing, with the stored run's time)`);
     });
     // open one row's link: the playground on that model, its controls set as the stored command ran
     const k = want.findIndex(OPEN[id].pick);
@@ -187,6 +188,10 @@ test('"Open the evidence" lists every links.json row with its link, and one link
     await page.waitForFunction((c) => /not computed yet/.test(document.querySelector(c)?.textContent || ''), card, { timeout: 30_000 });
     assert.equal(await page.getAttribute(card, 'data-state'), 'idle', `seed ${id}: no run started`);
     assert.equal((await page.textContent(rerun)).trim(), 'Run', `seed ${id}`);
+    // and its cost is stated beside Run before anything runs: the stored run's native time and the browser's range
+    const cost = (await page.textContent(model === 'placement' ? '#run-cost' : `#${model}-cost`)).trim();
+    if (want[k].seconds > 0) assert.match(cost, /^1 run of this scenario, about [0-9.]+( (s|min))?(–[0-9.]+ (s|min))? in this browser \(the stored run took [0-9.]+ (s|min) natively\)\.$/, `seed ${id}: ${cost}`);
+    else assert.equal(cost, '1 run of this scenario (the time shows once the scenario has run).', `seed ${id}`);
   }
   assert.deepEqual(page.problems, []);
   await page.context().close();
@@ -202,9 +207,12 @@ test('the Findings page shows only ./#s= links from a links.json, whatever the f
       { experiment: 'a', arm: 'b', note: 'c', link: 'https://example.com/#s=v2.d5.AAAA' },
       { experiment: 'a', arm: 'b', note: 'c', link: './#s=v2.d5.AA"><script>' },
       { experiment: 'a', arm: 'b', note: 'c', link: './#s=v2.d5.AAAA' },
+      { experiment: 'a', arm: 'b', note: 'c', link: './#s=v2.d5.AAAA', seconds: 12.5 },
+      { experiment: 'a', arm: 'b', note: 'c', link: './#s=v2.d5.AAAA', seconds: '12&run=now' },
       { experiment: 'a', arm: 'b', note: 'no link: why', link: null },
     ]).map((r) => [r.href, r.invalid]);
   });
-  assert.deepEqual(out, [[null, true], [null, true], [null, true], ['./#s=v2.d5.AAAA', false], [null, false]]);
+  assert.deepEqual(out, [[null, true], [null, true], [null, true], ['./#s=v2.d5.AAAA&run=ask', false], ['./#s=v2.d5.AAAA&run=ask&est=12.5', false],
+    ['./#s=v2.d5.AAAA&run=ask', false], [null, false]]);
   await page.context().close();
 });

@@ -186,3 +186,9 @@ export function recordMetrics(values) {
   try { cur = JSON.parse(readFileSync(p, 'utf8')); } catch { /* first */ }
   writeFileSync(p, JSON.stringify({ ...cur, ...values }, null, 2) + '\n');
 }
+
+/**
+ * Words of a developer, not a user, that no message the page shows may hold: serde's and base64's phrasings, Rust
+ * type names, a wasm trap (issue 28: "Invalid last symbol 0x39 … decoded as …", "invalid value: integer, expected u64").
+ */
+export const DEVELOPER_WORDS = /0x[0-9a-f]|decoded as|invalid (type|value): |expected (u|i|f)(8|16|32|64|size)\b|unknown (field|variant) `|Invalid (last )?symbol|serde|panicked|RuntimeError/;

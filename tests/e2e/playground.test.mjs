@@ -4,9 +4,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import {
   useBrowser, newPage, waitForRun, waitForSettledRun, runCount, readTable, tableOf, canvasInk, cliRun, zipFolder,
-  artifact, recordMetrics, savedLinks, tempDir, grabDownload, FIXTURES,
+  artifact, recordMetrics, savedLinks, tempDir, grabDownload, FIXTURES, DEVELOPER_WORDS,
 } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
+
 
 const MINI = path.join(FIXTURES, 'planetlab-20110306-mini');
 const TMP = tempDir();
@@ -129,6 +130,7 @@ test('uploads: a real PlanetLab day as .zip and as a folder; a malformed file ke
   await page.waitForSelector('#trace-error:not([hidden])');
   const err = await page.textContent('#trace-error');
   assert.match(err, /bad-usage\.csv:3:\d+: /);
+  assert.doesNotMatch(err, DEVELOPER_WORDS, err);
   assert.match(err, /planetlab-20110306-mini\.zip\) is still loaded/);
   assert.equal(await page.textContent('#trace-name'), 'planetlab-20110306-mini.zip');
   assert.equal(await runCount(page), n);
@@ -267,6 +269,7 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
     await p.waitForSelector('#banner:not([hidden])');
     assert.match(await p.textContent('#banner'), /could not be opened/);
     assert.match(await p.textContent('#banner'), why);
+    assert.doesNotMatch(await p.textContent('#banner'), DEVELOPER_WORDS);
     await waitForRun(p);
     assert.equal((await readTable(p)).length, 28);
     assert.deepEqual(p.problems, []);

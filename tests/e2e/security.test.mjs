@@ -5,8 +5,31 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { useBrowser, newPage, waitForRun, recordMetrics, ROOT } from './helpers.mjs';
+import { useBrowser, newPage, waitForRun, recordMetrics, ROOT, DEVELOPER_WORDS } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
+import { deflateRawSync } from 'node:zlib';
+
+
+test('a link with a bad value, an unknown setting or a damaged payload: the engine says what is wrong in the reader\'s words', async () => {
+  const w = await loadWasm();
+  const link = (json) => `v2.d1.${deflateRawSync(Buffer.from(JSON.stringify(json))).toString('base64url')}`;
+  const good = w.scenario_to_link(w.default_scenario());
+  for (const [bad, field, words] of [
+    [link({ seed: -1 }), 'seed', /^must be a whole number ≥ 0, got -1$/],
+    [link({ placement: { capacity: 'four' } }), 'placement.capacity', /^must be a number, got string "four"$/],
+    [link({ era: { bogus: 1 } }), 'era.bogus', /^'bogus' is not a setting here: remove it or correct its spelling \(the settings: preset, /],
+    [link({ era: { horizon: 'never' } }), 'era.horizon', /^'never' is not one of the choices: open, no-arrivals, cut-windows$/],
+    [`${good.slice(0, -1)}9`, undefined, /^the link is damaged: it was cut short or has extra characters at its end \(copy the whole link again\)$/],
+    [`${good.slice(0, 12)}*${good.slice(12)}`, undefined, /^the link is damaged: character 6 of its scenario data \('\*'\) cannot appear in a link/],
+  ]) {
+    let e = null;
+    try { w.scenario_from_link(bad); } catch (x) { e = x; }
+    assert.ok(e, `${bad}: accepted`);
+    assert.equal(e.field, field, JSON.stringify(e));
+    assert.match(e.message.replace(`${field}: `, ''), words);
+    assert.doesNotMatch(e.message, DEVELOPER_WORDS);
+  }
+});
 
 const env = useBrowser();
 
@@ -90,6 +113,7 @@ test('text from a link is shown as text, never as markup', async () => {
   await page.reload();
   await page.waitForSelector('#banner:not([hidden])');
   assert.match(await page.textContent('#banner'), /could not be opened/);
+  assert.doesNotMatch(await page.textContent('#banner'), DEVELOPER_WORDS);
   await waitForRun(page);
   assert.deepEqual(await page.evaluate(() => window.__csp), []);
   await page.context().close();

@@ -7,7 +7,7 @@
 //   controls;
 // - the lesson panel (www/common/lesson.js, www/<id>/lesson.js) has "What this tab is about" with a picture, the
 //   paper and a findings link, a glossary whose terms show their meaning on keyboard focus, and 2–4 "Try this"
-//   steps whose claims hold: each step is clicked from the default scenario, as a new user would, and must report
+//   steps whose claims hold (and the results table's column headers gloss their terms like the controls' labels): each step is clicked from the default scenario, as a new user would, and must report
 //   that its own check held on the run it started (the lifetime frontier's button states its cost first);
 // - a screenshot of the tab at each width goes to test-artifacts/tab-<id>-<width>.png.
 import { test } from 'node:test';
@@ -20,6 +20,8 @@ const CARD = { placement: '#frontier-card', admission: '#admission-card', oversu
 const TOL = 1; // px of slack for antialiasing
 /** A symbol each view's own controls label with a glossary term (plain words first, the symbol after them). */
 const CONTROL_TERM = { placement: 'ρ', admission: 'ε', oversub: 'α', lifetime: 'A', era: 'κ_use' };
+/** A term each view's results table glosses in its column headers, as the controls do. */
+const HEADER_TERM = { placement: 'q', admission: 'utilization', oversub: 'S-Cores', lifetime: 'empty hosts', era: 'value efficiency' };
 const NARROW = { width: 390, height: 844 };
 const WIDE = { width: 1366, height: 900 };
 
@@ -116,6 +118,12 @@ test('every tab, visited once at 390 px and at 1366 px: chart text, folding, the
       assert.equal(await page.getAttribute(`#lesson-${id}`, 'open'), null, `${id}: lesson folded`);
       await page.waitForFunction((c) => document.querySelector(c)?.dataset.state === 'done', CARD[id], { timeout: 180_000 });
       found[390][id] = await redrawnProblems(page, id);
+      // every scrolling table of the view has the scroll cue (an edge shadow where columns go on), and at 390 px
+      // at least one table of the view is wider than its box, so the cue matters
+      const boxes = await page.$$eval(`#view-${id} .table-scroll`, (els) => els.map((el) => ({
+        cue: getComputedStyle(el).backgroundImage.split('radial-gradient').length - 1, wider: el.scrollWidth > el.clientWidth })));
+      assert.ok(boxes.length > 0 && boxes.every((b) => b.cue === 2), `${id}: scroll cues ${JSON.stringify(boxes)}`);
+      assert.ok(boxes.some((b) => b.wider), `${id}: a table wider than its box at 390 px`);
       await top(page);
       await page.screenshot({ path: artifact(`tab-${id}-390.png`), fullPage: false });
       const toggle = `#controls-toggle-${id}`;
@@ -156,6 +164,16 @@ test('every tab, visited once at 390 px and at 1366 px: chart text, folding, the
       await page.keyboard.press('Escape');
       const words = await ctl.evaluate((b) => b.closest('.label').querySelector('label').textContent);
       assert.ok(!words.includes(CONTROL_TERM[id]) && words.length > 5, `${id}: plain words label the input (${words})`);
+      // and so does a results table's column header: its tip shows on focus, whole inside the window (not clipped
+      // by the table's scroller), with the column's formula after the plain words
+      const head = page.locator(`#view-${id} table.results thead .gloss[data-term="${HEADER_TERM[id]}"]`).first();
+      await head.scrollIntoViewIfNeeded();
+      await head.focus();
+      const headTip = page.locator(`#${await head.getAttribute('aria-describedby')}`);
+      assert.equal(await headTip.isVisible(), true, `${id}: focus shows the ${HEADER_TERM[id]} column's meaning`);
+      const box = await headTip.boundingBox();
+      assert.ok(box.x >= 0 && box.x + box.width <= WIDE.width && box.y >= 0 && box.y + box.height <= WIDE.height, `${id}: the header's tip inside the window: ${JSON.stringify(box)}`);
+      await page.keyboard.press('Escape');
       await top(page);
       await page.screenshot({ path: artifact(`tab-${id}-1366.png`), fullPage: false });
       if (id === 'lifetime') {
@@ -190,4 +208,10 @@ test('the cost of a run, a long run and a sweep: runs × the last run, in words'
   const { sweepCostText } = await import('../../www/common/cost.js');
   assert.equal(sweepCostText(12, 1500), '12 cells, one run each: about 18 s if each takes as long as the scenario on display (1.5 s).');
   assert.equal(sweepCostText(1, NaN), '1 cell, one run each (the time shows once the scenario on display has run).');
+  // a findings link's stored native time, before anything runs: the browser's range is 1–1.5× native
+  const { linkCostText } = await import('../../www/common/cost.js');
+  assert.equal(linkCostText(226), '1 run of this scenario, about 4–6 min in this browser (the stored run took 4 min natively).');
+  assert.equal(linkCostText(3.2), '1 run of this scenario, about 3.2–4.8 s in this browser (the stored run took 3.2 s natively).');
+  assert.equal(linkCostText(90), '1 run of this scenario, about 90 s–2 min in this browser (the stored run took 90 s natively).');
+  assert.equal(linkCostText(NaN), '1 run of this scenario (the time shows once the scenario has run).');
 });

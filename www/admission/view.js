@@ -5,6 +5,7 @@
 // for the run view and 'admission.azure' for the Azure fit.
 
 import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, dataCard } from '../common/dom.js';
+import { headerCell } from '../common/glossary.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
@@ -102,9 +103,9 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     h('p', { class: 'fine' }, 'Each policy\'s threshold is tuned by binary search so the 95% upper bound of the failure rate stays within the SLA (§2.8); utilization with its 95% BCa bootstrap CI over runs. With no failure, certifying ε takes at least 3/ε scale-out requests (3,000 for ε = 0.001): when the runs carry fewer at every threshold that admits anything, the policy cannot be tuned at this scale and says so. Click a row to see one of its runs.'),
     h('div', { class: 'table-scroll' }, h('table', { class: 'results', id: 'admission-table' },
       h('thead', {}, h('tr', {},
-        h('th', { scope: 'col' }, 'policy'), h('th', { scope: 'col', class: 'num', title: 'cores for ZEROTH/FIRST, Cantelli ratio for SECOND' }, 'threshold'),
-        h('th', { scope: 'col', class: 'num', title: 'mean utilization [95% BCa CI]' }, 'utilization [95% CI]'),
-        h('th', { scope: 'col', class: 'num', title: 'failed / requested scale-outs' }, 'fail rate'),
+        h('th', { scope: 'col' }, 'policy'), headerCell('threshold', { title: 'cores for ZEROTH/FIRST, Cantelli ratio for SECOND', term: 'θ' }),
+        headerCell('utilization [95% CI]', { title: 'mean utilization [95% BCa CI]', term: 'utilization' }),
+        headerCell('fail rate', { title: 'failed / requested scale-outs, to be kept below ε', term: 'ε' }),
         h('th', { scope: 'col', class: 'num' }, 'vs ZEROTH'))),
       tbody)));
 

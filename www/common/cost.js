@@ -44,6 +44,33 @@ export function sweepCostText(cells, lastMs) {
   return `${what}, one run each: about ${secs(cells * lastMs)} if each takes as long as the scenario on display (${secs(lastMs)}).`;
 }
 
+/**
+ * The cost of a scenario opened from a findings link before it runs: the stored run's native wall time (the
+ * link's `est`, seconds, from results/<paper>/links.json), and the browser's range, 1–1.5× native (the wasm
+ * engine's measured ratio, docs/performance.md). Pure.
+ * @param {number} nativeS NaN when the stored run recorded no time
+ */
+export function linkCostText(nativeS) {
+  if (!(nativeS > 0)) return costText(1, NaN);
+  const ms = nativeS * 1000;
+  const [lo, loUnit] = secs(ms).split(' ');
+  const [hi, hiUnit] = secs(1.5 * ms).split(' ');
+  const range = lo === hi && loUnit === hiUnit ? `${lo} ${loUnit}` : loUnit === hiUnit ? `${lo}–${hi} ${hiUnit}` : `${lo} ${loUnit}–${hi} ${hiUnit}`;
+  return `1 run of this scenario, about ${range} in this browser (the stored run took ${secs(ms)} natively).`;
+}
+
+let heldEstimate = NaN;
+
+/** app.js: the native seconds a findings link states (`&est=`), for the view it opens without running. */
+export function holdLinkEstimate(seconds) { heldEstimate = Number(seconds); }
+
+/** The held estimate, once (the first view that waits for Run takes it; later views get NaN). */
+export function takeLinkEstimate() {
+  const s = heldEstimate;
+  heldEstimate = NaN;
+  return s;
+}
+
 /** Add the estimates beside the costly buttons of the view in `root`. */
 export function attachCosts(root, id) {
   for (const c of COSTLY[id] || []) {

@@ -78,19 +78,40 @@ let tipCount = 0;
  * so a lesson cannot cite a term it does not explain.
  * @param {string} key
  * @param {string} [shown]
+ * @param {string} [more] what the term means in this place (a table column's formula), appended to the tip
  */
-export function gloss(key, shown = key) {
+export function gloss(key, shown = key, more = '') {
   const entry = GLOSSARY[key];
   if (!entry) throw new Error(`glossary: no entry for '${key}'`);
   const id = `gloss-tip-${++tipCount}`;
-  const tip = h('span', { class: 'gloss-tip', role: 'tooltip', id }, h('strong', {}, `${key}: ${entry.name}. `), entry.text);
+  const tip = h('span', { class: 'gloss-tip', role: 'tooltip', id }, h('strong', {}, `${key}: ${entry.name}. `), entry.text,
+    more ? h('span', { class: 'gloss-more' }, ` In this column: ${more}.`) : null);
   const btn = h('button', {
     type: 'button', class: 'gloss', 'aria-describedby': id, 'aria-expanded': 'false', dataset: { term: key },
-    onclick: () => btn.setAttribute('aria-expanded', btn.getAttribute('aria-expanded') === 'true' ? 'false' : 'true'),
+    onfocus: () => place(btn, tip),
+    onmouseenter: () => place(btn, tip),
+    onclick: () => { btn.setAttribute('aria-expanded', btn.getAttribute('aria-expanded') === 'true' ? 'false' : 'true'); place(btn, tip); },
     onblur: () => btn.setAttribute('aria-expanded', 'false'),
     onkeydown: (e) => { if (e.key === 'Escape') { btn.setAttribute('aria-expanded', 'false'); btn.blur(); } },
   }, shown);
   return h('span', { class: 'gloss-wrap' }, btn, tip);
+}
+
+/**
+ * A tip inside a scrolling table (`.table-scroll`) would be clipped by the scroller: there it is placed in the
+ * viewport (fixed, below its term or above it near the window's bottom, kept inside the window's width); elsewhere, and on narrow screens (where the
+ * style sheet docks every tip at the bottom), the style sheet places it.
+ */
+function place(btn, tip) {
+  const inTable = btn.closest('.table-scroll') && !window.matchMedia('(max-width: 640px)').matches;
+  tip.classList.toggle('gloss-tip-fixed', Boolean(inTable));
+  if (!inTable) return;
+  const r = btn.getBoundingClientRect();
+  const width = Math.min(320, window.innerWidth * 0.8);
+  const below = r.bottom + 4;
+  const above = r.top - 4 - tip.offsetHeight;
+  tip.style.top = `${Math.round(below + tip.offsetHeight > window.innerHeight - 8 && above >= 8 ? above : below)}px`;
+  tip.style.left = `${Math.round(Math.max(8, Math.min(r.left, window.innerWidth - width - 8)))}px`;
 }
 
 /**
@@ -108,4 +129,17 @@ export function glossText(text) {
   }
   if (last < text.length) out.push(text.slice(last));
   return out;
+}
+
+/**
+ * A results table's column header (`<th scope="col">`): `label` with its glossary term (`term`, default the label
+ * itself when the glossary has it) as in the controls' labels, `title` (the column's formula) joining the term's
+ * tip; a label with no term keeps `title` as its tooltip.
+ * @param {string} label
+ * @param {{ title?: string, term?: string|null, cls?: string }} [opts] cls: the cell class (default `num`)
+ */
+export function headerCell(label, { title, term, cls = 'num' } = {}) {
+  const key = term === undefined ? (GLOSSARY[label] ? label : null) : term;
+  if (!key) return h('th', { scope: 'col', class: cls, title }, label);
+  return h('th', { scope: 'col', class: cls }, gloss(key, label, title));
 }

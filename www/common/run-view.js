@@ -13,7 +13,7 @@ import { errorText } from './engine.js';
 import { exportRow } from './exports.js';
 import { createRunControls } from './run-controls.js';
 import { copyText } from './share.js';
-import { costText } from './cost.js';
+import { costText, linkCostText, takeLinkEstimate } from './cost.js';
 import { fieldLabel } from './fields.js';
 
 /**
@@ -140,7 +140,7 @@ export function createRunView(o) {
       if (autorun) start();
       else {
         ui.awaitRun();
-        ui.setCost(costText(1, NaN));
+        ui.setCost(linkCostText(takeLinkEstimate()));
       }
     },
     isRunning: () => running !== null,

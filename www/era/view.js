@@ -6,6 +6,7 @@
 // scenario's workload, and 'run.query' with op 'request' for the teaching view.
 
 import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable, dataCard, pct, int } from '../common/dom.js';
+import { headerCell } from '../common/glossary.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
@@ -95,7 +96,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     h('h2', { id: 'era-table-title' }, 'Results per policy and κ_use'),
     h('p', { class: 'fine' }, 'Every cell schedules the same requests on the same capacity; the algorithm sees a request\'s value only in the final comparison value ≥ price.'),
     scrollTable('Results per policy and κ_use', h('table', { class: 'results', id: 'era-table' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'policy'), COLUMNS.map(([, label, title]) => h('th', { scope: 'col', class: 'num', title }, label)))),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'policy'), COLUMNS.map(([, label, title]) => headerCell(label, { title })))),
       tbody)));
 
   // ---- teaching view: one request

@@ -7,6 +7,7 @@
 // is a sweep (the engine's src/sweep.rs, `packlab sweep`) run cell by cell through the same operation.
 
 import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable, dataCard, pct as percent, int } from '../common/dom.js';
+import { headerCell } from '../common/glossary.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
@@ -68,12 +69,12 @@ const policyIndex = (name) => POLICIES.findIndex((p) => p[0] === name);
 const policyTitle = (name) => (POLICIES.find((p) => p[0] === name) || [name, name])[1];
 
 /** The results as the table and the CSV show them (the engine's field names). */
-/** The E3.5 table: [key, label, title, value(result)] for results that carry both orders (`lifetime.defrag`). */
+/** The E3.5 table: [key, label, title, value(result), glossary term?] for results that carry both orders (`lifetime.defrag`). */
 const MIGRATION_COLUMNS = [
   ['drained_hosts', 'drained hosts', 'hosts the start-order run drained (the same drains in both orders)', (r) => int(r.start_order.drained_hosts)],
   ['start_migrations', 'start order: migrations', 'live migrations in ascending start-time order (the baseline order)', (r) => int(r.start_order.migrations)],
   ['start_saved', 'saved', 'queued VMs that exited before their slot, start order', (r) => int(r.start_order.migrations_saved)],
-  ['lars_migrations', 'LARS: migrations', 'live migrations in the LARS order on the same drains', (r) => int(r.lars.migrations)],
+  ['lars_migrations', 'LARS: migrations', 'live migrations in the LARS order on the same drains', (r) => int(r.lars.migrations), 'LARS'],
   ['lars_saved', 'saved', 'queued VMs that exited before their slot, LARS order', (r) => int(r.lars.migrations_saved)],
   ['change', 'change', 'LARS migrations vs the start order (seed 003: −4.32%, −4.55%)', (r) => (r.start_order.migrations > 0 ? `${(100 * (r.lars.migrations / r.start_order.migrations - 1)).toFixed(1)}%` : '–')],
   ['reordered', 'drains reordered', 'drains whose queue LARS puts in another order', (r) => int(r.lars.reordered_drains)],
@@ -105,15 +106,16 @@ export function spreadText(rows) {
     : 'Every difference between these policies exceeds their spread across pools (s.d. of Δ over 5 pools, results/003).';
 }
 
+/** The results table: [key, label, title (the formula), value, glossary term (default: the label, if the glossary has it)]. */
 const COLUMNS = [
   ['empty_hosts', 'empty hosts', 'time average over the measured window of the fraction of hosts without VMs (§5.8)', pct],
-  ['empty_hosts_pp_vs_best_fit', 'Δ pp vs best fit', 'empty hosts minus best fit\'s on the same arrivals, percentage points', pp],
+  ['empty_hosts_pp_vs_best_fit', 'Δ pp vs best fit', 'empty hosts minus best fit\'s on the same arrivals, percentage points', pp, 'empty hosts'],
   ['optimum_empty_hosts', 'optimum', 'time average of ⌊H·min_r(free_r / cap_r)⌋ / H: the most empty hosts any packing could give (App. G.2)', pct],
   ['empty_to_free', 'empty / free', 'cores on empty hosts / all free cores (time average)', (v) => fmt(v, 3)],
   ['packing_density', 'density', 'allocated cores on non-empty hosts / their cores (time average)', (v) => fmt(v, 3)],
   ['allocation', 'allocation', 'allocated cores / all cores (time average)', pct],
-  ['stranded_cpu', 'stranded CPU', 'free cores left after inflation with recent shapes / all cores (§5.8)', pct],
-  ['stranded_mem', 'stranded mem.', 'free memory left after inflation with recent shapes / all memory (§5.8)', pct],
+  ['stranded_cpu', 'stranded CPU', 'free cores left after inflation with recent shapes / all cores (§5.8)', pct, 'stranding'],
+  ['stranded_mem', 'stranded mem.', 'free memory left after inflation with recent shapes / all memory (§5.8)', pct, 'stranding'],
   ['failures', 'failures', 'VMs no host could take (whole run; after the warm-up in the tooltip)', int],
 ];
 
@@ -173,7 +175,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     scrollTable('Results per policy', h('table', { class: 'results', id: 'lifetime-table' },
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, 'policy'),
-        COLUMNS.map(([, label, title]) => h('th', { scope: 'col', class: 'num', title }, label)))),
+        COLUMNS.map(([, label, title, , term]) => headerCell(label, { title, term })))),
       tbody)),
     spreadNote);
 
@@ -185,7 +187,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     scrollTable('Live migrations', h('table', { class: 'results', id: 'lifetime-migration-table' },
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, 'policy'),
-        MIGRATION_COLUMNS.map(([, label, title]) => h('th', { scope: 'col', class: 'num', title }, label)))),
+        MIGRATION_COLUMNS.map(([, label, title, , term]) => headerCell(label, { title, term })))),
       migBody)));
 
   // ---- host timeline

@@ -12,6 +12,7 @@
 // 'run.query' with op 'policy' for the export of a trained policy.
 
 import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable, dataCard, pct } from '../common/dom.js';
+import { headerCell } from '../common/glossary.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
@@ -125,7 +126,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
 
   // ---- results table
   const tbody = h('tbody', { id: 'oversub-rows' });
-  const th = (text, title) => h('th', { scope: 'col', class: 'num', title }, text);
+  const th = (text, title, term) => headerCell(text, { title, term });
   const tableCard = h('section', { class: 'card table-card', id: 'oversub-table-card', 'aria-labelledby': 'oversub-table-title' },
     h('h2', { id: 'oversub-table-title' }, 'Results per policy'),
     h('p', { class: 'fine' }, 'Every policy runs on the same evaluation episodes (requests and usage depend on the seed and the episode only). Intervals are 95%: Wilson for the hot ratios, normal for the mean S-Cores.'),
@@ -135,12 +136,12 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
         th('PM-Hot-R', 'max over PMs of the share of episodes in which the PM was hot for ≥ δ·T hours, with its 95% Wilson interval'),
         th('C-Hot-R', 'share of episodes in which the cluster (some PM) was hot for ≥ δ·T hours'),
         th('S-Cores', '1 − Σ assigned / Σ requested cores, mean over episodes, with its 95% interval'),
-        SAFETY.map((v) => th(`α ${v}`, `safety satisfied at level ${v}: PM-Hot-R ≤ ${fmt(1 - v, 3)}`)),
-        th('hot PM-h / ep', 'PM-hours hot per episode'),
-        th('active PMs', 'PMs with at least one VM, mean over hours'),
+        SAFETY.map((v) => th(`α ${v}`, `safety satisfied at level ${v}: PM-Hot-R ≤ ${fmt(1 - v, 3)}`, 'α')),
+        th('hot PM-h / ep', 'PM-hours hot per episode', 'β'),
+        th('active PMs', 'PMs with at least one VM, mean over hours', 'PM'),
         th('utilization', 'cores used / (active PMs · B)'),
-        th('paper PM-Hot-R', 'seed 001, Tables 1–3'),
-        th('paper S-Cores', 'seed 001, Tables 1–3'))),
+        th('paper PM-Hot-R', 'seed 001, Tables 1–3', 'PM-Hot-R'),
+        th('paper S-Cores', 'seed 001, Tables 1–3', 'S-Cores'))),
       tbody)));
 
   // ---- rates heat map and trained policies

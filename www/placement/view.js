@@ -2,11 +2,13 @@
 // the results table, exports and the teaching view. Computation happens in the worker ('run', 'run.query').
 
 import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable } from '../common/dom.js';
+import { headerCell } from '../common/glossary.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { onWorkers } from '../common/run-controls.js';
 import { createRunView, viewHandle } from '../common/run-view.js';
+import { linkCostText, takeLinkEstimate } from '../common/cost.js';
 import { createControls } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -89,9 +91,9 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
   const tbody = h('tbody', { id: 'frontier-rows' });
   const table = h('table', { class: 'results', id: 'frontier-table' },
     h('thead', {}, h('tr', {},
-      h('th', { scope: 'col' }, 'fit'), h('th', { scope: 'col', class: 'num', title: 'machines used' }, 'machines'),
-      h('th', { scope: 'col', class: 'num' }, 'm'), h('th', { scope: 'col', class: 'num' }, 'q'), h('th', { scope: 'col', class: 'num' }, 'util.'),
-      h('th', { scope: 'col', title: 'on the Pareto front of (m, q)' }, 'Pareto'))),
+      h('th', { scope: 'col' }, 'fit'), headerCell('machines', { title: 'machines used', term: 'PM' }),
+      headerCell('m'), headerCell('q'), headerCell('util.', { title: 'mean usage / (machines · c)', term: 'utilization' }),
+      headerCell('Pareto', { title: 'on the Pareto front of (m, q)', cls: '' }))),
     tbody);
   const tableCard = h('section', { class: 'card table-card', id: 'table-card', 'aria-labelledby': 'table-title' },
     h('h2', { id: 'table-title' }, 'Points'),
@@ -360,6 +362,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
       if (holdFirstRun) {
         holdFirstRun = false;
         run.ui.awaitRun();
+        run.ui.setCost(linkCostText(takeLinkEstimate()));
         updateLink();
       } else startRun();
     },

@@ -3,7 +3,7 @@
 
 use crate::common::{list, run_model, set_given, validated, workload_arg, Out};
 use packlab::models::era::EraModel;
-use packlab::models::era::{EraParams, NonEraLoad, Policy, Preset};
+use packlab::models::era::{EraParams, NonEraLoad, Policy, Preset, PAPER_DATACENTER_CORES};
 use packlab::scenario::{Model, Scenario};
 
 /// `packlab era run`: compare the policies of a preset (E4.1 value efficiency, E4.3 late jobs vs revenue).
@@ -36,6 +36,10 @@ pub struct EraArgs {
     /// E4.3: offered ERA work as a multiple of ERA's capacity.
     #[arg(long)]
     pub load: Option<f64>,
+    /// E4.3: datacenter cores (ERA manages `era_share` of them) [default: 150000, the paper's; the playground's
+    /// default scenario uses 100,000 so its view answers in seconds]
+    #[arg(long)]
+    pub datacenter_cores: Option<f64>,
     /// E4.3: the quantile of the Azure load's fluctuation the non-ERA share is provisioned for.
     #[arg(long)]
     pub nonera_quantile: Option<f64>,
@@ -106,6 +110,9 @@ fn params(a: &EraArgs) -> Result<EraParams, String> {
             x.parse::<f64>()
                 .map_err(|_| format!("--kappa: '{x}' is not a number"))
         })?;
+    }
+    if preset == Preset::E43 {
+        p.datacenter_cores = a.datacenter_cores.unwrap_or(PAPER_DATACENTER_CORES);
     }
     if a.synthetic_load {
         p.nonera = NonEraLoad::Synthetic;

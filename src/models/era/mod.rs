@@ -29,7 +29,7 @@ pub mod sched;
 pub use experiment::{EraReport, EraRun, EraStep};
 pub use params::{
     Algorithm, CapacityBasis, E41Jobs, EraParams, Horizon, NonEraLoad, Policy, Predictor, Preset,
-    MAX_REQUESTS, MAX_SLOTS,
+    MAX_REQUESTS, MAX_SLOTS, PAPER_DATACENTER_CORES,
 };
 
 use crate::experiment::RunError;

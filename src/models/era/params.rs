@@ -93,6 +93,10 @@ pub enum CapacityBasis {
     Runnable,
 }
 
+/// E4.3's datacenter in the paper (seed 004 §6.5, ALGORITHMS.md §6.5), cores: `packlab era run`'s default;
+/// the scenario default ([`EraParams::default`]) is smaller so the playground's default view answers in seconds.
+pub const PAPER_DATACENTER_CORES: f64 = 150_000.0;
+
 /// The reservation model's scenario section. Empty `policies` / `kappa` take the preset's lists
 /// ([`EraParams::policy_list`], [`EraParams::kappa_list`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -121,7 +125,8 @@ pub struct EraParams {
     pub window_mean: f64,
     /// E4.1: the greedy fixed price per unit-slot, $.
     pub p_fix: f64,
-    /// E4.3: datacenter cores.
+    /// E4.3: datacenter cores (default 100,000, the playground's teaching size: its 30-cell view answers in
+    /// seconds; the paper's 150,000 (§6.5) is `packlab era run`'s default and the findings' set-up).
     pub datacenter_cores: f64,
     /// E4.3: ERA's share of the datacenter, in (0, 1).
     pub era_share: f64,
@@ -163,7 +168,8 @@ pub struct EraParams {
 }
 
 impl Default for EraParams {
-    /// The defaults: E4.3 (real Azure non-ERA load, the preset's policies and κ grid), 12-hour periods,
+    /// The defaults: E4.3 (real Azure non-ERA load, the preset's policies and κ grid) in a 100,000-core
+    /// datacenter (2/3 of the paper's, [`PAPER_DATACENTER_CORES`]; defaults set 14), 12-hour periods,
     /// 30-minute LP buckets, γ_pen = 0.5; E4.1's derivation from SWIM bytes (64 MB per unit-slot, at most
     /// 1,000 units, capacity 25% of the offered load).
     fn default() -> Self {
@@ -179,7 +185,7 @@ impl Default for EraParams {
             max_units: 1000.0,
             window_mean: 3.0,
             p_fix: 0.5,
-            datacenter_cores: 150_000.0,
+            datacenter_cores: 100_000.0,
             era_share: 0.2,
             days: 1.0,
             load: 1.0,
