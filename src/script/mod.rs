@@ -247,9 +247,9 @@ fn runtime_error(name: &str, e: EvalAltResult) -> ScriptError {
         inner.position()
     };
     let message = match inner {
-        EvalAltResult::ErrorTooManyOperations(_) => format!(
-            "'{name}' ran over the operation limit of one call (an endless loop?)"
-        ),
+        EvalAltResult::ErrorTooManyOperations(_) => {
+            format!("'{name}' ran over the operation limit of one call (an endless loop?)")
+        }
         EvalAltResult::ErrorStackOverflow(_) => {
             format!("'{name}' nests calls too deep (endless recursion?)")
         }
@@ -257,7 +257,10 @@ fn runtime_error(name: &str, e: EvalAltResult) -> ScriptError {
             // Rhai's text ends with " (line L, position C)": the place is in the fields instead
             let text = other.to_string();
             let place = format!(" ({pos})");
-            format!("in '{name}': {}", text.strip_suffix(&place).unwrap_or(&text))
+            format!(
+                "in '{name}': {}",
+                text.strip_suffix(&place).unwrap_or(&text)
+            )
         }
     };
     ScriptError::at(pos, message)

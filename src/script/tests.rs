@@ -39,7 +39,10 @@ fn endless_loop_stops_at_the_operation_limit() {
     let s = compile("fn f(x, y) {\n  loop { x += 1.0; }\n}").unwrap();
     let e = s.call_f64("f", [0.0, 0.0]).unwrap_err();
     // Rhai gives this error no place: the message names the function
-    assert!(e.message.contains("'f' ran over the operation limit"), "{e}");
+    assert!(
+        e.message.contains("'f' ran over the operation limit"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -79,8 +82,16 @@ fn math_is_libm_and_quantile_is_the_engines() {
 #[test]
 fn wrong_result_type_is_an_error() {
     let s = compile("fn f(x, y) { \"no\" }").unwrap();
-    assert!(s.call_f64("f", [0.0, 0.0]).unwrap_err().message.contains("a number is needed"));
-    assert!(s.call_bool("f", [0.0, 0.0]).unwrap_err().message.contains("true or false"));
+    assert!(s
+        .call_f64("f", [0.0, 0.0])
+        .unwrap_err()
+        .message
+        .contains("a number is needed"));
+    assert!(s
+        .call_bool("f", [0.0, 0.0])
+        .unwrap_err()
+        .message
+        .contains("true or false"));
 }
 
 #[test]
