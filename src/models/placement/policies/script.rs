@@ -161,32 +161,10 @@ pub const STARTERS: [(&str, &str); 2] = [
 
 /// GPA (seed 002 §4) re-expressed: the machine's total as N(μ', σ'²), fits iff μ' + z_{1−ρ}·σ' ≤ c, Best
 /// Fit key z = (c − μ')/σ'. Bit-identical to the built-in `gpa:0.05` (tested).
-pub const STARTER_GPA: &str = r#"// GPA (seed 002 §4): the machine's total usage taken as Gaussian N(mu', sigma'^2);
-// item k fits iff the (1 - rho) quantile mu' + z * sigma' stays within the capacity c.
-fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) {
-    let rho = 0.05;                       // SLO: target overflow probability
-    let z = normal_quantile(1.0 - rho);
-    let m = mu + mu_k;
-    let s = sqrt(sigma2 + sigma2_k);
-    if s == 0.0 { m <= c } else { m + z * s <= c }
-}
-
-// Best Fit key (smaller = tighter): z = (c - mu') / sigma'; sigma' = 0 ranks last.
-fn score(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) {
-    let s = sqrt(sigma2 + sigma2_k);
-    if s == 0.0 { 1.0e308 * 10.0 } else { (c - mu - mu_k) / s }
-}
-"#;
+pub const STARTER_GPA: &str = include_str!("../../../../examples/policies/gpa.rhai");
 
 /// An idea not in the papers: a distribution-free test on the machine's total. Cantelli's inequality
 /// P(X − μ' ≥ t) ≤ σ'²/(σ'² + t²) holds for any distribution of the total X, so μ' + √((1 − ρ)/ρ)·σ' ≤ c
 /// bounds the overflow probability by ρ without GPA's Gaussian assumption (seed 002's Cantelli test sizes
 /// each item alone, μ_i + b·σ_i, and adds the sizes, which is more conservative).
-pub const STARTER_CANTELLI_TOTAL: &str = r#"// Distribution-free (not in the papers): Cantelli's inequality on the machine's total
-// bounds P(overflow) by rho for ANY distribution: mu' + sqrt((1 - rho) / rho) * sigma' <= c.
-fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) {
-    let rho = 0.05;
-    let b = sqrt((1.0 - rho) / rho);      // 4.36 for rho = 0.05 (GPA's z is 1.64)
-    mu + mu_k + b * sqrt(sigma2 + sigma2_k) <= c
-}
-"#;
+pub const STARTER_CANTELLI_TOTAL: &str = include_str!("../../../../examples/policies/cantelli-total.rhai");
