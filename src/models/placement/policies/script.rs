@@ -167,4 +167,5 @@ pub const STARTER_GPA: &str = include_str!("../../../../examples/policies/gpa.rh
 /// P(X − μ' ≥ t) ≤ σ'²/(σ'² + t²) holds for any distribution of the total X, so μ' + √((1 − ρ)/ρ)·σ' ≤ c
 /// bounds the overflow probability by ρ without GPA's Gaussian assumption (seed 002's Cantelli test sizes
 /// each item alone, μ_i + b·σ_i, and adds the sizes, which is more conservative).
-pub const STARTER_CANTELLI_TOTAL: &str = include_str!("../../../../examples/policies/cantelli-total.rhai");
+pub const STARTER_CANTELLI_TOTAL: &str =
+    include_str!("../../../../examples/policies/cantelli-total.rhai");
