@@ -4,7 +4,10 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use packlab::input::InputFile;
-use packlab::models::placement::{run_frontier, FitSpec, Instance, PlacementParams, Rule};
+use packlab::models::placement::policies::script::{compile, ScriptFit, STARTER_GPA};
+use packlab::models::placement::{
+    run_frontier, BinLoad, FitSpec, FitTest, Instance, ItemStats, PlacementParams, Rule,
+};
 use packlab::trace::read_trace;
 use std::hint::black_box;
 
@@ -40,7 +43,38 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // a user's script (issue 31): one call of the starter GPA script's `fits` against the built-in test's,
+    // and the whole packing with it (a scan over the open bins, one script call per bin tried)
+    let script = std::sync::Arc::new(compile(STARTER_GPA).unwrap());
+    let fit = ScriptFit::new(script.clone());
+    let builtin = FitSpec::Gpa(0.05).test();
+    let bin = BinLoad {
+        n: 20,
+        mean: 2.1,
+        var: 0.09,
+        size: 2.1,
+    };
+    let item = ItemStats {
+        mean: 0.1,
+        var: 0.004,
+        size: 0.1,
+    };
+    c.bench_function("script gpa: one fits call", |b| {
+        b.iter(|| black_box(fit.fits(black_box(&bin), &item, 4.0)))
+    });
+    c.bench_function("built-in gpa: one fits call", |b| {
+        b.iter(|| black_box(builtin.fits(black_box(&bin), &item, 4.0)))
+    });
     let p = PlacementParams::default();
+    let inst = Instance::new(&t, &p, 1).unwrap();
+    c.bench_function("pack+evaluate script gpa bf c=4", |b| {
+        b.iter(|| {
+            black_box(
+                inst.pack_script(&script, "script:gpa".into(), Rule::BestFit, true)
+                    .unwrap(),
+            )
+        })
+    });
     c.bench_function(
         "frontier default (28 points) c=4, incl. instance build",
         |b| b.iter(|| black_box(run_frontier(&t, &p, 1, &mut |_, _| true).unwrap())),

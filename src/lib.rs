@@ -19,6 +19,7 @@
 //! - [`scenario`]: the serde [`scenario::Scenario`] envelope that drives the CLI, the browser and share
 //!   links, the link codec, and the start of a scenario's run ([`scenario::start`]: its model's section and
 //!   seed);
+//! - [`script`]: user policy scripts (a sandboxed language with limits) that a model calls at its hook;
 //! - [`sweep`]: sweeps of a scenario over axes of values, their shards and the merge of the shards;
 //! - [`chart`]: the shared chart frame (each model's charts live in its folder);
 //! - [`wasm`]: the thin binding layer (wasm32 only).
@@ -32,6 +33,7 @@ pub mod fuzzing;
 pub mod input;
 pub mod models;
 pub mod scenario;
+pub mod script;
 pub mod substrate;
 pub mod sweep;
 pub mod trace;

@@ -363,3 +363,158 @@ proptest! {
         prop_assert_eq!(l, l_scan);
     }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// users' scripts (issue 31): the placement hook
+
+use packlab::models::placement::policies::script::{
+    compile, STARTERS, STARTER_CANTELLI_TOTAL, STARTER_GPA,
+};
+use packlab::models::placement::{Family, ScriptPolicy};
+use std::sync::Arc;
+
+/// A random subset of `k` VMs (seed 1) of the bundled PlanetLab day (288 five-minute samples): a real
+/// instance.
+fn planetlab(k: usize) -> UsageTrace {
+    let b = packlab::data::PLANETLAB_20110303;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path);
+    let file = packlab::input::InputFile {
+        name: "planetlab-20110303.tsv.gz".into(),
+        bytes: std::fs::read(&path).unwrap(),
+    };
+    let t = packlab::trace::read_trace(b.id, &[file], b.format).unwrap();
+    packlab::models::placement::random_subset(&t, k, 1).unwrap()
+}
+
+/// The starter GPA script packs exactly as the built-in `gpa:0.05` (same bins, bit-identical m and q) under
+/// First Fit and Best Fit, with and without rebalancing, on 300 real VMs and with clairvoyance 0.5.
+#[test]
+fn starter_gpa_script_equals_builtin_gpa_bit_for_bit() {
+    let t = planetlab(300);
+    let script = Arc::new(compile(STARTER_GPA).unwrap());
+    for clairvoyance in [1.0, 0.5] {
+        let p = PlacementParams {
+            clairvoyance,
+            ..PlacementParams::default()
+        };
+        let inst = Instance::new(&t, &p, 1).unwrap();
+        for rule in [Rule::FirstFit, Rule::BestFit] {
+            for rebalance in [false, true] {
+                let builtin = inst.pack(&FitSpec::Gpa(0.05), rule, rebalance);
+                let (packing, r) = inst
+                    .pack_script(&script, "script:gpa".into(), rule, rebalance)
+                    .unwrap();
+                assert_eq!(packing.bins, builtin.bins, "{rule:?} rebalance {rebalance}");
+                let b = inst.evaluate(&FitSpec::Gpa(0.05), &builtin);
+                assert!(b.m_abs > 5, "a real packing: {}", b.m_abs);
+                assert_eq!(
+                    (r.m.to_bits(), r.q.to_bits()),
+                    (b.m.to_bits(), b.q.to_bits())
+                );
+                assert_eq!(r.spec, "script:gpa");
+            }
+        }
+    }
+}
+
+/// Cantelli on the machine's total is GPA with z = √((1 − ρ)/ρ): the same packing as built-in GPA at the
+/// ρ' with z_{1−ρ'} = √19, i.e. ρ' = Φ̄(√19), up to ties in the last bit (First Fit, no rebalancing).
+#[test]
+fn starter_cantelli_total_is_gpa_at_the_matching_z() {
+    let t = planetlab(200);
+    let p = PlacementParams::default();
+    let inst = Instance::new(&t, &p, 1).unwrap();
+    let script = Arc::new(compile(STARTER_CANTELLI_TOTAL).unwrap());
+    let (mine, _) = inst
+        .pack_script(&script, "script:c".into(), Rule::FirstFit, false)
+        .unwrap();
+    let rho = packlab::substrate::stats::normal_sf(19f64.sqrt());
+    let gpa = inst.pack(&FitSpec::Gpa(rho), Rule::FirstFit, false);
+    assert_eq!(mine.bins.len(), gpa.bins.len());
+    // more conservative than GPA at 0.05: more machines
+    let g05 = inst.pack(&FitSpec::Gpa(0.05), Rule::FirstFit, false);
+    assert!(
+        mine.bins.len() > g05.bins.len(),
+        "{} vs {}",
+        mine.bins.len(),
+        g05.bins.len()
+    );
+}
+
+/// A script with a `size` hook reading the observations: perc 95 re-expressed (s_i = P_i(95), linear
+/// interpolation; fits iff load + s_k ≤ c) packs as the built-in `perc:95`.
+#[test]
+fn size_hook_reads_observations_like_perc() {
+    let src = r#"
+        fn size(mean, sd, obs) {
+            let h = (obs.len() - 1) * 0.95;
+            let i = h.floor().to_int();
+            if i + 1 >= obs.len() { obs[i] } else { obs[i] + (h - i) * (obs[i + 1] - obs[i]) }
+        }
+        fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) { load + s_k <= c }
+    "#;
+    let t = planetlab(120);
+    let p = PlacementParams::default();
+    let inst = Instance::new(&t, &p, 1).unwrap();
+    let script = Arc::new(compile(src).unwrap());
+    let (mine, _) = inst
+        .pack_script(&script, "script:p".into(), Rule::BestFit, true)
+        .unwrap();
+    assert_eq!(
+        mine.bins,
+        inst.pack(&FitSpec::Perc(95.0), Rule::BestFit, true).bins
+    );
+}
+
+/// Scripts in the scenario: one frontier point each after the families', family `script`; a run-time
+/// failure (the operation limit) names the script's field and leaves no partial answer; bad sources are
+/// reported by validation with the field, line and column.
+#[test]
+fn scripts_in_the_frontier_and_their_errors() {
+    let t = planetlab(60);
+    let mut p = PlacementParams::default();
+    for f in &mut p.families {
+        f.enabled = f.family == Family::Gpa;
+        f.grid = vec![0.05];
+    }
+    p.scripts = STARTERS
+        .iter()
+        .map(|(n, s)| ScriptPolicy::new(n, s))
+        .collect();
+    let f = run_frontier(&t, &p, 1, &mut |_, _| true).unwrap();
+    let specs: Vec<&str> = f.points.iter().map(|x| x.spec.as_str()).collect();
+    assert_eq!(specs, ["gpa:0.05", "script:gpa", "script:cantelli-total"]);
+    assert_eq!(f.points[1].family, Family::Script);
+    assert_eq!(
+        (f.points[1].m, f.points[1].q),
+        (f.points[0].m, f.points[0].q)
+    );
+
+    p.scripts.push(ScriptPolicy::new(
+        "spin",
+        "fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) {\n  loop {}\n}",
+    ));
+    let e = run_frontier(&t, &p, 1, &mut |_, _| true).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("placement.scripts[2].source"));
+    assert!(e.message.contains("operation limit"), "{e}");
+
+    p.scripts[2] = ScriptPolicy::new(
+        "bad",
+        "fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) {\n  mu +\n}",
+    );
+    p.scripts.push(ScriptPolicy::new("bad", STARTER_GPA));
+    let errs = p.validate("placement.");
+    let got: Vec<String> = errs
+        .iter()
+        .map(|e| format!("{}: {}", e.field, e.message))
+        .collect();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(
+        got[0].starts_with("placement.scripts[2].source: line 3, column 1: "),
+        "{got:?}"
+    );
+    assert_eq!(
+        got[1],
+        "placement.scripts[3].name: the name 'bad' is used twice"
+    );
+}

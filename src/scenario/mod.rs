@@ -1308,4 +1308,30 @@ mod tests {
             Scenario::from_link(&format!("v2.d1.{payload}")).unwrap()
         );
     }
+
+    /// A placement scenario's scripts travel in its link (issue 31); a scenario without scripts encodes
+    /// without the key; a link whose script was tampered into a syntax error is refused naming the field,
+    /// line and column.
+    #[test]
+    fn scripts_travel_in_links_and_tampering_names_the_line() {
+        use crate::models::placement::policies::script::STARTER_GPA;
+        use crate::models::placement::ScriptPolicy;
+        assert!(!Scenario::default()
+            .diff_json()
+            .to_string()
+            .contains("scripts"));
+        let mut sc = Scenario::default();
+        sc.placement.scripts = vec![ScriptPolicy::new("gpa", STARTER_GPA)];
+        let back = Scenario::from_link(&sc.to_link()).unwrap();
+        assert_eq!(back.placement.scripts, sc.placement.scripts);
+        sc.placement.scripts[0].source =
+            STARTER_GPA.replacen("let m = mu + mu_k;", "let m = mu +* mu_k;", 1);
+        let e = Scenario::from_link(&sc.to_link()).unwrap_err();
+        assert_eq!(
+            e.field.as_deref(),
+            Some("placement.scripts[0].source"),
+            "{e}"
+        );
+        assert!(e.message.starts_with("line 6, column "), "{e}");
+    }
 }

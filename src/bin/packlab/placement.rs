@@ -41,6 +41,11 @@ pub struct ModelArgs {
     /// Seed of the random subset (integer 0..2^53).
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub subset_seed: u64,
+    /// A fit test of your own in the policy language (docs/policies.md): `FILE` or `NAME=FILE`
+    /// (repeatable; NAME defaults to the file's stem). The frontier adds one point `script:NAME` per script;
+    /// `pack --fit script:NAME` packs with it; `--print-link` carries its source.
+    #[arg(long, value_name = "[NAME=]FILE")]
+    pub script: Vec<String>,
     /// Print the share link (`v2.d<k>.…`, the part after `#s=`) of the placement scenario that runs these
     /// settings in the playground, instead of packing. A trace equal to a bundled one is referred to by its
     /// id, any other as an upload (name and SHA-256). `--subset` has no scenario field: an error.
@@ -113,6 +118,21 @@ fn params_from(m: &ModelArgs) -> Result<(PlacementParams, u64), String> {
             ))
         }
     };
+    for a in &m.script {
+        let (name, file) = match a.split_once('=') {
+            Some((n, f)) => (n.trim().to_string(), f.trim()),
+            None => {
+                let stem = std::path::Path::new(a.trim())
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().to_string())
+                    .unwrap_or_default();
+                (stem, a.trim())
+            }
+        };
+        let source = std::fs::read_to_string(file)
+            .map_err(|e| format!("--script: cannot read '{file}': {e}"))?;
+        p.scripts.push(placement::ScriptPolicy::new(&name, &source));
+    }
     if m.seed > packlab::scenario::MAX_SEED {
         return Err(format!(
             "--seed: must be at most {}",
@@ -132,6 +152,16 @@ fn check(p: &PlacementParams) -> Result<(), String> {
             "realisations" => "--realisations".into(),
             "fit" => "--fit".into(),
             f if f.starts_with("families") => "--grid".into(),
+            f if f.starts_with("scripts[") => {
+                // name the file's script by its name: `--script NAME: line L, column C: …`
+                let k: usize = f["scripts[".len()..]
+                    .split(']')
+                    .next()
+                    .and_then(|x| x.parse().ok())
+                    .unwrap_or(0);
+                let name = p.scripts.get(k).map_or("", |s| s.name.as_str());
+                format!("--script {name} ({f})")
+            }
             f => f.to_string(),
         };
         return Err(format!("{flag}: {}", e.message));
@@ -159,6 +189,9 @@ fn print_link(t: &TraceArgs, m: &ModelArgs, p: PlacementParams, seed: u64) -> Re
 
 pub fn cmd_pack(a: &PackArgs) -> Result<(), String> {
     let (mut p, seed) = params_from(&a.model)?;
+    if let Some(name) = a.fit.trim().strip_prefix("script:") {
+        return pack_script(a, &p, seed, name.trim());
+    }
     p.fit = FitSpec::parse(&a.fit).map_err(|e| format!("--fit: {e}"))?;
     if a.model.print_link {
         // the playground's run is a frontier: the link's holds this one packing (its family at its knob),
@@ -201,6 +234,36 @@ pub fn cmd_pack(a: &PackArgs) -> Result<(), String> {
                 c.note.as_deref().map_or(String::new(), |n| format!(": {n}"))
             );
         }
+    }
+    Ok(())
+}
+
+/// `pack --fit script:NAME`: packs with the `--script` named NAME and prints as `pack` does.
+fn pack_script(a: &PackArgs, p: &PlacementParams, seed: u64, name: &str) -> Result<(), String> {
+    let Some(k) = p.scripts.iter().position(|s| s.name == name) else {
+        return Err(format!(
+            "--fit: no --script is named '{name}' (give it with --script {name}=FILE)"
+        ));
+    };
+    if a.model.print_link {
+        return Err("--print-link: a link of one script packing is not supported; print the frontier's link (packlab placement frontier --script … --print-link)".into());
+    }
+    let script = std::sync::Arc::new(
+        placement::policies::script::compile(&p.scripts[k].source)
+            .map_err(|e| format!("--script {name}: {e}"))?,
+    );
+    let t = instance_trace(&a.trace, &a.model)?;
+    let inst = placement::Instance::new(&t, p, seed).map_err(|e| e.to_string())?;
+    let (_, r) = inst
+        .pack_script(&script, p.scripts[k].spec(), p.rule, p.rebalance)
+        .map_err(|e| format!("--script {name}: {e}"))?;
+    if a.json {
+        println!("{}", serde_json::to_string(&r).map_err(|e| e.to_string())?);
+    } else {
+        println!(
+            "fit {}: m_abs = {}, m_norm = {}, m = {:.4}, q = {:.6e}, utilization = {:.4}",
+            r.spec, r.m_abs, r.m_norm, r.m, r.q, r.utilization
+        );
     }
     Ok(())
 }

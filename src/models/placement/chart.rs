@@ -25,7 +25,7 @@ crate::chart::chart_table! {
 /// One point of a frontier, as the chart needs it (field names match the engine's `FrontierPoint`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ChartPoint {
-    /// Fit family: "gpa", "gpa-cal", "av", "perc", "cantelli", "max" (any other string gets a grey series).
+    /// Fit family: "gpa", "gpa-cal", "av", "perc", "cantelli", "max", "script" (any other string gets a grey series).
     pub family: String,
     /// Label of the point, e.g. "gpa:0.05".
     #[serde(default)]
@@ -78,7 +78,7 @@ pub struct MachineChart {
 }
 
 /// The series of the chart, in legend order, with their colours (colour-blind-safe Okabe–Ito palette).
-pub const FAMILIES: [(&str, &str, RGBColor); 6] = [
+pub const FAMILIES: [(&str, &str, RGBColor); 7] = [
     ("gpa", "GPA ρ", RGBColor(0, 114, 178)),
     (
         "gpa-cal",
@@ -89,6 +89,7 @@ pub const FAMILIES: [(&str, &str, RGBColor); 6] = [
     ("perc", "perc p", RGBColor(0, 158, 115)),
     ("cantelli", "Cantelli b", RGBColor(204, 121, 167)),
     ("max", "max", RGBColor(86, 180, 233)),
+    ("script", "your script", RGBColor(213, 94, 0)),
 ];
 /// Colour of a family's series.
 pub fn family_color(family: &str) -> RGBColor {

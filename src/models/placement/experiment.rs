@@ -9,8 +9,10 @@ use super::instance::{Instance, MachineView, PackResult};
 use super::params::{PlacementError, PlacementParams};
 use super::policies::FitSpec;
 use crate::experiment::{ser_error, CellRun, Cells, Experiment, RunError};
+use crate::script::Script;
 use crate::trace::UsageTrace;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// What one step computed: the frontier points `first..first + points.len()` (Pareto flags not yet set).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -27,11 +29,23 @@ pub struct FrontierRun {
     run: CellRun<FrontierCells>,
 }
 
-/// The frontier's cells: one point per fit test of [`frontier_specs`] on the instance.
+/// The frontier's cells: one point per fit test of [`frontier_specs`] on the instance, then one per enabled
+/// script of `placement.scripts` (issue 31).
 struct FrontierCells {
     params: PlacementParams,
     instance: Instance,
     specs: Vec<FitSpec>,
+    /// The enabled scripts, compiled, with their index in `params.scripts`.
+    scripts: Vec<(usize, Arc<Script>)>,
+}
+
+impl FrontierCells {
+    /// The compiled script named `name` and its index in `params.scripts`.
+    fn script(&self, name: &str) -> Option<&(usize, Arc<Script>)> {
+        self.scripts
+            .iter()
+            .find(|(k, _)| self.params.scripts[*k].name == name)
+    }
 }
 
 impl Cells for FrontierCells {
@@ -40,14 +54,20 @@ impl Cells for FrontierCells {
     const RESULT: &'static str = "frontier point";
 
     fn len(&self) -> usize {
-        self.specs.len()
+        self.specs.len() + self.scripts.len()
     }
 
+    /// Errors: a script's run-time error, naming its field `placement.scripts[k].source`, line and column.
     fn compute(&self, i: usize) -> Result<FrontierPoint, RunError> {
         let p = &self.params;
-        Ok(self
-            .instance
-            .frontier_point(&self.specs[i], p.rule, p.rebalance))
+        let Some((k, script)) = i.checked_sub(self.specs.len()).map(|j| &self.scripts[j]) else {
+            return Ok(self
+                .instance
+                .frontier_point(&self.specs[i], p.rule, p.rebalance));
+        };
+        self.instance
+            .script_point(script, p.scripts[*k].spec(), p.rule, p.rebalance)
+            .map_err(|e| RunError::field(format!("placement.scripts[{k}].source"), e.to_string()))
     }
 }
 
@@ -66,6 +86,7 @@ impl FrontierRun {
                 params: params.clone(),
                 instance,
                 specs: frontier_specs(params),
+                scripts: params.compiled_scripts()?,
             }),
         })
     }
@@ -76,8 +97,36 @@ impl FrontierRun {
     }
 
     /// The teaching view: packs with `fit` under the run's rule and rebalancing and returns the packing's
-    /// metrics and machine `machine` (0-based). Errors: a bad fit spec (field `placement.fit`) or machine.
+    /// metrics and machine `machine` (0-based). `fit` may name an enabled script, `script:<name>`.
+    /// Errors: a bad fit spec (field `placement.fit`), a script's run-time error (its `source` field) or a
+    /// bad machine.
     pub fn machine(&self, fit: &str, machine: usize) -> Result<MachineAnswer, PlacementError> {
+        if let Some(name) = fit.trim().strip_prefix("script:") {
+            let cells = self.run.cells();
+            let (k, script) = cells.script(name.trim()).ok_or_else(|| PlacementError {
+                field: Some("placement.fit".into()),
+                message: format!(
+                    "no enabled script is named '{}' in placement.scripts",
+                    name.trim()
+                ),
+            })?;
+            let p = &cells.params;
+            let (packing, result) = self
+                .instance()
+                .pack_script(script, p.scripts[*k].spec(), p.rule, p.rebalance)
+                .map_err(|e| PlacementError {
+                    field: Some(format!("placement.scripts[{k}].source")),
+                    message: e.to_string(),
+                })?;
+            let view = self
+                .instance()
+                .machine_view(&packing, machine, &self.item_names)?;
+            return Ok(MachineAnswer {
+                fit: result.spec.clone(),
+                packing: result,
+                view,
+            });
+        }
         let spec = FitSpec::parse(fit).map_err(|m| PlacementError {
             field: Some("placement.fit".into()),
             message: m,
@@ -136,6 +185,11 @@ impl Experiment for FrontierRun {
 
     fn batch(&self) -> usize {
         self.run.batch()
+    }
+
+    /// A script's run-time error (the only way a point fails).
+    fn error(&self) -> Option<RunError> {
+        self.run.error()
     }
 
     fn report(&self) -> Option<Frontier> {

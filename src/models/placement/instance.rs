@@ -4,13 +4,16 @@ use super::calibrate::{self, Calibration};
 use super::frontier::{Frontier, FrontierPoint};
 use super::packing::{pack, rebalance, Packing};
 use super::params::{Mode, PlacementError, PlacementParams, REBALANCE_MAX_FAILURES};
+use super::policies::script::ScriptFit;
 use super::policies::Rule;
-use super::policies::{FitSpec, FitTest, ItemStats};
+use super::policies::{Family, FitSpec, FitTest, ItemStats};
+use crate::script::{Script, ScriptError};
 use crate::substrate::exact::ExactThreshold;
 use crate::substrate::stats::{mean, normal_sf, population_variance};
 use crate::trace::{Samples, UsageTrace};
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
+use std::sync::Arc;
 use std::sync::OnceLock;
 
 /// A stochastic bin packing instance (ALGORITHMS.md §4.1): N items × R realisations in VM units, the split
@@ -306,7 +309,7 @@ impl Instance {
     /// Item statistics under `test` with the given per-item means and variances (a percentile test reads
     /// the sorted observations of O).
     fn item_stats_with(&self, test: &dyn FitTest, means: &[f64], vars: &[f64]) -> Vec<ItemStats> {
-        let needs_sorted = matches!(test.spec(), FitSpec::Perc(_) | FitSpec::Max);
+        let needs_sorted = test.reads_observations();
         let o = self.obs.len();
         let sorted: &[f64] = if needs_sorted {
             self.sorted_obs.get_or_init(|| {
@@ -486,6 +489,11 @@ impl Instance {
     /// often add up to c exactly, and a plain f64 sum counts some of those ties as overflows); utilization
     /// sums the f64 totals.
     pub fn evaluate(&self, spec: &FitSpec, packing: &Packing) -> PackResult {
+        self.evaluate_named(spec.to_string(), packing)
+    }
+
+    /// [`Instance::evaluate`] of a packing by any fit test, recorded under the spec `spec`.
+    pub fn evaluate_named(&self, spec: String, packing: &Packing) -> PackResult {
         let c = self.capacity;
         let e = self.eval.len() as f64;
         let mut q_per_machine = Vec::with_capacity(packing.bins.len());
@@ -500,7 +508,7 @@ impl Instance {
         let m_abs = packing.bins.len();
         let m_norm = self.m_norm();
         PackResult {
-            spec: spec.to_string(),
+            spec,
             m_abs,
             m_norm,
             m: m_abs as f64 / m_norm as f64,
@@ -537,18 +545,39 @@ impl Instance {
     /// Packs with `spec` and evaluates: one frontier point (pareto flag unset).
     pub fn frontier_point(&self, spec: &FitSpec, rule: Rule, rebalance_on: bool) -> FrontierPoint {
         let (_, r) = self.pack_and_evaluate(spec, rule, rebalance_on);
-        FrontierPoint {
-            family: spec.family(),
-            param: spec.param(),
-            spec: r.spec,
-            m_abs: r.m_abs,
-            m_norm: r.m_norm,
-            m: r.m,
-            q: r.q,
-            utilization: r.utilization,
-            pareto: false,
-            calibration: r.calibration,
+        point(spec.family(), spec.param(), r)
+    }
+
+    /// Packs with a user's script (issue 31; [`ScriptFit`]) under `rule` and rebalancing, and evaluates on
+    /// E under the spec `spec` (`script:<name>`). Errors: the script's first run-time error (a limit, a
+    /// wrong type), at its line and column.
+    pub fn pack_script(
+        &self,
+        script: &Arc<Script>,
+        spec: String,
+        rule: Rule,
+        rebalance_on: bool,
+    ) -> Result<(Packing, PackResult), ScriptError> {
+        let test = ScriptFit::new(script.clone());
+        let items = self.item_stats(&test);
+        let packing = self.pack_items(&test, &items, rule, rebalance_on);
+        if let Some(e) = test.take_error() {
+            return Err(e);
         }
+        let r = self.evaluate_named(spec, &packing);
+        Ok((packing, r))
+    }
+
+    /// [`Instance::pack_script`] as a frontier point of the family `script` (pareto flag unset).
+    pub fn script_point(
+        &self,
+        script: &Arc<Script>,
+        spec: String,
+        rule: Rule,
+        rebalance_on: bool,
+    ) -> Result<FrontierPoint, ScriptError> {
+        let (_, r) = self.pack_script(script, spec, rule, rebalance_on)?;
+        Ok(point(Family::Script, None, r))
     }
 
     /// Wraps evaluated points into a [`Frontier`] record with this instance's parameters.
@@ -611,5 +640,21 @@ impl Instance {
             capacity: c,
             gaussian_overflow,
         })
+    }
+}
+
+/// A frontier point of `family` at knob `param` from an evaluated packing (pareto flag unset).
+fn point(family: Family, param: Option<f64>, r: PackResult) -> FrontierPoint {
+    FrontierPoint {
+        family,
+        param,
+        spec: r.spec,
+        m_abs: r.m_abs,
+        m_norm: r.m_norm,
+        m: r.m,
+        q: r.q,
+        utilization: r.utilization,
+        pareto: false,
+        calibration: r.calibration,
     }
 }

@@ -27,8 +27,8 @@ pub use policies::{BinLoad, Family, FitSpec, FitTest, Gpa, IndexKind, ItemStats,
 pub use crate::substrate::error::FieldError;
 pub use frontier::{frontier_specs, mark_pareto, Frontier, FrontierPoint};
 pub use params::{
-    FamilySweep, Mode, PlacementError, PlacementParams, DEFAULT_CAPACITY, MAX_GRID,
-    MAX_REALISATIONS, REBALANCE_MAX_FAILURES,
+    FamilySweep, Mode, PlacementError, PlacementParams, ScriptPolicy, DEFAULT_CAPACITY, MAX_GRID,
+    MAX_REALISATIONS, MAX_SCRIPTS, REBALANCE_MAX_FAILURES,
 };
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ impl FamilySweep {
             Family::Av => vec![1.0, 1.25, 1.5, 2.0, 2.5, 3.0],
             Family::Perc => vec![50.0, 70.0, 80.0, 90.0, 95.0, 99.0, 100.0],
             Family::Cantelli => vec![0.5, 1.0, 1.7, 2.5, 4.4],
-            Family::Max => vec![],
+            Family::Max | Family::Script => vec![],
         };
         FamilySweep {
             family,
@@ -58,6 +58,48 @@ impl FamilySweep {
         }
     }
 }
+
+/// A user's fit test in the policy language (issue 31; docs/policies.md), drawn as its own point of the
+/// frontier as `script:<name>`. The source travels in the scenario and so in share links.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptPolicy {
+    /// Name, 1–40 of `A–Z a–z 0–9 _ -`, unique among the scripts: the point's spec is `script:<name>`.
+    pub name: String,
+    /// The language and hook version the source is written for ([`crate::script::LANGUAGE`]).
+    #[serde(default = "language")]
+    pub language: String,
+    /// Whether the frontier includes it.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// The source: `fn fits(c, n, mu, var, load, mu_k, var_k, s_k)` and optionally `score`, `size`
+    /// ([`super::policies::script`]).
+    pub source: String,
+}
+
+fn language() -> String {
+    crate::script::LANGUAGE.to_string()
+}
+
+impl ScriptPolicy {
+    /// The script named `name` with `source`, enabled, in the current language.
+    pub fn new(name: &str, source: &str) -> Self {
+        ScriptPolicy {
+            name: name.to_string(),
+            language: language(),
+            enabled: true,
+            source: source.to_string(),
+        }
+    }
+
+    /// The point's spec, `script:<name>`.
+    pub fn spec(&self) -> String {
+        format!("script:{}", self.name)
+    }
+}
+
+/// Most scripts in a scenario.
+pub const MAX_SCRIPTS: usize = 8;
 
 /// Parameters of the placement model: what the CLI flags, the playground controls and share links set.
 /// Units: capacity c in VM units (1.0 = one VM's full CPU), clairvoyance ℓ as a fraction.
@@ -82,6 +124,10 @@ pub struct PlacementParams {
     pub target_rho: f64,
     /// The families of the frontier and their grids.
     pub families: Vec<FamilySweep>,
+    /// Users' fit tests, one frontier point each after the families' (empty by default; not written when
+    /// empty, so scenarios without scripts encode as before).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<ScriptPolicy>,
 }
 
 impl Default for PlacementParams {
@@ -99,6 +145,7 @@ impl Default for PlacementParams {
                 .iter()
                 .map(|f| FamilySweep::default_for(*f))
                 .collect(),
+            scripts: Vec::new(),
         }
     }
 }
@@ -159,7 +206,12 @@ impl PlacementParams {
                     format!("at most {MAX_GRID} values"),
                 );
             }
-            if fs.family != Family::Max {
+            if fs.family == Family::Script {
+                errs.add(
+                    &format!("families[{k}].family"),
+                    "'script' is not a swept family: list scripts in placement.scripts".to_string(),
+                );
+            } else if fs.family != Family::Max {
                 for (g, v) in fs.grid.iter().enumerate() {
                     if let Err(m) = fs.family.spec(*v) {
                         errs.add(&format!("families[{k}].grid[{g}]"), m);
@@ -167,7 +219,55 @@ impl PlacementParams {
                 }
             }
         }
+        if self.scripts.len() > MAX_SCRIPTS {
+            errs.add("scripts", format!("at most {MAX_SCRIPTS} scripts"));
+        }
+        for (k, sp) in self.scripts.iter().enumerate() {
+            let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+            if sp.name.is_empty() || sp.name.len() > 40 || !sp.name.chars().all(ok) {
+                errs.add(
+                    &format!("scripts[{k}].name"),
+                    format!(
+                        "a name of 1–40 letters, digits, '_' or '-' is needed, got '{}'",
+                        sp.name
+                    ),
+                );
+            } else if self.scripts[..k].iter().any(|o| o.name == sp.name) {
+                errs.add(
+                    &format!("scripts[{k}].name"),
+                    format!("the name '{}' is used twice", sp.name),
+                );
+            }
+            if sp.language != crate::script::LANGUAGE {
+                errs.add(
+                    &format!("scripts[{k}].language"),
+                    format!(
+                        "this engine runs scripts in {}, got '{}'",
+                        crate::script::LANGUAGE,
+                        sp.language
+                    ),
+                );
+            } else if let Err(e) = super::policies::script::compile(&sp.source) {
+                errs.add(&format!("scripts[{k}].source"), e.to_string());
+            }
+        }
         errs.into_vec()
+    }
+
+    /// The enabled scripts, compiled (in `scripts` order, with their index there). Errors: the first script
+    /// that does not compile, naming its field, line and column.
+    pub fn compiled_scripts(
+        &self,
+    ) -> Result<Vec<(usize, std::sync::Arc<crate::script::Script>)>, PlacementError> {
+        let mut out = Vec::new();
+        for (k, sp) in self.scripts.iter().enumerate().filter(|(_, s)| s.enabled) {
+            let s = super::policies::script::compile(&sp.source).map_err(|e| PlacementError {
+                field: Some(format!("placement.scripts[{k}].source")),
+                message: e.to_string(),
+            })?;
+            out.push((k, std::sync::Arc::new(s)));
+        }
+        Ok(out)
     }
 }
 

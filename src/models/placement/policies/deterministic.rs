@@ -26,8 +26,8 @@ impl<S: ItemSize> Deterministic<S> {
 }
 
 impl<S: ItemSize> FitTest for Deterministic<S> {
-    fn spec(&self) -> FitSpec {
-        self.spec
+    fn reads_observations(&self) -> bool {
+        matches!(self.spec, FitSpec::Perc(_) | FitSpec::Max)
     }
     fn item_size(&self, mean: f64, sd: f64, sorted: &[f64]) -> f64 {
         self.size.size(mean, sd, sorted)

@@ -2,8 +2,6 @@
 //! sees, the per-item statistics from the observation set O ([`ItemStats`]) and a bin's load ([`BinLoad`]),
 //! and how the open bins are indexed for it ([`IndexKind`]).
 
-use super::spec::FitSpec;
-
 /// Per-item statistics from the observation set O, in VM units (ALGORITHMS.md §4.1).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ItemStats {
@@ -16,9 +14,12 @@ pub struct ItemStats {
     pub size: f64,
 }
 
-/// The load of a bin: sums over its items of mean, variance and deterministic size (VM units).
+/// The load of a bin: its number of items and the sums over them of mean, variance and deterministic size
+/// (VM units).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BinLoad {
+    /// Number of items n.
+    pub n: usize,
     /// Σ μ_i.
     pub mean: f64,
     /// Σ σ_i².
@@ -30,6 +31,7 @@ pub struct BinLoad {
 impl BinLoad {
     /// Adds an item's statistics.
     pub fn add(&mut self, it: &ItemStats) {
+        self.n += 1;
         self.mean += it.mean;
         self.var += it.var;
         self.size += it.size;
@@ -38,8 +40,10 @@ impl BinLoad {
 
 /// A fit test (shared trait of seed 002's GPA, Cantelli, av, perc and max tests).
 pub trait FitTest {
-    /// The specification this test was built from.
-    fn spec(&self) -> FitSpec;
+    /// Whether [`FitTest::item_size`] reads the item's sorted observations (otherwise it is given none).
+    fn reads_observations(&self) -> bool {
+        false
+    }
     /// The deterministic size s_i of an item with mean `mean`, population s.d. `sd` and the ascending-sorted
     /// observations `sorted_obs` (VM units).
     fn item_size(&self, mean: f64, sd: f64, sorted_obs: &[f64]) -> f64;

@@ -1,7 +1,6 @@
 //! The GPA fit test (seed 002 §4; ALGORITHMS.md §4.2).
 
 use super::fit_test::{BinLoad, FitTest, IndexKind, ItemStats};
-use super::spec::FitSpec;
 use crate::substrate::stats::normal_quantile;
 
 /// The GPA fit test (seed 002 §4): the bin's total is taken as Gaussian N(μ', σ'²) and the item fits iff the
@@ -25,9 +24,6 @@ impl Gpa {
 }
 
 impl FitTest for Gpa {
-    fn spec(&self) -> FitSpec {
-        FitSpec::Gpa(self.rho)
-    }
     fn item_size(&self, mean: f64, _sd: f64, _sorted: &[f64]) -> f64 {
         mean
     }

@@ -7,6 +7,7 @@
 //!   ([`FitSpec::test`]);
 //! * [`gpa`]: GPA; [`deterministic`]: the tests ℓ_j + s_k ≤ c, sized by [`cantelli`], [`av`], [`perc`],
 //!   [`max`];
+//! * [`script`]: a user's fit test in the policy language ([`script::ScriptFit`], issue 31);
 //! * [`rule`]: the packing rule ([`Rule`]); [`first_fit`], [`best_fit`]: their scans over the open bins.
 
 pub mod av;
@@ -20,6 +21,7 @@ pub mod max;
 pub mod perc;
 pub mod resolve;
 pub mod rule;
+pub mod script;
 pub mod spec;
 
 pub use fit_test::{BinLoad, FitTest, IndexKind, ItemStats};

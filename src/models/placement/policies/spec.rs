@@ -44,6 +44,9 @@ pub enum Family {
     Cantelli,
     /// Maximum (no knob).
     Max,
+    /// A user's script (`placement.scripts`, issue 31): one point per script, no knob; not a [`FitSpec`]
+    /// and never in [`Family::ALL`] (a sweep's families).
+    Script,
 }
 
 impl Family {
@@ -66,6 +69,7 @@ impl Family {
             Family::Perc => "perc",
             Family::Cantelli => "cantelli",
             Family::Max => "max",
+            Family::Script => "script",
         }
     }
 
@@ -78,6 +82,11 @@ impl Family {
             Family::Perc => FitSpec::Perc(param),
             Family::Cantelli => FitSpec::Cantelli(param),
             Family::Max => FitSpec::Max,
+            Family::Script => {
+                return Err(
+                    "a script is no knob of a family: list it in placement.scripts".to_string(),
+                )
+            }
         };
         s.validate()?;
         Ok(s)
@@ -130,7 +139,7 @@ impl FitSpec {
             Family::Cantelli => "cantelli:1.7",
             Family::Av => "av:1.25",
             Family::Perc => "perc:95",
-            Family::Max => "max",
+            Family::Max | Family::Script => "max",
         }
     }
 

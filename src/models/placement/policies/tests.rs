@@ -61,6 +61,7 @@ fn gpa_fit_by_hand() {
         mean: 0.5,
         var: 0.04,
         size: 0.5,
+        ..BinLoad::default()
     };
     assert!(!g.fits(&bin, &item(0.2, 0.1), 1.0));
     // with c = 1.07 it fits (1.0678 <= 1.07)
@@ -72,6 +73,7 @@ fn gpa_fit_by_hand() {
         mean: 0.6,
         var: 0.0,
         size: 0.6,
+        ..BinLoad::default()
     };
     assert!(g.fits(&zero, &item(0.4, 0.0), 1.0));
     assert!(!g.fits(&zero, &item(0.41, 0.0), 1.0));
@@ -100,6 +102,7 @@ fn gpa_quantile_form_equals_cdf_form() {
             mean: bm,
             var: bs * bs,
             size: bm,
+            ..BinLoad::default()
         };
         let it = item(im, is);
         let sd = (bs * bs + is * is).sqrt();
@@ -131,6 +134,7 @@ fn deterministic_sizes_by_hand() {
         mean: 0.0,
         var: 0.0,
         size: 0.7,
+        ..BinLoad::default()
     };
     assert!(t.fits(
         &bin,
