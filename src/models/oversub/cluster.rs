@@ -20,7 +20,7 @@
 //! oversubscription, the usage shares), so that `Σ_n C^n_t = C_c(s_t)`.
 
 use super::profile::{hour_of_day, Episode, HISTORY_H};
-use super::OversubParams;
+use super::params::OversubParams;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
