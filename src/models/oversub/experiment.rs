@@ -371,6 +371,16 @@ impl MarlEnv for TrainEnv<'_> {
             .expect("reset before creation_cost")
             .creation_cost(gamma, cost)
     }
+    fn unsafe_machines(&self, out: &mut Vec<u32>) -> bool {
+        let o = self
+            .cluster
+            .as_ref()
+            .expect("reset before unsafe_machines")
+            .outcome();
+        out.clear();
+        out.extend((0..o.unsafe_pms.len() as u32).filter(|&k| o.unsafe_pms[k as usize]));
+        true
+    }
 }
 
 /// An oversubscription experiment in progress.

@@ -62,6 +62,29 @@ pub const MAX_FINGERPRINT_BYTES: usize = 64 << 10;
 /// Version of the policy file format ([`TrainedPolicy::version`](super::file::TrainedPolicy::version)).
 pub const POLICY_VERSION: u32 = 2;
 
+/// What the dual step measures against its target (ours; issue 25).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DualCost {
+    /// The cluster surrogate of seed 001 eq. 11 (ALGORITHMS.md §3.3): Û = the greedy episodes' mean
+    /// fraction of hours in which some machine is hot, against `c = (1 − α)·δ`. At 500 PMs no greedy policy
+    /// the learner reaches meets c while its PMs stay far inside their budget, so λ climbs to its bound.
+    #[default]
+    Cluster,
+    /// The PM-level quantity the paper evaluates (PM-Hot-R, ALGORITHMS.md §3.5): over the last
+    /// `dual_window` greedy episodes, Û = max over machines k of the fraction of them with `hot_k ≥ δ`,
+    /// against `1 − α` ([`MarlEnv::unsafe_machines`](super::env::MarlEnv::unsafe_machines)). An
+    /// environment without machines keeps [`DualCost::Cluster`].
+    Pm,
+}
+
+impl DualCost {
+    /// Whether this is [`DualCost::Cluster`] (the default, not serialized).
+    pub fn is_cluster(&self) -> bool {
+        *self == DualCost::Cluster
+    }
+}
+
 /// C2MARL's hyperparameters (ALGORITHMS.md §3.7; seed 001 Table 4 where stated). Serialized with defaults for
 /// missing fields and no unknown fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -116,6 +139,10 @@ pub struct C2marlConfig {
     /// Where the per-subscriber cost shares are credited ([`CostCredit`]). Default creation (ours; hourly in
     /// defaults sets 7–10).
     pub cost_credit: CostCredit,
+    /// What the dual step measures ([`DualCost`]). Default cluster (seed 001 eq. 11); written only when pm,
+    /// so configurations, policy files and links made before it read and write the same.
+    #[serde(skip_serializing_if = "DualCost::is_cluster")]
+    pub dual_cost: DualCost,
 }
 
 impl Default for C2marlConfig {
@@ -141,6 +168,7 @@ impl Default for C2marlConfig {
             dual_start_fraction: 0.5,
             dual_window: 10,
             cost_credit: CostCredit::Creation,
+            dual_cost: DualCost::Cluster,
         }
     }
 }
@@ -154,7 +182,17 @@ impl C2marlConfig {
     /// The normalised constraint gap of the dual step: `clip((c − Û)/c, −1, 1)` for a greedy hot fraction
     /// `u_hat` (−1 when `c = 0` and Û > 0, 0 when both are 0).
     pub fn constraint_gap(&self, u_hat: f64) -> f64 {
-        let c = self.cost_target();
+        Self::normalised_gap(self.cost_target(), u_hat)
+    }
+
+    /// The normalised gap of the PM-level dual step ([`DualCost::Pm`]): `clip((t − Û)/t, −1, 1)` with
+    /// `t = 1 − α` and Û the window's largest per-machine unsafe fraction.
+    pub fn pm_constraint_gap(&self, u_hat: f64) -> f64 {
+        Self::normalised_gap(1.0 - self.alpha, u_hat)
+    }
+
+    /// `clip((c − u)/c, −1, 1)`; −1 when `c = 0` and u > 0, 0 when both are 0.
+    fn normalised_gap(c: f64, u_hat: f64) -> f64 {
         if c > 0.0 {
             ((c - u_hat) / c).clamp(-1.0, 1.0)
         } else if u_hat > 0.0 {

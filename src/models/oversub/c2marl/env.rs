@@ -43,6 +43,14 @@ pub trait MarlEnv {
     fn creation_cost(&self, _gamma: f64, _cost: &mut [f64]) -> bool {
         false
     }
+    /// The machines of the episode just ended whose hot fraction reached δ (`hot_k ≥ δ`, ALGORITHMS.md
+    /// §3.5), as indices into `out` (cleared first), for the PM-level dual step ([`DualCost::Pm`]). Returns
+    /// false when the environment has no machines (the default); the dual step then uses the cluster cost.
+    ///
+    /// [`DualCost::Pm`]: super::config::DualCost::Pm
+    fn unsafe_machines(&self, _out: &mut Vec<u32>) -> bool {
+        false
+    }
 }
 
 /// The shapes of an environment ([`MarlEnv`]): what the networks and the policy file depend on.

@@ -1,6 +1,9 @@
 //! The learner's unit tests (toy environments with known optima).
 
-use super::{C2marlConfig, Credit, Dims, MarlEnv, StepOutcome, TrainedPolicy, Trainer, MAX_POLICY_BYTES};
+use super::{
+    C2marlConfig, CostCredit, Credit, Dims, DualCost, MarlEnv, StepOutcome, TrainedPolicy, Trainer,
+    MAX_POLICY_BYTES,
+};
 use super::file::fingerprint_difference;
 use super::super::nn::Adam;
 
@@ -20,6 +23,13 @@ struct Toy {
     risky_reward: f64,
     /// The last step's per-agent reward terms and cost shares.
     last: Vec<(f64, f64)>,
+    /// Delayed cost credit ([`MarlEnv::creation_cost`]): each step's cost share plus γ times the next
+    /// step's (the action of hour t is charged for the hot share it leaves to hour t + 1), if set.
+    creation: bool,
+    /// The episode's cost shares so far (steps × n).
+    shares: Vec<f64>,
+    /// The machines [`MarlEnv::unsafe_machines`] reports after every episode, if set.
+    unsafe_machines: Option<Vec<u32>>,
 }
 
 impl Toy {
@@ -31,6 +41,9 @@ impl Toy {
             agent1_masked: false,
             risky_reward: 0.5,
             last: vec![(0.0, 0.0); n],
+            creation: false,
+            shares: Vec::new(),
+            unsafe_machines: None,
         }
     }
     fn active(&self, i: usize, h: usize) -> bool {
@@ -53,6 +66,7 @@ impl MarlEnv for Toy {
     }
     fn reset(&mut self, _episode: u64) {
         self.t = 0;
+        self.shares.clear();
     }
     fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
         let h = self.t % 24;
@@ -94,6 +108,7 @@ impl MarlEnv for Toy {
                 (None, k) => x.1 / k as f64,
             };
         }
+        self.shares.extend(self.last.iter().map(|x| x.1));
         self.t += 1;
         StepOutcome {
             reward: reward / self.n as f64,
@@ -105,6 +120,22 @@ impl MarlEnv for Toy {
         for (i, &(r, c)) in self.last.iter().enumerate() {
             reward[i] = r;
             cost[i] = c;
+        }
+    }
+    fn creation_cost(&self, gamma: f64, cost: &mut [f64]) -> bool {
+        let n = self.n;
+        for (k, c) in cost.iter_mut().enumerate() {
+            *c = self.shares[k] + self.shares.get(k + n).map_or(0.0, |s| gamma * s);
+        }
+        self.creation
+    }
+    fn unsafe_machines(&self, out: &mut Vec<u32>) -> bool {
+        match &self.unsafe_machines {
+            Some(m) => {
+                out.clone_from(m);
+                true
+            }
+            None => false,
         }
     }
 }
@@ -412,20 +443,81 @@ fn fingerprint_of(tr: &Trainer) -> u64 {
     h
 }
 
+/// 3 toy episodes with a dual step after each (dual_start_fraction 0) and the delayed cost credit:
+/// (fingerprint of the networks and λ, λ after each episode).
+fn pinned_training(cost_credit: CostCredit, eta_lambda: f64) -> (u64, Vec<f64>) {
+    let cfg = C2marlConfig {
+        dual_start_fraction: 0.0,
+        dual_window: 2,
+        cost_credit,
+        eta_lambda,
+        ..toy_config()
+    };
+    let mut env = Toy::new(3);
+    env.creation = true;
+    let mut tr = Trainer::new(&cfg, &env, 2).unwrap();
+    let lambdas = (0..3).map(|e| tr.train_episode(&mut env, e).lambda).collect();
+    (fingerprint_of(&tr), lambdas)
+}
+
 #[test]
 fn training_is_pinned() {
-    // Bit-level pin of 3 toy episodes (the same on every target: run it in wasm32 to check parity).
-    let mut env = Toy::new(3);
-    let mut tr = Trainer::new(&toy_config(), &env, 2).unwrap();
-    for e in 0..3 {
-        tr.train_episode(&mut env, e);
-    }
-    assert_eq!(
-        fingerprint_of(&tr),
-        0xf84e_7576_af1c_a7f2,
-        "{:#x}",
-        fingerprint_of(&tr)
-    );
+    // Bit-level pin of 3 toy episodes (the same on every target: run it in wasm32 to check parity), with a
+    // dual step after every episode and the delayed cost credit, so the pin moves if either changes.
+    let (fp, lambdas) = pinned_training(CostCredit::Creation, 20.0);
+    assert_eq!(fp, PINNED_TRAINING, "{fp:#x}");
+    // the dual step ran: λ moved after every episode
+    assert!(lambdas.iter().all(|&l| l > 0.0), "{lambdas:?}");
+    // the pin sees both: hourly credit, or another dual step size, trains other networks
+    assert_ne!(pinned_training(CostCredit::Hourly, 20.0).0, fp);
+    assert_ne!(pinned_training(CostCredit::Creation, 10.0).0, fp);
+}
+
+const PINNED_TRAINING: u64 = 0xea6f_b302_a739_65fe;
+
+#[test]
+fn pm_dual_step_targets_one_minus_alpha_on_the_worst_machine() {
+    // Û = max over machines of the fraction of the window's greedy episodes in which the machine was unsafe.
+    let cfg = C2marlConfig {
+        dual_start_fraction: 0.0,
+        dual_window: 4,
+        dual_cost: DualCost::Pm,
+        alpha: 0.75,
+        eta_lambda: 2.0,
+        lambda_init: 10.0,
+        ..toy_config()
+    };
+    assert_eq!(cfg.pm_constraint_gap(0.0), 1.0);
+    assert!((cfg.pm_constraint_gap(0.5) - -1.0).abs() < 1e-12);
+    assert!((cfg.pm_constraint_gap(0.125) - 0.5).abs() < 1e-12);
+    // the cluster is hot every hour (the cluster dual would raise λ), but no machine is unsafe: λ falls by η
+    let mut env = Toy::new(2);
+    env.forced_cost = Some(1.0);
+    env.unsafe_machines = Some(vec![]);
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    let l: Vec<f64> = (0..3).map(|e| tr.train_episode(&mut env, e).lambda).collect();
+    assert_eq!(l, [8.0, 6.0, 4.0]);
+    // machine 7 unsafe in every episode: Û = 1 ≥ 2·(1 − α), λ rises by η; the cluster is never hot
+    env.forced_cost = Some(0.0);
+    env.unsafe_machines = Some(vec![3, 7]);
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    let l: Vec<f64> = (0..2).map(|e| tr.train_episode(&mut env, e).lambda).collect();
+    assert_eq!(l, [12.0, 14.0]);
+    // one unsafe episode in a window of 4: Û = 0.25 = 1 − α, gap 0, λ stays
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    env.unsafe_machines = Some(vec![5]);
+    tr.train_episode(&mut env, 0); // window [1]: Û = 1 → 12
+    env.unsafe_machines = Some(vec![]);
+    let l: Vec<f64> = (1..4).map(|e| tr.train_episode(&mut env, e).lambda).collect();
+    // windows [1, 0]: Û = 0.5 → gap −1 → 14; [1, 0, 0]: Û = 1/3 → gap −1/3 → 14.667; [1, 0, 0, 0]: 0.25 → 14.667
+    assert_eq!(l[0], 14.0);
+    assert!((l[1] - (14.0 + 2.0 / 3.0)).abs() < 1e-12, "{l:?}");
+    assert_eq!(l[2], l[1]);
+    // an environment without machines keeps the cluster dual
+    env.unsafe_machines = None;
+    env.forced_cost = Some(0.0);
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    assert_eq!(tr.train_episode(&mut env, 0).lambda, 8.0);
 }
 
 fn trained_policy() -> TrainedPolicy {

@@ -4,7 +4,9 @@ use super::super::nn::{self, Adam, Mlp, Scratch};
 use crate::substrate::rng::stream;
 use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
-use super::config::{C2marlConfig, CostCredit, Credit, CENTRING_SPAN, MAX_REPLAY_FLOATS, POLICY_VERSION};
+use super::config::{
+    C2marlConfig, CostCredit, Credit, DualCost, CENTRING_SPAN, MAX_REPLAY_FLOATS, POLICY_VERSION,
+};
 use super::env::{Dims, MarlEnv};
 use super::file::{argmax, TrainedPolicy};
 use super::log::EpisodeLog;
@@ -89,6 +91,8 @@ pub struct Trainer {
     reward_seen: Vec<u64>,
     /// The hot fractions of the last `dual_window` greedy episodes (a ring, oldest overwritten).
     greedy_costs: Vec<f64>,
+    /// With [`DualCost::Pm`]: the unsafe machines of the same greedy episodes (ring aligned with `greedy_costs`).
+    greedy_unsafe: Vec<Vec<u32>>,
     greedy_next: usize,
     replay: Replay,
     log: Vec<EpisodeLog>,
@@ -175,6 +179,7 @@ impl Trainer {
             reward_mean: vec![0.0; d.n_agents],
             reward_seen: vec![0; d.n_agents],
             greedy_costs: Vec::with_capacity(config.dual_window),
+            greedy_unsafe: Vec::new(),
             greedy_next: 0,
             replay: Replay::new(config.replay, &d),
             log: Vec::new(),
@@ -245,12 +250,14 @@ impl Trainer {
                 nn::polyak(t, o, tau);
             }
         }
+        let mut unsafe_pms = Vec::new();
         let greedy_cost = (episode >= self.config.dual_start()).then(|| {
             let (g_steps, g_hot, _) = self.run_episode(env, episode, 0.0, false);
             g_hot / g_steps as f64
         });
         if let Some(g) = greedy_cost {
-            self.dual_step(g);
+            let pm = self.config.dual_cost == DualCost::Pm && env.unsafe_machines(&mut unsafe_pms);
+            self.dual_step(g, pm.then_some(unsafe_pms));
         }
         let log = EpisodeLog {
             episode,
@@ -279,16 +286,40 @@ impl Trainer {
     /// Eq. 11's plain gap `c − Û` is at most c (1.25e-3 at α = 0.95) when the policy is safe and up to 1 when
     /// not, so λ only ratchets up; in units of c a safe greedy policy (Û = 0) lowers λ by η_λ and one more
     /// than twice too hot raises it by η_λ, so λ settles where Û crosses c.
-    fn dual_step(&mut self, greedy: f64) {
+    ///
+    /// With `unsafe_pms` (the greedy episode's machines with `hot_k ≥ δ`, [`DualCost::Pm`]) the gap is the
+    /// PM-level one instead: Û = max over machines of the fraction of the window's greedy episodes in which
+    /// the machine was unsafe (the PM-Hot-R of ALGORITHMS.md §3.5 on those episodes), against `1 − α`.
+    fn dual_step(&mut self, greedy: f64, unsafe_pms: Option<Vec<u32>>) {
         let w = self.config.dual_window;
+        let slot = self.greedy_next;
         if self.greedy_costs.len() < w {
             self.greedy_costs.push(greedy);
         } else {
-            self.greedy_costs[self.greedy_next] = greedy;
+            self.greedy_costs[slot] = greedy;
         }
         self.greedy_next = (self.greedy_next + 1) % w;
-        let u_hat = self.greedy_costs.iter().sum::<f64>() / self.greedy_costs.len() as f64;
-        self.lambda = (self.lambda - self.config.eta_lambda * self.config.constraint_gap(u_hat))
+        let gap = match unsafe_pms {
+            Some(pms) => {
+                if self.greedy_unsafe.len() < w {
+                    self.greedy_unsafe.push(pms);
+                } else {
+                    self.greedy_unsafe[slot] = pms;
+                }
+                let mut count = std::collections::BTreeMap::<u32, u32>::new();
+                for &k in self.greedy_unsafe.iter().flatten() {
+                    *count.entry(k).or_default() += 1;
+                }
+                let worst = count.values().copied().max().unwrap_or(0);
+                self.config
+                    .pm_constraint_gap(worst as f64 / self.greedy_unsafe.len() as f64)
+            }
+            None => {
+                let u_hat = self.greedy_costs.iter().sum::<f64>() / self.greedy_costs.len() as f64;
+                self.config.constraint_gap(u_hat)
+            }
+        };
+        self.lambda = (self.lambda - self.config.eta_lambda * gap)
             .max(0.0)
             .min(self.config.lambda_max);
     }
