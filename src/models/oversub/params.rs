@@ -155,7 +155,7 @@ pub struct OversubParams {
     pub min_rate: f64,
     /// The usage fraction of a full PM the MA, SL and peak predictors aim at: rate = prediction / target
     /// (`0` = β, the default: a full PM's predicted usage at the hot line; `1` = ALGORITHMS.md §3.4's plain
-    /// clip of the prediction, see [`baselines`]).
+    /// clip of the prediction, see [`super::policies`]).
     pub predictor_target: f64,
     /// C2MARL's learner (ALGORITHMS.md §3.7 defaults). Its `alpha`, `delta` and `episodes` are the run's —
     /// the policy name's α (`c2marl:0.95`), [`OversubParams::delta`] and [`OversubParams::train_episodes`] —
