@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Issue 25, fifth session: C2MARL's dual step at E1.1 (α = 0.95, 300 training episodes × 3 seeds, 100
-evaluation episodes, SL beside it), from the stored runs in results/001/issue25/eta/.
+evaluation episodes, SL beside it; one run at α = 0.75 / 0.85 × 2 seeds), from the stored runs in results/001/issue25/eta/.
 
 Usage: python3 scripts/seed001_issue25_eta.py [--run target/release/packlab] > results/001/issue25/eta/summary.md
   --run BIN  first runs every `*.scenario.json` there whose report is missing (`PACKLAB_THREADS=2 BIN run S > R`).
@@ -32,8 +32,8 @@ def main():
             if not os.path.exists(out) or os.path.getsize(out) == 0:
                 with open(out, "w") as f:
                     subprocess.run([binary, "run", s], stdout=f, check=True, env={**os.environ, "PACKLAB_THREADS": "2"})
-    print("| run (`oversub.c2marl`) | SL S-Cores % | C2MARL 0.95 S-Cores % | PM-Hot-R % | C-Hot-R % | per seed S-Cores / PM-Hot-R % | λ last 50 episodes | final λ |")
-    print("|---|---:|---:|---:|---:|---|---|---|")
+    print("| run (`oversub.c2marl`) | arm | SL S-Cores % | C2MARL S-Cores % | PM-Hot-R % | C-Hot-R % | per seed S-Cores / PM-Hot-R % | λ last 50 episodes | final λ |")
+    print("|---|---|---:|---:|---:|---:|---|---|---|")
     for s in sorted(glob.glob(f"{DIR}/*.scenario.json")):
         path = s.replace(".scenario.json", ".json")
         if not os.path.exists(path) or os.path.getsize(path) == 0:
@@ -42,15 +42,15 @@ def main():
         cfg = json.load(open(s))["oversub"].get("c2marl", {})
         rows = rep["rows"]
         sl = [r for r in rows if r["policy"] == "sl"][0]
-        arm = [r for r in rows if r["policy"].startswith("c2marl:")]
-        pct = lambda k: [100 * r[k] for r in arm]
-        seeds = ", ".join(f"{100 * r['s_cores']:.1f} / {100 * r['pm_hot_r']:.0f}" for r in arm)
-        lams = [[l["lambda"] for l in c["log"]] for c in rep["training"]]
-        last = f"{min(min(l[-50:]) for l in lams):.0f}–{max(max(l[-50:]) for l in lams):.0f}"
-        final = ", ".join(f"{l[-1]:.0f}" for l in lams)
         name = json.dumps(cfg) if cfg else "defaults (set 13)"
-        print(f"| `{name}` | {100 * sl['s_cores']:.1f} | {ci(pct('s_cores'))} | {ci(pct('pm_hot_r'))} | "
-              f"{ci(pct('c_hot_r'))} | {seeds} | {last} | {final} |")
-
+        for pol in dict.fromkeys(r["policy"] for r in rows if r["policy"].startswith("c2marl:")):
+            arm = [r for r in rows if r["policy"] == pol]
+            pct = lambda k: [100 * r[k] for r in arm]
+            seeds = ", ".join(f"{100 * r['s_cores']:.1f} / {100 * r['pm_hot_r']:.0f}" for r in arm)
+            lams = [[l["lambda"] for l in c["log"]] for c in rep["training"] if c["policy"] == pol]
+            last = f"{min(min(l[-50:]) for l in lams):.0f}–{max(max(l[-50:]) for l in lams):.0f}"
+            final = ", ".join(f"{l[-1]:.0f}" for l in lams)
+            print(f"| `{name}` | {pol} | {100 * sl['s_cores']:.1f} | {ci(pct('s_cores'))} | {ci(pct('pm_hot_r'))} | "
+                  f"{ci(pct('c_hot_r'))} | {seeds} | {last} | {final} |")
 
 main()
