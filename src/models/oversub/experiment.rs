@@ -9,12 +9,12 @@
 //! bit for bit the same for any units per step and any thread count. Each evaluation step gives the running
 //! estimate of every row.
 
-use super::policies::{resolve, Estimates};
 use super::c2marl::{Dims, EpisodeLog, MarlEnv, StepOutcome, TrainedPolicy, Trainer};
 use super::cluster::{cluster_obs_len, Cluster, EpisodeOutcome, ObsScale, RateMap, AGENT_OBS};
-use super::profile::{Episode, Profiles};
 use super::params::{component, OversubParams, Preset};
 use super::policies::spec::Policy;
+use super::policies::{resolve, Estimates};
+use super::profile::{Episode, Profiles};
 use crate::experiment::Inputs;
 use crate::experiment::{index_arg, map_parallel, threads, Experiment, RunError};
 use crate::substrate::rng::mix64;

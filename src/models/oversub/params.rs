@@ -2,6 +2,8 @@
 //! limits, and the random-stream ids of a run.
 
 use super::c2marl::C2marlConfig;
+#[cfg(doc)]
+use super::policies::spec::ALPHA_RANGE;
 use super::policies::spec::{Peak, Policy};
 use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Serialize};
@@ -74,7 +76,6 @@ impl Preset {
     }
 }
 
-
 /// What the page shows of a section before it runs (the `setup` operation): the policies an empty list
 /// stands for, the PM count K and the α range, so the page copies none of them.
 #[derive(Serialize)]
@@ -86,7 +87,6 @@ pub struct SectionSetup {
     /// [`ALPHA_RANGE`] as `[min, max]`.
     pub alpha: [f64; 2],
 }
-
 
 /// The oversubscription model's scenario section (ALGORITHMS.md §3.7 defaults; every unstated choice is a
 /// field). `0` in `pms`, `subscribers` and empty `policies` mean the preset's.
@@ -359,7 +359,6 @@ impl OversubParams {
         errs.into_vec()
     }
 }
-
 
 #[cfg(test)]
 mod tests {

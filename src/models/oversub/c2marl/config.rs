@@ -316,4 +316,3 @@ impl C2marlConfig {
         s
     }
 }
-

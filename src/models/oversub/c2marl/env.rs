@@ -1,7 +1,9 @@
 //! The environment C2MARL trains on ([`MarlEnv`]) and its shapes ([`Dims`]).
 
-use serde::{Deserialize, Serialize};
+#[cfg(doc)]
+use super::config::{CostCredit, Credit};
 use super::config::{MAX_ACTIONS, MAX_AGENTS, MAX_OBS_LEN};
+use serde::{Deserialize, Serialize};
 
 /// One step's outcome. `reward` = r_t (saved cores / Z, ALGORITHMS.md §3.1), `cost` = C_c(s_t) ∈ {0, 1} (cluster hot).
 pub struct StepOutcome {
@@ -94,4 +96,3 @@ impl Dims {
         Ok(())
     }
 }
-

@@ -1,10 +1,10 @@
 //! The trained policy, the exportable file ([`TrainedPolicy`]): greedy actions and the policy-file format.
 
 use super::super::nn::{Mlp, MlpFile, Scratch};
-use serde::{Deserialize, Serialize};
 use super::config::{C2marlConfig, MAX_FINGERPRINT_BYTES, MAX_POLICY_BYTES, POLICY_VERSION};
 use super::env::Dims;
 use super::log::EpisodeLog;
+use serde::{Deserialize, Serialize};
 
 /// The first index of the largest value (NaN never wins).
 pub(super) fn argmax(q: &[f32]) -> usize {
@@ -16,7 +16,6 @@ pub(super) fn argmax(q: &[f32]) -> usize {
     }
     best
 }
-
 
 /// A trained C2MARL policy, the exportable file: the agents' online networks `Q^i` (decentralised
 /// execution: each agent acts greedily on its own observation), with what produced them. JSON via serde;
@@ -250,4 +249,3 @@ pub fn fingerprint_difference(file: &str, scenario: &str) -> String {
     }
     out
 }
-

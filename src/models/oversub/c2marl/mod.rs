@@ -40,8 +40,8 @@ pub mod replay;
 pub mod trainer;
 
 pub use config::{
-    C2marlConfig, CostCredit, Credit, DualCost, CENTRING_SPAN, MAX_ACTIONS, MAX_AGENTS, MAX_FINGERPRINT_BYTES,
-    MAX_OBS_LEN, MAX_POLICY_BYTES, MAX_REPLAY_FLOATS, POLICY_VERSION,
+    C2marlConfig, CostCredit, Credit, DualCost, CENTRING_SPAN, MAX_ACTIONS, MAX_AGENTS,
+    MAX_FINGERPRINT_BYTES, MAX_OBS_LEN, MAX_POLICY_BYTES, MAX_REPLAY_FLOATS, POLICY_VERSION,
 };
 pub use env::{Dims, MarlEnv, StepOutcome};
 pub use file::{fingerprint_difference, TrainedPolicy};

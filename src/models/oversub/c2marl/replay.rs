@@ -1,8 +1,10 @@
 //! The replay memory of [`super::trainer::Trainer`]: a ring of transitions in flat arrays.
 
+use super::env::Dims;
+#[cfg(doc)]
+use super::env::MarlEnv;
 use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
-use super::env::Dims;
 
 /// The replay memory: a ring of `cap` transitions in flat arrays (row `k` of each array is transition `k`).
 #[derive(Clone, Debug)]
@@ -90,4 +92,3 @@ impl Replay {
 pub(super) fn uniform_index(rng: &mut Pcg64Mcg, n: usize) -> usize {
     ((rng.random::<u64>() as u128 * n as u128) >> 64) as usize
 }
-

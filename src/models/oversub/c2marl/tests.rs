@@ -1,11 +1,11 @@
 //! The learner's unit tests (toy environments with known optima).
 
+use super::super::nn::Adam;
+use super::file::fingerprint_difference;
 use super::{
     C2marlConfig, CostCredit, Credit, Dims, DualCost, MarlEnv, StepOutcome, TrainedPolicy, Trainer,
     MAX_POLICY_BYTES,
 };
-use super::file::fingerprint_difference;
-use super::super::nn::Adam;
 
 /// A toy environment with a known optimum. 24 hourly steps; observations: the hour one-hot (24) for
 /// every agent and for the cluster. Agent i's best action at hour h is `(h + i) % 2`; action 2 is
@@ -456,7 +456,9 @@ fn pinned_training(cost_credit: CostCredit, eta_lambda: f64) -> (u64, Vec<f64>) 
     let mut env = Toy::new(3);
     env.creation = true;
     let mut tr = Trainer::new(&cfg, &env, 2).unwrap();
-    let lambdas = (0..3).map(|e| tr.train_episode(&mut env, e).lambda).collect();
+    let lambdas = (0..3)
+        .map(|e| tr.train_episode(&mut env, e).lambda)
+        .collect();
     (fingerprint_of(&tr), lambdas)
 }
 
@@ -495,20 +497,26 @@ fn pm_dual_step_targets_one_minus_alpha_on_the_worst_machine() {
     env.forced_cost = Some(1.0);
     env.unsafe_machines = Some(vec![]);
     let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
-    let l: Vec<f64> = (0..3).map(|e| tr.train_episode(&mut env, e).lambda).collect();
+    let l: Vec<f64> = (0..3)
+        .map(|e| tr.train_episode(&mut env, e).lambda)
+        .collect();
     assert_eq!(l, [8.0, 6.0, 4.0]);
     // machine 7 unsafe in every episode: Û = 1 ≥ 2·(1 − α), λ rises by η; the cluster is never hot
     env.forced_cost = Some(0.0);
     env.unsafe_machines = Some(vec![3, 7]);
     let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
-    let l: Vec<f64> = (0..2).map(|e| tr.train_episode(&mut env, e).lambda).collect();
+    let l: Vec<f64> = (0..2)
+        .map(|e| tr.train_episode(&mut env, e).lambda)
+        .collect();
     assert_eq!(l, [12.0, 14.0]);
     // one unsafe episode in a window of 4: Û = 0.25 = 1 − α, gap 0, λ stays
     let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
     env.unsafe_machines = Some(vec![5]);
     tr.train_episode(&mut env, 0); // window [1]: Û = 1 → 12
     env.unsafe_machines = Some(vec![]);
-    let l: Vec<f64> = (1..4).map(|e| tr.train_episode(&mut env, e).lambda).collect();
+    let l: Vec<f64> = (1..4)
+        .map(|e| tr.train_episode(&mut env, e).lambda)
+        .collect();
     // windows [1, 0]: Û = 0.5 → gap −1 → 14; [1, 0, 0]: Û = 1/3 → gap −1/3 → 14.667; [1, 0, 0, 0]: 0.25 → 14.667
     assert_eq!(l[0], 14.0);
     assert!((l[1] - (14.0 + 2.0 / 3.0)).abs() < 1e-12, "{l:?}");

@@ -1,9 +1,6 @@
 //! The C2MARL trainer (seed 001 Algorithm 1; ALGORITHMS.md §3.3): episodes, TD updates, the dual step.
 
 use super::super::nn::{self, Adam, Mlp, Scratch};
-use crate::substrate::rng::stream;
-use rand::RngExt;
-use rand_pcg::Pcg64Mcg;
 use super::config::{
     C2marlConfig, CostCredit, Credit, DualCost, CENTRING_SPAN, MAX_REPLAY_FLOATS, POLICY_VERSION,
 };
@@ -11,7 +8,9 @@ use super::env::{Dims, MarlEnv};
 use super::file::{argmax, TrainedPolicy};
 use super::log::EpisodeLog;
 use super::replay::{uniform_index, Replay, Transition};
-
+use crate::substrate::rng::stream;
+use rand::RngExt;
+use rand_pcg::Pcg64Mcg;
 
 /// Random-stream component ids of C2MARL ([`crate::substrate::rng::stream`]`(seed, component, index)`).
 pub mod component {
@@ -22,7 +21,6 @@ pub mod component {
     /// Minibatch sampling; index = episode.
     pub const REPLAY: u64 = 0xC203;
 }
-
 
 /// Reusable buffers of a trainer (no allocation per step or update once warm).
 #[derive(Clone, Debug)]
@@ -656,4 +654,3 @@ impl Trainer {
         }
     }
 }
-

@@ -32,7 +32,6 @@
 //!
 //! Windows that hold no VM give rate 1 (nothing is known, nothing is oversubscribed).
 
-
 pub mod c2marl;
 pub mod estimates;
 pub mod gpa;

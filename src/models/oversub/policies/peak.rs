@@ -4,8 +4,8 @@
 
 use super::super::cluster::Cluster;
 use super::super::profile::SubHour;
-use super::spec::Peak;
 use super::rule::{Predictor, RatePolicy};
+use super::spec::Peak;
 
 /// The peak predictor over a window of `window` hours.
 #[derive(Clone, Copy, Debug)]

@@ -8,9 +8,9 @@ use super::gpa::Gpa;
 use super::grid::Grid;
 use super::ma::Ma;
 use super::peak::PeakPredictor;
+use super::rule::{Predictor, RatePolicy};
 use super::sl::Sl;
 use super::spec::Policy;
-use super::rule::{Predictor, RatePolicy};
 
 /// The policy `policy` for `n` subscribers: a baseline from the section and the history estimates, or C2MARL
 /// acting with `learned` (its trained policy, required for `c2marl:α` and `c2marl:FILE`). `None`: a C2MARL

@@ -15,7 +15,6 @@ pub enum Peak {
 /// The range of a safety level α of `gpa:α` and `c2marl:α` (both ends included).
 pub const ALPHA_RANGE: (f64, f64) = (0.5, 0.9999);
 
-
 /// A rate policy (§3.4 and the two further baselines). Serialized as its name: `grid:X`, `ma`, `sl`,
 /// `peak:pP` (e.g. `peak:p95`), `peak:Nsigma` (e.g. `peak:3sigma`), `gpa:A` (α, e.g. `gpa:0.95`),
 /// `c2marl:A` (trained in the run at safety level α) or `c2marl:FILE` (a trained policy file given as input).
