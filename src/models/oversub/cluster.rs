@@ -19,8 +19,8 @@
 //! `Σ (c_v − a_v)` (n's share of what made the PM hot; a VM at rate 1 takes no blame; on a hot PM without
 //! oversubscription, the usage shares), so that `Σ_n C^n_t = C_c(s_t)`.
 
+use super::params::OversubParams;
 use super::profile::{hour_of_day, Episode, HISTORY_H};
-use super::OversubParams;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeSet;

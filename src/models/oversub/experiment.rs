@@ -9,11 +9,12 @@
 //! bit for bit the same for any units per step and any thread count. Each evaluation step gives the running
 //! estimate of every row.
 
-use super::baselines::{rates, Estimates};
 use super::c2marl::{Dims, EpisodeLog, MarlEnv, StepOutcome, TrainedPolicy, Trainer};
 use super::cluster::{cluster_obs_len, Cluster, EpisodeOutcome, ObsScale, RateMap, AGENT_OBS};
+use super::params::{component, OversubParams, Preset};
+use super::policies::spec::Policy;
+use super::policies::{resolve, Estimates};
 use super::profile::{Episode, Profiles};
-use super::{component, OversubParams, Policy, Preset};
 use crate::experiment::Inputs;
 use crate::experiment::{index_arg, map_parallel, threads, Experiment, RunError};
 use crate::substrate::rng::mix64;
@@ -291,25 +292,10 @@ impl World {
         let mut c =
             Cluster::new(&self.params, Cow::Borrowed(ep), self.warm()).with_scale(self.obs_scale());
         let mut r = vec![1.0; n];
-        let mut agent = vec![0.0f32; n * AGENT_OBS];
-        let mut cl = vec![0.0f32; cluster_obs_len(n)];
-        let mut scratch = learned.map(|p| p.scratch());
+        let mut policy = resolve(row_policy, &self.params, &self.est, learned, n)
+            .expect("a baseline policy, or C2MARL with its trained policy");
         loop {
-            let t = c.hour();
-            match learned {
-                Some(pol) => {
-                    c.observe(&mut agent, &mut cl);
-                    let sc = scratch.as_mut().expect("made with the policy");
-                    for (i, x) in r.iter_mut().enumerate() {
-                        let a = pol.act_with(i, &agent[i * AGENT_OBS..(i + 1) * AGENT_OBS], sc);
-                        *x = self.params.actions[a.min(self.params.actions.len() - 1)];
-                    }
-                }
-                None => {
-                    rates(row_policy, &self.params, &self.est, c.episode(), t, &mut r)
-                        .expect("a baseline policy");
-                }
-            }
+            policy.rates(&c, &mut r);
             if c.step(&r).done {
                 break;
             }
@@ -384,6 +370,16 @@ impl MarlEnv for TrainEnv<'_> {
             .as_ref()
             .expect("reset before creation_cost")
             .creation_cost(gamma, cost)
+    }
+    fn unsafe_machines(&self, out: &mut Vec<u32>) -> bool {
+        let o = self
+            .cluster
+            .as_ref()
+            .expect("reset before unsafe_machines")
+            .outcome();
+        out.clear();
+        out.extend((0..o.unsafe_pms.len() as u32).filter(|&k| o.unsafe_pms[k as usize]));
+        true
     }
 }
 

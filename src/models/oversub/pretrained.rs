@@ -17,7 +17,8 @@
 //! only needs the bundled file regenerated (`make oversub-pretrained`).
 
 use super::c2marl::{TrainedPolicy, POLICY_VERSION};
-use super::{OversubParams, Policy};
+use super::params::OversubParams;
+use super::policies::spec::Policy;
 use crate::models::Inputs;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -9,7 +9,7 @@
 //! with `h = t mod 24` (seed 001 App. B.1). The usage does not depend on the policy, so every policy is
 //! evaluated on the same episodes (common random numbers).
 
-use super::{component, OversubParams};
+use super::params::{component, OversubParams};
 use crate::experiment::RunError;
 use crate::substrate::rng::{normal, poisson, stream};
 use crate::substrate::stats::normal_sf;

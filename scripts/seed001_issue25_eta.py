@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Issue 25, fifth session: C2MARL's dual step at E1.1 (α = 0.95, 300 training episodes × 3 seeds, 100
+evaluation episodes, SL beside it; one run at α = 0.75 / 0.85 × 2 seeds), from the stored runs in results/001/issue25/eta/.
+
+Usage: python3 scripts/seed001_issue25_eta.py [--run target/release/packlab] > results/001/issue25/eta/summary.md
+  --run BIN  first runs every `*.scenario.json` there whose report is missing (`PACKLAB_THREADS=2 BIN run S > R`).
+Prints one markdown table: per run, SL and C2MARL (mean ± 95% t-interval over the seeds, and each seed) with
+λ's range over the last 50 episodes and at the end.
+"""
+import glob
+import json
+import os
+import statistics as st
+import subprocess
+import sys
+
+DIR = "results/001/issue25/eta"
+T95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776}
+
+
+def ci(xs):
+    if len(xs) < 2:
+        return f"{xs[0]:.1f}"
+    return f"{st.mean(xs):.1f} ± {T95.get(len(xs), 2.0) * st.stdev(xs) / len(xs) ** 0.5:.1f}"
+
+
+def main():
+    if "--run" in sys.argv:
+        binary = sys.argv[sys.argv.index("--run") + 1]
+        for s in sorted(glob.glob(f"{DIR}/*.scenario.json")):
+            out = s.replace(".scenario.json", ".json")
+            if not os.path.exists(out) or os.path.getsize(out) == 0:
+                with open(out, "w") as f:
+                    subprocess.run([binary, "run", s], stdout=f, check=True, env={**os.environ, "PACKLAB_THREADS": "2"})
+    print("| run (`oversub.c2marl`) | arm | SL S-Cores % | C2MARL S-Cores % | PM-Hot-R % | C-Hot-R % | per seed S-Cores / PM-Hot-R % | λ last 50 episodes | final λ |")
+    print("|---|---|---:|---:|---:|---:|---|---|---|")
+    for s in sorted(glob.glob(f"{DIR}/*.scenario.json")):
+        path = s.replace(".scenario.json", ".json")
+        if not os.path.exists(path) or os.path.getsize(path) == 0:
+            continue
+        rep = json.load(open(path))
+        cfg = json.load(open(s))["oversub"].get("c2marl", {})
+        rows = rep["rows"]
+        sl = [r for r in rows if r["policy"] == "sl"][0]
+        name = json.dumps(cfg) if cfg else "defaults (set 13)"
+        for pol in dict.fromkeys(r["policy"] for r in rows if r["policy"].startswith("c2marl:")):
+            arm = [r for r in rows if r["policy"] == pol]
+            pct = lambda k: [100 * r[k] for r in arm]
+            seeds = ", ".join(f"{100 * r['s_cores']:.1f} / {100 * r['pm_hot_r']:.0f}" for r in arm)
+            lams = [[l["lambda"] for l in c["log"]] for c in rep["training"] if c["policy"] == pol]
+            last = f"{min(min(l[-50:]) for l in lams):.0f}–{max(max(l[-50:]) for l in lams):.0f}"
+            final = ", ".join(f"{l[-1]:.0f}" for l in lams)
+            print(f"| `{name}` | {pol} | {100 * sl['s_cores']:.1f} | {ci(pct('s_cores'))} | {ci(pct('pm_hot_r'))} | "
+                  f"{ci(pct('c_hot_r'))} | {seeds} | {last} | {final} |")
+
+main()

@@ -1,0 +1,746 @@
+//! The learner's unit tests (toy environments with known optima).
+
+use super::super::nn::Adam;
+use super::file::fingerprint_difference;
+use super::{
+    C2marlConfig, CostCredit, Credit, Dims, DualCost, MarlEnv, StepOutcome, TrainedPolicy, Trainer,
+    MAX_POLICY_BYTES,
+};
+
+/// A toy environment with a known optimum. 24 hourly steps; observations: the hour one-hot (24) for
+/// every agent and for the cluster. Agent i's best action at hour h is `(h + i) % 2`; action 2 is
+/// "risky": it earns `risky_reward` (0.5 by default: between the best action's 1 and the other's 0) and
+/// makes the step hot (cost 1). Agent 1 has requests only at hours h with h % 4 ≠ 3 (masked otherwise). Reward = the sum
+/// of the unmasked agents' terms / n_agents.
+struct Toy {
+    n: usize,
+    t: usize,
+    /// Cost every step regardless of actions (for the dual tests), if set.
+    forced_cost: Option<f64>,
+    /// Agent 1 always masked.
+    agent1_masked: bool,
+    /// Reward term of the risky action.
+    risky_reward: f64,
+    /// The last step's per-agent reward terms and cost shares.
+    last: Vec<(f64, f64)>,
+    /// Delayed cost credit ([`MarlEnv::creation_cost`]): each step's cost share plus γ times the next
+    /// step's (the action of hour t is charged for the hot share it leaves to hour t + 1), if set.
+    creation: bool,
+    /// The episode's cost shares so far (steps × n).
+    shares: Vec<f64>,
+    /// The machines [`MarlEnv::unsafe_machines`] reports after every episode, if set.
+    unsafe_machines: Option<Vec<u32>>,
+}
+
+impl Toy {
+    fn new(n: usize) -> Self {
+        Toy {
+            n,
+            t: 0,
+            forced_cost: None,
+            agent1_masked: false,
+            risky_reward: 0.5,
+            last: vec![(0.0, 0.0); n],
+            creation: false,
+            shares: Vec::new(),
+            unsafe_machines: None,
+        }
+    }
+    fn active(&self, i: usize, h: usize) -> bool {
+        !(i == 1 && (self.agent1_masked || h % 4 == 3))
+    }
+}
+
+impl MarlEnv for Toy {
+    fn n_agents(&self) -> usize {
+        self.n
+    }
+    fn n_actions(&self) -> usize {
+        3
+    }
+    fn agent_obs_len(&self) -> usize {
+        24
+    }
+    fn cluster_obs_len(&self) -> usize {
+        24
+    }
+    fn reset(&mut self, _episode: u64) {
+        self.t = 0;
+        self.shares.clear();
+    }
+    fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
+        let h = self.t % 24;
+        agent_obs.fill(0.0);
+        cluster_obs.fill(0.0);
+        cluster_obs[h] = 1.0;
+        for i in 0..self.n {
+            agent_obs[i * 24 + h] = 1.0;
+            mask[i] = self.active(i, h);
+        }
+    }
+    fn step(&mut self, actions: &[usize]) -> StepOutcome {
+        let h = self.t % 24;
+        let (mut reward, mut cost) = (0.0, 0.0);
+        for (i, &a) in actions.iter().enumerate() {
+            self.last[i] = (0.0, 0.0);
+            if !self.active(i, h) {
+                continue;
+            }
+            let r = match a {
+                2 => {
+                    cost = 1.0;
+                    self.last[i].1 = 1.0;
+                    self.risky_reward
+                }
+                a if a == (h + i) % 2 => 1.0,
+                _ => 0.0,
+            };
+            self.last[i].0 = r;
+            reward += r;
+        }
+        // Cost shares: the risky agents split the cost (or all agents a forced one).
+        let cost = self.forced_cost.unwrap_or(cost);
+        let takers = self.last.iter().filter(|x| x.1 > 0.0).count();
+        for x in &mut self.last {
+            x.1 = match (self.forced_cost, takers) {
+                (Some(f), _) => f / self.n as f64,
+                (None, 0) => 0.0,
+                (None, k) => x.1 / k as f64,
+            };
+        }
+        self.shares.extend(self.last.iter().map(|x| x.1));
+        self.t += 1;
+        StepOutcome {
+            reward: reward / self.n as f64,
+            cost,
+            done: self.t == 24,
+        }
+    }
+    fn credit(&self, reward: &mut [f64], cost: &mut [f64]) {
+        for (i, &(r, c)) in self.last.iter().enumerate() {
+            reward[i] = r;
+            cost[i] = c;
+        }
+    }
+    fn creation_cost(&self, gamma: f64, cost: &mut [f64]) -> bool {
+        let n = self.n;
+        for (k, c) in cost.iter_mut().enumerate() {
+            *c = self.shares[k] + self.shares.get(k + n).map_or(0.0, |s| gamma * s);
+        }
+        self.creation
+    }
+    fn unsafe_machines(&self, out: &mut Vec<u32>) -> bool {
+        match &self.unsafe_machines {
+            Some(m) => {
+                out.clone_from(m);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+fn toy_config() -> C2marlConfig {
+    C2marlConfig {
+        hidden: vec![32],
+        episodes: 80,
+        tau: 0.01,
+        ..C2marlConfig::default()
+    }
+}
+
+fn one_hot(h: usize) -> Vec<f32> {
+    let mut o = vec![0.0; 24];
+    o[h] = 1.0;
+    o
+}
+
+#[test]
+fn fingerprint_differences_are_short_whatever_the_file_holds() {
+    let here = r#"{"pms":20,"preset":"E1.1"}"#;
+    assert_eq!(
+        fingerprint_difference(r#"{"pms":21,"preset":"E1.1"}"#, here),
+        "pms: 21 in the file, 20 here"
+    );
+    // a 60 KB value, a 60 KB non-object, 1,000 extra keys: each message stays under 1,000 characters
+    let long = format!(r#"{{"pms":"{}","preset":"E1.1"}}"#, "x".repeat(60_000));
+    let m = fingerprint_difference(&long, here);
+    assert!(
+        m.starts_with(r#"pms: "xxx"#) && m.contains("… in the file, 20 here"),
+        "{m}"
+    );
+    assert!(m.len() < 1000, "{} bytes", m.len());
+    let m = fingerprint_difference(&"y".repeat(60_000), here);
+    assert!(m.starts_with("trained for yyy") && m.len() < 1000, "{m}");
+    let many: String = (0..1000).map(|k| format!(r#","k{k}":{k}"#)).collect();
+    let m = fingerprint_difference(&format!(r#"{{"pms":20,"preset":"E1.1"{many}}}"#), here);
+    assert!(m.ends_with("; and 995 more") && m.len() < 1000, "{m}");
+}
+
+#[test]
+fn learns_the_known_optimum_of_the_toy_environment() {
+    // c = (1 − 0)·1 = 1 ≥ Û: λ stays 0, and the risky action is simply worse than the best one.
+    let cfg = C2marlConfig {
+        alpha: 0.0,
+        delta: 1.0,
+        ..toy_config()
+    };
+    let mut env = Toy::new(3);
+    let mut tr = Trainer::new(&cfg, &env, 11).unwrap();
+    for e in 0..cfg.episodes {
+        tr.train_episode(&mut env, e);
+    }
+    assert_eq!(tr.lambda(), 0.0);
+    let pol = tr.policy("toy".into());
+    for h in 0..24 {
+        for i in 0..3 {
+            if env.active(i, h) {
+                assert_eq!(pol.act(i, &one_hot(h)), (h + i) % 2, "agent {i} hour {h}");
+            }
+        }
+    }
+    // The last episodes (ε = 0.05) are nearly optimal.
+    let last = tr.log().last().unwrap();
+    assert_eq!(last.epsilon, 0.05);
+    assert!(last.mean_reward > 0.8, "{last:?}");
+}
+
+#[test]
+fn the_constraint_steers_the_policy_away_from_a_tempting_risky_action() {
+    // The risky action now earns 1.5 > 1. Unconstrained (c = 1), the greedy policy takes it at every
+    // hour; with the default target c = 0.00125, λ rises and the greedy policy never takes it.
+    let greedy_risky = |cfg: &C2marlConfig, seed: u64| -> (usize, f64) {
+        let mut env = Toy::new(3);
+        env.risky_reward = 1.5;
+        let mut tr = Trainer::new(cfg, &env, seed).unwrap();
+        for e in 0..cfg.episodes {
+            tr.train_episode(&mut env, e);
+        }
+        let pol = tr.policy(String::new());
+        let risky = (0..24)
+            .flat_map(|h| (0..3).map(move |i| (h, i)))
+            .filter(|&(h, i)| env.active(i, h) && pol.act(i, &one_hot(h)) == 2)
+            .count();
+        (risky, tr.lambda())
+    };
+    let free = C2marlConfig {
+        alpha: 0.0,
+        delta: 1.0,
+        ..toy_config()
+    };
+    assert_eq!(greedy_risky(&free, 3), (3 * 24 - 6, 0.0));
+    // The risky action pays 0.5 more and carries a cost share of at least 1/3: λ must pass 1.5.
+    let constrained = C2marlConfig {
+        eta_lambda: 0.2,
+        dual_start_fraction: 0.25,
+        ..toy_config()
+    };
+    let (risky, lambda) = greedy_risky(&constrained, 3);
+    assert_eq!(risky, 0);
+    assert!(
+        lambda > 1.5 && lambda < constrained.lambda_max,
+        "λ = {lambda}"
+    );
+}
+
+#[test]
+fn epsilon_schedule() {
+    let cfg = C2marlConfig::default();
+    assert_eq!(cfg.epsilon(0), 1.0);
+    assert!((cfg.epsilon(450) - 0.525).abs() < 1e-12);
+    assert!((cfg.epsilon(900) - 0.05).abs() < 1e-12);
+    assert_eq!(cfg.epsilon(1799), 0.05);
+    assert_eq!(cfg.cost_target(), (1.0 - 0.95) * 0.025);
+}
+
+#[test]
+fn dual_variable_steps_once_per_episode_on_the_greedy_cost_after_the_warm_up() {
+    // 80 episodes, dual steps from episode 20; Û = the mean of the last 2 greedy episodes.
+    let cfg = C2marlConfig {
+        eta_lambda: 0.05,
+        dual_start_fraction: 0.25,
+        dual_window: 2,
+        lambda_max: 0.12,
+        ..toy_config()
+    };
+    assert_eq!(cfg.dual_start(), 20);
+    let mut env = Toy::new(2);
+    env.forced_cost = Some(1.0);
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    let log = tr.train_episode(&mut env, 19);
+    // Before the warm-up ends: no greedy episode, no dual step, whatever the cost.
+    assert_eq!(
+        (log.mean_cost, log.greedy_cost, log.lambda),
+        (1.0, None, 0.0)
+    );
+    assert_eq!(log.hot_steps, 24.0);
+    // Û = 1, c = 0.05·0.025 = 0.00125: gap (c − Û)/c = −799, clipped to −1: λ = 0 + 0.05.
+    let log = tr.train_episode(&mut env, 20);
+    assert_eq!(log.greedy_cost, Some(1.0));
+    assert!((tr.lambda() - 0.05).abs() < 1e-15, "{}", tr.lambda());
+    assert_eq!(log.lambda, tr.lambda());
+    // Cost 0 now: Û = (1 + 0)/2 = 0.5, still clipped: λ = 0.10.
+    env.forced_cost = Some(0.0);
+    tr.train_episode(&mut env, 21);
+    assert!((tr.lambda() - 0.1).abs() < 1e-15, "{}", tr.lambda());
+    // Û = 0: gap +1, λ goes down by η_λ (eq. 11's plain gap would lower it by only 0.05·c = 6.25e-5).
+    tr.train_episode(&mut env, 22);
+    assert!((tr.lambda() - 0.05).abs() < 1e-15, "{}", tr.lambda());
+    // λ is bounded by lambda_max = 0.12.
+    env.forced_cost = Some(1.0);
+    for e in 23..30 {
+        tr.train_episode(&mut env, e);
+    }
+    assert_eq!(tr.lambda(), 0.12);
+    // Fixed λ (η = 0) stays at lambda_init.
+    let fixed = C2marlConfig {
+        eta_lambda: 0.0,
+        lambda_init: 3.0,
+        lambda_max: 5.0,
+        dual_start_fraction: 0.0,
+        ..toy_config()
+    };
+    let mut tr = Trainer::new(&fixed, &env, 1).unwrap();
+    assert_eq!(tr.train_episode(&mut env, 0).lambda, 3.0);
+}
+
+#[test]
+fn constraint_gap_is_in_units_of_the_target_and_clipped() {
+    let cfg = C2marlConfig::default(); // c = 0.05 · 0.025 = 0.00125
+    assert_eq!(cfg.constraint_gap(0.0), 1.0);
+    assert!((cfg.constraint_gap(0.0025) - -1.0).abs() < 1e-12);
+    assert!((cfg.constraint_gap(0.000625) - 0.5).abs() < 1e-12);
+    assert!((cfg.constraint_gap(0.001875) - -0.5).abs() < 1e-12);
+    assert_eq!(cfg.constraint_gap(0.5), -1.0);
+    let free = C2marlConfig {
+        alpha: 1.0,
+        ..C2marlConfig::default()
+    };
+    assert_eq!(
+        (free.constraint_gap(0.0), free.constraint_gap(0.1)),
+        (0.0, -1.0)
+    );
+}
+
+#[test]
+fn dual_variable_stays_at_zero_when_always_safe() {
+    let mut env = Toy::new(2);
+    env.forced_cost = Some(0.0);
+    let cfg = C2marlConfig {
+        dual_start_fraction: 0.0,
+        ..toy_config()
+    };
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    for e in 0..3 {
+        let log = tr.train_episode(&mut env, e);
+        assert_eq!((log.lambda, log.greedy_cost), (0.0, Some(0.0)));
+    }
+}
+
+#[test]
+fn masked_agents_receive_no_gradient_and_no_optimiser_step() {
+    for credit in [Credit::PerSubscriber, Credit::Joint] {
+        let cfg = C2marlConfig {
+            credit,
+            ..toy_config()
+        };
+        let mut env = Toy::new(3);
+        env.agent1_masked = true;
+        let fresh = Trainer::new(&cfg, &env, 5).unwrap();
+        let mut tr = Trainer::new(&cfg, &env, 5).unwrap();
+        for e in 0..3 {
+            tr.train_episode(&mut env, e);
+        }
+        assert_eq!(tr.agent_net(1), fresh.agent_net(1));
+        assert_ne!(tr.agent_net(0), fresh.agent_net(0));
+        assert_ne!(tr.agent_net(2), fresh.agent_net(2));
+        // Agents 0 and 2 have rows in every minibatch (all unmasked), agent 1 in none: 0 Adam steps.
+        let steps: Vec<u64> = tr.agent_adam.iter().map(Adam::steps).collect();
+        assert_eq!(steps, vec![3 * 120, 0, 3 * 120], "{credit:?}");
+        // Q^c learns only in Alg. 1's joint loss.
+        assert_eq!(
+            tr.cluster_net() == fresh.cluster_net(),
+            credit == Credit::PerSubscriber
+        );
+    }
+}
+
+#[test]
+fn an_agent_with_rows_in_some_minibatches_steps_only_on_those() {
+    // Agent 1 is masked at hours h % 4 == 3. With batch 1, a minibatch holds one row, so agent 1 steps on
+    // exactly the minibatches whose row has it unmasked; agent 0 on every one.
+    let cfg = C2marlConfig {
+        batch: 1,
+        ..toy_config()
+    };
+    let mut env = Toy::new(2);
+    let mut tr = Trainer::new(&cfg, &env, 5).unwrap();
+    tr.train_episode(&mut env, 0);
+    let (s0, s1) = (tr.agent_adam[0].steps(), tr.agent_adam[1].steps());
+    assert_eq!(s0, 120);
+    // 1/4 of the 24 stored transitions have agent 1 masked: 120 draws give 90 ± 3σ (σ = 4.7).
+    assert!(s1 < 120 && (76..=104).contains(&s1), "{s1}");
+}
+
+#[test]
+fn one_seed_gives_bit_identical_training() {
+    let cfg = toy_config();
+    let run = |seed| {
+        let mut env = Toy::new(3);
+        let mut tr = Trainer::new(&cfg, &env, seed).unwrap();
+        for e in 0..4 {
+            tr.train_episode(&mut env, e);
+        }
+        tr
+    };
+    let (a, b, c) = (run(9), run(9), run(10));
+    assert_eq!(a.policy("x".into()), b.policy("x".into()));
+    for i in 0..3 {
+        let bits = |t: &Trainer| -> Vec<u32> {
+            t.agent_net(i)
+                .params()
+                .iter()
+                .map(|p| p.to_bits())
+                .collect()
+        };
+        assert_eq!(bits(&a), bits(&b));
+    }
+    assert_eq!(a.cluster_net(), b.cluster_net());
+    assert_eq!(a.lambda().to_bits(), b.lambda().to_bits());
+    assert_ne!(a.agent_net(0), c.agent_net(0));
+    // with_dims is new without an environment.
+    let d = Dims::of(&Toy::new(3));
+    let fresh = Trainer::with_dims(&cfg, d, 9).unwrap();
+    assert_eq!(
+        fresh.agent_net(2),
+        Trainer::new(&cfg, &Toy::new(3), 9).unwrap().agent_net(2)
+    );
+    let bad = Dims { n_actions: 0, ..d };
+    assert_eq!(
+        Trainer::with_dims(&cfg, bad, 9).unwrap_err(),
+        "dims.n_actions: must be in [1, 1024], got 0"
+    );
+}
+
+/// FNV-1a over the bits of every online network's parameters and λ.
+fn fingerprint_of(tr: &Trainer) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |x: u64| {
+        h ^= x;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    for i in 0..tr.dims().n_agents {
+        tr.agent_net(i)
+            .params()
+            .iter()
+            .for_each(|p| eat(p.to_bits() as u64));
+    }
+    tr.cluster_net()
+        .params()
+        .iter()
+        .for_each(|p| eat(p.to_bits() as u64));
+    eat(tr.lambda().to_bits());
+    h
+}
+
+/// 3 toy episodes with a dual step after each (dual_start_fraction 0) and the delayed cost credit:
+/// (fingerprint of the networks and λ, λ after each episode).
+fn pinned_training(cost_credit: CostCredit, eta_lambda: f64) -> (u64, Vec<f64>) {
+    let cfg = C2marlConfig {
+        dual_start_fraction: 0.0,
+        dual_window: 2,
+        cost_credit,
+        eta_lambda,
+        ..toy_config()
+    };
+    let mut env = Toy::new(3);
+    env.creation = true;
+    let mut tr = Trainer::new(&cfg, &env, 2).unwrap();
+    let lambdas = (0..3)
+        .map(|e| tr.train_episode(&mut env, e).lambda)
+        .collect();
+    (fingerprint_of(&tr), lambdas)
+}
+
+#[test]
+fn training_is_pinned() {
+    // Bit-level pin of 3 toy episodes (the same on every target: run it in wasm32 to check parity), with a
+    // dual step after every episode and the delayed cost credit, so the pin moves if either changes.
+    let (fp, lambdas) = pinned_training(CostCredit::Creation, 20.0);
+    assert_eq!(fp, PINNED_TRAINING, "{fp:#x}");
+    // the dual step ran: λ moved after every episode
+    assert!(lambdas.iter().all(|&l| l > 0.0), "{lambdas:?}");
+    // the pin sees both: hourly credit, or another dual step size, trains other networks
+    assert_ne!(pinned_training(CostCredit::Hourly, 20.0).0, fp);
+    assert_ne!(pinned_training(CostCredit::Creation, 10.0).0, fp);
+}
+
+const PINNED_TRAINING: u64 = 0xea6f_b302_a739_65fe;
+
+#[test]
+fn pm_dual_step_targets_one_minus_alpha_on_the_worst_machine() {
+    // Û = max over machines of the fraction of the window's greedy episodes in which the machine was unsafe.
+    let cfg = C2marlConfig {
+        dual_start_fraction: 0.0,
+        dual_window: 4,
+        dual_cost: DualCost::Pm,
+        alpha: 0.75,
+        eta_lambda: 2.0,
+        lambda_init: 10.0,
+        ..toy_config()
+    };
+    assert_eq!(cfg.pm_constraint_gap(0.0), 1.0);
+    assert!((cfg.pm_constraint_gap(0.5) - -1.0).abs() < 1e-12);
+    assert!((cfg.pm_constraint_gap(0.125) - 0.5).abs() < 1e-12);
+    // the cluster is hot every hour (the cluster dual would raise λ), but no machine is unsafe: λ falls by η
+    let mut env = Toy::new(2);
+    env.forced_cost = Some(1.0);
+    env.unsafe_machines = Some(vec![]);
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    let l: Vec<f64> = (0..3)
+        .map(|e| tr.train_episode(&mut env, e).lambda)
+        .collect();
+    assert_eq!(l, [8.0, 6.0, 4.0]);
+    // machine 7 unsafe in every episode: Û = 1 ≥ 2·(1 − α), λ rises by η; the cluster is never hot
+    env.forced_cost = Some(0.0);
+    env.unsafe_machines = Some(vec![3, 7]);
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    let l: Vec<f64> = (0..2)
+        .map(|e| tr.train_episode(&mut env, e).lambda)
+        .collect();
+    assert_eq!(l, [12.0, 14.0]);
+    // one unsafe episode in a window of 4: Û = 0.25 = 1 − α, gap 0, λ stays
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    env.unsafe_machines = Some(vec![5]);
+    tr.train_episode(&mut env, 0); // window [1]: Û = 1 → 12
+    env.unsafe_machines = Some(vec![]);
+    let l: Vec<f64> = (1..4)
+        .map(|e| tr.train_episode(&mut env, e).lambda)
+        .collect();
+    // windows [1, 0]: Û = 0.5 → gap −1 → 14; [1, 0, 0]: Û = 1/3 → gap −1/3 → 14.667; [1, 0, 0, 0]: 0.25 → 14.667
+    assert_eq!(l[0], 14.0);
+    assert!((l[1] - (14.0 + 2.0 / 3.0)).abs() < 1e-12, "{l:?}");
+    assert_eq!(l[2], l[1]);
+    // an environment without machines keeps the cluster dual
+    env.unsafe_machines = None;
+    env.forced_cost = Some(0.0);
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    assert_eq!(tr.train_episode(&mut env, 0).lambda, 8.0);
+}
+
+fn trained_policy() -> TrainedPolicy {
+    let cfg = C2marlConfig {
+        hidden: vec![8, 8],
+        k_upd: 10,
+        ..toy_config()
+    };
+    let mut env = Toy::new(2);
+    let mut tr = Trainer::new(&cfg, &env, 3).unwrap();
+    for e in 0..2 {
+        tr.train_episode(&mut env, e);
+    }
+    tr.policy("toy, 2 agents".into())
+}
+
+#[test]
+fn policy_file_round_trips_bit_exact() {
+    let p = trained_policy();
+    let json = p.to_json().unwrap();
+    let back = TrainedPolicy::from_json(json.as_bytes()).unwrap();
+    assert_eq!(back, p);
+    assert_eq!(back.fingerprint, "toy, 2 agents");
+    for (a, b) in back.agents.iter().zip(&p.agents) {
+        assert!(a
+            .params()
+            .iter()
+            .zip(b.params())
+            .all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+    for h in 0..24 {
+        assert_eq!(back.act(1, &one_hot(h)), p.act(1, &one_hot(h)));
+    }
+}
+
+#[test]
+fn tampered_policy_files_are_refused_with_messages() {
+    let p = trained_policy();
+    let json = p.to_json().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let tamper = |f: &dyn Fn(&mut serde_json::Value)| -> String {
+        let mut v = v.clone();
+        f(&mut v);
+        TrainedPolicy::from_json(v.to_string().as_bytes()).unwrap_err()
+    };
+    let cases: Vec<(String, &str)> = vec![
+        (
+            tamper(&|v| v["dims"]["n_agents"] = 3.into()),
+            "agents: 2 networks for dims.n_agents = 3",
+        ),
+        (
+            tamper(&|v| v["dims"]["agent_obs_len"] = 25.into()),
+            "agents[0].sizes: [24, 8, 8, 3], but dims and config.hidden give [25, 8, 8, 3]",
+        ),
+        (
+            tamper(&|v| v["config"]["hidden"] = serde_json::json!([8])),
+            "agents[0].sizes",
+        ),
+        (
+            tamper(&|v| v["dims"]["n_actions"] = 0.into()),
+            "dims.n_actions: must be in [1, 1024], got 0",
+        ),
+        (
+            tamper(&|v| {
+                v["agents"][1]["params"].as_array_mut().unwrap().pop();
+            }),
+            "agents[1].params: layer sizes [24, 8, 8, 3] need 299 parameters, got 298",
+        ),
+        (
+            tamper(&|v| v["config"]["gamma"] = 1.5.into()),
+            "config.gamma: must be in [0, 1)",
+        ),
+        (
+            tamper(&|v| v["version"] = 1.into()),
+            "version: this engine reads",
+        ),
+        (tamper(&|v| v["extra"] = 1.into()), "unknown field `extra`"),
+        (
+            tamper(&|v| {
+                v["log"][0].as_object_mut().unwrap().remove("lambda");
+            }),
+            "missing field `lambda`",
+        ),
+    ];
+    for (err, want) in &cases {
+        assert!(err.contains(want), "{err:?} lacks {want:?}");
+    }
+    // Non-finite numbers: JSON has no NaN; an overflowing literal is refused too.
+    let nan = json.replacen("\"params\":[", "\"params\":[NaN,", 1);
+    assert!(TrainedPolicy::from_json(nan.as_bytes()).is_err());
+    let big = json.replacen("\"params\":[", "\"params\":[1e39,", 1);
+    let err = TrainedPolicy::from_json(big.as_bytes()).unwrap_err();
+    assert!(err.starts_with("policy file:"), "{err}");
+    // Truncated files.
+    for cut in [1, json.len() / 3, json.len() - 1] {
+        let err = TrainedPolicy::from_json(&json.as_bytes()[..cut]).unwrap_err();
+        assert!(err.contains("EOF"), "{err}");
+    }
+    // Too large.
+    let huge = vec![b' '; MAX_POLICY_BYTES + 1];
+    assert!(TrainedPolicy::from_json(&huge)
+        .unwrap_err()
+        .contains("exceeds the limit"));
+    // A diverged policy is refused on save.
+    let mut bad = p.clone();
+    bad.agents[0].params_mut()[5] = f32::NAN;
+    assert_eq!(
+        bad.to_json().unwrap_err(),
+        "agents[0].params[5]: not finite"
+    );
+    let mut bad = p;
+    bad.log[1].mean_loss = f64::INFINITY;
+    assert_eq!(bad.to_json().unwrap_err(), "log[1].mean_loss: not finite");
+}
+
+#[test]
+fn policies_for_other_shapes_are_refused_naming_the_field() {
+    let p = trained_policy();
+    assert_eq!(p.check_dims(&p.dims), Ok(()));
+    for (field, change) in [
+        (
+            "n_agents",
+            Dims {
+                n_agents: 3,
+                ..p.dims
+            },
+        ),
+        (
+            "n_actions",
+            Dims {
+                n_actions: 4,
+                ..p.dims
+            },
+        ),
+        (
+            "agent_obs_len",
+            Dims {
+                agent_obs_len: 25,
+                ..p.dims
+            },
+        ),
+        (
+            "cluster_obs_len",
+            Dims {
+                cluster_obs_len: 7,
+                ..p.dims
+            },
+        ),
+    ] {
+        let err = p.check_dims(&change).unwrap_err();
+        assert!(
+            err.starts_with(&format!("dims.{field}: the policy is for ")),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        p.check_dims(&Dims {
+            n_agents: 3,
+            ..p.dims
+        })
+        .unwrap_err(),
+        "dims.n_agents: the policy is for 2, this scenario needs 3"
+    );
+}
+
+/// A hostile file declaring huge layers is refused by the declared sizes, before anything of that size
+/// is allocated (the parameter count is checked with overflow-checked arithmetic first).
+#[test]
+fn huge_declared_layer_sizes_are_refused_before_allocating() {
+    let p = trained_policy();
+    let mut v: serde_json::Value = serde_json::from_str(&p.to_json().unwrap()).unwrap();
+    v["config"]["hidden"] = serde_json::json!([4_000_000_000u64, 4_000_000_000u64]);
+    v["agents"][0]["sizes"] = serde_json::json!([24, 4_000_000_000u64, 4_000_000_000u64, 3]);
+    let err = TrainedPolicy::from_json(v.to_string().as_bytes()).unwrap_err();
+    assert!(
+        err.contains("agents[0].sizes: layer sizes [24, 4000000000, 4000000000, 3] give more than 1000000 parameters"),
+        "{err}"
+    );
+    v["agents"][0]["sizes"] = serde_json::json!([24, usize::MAX, 3]);
+    let err = TrainedPolicy::from_json(v.to_string().as_bytes()).unwrap_err();
+    assert!(err.contains("agents[0].sizes: layer sizes"), "{err}");
+    v["agents"][0]["sizes"] = serde_json::json!(vec![8; 17]);
+    let err = TrainedPolicy::from_json(v.to_string().as_bytes()).unwrap_err();
+    assert!(
+        err.contains("agents[0].sizes: a network needs 2 to 16 layer sizes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn config_validation_names_fields() {
+    let bad = C2marlConfig {
+        lr: 0.0,
+        gamma: 1.0,
+        batch: 0,
+        hidden: vec![64, 0],
+        delta: f64::NAN,
+        ..C2marlConfig::default()
+    };
+    let errs = bad.validate();
+    assert_eq!(
+        errs,
+        vec![
+            "lr: must be in (0, 100], got 0",
+            "gamma: must be in [0, 1), got 1",
+            "delta: must be in (0, 1], got NaN",
+            "batch: must be an integer in [1, 4096], got 0",
+            "hidden[1]: a width in [1, 4096], got 0",
+        ]
+    );
+    assert!(C2marlConfig::default().validate().is_empty());
+    let cfg: C2marlConfig = serde_json::from_str(r#"{"alpha": 0.75}"#).unwrap();
+    assert_eq!(cfg.k_upd, 120);
+    assert!((cfg.cost_target() - 0.00625).abs() < 1e-15);
+    assert!(serde_json::from_str::<C2marlConfig>(r#"{"alfa": 0.75}"#).is_err());
+    let env = Toy::new(2);
+    assert!(Trainer::new(&bad, &env, 0).unwrap_err().starts_with("lr: "));
+}
