@@ -7,14 +7,14 @@ CARGO ?= cargo
 T0 := $(shell date +%s)
 STAMP = @echo "== [$$(( $$(date +%s) - $(T0) )) s] $$(date -u +%T) $@"
 
-.PHONY: run test tree-save setup setup-native setup-web native wasm wasm-and-tests test-native test-web bench frontier oversub-pretrained findings findings-links findings-quick fuzz fuzz-smoke fuzz-smoke-build
+.PHONY: run test tree-save setup setup-native setup-web setup-web-start setup-web-wait native native-tests wasm wasm-and-tests test-native test-web bench frontier oversub-pretrained findings findings-links findings-quick fuzz fuzz-smoke fuzz-smoke-build
 
 ## make run: set everything up, build the engine + wasm, serve the playground (PORT=... overrides)
 run: setup native wasm
 	bash scripts/serve.sh $(PORT)
 
 ## make test: set everything up and run every test (native engine + CLI, wasm bindings, browser end-to-end)
-test: tree-save fuzz-smoke-build setup test-native test-web fuzz-smoke
+test: tree-save fuzz-smoke-build setup-native setup-web-start test-native setup-web-wait test-web fuzz-smoke
 	bash scripts/tree-clean.sh check
 	$(STAMP) done
 
@@ -41,6 +41,20 @@ setup-web:
 	$(STAMP)
 	bash scripts/setup-web.sh
 
+## `make test` runs the web set-up (wasm-bindgen-cli's build, ~125 s on a fresh clone, and npm ci) beside the native
+## tests, which do not need it; setup-web-wait waits for it before the wasm stage and fails with its log if it failed
+setup-web-start:
+	$(STAMP)
+	@mkdir -p test-artifacts
+	@rm -f test-artifacts/setup-web.rc
+	(bash scripts/setup-web.sh > test-artifacts/setup-web.log 2>&1; echo $$? > test-artifacts/setup-web.rc) &
+
+setup-web-wait:
+	$(STAMP)
+	@while [ ! -s test-artifacts/setup-web.rc ]; do sleep 1; done
+	@cat test-artifacts/setup-web.log | grep -v '^ *Compiling ' || true
+	@exit $$(cat test-artifacts/setup-web.rc)
+
 native:
 	$(STAMP)
 	$(CARGO) build --locked --release
@@ -54,7 +68,13 @@ test-native:
 	$(CARGO) test --locked --release --lib --bins --tests
 	$(CARGO) bench --locked --no-run
 
-test-web: native wasm-and-tests
+## the CLI as the native tests built it: `cargo build --release` resolves features without the dev-dependencies and
+## would compile rhai and the crate a second time (64 s on a fresh clone); after test-native this is a no-op
+native-tests:
+	$(STAMP)
+	$(CARGO) test --locked --release --lib --bins --tests --no-run
+
+test-web: native-tests wasm-and-tests
 	$(STAMP)
 	bash scripts/test-web.sh
 
