@@ -19,3 +19,25 @@ pub mod hash;
 pub mod rng;
 pub mod special;
 pub mod stats;
+
+/// Serialises a spec type by its name, for `#[serde(try_from = "String", into = "String")]`: reading goes through
+/// `parse` (so a bad name's message is `parse`'s, which serde reports with the field's path) and writing through
+/// `name` (the policy and fit-test specs of ALGORITHMS.md §2.7, §3.5 and §6.4; `name(parse(s))` is the canonical
+/// spelling of `s`).
+#[macro_export]
+macro_rules! serde_by_name {
+    ($t:ty, parse: $parse:path, name: $name:path) => {
+        impl TryFrom<String> for $t {
+            type Error = String;
+            fn try_from(s: String) -> Result<Self, String> {
+                $parse(&s)
+            }
+        }
+
+        impl From<$t> for String {
+            fn from(v: $t) -> String {
+                $name(&v)
+            }
+        }
+    };
+}

@@ -38,14 +38,7 @@ impl UsageTrace {
                 "the trace holds no series",
             ));
         };
-        if samples == 0 {
-            return Err(TraceError::new(
-                name,
-                None,
-                None,
-                format!("item '{}' has no samples", items[0]),
-            ));
-        }
+        check_samples(name, &items, samples)?;
         let first = items[0].clone();
         let mut b = UsageBuilder::new(unit);
         b.reserve(items.len() * samples);
@@ -267,14 +260,7 @@ impl UsageBuilder {
         let items = self.items;
         check_items(name, &items)?;
         let samples = self.lengths[0];
-        if samples == 0 {
-            return Err(TraceError::new(
-                name,
-                None,
-                None,
-                format!("item '{}' has no samples", items[0]),
-            ));
-        }
+        check_samples(name, &items, samples)?;
         if let Some((item, n)) = items
             .iter()
             .zip(&self.lengths)
@@ -305,6 +291,20 @@ impl UsageBuilder {
             grid: self.scan.grid(self.unit.shift()),
         })
     }
+}
+
+/// A trace's series must hold at least one sample each: `samples` is the first item's length (`items` non-empty,
+/// checked by [`check_items`]); the error names the trace and that item.
+fn check_samples(name: &str, items: &[String], samples: usize) -> Result<(), TraceError> {
+    if samples == 0 {
+        return Err(TraceError::new(
+            name,
+            None,
+            None,
+            format!("item '{}' has no samples", items[0]),
+        ));
+    }
+    Ok(())
 }
 
 /// The checks of a trace's item ids: at least one, none longer than [`MAX_FIELD_BYTES`] (the message clips

@@ -121,20 +121,8 @@ impl Policy {
     }
 }
 
-/// Read from its name (serde's `try_from`; a bad name's message is `parse`'s).
-impl TryFrom<String> for Policy {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        Policy::parse(&s)
-    }
-}
-
-/// Written as its name (serde's `into`).
-impl From<Policy> for String {
-    fn from(p: Policy) -> String {
-        p.name()
-    }
-}
+// Read from its name and written as its name (serde's `try_from` / `into`).
+crate::serde_by_name!(Policy, parse: Policy::parse, name: Policy::name);
 
 #[cfg(test)]
 mod tests {

@@ -211,18 +211,8 @@ impl fmt::Display for FitSpec {
     }
 }
 
-impl TryFrom<String> for FitSpec {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        FitSpec::parse(&s)
-    }
-}
-
-impl From<FitSpec> for String {
-    fn from(s: FitSpec) -> String {
-        s.to_string()
-    }
-}
+// Read from its name and written as its name (serde's `try_from` / `into`).
+crate::serde_by_name!(FitSpec, parse: FitSpec::parse, name: ToString::to_string);
 
 impl std::str::FromStr for FitSpec {
     type Err = String;
