@@ -38,6 +38,17 @@ pub struct LifetimeArgs {
     /// The split simulated (`test` or `dev` of the Azure 2017 arrivals; empty = every VM).
     #[arg(long)]
     pub split: Option<String>,
+    /// Ablation: the baseline scorer's host order, which NILAS and LAVA break ties with: best-fit (default) |
+    /// first-fit | worst-fit.
+    #[arg(long, default_value = "best-fit")]
+    pub scorer: String,
+    /// Ablation: NILAS's temporal-cost scale: stated (default; Alg. 2's bounds) | fine | binary.
+    #[arg(long, default_value = "stated")]
+    pub nilas_cost: String,
+    /// Ablation: LAVA's deadline moves on a placement: ours (default) | no-open-move | no-cover | spec
+    /// (ALGORITHMS.md §5.4's ON_PLACE: neither).
+    #[arg(long, default_value = "ours")]
+    pub lava_rules: String,
     /// Fraction of tenant batches the pool receives, (0, 1].
     #[arg(long)]
     pub share: Option<f64>,
@@ -189,6 +200,21 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
             ))
         }
     };
+    fn knob<T: serde::de::DeserializeOwned>(
+        flag: &str,
+        v: &str,
+        expected: &str,
+    ) -> Result<T, String> {
+        serde_json::from_value(serde_json::Value::String(v.trim().to_string()))
+            .map_err(|_| format!("--{flag}: unknown '{v}' (expected {expected})"))
+    }
+    p.ablation.scorer = knob("scorer", &a.scorer, "best-fit, first-fit or worst-fit")?;
+    p.ablation.nilas_cost = knob("nilas-cost", &a.nilas_cost, "stated, fine or binary")?;
+    p.ablation.lava_rules = knob(
+        "lava-rules",
+        &a.lava_rules,
+        "ours, no-open-move, no-cover or spec",
+    )?;
     p.defrag = a.defrag;
     p.maintenance = a.maintenance;
     p.alive_at_start = a.alive_at_start;

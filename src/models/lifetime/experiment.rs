@@ -137,6 +137,7 @@ impl LifetimeRun {
             defrag: None,
             baseline_jobs: self.pool.setup.alive_at_start,
             diagnostics: p.diagnostics,
+            ablation: p.ablation,
         }
     }
 

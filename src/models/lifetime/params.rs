@@ -150,6 +150,86 @@ pub struct LifetimeParams {
     /// [`super::sampling::Diagnostics`]); `false` keeps the report's shape of before.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub diagnostics: bool,
+    /// Ablations of the rules the findings localise the gaps to the paper with (issue 27, sixth pass): the
+    /// baseline scorer's host order, NILAS's temporal-cost scale, LAVA's deadline moves. The default (every
+    /// link made before this field) is the model as specified.
+    #[serde(skip_serializing_if = "Ablation::is_default")]
+    pub ablation: Ablation,
+}
+
+/// The host order of the baseline scorer (ALGORITHMS.md §5.1 [UNSTATED → multi-dimensional best fit]; seed
+/// 003's production scorer, Borg's waste minimisation under business objectives, is not public). NILAS and
+/// LAVA break their ties with it too. Serialized kebab-case.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scorer {
+    /// Least slack `Σ_r (cap_r − used_r)/cap_r` first (the default).
+    #[default]
+    BestFit,
+    /// Lowest host id first (no packing preference).
+    FirstFit,
+    /// Most slack first (load spreading).
+    WorstFit,
+}
+
+impl Scorer {
+    /// The host's key in the pool's scan order (lower first, ties by host id) from its slack.
+    pub fn key(self, slack: f64) -> f64 {
+        match self {
+            Scorer::BestFit => slack,
+            Scorer::FirstFit => 0.0,
+            Scorer::WorstFit => -slack,
+        }
+    }
+}
+
+/// NILAS's temporal-cost scale (seed 003 Alg. 2). Serialized kebab-case.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CostScale {
+    /// The stated bounds 0, 30 min, …, 168 h (cost 0–10; the default).
+    #[default]
+    Stated,
+    /// Finer: `⌈8·log2(1 + ΔT/1 min)⌉` capped at 255 (steps of 9%, no 168 h ceiling below 2^31 min).
+    Fine,
+    /// Binary: 0 if the host outlives the VM, else 1 (every extension alike).
+    Binary,
+}
+
+/// LAVA's deadline moves on a placement (ALGORITHMS.md §5.4; ours vs the spec's ON_PLACE). Serialized
+/// kebab-case.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LavaRules {
+    /// Ours (the default): a same-class VM on an OPEN host resets the deadline, and any other VM on a
+    /// non-empty host moves it out to cover the VM's class.
+    #[default]
+    Ours,
+    /// Without the OPEN-host reset (the cover rule kept).
+    NoOpenMove,
+    /// Without the cover rule (the OPEN-host reset kept).
+    NoCover,
+    /// §5.4's ON_PLACE as written: neither (only an empty host's opening and a class raise set a deadline).
+    Spec,
+}
+
+/// The ablation knobs of [`LifetimeParams::ablation`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Ablation {
+    /// The baseline scorer's host order.
+    pub scorer: Scorer,
+    /// NILAS's (and LAVA's in-tier) temporal-cost scale.
+    pub nilas_cost: CostScale,
+    /// LAVA's deadline moves.
+    pub lava_rules: LavaRules,
+}
+
+impl Ablation {
+    /// Whether every knob is the model as specified.
+    pub fn is_default(&self) -> bool {
+        *self == Ablation::default()
+    }
 }
 
 impl Default for LifetimeParams {
@@ -179,6 +259,7 @@ impl Default for LifetimeParams {
             alive_at_start: false,
             size_with_alive: false,
             diagnostics: false,
+            ablation: Ablation::default(),
         }
     }
 }

@@ -11,10 +11,10 @@ use super::host::{fits, slack, used_of, Host, SlackKey, NONE};
 use super::lars::{
     Defrag, DrainRecord, Migrations, DEFRAG_PERIOD_H, MIGRATION_CONCURRENCY, MIGRATION_H,
 };
-use super::params::Policy;
+use super::params::{Ablation, LavaRules, Policy};
 use super::policies::la_binary::{is_long, LA_BINARY_CUTOFF_H};
 use super::policies::lava::{class_upper_bound, lifetime_class, LAVA_DEADLINE_FACTOR};
-use super::policies::nilas::{host_exit_of, temporal_cost};
+use super::policies::nilas::{host_exit_of, temporal_cost_on};
 use super::policies::{resolve, DeadlineAction, HostChange, PlacementRule, PoolView, VmNow};
 use super::pool::{Job, DIMS};
 use super::predictor::LifetimePredictor;
@@ -54,6 +54,9 @@ pub struct SimConfig {
     /// Whether the result carries [`Diagnostics`] (always counted; reported only when asked, so reports
     /// without it keep their shape).
     pub diagnostics: bool,
+    /// The ablation knobs (the baseline scorer's order, NILAS's cost scale, LAVA's deadline moves); the default
+    /// is the model as specified.
+    pub ablation: Ablation,
 }
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -179,7 +182,7 @@ impl<'a> Pool<'a> {
             }
             let cost = if temporal {
                 let he = host_exit_of(host, jobs, *pred, cfg.refresh_h, now);
-                temporal_cost((vm_exit - he).max(0.0))
+                temporal_cost_on(cfg.ablation.nilas_cost, (vm_exit - he).max(0.0))
             } else {
                 0
             };
@@ -197,10 +200,13 @@ impl<'a> Pool<'a> {
     /// Sets host `h`'s used capacity and keeps the slack order.
     fn set_used(&mut self, h: usize, used: [f64; DIMS]) {
         let host = &mut self.hosts[h];
-        self.order.remove(&SlackKey(host.slack, h as u32));
+        let scorer = self.cfg.ablation.scorer;
+        self.order
+            .remove(&SlackKey(scorer.key(host.slack), h as u32));
         host.used = used;
         host.slack = slack(&used, &host.cap);
-        self.order.insert(SlackKey(host.slack, h as u32));
+        self.order
+            .insert(SlackKey(scorer.key(host.slack), h as u32));
     }
 
     /// Moves host `h`'s LAVA deadline as the rule asked: reset to `now + 1.1 × its class's bound`; or moved out
@@ -247,13 +253,22 @@ impl<'a> Pool<'a> {
             self.placed[j] = h as u32; // the arrival's host (migrations move it later)
         }
         self.res_epoch[j] = NONE;
-        let change: HostChange = self.rule.on_place(
+        let mut change: HostChange = self.rule.on_place(
             &mut self.hosts[h],
             j,
             self.class[j],
             was_empty,
             &mut self.res_epoch,
         );
+        // the ablations of LAVA's deadline moves (§5.4's ON_PLACE moves neither)
+        let rules = self.cfg.ablation.lava_rules;
+        let drop_open =
+            matches!(rules, LavaRules::NoOpenMove | LavaRules::Spec) && change.open_move;
+        let drop_cover = matches!(rules, LavaRules::NoCover | LavaRules::Spec)
+            && matches!(change.deadline, DeadlineAction::Cover(_));
+        if drop_open || drop_cover {
+            change.deadline = DeadlineAction::Keep;
+        }
         if change.class_up_longer_vm && now >= self.cfg.warmup_h && schedule_exit {
             self.acc.diag.class_up_longer_vm += 1;
         }
@@ -500,7 +515,7 @@ fn run_full(
         order: caps
             .iter()
             .enumerate()
-            .map(|(h, c)| SlackKey(slack(&[0.0; DIMS], c), h as u32))
+            .map(|(h, c)| SlackKey(cfg.ablation.scorer.key(slack(&[0.0; DIMS], c)), h as u32))
             .collect(),
         total,
         by_size,
@@ -601,6 +616,7 @@ mod tests {
             defrag: None,
             baseline_jobs: 0,
             diagnostics: true,
+            ablation: Ablation::default(),
         }
     }
 

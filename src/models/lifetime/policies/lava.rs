@@ -100,6 +100,7 @@ impl PlacementRule for Lava {
             host.res_count += 1;
             res_epoch[j] = host.res_epoch;
             change.deadline = DeadlineAction::Reset;
+            change.open_move = true;
         } else if vclass > host.class {
             change.class_up_longer_vm = true;
             host.class = vclass;

@@ -3,7 +3,7 @@
 
 use super::rule::{PlacementRule, PoolView, VmNow};
 use crate::models::lifetime::host::Host;
-use crate::models::lifetime::params::Policy;
+use crate::models::lifetime::params::{CostScale, Policy};
 use crate::models::lifetime::pool::Job;
 use crate::models::lifetime::predictor::LifetimePredictor;
 
@@ -15,6 +15,15 @@ pub const NILAS_BOUNDS_H: [f64; 11] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 1
 /// 70 min → 2).
 pub fn temporal_cost(dt: f64) -> u8 {
     NILAS_BOUNDS_H.iter().rposition(|&b| dt >= b).unwrap_or(0) as u8
+}
+
+/// The temporal cost of `dt` hours on `scale` ([`CostScale::Stated`] is [`temporal_cost`]).
+pub fn temporal_cost_on(scale: CostScale, dt: f64) -> u8 {
+    match scale {
+        CostScale::Stated => temporal_cost(dt),
+        CostScale::Fine => (8.0 * (1.0 + dt * 60.0).log2()).ceil().clamp(0.0, 255.0) as u8,
+        CostScale::Binary => u8::from(dt > 0.0),
+    }
 }
 
 /// `host_exit(h)` of NILAS (seed 003 Alg. 2): the latest repredicted exit of its VMs (`now` when empty), from

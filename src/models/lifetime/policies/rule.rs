@@ -50,6 +50,8 @@ pub struct HostChange {
     pub class_up_longer_vm: bool,
     /// A RECYCLING host's class dropped (its residual VMs are gone).
     pub class_down: bool,
+    /// The deadline moved because a same-class VM joined an OPEN host (ours, not §5.4's ON_PLACE).
+    pub open_move: bool,
 }
 
 /// A placement policy of §5.1, §5.3–5.5.
