@@ -501,10 +501,13 @@ def render(raw, metrics, quick):
         else:
             d, h95 = paired(e34[refresh], e34[0])
             ch, paper = f"{d:+.2f} ± {h95:.2f}", "does not hurt"
-            v = "not reproduced (hurts)" if d < -h95 else "reproduced"
+            # the paper claims no effect: a CI holding 0 does not refute it, it does not show it either
+            v = ("not reproduced (hurts)" if d < -h95 else "reproduced (helps)" if d > h95 else
+                 "not refuted (no significant change)")
         lines.append(f"| {label} | {pm(e34[refresh])} | {ch} | {paper} | {v} |")
     lines += ["", "Verdict (E3.4): the Δ column is mean ± 95% CI half-width over the pools; change = the refresh's Δ minus the uncached Δ, per pool, mean ± 95% CI half-width; "
-              "*reproduced* = the CI not entirely below 0; *not reproduced (hurts)* = entirely below."]
+              "*not refuted (no significant change)* = the CI holds 0 (absence of evidence over the pools, not a proof of no "
+              "effect); *reproduced (helps)* = the CI above 0; *not reproduced (hurts)* = the CI below 0."]
     lines += ["", f"E3.5 — live migrations of the defragmentation (drain when < 5% of hosts are empty, up to 3 hosts, 3 concurrent "
               f"20-minute migrations), oracle, summed over {k} pools; paper: 37,108 → 35,505 (−4.32%) and 36,307 → 34,655 (−4.55%) on two "
               "one-month traces. Same trajectory (the paper's method, §6.3): the start-order run chooses the drains; both orders are "
@@ -645,11 +648,14 @@ def render(raw, metrics, quick):
         lines.append(f"| {r['label']} | {f_['parameters']} | {r['result']['learned_distributions']:,} | {fmt(m['precision'])} | "
                      f"{fmt(m['recall'])} | {fmt(m['f1'])} | {fmt(m['c_index'])} | {m['median_abs_log10_error']:.3f} |")
     lines += ["", f"E3.1 with the learned predictor — Δ empty hosts vs best fit (pp), mean ± 95% CI half-width over pools 1–{s3} (seeds 1–{s3}), "
-              "every predictor on the same pools:", "",
+              "every predictor on the same pools. The learned and distributional rows are a verdict on our predictors (the "
+              "discrete-time hazards model of the table above, C-index 0.66 against the paper's 0.84, and Kaplan–Meier without "
+              "features), not on LA-Binary, NILAS or LAVA: the paper's model rows (+5.0, +6.1, +6.5) are compared with the "
+              "noisy A = 0.9 stand-in in E3.1.", "",
               "| predictor | LA-Binary Δ pp | NILAS Δ pp | LAVA Δ pp | failures NILAS / LAVA (mean) |",
               "|---|---:|---:|---:|---:|"]
     for label, name in [("oracle", "oracle"), ("model", "noisy A = 0.9"), ("distributional", "distributional (Kaplan–Meier)"),
-                        ("learned", "learned")]:
+                        ("learned", "learned (our hazards model)")]:
         cells = []
         for p in ["la-binary", "nilas", "lava"]:
             cells.append(pm([r["empty_hosts_pp_vs_best_fit"] for r in table[(label, p)][:s3]]))

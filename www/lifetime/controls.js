@@ -58,7 +58,7 @@ export function createControls({ onChange, color, wasm }) {
   });
   const policyBox = h('div', { class: 'policies', id: 'f-lifetime-policies', dataset: { field: 'lifetime.policies' } }, boxes.map((b) => b.row));
 
-  const accField = field('lifetime.accuracy', 'accuracy of the noisy predictor {A}', accuracy, 'per VM, the prediction is right with probability A, else off by 3 decades (App. G.1); repredicted as the posterior mean under that noise model (§5.2)');
+  const accField = field('lifetime.accuracy', 'accuracy of the noisy predictor {A}', accuracy, 'per VM, the prediction is right with probability A, else off by 3 decades (App. G.1); at arrival the predictor reports that prediction L̂ itself, later the posterior mean of the remaining time under that noise model given the uptime (§5.2)');
   accField.querySelector('.label').append(' = ', accuracyOut);
 
   const el = h('section', { class: 'card', id: 'lifetime-controls', 'aria-labelledby': 'lifetime-controls-title' },
