@@ -19,27 +19,32 @@ BIN = "target/release/packlab"
 OUT = "results/003/nilas-gap"
 TRACE = "static/traces/azure2017-arrivals.txt.gz"
 # the E3.1 pool: oracle, empty start, sized with App. F's alive set; stranding off (not read here)
-BASE = ["--predictor", "oracle", "--policies", "nilas,lava", "--stranding-h", "0"]
+BASE = ["--stranding-h", "0"]
+ORACLE, NOISY = ["--predictor", "oracle"], ["--predictor", "noisy:0.9"]
+ALL3 = ["--policies", "la-binary,nilas,lava"]  # LA-Binary too, where the baseline changes
 AZ = ["--size-with-alive"]
 # (key, group, label, extra arguments); the first is the default (E3.1's oracle empty-start rows)
 CONFIGS = [
-    ("default", "default", "default: best fit, Alg. 2's cost bounds, 40 cores / 128 GB, empty start", AZ),
-    ("first-fit", "baseline", "baseline scorer first fit (lowest host id; NILAS breaks ties with it)", AZ + ["--scorer", "first-fit"]),
-    ("worst-fit", "baseline", "baseline scorer worst fit (load spreading; NILAS breaks ties with it)", AZ + ["--scorer", "worst-fit"]),
+    ("default", "default", "default: best fit, Alg. 2's cost bounds, 40 cores / 128 GB, empty start", AZ + ALL3),
+    ("first-fit", "baseline", "baseline scorer first fit (lowest host id; NILAS breaks ties with it)", AZ + ALL3 + ["--scorer", "first-fit"]),
+    ("worst-fit", "baseline", "baseline scorer worst fit (load spreading; NILAS breaks ties with it)", AZ + ALL3 + ["--scorer", "worst-fit"]),
+    ("worst-fit-noisy", "baseline", "worst fit, noisy A = 0.9 (the paper's model rows: LA-Binary +5.0, NILAS +6.1, LAVA +6.5)",
+     NOISY + AZ + ALL3 + ["--scorer", "worst-fit"]),
     ("cpu-only", "baseline", "one resource: memory unbounded (10^5 GB per host), best fit and optimum on cores", AZ + ["--host-memory", "100000"]),
     ("fine", "cost", "NILAS cost finer: ⌈8·log2(1 + ΔT/1 min)⌉ (9% steps, no 168 h ceiling)", AZ + ["--nilas-cost", "fine"]),
     ("binary", "cost", "NILAS cost binary: 0 if the host outlives the VM, else 1", AZ + ["--nilas-cost", "binary"]),
     ("hosts-20", "pool", "hosts of 20 cores / 64 GB (fewer VMs per host)", AZ + ["--host-cores", "20", "--host-memory", "64"]),
     ("hosts-80", "pool", "hosts of 80 cores / 256 GB (more VMs per host)", AZ + ["--host-cores", "80", "--host-memory", "256"]),
-    ("warm-up", "pool", "App. F's warm-up (the paper's E3.1 setting: alive VMs placed first by best fit)", ["--alive-at-start"]),
+    ("warm-up", "pool", "App. F's warm-up (the paper's E3.1 setting: alive VMs placed first by the baseline)", ["--alive-at-start"]),
     ("worst-fit-warm-up", "pool", "worst-fit baseline and App. F's warm-up", ["--alive-at-start", "--scorer", "worst-fit"]),
     ("synthetic", "pool", "§5.7 synthetic pool (the paper's lifetime anchors, C2 shapes, 60 vCPU / 240 GB), 100 hosts, 3 weeks, empty start",
      ["--workload", "synthetic:hosts=100,weeks=3,start=empty"]),
     ("synthetic-worst-fit", "pool", "§5.7 synthetic pool, worst-fit baseline",
-     ["--workload", "synthetic:hosts=100,weeks=3,start=empty", "--scorer", "worst-fit"]),
+     ["--workload", "synthetic:hosts=100,weeks=3,start=empty", "--scorer", "worst-fit"] + ALL3),
     ("lava-no-open-move", "lava", "LAVA without the OPEN-host deadline reset", AZ + ["--lava-rules", "no-open-move"]),
     ("lava-no-cover", "lava", "LAVA without the cover rule", AZ + ["--lava-rules", "no-cover"]),
     ("lava-spec", "lava", "LAVA as §5.4's ON_PLACE (neither)", AZ + ["--lava-rules", "spec"]),
+    ("lava-cost-first", "lava", "LAVA with NILAS's temporal cost ranked ahead of its tiers", AZ + ["--lava-rules", "cost-first"]),
 ]
 PAPER_NILAS = 9.5  # seed 003 §6, oracle, Δ empty hosts vs the production baseline (pp)
 
@@ -55,7 +60,8 @@ def collect(seeds):
     raw = {"experiment": "seed 003 NILAS gap and LAVA rules (issue 27)", "engine": eng, "runs": []}
     for key, _, _, extra in CONFIGS:
         for s in range(1, seeds + 1):
-            cmd, rep = run(BASE + extra + ["--seed", str(s)])
+            args = BASE + ([] if "--predictor" in extra else ORACLE) + ([] if "--policies" in extra else ["--policies", "nilas,lava"])
+            cmd, rep = run(args + extra + ["--seed", str(s)])
             raw["runs"].append({"config": key, "seed": s, "command": cmd, "engine": eng, "report": rep})
     raw["wall_time_s"] = round(time.time() - t0, 1)
     raw["pool_features"] = pool_features()
@@ -179,10 +185,10 @@ def render(raw):
              "Which empty hosts (the default runs; Δ vs best fit on the same runs):", "",
              "| metric | NILAS Δ | LAVA Δ |", "|---|---:|---:|"]
     lines += metric_rows(cfg["default"])
-    lines += ["", "Baseline, NILAS's cost scale, pool, LAVA's rules (Δ empty hosts vs the run's own baseline, pp; *closed* = "
-              "NILAS's Δ / (optimum − baseline), the share of the headroom NILAS takes):", "",
-              "| group | variant | hosts | baseline empty % | optimum % | headroom pp | NILAS Δ pp | closed % | LAVA Δ pp | LAVA − NILAS pp | failures baseline / NILAS / LAVA |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines += ["", "Baseline, NILAS's cost scale, pool, LAVA's rules (Δ empty hosts vs the run's own baseline, pp; oracle unless "
+              "the row says noisy; *closed* = NILAS's Δ / (optimum − baseline), the share of the headroom NILAS takes):", "",
+              "| group | variant | hosts | baseline empty % | optimum % | headroom pp | NILAS Δ pp | closed % | LAVA Δ pp | LAVA − NILAS pp | LA-Binary Δ pp | failures baseline / NILAS / LAVA |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for key, group, label, _ in CONFIGS:
         runs = cfg[key]
         g = lambda p, f: [res[p][f] for _, res in runs]
@@ -193,7 +199,8 @@ def render(raw):
         fails = " / ".join(f"{statistics.mean(g(p, 'failures')):.0f}" for p in ("best-fit", "nilas", "lava"))
         lines.append(f"| {group} | {label} | {statistics.mean(rep['hosts'] for rep, _ in runs):.0f} | "
                      f"{100 * statistics.mean(bf):.2f} | {100 * statistics.mean(opt):.2f} | {statistics.mean(head):.2f} | "
-                     f"{pm(n)} | {statistics.mean(closed):.0f} | {pm(l)} | {pm([a - b for a, b in zip(l, n)])} | {fails} |")
+                     f"{pm(n)} | {statistics.mean(closed):.0f} | {pm(l)} | {pm([a - b for a, b in zip(l, n)])} | "
+                     f"{pm(g('la-binary', 'empty_hosts_pp_vs_best_fit')) if 'la-binary' in runs[0][1] else '—'} | {fails} |")
     pf = raw["pool_features"]
     lines += ["", "The two pools' workloads (Azure: the `test` split, lifetime bins at their midpoints, censored VMs at their age "
               "at the window's end, a lower bound; synthetic: the §5.7 mixture fitted to the paper's Google anchors, 200,000 "

@@ -46,7 +46,8 @@ pub struct LifetimeArgs {
     #[arg(long, default_value = "stated")]
     pub nilas_cost: String,
     /// Ablation: LAVA's deadline moves on a placement: ours (default) | no-open-move | no-cover | spec
-    /// (ALGORITHMS.md §5.4's ON_PLACE: neither).
+    /// (ALGORITHMS.md §5.4's ON_PLACE: neither) | cost-first (ours, NILAS's temporal cost ranked ahead of
+    /// LAVA's tiers).
     #[arg(long, default_value = "ours")]
     pub lava_rules: String,
     /// Fraction of tenant batches the pool receives, (0, 1].
@@ -213,7 +214,7 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
     p.ablation.lava_rules = knob(
         "lava-rules",
         &a.lava_rules,
-        "ours, no-open-move, no-cover or spec",
+        "ours, no-open-move, no-cover, spec or cost-first",
     )?;
     p.defrag = a.defrag;
     p.maintenance = a.maintenance;

@@ -211,6 +211,9 @@ pub enum LavaRules {
     NoCover,
     /// §5.4's ON_PLACE as written: neither (only an empty host's opening and a class raise set a deadline).
     Spec,
+    /// Ours, with NILAS's temporal cost ranked ahead of LAVA's tiers (the tiers then break its ties, before
+    /// best fit): whether the tiers' preference over the cost is what LAVA pays for with exact lifetimes.
+    CostFirst,
 }
 
 /// The ablation knobs of [`LifetimeParams::ablation`].

@@ -147,6 +147,9 @@ impl<'a> Pool<'a> {
                 self.long[j]
             },
         };
+        // the ablation that ranks NILAS's temporal cost ahead of LAVA's tiers: `rank` orders the keys
+        let cost_first = rule.host_states() && self.cfg.ablation.lava_rules == LavaRules::CostFirst;
+        let rank = |(t, s, c): (u8, u8, u8)| if cost_first { (c, t, s) } else { (t, s, c) };
         let least = rule.least(&vm);
         let Pool {
             order,
@@ -176,7 +179,7 @@ impl<'a> Pool<'a> {
             let (tier, sub) = rule.tier(host, empty, &vm, &view);
             if let Some((b, _)) = best {
                 // a later host has no less slack: it must be strictly better in (tier, sub, cost)
-                if (tier, sub) > (b.0, b.1) || (tier, sub, 0) >= b {
+                if !cost_first && ((tier, sub) > (b.0, b.1) || (tier, sub, 0) >= b) {
                     continue;
                 }
             }
@@ -187,9 +190,9 @@ impl<'a> Pool<'a> {
                 0
             };
             let key = (tier, sub, cost);
-            if best.is_none_or(|(b, _)| key < b) {
+            if best.is_none_or(|(b, _)| rank(key) < rank(b)) {
                 best = Some((key, h));
-                if key == least {
+                if rank(key) == rank(least) {
                     break;
                 }
             }
@@ -688,6 +691,105 @@ mod tests {
         let r = simulate(&jobs, &pred, &cfg(Policy::Lava, 1, 4.0));
         let d = r.diagnostics.unwrap();
         assert_eq!((d.by_tier, d.class_up_deadline), ([0, 1, 0, 1], 0));
+    }
+
+    /// The ablations of LAVA's deadline moves (issue 27, sixth pass), on the two hand cases above and below:
+    /// without the OPEN-host reset (`no-open-move`, and §5.4's `spec`) the OPEN host keeps A's deadline 1.1 h
+    /// while B runs to 1.7 h, so the correct predictions raise its class once; without the cover rule
+    /// (`no-cover`, `spec`) the RECYCLING case's deadline stays at A's 0 + 11 h while B runs to 13 h: one raise
+    /// there. The other knob leaves each case as ours (no raise).
+    #[test]
+    fn lava_rule_ablations_raise_the_class_where_the_deadline_is_not_moved() {
+        use crate::models::lifetime::params::LavaRules::*;
+        let open = vec![job(0.0, 0.95, 1.0), job(0.8, 0.9, 1.0)];
+        let recycling = vec![job(0.0, 5.0, 9.5), job(4.0, 9.0, 0.5)];
+        for (rules, open_raises, recycling_raises) in [
+            (Ours, 0, 0),
+            (NoOpenMove, 1, 0),
+            (NoCover, 0, 1),
+            (Spec, 1, 1),
+        ] {
+            for (jobs, cores, want) in [
+                (&open, 4.0, open_raises),
+                (&recycling, 10.0, recycling_raises),
+            ] {
+                let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+                let mut c = cfg(Policy::Lava, 1, cores);
+                c.ablation.lava_rules = rules;
+                let d = simulate(jobs, &pred, &c).diagnostics.unwrap();
+                assert_eq!(d.class_up_deadline, want, "{rules:?}, {cores}-core case");
+            }
+        }
+    }
+
+    /// LAVA with NILAS's cost ahead of its tiers (`cost-first`), on the hand-worked case above: D (8.5 h,
+    /// exit 9.5 h) costs 0 on host 0 (exit 10 h) and 7 on host 1 (exit 2 h, ΔT = 7.5 h ∈ [6, 12)); LAVA's tiers
+    /// put it on host 1 (OPEN, its class), cost first on host 0, as NILAS does.
+    #[test]
+    fn lava_cost_first_ranks_the_temporal_cost_ahead_of_the_tiers() {
+        let jobs = vec![job(0.0, 10.0, 2.0), job(0.0, 2.0, 3.0), job(1.0, 8.5, 1.0)];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        for (rules, want) in [
+            (crate::models::lifetime::params::LavaRules::Ours, 1),
+            (crate::models::lifetime::params::LavaRules::CostFirst, 0),
+        ] {
+            let mut c = cfg(Policy::Lava, 2, 4.0);
+            c.ablation.lava_rules = rules;
+            let (_, placed) = simulate_placements(&jobs, &pred, &c);
+            assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "{rules:?}");
+        }
+    }
+
+    /// The baseline scorer's ablation orders (issue 27, sixth pass) by hand. Three 10-core hosts: A (6 cores,
+    /// 1 h) at 0 h, B (8 cores) at 0.5 h, C (2 cores) at 0.6 h.
+    /// - best fit: A → host 0 (all empty, lowest id); B does not fit beside A → host 1; C → host 1 (slack 0.2
+    ///   against host 0's 0.4);
+    /// - first fit: A → 0, B → 1, C → 0 (lowest id it fits);
+    /// - worst fit: A → 0; B → 1 (the empty hosts have the most slack, lowest id first); C → 2 (empty).
+    /// NILAS breaks its ties with the same order: with the oracle C (0.1 h) costs 0 on every host (hosts 0 and 1
+    /// outlive it, the empty host's extension 0.1 h is below 30 min), so NILAS places as its scorer does.
+    #[test]
+    fn scorer_ablations_by_hand() {
+        use crate::models::lifetime::params::Scorer::*;
+        let jobs = vec![job(0.0, 1.0, 6.0), job(0.5, 5.0, 8.0), job(0.6, 0.1, 2.0)];
+        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        for (scorer, want) in [
+            (BestFit, [0, 1, 1]),
+            (FirstFit, [0, 1, 0]),
+            (WorstFit, [0, 1, 2]),
+        ] {
+            for policy in [Policy::BestFit, Policy::Nilas] {
+                let mut c = cfg(policy, 3, 10.0);
+                c.ablation.scorer = scorer;
+                let (_, placed) = simulate_placements(&jobs, &pred, &c);
+                assert_eq!(placed, want.map(Some).to_vec(), "{scorer:?}, {policy:?}");
+            }
+        }
+    }
+
+    /// NILAS's cost-scale ablations by hand: `fine` = ⌈8·log2(1 + ΔT/1 min)⌉ (30 s → ⌈4.68⌉ = 5, 2 min →
+    /// ⌈12.68⌉ = 13, 10 min → ⌈27.68⌉ = 28, capped at 255), `binary` = whether ΔT > 0; `stated` is Alg. 2's.
+    #[test]
+    fn nilas_cost_scales_by_hand() {
+        use crate::models::lifetime::params::CostScale::*;
+        use crate::models::lifetime::policies::nilas::temporal_cost_on;
+        for (scale, dt_min, want) in [
+            (Fine, 0.0, 0),
+            (Fine, 0.5, 5),
+            (Fine, 2.0, 13),
+            (Fine, 10.0, 28),
+            (Fine, 1e12, 255),
+            (Binary, 0.0, 0),
+            (Binary, 0.5, 1),
+            (Binary, 1e6, 1),
+            (Stated, 70.0, 2),
+        ] {
+            assert_eq!(
+                temporal_cost_on(scale, dt_min / 60.0),
+                want,
+                "{scale:?}, {dt_min} min"
+            );
+        }
     }
 
     /// With correct predictions a LAVA host never outlives its deadline (issue 27: 19 deadline raises per
