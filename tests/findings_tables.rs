@@ -525,7 +525,7 @@ fn rendered(script: &str, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap_or_else(|e| panic!("{script}: output not UTF-8 ({e})"))
 }
 
-/// The paper-scale tables of seeds 001–004 and seed 003's synthetic pools are exactly what
+/// The paper-scale tables of seeds 001–004, seed 003's synthetic pools and its gap ablations are exactly what
 /// their scripts render from the stored raw JSON (`--render --stdout`, no simulation), so a hand edit of a figure
 /// or a stale table shows up here (seed 000's are checked with its runs above).
 #[test]
@@ -535,6 +535,7 @@ fn paper_scale_tables_are_rendered_from_the_stored_runs() {
         ("scripts/seed002_findings.py", "results/002/tables.md"),
         ("scripts/seed003_findings.py", "results/003/tables.md"),
         ("scripts/seed003_synthetic.py", "results/003/synthetic.md"),
+        ("scripts/seed003_nilas_gap.py", "results/003/nilas-gap/gap.md"),
         ("scripts/seed004_findings.py", "results/004/tables.md"),
     ] {
         assert!(
