@@ -426,6 +426,10 @@ def render(raw, metrics, quick):
               "a large VM finds no room more often. Each failure is a VM never placed; at ~83k arrivals per pool even NILAS's "
               "oracle mean is under 0.1% of them, and the Δ is not re-measured at equal failures (the policies do not admit "
               "a knob that equalises them)."]
+    if not quick:
+        lines += ["", "Why NILAS gains a third of the paper's +9.5 pp and LAVA stays below NILAS with the oracle: the ablations of "
+                  "the metric, the baseline scorer, NILAS's cost scale, the pool and LAVA's rules in "
+                  "`results/003/nilas-gap/gap.md` (`python3 scripts/seed003_nilas_gap.py --seeds 5`)."]
     lines += lava_vs_nilas_lines(table, alive, over)
     lines += stranding_lines(table, alive, over)
     lines += ["", "Verdicts (E3.1, both tables): *reproduced* = the paper's Δ inside the 95% CI of the mean Δ over the pools "

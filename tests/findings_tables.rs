@@ -535,7 +535,10 @@ fn paper_scale_tables_are_rendered_from_the_stored_runs() {
         ("scripts/seed002_findings.py", "results/002/tables.md"),
         ("scripts/seed003_findings.py", "results/003/tables.md"),
         ("scripts/seed003_synthetic.py", "results/003/synthetic.md"),
-        ("scripts/seed003_nilas_gap.py", "results/003/nilas-gap/gap.md"),
+        (
+            "scripts/seed003_nilas_gap.py",
+            "results/003/nilas-gap/gap.md",
+        ),
         ("scripts/seed004_findings.py", "results/004/tables.md"),
     ] {
         assert!(
