@@ -592,6 +592,7 @@ mod tests {
     use super::super::predictor::Oracle;
     use super::super::sampling::{TL_EMPTY, TL_RECYCLING};
     use super::*;
+    use crate::models::lifetime::policies::nilas::temporal_cost;
 
     fn job(start: f64, life: f64, cores: f64) -> Job {
         Job {
