@@ -358,3 +358,28 @@ impl LifetimeParams {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default ablation is not written (links made before it keep their bytes); a set knob is written by
+    /// name and read back; an unknown name is refused.
+    #[test]
+    fn ablation_is_written_only_when_set() {
+        let p = LifetimeParams::default();
+        let json = serde_json::to_value(&p).unwrap();
+        assert!(json.get("ablation").is_none(), "{json}");
+        let mut q = p.clone();
+        q.ablation.scorer = Scorer::WorstFit;
+        q.ablation.lava_rules = LavaRules::CostFirst;
+        let json = serde_json::to_value(&q).unwrap();
+        assert_eq!(
+            json["ablation"],
+            serde_json::json!({"scorer": "worst-fit", "nilas_cost": "stated", "lava_rules": "cost-first"})
+        );
+        assert_eq!(serde_json::from_value::<LifetimeParams>(json).unwrap(), q);
+        let bad = serde_json::json!({"ablation": {"scorer": "random-fit"}});
+        assert!(serde_json::from_value::<LifetimeParams>(bad).is_err());
+    }
+}
