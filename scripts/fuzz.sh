@@ -7,7 +7,8 @@
 #                 background, at nice 19, so it uses the cores the other stages leave idle; see the Makefile).
 # One run at a time: a run waits for another one's build to finish (a lock on test-artifacts/fuzz.lock), so the
 # smoke after a background build only finds the targets built.
-# Needs the nightly toolchain (rustup) and cargo-fuzz (from crates.io into .tools/, installed when missing).
+# Needs the nightly toolchain (rustup) and cargo-fuzz (from crates.io into .tools/ through the machine's tool cache,
+# scripts/install-tool.sh, installed when missing).
 # A crash, a hang (> 10 s on one input) or an OOM (> 2 GiB) fails the run; the input is kept in
 # fuzz/artifacts/<target>/ (add it to tests/fuzz-regressions/<target>/ with the fix). FUZZ_KEEP_GOING=1 goes
 # on fuzzing (the rest of the target's time, then the next targets) after a finding, and fails at the end.
@@ -35,8 +36,8 @@ if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   rustup toolchain install nightly --profile minimal || unavailable "cannot install the nightly toolchain"
 fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
-  log "cargo install cargo-fuzz into .tools/ (a few minutes, once)"
-  cargo install cargo-fuzz --root .tools || unavailable "cannot install cargo-fuzz"
+  log "cargo-fuzz into .tools/ (built once per machine: a few minutes, scripts/install-tool.sh)"
+  bash scripts/install-tool.sh cargo-fuzz latest cargo-fuzz || unavailable "cannot install cargo-fuzz"
 fi
 
 # The smoke only checks that every target builds and runs its seeds for a second, so its build trades

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Web prerequisites, idempotent (each step is skipped when already satisfied):
-#   rustup target wasm32-unknown-unknown; wasm-bindgen-cli pinned to Cargo.lock's wasm-bindgen into .tools/;
+#   rustup target wasm32-unknown-unknown; wasm-bindgen-cli pinned to Cargo.lock's wasm-bindgen into .tools/ (from the
+#   machine's tool cache, scripts/install-tool.sh);
 #   Debian chromium + chromium-driver; `npm ci` (playwright-core, which drives the system chromium).
 # Only crates.io, Debian packages and the npm registry are needed (../shared/TOOLCHAIN.md).
 set -euo pipefail
@@ -20,9 +21,8 @@ WB=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; 
 [ -n "$WB" ] || { echo "setup-web: cannot find the wasm-bindgen version in Cargo.lock" >&2; exit 1; }
 if [ "$(.tools/bin/wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WB" ] || \
    [ ! -x .tools/bin/wasm-bindgen-test-runner ]; then
-  log "cargo install wasm-bindgen-cli $WB into .tools/ (a few minutes, once)"
-  # no --locked: the CLI's own lockfile does not resolve against this registry mirror (TOOLCHAIN.md)
-  cargo install wasm-bindgen-cli --version "$WB" --root .tools --force
+  log "wasm-bindgen-cli $WB into .tools/ (built once per machine: a few minutes, scripts/install-tool.sh)"
+  bash scripts/install-tool.sh wasm-bindgen-cli "$WB" wasm-bindgen wasm-bindgen-test-runner wasm2es6js
 fi
 
 # 3. chromium + chromedriver from Debian (playwright's browser download is not reachable here)

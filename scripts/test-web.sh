@@ -29,8 +29,14 @@ echo "== wasm-bindgen tests (headless Chromium)"
 # no -q: the test runner rejects --quiet (TOOLCHAIN.md trap 3)
 wasm_bindgen_tests
 
-echo "== end-to-end tests (Chromium via playwright-core)"
-node --test --test-concurrency=1 --test-reporter=spec tests/e2e/
+# Two test files at a time (E2E_CONCURRENCY): a file mostly waits on one busy thread (a run in the page's worker, the
+# CLI, a page load), so two of them fill the machine's two cores (the browser stage on a fresh clone: see
+# results/bench/ci-stages.txt). Each file has its own server port, browser and temporary folders; the shared
+# test-artifacts/metrics.json is written under a lock (tests/e2e/helpers.mjs recordMetrics). The timings it records
+# are taken beside another file's runs, as before beside the fuzz build: figures to read, never asserted.
+echo "== end-to-end tests (Chromium via playwright-core), ${E2E_CONCURRENCY:-2} files at a time"
+rm -rf test-artifacts/metrics.json.lock
+node --test --test-concurrency="${E2E_CONCURRENCY:-2}" --test-reporter=spec tests/e2e/
 
 RAW=$(stat -c %s www/pkg/packlab_bg.wasm); GZ=$(gzip -9c www/pkg/packlab_bg.wasm | wc -c)
 node -e '

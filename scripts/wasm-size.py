@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the bytes of a .wasm go: the code size of its functions grouped by what they belong to.
 
-Usage: scripts/wasm-size.py MODULE.wasm [--top N] [--json] [--against OLD.wasm]
+Usage: scripts/wasm-size.py MODULE.wasm [--top N] [--json] [--against OLD.wasm] [--split REGEX]
 
 MODULE is cargo's output *before* wasm-bindgen (target/wasm32-unknown-unknown/<profile>/packlab.wasm), which
 still has the name section (the linker writes demangled names). Each function's body size is charged to a
@@ -9,7 +9,13 @@ group: the crate of its path (`serde_json`, `core`, `clarabel`, ...), or for thi
 (`packlab::models::era`, `packlab::wasm`, ...); a generic instantiated for one of this crate's types counts
 under the generic's crate (e.g. serde's derive code under `serde`, `serde_json` or `serde_wasm_bindgen`,
 whichever deserializer it was instantiated for). Prints the sections and the groups, largest first; with
---against, the groups that moved most against OLD (what a change saved or added)."""
+--against, the groups that moved most against OLD (what a change saved or added).
+
+With --split REGEX, an estimate of a module without what REGEX names: every function whose demangled name
+matches REGEX anywhere (so `core::ptr::drop_in_place<rhai::ast::Expr>` counts with `rhai`) is charged to the
+part left out; prints the code bytes of both parts and the gzip -9 bytes of each part's function bodies with the
+data section (kept whole: its strings are not attributed). An estimate: it neither follows calls (code that only
+the part left out reaches stays in) nor re-links (generics shared by both parts stay in)."""
 import argparse
 import json
 import re
@@ -166,13 +172,49 @@ def measure(module):
     return len(buf), sec_sizes, groups
 
 
+def split(module, pattern):
+    """{"kept"|"left out": (functions, code bytes, gzip -9 of bodies + data)} of --split (see the module doc)."""
+    import gzip
+    buf = open(module, "rb").read()
+    secs = sections(buf)
+    names, nimports, code, data = {}, 0, None, b""
+    for sid, name, s, e in secs:
+        if sid == 0 and name == "name":
+            names = function_names(buf, s, e)
+        elif sid == 2:
+            nimports = imported_functions(buf, s)
+        elif sid == 10:
+            code = (s, e)
+        elif sid == 11:
+            data = buf[s:e]
+    rx = re.compile(pattern)
+    parts = {"kept": [], "left out": []}
+    count, i = leb(buf, code[0])
+    for f in range(count):
+        size, j = leb(buf, i)
+        name = demangle(names.get(nimports + f, "?"))
+        parts["left out" if rx.search(name) else "kept"].append(buf[i:j + size])
+        i = j + size
+    whole = b"".join(parts["kept"] + parts["left out"])
+    out = {k: (len(v), sum(map(len, v)), len(gzip.compress(b"".join(v) + data, 9))) for k, v in parts.items()}
+    out["whole"] = (count, len(whole), len(gzip.compress(whole + data, 9)))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("module")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--against", help="an older build of the module (or its --json output) to compare with")
+    ap.add_argument("--split", help="a regular expression: estimate a module without the functions it names")
     a = ap.parse_args()
+    if a.split:
+        print(f"{a.module}: functions matching {a.split!r} left out (an estimate, see --help)")
+        print(f"  {'part':<10} {'functions':>9} {'code B':>9} {'gzip -9 (code + data) B':>24}")
+        for k, (n, code, gz) in split(a.module, a.split).items():
+            print(f"  {k:<10} {n:>9} {code:>9} {gz:>24}")
+        return
     size, sec_sizes, groups = measure(a.module)
     if a.json:
         print(json.dumps({"bytes": size, "sections": sec_sizes, "code_groups": groups}, indent=1))

@@ -218,7 +218,9 @@ test('Azure 2017-fitted parameters: the fit fills the identified parameters and 
   await page.goto(env.server.url + await linkFor(SMALL));
   await waitAdmission(page);
   await page.selectOption('#f-admission-source', 'azure');
-  await page.waitForFunction(() => (document.querySelector('#admission-fit-note')?.textContent || '').includes('Fitted to Azure 2017'), null, { timeout: 30_000 });
+  // the fit and the fitted run's start wait for a busy machine (the test files run two at a time): the run-sized
+  // limit of waitAdmission, not playwright's 30 s
+  await page.waitForFunction(() => (document.querySelector('#admission-fit-note')?.textContent || '').includes('Fitted to Azure 2017'), null, { timeout: 90_000 });
   assert.notEqual(await page.inputValue('#f-admission-params-arrival_rate'), '1');
   assert.equal(await page.isDisabled('#f-admission-params-arrival_rate'), true);
   const w = await loadWasm();
@@ -227,7 +229,7 @@ test('Azure 2017-fitted parameters: the fit fills the identified parameters and 
   assert.equal(s.admission.params.initial_size.kind, 'empirical');
   assert.equal(s.admission.params.priors.kappa, 20);
   // the fitted scenario runs (cancelled here: the fitted arrival rate makes it longer than the small one)
-  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'running');
+  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'running', null, { timeout: 90_000 });
   await page.click('#admission-cancel');
   await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled', null, { timeout: 15_000 });
   assert.deepEqual(page.problems, []);

@@ -2,7 +2,7 @@
 // playwright-core (no browser download, no network), the native CLI, and page helpers.
 import { before, after } from 'node:test';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, existsSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -179,12 +179,26 @@ export function artifact(name) {
   return path.join(ARTIFACTS, name);
 }
 
-/** Merge `values` into test-artifacts/metrics.json (the measured figures of the report). */
+/**
+ * Merge `values` into test-artifacts/metrics.json (the measured figures of the report). The test files run two at a
+ * time (scripts/test-web.sh), so the read-merge-write holds a lock (a directory beside the file, made atomically).
+ */
 export function recordMetrics(values) {
   const p = artifact('metrics.json');
-  let cur = {};
-  try { cur = JSON.parse(readFileSync(p, 'utf8')); } catch { /* first */ }
-  writeFileSync(p, JSON.stringify({ ...cur, ...values }, null, 2) + '\n');
+  const lock = `${p}.lock`;
+  for (let waited = 0; ; waited += 10) {
+    try { mkdirSync(lock); break; } catch (e) {
+      if (e.code !== 'EEXIST' || waited > 30_000) throw new Error(`recordMetrics: cannot take ${lock}: ${e.message}`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
+  try {
+    let cur = {};
+    try { cur = JSON.parse(readFileSync(p, 'utf8')); } catch { /* first */ }
+    writeFileSync(p, JSON.stringify({ ...cur, ...values }, null, 2) + '\n');
+  } finally {
+    rmdirSync(lock);
+  }
 }
 
 /**
