@@ -180,7 +180,7 @@ export function createRunView(o) {
      * or null.
      */
     draw(canvas, height, name, data, opts = {}) {
-      return drawChart(o.wasm, canvas, height, name, data, opts, (text) => setStatus('error', text));
+      return drawCanvas(o.wasm, canvas, height, name, data, opts, (text) => setStatus('error', text));
     },
     /**
      * The controls changed: they are checked onto `base` (a wrong field says so in place and nothing runs);
@@ -203,7 +203,7 @@ export function createRunView(o) {
  * Draw chart `name` into `canvas` (see the run view's `draw`); `onFail(text)` hears a failure. Returns the layout
  * or null.
  */
-export function drawChart(wasm, canvas, height, name, data, opts, onFail) {
+export function drawCanvas(wasm, canvas, height, name, data, opts, onFail) {
   const dpr = fitCanvas(canvas, height);
   try {
     return wasm.draw_chart(canvas, name, data, opts === null ? null : { ...opts, scale: dpr });

@@ -8,7 +8,7 @@
 import { h, setChildren, fmt, debounce, frameThrottle, scrollTable, dataCard, pct, int } from '../common/dom.js';
 import { headerCell } from '../common/glossary.js';
 import { updateLocation } from '../common/share.js';
-import { createRunView, viewHandle, drawChart, latestQuery } from '../common/run-view.js';
+import { createRunView, viewHandle, drawCanvas, latestQuery } from '../common/run-view.js';
 import { createControls, PRESET_WORKLOAD } from './controls.js';
 
 const CHART_HEIGHT = 380;
@@ -246,7 +246,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   }
 
   function drawRequest() {
-    if (lastView) drawChart(wasm, reqCanvas, REQUEST_HEIGHT, 'era.request', lastView, {}, (text) => setChildren(reqText, h('div', { class: 'error-box' }, text)));
+    if (lastView) drawCanvas(wasm, reqCanvas, REQUEST_HEIGHT, 'era.request', lastView, {}, (text) => setChildren(reqText, h('div', { class: 'error-box' }, text)));
   }
 
   showData();

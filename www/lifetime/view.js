@@ -10,7 +10,7 @@ import { h, setChildren, fmt, debounce, frameThrottle, download, scrollTable, da
 import { headerCell } from '../common/glossary.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
-import { createRunView, viewHandle, drawChart, latestQuery } from '../common/run-view.js';
+import { createRunView, viewHandle, drawCanvas, latestQuery } from '../common/run-view.js';
 import { runCells } from '../common/sweep.js';
 import { createControls, POLICIES } from './controls.js';
 
@@ -417,7 +417,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   }
 
   function drawTimeline() {
-    if (timeline) drawChart(wasm, tlCanvas, TIMELINE_HEIGHT, 'lifetime.timeline', timeline, {}, (text) => setChildren(tlText, h('div', { class: 'error-box' }, text)));
+    if (timeline) drawCanvas(wasm, tlCanvas, TIMELINE_HEIGHT, 'lifetime.timeline', timeline, {}, (text) => setChildren(tlText, h('div', { class: 'error-box' }, text)));
   }
 
   function renderMigrations(rows) {

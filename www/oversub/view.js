@@ -16,7 +16,7 @@ import { headerCell } from '../common/glossary.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
 import { onWorkers, duration } from '../common/run-controls.js';
-import { createRunView, viewHandle, drawChart } from '../common/run-view.js';
+import { createRunView, viewHandle, drawCanvas } from '../common/run-view.js';
 import { createControls, sectionSetup, trainedInRun } from './controls.js';
 
 const CHART_HEIGHT = 380;
@@ -400,7 +400,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     const r = rows[rateRow];
     if (!report || !r) { fitCanvas(ratesCanvas, RATES_HEIGHT); ratesNote.textContent = ''; return; }
     ratesNote.textContent = `${rowLabel(r)}: S-Cores ${pct(r.s_cores)}, PM-Hot-R ${pct(r.pm_hot_r)}.`;
-    drawChart(wasm, ratesCanvas, RATES_HEIGHT, 'oversub.rates', r.rates, {}, (text) => { ratesNote.textContent = text; });
+    drawCanvas(wasm, ratesCanvas, RATES_HEIGHT, 'oversub.rates', r.rates, {}, (text) => { ratesNote.textContent = text; });
   }
 
   function exportPolicy() {

@@ -6,7 +6,7 @@ import { headerCell } from '../common/glossary.js';
 import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { onWorkers } from '../common/run-controls.js';
-import { createRunView, viewHandle, drawChart, latestQuery } from '../common/run-view.js';
+import { createRunView, viewHandle, drawCanvas, latestQuery } from '../common/run-view.js';
 import { createControls } from './controls.js';
 
 const CHART_HEIGHT = 440;
@@ -225,7 +225,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
 
   function drawPartial() {
     layout = null;
-    drawChart(wasm, canvas, CHART_HEIGHT, 'placement.frontier', partial, chartOpts(), (text) => console.warn(text));
+    drawCanvas(wasm, canvas, CHART_HEIGHT, 'placement.frontier', partial, chartOpts(), (text) => console.warn(text));
   }
 
   function drawFrontier() {
@@ -305,7 +305,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
   function drawMachine() {
     if (!lastMachine) return;
     const { view, packing, fit } = lastMachine;
-    drawChart(wasm, mCanvas, MACHINE_HEIGHT, 'placement.machine', view, {}, (text) => console.warn(text));
+    drawCanvas(wasm, mCanvas, MACHINE_HEIGHT, 'placement.machine', view, {}, (text) => console.warn(text));
     const rho = fit.startsWith('gpa:') ? Number(fit.slice(4)) : (fit.startsWith('gpa-cal:') ? Number(fit.slice(8)) : null);
     setChildren(mInfo,
       h('div', {}, h('strong', {}, fit), ` packs ${packing.items_per_machine.reduce((a, b) => a + b, 0)} VMs onto ${packing.m_abs} machines (m = ${fmt(packing.m)}, q = ${fmt(packing.q)}).`),
