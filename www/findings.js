@@ -200,34 +200,99 @@ export function evidenceFor(ids, claim, evidence, context = '') {
 
 const KIND_LABEL = { reproduced: 'reproduced', direction: 'direction only', not_reproduced: 'not reproduced', other: 'note' };
 
+/** Verdict text up to this many characters shows on the card; a longer one shows its first clause, the rest on demand. */
+const VERDICT_SHOWN = 110;
+
+/**
+ * The head of a long verdict: its text up to the first clause boundary ('; ', '. ', ' — ', ' (') past 30
+ * characters and within VERDICT_SHOWN, else cut at a word; the whole text when it is short. Pure.
+ * @param {string} text
+ */
+export function verdictHead(text) {
+  if (text.length <= VERDICT_SHOWN) return text;
+  const re = /; |\. | — | \(/g;
+  let m;
+  while ((m = re.exec(text)) && m.index <= VERDICT_SHOWN) if (m.index >= 30) return text.slice(0, m.index);
+  const cut = text.slice(0, VERDICT_SHOWN);
+  return cut.slice(0, Math.max(30, cut.lastIndexOf(' ')));
+}
+
+/** The verdict of a card, first: the chip, then the verdict text (a long one folds after its first clause). */
+function verdictLine(claim) {
+  const chip = h('span', { class: 'verdict-chip' }, KIND_LABEL[claim.kind]);
+  const head = verdictHead(claim.verdict);
+  if (head === claim.verdict) return h('p', { class: 'claim-verdict' }, chip, ' ', renderInline(claim.verdict));
+  return h('details', { class: 'claim-verdict' }, h('summary', {}, chip, ' ', renderInline(head), ' …'), h('p', {}, renderInline(claim.verdict)));
+}
+
 /** A claim as a card: the row, the paper's number, packlab's numbers, the verdict and a link to a stored run. */
 function claimCard(claim, run) {
   const cells = (pairs) => pairs.map(([c, v]) => h('div', { class: 'claim-cell' }, h('span', { class: 'claim-head' }, renderInline(c)), ' ', h('span', {}, renderInline(v || '—'))));
+  // the verdict first, then what it is about and the two numbers
   return h('article', { class: `claim-card verdict-${claim.kind}`, dataset: { verdict: claim.kind } },
+    verdictLine(claim),
     h('p', { class: 'claim-title' }, claim.key.map(([, v], i) => [i ? ' · ' : '', h('strong', {}, renderInline(v))])),
     h('div', { class: 'claim-cols' },
       h('div', {}, h('p', { class: 'claim-label' }, 'The paper'), claim.paper.length ? cells(claim.paper) : h('p', { class: 'fine' }, 'no number stated')),
-      h('div', {}, h('p', { class: 'claim-label' }, 'packlab'), cells(claim.ours.slice(0, 4)))),
-    h('p', { class: 'claim-verdict' }, h('span', { class: 'verdict-chip' }, KIND_LABEL[claim.kind]), ' ', renderInline(claim.verdict)),
+      h('div', {}, h('p', { class: 'claim-label' }, 'packlab'), cells(claim.ours.slice(0, 3)))),
     run ? h('p', { class: 'fine' }, h('a', { href: run.href, class: 'claim-link', title: run.note }, `Open the stored run “${run.experiment}: ${run.arm}”`), ' in the playground (it opens without computing and states its cost; press Run there).') : null);
+}
+
+/** Claim cards a section shows (one row of cards at 1366 px) before its tables' "more claims" folds. */
+const CARDS_SHOWN = 3;
+/** Rows of a table without claims shown unfolded. */
+const ROWS_SHOWN = 4;
+
+/** "3 reproduced, 1 direction only" of a list of claims. */
+function kindCounts(claims) {
+  const n = {};
+  for (const c of claims) n[c.kind] = (n[c.kind] || 0) + 1;
+  return Object.entries(n).map(([k, v]) => `${v} ${KIND_LABEL[k]}`).join(', ');
 }
 
 /**
  * The body of a paper's page from its blocks: one section per experiment (a paragraph naming E<k>.<n> at its
- * start opens one; each file opens one), its lead paragraph, the claim cards of its tables, the explanations
- * and the full tables (folded when they have cards). Returns { sections: [{ id, title }], nodes }.
+ * start opens one; each file opens one): its lead paragraph, the claim cards of its tables (the section's first
+ * CARDS_SHOWN, the rest folded; the full table behind them folded), the first explanation unfolded before any card
+ * (cards carry their own why) and the further ones folded in place, the section's first table without claims
+ * (folded when longer than ROWS_SHOWN rows; later ones fold with the explanations). Returns { sections: [{ id, title }], nodes }.
  */
 function paperBody(p, blocks, evidence) {
   const sections = [];
   const nodes = [];
   let cur = null;
+  let more = null; // the section's open fold of further explanations (null once something shows after it)
+  let explained = false; // the section shows one explanation unfolded
+  let shown = 0; // claim cards the section shows unfolded
+  let tabled = false; // the section shows one table without claims unfolded
   let ids = [];
   let lead = '';
+  // consecutive further explanations fold together, in their place (the page keeps the files' order)
+  // consecutive folds (details) share one row of summaries; an open one takes the row's width
+  let row = null;
+  const place = (node) => {
+    if (node.tagName !== 'DETAILS') { row = null; cur.append(node); return; }
+    if (!row) { row = h('div', { class: 'folds' }); cur.append(row); }
+    row.append(node);
+  };
+  const fold = (node) => {
+    if (!more) {
+      more = h('details', { class: 'section-more' }, h('summary', {}, 'More explanation'));
+      place(more);
+    }
+    more.append(node);
+  };
+  const show = (node) => { place(node); more = null; };
   const open = (title, lead) => {
     const id = `paper-${p.id}-s${sections.length + 1}`;
     sections.push({ id, title });
     cur = h('section', { class: 'findings-section', id, 'aria-labelledby': `${id}-title` }, h('h3', { id: `${id}-title`, class: 'findings-section-title' }, title));
     if (lead) cur.append(lead);
+    more = null;
+    row = null;
+    explained = false;
+    shown = 0;
+    tabled = false;
     nodes.push(cur);
   };
   for (const b of blocks) {
@@ -245,14 +310,33 @@ function paperBody(p, blocks, evidence) {
     }
     if (b.kind === 'table') {
       const claims = claimsOf(b);
+      const cards = claims.map((c) => claimCard(c, evidenceFor(ids, c, evidence, lead)));
       if (claims.length) {
-        cur.append(h('div', { class: 'claim-cards' }, claims.map((c) => claimCard(c, evidenceFor(ids, c, evidence, lead)))));
-        cur.append(h('details', { class: 'full-table' }, h('summary', {}, `The full table (${b.rows.length} rows, every column)`),
+        const n = Math.max(0, Math.min(cards.length, CARDS_SHOWN - shown));
+        shown += n;
+        if (n) show(h('div', { class: 'claim-cards' }, cards.slice(0, n)));
+        if (cards.length > n) {
+          show(h('details', { class: 'more-claims' }, h('summary', {}, `${n ? `${cards.length - n} more claims` : `${cards.length} claims`} (${kindCounts(claims.slice(n))})`),
+            h('div', { class: 'claim-cards' }, cards.slice(n))));
+        }
+        show(h('details', { class: 'full-table' }, h('summary', {}, `The full table (${b.rows.length} rows, every column)`),
           renderBlock(b, { tableClass: 'results findings' })));
-      } else cur.append(renderBlock(b, { tableClass: 'results findings' }));
+      } else if (tabled) fold(renderBlock(b, { tableClass: 'results findings' }));
+      else if (b.rows.length > ROWS_SHOWN) {
+        show(h('details', { class: 'full-table' }, h('summary', {}, `A table of ${b.rows.length} rows (${b.header.slice(0, 3).join(', ')}${b.header.length > 3 ? ', …' : ''})`),
+          renderBlock(b, { tableClass: 'results findings' })));
+      } else {
+        tabled = true;
+        show(renderBlock(b, { tableClass: 'results findings' }));
+      }
       continue;
     }
-    cur.append(renderBlock(b, { headingBase: 4 }));
+    if (b.kind === 'paragraph' && !explained && shown === 0) { // claim cards carry their own why
+      explained = true;
+      show(renderBlock(b, { headingBase: 4 }));
+      continue;
+    }
+    fold(renderBlock(b, { headingBase: 4 }));
   }
   return { sections, nodes };
 }

@@ -583,7 +583,8 @@ impl LinkDefaults {
             .decode(payload.trim_end_matches('='))
             .map_err(|e| err(damaged_link(&e)))?;
         let mut json = Vec::new();
-        flate2::read::DeflateDecoder::new(&bytes[..])
+        let mut inflate = flate2::read::DeflateDecoder::new(&bytes[..]);
+        (&mut inflate)
             .take(MAX_SCENARIO_BYTES as u64 + 1)
             .read_to_end(&mut json)
             .map_err(|_| {
@@ -591,6 +592,12 @@ impl LinkDefaults {
             })?;
         if json.len() > MAX_SCENARIO_BYTES {
             return Err(err("link data decompresses to too much"));
+        }
+        // the compressed scenario ends where its data ends: bytes after it are characters added to the link
+        if (inflate.total_in() as usize) < bytes.len() {
+            return Err(err(
+                "the link is damaged: it has extra characters at its end (copy the whole link again)",
+            ));
         }
         let text = std::str::from_utf8(&json).map_err(|_| err("link data is not UTF-8 JSON"))?;
         let patch: Value =
@@ -1230,6 +1237,34 @@ mod tests {
     }
 
     /// Tampered version or defaults-set markers are errors with a message (and the field `defaults` where
+    /// A link with characters added at its end is refused as damaged, whatever its length modulo 4 (before, one
+    /// that completed a base64 group decoded to a byte after the deflate stream, which the decoder ignored, so
+    /// the altered link opened as if whole).
+    #[test]
+    fn links_with_added_characters_are_damaged() {
+        let mut tails = 0u32;
+        for seed in [1u64, 12, 123, 1234, 12345, 123456] {
+            let sc = Scenario {
+                seed,
+                ..Scenario::default()
+            };
+            let good = sc.to_link();
+            assert_eq!(Scenario::from_link(&good).unwrap(), sc);
+            for extra in ["A", "9", "_", "AA", "Qw"] {
+                let bad = format!("{good}{extra}");
+                let e = Scenario::from_link(&bad).unwrap_err().to_string();
+                assert!(
+                    e.contains("the link is damaged") && e.contains("extra characters"),
+                    "{bad}: {e}"
+                );
+            }
+            let payload = good.rsplit('.').next().unwrap();
+            tails |= 1 << (payload.len() % 4);
+        }
+        // among them the case that was accepted: 3 characters into a base64 group, one more completes it
+        assert!(tails & (1 << 3) != 0, "payload lengths mod 4: {tails:b}");
+    }
+
     /// the set is to blame), never panics.
     #[test]
     fn tampered_or_unknown_defaults_sets_are_clear_errors() {

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { deflateRawSync } from 'node:zlib';
 import {
   useBrowser, newPage, waitForRun, waitForSettledRun, runCount, readTable, tableOf, canvasInk, cliRun, zipFolder,
   artifact, recordMetrics, savedLinks, tempDir, grabDownload, FIXTURES, DEVELOPER_WORDS,
@@ -262,14 +263,22 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   // malformed and oversized links, and a link made under defaults this engine does not know (a newer
   // engine's): a message and the default scenario, never a broken page
   const newer = corpus.find((e) => e.link.startsWith('v2.d1.')).link.replace('v2.d1.', 'v2.d99.');
+  // a v2 link with one character added at its end (this one completes a base64 group: it used to open as if whole)
+  const w = await loadWasm();
+  const good = [1, 2, 3, 4, 5, 6, 7, 8].map((seed) => w.scenario_to_link({ ...w.default_scenario(), seed })).find((l) => l.split('.')[2].length % 4 === 3);
+  assert.ok(good, 'no seed gives a link 3 characters into a base64 group');
+  // a setting no control shows is named in words, not by its dotted path
+  const bogus = `v2.d1.${deflateRawSync(Buffer.from(JSON.stringify({ model: 'era', era: { bogus: 1 } }))).toString('base64url')}`;
   for (const [bad, why] of [['v1.this-is-not-deflate', /the link is damaged/], ['v7.AAAA', /v7/], [`v1.${'A'.repeat(20000)}`, /too long/],
-    [newer, /defaults: the link was made under defaults set 99/]]) {
+    [newer, /\(the link was made under defaults set 99/], [`${good}A`, /the link is damaged: it has extra characters at its end/],
+    [bogus, /\(the Reservations setting “bogus”: 'bogus' is not a setting here/]]) {
     const p = await newPage(env.browser);
     await p.goto(`${env.server.url}#s=${bad}`);
     await p.waitForSelector('#banner:not([hidden])');
     assert.match(await p.textContent('#banner'), /could not be opened/);
     assert.match(await p.textContent('#banner'), why);
     assert.doesNotMatch(await p.textContent('#banner'), DEVELOPER_WORDS);
+    assert.doesNotMatch(await p.textContent('#banner'), /\b(era|defaults)\.[a-z]/);
     await waitForRun(p);
     assert.equal((await readTable(p)).length, 28);
     assert.deepEqual(p.problems, []);
@@ -277,7 +286,7 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   }
 });
 
-test('Cancel stops a long run and keeps the previous frontier', async () => {
+test('Cancel stops a long run and keeps the previous frontier (the status: the previous run)', async () => {
   const page = await newPage(env.browser);
   await page.goto(env.server.url);
   let n = await waitForRun(page);
@@ -304,7 +313,7 @@ test('Cancel stops a long run and keeps the previous frontier', async () => {
   // machine that restart alone has taken > 5 s, so allow 15 s (the latency itself is recorded as a metric)
   await page.waitForFunction(() => document.querySelector('#frontier-card').dataset.state === 'cancelled', null, { timeout: 15_000 });
   const cancelMs = Date.now() - t0;
-  assert.match(await page.textContent('#run-status'), /Cancelled; showing the previous frontier/);
+  assert.match(await page.textContent('#run-status'), /Cancelled; showing the previous run/);
   assert.equal(await runCount(page), n);
   assert.deepEqual(await readTable(page), before);
   recordMetrics({ cancel_latency_ms: cancelMs });

@@ -214,4 +214,7 @@ test('the cost of a run, a long run and a sweep: runs × the last run, in words'
   assert.equal(linkCostText(3.2), '1 run of this scenario, about 3.2–4.8 s in this browser (the stored run took 3.2 s natively).');
   assert.equal(linkCostText(90), '1 run of this scenario, about 90 s–2 min in this browser (the stored run took 90 s natively).');
   assert.equal(linkCostText(NaN), '1 run of this scenario (the time shows once the scenario has run).');
+  // with the planned run's units of work (E0.1: 4 arms × 10 search steps × 16 runs per threshold)
+  assert.equal(linkCostText(226, 640, 'simulation runs'), '1 run of this scenario: 640 simulation runs, about 4–6 min in this browser (the stored run took 4 min natively).');
+  assert.equal(linkCostText(NaN, 12000, 'frontier points'), '1 run of this scenario: 12,000 frontier points (the time shows once it has run).');
 });

@@ -8,23 +8,19 @@ import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, dataCard } fro
 import { headerCell } from '../common/glossary.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
-import { checkControls } from '../common/fields.js';
 import { downloadSvg } from '../common/exports.js';
 import { onWorkers } from '../common/run-controls.js';
-import { createRunView, viewHandle } from '../common/run-view.js';
+import { createRunView, viewHandle, latestQuery } from '../common/run-view.js';
 import { createControls, azureFitAvailable } from './controls.js';
 
 const CHART_HEIGHT = 440;
 const SERIES_HEIGHT = 380;
 
-export const model = {
-  id: 'admission',
-  title: 'Admission control',
-  subtitle: 'Bayesian moment policies tuned to a scale-out SLA',
-  usesTrace: false,
-};
 
 const pct = (v) => `${(v * 100).toFixed(2)}%`;
+
+/** The frontier's curves of a complete report: per arm, its threshold sweep and its tuned point. */
+const curvesOf = (report) => report.arms.map((a) => ({ label: a.label, points: a.sweep.map((e) => [e.utilization, e.failure_rate]), tuned: tunedPoint(a) }));
 
 /** The tuned point of an arm on the frontier: none when no threshold could be certified (status 'untunable'). */
 const tunedPoint = (a) => (a.status === 'untunable' ? null : [a.utilization, a.failure_rate]);
@@ -63,13 +59,19 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   const stem = () => `packlab-admission-${(report ? report.preset : 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`;
   const run = createRunView({
     wasm, worker, controls,
+    scenario: () => scenario,
+    stepWord: 'simulation runs',
     card: { key: 'admission', title: 'Utilization vs. scale-out failure frontier' },
     body: [subtitle, h('div', { class: 'canvas-wrap' }, canvas)],
     payload: () => ({ scenario }),
     onStart: () => { curves = []; rowsByArm = []; },
     onProgress,
     onDone,
-    onCancelled: () => { setStatus('cancelled', 'Cancelled.'); drawFrontier(); },
+    hasResult: () => !!report,
+    onCancelled: () => {
+      if (report) { curves = curvesOf(report); renderTable(report.arms, true); }
+      drawFrontier();
+    },
     exports: exportSpec(),
   });
   const setStatus = run.setStatus;
@@ -114,6 +116,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   const armSelect = h('select', { id: 'admission-series-arm', 'aria-label': 'policy of the run shown' });
   const runInput = h('input', { type: 'number', min: 0, step: 1, value: 0, id: 'admission-series-run', 'aria-label': 'run number' });
   const sInfo = h('div', { class: 'machine-info', id: 'admission-series-info' });
+  const seriesQuery = latestQuery(sInfo);
   const seriesCard = h('section', { class: 'card', id: 'admission-series-card', 'aria-labelledby': 'admission-series-title' },
     h('div', { class: 'card-head' },
       h('h2', { id: 'admission-series-title' }, 'One run over time'),
@@ -157,13 +160,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
 
   // ---- scenario edits
   function onControls() {
-    const checked = checkControls({ wasm, controls, base: scenario, setStatus });
-    if (!checked) return;
-    const before = JSON.stringify(runPart(scenario));
-    scenario = checked;
-    showFitNote();
-    updateLink();
-    if (JSON.stringify(runPart(scenario)) !== before || !report) startRun();
+    run.edited({ base: scenario, runKey: runPart, apply: (sc) => { scenario = sc; showFitNote(); updateLink(); } });
   }
 
   /** The parts of the scenario the experiment depends on (not the run shown in the time series). */
@@ -193,7 +190,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
 
   function onDone(res) {
     report = res.report;
-    curves = report.arms.map((a) => ({ label: a.label, points: a.sweep.map((e) => [e.utilization, e.failure_rate]), tuned: tunedPoint(a) }));
+    curves = curvesOf(report);
     const untunable = report.arms.filter((a) => a.status === 'untunable').length;
     const secs = `${(res.elapsed_ms / 1000).toFixed(1)} s${onWorkers(res)}`;
     setStatus('done', untunable
@@ -208,12 +205,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
 
   // ---- rendering
   function drawFrontier() {
-    const dpr = fitCanvas(canvas, CHART_HEIGHT);
-    try {
-      wasm.draw_chart(canvas, 'admission.frontier', curves.filter(Boolean), { sla: scenario.admission.params.sla, scale: dpr });
-    } catch (e) {
-      setStatus('error', `Chart failed: ${errorText(e)}`);
-    }
+    run.draw(canvas, CHART_HEIGHT, 'admission.frontier', curves.filter(Boolean), { sla: scenario.admission.params.sla });
   }
 
   function renderTable(arms, complete) {
@@ -274,17 +266,12 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     const arm = report.arms.find((a) => a.label === label);
     if (!arm) return;
     const id = ++seriesReq;
-    setChildren(sInfo, h('span', { class: 'fine' }, 'Simulating…'));
     const req = worker.request('model.call', { scenario, op: 'series', args: { label, threshold: arm.threshold, run: scenario.admission.series_run, points: 400 } });
-    req.promise.then((s) => {
-      if (id !== seriesReq) return;
+    seriesQuery(req, { loading: 'Simulating…', onResult: (s) => {
       series = { ...s, label, threshold: arm.threshold, run: scenario.admission.series_run, untunable: arm.status === 'untunable' };
       seriesCard.dataset.ready = String(id);
       drawSeries();
-    }, (e) => {
-      if (id !== seriesReq) return;
-      if (e && e.kind !== 'cancelled') setChildren(sInfo, h('div', { class: 'error-box' }, errorText(e)));
-    });
+    } });
   }
 
   function seriesChart(s, dpr) {

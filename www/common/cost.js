@@ -47,16 +47,20 @@ export function sweepCostText(cells, lastMs) {
 /**
  * The cost of a scenario opened from a findings link before it runs: the stored run's native wall time (the
  * link's `est`, seconds, from results/<paper>/links.json), and the browser's range, 1–1.5× native (the wasm
- * engine's measured ratio, docs/performance.md). Pure.
+ * engine's measured ratio, docs/performance.md); with `steps`, the units of work the run is made of (the
+ * planned run's total: E0.1's 640 simulation runs), in `word`. Pure.
  * @param {number} nativeS NaN when the stored run recorded no time
+ * @param {number} [steps] the run's units of work (unknown: left out)
+ * @param {string} [word] what one unit is, plural ('simulation runs', 'steps')
  */
-export function linkCostText(nativeS) {
-  if (!(nativeS > 0)) return costText(1, NaN);
+export function linkCostText(nativeS, steps = NaN, word = 'steps') {
+  const what = steps > 0 ? `1 run of this scenario: ${steps.toLocaleString('en-US')} ${word}` : null;
+  if (!(nativeS > 0)) return what ? `${what} (the time shows once it has run).` : costText(1, NaN);
   const ms = nativeS * 1000;
   const [lo, loUnit] = secs(ms).split(' ');
   const [hi, hiUnit] = secs(1.5 * ms).split(' ');
   const range = lo === hi && loUnit === hiUnit ? `${lo} ${loUnit}` : loUnit === hiUnit ? `${lo}–${hi} ${hiUnit}` : `${lo} ${loUnit}–${hi} ${hiUnit}`;
-  return `1 run of this scenario, about ${range} in this browser (the stored run took ${secs(ms)} natively).`;
+  return `${what || '1 run of this scenario'}, about ${range} in this browser (the stored run took ${secs(ms)} natively).`;
 }
 
 let heldEstimate = NaN;

@@ -16,6 +16,7 @@
 //                                          `transient`: the run is freed at its end and the model's last run
 //                                          (which 'run.query' answers from) stays as it was (a view's side
 //                                          runs, e.g. the lifetime view's accuracy frontier)
+//   'run.size'   { scenario, files? }     the number of steps of the scenario's run (planned, not stepped): { total }
 //   'run.query'  { scenario, op, args, key?, files? }  an operation on the model's last run if its key matches (key =
 //                                          what the run's state depends on; default the whole scenario), else
 //                                          on a newly planned run (e.g. the placement teaching view 'machine')
@@ -172,6 +173,17 @@ export const runOps = {
       cache = state.models[model];
     }
     return cache.run.query(op, args);
+  },
+
+  /** How many units of work (steps) the scenario's run is made of: planned, counted and freed, nothing
+   * computed; result { total }. The cost a findings link states before Run (run-view.js). */
+  async 'run.size'({ scenario, files }, ctx) {
+    const run = await plan(ctx, scenario, files);
+    try {
+      return { total: run.total() };
+    } finally {
+      run.free();
+    }
   },
 
   /** Pool member: plan a copy of a run under `key` (replacing the previous copy); result { total }. */

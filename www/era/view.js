@@ -5,22 +5,15 @@
 // Computation happens in the worker: the shared 'run' operation (one (policy, κ_use) cell per step) on the
 // scenario's workload, and 'run.query' with op 'request' for the teaching view.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable, dataCard, pct, int } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, frameThrottle, scrollTable, dataCard, pct, int } from '../common/dom.js';
 import { headerCell } from '../common/glossary.js';
-import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
-import { checkControls } from '../common/fields.js';
-import { createRunView, viewHandle } from '../common/run-view.js';
+import { createRunView, viewHandle, drawCanvas, latestQuery } from '../common/run-view.js';
 import { createControls, PRESET_WORKLOAD } from './controls.js';
 
 const CHART_HEIGHT = 380;
 const REQUEST_HEIGHT = 420;
 
-export const model = {
-  id: 'era',
-  title: 'Reservations',
-  subtitle: 'economic reservations and dynamic pricing: ERA\'s BASIC_ECON, greedy, on-demand',
-};
 
 const money = (v) => (Number.isFinite(v) ? `$${Math.round(v).toLocaleString('en-US')}` : '–');
 
@@ -48,7 +41,6 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   let cells = [];
   let reqCell = 0;
   let reqIndex = 0;
-  let reqSeq = 0;
   let lastView = null;
 
   const scheduleDraw = frameThrottle(() => { if (run.isRunning()) drawCharts(); });
@@ -63,6 +55,8 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   const stem = () => `packlab-era-${report ? `${report.preset}-seed${report.seed}` : 'run'}`.replace(/[^A-Za-z0-9._-]+/g, '_');
   const run = createRunView({
     wasm, worker, controls,
+    scenario: () => scenario,
+    stepWord: 'policy × κ_use cells',
     card: { key: 'era', title: 'Value efficiency and the late-jobs frontier' },
     body: [
       subtitle,
@@ -74,6 +68,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     onStart: () => { cells = []; },
     onProgress,
     onDone,
+    hasResult: () => !!report,
     onCancelled,
     exports: {
       prefix: 'era-export',
@@ -88,7 +83,6 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     },
   });
   const setStatus = run.setStatus;
-  const startRun = run.start;
 
   // ---- results table
   const tbody = h('tbody', { id: 'era-rows' });
@@ -104,6 +98,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   const idxIn = h('input', { type: 'text', inputmode: 'numeric', id: 'era-request-index', value: '0', 'aria-label': 'request number' });
   const reqCanvas = h('canvas', { id: 'era-request-canvas', role: 'img', 'aria-label': 'the plan over the request\'s window and the prices of its slots and starts' });
   const reqText = h('div', { id: 'era-request-text' });
+  const requestQuery = latestQuery(reqText);
   const step = (d) => () => { idxIn.dataset.touched = '1'; reqIndex = Math.max(0, reqIndex + d); idxIn.value = String(reqIndex); requestView(); };
   cellSel.addEventListener('change', () => { reqCell = Number(cellSel.value); requestView(); });
   idxIn.addEventListener('input', () => { idxIn.dataset.touched = '1'; });
@@ -157,13 +152,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   }
 
   function onControls() {
-    const checked = checkControls({ wasm, controls, base: scenario, setStatus });
-    if (!checked) return;
-    const before = JSON.stringify(scenario);
-    scenario = checked;
-    showData();
-    updateLocation(wasm, scenario);
-    if (JSON.stringify(scenario) !== before || !report) startRun();
+    run.edited({ base: scenario, apply: (sc) => { scenario = sc; showData(); updateLocation(wasm, scenario); } });
   }
 
   function onProgress(p) {
@@ -200,7 +189,6 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   }
 
   function onCancelled() {
-    setStatus('cancelled', report ? 'Cancelled; showing the previous run.' : 'Cancelled.');
     if (report) { cells = report.cells; renderTable(cells, true); }
     drawCharts();
   }
@@ -213,12 +201,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     // the frontier needs κ_use to vary (E4.1 runs one κ_use: its late jobs are all 0)
     const kappas = new Set(data.map((c) => c.kappa));
     frontCanvas.parentElement.hidden = kappas.size < 2 && scenario.era.preset === 'E4.1';
-    for (const [canvas, name] of [[effCanvas, 'era.efficiency'], [frontCanvas, 'era.frontier']]) {
-      const dpr = fitCanvas(canvas, CHART_HEIGHT);
-      try {
-        wasm.draw_chart(canvas, name, data, { scale: dpr });
-      } catch (e) { setStatus('error', `Chart failed: ${errorText(e)}`); }
-    }
+    for (const [canvas, name] of [[effCanvas, 'era.efficiency'], [frontCanvas, 'era.frontier']]) run.draw(canvas, CHART_HEIGHT, name, data);
   }
 
   function renderTable(rows, complete) {
@@ -241,11 +224,8 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
 
   function requestView() {
     if (!report) return;
-    const id = ++reqSeq;
-    setChildren(reqText, h('p', { class: 'fine' }, 'Replaying the plan up to this request…'));
     const r = worker.request('run.query', { scenario, op: 'request', args: { cell: reqCell, index: reqIndex } });
-    r.promise.then((v) => {
-      if (id !== reqSeq) return;
+    requestQuery(r, { loading: 'Replaying the plan up to this request…', onResult: (v) => {
       lastView = v;
       drawRequest();
       const q = v.decision && v.decision.quote;
@@ -262,18 +242,11 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
           h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'stated value'), h('th', { scope: 'col' }, 'decision'), h('th', { scope: 'col', class: 'num' }, 'price'))),
           h('tbody', {}, v.truthful.map(([m, acc, price]) => h('tr', {}, h('td', {}, `${fmt(m)} × $${fmt(rq.value, 5)}`), h('td', {}, acc ? 'accept' : 'reject'), h('td', { class: 'num' }, price === null ? '–' : `$${fmt(price, 5)}`))))),
         h('p', { class: 'fine' }, 'Truthful in the value: the price never depends on what the request states, and a higher stated value never turns an accept into a reject.'));
-    }, (e) => {
-      if (id !== reqSeq) return;
-      setChildren(reqText, h('div', { class: 'error-box', role: 'alert' }, errorText(e)));
-    });
+    } });
   }
 
   function drawRequest() {
-    const dpr = fitCanvas(reqCanvas, REQUEST_HEIGHT);
-    if (!lastView) return;
-    try {
-      wasm.draw_chart(reqCanvas, 'era.request', lastView, { scale: dpr });
-    } catch (e) { setChildren(reqText, h('div', { class: 'error-box' }, `Chart failed: ${errorText(e)}`)); }
+    if (lastView) drawCanvas(wasm, reqCanvas, REQUEST_HEIGHT, 'era.request', lastView, {}, (text) => setChildren(reqText, h('div', { class: 'error-box' }, text)));
   }
 
   showData();

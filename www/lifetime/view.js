@@ -6,14 +6,11 @@
 // loads once and keeps (the bundled Azure 2017 arrivals, or an upload through 'workload.load'); the frontier
 // is a sweep (the engine's src/sweep.rs, `packlab sweep`) run cell by cell through the same operation.
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scrollTable, dataCard, pct as percent, int } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, frameThrottle, download, scrollTable, dataCard, pct as percent, int } from '../common/dom.js';
 import { headerCell } from '../common/glossary.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
-import { checkControls } from '../common/fields.js';
-import { exportRow } from '../common/exports.js';
-import { createRunControls } from '../common/run-controls.js';
-import { createRunView, viewHandle } from '../common/run-view.js';
+import { createRunView, viewHandle, drawCanvas, latestQuery } from '../common/run-view.js';
 import { runCells } from '../common/sweep.js';
 import { createControls, POLICIES } from './controls.js';
 
@@ -57,11 +54,6 @@ export function frontierCurves(cells, reports, oracle) {
   });
 }
 
-export const model = {
-  id: 'lifetime',
-  title: 'Lifetime',
-  subtitle: 'lifetime-aware VM allocation: best fit, LA-Binary, NILAS, LAVA',
-};
 
 const pct = (v, d = 2) => percent(v, d);
 const pp = (v) => (v === 0 ? '0' : Number.isFinite(v) ? `${v > 0 ? '+' : ''}${v.toFixed(2)}` : '–');
@@ -126,7 +118,6 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   let reportSc = null; // the scenario of `report` (its run answers the timeline queries)
   let timeline = null; // the host timeline on display
   let tlPolicy = -1; // its policy's index in the results (-1: LAVA when present)
-  let tlSeq = 0;
   let wanted = scenario.workload && scenario.workload.upload ? scenario.workload.upload : null; // a link's upload
   let uploaded = null; // { ref, name, sha256, summary } of the loaded upload
 
@@ -141,6 +132,8 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   const stem = () => `packlab-lifetime-${report ? `${report.predictor}-seed${report.seed}` : 'run'}`.replace(/[^A-Za-z0-9._-]+/g, '_');
   const run = createRunView({
     wasm, worker, controls,
+    scenario: () => scenario,
+    stepWord: 'policy simulations',
     card: { key: 'lifetime', title: 'Empty hosts over time' },
     body: [
       subtitle,
@@ -150,6 +143,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     onStart: () => { results = []; },
     onProgress,
     onDone,
+    hasResult: () => !!report,
     onCancelled,
     exports: {
       prefix: 'lifetime-export',
@@ -195,6 +189,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   tlSel.addEventListener('change', () => { tlSel.dataset.touched = '1'; tlPolicy = Number(tlSel.value); queryTimeline(); });
   const tlCanvas = h('canvas', { id: 'lifetime-timeline-canvas', role: 'img', 'aria-label': 'every host over time, coloured by the lifetime class of its VMs and, for LAVA, its state' });
   const tlText = h('div', { id: 'lifetime-timeline-text' });
+  const timelineQuery = latestQuery(tlText);
   const tlCard = h('section', { class: 'card', id: 'lifetime-timeline-card', 'aria-labelledby': 'lifetime-timeline-title', dataset: { policy: '' } },
     h('h2', { id: 'lifetime-timeline-title' }, 'Host timeline'),
     h('p', { class: 'fine' }, 'Every host of the pool (rows) hour by hour, coloured by the lifetime class of the VMs it holds: light = short-lived, dark = long-lived; white = empty. Under LAVA a host is OPEN in the class of its first VM (blues) and turns RECYCLING (oranges) once it is more than 90% full: it then takes VMs of shorter classes first, which exit before its long VMs, so the host still empties on time. Compare LAVA with best fit to watch the gaps of long-lived hosts fill with shorter VMs and hosts empty out together.'),
@@ -202,50 +197,48 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     h('div', { class: 'canvas-wrap' }, tlCanvas),
     tlText);
 
-  // ---- accuracy frontier (E3.2)
-  const acc = { running: null, sweep: null, cells: [], reports: [], oracle: null, oracleSc: null, results: null, sc: null };
+  // ---- accuracy frontier (E3.2): the sweep's cells, then the oracle, as one run of the card
+  const acc = { sweep: null, cells: [], reports: [], oracle: null, oracleSc: null, results: null, sc: null, units: 0, reuse: false };
   const accCanvas = h('canvas', { id: 'lifetime-accuracy-canvas', role: 'img', 'aria-label': 'empty hosts gained against best fit versus prediction accuracy, one line per policy, the oracle dashed' });
-  const accUi = createRunControls({
-    prefix: 'lifetime-accuracy',
-    initialText: 'Not computed yet.',
-    onCancel: () => acc.running && acc.running.cancel(),
-    onRerun: () => startFrontier(),
-  });
   const accSubtitle = h('p', { class: 'fine', id: 'lifetime-accuracy-subtitle' });
   const accHead = h('tr', {});
   const accRows = h('tbody', { id: 'lifetime-accuracy-rows' });
-  const accStem = () => `packlab-lifetime-accuracy-seed${acc.sc ? acc.sc.seed : ''}`;
   const accCurves = () => frontierCurves(acc.cells, acc.reports, acc.oracle);
-  const accExports = exportRow({
-    prefix: 'lifetime-accuracy-export',
-    wasm,
-    canvas: accCanvas,
-    stem: accStem,
-    ready: () => !!acc.results,
-    svg: () => wasm.chart_svg('lifetime.accuracy', accCurves(), { title: accSubtitle.textContent }, 1000, 600),
-    csv: () => accCsv(),
-    json: () => ({ sweep: JSON.parse(acc.sweep), results: JSON.parse(acc.results.json), oracle: { scenario: acc.oracleSc, link: wasm.scenario_to_link(acc.oracleSc), report: acc.oracle } }),
-    scenario: () => acc.sc,
-    onNothing: () => accUi.setStatus(accUi.state(), 'Nothing to export yet: compute the frontier first.'),
-    onError: (text) => accUi.setStatus('error', text),
-  });
   const accMore = h('div', { class: 'row exports', hidden: true, id: 'lifetime-accuracy-cli' },
     h('span', { class: 'fine' }, 'For ', h('code', {}, 'packlab sweep FILE --out DIR'), ':'),
     h('button', { type: 'button', class: 'btn small', id: 'lifetime-accuracy-sweep-file', onclick: () => acc.sweep && download('lifetime-accuracy.json', `${acc.sweep}\n`, 'application/json') }, 'sweep file'),
     h('button', { type: 'button', class: 'btn small', id: 'lifetime-accuracy-results-json', onclick: () => acc.results && download('results.json', acc.results.json, 'application/json') }, 'results.json'),
     h('button', { type: 'button', class: 'btn small', id: 'lifetime-accuracy-results-csv', onclick: () => acc.results && download('results.csv', acc.results.csv, 'text/csv') }, 'results.csv'));
-  const accCard = h('section', { class: 'card chart-card', id: 'lifetime-accuracy-card', 'aria-labelledby': 'lifetime-accuracy-title', dataset: { state: 'idle', runs: '0' } },
-    h('div', { class: 'card-head' },
-      h('h2', { id: 'lifetime-accuracy-title' }, 'Accuracy frontier (E3.2)'),
-      accUi.el),
-    h('p', { class: 'fine' }, `Runs this scenario with the noisy predictor at every accuracy A = ${ACCURACY_GRID.map((a) => fmt(a)).join(', ')} (App. G.1: per VM the prediction is right with probability A, else off by 3 decades; reprediction as set above) and once with the oracle, every selected policy each time, and plots the empty hosts each policy gains over best fit. Seed 003 reports that LAVA degrades less than NILAS as A falls. Reprediction is the posterior mean under that known noise model (ALGORITHMS.md §5.2: a point mass at the prediction with weight A, the 3-decade log-normal capped at 14 days with weight 1 − A, given the uptime), so A = 1 is the oracle.`),
-    h('div', { class: 'row' }, h('button', { type: 'button', class: 'btn', id: 'lifetime-accuracy-run', onclick: () => startFrontier() }, 'Compute the frontier')),
-    accSubtitle,
-    h('div', { class: 'canvas-wrap' }, accCanvas),
-    scrollTable('Accuracy frontier', h('table', { class: 'results', id: 'lifetime-accuracy-table' }, h('thead', {}, accHead), accRows)),
-    accExports,
-    accMore);
-  accUi.attach(accCard);
+  const accRun = createRunView({
+    wasm, worker, controls,
+    card: { key: 'lifetime-accuracy', title: 'Accuracy frontier (E3.2)' },
+    runControls: { initialText: 'Not computed yet.' },
+    body: [
+      h('p', { class: 'fine' }, `Runs this scenario with the noisy predictor at every accuracy A = ${ACCURACY_GRID.map((a) => fmt(a)).join(', ')} (App. G.1: per VM the prediction is right with probability A, else off by 3 decades; reprediction as set above) and once with the oracle, every selected policy each time, and plots the empty hosts each policy gains over best fit. Seed 003 reports that LAVA degrades less than NILAS as A falls. Reprediction is the posterior mean under that known noise model (ALGORITHMS.md §5.2: a point mass at the prediction with weight A, the 3-decade log-normal capped at 14 days with weight 1 − A, given the uptime), so A = 1 is the oracle.`),
+      h('div', { class: 'row' }, h('button', { type: 'button', class: 'btn', id: 'lifetime-accuracy-run', onclick: () => accRun.start() }, 'Compute the frontier')),
+      accSubtitle,
+      h('div', { class: 'canvas-wrap' }, accCanvas),
+      scrollTable('Accuracy frontier', h('table', { class: 'results', id: 'lifetime-accuracy-table' }, h('thead', {}, accHead), accRows))],
+    exports: {
+      prefix: 'lifetime-accuracy-export',
+      canvas: accCanvas,
+      stem: () => `packlab-lifetime-accuracy-seed${acc.sc ? acc.sc.seed : ''}`,
+      ready: () => !!acc.results,
+      svg: () => wasm.chart_svg('lifetime.accuracy', accCurves(), { title: accSubtitle.textContent }, 1000, 600),
+      csv: () => accCsv(),
+      json: () => ({ sweep: JSON.parse(acc.sweep), results: JSON.parse(acc.results.json), oracle: { scenario: acc.oracleSc, link: wasm.scenario_to_link(acc.oracleSc), report: acc.oracle } }),
+      scenario: () => acc.sc,
+    },
+    footer: [accMore],
+    runsPerStart: () => acc.units,
+    payload: frontierPayload,
+    request: frontierRequest,
+    onStart: () => accRun.setStatus('running', `A = ${fmt(ACCURACY_GRID[0])} (1 of ${acc.units})…`),
+    onProgress: onFrontierProgress,
+    onDone: onFrontierDone,
+    onCancelled: () => accRun.setStatus('cancelled', `Cancelled after ${acc.reports.filter(Boolean).length} of ${acc.units} runs.`),
+  });
+  const accCard = accRun.card;
 
   // ---- the committed findings (E3.1–E3.7)
   const findingsCard = h('section', { class: 'card', id: 'lifetime-findings-card', 'aria-labelledby': 'lifetime-findings-title' },
@@ -339,13 +332,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
 
   // ---- scenario edits
   function onControls() {
-    const checked = checkControls({ wasm, controls, base: scenario, setStatus });
-    if (!checked) return;
-    const before = JSON.stringify(scenario);
-    scenario = checked;
-    showData();
-    updateLink();
-    if (JSON.stringify(scenario) !== before || !report) startRun();
+    run.edited({ base: scenario, apply: (sc) => { scenario = sc; showData(); updateLink(); } });
   }
 
   function updateLink() {
@@ -393,7 +380,6 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   }
 
   function onCancelled() {
-    setStatus('cancelled', report ? 'Cancelled; showing the previous run.' : 'Cancelled.');
     if (report) {
       results = report.results;
       renderTable(results, true);
@@ -403,12 +389,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
 
   // ---- rendering
   function drawChart() {
-    const dpr = fitCanvas(canvas, CHART_HEIGHT);
-    try {
-      wasm.draw_chart(canvas, 'lifetime.empty', results.filter(Boolean), { warmup_h: scenario.lifetime.warmup_h, scale: dpr });
-    } catch (e) {
-      setStatus('error', `Chart failed: ${errorText(e)}`);
-    }
+    run.draw(canvas, CHART_HEIGHT, 'lifetime.empty', results.filter(Boolean), { warmup_h: scenario.lifetime.warmup_h });
   }
 
   function fillTimelinePolicies() {
@@ -422,11 +403,8 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
 
   function queryTimeline() {
     if (!report || !reportSc) return;
-    const id = ++tlSeq;
-    setChildren(tlText, h('p', { class: 'fine' }, 'Fetching the host timeline…'));
     const r = worker.request('run.query', { scenario: reportSc, op: 'timeline', args: { policy: tlPolicy } });
-    r.promise.then((v) => {
-      if (id !== tlSeq) return;
+    timelineQuery(r, { loading: 'Fetching the host timeline…', onResult: (v) => {
       timeline = v;
       tlCard.dataset.policy = v.policy;
       tlCard.dataset.hosts = String(v.hosts);
@@ -435,18 +413,11 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
       setChildren(tlText, h('p', { class: 'fine', id: 'lifetime-timeline-summary', dataset: { emptyCells: String(empty) } },
         `${policyTitle(v.policy)}: ${v.hosts} hosts × ${v.hours.length} hours; ${fmt(100 * empty / Math.max(1, v.codes.length), 3)}% of host-hours empty (at the first sample of each hour, warm-up included).`));
       drawTimeline();
-    }, (e) => {
-      if (id !== tlSeq) return;
-      setChildren(tlText, h('div', { class: 'error-box', role: 'alert' }, errorText(e)));
-    });
+    } });
   }
 
   function drawTimeline() {
-    const dpr = fitCanvas(tlCanvas, TIMELINE_HEIGHT);
-    if (!timeline) return;
-    try {
-      wasm.draw_chart(tlCanvas, 'lifetime.timeline', timeline, { scale: dpr });
-    } catch (e) { setChildren(tlText, h('div', { class: 'error-box' }, `Chart failed: ${errorText(e)}`)); }
+    if (timeline) drawCanvas(wasm, tlCanvas, TIMELINE_HEIGHT, 'lifetime.timeline', timeline, {}, (text) => setChildren(tlText, h('div', { class: 'error-box' }, text)));
   }
 
   function renderMigrations(rows) {
@@ -476,11 +447,11 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
 
   // ---- the accuracy frontier: the sweep's cells through the shared 'run' operation (transient: the view's
   // own last run keeps answering the timeline), then the oracle (the view's report when it is the oracle's)
-  function startFrontier() {
-    if (acc.running) acc.running.cancel();
+  /** The frontier's run request, or null (the status says why) while a link's workload is missing or the sweep is wrong. */
+  function frontierPayload() {
     if (wanted) {
-      accUi.setStatus('invalid', 'Waiting for the workload this link was made with.');
-      return;
+      accRun.setStatus('invalid', 'Waiting for the workload this link was made with.');
+      return null;
     }
     const sc = scenario;
     let sweep;
@@ -489,76 +460,66 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
       sweep = accuracySweep(wasm, sc);
       cells = wasm.sweep_cells(sweep).cells;
     } catch (e) {
-      accUi.setStatus('error', `Frontier not started: ${errorText(e)}`);
-      return;
+      accRun.setStatus('error', `Frontier not started: ${errorText(e)}`);
+      return null;
     }
     const oSc = oracleScenario(sc);
     const reuse = report && reportSc && JSON.stringify(reportSc) === JSON.stringify(oSc) ? report : null;
-    const units = cells.length + (reuse ? 0 : 1);
-    Object.assign(acc, { sweep, cells, reports: [], oracle: reuse, oracleSc: oSc, results: null, sc });
+    Object.assign(acc, { sweep, cells, reports: [], oracle: reuse, oracleSc: oSc, results: null, sc, units: cells.length + (reuse ? 0 : 1), reuse: !!reuse });
     accMore.hidden = true;
     accSubtitle.textContent = `${sc.lifetime.reprediction ? 'with reprediction' : 'one-shot (no reprediction)'}, share ${fmt(sc.lifetime.share)}, seed ${sc.seed}, ${sc.lifetime.hosts ? `${sc.lifetime.hosts} hosts` : 'hosts sized to the share'}`;
-    const started = performance.now();
-    accUi.started();
-    accUi.setStatus('running', `A = ${fmt(ACCURACY_GRID[0])} (1 of ${units})…`);
+    return { sweep, cells, oracle: reuse, oracleSc: oSc };
+  }
+
+  /** The frontier as one run: every cell, then the oracle unless reused; progress { done, total } in runs (fractional). */
+  function frontierRequest({ sweep, cells, oracle, oracleSc }, { onProgress }) {
+    const t0 = performance.now();
+    const units = cells.length + (oracle ? 0 : 1);
     let job = null;
     let oracleReq = null;
-    const run = {
-      cancelled: false,
+    let cancelled = false;
+    const promise = (async () => {
+      job = runCells({
+        worker, cells, key: 'lifetime-accuracy', transient: true,
+        onProgress: (i, p) => { if (!p.stage && p.total) onProgress({ done: i + p.done / p.total, total: units, cell: i, inner: p }); },
+        onCellDone: (i, res) => onProgress({ done: i + 1, total: units, cell: i, report: res.report }),
+      });
+      const texts = await job.promise;
+      if (cancelled) throw { kind: 'cancelled', message: 'cancelled' };
+      let o = oracle;
+      if (!o) {
+        onProgress({ done: cells.length, total: units, oracle: true });
+        oracleReq = worker.request('run', { scenario: oracleSc, key: 'lifetime-accuracy', transient: true }, {
+          onProgress: (p) => { if (!p.stage && p.total) onProgress({ done: cells.length + p.done / p.total, total: units, oracle: true }); },
+        });
+        o = (await oracleReq.promise).report;
+      }
+      return { report: { texts, oracle: o }, elapsed_ms: performance.now() - t0 };
+    })();
+    return {
+      promise,
       cancel() {
-        run.cancelled = true;
+        cancelled = true;
         if (job) job.cancel();
         if (oracleReq) oracleReq.cancel();
       },
     };
-    acc.running = run;
-    const mine = () => acc.running === run;
-    job = runCells({
-      worker,
-      cells,
-      key: 'lifetime-accuracy',
-      transient: true,
-      onProgress: (i, p) => {
-        if (!mine() || p.stage || !p.total) return;
-        accUi.progress((i + p.done / p.total) / units);
-        accUi.setStatus('running', `A = ${fmt(ACCURACY_GRID[i])} (${i + 1} of ${units}): ${p.done} of ${p.total} policies…`);
-      },
-      onCellDone: (i, res) => {
-        if (!mine()) return;
-        acc.reports[i] = res.report;
-        accUi.progress((i + 1) / units);
-        renderAccuracy(false);
-      },
-    });
-    job.promise
-      .then(async (texts) => {
-        if (!mine()) return;
-        if (run.cancelled) throw { kind: 'cancelled', message: 'cancelled' };
-        if (!acc.oracle) {
-          accUi.setStatus('running', `the oracle (${units} of ${units})…`);
-          oracleReq = worker.request('run', { scenario: oSc, key: 'lifetime-accuracy', transient: true }, {
-            onProgress: (p) => { if (mine() && !p.stage && p.total) accUi.progress((cells.length + p.done / p.total) / units); },
-          });
-          const res = await oracleReq.promise;
-          if (!mine()) return;
-          acc.oracle = res.report;
-        }
-        acc.results = wasm.sweep_results(sweep, texts);
-        acc.running = null;
-        accUi.ended(true);
-        accMore.hidden = false;
-        accCard.dataset.runs = String(Number(accCard.dataset.runs) + 1);
-        accCard.dataset.ms = String(Math.round(performance.now() - started));
-        accUi.setStatus('done', `${units} runs in ${((performance.now() - started) / 1000).toFixed(1)} s${reuse ? ' (the oracle\'s is the run above)' : ''}`);
-        renderAccuracy(true);
-      })
-      .catch((e) => {
-        if (!mine()) return;
-        acc.running = null;
-        accUi.ended(false);
-        if (e && e.kind === 'cancelled') accUi.setStatus('cancelled', `Cancelled after ${acc.reports.filter(Boolean).length} of ${units} runs.`);
-        else accUi.setStatus('error', `Frontier failed: ${errorText(e)}`);
-      });
+  }
+
+  function onFrontierProgress(p) {
+    if (p.report) {
+      acc.reports[p.cell] = p.report;
+      renderAccuracy(false);
+    } else if (p.oracle) accRun.setStatus('running', `the oracle (${acc.units} of ${acc.units})…`);
+    else accRun.setStatus('running', `A = ${fmt(ACCURACY_GRID[p.cell])} (${p.cell + 1} of ${acc.units}): ${p.inner.done} of ${p.inner.total} policies…`);
+  }
+
+  function onFrontierDone({ report: { texts, oracle }, elapsed_ms: ms }) {
+    acc.oracle = oracle;
+    acc.results = wasm.sweep_results(acc.sweep, texts);
+    accMore.hidden = false;
+    accRun.setStatus('done', `${acc.units} runs in ${(ms / 1000).toFixed(1)} s${acc.reuse ? ' (the oracle\'s is the run above)' : ''}`);
+    renderAccuracy(true);
   }
 
   function accCsv() {
@@ -588,13 +549,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   }
 
   function drawAccuracy(curves) {
-    if (!acc.cells.length) return;
-    const dpr = fitCanvas(accCanvas, ACCURACY_HEIGHT);
-    try {
-      wasm.draw_chart(accCanvas, 'lifetime.accuracy', curves || frontierCurves(acc.cells, acc.reports.filter(Boolean), acc.results ? acc.oracle : null), { scale: dpr });
-    } catch (e) {
-      accUi.setStatus('error', `Chart failed: ${errorText(e)}`);
-    }
+    if (acc.cells.length) accRun.draw(accCanvas, ACCURACY_HEIGHT, 'lifetime.accuracy', curves || frontierCurves(acc.cells, acc.reports.filter(Boolean), acc.results ? acc.oracle : null));
   }
 
   showData();

@@ -15,9 +15,8 @@ import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, download, scro
 import { headerCell } from '../common/glossary.js';
 import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
-import { checkControls } from '../common/fields.js';
 import { onWorkers, duration } from '../common/run-controls.js';
-import { createRunView, viewHandle } from '../common/run-view.js';
+import { createRunView, viewHandle, drawCanvas } from '../common/run-view.js';
 import { createControls, sectionSetup, trainedInRun } from './controls.js';
 
 const CHART_HEIGHT = 380;
@@ -32,11 +31,6 @@ const AUTO_TRAIN_PM_HOURS = 600_000;
  * the rate of the last training seen on this page. */
 let trainPmHoursPerSec = 105_000;
 
-export const model = {
-  id: 'oversub',
-  title: 'Oversubscription',
-  subtitle: 'chance-constrained oversubscription rates per subscriber: C2MARL vs Grid, MA, SL, peak, GPA',
-};
 
 const ci = (lo, hi, d = 1) => (Number.isFinite(lo) && Number.isFinite(hi) ? ` [${(lo * 100).toFixed(d)}, ${(hi * 100).toFixed(d)}]` : '');
 const SAFETY = [0.75, 0.85, 0.95];
@@ -104,6 +98,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     onStart: () => { runPlan = planned; },
     onProgress,
     onDone,
+    hasResult: () => !!report,
     onCancelled,
     onError,
     exports: {
@@ -192,14 +187,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   }
 
   function onControls() {
-    const checked = checkControls({ wasm, controls, base: scenario, setStatus });
-    if (!checked) return;
-    const before = JSON.stringify(scenario);
-    scenario = checked;
-    showData();
-    updateLocation(wasm, scenario);
-    if (JSON.stringify(scenario) !== before || !report || forceRun) startRun();
-    forceRun = false;
+    if (run.edited({ base: scenario, force: forceRun, apply: (sc) => { scenario = sc; showData(); updateLocation(wasm, scenario); } })) forceRun = false;
   }
 
   /** The imported files the scenario's policies name, as the run's input files. */
@@ -349,7 +337,6 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   }
 
   function onCancelled() {
-    setStatus('cancelled', report ? 'Cancelled; showing the previous run.' : 'Cancelled.');
     if (report) { rows = report.rows; curves = new Map(report.training.map((c) => [`${c.policy}#${c.train_seed}`, c])); renderTable(rows, true); }
     drawCharts();
   }
@@ -371,12 +358,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     trainWrap.hidden = curveList.length === 0;
     const jobs = [[frontCanvas, 'oversub.frontier', rows]];
     if (curveList.length) jobs.push([trainCanvas, 'oversub.training', curveList]);
-    for (const [canvas, name, data] of jobs) {
-      const dpr = fitCanvas(canvas, CHART_HEIGHT);
-      try {
-        wasm.draw_chart(canvas, name, data, { scale: dpr });
-      } catch (e) { setStatus('error', `Chart failed: ${errorText(e)}`); }
-    }
+    for (const [canvas, name, data] of jobs) run.draw(canvas, CHART_HEIGHT, name, data);
   }
 
   function renderTable(rs, complete) {
@@ -415,13 +397,10 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   }
 
   function drawRates() {
-    const dpr = fitCanvas(ratesCanvas, RATES_HEIGHT);
     const r = rows[rateRow];
-    if (!report || !r) { ratesNote.textContent = ''; return; }
-    try {
-      wasm.draw_chart(ratesCanvas, 'oversub.rates', r.rates, { scale: dpr });
-      ratesNote.textContent = `${rowLabel(r)}: S-Cores ${pct(r.s_cores)}, PM-Hot-R ${pct(r.pm_hot_r)}.`;
-    } catch (e) { ratesNote.textContent = `Chart failed: ${errorText(e)}`; }
+    if (!report || !r) { fitCanvas(ratesCanvas, RATES_HEIGHT); ratesNote.textContent = ''; return; }
+    ratesNote.textContent = `${rowLabel(r)}: S-Cores ${pct(r.s_cores)}, PM-Hot-R ${pct(r.pm_hot_r)}.`;
+    drawCanvas(wasm, ratesCanvas, RATES_HEIGHT, 'oversub.rates', r.rates, {}, (text) => { ratesNote.textContent = text; });
   }
 
   function exportPolicy() {

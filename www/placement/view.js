@@ -1,24 +1,17 @@
 // The placement model's view: controls, the frontier chart (plotters → canvas, drawn on the main thread),
 // the results table, exports and the teaching view. Computation happens in the worker ('run', 'run.query').
 
-import { h, setChildren, fmt, debounce, fitCanvas, frameThrottle, scrollTable } from '../common/dom.js';
+import { h, setChildren, fmt, debounce, frameThrottle, scrollTable } from '../common/dom.js';
 import { headerCell } from '../common/glossary.js';
-import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
 import { checkControls } from '../common/fields.js';
 import { onWorkers } from '../common/run-controls.js';
-import { createRunView, viewHandle } from '../common/run-view.js';
-import { linkCostText, takeLinkEstimate } from '../common/cost.js';
+import { createRunView, viewHandle, drawCanvas, latestQuery } from '../common/run-view.js';
 import { createControls } from './controls.js';
 
 const CHART_HEIGHT = 440;
 const MACHINE_HEIGHT = 300;
 
-export const model = {
-  id: 'placement',
-  title: 'Placement',
-  subtitle: 'stochastic bin packing with the Gaussian Percentile Approximation',
-};
 
 /**
  * @param {object} o
@@ -44,7 +37,6 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
   let lastRun = null; // { json, status } of the frontier on display
   let machineIdx = null; // null: pick the most overflowing machine of the packing
   let lastMachine = null;
-  let machineReq = 0;
 
   // partial frontiers are redrawn at most once per frame and 100 ms, only while the run goes on
   const schedulePartial = frameThrottle(() => { if (run.isRunning()) drawPartial(); });
@@ -60,6 +52,8 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
   const subtitle = h('p', { class: 'fine', id: 'frontier-subtitle' });
   const run = createRunView({
     wasm, worker, controls,
+    scenario: () => scenario,
+    stepWord: 'frontier points',
     card: { key: 'frontier', title: 'Utilization vs. violation frontier' },
     runControls: { prefix: 'run', ids: { cancel: 'cancel-run', rerun: 'rerun' }, initialText: 'Waiting for the trace…' },
     body: [subtitle, canvasWrap],
@@ -68,16 +62,14 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
     onStart: () => { partial = []; },
     onProgress,
     onDone,
-    onCancelled: () => {
-      setStatus('cancelled', frontier ? 'Cancelled; showing the previous frontier.' : 'Cancelled.');
-      drawFrontier();
-    },
+    hasResult: () => !!frontier,
+    onCancelled: () => drawFrontier(),
     exports: {
       prefix: 'export',
       canvas,
       stem: () => `packlab-${(frontier && frontier.trace || 'frontier').replace(/[^A-Za-z0-9._-]+/g, '_')}`,
       ready: () => !!frontier,
-      svg: () => wasm.chart_svg('placement.frontier', frontier.points, { ...chartOpts(1), title: subtitle.textContent }, 1000, 600),
+      svg: () => wasm.chart_svg('placement.frontier', frontier.points, { ...chartOpts(), scale: 1, title: subtitle.textContent }, 1000, 600),
       csv: () => [['family', 'param', 'spec', 'm_abs', 'm_norm', 'm', 'q', 'utilization', 'pareto']]
         .concat(frontier.points.map((p) => [p.family, p.param ?? '', p.spec, p.m_abs, p.m_norm, p.m, p.q, p.utilization, p.pareto])),
       json: () => ({ frontier }),
@@ -115,6 +107,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
     h('p', { class: 'fine' }, 'The fit test only sees the Gaussian N(μ′, σ′²) built from the observations O; the bars show what the machine really carried over E.'),
     h('div', { class: 'canvas-wrap' }, mCanvas), mInfo);
   mInput.addEventListener('change', () => showMachine(Number(mInput.value)));
+  const machineQuery = latestQuery(mInfo);
 
   setChildren(root,
     h('div', { class: 'layout' },
@@ -225,30 +218,18 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
   }
 
   // ---- rendering
-  const chartOpts = (dpr) => ({
+  const chartOpts = () => ({
     target_rho: scenario.placement.target_rho,
     highlight: scenario.placement.fit,
-    scale: dpr,
   });
 
   function drawPartial() {
-    const dpr = fitCanvas(canvas, CHART_HEIGHT);
-    try {
-      layout = null;
-      wasm.draw_chart(canvas, 'placement.frontier', partial, chartOpts(dpr));
-    } catch (e) {
-      console.warn('chart', e);
-    }
+    layout = null;
+    drawCanvas(wasm, canvas, CHART_HEIGHT, 'placement.frontier', partial, chartOpts(), (text) => console.warn(text));
   }
 
   function drawFrontier() {
-    if (!frontier) return;
-    const dpr = fitCanvas(canvas, CHART_HEIGHT);
-    try {
-      layout = wasm.draw_chart(canvas, 'placement.frontier', frontier.points, chartOpts(dpr));
-    } catch (e) {
-      setStatus('error', `Chart failed: ${errorText(e)}`);
-    }
+    if (frontier) layout = run.draw(canvas, CHART_HEIGHT, 'placement.frontier', frontier.points, chartOpts());
   }
 
   function renderFrontier() {
@@ -278,12 +259,10 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
 
   // ---- teaching view
   function requestMachine() {
-    const id = ++machineReq;
     const fit = scenario.placement.fit;
     const r = worker.request('run.query', { scenario, key: instanceKey(scenario), op: 'machine', args: { fit, machine: Math.max(0, machineIdx ?? 0) } });
-    r.promise.then(
-      (res) => {
-        if (id !== machineReq) return;
+    machineQuery(r, {
+      onResult: (res) => {
         if (machineIdx === null) {
           machineIdx = argmax(res.packing.q_per_machine);
           if (machineIdx !== res.view.machine) {
@@ -296,15 +275,13 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
         mInput.value = String(res.view.machine);
         drawMachine();
       },
-      (e) => {
-        if (id !== machineReq) return;
-        if (e && e.field === 'machine' && machineIdx) {
-          machineIdx = 0;
-          requestMachine();
-          return;
-        }
-        if (e && e.kind !== 'cancelled') setChildren(mInfo, h('div', { class: 'error-box' }, errorText(e)));
-      });
+      onError: (e) => {
+        if (!(e && e.field === 'machine' && machineIdx)) return false;
+        machineIdx = 0; // a machine the packing does not have: its first
+        requestMachine();
+        return true;
+      },
+    });
   }
 
   function showMachine(j) {
@@ -328,12 +305,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
   function drawMachine() {
     if (!lastMachine) return;
     const { view, packing, fit } = lastMachine;
-    const dpr = fitCanvas(mCanvas, MACHINE_HEIGHT);
-    try {
-      wasm.draw_chart(mCanvas, 'placement.machine', view, { scale: dpr });
-    } catch (e) {
-      console.warn('machine chart', e);
-    }
+    drawCanvas(wasm, mCanvas, MACHINE_HEIGHT, 'placement.machine', view, {}, (text) => console.warn(text));
     const rho = fit.startsWith('gpa:') ? Number(fit.slice(4)) : (fit.startsWith('gpa-cal:') ? Number(fit.slice(8)) : null);
     setChildren(mInfo,
       h('div', {}, h('strong', {}, fit), ` packs ${packing.items_per_machine.reduce((a, b) => a + b, 0)} VMs onto ${packing.m_abs} machines (m = ${fmt(packing.m)}, q = ${fmt(packing.q)}).`),
@@ -361,8 +333,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
       scenario = { ...scenario, trace: ref };
       if (holdFirstRun) {
         holdFirstRun = false;
-        run.ui.awaitRun();
-        run.ui.setCost(linkCostText(takeLinkEstimate()));
+        run.begin(false);
         updateLink();
       } else startRun();
     },
