@@ -140,10 +140,13 @@ pub trait Experiment {
         _args: &serde_json::Value,
         _ser: S,
     ) -> Result<S::Ok, RunError> {
-        Err(RunError::msg(format!(
-            "this experiment has no operation '{op}'"
-        )))
+        Err(no_operation(op))
     }
+}
+
+/// The error of a run operation an experiment does not have.
+fn no_operation(op: &str) -> RunError {
+    RunError::msg(format!("this experiment has no operation '{op}'"))
 }
 
 /// What a driver needs of a run, whatever its result types (object-safe; implemented for every
@@ -382,8 +385,8 @@ pub trait Cells: Sync {
 /// The lifecycle of an experiment made of independent [`Cells`], written once: units of work are cells in
 /// order; a step computes its cells on [`threads`] threads ([`map_parallel`]); jobs are cell indices
 /// ([`index_jobs`]) computed on any copy and absorbed in order; the first error ends the run. A model's
-/// [`Experiment`] delegates `total`, `done`, `step`, `jobs`, `compute`, `absorb`, `batch` and `error` to it
-/// and builds its partial results and report from the cells' results.
+/// experiment holds one and implements [`CellExperiment`] (its partial results, report and operations), which
+/// gives its [`Experiment`].
 pub struct CellRun<C: Cells> {
     cells: C,
     results: Vec<C::Result>,
@@ -492,6 +495,90 @@ impl<C: Cells> CellRun<C> {
         let cells: Vec<C::Result> = decode_results(results, expected, C::RESULT)?;
         self.results.extend(cells.iter().cloned());
         Ok((first, cells))
+    }
+}
+
+/// A model's experiment made of independent [`Cells`] on a [`CellRun`]: it says where its run is, what a
+/// step's partial result and the report are, and answers its run operations; its [`Experiment`] follows, the
+/// lifecycle (`total`, `done`, `step`, `jobs`, `compute`, `absorb`, `batch`, `error`) being [`CellRun`]'s.
+pub trait CellExperiment {
+    /// Its cells.
+    type Cells: Cells;
+    /// [`Experiment::Partial`].
+    type Partial: Serialize + 'static;
+    /// [`Experiment::Report`].
+    type Report: Serialize + 'static;
+    /// The run of its cells.
+    fn cell_run(&self) -> &CellRun<Self::Cells>;
+    /// The run of its cells, to advance.
+    fn cell_run_mut(&mut self) -> &mut CellRun<Self::Cells>;
+    /// The partial result of a step that computed the cells `first..first + results.len()`.
+    fn partial(first: usize, results: Vec<<Self::Cells as Cells>::Result>) -> Self::Partial;
+    /// The report from every cell's result, in cell order (called once all are computed).
+    fn final_report(&self, results: &[<Self::Cells as Cells>::Result]) -> Self::Report;
+    /// [`Experiment::query`]; no operation by default.
+    fn answer<S: serde::Serializer>(
+        &self,
+        op: &str,
+        _args: &serde_json::Value,
+        _ser: S,
+    ) -> Result<S::Ok, RunError> {
+        Err(no_operation(op))
+    }
+}
+
+impl<E: CellExperiment> Experiment for E {
+    type Partial = E::Partial;
+    type Report = E::Report;
+
+    fn total(&self) -> usize {
+        self.cell_run().total()
+    }
+
+    fn done(&self) -> usize {
+        self.cell_run().done()
+    }
+
+    fn step(&mut self, units: usize) -> Option<E::Partial> {
+        let (first, results) = self.cell_run_mut().step(units)?;
+        Some(E::partial(first, results))
+    }
+
+    /// Every remaining cell is independent.
+    fn batch(&self) -> usize {
+        self.cell_run().batch()
+    }
+
+    fn error(&self) -> Option<RunError> {
+        self.cell_run().error()
+    }
+
+    /// A job is the index of a cell.
+    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
+        self.cell_run_mut().jobs(units)
+    }
+
+    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+        self.cell_run_mut().compute(job)
+    }
+
+    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<E::Partial>, RunError> {
+        let (first, results) = self.cell_run_mut().absorb(results)?;
+        Ok(vec![E::partial(first, results)])
+    }
+
+    fn report(&self) -> Option<E::Report> {
+        let run = self.cell_run();
+        run.finished().then(|| self.final_report(run.results()))
+    }
+
+    fn query<S: serde::Serializer>(
+        &self,
+        op: &str,
+        args: &serde_json::Value,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
+        self.answer(op, args, ser)
     }
 }
 
