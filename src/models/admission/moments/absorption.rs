@@ -2,7 +2,7 @@
 //! zero cores stay there), evaluated directly or through the lattice's resampled tables, and the closed-form
 //! un-absorbed part.
 
-use super::belief::{Belief, MomentConfig};
+use super::belief::{Belief, MomentConfig, ScaleOutMoments};
 use super::lattice::{
     psi_grid_step, NodeCache, PsiSource, TableLattice, LOOK_HIGH, LOOK_LOW, PSI_GRID_HI,
     PSI_GRID_LO, PSI_GRID_N,
@@ -216,14 +216,14 @@ pub fn unabsorbed_posterior(b: &Belief, kappa: f64, t: f64) -> (f64, f64, f64) {
     let l0 = l(kp);
     let l1 = l(kp + 1.0);
     let l2 = l(kp + 2.0);
-    let n0 = b.n0 as f64;
-    let enu = b.nu.mean();
-    let enu2 = b.nu.second();
-    let es = b.sigma.mean();
-    let es2 = b.sigma.second();
-    let em1 = 1.0 + es;
-    let em2 = 2.0 * es + es2;
-    let em1sq = 1.0 + 2.0 * es + es2;
+    let ScaleOutMoments {
+        n0,
+        nu: enu,
+        nu2: enu2,
+        m1: em1,
+        m2: em2,
+        m1_sq: em1sq,
+    } = b.scale_out_moments();
     let e = n0 * l1 + enu * em1 * (l0 - l1);
     let m2 = n0 * l1
         + n0 * (n0 - 1.0) * l2

@@ -6,7 +6,7 @@ use super::absorption::{
     absorption_corrections, absorption_corrections_lattice_into, unabsorbed_posterior,
 };
 use super::alive::AliveTable;
-use super::belief::{Belief, MomentConfig, MomentMode};
+use super::belief::{Belief, MomentConfig, MomentMode, ScaleOutMoments};
 use super::known::Moment;
 use super::lattice::{ExactTables, NodeCache, PsiSource, TableLattice};
 use crate::substrate::special::{exp_slice, log1p_slice};
@@ -16,14 +16,14 @@ fn factorised_moment(b: &Belief, kappa: f64, t: f64, table: &AliveTable) -> (f64
     let kp = 1.0 / kappa;
     let a = b.lambda.shape;
     let l = |c: f64| libm::exp(-a * libm::log1p(c * t / b.lambda.rate));
-    let n0 = b.n0 as f64;
-    let enu = b.nu.mean();
-    let enu2 = b.nu.second();
-    let es = b.sigma.mean();
-    let es2 = b.sigma.second();
-    let em1 = 1.0 + es;
-    let em2 = 2.0 * es + es2;
-    let em1sq = 1.0 + 2.0 * es + es2;
+    let ScaleOutMoments {
+        n0,
+        nu: enu,
+        nu2: enu2,
+        m1: em1,
+        m2: em2,
+        m1_sq: em1sq,
+    } = b.scale_out_moments();
     let lbar = b.lambda.mean();
     let (p1, _) = table.phi(lbar * t);
     let denom = -libm::expm1(-lbar * t);
@@ -415,11 +415,10 @@ impl CurveBasis {
             l.iter_mut().for_each(|v| *v *= -a);
             exp_slice(l);
         }
-        let es = b.sigma.mean();
-        let es2 = b.sigma.second();
-        self.c1 = b.nu.mean() * (1.0 + es);
-        self.c2 = b.nu.mean() * (2.0 * es + es2);
-        self.c3 = b.nu.second() * (1.0 + 2.0 * es + es2);
+        let m = b.scale_out_moments();
+        self.c1 = m.nu * m.m1;
+        self.c2 = m.nu * m.m2;
+        self.c3 = m.nu2 * m.m1_sq;
         let (d1, d2) = (&mut self.d1, &mut self.d2);
         d1.clear();
         d2.clear();
