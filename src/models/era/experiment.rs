@@ -74,7 +74,7 @@ impl EraRun {
         EraRun::planned(w, params, seed)
     }
 
-    /// Plans the run of a section already validated ([`crate::models::ModelDef::start`], after the scenario's one
+    /// Plans the run of a section already validated ([`crate::experiment::ModelDef::start`], after the scenario's one
     /// validation); [`EraRun::new`] validates first.
     pub(crate) fn planned(w: &Workload, params: &EraParams, seed: u64) -> Result<EraRun, RunError> {
         let setup = build(w, params, seed)?;

@@ -104,7 +104,7 @@ impl LifetimeRun {
         LifetimeRun::planned(w, params, seed)
     }
 
-    /// Plans the run of a section already validated ([`crate::models::ModelDef::start`], after the scenario's one
+    /// Plans the run of a section already validated ([`crate::experiment::ModelDef::start`], after the scenario's one
     /// validation); [`LifetimeRun::new`] validates first.
     pub(crate) fn planned(
         w: &Workload,

@@ -72,7 +72,7 @@ impl Cells for FrontierCells {
 }
 
 impl FrontierRun {
-    /// Builds the instance from `trace` with validated `params` ([`crate::models::ModelDef::start`]) and `seed`
+    /// Builds the instance from `trace` with validated `params` ([`crate::experiment::ModelDef::start`]) and `seed`
     /// and plans one point per fit test of [`frontier_specs`]. Errors: an empty observation set.
     pub fn new(
         trace: &UsageTrace,

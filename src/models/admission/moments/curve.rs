@@ -6,7 +6,7 @@ use super::absorption::{
     absorption_corrections, absorption_corrections_lattice_into, unabsorbed_posterior,
 };
 use super::alive::AliveTable;
-use super::belief::{Belief, MomentConfig, MomentMode, ScaleOutMoments};
+use super::belief::{Belief, MomentConfig, MomentMode};
 use super::known::Moment;
 use super::lattice::{ExactTables, NodeCache, PsiSource, TableLattice};
 use crate::substrate::special::{exp_slice, log1p_slice};
@@ -16,26 +16,19 @@ fn factorised_moment(b: &Belief, kappa: f64, t: f64, table: &AliveTable) -> (f64
     let kp = 1.0 / kappa;
     let a = b.lambda.shape;
     let l = |c: f64| libm::exp(-a * libm::log1p(c * t / b.lambda.rate));
-    let ScaleOutMoments {
-        n0,
-        nu: enu,
-        nu2: enu2,
-        m1: em1,
-        m2: em2,
-        m1_sq: em1sq,
-    } = b.scale_out_moments();
+    let m = b.scale_out_moments();
     let lbar = b.lambda.mean();
     let (p1, _) = table.phi(lbar * t);
     let denom = -libm::expm1(-lbar * t);
     let r = if denom > 1e-300 { p1 / denom } else { 1.0 };
     let ed = l(kp);
-    let ea = n0 * l(1.0);
-    let ea2 = n0 * l(1.0) + n0 * (n0 - 1.0) * l(2.0);
-    let eb = r * enu * em1 * (1.0 - l(1.0));
+    let ea = m.n0 * l(1.0);
+    let ea2 = m.n0 * l(1.0) + m.n0 * (m.n0 - 1.0) * l(2.0);
+    let eb = r * m.nu * m.m1 * (1.0 - l(1.0));
     let eb2 = r
-        * (enu * em1 * (1.0 - l(1.0))
-            + 0.5 * enu * em2 * (1.0 - l(2.0))
-            + enu2 * em1sq * (1.0 - 2.0 * l(1.0) + l(2.0)));
+        * (m.nu * m.m1 * (1.0 - l(1.0))
+            + 0.5 * m.nu * m.m2 * (1.0 - l(2.0))
+            + m.nu2 * m.m1_sq * (1.0 - 2.0 * l(1.0) + l(2.0)));
     let e = ed * (ea + eb);
     let e2 = ed * (ea2 + 2.0 * ea * eb + eb2);
     (e, e2 - e * e)
