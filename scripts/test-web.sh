@@ -29,6 +29,9 @@ echo "== wasm-bindgen tests (headless Chromium)"
 # no -q: the test runner rejects --quiet (TOOLCHAIN.md trap 3)
 wasm_bindgen_tests
 
+echo "== the TypeScript declarations: every pinned report against src/wasm/reports.d.ts (tsc --strict)"
+node scripts/check-report-types.mjs
+
 echo "== end-to-end tests (Chromium via playwright-core)"
 node --test --test-concurrency=1 --test-reporter=spec tests/e2e/
 
