@@ -801,4 +801,90 @@ mod tests {
         }
         assert!(map_parallel(4, &Vec::<u64>::new(), |x| *x).is_empty());
     }
+
+    /// Cells `i ↦ i²` for `i < n`; cell `fail` (if any) fails. The report is Σ i² = (n−1)n(2n−1)/6.
+    struct Squares {
+        n: usize,
+        fail: Option<usize>,
+    }
+
+    impl Cells for Squares {
+        type Result = u64;
+        const JOB: &'static str = "a square of this run";
+        const RESULT: &'static str = "square";
+        fn len(&self) -> usize {
+            self.n
+        }
+        fn compute(&self, i: usize) -> Result<u64, RunError> {
+            match self.fail {
+                Some(f) if f == i => Err(RunError::field("cell", format!("cell {i} fails"))),
+                _ => Ok((i * i) as u64),
+            }
+        }
+    }
+
+    struct SquaresRun(CellRun<Squares>);
+
+    impl CellExperiment for SquaresRun {
+        type Cells = Squares;
+        type Partial = (usize, Vec<u64>);
+        type Report = u64;
+        fn cell_run(&self) -> &CellRun<Squares> {
+            &self.0
+        }
+        fn cell_run_mut(&mut self) -> &mut CellRun<Squares> {
+            &mut self.0
+        }
+        fn partial(first: usize, results: Vec<u64>) -> (usize, Vec<u64>) {
+            (first, results)
+        }
+        fn final_report(&self, results: &[u64]) -> u64 {
+            results.iter().sum()
+        }
+    }
+
+    fn squares(n: usize, fail: Option<usize>) -> SquaresRun {
+        SquaresRun(CellRun::new(Squares { n, fail }))
+    }
+
+    #[test]
+    fn cell_run_steps_jobs_and_errors() {
+        // stepped two cells at a time: the partials name their first cell; the report only at the end
+        let mut run = squares(5, None);
+        assert_eq!((Experiment::total(&run), Experiment::batch(&run)), (5, 5));
+        assert_eq!(run.step(2), Some((0, vec![0, 1])));
+        assert_eq!(run.report(), None);
+        assert_eq!(run.step(2), Some((2, vec![4, 9])));
+        assert_eq!(run.step(2), Some((4, vec![16])));
+        assert_eq!(
+            (run.step(2), Experiment::done(&run), Experiment::error(&run)),
+            (None, 5, None)
+        );
+        assert_eq!(run.report(), Some(4 * 5 * 9 / 6));
+        // jobs computed on another copy, passed as JSON, absorbed in order
+        let (mut main, mut other) = (squares(5, None), squares(5, None));
+        let jobs = main.jobs(3);
+        assert_eq!(jobs, vec![Value::from(0), Value::from(1), Value::from(2)]);
+        let results: Vec<Value> = jobs.iter().map(|j| other.compute(j).unwrap()).collect();
+        assert_eq!(main.absorb(results).unwrap(), vec![(0, vec![0, 1, 4])]);
+        assert_eq!(Experiment::done(&main), 3);
+        assert!(
+            other.compute(&Value::from(5)).is_err(),
+            "a cell out of range"
+        );
+        let bad = main.absorb(vec![Value::from("x")]);
+        assert!(bad.is_err() && Experiment::done(&main) == 3, "{bad:?}");
+        // a failing cell ends the run with its error; no report, no further jobs
+        let mut failing = squares(5, Some(3));
+        assert_eq!(failing.step(2), Some((0, vec![0, 1])));
+        assert_eq!(failing.step(2), None);
+        assert_eq!(Experiment::error(&failing).unwrap().message, "cell 3 fails");
+        assert!(failing.jobs(2).is_empty() && failing.report().is_none());
+        // no operations by default
+        let q = run.query("x", &Value::Null, serde_json::value::Serializer);
+        assert_eq!(
+            q.unwrap_err().message,
+            "this experiment has no operation 'x'"
+        );
+    }
 }
