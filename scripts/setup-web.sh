@@ -33,7 +33,7 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends chromium chromium-driver
 fi
 
-# 4. node modules (playwright-core only), re-installed when package-lock.json changed
+# 4. node modules (playwright-core, axe-core, typescript), re-installed when package-lock.json changed
 command -v npm >/dev/null || { echo "setup-web: node/npm not found" >&2; exit 1; }
 STAMP=node_modules/.packlab-lock.sha256
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$(sha256sum package-lock.json | cut -d' ' -f1)" ] || [ ! -d node_modules/playwright-core ]; then

@@ -29,6 +29,9 @@ echo "== wasm-bindgen tests (headless Chromium)"
 # no -q: the test runner rejects --quiet (TOOLCHAIN.md trap 3)
 wasm_bindgen_tests
 
+echo "== the TypeScript declarations: every pinned report against src/wasm/reports.d.ts (tsc --strict)"
+node scripts/check-report-types.mjs
+
 # Two test files at a time (E2E_CONCURRENCY): a file mostly waits on one busy thread (a run in the page's worker, the
 # CLI, a page load), so two of them fill the machine's two cores (the browser stage on a fresh clone: see
 # results/bench/ci-stages.txt). Each file has its own server port, browser and temporary folders; the shared

@@ -140,10 +140,13 @@ pub trait Experiment {
         _args: &serde_json::Value,
         _ser: S,
     ) -> Result<S::Ok, RunError> {
-        Err(RunError::msg(format!(
-            "this experiment has no operation '{op}'"
-        )))
+        Err(no_operation(op))
     }
+}
+
+/// The error of a run operation an experiment does not have.
+fn no_operation(op: &str) -> RunError {
+    RunError::msg(format!("this experiment has no operation '{op}'"))
 }
 
 /// What a driver needs of a run, whatever its result types (object-safe; implemented for every
@@ -382,8 +385,8 @@ pub trait Cells: Sync {
 /// The lifecycle of an experiment made of independent [`Cells`], written once: units of work are cells in
 /// order; a step computes its cells on [`threads`] threads ([`map_parallel`]); jobs are cell indices
 /// ([`index_jobs`]) computed on any copy and absorbed in order; the first error ends the run. A model's
-/// [`Experiment`] delegates `total`, `done`, `step`, `jobs`, `compute`, `absorb`, `batch` and `error` to it
-/// and builds its partial results and report from the cells' results.
+/// experiment holds one and implements [`CellExperiment`] (its partial results, report and operations), which
+/// gives its [`Experiment`].
 pub struct CellRun<C: Cells> {
     cells: C,
     results: Vec<C::Result>,
@@ -492,6 +495,90 @@ impl<C: Cells> CellRun<C> {
         let cells: Vec<C::Result> = decode_results(results, expected, C::RESULT)?;
         self.results.extend(cells.iter().cloned());
         Ok((first, cells))
+    }
+}
+
+/// A model's experiment made of independent [`Cells`] on a [`CellRun`]: it says where its run is, what a
+/// step's partial result and the report are, and answers its run operations; its [`Experiment`] follows, the
+/// lifecycle (`total`, `done`, `step`, `jobs`, `compute`, `absorb`, `batch`, `error`) being [`CellRun`]'s.
+pub trait CellExperiment {
+    /// Its cells.
+    type Cells: Cells;
+    /// [`Experiment::Partial`].
+    type Partial: Serialize + 'static;
+    /// [`Experiment::Report`].
+    type Report: Serialize + 'static;
+    /// The run of its cells.
+    fn cell_run(&self) -> &CellRun<Self::Cells>;
+    /// The run of its cells, to advance.
+    fn cell_run_mut(&mut self) -> &mut CellRun<Self::Cells>;
+    /// The partial result of a step that computed the cells `first..first + results.len()`.
+    fn partial(first: usize, results: Vec<<Self::Cells as Cells>::Result>) -> Self::Partial;
+    /// The report from every cell's result, in cell order (called once all are computed).
+    fn final_report(&self, results: &[<Self::Cells as Cells>::Result]) -> Self::Report;
+    /// [`Experiment::query`]; no operation by default.
+    fn answer<S: serde::Serializer>(
+        &self,
+        op: &str,
+        _args: &serde_json::Value,
+        _ser: S,
+    ) -> Result<S::Ok, RunError> {
+        Err(no_operation(op))
+    }
+}
+
+impl<E: CellExperiment> Experiment for E {
+    type Partial = E::Partial;
+    type Report = E::Report;
+
+    fn total(&self) -> usize {
+        self.cell_run().total()
+    }
+
+    fn done(&self) -> usize {
+        self.cell_run().done()
+    }
+
+    fn step(&mut self, units: usize) -> Option<E::Partial> {
+        let (first, results) = self.cell_run_mut().step(units)?;
+        Some(E::partial(first, results))
+    }
+
+    /// Every remaining cell is independent.
+    fn batch(&self) -> usize {
+        self.cell_run().batch()
+    }
+
+    fn error(&self) -> Option<RunError> {
+        self.cell_run().error()
+    }
+
+    /// A job is the index of a cell.
+    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
+        self.cell_run_mut().jobs(units)
+    }
+
+    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+        self.cell_run_mut().compute(job)
+    }
+
+    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<E::Partial>, RunError> {
+        let (first, results) = self.cell_run_mut().absorb(results)?;
+        Ok(vec![E::partial(first, results)])
+    }
+
+    fn report(&self) -> Option<E::Report> {
+        let run = self.cell_run();
+        run.finished().then(|| self.final_report(run.results()))
+    }
+
+    fn query<S: serde::Serializer>(
+        &self,
+        op: &str,
+        args: &serde_json::Value,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
+        self.answer(op, args, ser)
     }
 }
 
@@ -713,5 +800,91 @@ mod tests {
             );
         }
         assert!(map_parallel(4, &Vec::<u64>::new(), |x| *x).is_empty());
+    }
+
+    /// Cells `i ↦ i²` for `i < n`; cell `fail` (if any) fails. The report is Σ i² = (n−1)n(2n−1)/6.
+    struct Squares {
+        n: usize,
+        fail: Option<usize>,
+    }
+
+    impl Cells for Squares {
+        type Result = u64;
+        const JOB: &'static str = "a square of this run";
+        const RESULT: &'static str = "square";
+        fn len(&self) -> usize {
+            self.n
+        }
+        fn compute(&self, i: usize) -> Result<u64, RunError> {
+            match self.fail {
+                Some(f) if f == i => Err(RunError::field("cell", format!("cell {i} fails"))),
+                _ => Ok((i * i) as u64),
+            }
+        }
+    }
+
+    struct SquaresRun(CellRun<Squares>);
+
+    impl CellExperiment for SquaresRun {
+        type Cells = Squares;
+        type Partial = (usize, Vec<u64>);
+        type Report = u64;
+        fn cell_run(&self) -> &CellRun<Squares> {
+            &self.0
+        }
+        fn cell_run_mut(&mut self) -> &mut CellRun<Squares> {
+            &mut self.0
+        }
+        fn partial(first: usize, results: Vec<u64>) -> (usize, Vec<u64>) {
+            (first, results)
+        }
+        fn final_report(&self, results: &[u64]) -> u64 {
+            results.iter().sum()
+        }
+    }
+
+    fn squares(n: usize, fail: Option<usize>) -> SquaresRun {
+        SquaresRun(CellRun::new(Squares { n, fail }))
+    }
+
+    #[test]
+    fn cell_run_steps_jobs_and_errors() {
+        // stepped two cells at a time: the partials name their first cell; the report only at the end
+        let mut run = squares(5, None);
+        assert_eq!((Experiment::total(&run), Experiment::batch(&run)), (5, 5));
+        assert_eq!(run.step(2), Some((0, vec![0, 1])));
+        assert_eq!(run.report(), None);
+        assert_eq!(run.step(2), Some((2, vec![4, 9])));
+        assert_eq!(run.step(2), Some((4, vec![16])));
+        assert_eq!(
+            (run.step(2), Experiment::done(&run), Experiment::error(&run)),
+            (None, 5, None)
+        );
+        assert_eq!(run.report(), Some(4 * 5 * 9 / 6));
+        // jobs computed on another copy, passed as JSON, absorbed in order
+        let (mut main, mut other) = (squares(5, None), squares(5, None));
+        let jobs = main.jobs(3);
+        assert_eq!(jobs, vec![Value::from(0), Value::from(1), Value::from(2)]);
+        let results: Vec<Value> = jobs.iter().map(|j| other.compute(j).unwrap()).collect();
+        assert_eq!(main.absorb(results).unwrap(), vec![(0, vec![0, 1, 4])]);
+        assert_eq!(Experiment::done(&main), 3);
+        assert!(
+            other.compute(&Value::from(5)).is_err(),
+            "a cell out of range"
+        );
+        let bad = main.absorb(vec![Value::from("x")]);
+        assert!(bad.is_err() && Experiment::done(&main) == 3, "{bad:?}");
+        // a failing cell ends the run with its error; no report, no further jobs
+        let mut failing = squares(5, Some(3));
+        assert_eq!(failing.step(2), Some((0, vec![0, 1])));
+        assert_eq!(failing.step(2), None);
+        assert_eq!(Experiment::error(&failing).unwrap().message, "cell 3 fails");
+        assert!(failing.jobs(2).is_empty() && failing.report().is_none());
+        // no operations by default
+        let q = run.query("x", &Value::Null, serde_json::value::Serializer);
+        assert_eq!(
+            q.unwrap_err().message,
+            "this experiment has no operation 'x'"
+        );
     }
 }

@@ -15,6 +15,12 @@ use crate::workload::Workload;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
+/// The shapes of the five models' reports for the TypeScript declarations (`packlab.d.ts`): `Report`,
+/// `ModelReports` (by model id) and their parts, written in `reports.d.ts` beside this file and checked
+/// against every pinned `packlab run` report by `scripts/check-report-types.mjs`.
+#[wasm_bindgen(typescript_custom_section)]
+const TS_REPORTS: &'static str = include_str!("reports.d.ts");
+
 /// The serializer results cross with (JSON-compatible: maps become plain objects).
 fn ser() -> serde_wasm_bindgen::Serializer {
     serde_wasm_bindgen::Serializer::json_compatible()
@@ -187,7 +193,9 @@ impl ExperimentRun {
         Ok(parts.into_iter().collect())
     }
 
-    /// The report (what `packlab run` prints for the same scenario); an error before the last step.
+    /// The report (what `packlab run` prints for the same scenario; its shape by model: `ModelReports`); an
+    /// error before the last step.
+    #[wasm_bindgen(unchecked_return_type = "Report")]
     pub fn report(&self) -> JsResult<JsValue> {
         match self.inner.report(&ser()) {
             Some(r) => r.map_err(ser_err),
@@ -218,6 +226,7 @@ impl ExperimentRun {
     }
 
     /// Runs every remaining step and returns the report (for tests and timing).
+    #[wasm_bindgen(unchecked_return_type = "Report")]
     pub fn run_all(&mut self) -> JsResult<JsValue> {
         while !self.step()?.is_null() {}
         self.report()

@@ -99,7 +99,7 @@ impl AdmissionExperiment {
         AdmissionExperiment::planned(a, seed, browser)
     }
 
-    /// Plans the run of a section already validated ([`crate::models::ModelDef::start`], after the scenario's one
+    /// Plans the run of a section already validated ([`crate::experiment::ModelDef::start`], after the scenario's one
     /// validation); [`AdmissionExperiment::new`] validates first.
     pub(crate) fn planned(
         a: &AdmissionScenario,

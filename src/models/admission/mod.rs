@@ -16,7 +16,7 @@
 //! * [`scenario`]: the scenario section (preset, arms, parameters, Azure fit) and the report types.
 //! * [`experiment`]: the experiment on the one contract ([`crate::experiment`]), `run_preset`, the run view.
 //! * [`chart`]: the frontier and time-series charts.
-//! * [`AdmissionModel`]: the registry entry ([`crate::models::ModelDef`]).
+//! * [`AdmissionModel`]: the registry entry ([`crate::experiment::ModelDef`]).
 //! * [`component`]: the ids of the model's random streams (§0; streams from [`crate::substrate::rng`]).
 
 pub mod chart;

@@ -7,7 +7,7 @@ use super::exec::{run_cell, CellResult};
 use super::jobs::{build, Prices, Setup, SetupSummary};
 use super::params::{Algorithm, EraParams, Policy, Predictor, Preset};
 use super::sched::{lp_entries, LpEntries};
-use crate::experiment::{index_arg, threads, CellRun, Cells, Experiment, RunError};
+use crate::experiment::{index_arg, threads, CellExperiment, CellRun, Cells, RunError};
 use crate::workload::Workload;
 use serde::Serialize;
 
@@ -56,7 +56,7 @@ pub struct EraRun {
 
 /// The cells of the experiment: its set-up and `(policy, κ_use)` cells, with the LP predictor's entries the
 /// cells computed so far needed.
-struct EraCells {
+pub struct EraCells {
     params: EraParams,
     setup: Setup,
     cells: Vec<(Policy, f64)>,
@@ -74,7 +74,7 @@ impl EraRun {
         EraRun::planned(w, params, seed)
     }
 
-    /// Plans the run of a section already validated ([`crate::models::ModelDef::start`], after the scenario's one
+    /// Plans the run of a section already validated ([`crate::experiment::ModelDef::start`], after the scenario's one
     /// validation); [`EraRun::new`] validates first.
     pub(crate) fn planned(w: &Workload, params: &EraParams, seed: u64) -> Result<EraRun, RunError> {
         let setup = build(w, params, seed)?;
@@ -160,49 +160,24 @@ impl EraCells {
     }
 }
 
-impl Experiment for EraRun {
+impl CellExperiment for EraRun {
+    type Cells = EraCells;
     type Partial = EraStep;
     type Report = EraReport;
 
-    fn total(&self) -> usize {
-        self.run.total()
+    fn cell_run(&self) -> &CellRun<EraCells> {
+        &self.run
     }
 
-    fn done(&self) -> usize {
-        self.run.done()
+    fn cell_run_mut(&mut self) -> &mut CellRun<EraCells> {
+        &mut self.run
     }
 
-    fn step(&mut self, units: usize) -> Option<EraStep> {
-        let (first, cells) = self.run.step(units)?;
-        Some(EraStep { first, cells })
+    fn partial(first: usize, cells: Vec<CellResult>) -> EraStep {
+        EraStep { first, cells }
     }
 
-    /// A job is the index of a (policy, κ_use) cell.
-    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
-        self.run.jobs(units)
-    }
-
-    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
-        self.run.compute(job)
-    }
-
-    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<EraStep>, RunError> {
-        let (first, cells) = self.run.absorb(results)?;
-        Ok(vec![EraStep { first, cells }])
-    }
-
-    fn batch(&self) -> usize {
-        self.run.batch()
-    }
-
-    fn error(&self) -> Option<RunError> {
-        self.run.error()
-    }
-
-    fn report(&self) -> Option<EraReport> {
-        if !self.run.finished() {
-            return None;
-        }
+    fn final_report(&self, cells: &[CellResult]) -> EraReport {
         let c = self.run.cells();
         let paper = match c.params.preset {
             Preset::E41 => vec![
@@ -219,19 +194,19 @@ impl Experiment for EraRun {
             ],
             Preset::E43 => Vec::new(),
         };
-        Some(EraReport {
+        EraReport {
             preset: c.params.preset.name(),
             seed: self.seed,
             setup: c.setup.summary.clone(),
             prices: c.setup.prices,
-            cells: self.run.results().to_vec(),
+            cells: cells.to_vec(),
             paper,
-        })
+        }
     }
 
     /// `request` with `{ "cell": i, "index": k }` (defaults 0, 0): the teaching view of the k-th scheduled
     /// request under cell i's policy and κ_use ([`super::sched::RequestView`]).
-    fn query<S: serde::Serializer>(
+    fn answer<S: serde::Serializer>(
         &self,
         op: &str,
         args: &serde_json::Value,

@@ -10,11 +10,9 @@ use super::pool::{select, PoolJobs, ShareSetup};
 use super::predictor::{Distributional, LifetimePredictor, Noisy, OneShot, Oracle};
 use super::sampling::{PolicyResult, Timeline};
 use super::sim::{simulate, simulate_recording, SimConfig};
-use crate::experiment::{
-    decode_results, index_arg, index_jobs, job_index, map_parallel, threads, Experiment, RunError,
-};
+use crate::experiment::{index_arg, CellExperiment, CellRun, Cells, RunError};
 use crate::workload::Workload;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Random-stream component of the noisy predictor's draws.
 const COMP_NOISY: u64 = 0x6e6f_6973;
@@ -64,12 +62,36 @@ pub struct TimelineView<'a> {
 
 /// A lifetime experiment in progress.
 pub struct LifetimeRun {
+    run: CellRun<PolicyCells>,
+}
+
+/// The experiment's cells: one per policy of [`LifetimeParams::runs`], simulated on the pool's share with the
+/// predictions made when the run was planned.
+pub struct PolicyCells {
     params: LifetimeParams,
     seed: u64,
     pool: PoolJobs,
     pred: Box<dyn LifetimePredictor>,
     runs: Vec<Policy>,
-    results: Vec<PolicyResult>,
+}
+
+/// One policy's result as a cell's result: a job's result carries the host timeline (which the report leaves
+/// out, [`PolicyResult::timeline`]) beside it, as the JSON pair `[result, timeline]`.
+#[derive(Clone, Debug)]
+pub struct PolicyCell(PolicyResult);
+
+impl Serialize for PolicyCell {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (&self.0, &self.0.timeline).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for PolicyCell {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (mut r, t) = <(PolicyResult, Timeline)>::deserialize(d)?;
+        r.timeline = t;
+        Ok(PolicyCell(r))
+    }
 }
 
 impl LifetimeRun {
@@ -82,7 +104,7 @@ impl LifetimeRun {
         LifetimeRun::planned(w, params, seed)
     }
 
-    /// Plans the run of a section already validated ([`crate::models::ModelDef::start`], after the scenario's one
+    /// Plans the run of a section already validated ([`crate::experiment::ModelDef::start`], after the scenario's one
     /// validation); [`LifetimeRun::new`] validates first.
     pub(crate) fn planned(
         w: &Workload,
@@ -111,17 +133,30 @@ impl LifetimeRun {
                 Box::new(OneShot::new(&*repredicted, pool.jobs.len()))
             };
         Ok(LifetimeRun {
-            runs: params.runs(),
-            params: params.clone(),
-            seed,
-            pool,
-            pred,
-            results: Vec::new(),
+            run: CellRun::new(PolicyCells {
+                runs: params.runs(),
+                params: params.clone(),
+                seed,
+                pool,
+                pred,
+            }),
         })
     }
 
     /// The simulation settings of `policy`.
     pub fn config(&self, policy: Policy) -> SimConfig {
+        self.run.cells().config(policy)
+    }
+
+    /// The pool's share (jobs, window, distribution).
+    pub fn pool(&self) -> &PoolJobs {
+        &self.run.cells().pool
+    }
+}
+
+impl PolicyCells {
+    /// The simulation settings of `policy`.
+    fn config(&self, policy: Policy) -> SimConfig {
         let p = &self.params;
         SimConfig {
             policy,
@@ -139,11 +174,6 @@ impl LifetimeRun {
             diagnostics: p.diagnostics,
             ablation: p.ablation,
         }
-    }
-
-    /// The pool's share (jobs, window, distribution).
-    pub fn pool(&self) -> &PoolJobs {
-        &self.pool
     }
 }
 
@@ -202,82 +232,50 @@ fn defrag_pair(
     }
 }
 
-impl LifetimeRun {
-    /// The indices of the next at most `units` (≥ 1) policy runs; `None` once all are done.
-    fn next(&self, units: usize) -> Option<std::ops::Range<usize>> {
-        let first = self.results.len();
-        (first < self.runs.len()).then(|| first..(first + units.max(1)).min(self.runs.len()))
-    }
+impl Cells for PolicyCells {
+    type Result = PolicyCell;
+    const JOB: &'static str = "a policy run of this experiment";
+    const RESULT: &'static str = "policy run's result";
 
-    /// Simulates policy `p` (with LARS's pair of runs under defragmentation).
-    fn simulate(&self, p: Policy) -> PolicyResult {
-        let cfg = self.config(p);
-        if self.params.defrag {
-            defrag_pair(&self.pool.jobs, &*self.pred, &cfg, self.params.maintenance)
-        } else {
-            simulate(&self.pool.jobs, &*self.pred, &cfg)
-        }
-    }
-
-    /// Appends the next results.
-    fn take(&mut self, results: Vec<PolicyResult>) -> LifetimeStep {
-        let first = self.results.len();
-        self.results.extend(results.iter().cloned());
-        LifetimeStep { first, results }
-    }
-}
-
-impl Experiment for LifetimeRun {
-    type Partial = LifetimeStep;
-    type Report = LifetimeReport;
-
-    fn total(&self) -> usize {
+    fn len(&self) -> usize {
         self.runs.len()
     }
 
-    fn done(&self) -> usize {
-        self.results.len()
+    /// Simulates policy `i` (with LARS's pair of runs under defragmentation).
+    fn compute(&self, i: usize) -> Result<PolicyCell, RunError> {
+        let cfg = self.config(self.runs[i]);
+        Ok(PolicyCell(if self.params.defrag {
+            defrag_pair(&self.pool.jobs, &*self.pred, &cfg, self.params.maintenance)
+        } else {
+            simulate(&self.pool.jobs, &*self.pred, &cfg)
+        }))
+    }
+}
+
+impl CellExperiment for LifetimeRun {
+    type Cells = PolicyCells;
+    type Partial = LifetimeStep;
+    type Report = LifetimeReport;
+
+    fn cell_run(&self) -> &CellRun<PolicyCells> {
+        &self.run
     }
 
-    fn step(&mut self, units: usize) -> Option<LifetimeStep> {
-        let next = self.next(units)?;
-        let results = map_parallel(threads(), &self.runs[next], |&p| self.simulate(p));
-        Some(self.take(results))
+    fn cell_run_mut(&mut self) -> &mut CellRun<PolicyCells> {
+        &mut self.run
     }
 
-    /// A job is the index of a policy run; its result carries the host timeline beside the policy's result.
-    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
-        index_jobs(self.next(units))
-    }
-
-    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
-        let i = job_index(job, self.runs.len(), "a policy run of this experiment")?;
-        let r = self.simulate(self.runs[i]);
-        serde_json::to_value((&r, &r.timeline)).map_err(crate::experiment::ser_error)
-    }
-
-    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<LifetimeStep>, RunError> {
-        let expected = self.next(results.len()).map_or(0, |r| r.len());
-        let pairs: Vec<(PolicyResult, Timeline)> =
-            decode_results(results, expected, "policy run's result")?;
-        let results = pairs
-            .into_iter()
-            .map(|(mut r, t)| {
-                r.timeline = t;
-                r
-            })
-            .collect();
-        Ok(vec![self.take(results)])
-    }
-
-    /// Every remaining policy is independent.
-    fn batch(&self) -> usize {
-        self.runs.len() - self.results.len()
+    /// A job's result carries the host timeline beside the policy's result ([`PolicyCell`]).
+    fn partial(first: usize, cells: Vec<PolicyCell>) -> LifetimeStep {
+        LifetimeStep {
+            first,
+            results: cells.into_iter().map(|c| c.0).collect(),
+        }
     }
 
     /// `timeline` with args `{ policy }` (an index into the results, best fit = 0; default 0): that policy's
     /// [`TimelineView`] once it has been simulated. Errors: another operation, a policy not simulated yet.
-    fn query<S: serde::Serializer>(
+    fn answer<S: serde::Serializer>(
         &self,
         op: &str,
         args: &serde_json::Value,
@@ -289,63 +287,61 @@ impl Experiment for LifetimeRun {
             )));
         }
         let i = index_arg(args, "policy")?;
-        let r = self.results.get(i).ok_or_else(|| {
+        let r = self.run.results().get(i).map(|c| &c.0).ok_or_else(|| {
             RunError::field(
                 "policy",
                 format!(
                     "must be below {} (the policies simulated so far)",
-                    self.results.len()
+                    self.run.done()
                 ),
             )
         })?;
         let view = TimelineView {
             policy: r.policy.name().to_string(),
-            warmup_h: self.params.warmup_h,
+            warmup_h: self.run.cells().params.warmup_h,
             timeline: &r.timeline,
         };
         view.serialize(ser)
             .map_err(|e| RunError::msg(format!("timeline: {e}")))
     }
 
-    fn report(&self) -> Option<LifetimeReport> {
-        if self.results.len() != self.runs.len() {
-            return None;
-        }
-        let base = self.results[0].empty_hosts;
-        let results = self
-            .results
+    /// Every policy's Δ empty hosts against the first, best fit.
+    fn final_report(&self, done: &[PolicyCell]) -> LifetimeReport {
+        let cells = self.run.cells();
+        let base = done.first().map_or(0.0, |c| c.0.empty_hosts);
+        let results = done
             .iter()
-            .map(|r| PolicyResult {
+            .map(|PolicyCell(r)| PolicyResult {
                 empty_hosts_pp_vs_best_fit: 100.0 * (r.empty_hosts - base),
                 ..r.clone()
             })
             .collect();
-        let p = &self.params;
-        Some(LifetimeReport {
-            setup: self.pool.setup.clone(),
-            hosts: self.pool.setup.hosts,
+        let (p, pool) = (&cells.params, &cells.pool);
+        LifetimeReport {
+            setup: pool.setup.clone(),
+            hosts: pool.setup.hosts,
             host_capacity: [p.host_cores, p.host_memory_gb, p.host_gpus],
-            pool_capacity: match &self.pool.caps {
+            pool_capacity: match &pool.caps {
                 Some(c) => c
                     .iter()
                     .fold([0.0; 3], |a, h| [a[0] + h[0], a[1] + h[1], a[2] + h[2]]),
                 None => {
-                    let n = self.pool.setup.hosts as f64;
+                    let n = pool.setup.hosts as f64;
                     [n * p.host_cores, n * p.host_memory_gb, n * p.host_gpus]
                 }
             },
             warmup_h: p.warmup_h,
             predictor: p.predictor_label(),
-            seed: self.seed,
+            seed: cells.seed,
             results,
-        })
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::run_to_end;
+    use crate::experiment::{run_to_end, Experiment};
 
     fn bundled() -> Workload {
         let b = crate::data::AZURE2017_ARRIVALS;
@@ -425,13 +421,13 @@ mod tests {
                 }),
                 ..run.config(r.policy)
             };
-            let (own, drains) = simulate_recording(&run.pool().jobs, &*run.pred, &cfg);
+            let (own, drains) = simulate_recording(&run.pool().jobs, &*run.run.cells().pred, &cfg);
             assert!(!drains.is_empty(), "{:?}: no drain", r.policy);
             // cut at the run's end, the start-order replay is the run itself; to completion it migrates or
             // saves every VM the cut left queued
             let cut = replay_migrations(
                 &run.pool().jobs,
-                &*run.pred,
+                &*run.run.cells().pred,
                 &drains,
                 MigrationOrder::StartTime,
                 cfg.end,

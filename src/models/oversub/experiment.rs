@@ -410,7 +410,7 @@ impl OversubRun {
         OversubRun::planned(params, seed, inputs)
     }
 
-    /// Plans the run of a section already validated ([`crate::models::ModelDef::start`], after the scenario's one
+    /// Plans the run of a section already validated ([`crate::experiment::ModelDef::start`], after the scenario's one
     /// validation); [`OversubRun::new`] validates first.
     pub(crate) fn planned(
         params: &OversubParams,

@@ -19,7 +19,7 @@
 use super::c2marl::{TrainedPolicy, POLICY_VERSION};
 use super::params::OversubParams;
 use super::policies::spec::Policy;
-use crate::models::Inputs;
+use crate::experiment::Inputs;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -8,7 +8,7 @@ use super::frontier::{frontier_specs, mark_pareto, Frontier, FrontierPoint};
 use super::instance::{Instance, MachineView, PackResult};
 use super::params::{PlacementError, PlacementParams};
 use super::policies::FitSpec;
-use crate::experiment::{ser_error, CellRun, Cells, Experiment, RunError};
+use crate::experiment::{ser_error, CellExperiment, CellRun, Cells, RunError};
 use crate::script::Script;
 use crate::trace::UsageTrace;
 use serde::Serialize;
@@ -31,7 +31,7 @@ pub struct FrontierRun {
 
 /// The frontier's cells: one point per fit test of [`frontier_specs`] on the instance, then one per enabled
 /// script of `placement.scripts` (issue 31).
-struct FrontierCells {
+pub struct FrontierCells {
     params: PlacementParams,
     instance: Instance,
     specs: Vec<FitSpec>,
@@ -72,7 +72,7 @@ impl Cells for FrontierCells {
 }
 
 impl FrontierRun {
-    /// Builds the instance from `trace` with validated `params` ([`crate::models::ModelDef::start`]) and `seed`
+    /// Builds the instance from `trace` with validated `params` ([`crate::experiment::ModelDef::start`]) and `seed`
     /// and plans one point per fit test of [`frontier_specs`]. Errors: an empty observation set.
     pub fn new(
         trace: &UsageTrace,
@@ -153,56 +153,31 @@ pub struct MachineAnswer {
     pub view: MachineView,
 }
 
-impl Experiment for FrontierRun {
+impl CellExperiment for FrontierRun {
+    type Cells = FrontierCells;
     type Partial = FrontierStep;
     type Report = Frontier;
 
-    fn total(&self) -> usize {
-        self.run.total()
+    fn cell_run(&self) -> &CellRun<FrontierCells> {
+        &self.run
     }
 
-    fn done(&self) -> usize {
-        self.run.done()
+    fn cell_run_mut(&mut self) -> &mut CellRun<FrontierCells> {
+        &mut self.run
     }
 
-    fn step(&mut self, units: usize) -> Option<FrontierStep> {
-        let (first, points) = self.run.step(units)?;
-        Some(FrontierStep { first, points })
+    fn partial(first: usize, points: Vec<FrontierPoint>) -> FrontierStep {
+        FrontierStep { first, points }
     }
 
-    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
-        self.run.jobs(units)
-    }
-
-    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
-        self.run.compute(job)
-    }
-
-    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<FrontierStep>, RunError> {
-        let (first, points) = self.run.absorb(results)?;
-        Ok(vec![FrontierStep { first, points }])
-    }
-
-    fn batch(&self) -> usize {
-        self.run.batch()
-    }
-
-    /// A script's run-time error (the only way a point fails).
-    fn error(&self) -> Option<RunError> {
-        self.run.error()
-    }
-
-    fn report(&self) -> Option<Frontier> {
-        if !self.run.finished() {
-            return None;
-        }
-        let mut points = self.run.results().to_vec();
+    fn final_report(&self, points: &[FrontierPoint]) -> Frontier {
+        let mut points = points.to_vec();
         mark_pareto(&mut points);
-        Some(self.instance().frontier(&self.run.cells().params, points))
+        self.instance().frontier(&self.run.cells().params, points)
     }
 
     /// `machine` with `{ fit, machine }`: see [`FrontierRun::machine`].
-    fn query<S: serde::Serializer>(
+    fn answer<S: serde::Serializer>(
         &self,
         op: &str,
         args: &serde_json::Value,

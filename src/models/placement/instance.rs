@@ -212,7 +212,7 @@ impl Instance {
         Instance::planned(trace, params, seed)
     }
 
-    /// [`Instance::new`] of parameters already validated ([`crate::models::ModelDef::start`], after the
+    /// [`Instance::new`] of parameters already validated ([`crate::experiment::ModelDef::start`], after the
     /// scenario's one validation). Errors: a split that leaves O empty.
     pub(crate) fn planned(
         trace: &UsageTrace,

@@ -216,21 +216,14 @@ pub fn unabsorbed_posterior(b: &Belief, kappa: f64, t: f64) -> (f64, f64, f64) {
     let l0 = l(kp);
     let l1 = l(kp + 1.0);
     let l2 = l(kp + 2.0);
-    let n0 = b.n0 as f64;
-    let enu = b.nu.mean();
-    let enu2 = b.nu.second();
-    let es = b.sigma.mean();
-    let es2 = b.sigma.second();
-    let em1 = 1.0 + es;
-    let em2 = 2.0 * es + es2;
-    let em1sq = 1.0 + 2.0 * es + es2;
-    let e = n0 * l1 + enu * em1 * (l0 - l1);
-    let m2 = n0 * l1
-        + n0 * (n0 - 1.0) * l2
-        + 2.0 * n0 * enu * em1 * (l1 - l2)
-        + enu * em1 * (l0 - l1)
-        + 0.5 * enu * em2 * (l0 - l2)
-        + enu2 * em1sq * (l0 - 2.0 * l1 + l2);
+    let m = b.scale_out_moments();
+    let e = m.n0 * l1 + m.nu * m.m1 * (l0 - l1);
+    let m2 = m.n0 * l1
+        + m.n0 * (m.n0 - 1.0) * l2
+        + 2.0 * m.n0 * m.nu * m.m1 * (l1 - l2)
+        + m.nu * m.m1 * (l0 - l1)
+        + 0.5 * m.nu * m.m2 * (l0 - l2)
+        + m.nu2 * m.m1_sq * (l0 - 2.0 * l1 + l2);
     (e, m2, l0)
 }
 

@@ -58,6 +58,40 @@ pub struct Belief {
     pub sigma: Gamma,
 }
 
+/// The posterior moments of the scale-out terms that §2.6.3's closed forms share (ALGORITHMS.md §2.6.3:
+/// `ν̄`, `E[ν²]`, `m̄1 = 1 + σ̄`, `m̄2 = 2σ̄ + E[σ²]`, `E[m1²] = 1 + 2σ̄ + E[σ²]`), with `n0` as a number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScaleOutMoments {
+    /// Current active cores n0.
+    pub n0: f64,
+    /// ν̄ = a_ν/b_ν.
+    pub nu: f64,
+    /// E[ν²] = a_ν(a_ν+1)/b_ν².
+    pub nu2: f64,
+    /// m̄1 = 1 + σ̄.
+    pub m1: f64,
+    /// m̄2 = 2σ̄ + E[σ²].
+    pub m2: f64,
+    /// E[m1²] = 1 + 2σ̄ + E[σ²].
+    pub m1_sq: f64,
+}
+
+impl Belief {
+    /// The scale-out moments of this belief ([`ScaleOutMoments`]).
+    pub fn scale_out_moments(&self) -> ScaleOutMoments {
+        let es = self.sigma.mean();
+        let es2 = self.sigma.second();
+        ScaleOutMoments {
+            n0: self.n0 as f64,
+            nu: self.nu.mean(),
+            nu2: self.nu.second(),
+            m1: 1.0 + es,
+            m2: 2.0 * es + es2,
+            m1_sq: 1.0 + 2.0 * es + es2,
+        }
+    }
+}
+
 /// Quadrature and interpolation settings of §2.6.3. Defaults `(J_τ, J_ν, J_σ) = (16, 8, 4)`, 64 log-spaced
 /// lead times for the absorption corrections.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

@@ -16,26 +16,19 @@ fn factorised_moment(b: &Belief, kappa: f64, t: f64, table: &AliveTable) -> (f64
     let kp = 1.0 / kappa;
     let a = b.lambda.shape;
     let l = |c: f64| libm::exp(-a * libm::log1p(c * t / b.lambda.rate));
-    let n0 = b.n0 as f64;
-    let enu = b.nu.mean();
-    let enu2 = b.nu.second();
-    let es = b.sigma.mean();
-    let es2 = b.sigma.second();
-    let em1 = 1.0 + es;
-    let em2 = 2.0 * es + es2;
-    let em1sq = 1.0 + 2.0 * es + es2;
+    let m = b.scale_out_moments();
     let lbar = b.lambda.mean();
     let (p1, _) = table.phi(lbar * t);
     let denom = -libm::expm1(-lbar * t);
     let r = if denom > 1e-300 { p1 / denom } else { 1.0 };
     let ed = l(kp);
-    let ea = n0 * l(1.0);
-    let ea2 = n0 * l(1.0) + n0 * (n0 - 1.0) * l(2.0);
-    let eb = r * enu * em1 * (1.0 - l(1.0));
+    let ea = m.n0 * l(1.0);
+    let ea2 = m.n0 * l(1.0) + m.n0 * (m.n0 - 1.0) * l(2.0);
+    let eb = r * m.nu * m.m1 * (1.0 - l(1.0));
     let eb2 = r
-        * (enu * em1 * (1.0 - l(1.0))
-            + 0.5 * enu * em2 * (1.0 - l(2.0))
-            + enu2 * em1sq * (1.0 - 2.0 * l(1.0) + l(2.0)));
+        * (m.nu * m.m1 * (1.0 - l(1.0))
+            + 0.5 * m.nu * m.m2 * (1.0 - l(2.0))
+            + m.nu2 * m.m1_sq * (1.0 - 2.0 * l(1.0) + l(2.0)));
     let e = ed * (ea + eb);
     let e2 = ed * (ea2 + 2.0 * ea * eb + eb2);
     (e, e2 - e * e)
@@ -415,11 +408,10 @@ impl CurveBasis {
             l.iter_mut().for_each(|v| *v *= -a);
             exp_slice(l);
         }
-        let es = b.sigma.mean();
-        let es2 = b.sigma.second();
-        self.c1 = b.nu.mean() * (1.0 + es);
-        self.c2 = b.nu.mean() * (2.0 * es + es2);
-        self.c3 = b.nu.second() * (1.0 + 2.0 * es + es2);
+        let m = b.scale_out_moments();
+        self.c1 = m.nu * m.m1;
+        self.c2 = m.nu * m.m2;
+        self.c3 = m.nu2 * m.m1_sq;
         let (d1, d2) = (&mut self.d1, &mut self.d2);
         d1.clear();
         d2.clear();

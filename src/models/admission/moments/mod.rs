@@ -26,7 +26,7 @@ pub use absorption::{
     unabsorbed_posterior,
 };
 pub use alive::{AliveMode, AliveTable, A_RESCUE, U_MAX};
-pub use belief::{Belief, Gamma, MomentConfig, MomentMode};
+pub use belief::{Belief, Gamma, MomentConfig, MomentMode, ScaleOutMoments};
 pub use curve::{posterior_moments, posterior_moments_with, CurveBasis, CurvePlan, LogGrid};
 pub use known::{known_moments, Moment};
 pub use lattice::{
