@@ -2,7 +2,7 @@
 """Issue 25: C2MARL's dual step at E1.1 from the stored runs of one directory (default results/001/issue25/eta:
 fifth session, α = 0.95, 300 training episodes × 3 seeds, 100 evaluation episodes, SL beside it; one run at
 α = 0.75 / 0.85 × 2 seeds. results/001/issue25/alpha900: sixth session, the PM dual at α = 0.75 / 0.85 / 0.95,
-900 training episodes × 3 seeds).
+900 training episodes × 3 seeds; window/: window 60; freeze/: λ held at its mean from 0.8·M).
 
 Usage: python3 scripts/seed001_issue25_eta.py [--dir DIR] [--run target/release/packlab] > DIR/summary.md
   --dir DIR  the directory of `*.scenario.json` and their reports (default results/001/issue25/eta).
