@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Issue 25, fifth session: C2MARL's dual step at E1.1 (α = 0.95, 300 training episodes × 3 seeds, 100
-evaluation episodes, SL beside it; one run at α = 0.75 / 0.85 × 2 seeds), from the stored runs in results/001/issue25/eta/.
+"""Issue 25: C2MARL's dual step at E1.1 from the stored runs of one directory (default results/001/issue25/eta:
+fifth session, α = 0.95, 300 training episodes × 3 seeds, 100 evaluation episodes, SL beside it; one run at
+α = 0.75 / 0.85 × 2 seeds. results/001/issue25/alpha900: sixth session, the PM dual at α = 0.75 / 0.85 / 0.95,
+900 training episodes × 3 seeds; window/: window 60; freeze/: λ held at its mean from 0.8·M).
 
-Usage: python3 scripts/seed001_issue25_eta.py [--run target/release/packlab] > results/001/issue25/eta/summary.md
+Usage: python3 scripts/seed001_issue25_eta.py [--dir DIR] [--run target/release/packlab] > DIR/summary.md
+  --dir DIR  the directory of `*.scenario.json` and their reports (default results/001/issue25/eta).
   --run BIN  first runs every `*.scenario.json` there whose report is missing (`PACKLAB_THREADS=2 BIN run S > R`).
-Prints one markdown table: per run, SL and C2MARL (mean ± 95% t-interval over the seeds, and each seed) with
-λ's range over the last 50 episodes and at the end.
+Prints one markdown table: per run and C2MARL arm, SL's S-Cores, C2MARL's S-Cores / PM-Hot-R / C-Hot-R (mean ±
+95% t-interval over the training seeds, and each seed), the paper's C2MARL row (Table 1), λ's range over the last
+50 episodes and its mean there (± 95% t over the seeds), and λ at the end.
 """
 import glob
 import json
@@ -14,7 +18,6 @@ import statistics as st
 import subprocess
 import sys
 
-DIR = "results/001/issue25/eta"
 T95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776}
 
 
@@ -25,16 +28,18 @@ def ci(xs):
 
 
 def main():
+    d = sys.argv[sys.argv.index("--dir") + 1] if "--dir" in sys.argv else "results/001/issue25/eta"
     if "--run" in sys.argv:
         binary = sys.argv[sys.argv.index("--run") + 1]
-        for s in sorted(glob.glob(f"{DIR}/*.scenario.json")):
+        for s in sorted(glob.glob(f"{d}/*.scenario.json")):
             out = s.replace(".scenario.json", ".json")
             if not os.path.exists(out) or os.path.getsize(out) == 0:
                 with open(out, "w") as f:
                     subprocess.run([binary, "run", s], stdout=f, check=True, env={**os.environ, "PACKLAB_THREADS": "2"})
-    print("| run (`oversub.c2marl`) | arm | SL S-Cores % | C2MARL S-Cores % | PM-Hot-R % | C-Hot-R % | per seed S-Cores / PM-Hot-R % | λ last 50 episodes | final λ |")
-    print("|---|---|---:|---:|---:|---:|---|---|---|")
-    for s in sorted(glob.glob(f"{DIR}/*.scenario.json")):
+    print("| run (`oversub.c2marl`) | arm | SL S-Cores % | C2MARL S-Cores % | PM-Hot-R % | C-Hot-R % | paper PM-Hot-R / C-Hot-R / S-Cores % "
+          "| per seed S-Cores / PM-Hot-R % | λ last 50 episodes: range, mean | final λ |")
+    print("|---|---|---:|---:|---:|---:|---|---|---|---|")
+    for s in sorted(glob.glob(f"{d}/*.scenario.json")):
         path = s.replace(".scenario.json", ".json")
         if not os.path.exists(path) or os.path.getsize(path) == 0:
             continue
@@ -42,15 +47,22 @@ def main():
         cfg = json.load(open(s))["oversub"].get("c2marl", {})
         rows = rep["rows"]
         sl = [r for r in rows if r["policy"] == "sl"][0]
+        paper = {p["policy"]: p for p in rep.get("paper", [])}
         name = json.dumps(cfg) if cfg else "defaults (set 13)"
         for pol in dict.fromkeys(r["policy"] for r in rows if r["policy"].startswith("c2marl:")):
             arm = [r for r in rows if r["policy"] == pol]
             pct = lambda k: [100 * r[k] for r in arm]
             seeds = ", ".join(f"{100 * r['s_cores']:.1f} / {100 * r['pm_hot_r']:.0f}" for r in arm)
             lams = [[l["lambda"] for l in c["log"]] for c in rep["training"] if c["policy"] == pol]
-            last = f"{min(min(l[-50:]) for l in lams):.0f}–{max(max(l[-50:]) for l in lams):.0f}"
+            last = f"{min(min(l[-50:]) for l in lams):.0f}–{max(max(l[-50:]) for l in lams):.0f}, {ci([st.mean(l[-50:]) for l in lams])}"
             final = ", ".join(f"{l[-1]:.0f}" for l in lams)
+            p = paper.get(pol)
+            pap = f"{100 * p['pm_hot_r']:.1f} / {PAPER_C_HOT_R.get(pol, '—')} / {100 * p['s_cores']:.1f}" if p else "—"
             print(f"| `{name}` | {pol} | {100 * sl['s_cores']:.1f} | {ci(pct('s_cores'))} | {ci(pct('pm_hot_r'))} | "
-                  f"{ci(pct('c_hot_r'))} | {seeds} | {last} | {final} |")
+                  f"{ci(pct('c_hot_r'))} | {pap} | {seeds} | {last} | {final} |")
+
+
+# Seed 001 Table 5 (E1.1's C2MARL rows reported on the cluster criterion), in %.
+PAPER_C_HOT_R = {"c2marl:0.75": "21.9", "c2marl:0.85": "13.9", "c2marl:0.95": "4.7"}
 
 main()

@@ -143,6 +143,16 @@ pub struct C2marlConfig {
     /// so configurations, policy files and links made before it read and write the same.
     #[serde(skip_serializing_if = "DualCost::is_cluster")]
     pub dual_cost: DualCost,
+    /// Fraction of `episodes` from which λ is held at the mean of its values after the dual steps so far, and
+    /// the dual steps (and their greedy episodes) stop (ours, issue 25: the averaged dual iterate). Default 1
+    /// (never: λ moves to the end and the trained policy is the last iterate's); written only when below 1.
+    /// With no dual step before it, λ stays where it is.
+    #[serde(skip_serializing_if = "is_one")]
+    pub lambda_freeze_fraction: f64,
+}
+
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
 }
 
 impl Default for C2marlConfig {
@@ -169,6 +179,7 @@ impl Default for C2marlConfig {
             dual_window: 10,
             cost_credit: CostCredit::Creation,
             dual_cost: DualCost::Cluster,
+            lambda_freeze_fraction: 1.0,
         }
     }
 }
@@ -205,6 +216,12 @@ impl C2marlConfig {
     /// The first episode with a dual step: `⌈dual_start_fraction·episodes⌉`.
     pub fn dual_start(&self) -> u64 {
         (self.dual_start_fraction * self.episodes as f64).ceil() as u64
+    }
+
+    /// The first episode with λ held at its mean ([`C2marlConfig::lambda_freeze_fraction`]):
+    /// `⌈lambda_freeze_fraction·episodes⌉`.
+    pub fn lambda_freeze(&self) -> u64 {
+        (self.lambda_freeze_fraction * self.episodes as f64).ceil() as u64
     }
 
     /// ε of episode `episode` (0-based): linear from `eps_start` at episode 0 to `eps_end` at episode
@@ -274,6 +291,14 @@ impl C2marlConfig {
         real(
             "dual_start_fraction",
             self.dual_start_fraction,
+            0.0,
+            false,
+            1.0,
+            false,
+        );
+        real(
+            "lambda_freeze_fraction",
+            self.lambda_freeze_fraction,
             0.0,
             false,
             1.0,

@@ -528,6 +528,50 @@ fn pm_dual_step_targets_one_minus_alpha_on_the_worst_machine() {
     assert_eq!(tr.train_episode(&mut env, 0).lambda, 8.0);
 }
 
+#[test]
+fn lambda_freeze_holds_the_mean_of_the_dual_iterates() {
+    // no machine unsafe: the dual steps give λ = 8, 6, 4 (episodes 0–2, from 10 by η = 2); from episode
+    // ⌈0.75·4⌉ = 3 on λ is held at (8 + 6 + 4)/3 = 6 and no greedy episode runs
+    let cfg = C2marlConfig {
+        dual_start_fraction: 0.0,
+        dual_window: 4,
+        dual_cost: DualCost::Pm,
+        alpha: 0.75,
+        eta_lambda: 2.0,
+        lambda_init: 10.0,
+        episodes: 4,
+        lambda_freeze_fraction: 0.75,
+        ..toy_config()
+    };
+    assert_eq!(cfg.lambda_freeze(), 3);
+    let mut env = Toy::new(2);
+    env.forced_cost = Some(1.0);
+    env.unsafe_machines = Some(vec![]);
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    let logs: Vec<_> = (0..5).map(|e| tr.train_episode(&mut env, e)).collect();
+    let l: Vec<f64> = logs.iter().map(|g| g.lambda).collect();
+    assert_eq!(l, [8.0, 6.0, 4.0, 6.0, 6.0]);
+    assert!(logs[2].greedy_cost.is_some() && logs[3].greedy_cost.is_none());
+    // written only when below 1; 1.5 is refused naming the field
+    assert!(!serde_json::to_string(&C2marlConfig::default())
+        .unwrap()
+        .contains("lambda_freeze"));
+    assert!(serde_json::to_string(&cfg)
+        .unwrap()
+        .contains("\"lambda_freeze_fraction\":0.75"));
+    let bad = C2marlConfig {
+        lambda_freeze_fraction: 1.5,
+        ..toy_config()
+    };
+    assert!(
+        bad.validate()
+            .iter()
+            .any(|e| e.contains("lambda_freeze_fraction")),
+        "{:?}",
+        bad.validate()
+    );
+}
+
 fn trained_policy() -> TrainedPolicy {
     let cfg = C2marlConfig {
         hidden: vec![8, 8],

@@ -92,6 +92,9 @@ pub struct Trainer {
     /// With [`DualCost::Pm`]: the unsafe machines of the same greedy episodes (ring aligned with `greedy_costs`).
     greedy_unsafe: Vec<Vec<u32>>,
     greedy_next: usize,
+    /// Σ λ after each dual step and their count (the mean λ is held from [`C2marlConfig::lambda_freeze`] on).
+    lambda_sum: f64,
+    lambda_steps: u64,
     replay: Replay,
     log: Vec<EpisodeLog>,
     work: Work,
@@ -179,6 +182,8 @@ impl Trainer {
             greedy_costs: Vec::with_capacity(config.dual_window),
             greedy_unsafe: Vec::new(),
             greedy_next: 0,
+            lambda_sum: 0.0,
+            lambda_steps: 0,
             replay: Replay::new(config.replay, &d),
             log: Vec::new(),
             config: config.clone(),
@@ -234,6 +239,10 @@ impl Trainer {
             self.dims,
             "Trainer::train_episode: environment of other dimensions"
         );
+        let frozen = episode >= self.config.lambda_freeze();
+        if frozen && self.lambda_steps > 0 {
+            self.lambda = self.lambda_sum / self.lambda_steps as f64;
+        }
         let eps = self.config.epsilon(episode);
         let (steps, hot, reward_sum) = self.run_episode(env, episode, eps, true);
         let mut rng = stream(self.seed, component::REPLAY, episode);
@@ -249,13 +258,15 @@ impl Trainer {
             }
         }
         let mut unsafe_pms = Vec::new();
-        let greedy_cost = (episode >= self.config.dual_start()).then(|| {
+        let greedy_cost = (episode >= self.config.dual_start() && !frozen).then(|| {
             let (g_steps, g_hot, _) = self.run_episode(env, episode, 0.0, false);
             g_hot / g_steps as f64
         });
         if let Some(g) = greedy_cost {
             let pm = self.config.dual_cost == DualCost::Pm && env.unsafe_machines(&mut unsafe_pms);
             self.dual_step(g, pm.then_some(unsafe_pms));
+            self.lambda_sum += self.lambda;
+            self.lambda_steps += 1;
         }
         let log = EpisodeLog {
             episode,
