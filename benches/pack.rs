@@ -46,7 +46,8 @@ fn bench(c: &mut Criterion) {
     // a user's script (issue 31): one call of the starter GPA script's `fits` against the built-in test's,
     // and the whole packing with it (a scan over the open bins, one script call per bin tried)
     let script = std::sync::Arc::new(compile(STARTER_GPA).unwrap());
-    let fit = ScriptFit::new(script.clone());
+    // no run budget here: the bench makes millions of calls (a run's budget would stop them)
+    let fit = ScriptFit::with_budget(script.clone(), u64::MAX);
     let builtin = FitSpec::Gpa(0.05).test();
     let bin = BinLoad {
         n: 20,

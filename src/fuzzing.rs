@@ -27,7 +27,11 @@ pub const TARGETS: &[&str] = &[
     "model_files",
     "swim",
     "policy_file",
+    "script",
 ];
+
+/// The operation budget of one input of the `script` target (small, so a hostile input costs milliseconds).
+pub const SCRIPT_BUDGET: u64 = 200_000;
 
 /// The scenario the `policy_file` target loads its input into: the oversubscription model with one policy,
 /// the trained-policy file `policy.json` (what `packlab oversub-train --preset E1.1 --pms 20 --seed 1` writes
@@ -237,6 +241,7 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
             .map(|_| ())
             .map_err(|e| e.to_string())
         }
+        "script" => script(data),
         "policy_file" => {
             // as an import on the page: the run is planned with the file (loaded, checked, matched against
             // the scenario), evaluated, and the loaded policy exported again
@@ -275,4 +280,42 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
         }
         _ => return None,
     })
+}
+
+/// The `script` target: `data` as a placement script (issue 31) compiled, then its hooks called as a packing
+/// calls them (an item's size from its observations, the fit test and the Best Fit key on two machines) within
+/// [`SCRIPT_BUDGET`] operations. `Err("script: …")` for a rejected script or a run-time error.
+fn script(data: &[u8]) -> Result<(), String> {
+    use crate::models::placement::policies::fit_test::{BinLoad, FitTest, ItemStats};
+    use crate::models::placement::policies::script::{compile, ScriptFit};
+    let src = String::from_utf8_lossy(data);
+    let s = compile(&src).map_err(|e| format!("script: {e}"))?;
+    let fit = ScriptFit::with_budget(std::sync::Arc::new(s), SCRIPT_BUDGET);
+    let obs = [0.1, 0.2, 0.2, 0.5, 0.9];
+    let size = fit.item_size(0.38, 0.29, &obs);
+    let item = ItemStats {
+        mean: 0.38,
+        var: 0.0841,
+        size,
+    };
+    for bin in [
+        BinLoad::default(),
+        BinLoad {
+            n: 3,
+            mean: 1.9,
+            var: 0.3,
+            size: 2.2,
+        },
+    ] {
+        let _ = fit.fits(&bin, &item, 4.0);
+        let _ = fit.best_fit_key(&bin, &item, 4.0);
+    }
+    assert!(
+        fit.operations() <= SCRIPT_BUDGET,
+        "the budget was overspent"
+    );
+    match fit.take_error() {
+        Some(e) => Err(format!("script: {e}")),
+        None => Ok(()),
+    }
 }

@@ -32,6 +32,7 @@ fn located(target: &str, message: &str) -> bool {
         "swim" => &["jobs.tsv"],
         "usage_readers" => &["vms"],
         "policy_file" => &["oversub.policies: policy.json: "],
+        "script" => &["script: "],
         _ => return false,
     };
     names.iter().any(|n| message.starts_with(n))

@@ -498,6 +498,20 @@ fn scripts_in_the_frontier_and_their_errors() {
     assert_eq!(e.field.as_deref(), Some("placement.scripts[2].source"));
     assert!(e.message.contains("operation limit"), "{e}");
 
+    // under the per-call limit (~45 000 operations a call) but over the run's budget in ~450 of the ~1 800
+    // calls of a packing that opens a machine per VM: stopped, the field named
+    p.scripts[2] = ScriptPolicy::new(
+        "burn",
+        "fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) {\n  let i = 0;\n  while i < 7500 { i += 1; }\n  false\n}",
+    );
+    let e = run_frontier(&t, &p, 1, &mut |_, _| true).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("placement.scripts[2].source"));
+    assert!(
+        e.message
+            .contains("'fits' ran over the operation budget of one run (20000000 operations"),
+        "{e}"
+    );
+
     p.scripts[2] = ScriptPolicy::new(
         "bad",
         "fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) {\n  mu +\n}",

@@ -15,7 +15,9 @@
 
 use rhai::{CallFnOptions, Dynamic, Engine, EvalAltResult, Position, Scope, AST};
 use serde::Serialize;
+use std::cell::Cell;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The language a script is written in, as recorded with it in scenarios and links (bumped when a change of
 /// the language or of a hook's arguments could change a saved script's numbers).
@@ -40,11 +42,15 @@ pub struct Limits {
     pub string_size: usize,
     /// Elements in any array.
     pub array_size: usize,
+    /// Operations over all the calls of one run ([`Budget`]): a model's run (one packing, one episode)
+    /// stops when its script has spent them.
+    pub run_operations: u64,
 }
 
 impl Default for Limits {
     /// 50 000 operations per call (GPA's fit test takes about 20), 16 nested calls, depth 32, strings of
-    /// 1 000 characters, arrays of 100 000 elements (a percentile test reads up to `placement` R observations).
+    /// 1 000 characters, arrays of 100 000 elements (a percentile test reads up to `placement` R observations),
+    /// RUN_OPERATIONS per run.
     fn default() -> Self {
         Limits {
             operations: 50_000,
@@ -52,8 +58,51 @@ impl Default for Limits {
             expr_depth: 32,
             string_size: 1_000,
             array_size: 100_000,
+            run_operations: RUN_OPERATIONS,
         }
     }
+}
+
+/// The default operation budget of one run, [`Limits::run_operations`]: 20 million, about 30 times what the
+/// starter GPA spends packing the whole PlanetLab day (0.61–0.64 M over ~30 000 calls of `fits`), and 400
+/// calls at the per-call limit.
+pub const RUN_OPERATIONS: u64 = 20_000_000;
+
+/// The operations a run's script may still spend (shared by the threads of that run). Each call is cut at
+/// the smaller of the per-call limit and what is left, so a run never spends more than its budget.
+#[derive(Debug)]
+pub struct Budget {
+    total: u64,
+    left: AtomicU64,
+}
+
+impl Budget {
+    /// A budget of `ops` operations.
+    pub fn new(ops: u64) -> Self {
+        Budget {
+            total: ops,
+            left: AtomicU64::new(ops),
+        }
+    }
+
+    /// Operations spent so far.
+    pub fn spent(&self) -> u64 {
+        self.total - self.left.load(Ordering::Relaxed)
+    }
+
+    fn spend(&self, ops: u64) {
+        let _ = self
+            .left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |l| {
+                Some(l.saturating_sub(ops))
+            });
+    }
+}
+
+thread_local! {
+    /// The running call's operations so far and its cap (what is left of its run's budget), set by
+    /// [`Script::call_in`] and read by the engine's progress callback (a call runs on one thread).
+    static CALL: (Cell<u64>, Cell<u64>) = const { (Cell::new(0), Cell::new(u64::MAX)) };
 }
 
 /// A function a model calls in a script: its name and its arguments' names, in order.
@@ -134,6 +183,13 @@ fn engine(limits: &Limits) -> Engine {
         .set_max_array_size(limits.array_size)
         .set_max_variables(1_000)
         .set_max_functions(100)
+        .on_progress(|ops| {
+            CALL.with(|(n, cap)| {
+                n.set(ops);
+                // Some ends the call (ErrorTerminated): the run's budget is spent
+                (ops > cap.get()).then_some(Dynamic::UNIT)
+            })
+        })
         .on_print(|_| {})
         .on_debug(|_, _, _| {});
     e.disable_symbol("eval");
@@ -202,43 +258,108 @@ impl Script {
     pub fn call(&self, name: &str, args: impl rhai::FuncArgs) -> Result<Dynamic, ScriptError> {
         let mut scope = Scope::new();
         let opts = CallFnOptions::new().eval_ast(false).rewind_scope(true);
+        CALL.with(|(n, cap)| {
+            n.set(0);
+            cap.set(u64::MAX);
+        });
         self.engine
             .call_fn_with_options::<Dynamic>(opts, &mut scope, &self.ast, name, args)
-            .map_err(|e| runtime_error(name, *e))
+            .map_err(|e| runtime_error(name, *e, None))
+    }
+
+    /// [`Script::call`] within a run's `budget`: the call's operations are taken from it, and a call that
+    /// would overspend it stops with an error naming the budget.
+    pub fn call_in(
+        &self,
+        budget: &Budget,
+        name: &str,
+        args: impl rhai::FuncArgs,
+    ) -> Result<Dynamic, ScriptError> {
+        let left = budget.left.load(Ordering::Relaxed);
+        if left == 0 {
+            return Err(ScriptError::plain(over_budget(name, budget.total)));
+        }
+        let mut scope = Scope::new();
+        let opts = CallFnOptions::new().eval_ast(false).rewind_scope(true);
+        CALL.with(|(n, cap)| {
+            n.set(0);
+            cap.set(left);
+        });
+        let r = self
+            .engine
+            .call_fn_with_options::<Dynamic>(opts, &mut scope, &self.ast, name, args);
+        budget.spend(CALL.with(|(n, _)| n.get()));
+        r.map_err(|e| runtime_error(name, *e, Some(budget.total)))
     }
 
     /// [`Script::call`] for a number: an integer result is converted; anything else is an error.
     pub fn call_f64(&self, name: &str, args: impl rhai::FuncArgs) -> Result<f64, ScriptError> {
-        let v = self.call(name, args)?;
-        if let Ok(x) = v.as_float() {
-            Ok(x)
-        } else if let Ok(i) = v.as_int() {
-            Ok(i as f64)
-        } else {
-            Err(ScriptError::plain(format!(
-                "'{name}' returned {} ({}); a number is needed",
-                v,
-                v.type_name()
-            )))
-        }
+        as_f64(name, self.call(name, args)?)
+    }
+
+    /// [`Script::call_in`] for a number, as [`Script::call_f64`].
+    pub fn call_f64_in(
+        &self,
+        budget: &Budget,
+        name: &str,
+        args: impl rhai::FuncArgs,
+    ) -> Result<f64, ScriptError> {
+        as_f64(name, self.call_in(budget, name, args)?)
     }
 
     /// [`Script::call`] for a boolean (`true`/`false` only).
     pub fn call_bool(&self, name: &str, args: impl rhai::FuncArgs) -> Result<bool, ScriptError> {
-        let v = self.call(name, args)?;
-        v.as_bool().map_err(|_| {
-            ScriptError::plain(format!(
-                "'{name}' returned {} ({}); true or false is needed",
-                v,
-                v.type_name()
-            ))
-        })
+        as_bool(name, self.call(name, args)?)
     }
+
+    /// [`Script::call_in`] for a boolean, as [`Script::call_bool`].
+    pub fn call_bool_in(
+        &self,
+        budget: &Budget,
+        name: &str,
+        args: impl rhai::FuncArgs,
+    ) -> Result<bool, ScriptError> {
+        as_bool(name, self.call_in(budget, name, args)?)
+    }
+}
+
+/// A hook's value as a number: an integer is converted; anything else is an error.
+fn as_f64(name: &str, v: Dynamic) -> Result<f64, ScriptError> {
+    if let Ok(x) = v.as_float() {
+        Ok(x)
+    } else if let Ok(i) = v.as_int() {
+        Ok(i as f64)
+    } else {
+        Err(ScriptError::plain(format!(
+            "'{name}' returned {} ({}); a number is needed",
+            v,
+            v.type_name()
+        )))
+    }
+}
+
+/// A hook's value as a boolean (`true`/`false` only).
+fn as_bool(name: &str, v: Dynamic) -> Result<bool, ScriptError> {
+    v.as_bool().map_err(|_| {
+        ScriptError::plain(format!(
+            "'{name}' returned {} ({}); true or false is needed",
+            v,
+            v.type_name()
+        ))
+    })
+}
+
+/// The message of a spent run budget of `total` operations.
+fn over_budget(name: &str, total: u64) -> String {
+    format!(
+        "'{name}' ran over the operation budget of one run ({total} operations over all its calls): \
+         the script does too much per call"
+    )
 }
 
 /// A runtime error in words, at the innermost position; the operation limit and the call depth say which
 /// limit was hit.
-fn runtime_error(name: &str, e: EvalAltResult) -> ScriptError {
+fn runtime_error(name: &str, e: EvalAltResult, budget: Option<u64>) -> ScriptError {
     let inner = e.unwrap_inner();
     // the innermost place, else the call's (the operation limit has none of its own)
     let pos = if inner.position().is_none() {
@@ -247,6 +368,9 @@ fn runtime_error(name: &str, e: EvalAltResult) -> ScriptError {
         inner.position()
     };
     let message = match inner {
+        EvalAltResult::ErrorTerminated(..) if budget.is_some() => {
+            over_budget(name, budget.unwrap_or_default())
+        }
         EvalAltResult::ErrorTooManyOperations(_) => {
             format!("'{name}' ran over the operation limit of one call (an endless loop?)")
         }

@@ -99,3 +99,29 @@ fn oversized_source_is_refused() {
     let src = format!("fn f(x, y) {{ x }}\n//{}", "a".repeat(MAX_SOURCE_BYTES));
     assert!(compile(&src).unwrap_err().message.contains("at most"));
 }
+
+/// A run's budget: each call's operations are taken from it, the call that would overspend it stops with a
+/// message naming the budget, and every later call of the run is refused at once; the run never spends
+/// more than the budget.
+#[test]
+fn a_run_stops_at_its_operation_budget() {
+    // 1 000 turns of ~6 operations: about 6 000 per call, far under the per-call limit
+    let s = compile("fn f(x, y) {\n  let i = 0;\n  while i < 1000 { i += 1; }\n  x\n}").unwrap();
+    let per_call = {
+        let b = Budget::new(u64::MAX);
+        s.call_f64_in(&b, "f", [1.0, 0.0]).unwrap();
+        b.spent()
+    };
+    assert!((3_000..10_000).contains(&per_call), "{per_call}");
+    let budget = Budget::new(10 * per_call + per_call / 2);
+    for _ in 0..10 {
+        assert_eq!(s.call_f64_in(&budget, "f", [1.0, 0.0]).unwrap(), 1.0);
+    }
+    let e = s.call_f64_in(&budget, "f", [1.0, 0.0]).unwrap_err();
+    assert!(e.message.contains("operation budget of one run"), "{e}");
+    assert!(budget.spent() <= 10 * per_call + per_call / 2);
+    let e = s.call_f64_in(&budget, "f", [1.0, 0.0]).unwrap_err();
+    assert!(e.message.contains("operation budget of one run"), "{e}");
+    // without a budget (Script::call) the same script runs on
+    assert_eq!(s.call_f64("f", [2.0, 0.0]).unwrap(), 2.0);
+}

@@ -4,6 +4,7 @@
 
 import { h, setChildren } from '../common/dom.js';
 import { defaultAt, fieldId, field, num, readNumber, showFieldErrors } from '../common/fields.js';
+import { createScriptBox } from '../common/script-box.js';
 
 const FAMILY_INFO = {
   gpa: { label: 'GPA', knob: 'ρ', hint: 'SLO ρ in (0, 1): fits if μ′ + z₁₋ρ·σ′ ≤ c' },
@@ -37,6 +38,9 @@ export function createControls({ onChange, wasm }) {
   const fit = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: defaultAt(D, 'placement.fit') });
 
   const familyRows = h('div', { class: 'families' });
+  let starters = [];
+  try { starters = wasm.model_call({ model: 'placement' }, 'starters', null); } catch { starters = []; }
+  const scriptBox = createScriptBox({ model: 'placement', starters, onChange: () => onChange() });
   let families = []; // [{ family, enabled: checkbox, grid: input }]
 
   const el = h('section', { class: 'card', id: 'controls-card', 'aria-labelledby': 'controls-title' },
@@ -53,6 +57,8 @@ export function createControls({ onChange, wasm }) {
         Object.assign(rebalance, { id: fieldId('placement.rebalance') }), h('span', {}, 'rebalance (Alg. 1)'))),
     h('h3', {}, 'Fit families on the chart'),
     familyRows,
+    h('h3', {}, 'Your policy'),
+    scriptBox.el,
     h('h3', {}, 'Teaching view'),
     field('placement.fit', 'packing shown (click a point)', fit, 'a fit spec: gpa:RHO, gpa-cal:RHO, av:F, perc:P, cantelli:B or max'));
   rebalance.dataset.field = 'placement.rebalance';
@@ -99,6 +105,7 @@ export function createControls({ onChange, wasm }) {
     target.value = String(p.target_rho);
     fit.value = p.fit;
     buildFamilies(p.families);
+    scriptBox.fill(p.scripts);
     showErrors([]);
   }
 
@@ -136,6 +143,7 @@ export function createControls({ onChange, wasm }) {
       }
       return out;
     });
+    p.scripts = scriptBox.read();
     // NaN cannot cross as JSON: keep the previous value for the engine check, the JS error is shown instead
     for (const key of ['capacity', 'clairvoyance', 'target_rho']) if (!Number.isFinite(p[key])) p[key] = base.placement[key];
     return { scenario: s, errors };

@@ -114,7 +114,7 @@ impl ModelDef for PlacementModel {
         uses_workload: false,
         experiments: &[],
         charts: chart::CHARTS,
-        ops: &[],
+        ops: &["starters"],
         run_ops: &["machine"],
     };
     type Section = PlacementParams;
@@ -140,6 +140,30 @@ impl ModelDef for PlacementModel {
     ) -> Result<FrontierRun, RunError> {
         let trace = inputs.need_trace()?;
         Ok(FrontierRun::new(trace, section, seed)?)
+    }
+
+    /// `starters`: the starter scripts of the playground's code box (issue 31), `[{ name, language, source }]`
+    /// ([`policies::script::STARTERS`]).
+    fn call<S: serde::Serializer>(
+        _section: &PlacementParams,
+        _seed: u64,
+        op: &str,
+        _args: &serde_json::Value,
+        _inputs: &Inputs,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
+        use serde::Serialize;
+        match op {
+            "starters" => policies::script::STARTERS
+                .iter()
+                .map(|(name, source)| ScriptPolicy::new(name, source))
+                .collect::<Vec<_>>()
+                .serialize(ser)
+                .map_err(crate::experiment::ser_error),
+            _ => Err(RunError::msg(format!(
+                "the placement model has no operation '{op}'"
+            ))),
+        }
     }
 
     /// The charts of this model's table ([`chart::draw`]).

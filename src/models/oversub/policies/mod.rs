@@ -40,6 +40,7 @@ pub mod ma;
 pub mod peak;
 pub mod resolve;
 pub mod rule;
+pub mod script;
 pub mod sl;
 pub mod spec;
 

@@ -19,7 +19,7 @@
 //! reads the first error with [`ScriptFit::take_error`].
 
 use super::fit_test::{BinLoad, FitTest, ItemStats};
-use crate::script::{Hook, Limits, Script, ScriptError};
+use crate::script::{Budget, Hook, Limits, Script, ScriptError};
 use rhai::Dynamic;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -56,20 +56,33 @@ pub struct ScriptFit {
     script: Arc<Script>,
     has_score: bool,
     has_size: bool,
+    budget: Budget,
     failed: AtomicBool,
     error: Mutex<Option<ScriptError>>,
 }
 
 impl ScriptFit {
-    /// The fit test of `script` (compiled by [`compile`]).
+    /// The fit test of `script` (compiled by [`compile`]), for one packing within the default operation
+    /// budget of a run ([`Limits::run_operations`]).
     pub fn new(script: Arc<Script>) -> Self {
+        Self::with_budget(script, Limits::default().run_operations)
+    }
+
+    /// [`ScriptFit::new`] with a budget of `ops` operations over the packing's calls.
+    pub fn with_budget(script: Arc<Script>, ops: u64) -> Self {
         ScriptFit {
+            budget: Budget::new(ops),
             has_score: script.defines("score", FIT_ARGS.len()),
             has_size: script.defines("size", 3),
             script,
             failed: AtomicBool::new(false),
             error: Mutex::new(None),
         }
+    }
+
+    /// Operations the script has spent in this packing so far.
+    pub fn operations(&self) -> u64 {
+        self.budget.spent()
     }
 
     /// The first run-time error of the script so far, if any (and clears it).
@@ -114,7 +127,7 @@ impl FitTest for ScriptFit {
             Dynamic::from_float(sd),
             Dynamic::from_array(obs),
         ];
-        match self.script.call_f64("size", args) {
+        match self.script.call_f64_in(&self.budget, "size", args) {
             Ok(s) => s,
             Err(e) => {
                 self.fail(e);
@@ -127,7 +140,10 @@ impl FitTest for ScriptFit {
         if self.failed.load(Ordering::Relaxed) {
             return false;
         }
-        match self.script.call_bool("fits", Self::args(bin, item, c)) {
+        match self
+            .script
+            .call_bool_in(&self.budget, "fits", Self::args(bin, item, c))
+        {
             Ok(b) => b,
             Err(e) => {
                 self.fail(e);
@@ -143,7 +159,10 @@ impl FitTest for ScriptFit {
         if self.failed.load(Ordering::Relaxed) {
             return f64::NAN;
         }
-        match self.script.call_f64("score", Self::args(bin, item, c)) {
+        match self
+            .script
+            .call_f64_in(&self.budget, "score", Self::args(bin, item, c))
+        {
             Ok(k) => k,
             Err(e) => {
                 self.fail(e);

@@ -1,0 +1,77 @@
+// A code box for a user's policy script (issue 31, docs/policies.md): a text area with the model's starter
+// scripts to pick from, on/off and a name. The box edits the scenario's `<model>.scripts[0]`; the engine
+// compiles it when the controls are checked (check_scenario), so a syntax error comes back for the field
+// `<model>.scripts[0].source` as "line L, column C: …" and shows under the box, and nothing runs.
+
+import { h } from './dom.js';
+import { field } from './fields.js';
+
+/**
+ * @param {object} o
+ * @param {string} o.model       the scenario section (e.g. 'placement')
+ * @param {{ name: string, language: string, source: string }[]} o.starters  the engine's starter scripts
+ * @param {() => void} o.onChange  fires on every edit
+ * @returns {{ el: HTMLElement, fill(scripts: object[]): void, read(): object[] }}
+ */
+export function createScriptBox({ model, starters, onChange }) {
+  const at = (key) => `${model}.scripts[0].${key}`;
+  const enabled = h('input', { type: 'checkbox', id: 'script-enabled' });
+  const name = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'mine' });
+  const source = h('textarea', {
+    class: 'script-source', rows: 12, spellcheck: false, autocomplete: 'off', wrap: 'off',
+    placeholder: 'fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) { … }  (pick a starter above)',
+  });
+  const pick = h('select', { id: 'script-starter', 'aria-label': 'starter script' },
+    h('option', { value: '' }, 'start from…'),
+    starters.map((s) => h('option', { value: s.name }, s.name)));
+  let language = starters.length ? starters[0].language : 'rhai-1';
+  let rest = []; // scripts after the first (from a link), kept as they are
+
+  pick.addEventListener('change', () => {
+    const s = starters.find((x) => x.name === pick.value);
+    pick.value = '';
+    if (!s) return;
+    source.value = s.source;
+    name.value = s.name;
+    enabled.checked = true;
+    onChange();
+  });
+  for (const i of [name, source]) i.addEventListener('input', onChange);
+  enabled.addEventListener('change', onChange);
+  // Tab indents inside the box instead of leaving it (Shift+Tab and Escape, then Tab, still leave)
+  source.addEventListener('keydown', (e) => {
+    if (e.key !== 'Tab' || e.shiftKey || source.dataset.escaped) return;
+    e.preventDefault();
+    source.setRangeText('  ', source.selectionStart, source.selectionEnd, 'end');
+    onChange();
+  });
+  source.addEventListener('keyup', (e) => { if (e.key === 'Escape') source.dataset.escaped = '1'; });
+  source.addEventListener('focus', () => { delete source.dataset.escaped; });
+
+  const el = h('div', { class: 'script-box' },
+    h('div', { class: 'script-head' },
+      h('label', { class: 'field check', for: enabled.id }, enabled,
+        h('span', { class: 'swatch fam-script', 'aria-hidden': 'true' }), h('span', {}, 'on the chart')),
+      field(at('name'), 'name', name, '1–40 letters, digits, _ or -; the point is script:NAME'),
+      pick),
+    field(at('source'), 'script (Rhai): fits(…) required, score(…) and size(…) optional', source,
+      'compiled on every edit; errors show with their line and column'));
+
+  /** Put the section's `scripts` list into the box (the first script; an empty box when there is none). */
+  function fill(scripts) {
+    const s = (scripts || [])[0];
+    rest = (scripts || []).slice(1);
+    source.value = s ? s.source : '';
+    name.value = s ? s.name : '';
+    enabled.checked = s ? !!s.enabled : true;
+    if (s) language = s.language;
+  }
+
+  /** The section's `scripts` list from the box: none while the box is empty. */
+  function read() {
+    if (!source.value.trim()) return rest;
+    return [{ name: name.value.trim() || 'mine', language, enabled: enabled.checked, source: source.value }, ...rest];
+  }
+
+  return { el, fill, read };
+}
