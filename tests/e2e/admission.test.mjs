@@ -229,7 +229,10 @@ test('Azure 2017-fitted parameters: the fit fills the identified parameters and 
   assert.equal(s.admission.params.initial_size.kind, 'empirical');
   assert.equal(s.admission.params.priors.kappa, 20);
   // the fitted scenario runs (cancelled here: the fitted arrival rate makes it longer than the small one)
-  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'running', null, { timeout: 90_000 });
+  // 'running' also reads during the fit itself (Cancel disabled: a fit is not cancelled), and the run that a
+  // change of the source starts before the fit is cancelled by the fitted one: wait for a run Cancel can stop
+  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'running'
+    && !document.querySelector('#admission-cancel').disabled, null, { timeout: 90_000 });
   await page.click('#admission-cancel');
   await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled', null, { timeout: 15_000 });
   assert.deepEqual(page.problems, []);
