@@ -217,6 +217,7 @@ test('Azure 2017-fitted parameters: the fit fills the identified parameters and 
   const page = await newPage(env.browser);
   await page.goto(env.server.url + await linkFor(SMALL));
   await waitAdmission(page);
+  const runsBefore = Number(await page.getAttribute('#admission-card', 'data-runs') || 0);
   await page.selectOption('#f-admission-source', 'azure');
   // the fit and the fitted run's start wait for a busy machine (the test files run two at a time): the run-sized
   // limit of waitAdmission, not playwright's 30 s
@@ -228,13 +229,9 @@ test('Azure 2017-fitted parameters: the fit fills the identified parameters and 
   assert.equal(s.admission.source, 'azure');
   assert.equal(s.admission.params.initial_size.kind, 'empirical');
   assert.equal(s.admission.params.priors.kappa, 20);
-  // the fitted scenario runs (cancelled here: the fitted arrival rate makes it longer than the small one)
-  // 'running' also reads during the fit itself (Cancel disabled: a fit is not cancelled), and the run that a
-  // change of the source starts before the fit is cancelled by the fitted one: wait for a run Cancel can stop
-  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'running'
-    && !document.querySelector('#admission-cancel').disabled, null, { timeout: 90_000 });
-  await page.click('#admission-cancel');
-  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled', null, { timeout: 15_000 });
+  // the fitted scenario runs to its end (28 short simulation runs: a second or two, too short to cancel reliably)
+  await waitAdmission(page, runsBefore);
+  assert.match(await page.textContent('#admission-status'), /tuned/);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
