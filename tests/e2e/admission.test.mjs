@@ -64,16 +64,17 @@ test('the Admission control tab opens the admission view and starts the default 
   }
   assert.match(page.url(), /#s=v2\.d\d+\./); // made under the newest frozen defaults set
   assert.equal(await page.getAttribute('#tab-admission', 'aria-current'), 'page');
-  // the first tuned policy appears quickly; then cancel the rest (the full default run is measured elsewhere)
+  // the first tuned policy appears quickly, then the default run goes to its end (issue 28: the full result of each
+  // tab's default view, measured, not asserted; Cancel is tested on the small scenario below)
   await page.waitForFunction(() => document.querySelectorAll('#admission-rows tr').length >= 1, null, { timeout: 60_000 });
   const firstMs = Date.now() - t0;
   // while it runs, the run controls estimate the time left from the fraction done
   await page.waitForFunction(() => /^about \d+ (s|min) left$/.test(document.querySelector('#admission-eta')?.textContent || ''), null, { timeout: 30_000 });
   assert.ok((await canvasInk(page, '#admission-canvas')) > 3000, 'frontier canvas is blank');
-  await page.click('#admission-cancel');
-  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled', null, { timeout: 15_000 });
+  await waitAdmission(page);
+  const fullMs = Date.now() - t0;
   assert.match(await page.textContent('#admission-data'), /Azure 2017/);
-  recordMetrics({ browser_admission_first_policy_ms: firstMs });
+  recordMetrics({ browser_admission_first_policy_ms: firstMs, browser_admission_default_report_ms: fullMs });
   // and the Placement tab goes back to the placement view
   await page.click('#tab-placement');
   await page.waitForSelector('#frontier-card');
