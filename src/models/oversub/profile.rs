@@ -313,6 +313,28 @@ pub struct Episode {
     pub subs: usize,
 }
 
+impl Episode {
+    /// An episode of `subs` subscribers over `hours` hours without any VM request: every subscriber-hour of
+    /// `−HISTORY_H..hours` empty (no VMs, [`HIST_BINS`] zero bins). A fixture for the rate policies' tests.
+    #[cfg(test)]
+    pub(crate) fn empty(subs: usize, hours: i32) -> Self {
+        let stats = vec![
+            SubHour {
+                hist: vec![0; HIST_BINS],
+                ..SubHour::default()
+            };
+            (HISTORY_H + hours) as usize * subs
+        ];
+        Episode {
+            vms: vec![],
+            usage: vec![],
+            hours,
+            stats,
+            subs,
+        }
+    }
+}
+
 /// Hour of day of hour `t` (episodes start at midnight on a Monday).
 #[inline]
 pub fn hour_of_day(t: i32) -> usize {

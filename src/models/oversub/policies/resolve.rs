@@ -50,7 +50,7 @@ pub fn resolve<'a>(
 #[cfg(test)]
 mod tests {
     use super::super::super::cluster::Cluster;
-    use super::super::super::profile::{Episode, SubHour, HIST_BINS};
+    use super::super::super::profile::Episode;
     use super::super::spec::Peak;
     use super::*;
     use std::borrow::Cow;
@@ -64,19 +64,7 @@ mod tests {
             sd: vec![[0.0; 24]],
             kappa: vec![8.0],
         };
-        let ep = Episode {
-            vms: vec![],
-            usage: vec![],
-            hours: 2,
-            stats: vec![
-                SubHour {
-                    hist: vec![0; HIST_BINS],
-                    ..Default::default()
-                };
-                50
-            ],
-            subs: 1,
-        };
+        let ep = Episode::empty(1, 2);
         let c = Cluster::new(&p, Cow::Borrowed(&ep), false);
         let mut out = [0.0];
         let mut rate = |pol: Policy| {

@@ -163,7 +163,7 @@ pub const STARTER_SL_RECENT: &str =
 #[cfg(test)]
 mod tests {
     use super::super::super::params::{component, OversubParams};
-    use super::super::super::profile::{Episode, Profiles, HIST_BINS};
+    use super::super::super::profile::{Episode, Profiles};
     use super::super::ma::Ma;
     use super::super::sl::Sl;
     use super::*;
@@ -233,19 +233,7 @@ mod tests {
             kappa: vec![8.0],
         };
         let p = OversubParams::default();
-        let ep = Episode {
-            vms: vec![],
-            usage: vec![],
-            hours: 2,
-            stats: vec![
-                SubHour {
-                    hist: vec![0; HIST_BINS],
-                    ..Default::default()
-                };
-                50
-            ],
-            subs: 1,
-        };
+        let ep = Episode::empty(1, 2);
         let c = Cluster::new(&p, Cow::Borrowed(&ep), false);
         let src = "fn rate(h, sl, mu, sd, n, p95, mean, sd_u, target, min_rate) {\n  \"x\"\n}";
         let mut s = ScriptRate::new(Arc::new(compile(src).unwrap()), &est, 24, Predictor::of(&p));
