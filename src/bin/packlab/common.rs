@@ -110,6 +110,17 @@ macro_rules! set_given {
 }
 pub(crate) use set_given;
 
+/// A choice given by its name on the command line (`--flag NAME`), read as the scenario's serde name of `T`;
+/// errors: "--flag: unknown 'NAME' (expected …)", with `expected` listing the names in words.
+pub fn named<T: serde::de::DeserializeOwned>(
+    flag: &str,
+    v: &str,
+    expected: &str,
+) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(v.trim().to_string()))
+        .map_err(|_| format!("--{flag}: unknown '{v}' (expected {expected})"))
+}
+
 /// A comma-separated list (blank items skipped), each item parsed with `f`.
 pub fn list<T>(s: &str, f: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
     s.split(',')

@@ -1,7 +1,7 @@
 //! `packlab era run`: the reservation model (seed 004, ALGORITHMS.md §6) from the command line, through the
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
-use crate::common::{list, run_model, set_given, validated, workload_arg, Out};
+use crate::common::{list, named, run_model, set_given, validated, workload_arg, Out};
 use packlab::models::era::EraModel;
 use packlab::models::era::{EraParams, NonEraLoad, Policy, Preset, PAPER_DATACENTER_CORES};
 use packlab::scenario::{Model, Scenario};
@@ -120,14 +120,6 @@ fn params(a: &EraArgs) -> Result<EraParams, String> {
     p.lp_at_kappa = a.lp_at_kappa;
     if a.greedy_price.is_some() {
         p.e43_greedy_price = a.greedy_price;
-    }
-    fn named<T: serde::de::DeserializeOwned>(
-        flag: &str,
-        v: &str,
-        expected: &str,
-    ) -> Result<T, String> {
-        serde_json::from_value(serde_json::Value::String(v.trim().to_string()))
-            .map_err(|_| format!("--{flag}: unknown '{v}' (expected {expected})"))
     }
     if let Some(h) = &a.horizon {
         p.horizon = named("horizon", h, "open, no-arrivals or cut-windows")?;

@@ -1,7 +1,7 @@
 //! `packlab lifetime run`: the lifetime model (seed 003, ALGORITHMS.md §5) from the command line, through the
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
-use crate::common::{run_model, set_given, synthetic_arg, validated, workload_arg, Out};
+use crate::common::{named, run_model, set_given, synthetic_arg, validated, workload_arg, Out};
 use packlab::models::lifetime::predictor::NoisyEstimate;
 use packlab::models::lifetime::{LifetimeModel, LifetimeParams, Policy, PredictorKind};
 use packlab::scenario::{Model, Scenario, WorkloadRef};
@@ -201,17 +201,9 @@ fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
             ))
         }
     };
-    fn knob<T: serde::de::DeserializeOwned>(
-        flag: &str,
-        v: &str,
-        expected: &str,
-    ) -> Result<T, String> {
-        serde_json::from_value(serde_json::Value::String(v.trim().to_string()))
-            .map_err(|_| format!("--{flag}: unknown '{v}' (expected {expected})"))
-    }
-    p.ablation.scorer = knob("scorer", &a.scorer, "best-fit, first-fit or worst-fit")?;
-    p.ablation.nilas_cost = knob("nilas-cost", &a.nilas_cost, "stated, fine or binary")?;
-    p.ablation.lava_rules = knob(
+    p.ablation.scorer = named("scorer", &a.scorer, "best-fit, first-fit or worst-fit")?;
+    p.ablation.nilas_cost = named("nilas-cost", &a.nilas_cost, "stated, fine or binary")?;
+    p.ablation.lava_rules = named(
         "lava-rules",
         &a.lava_rules,
         "ours, no-open-move, no-cover, spec or cost-first",
