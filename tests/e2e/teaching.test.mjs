@@ -32,10 +32,22 @@ const WIDE = { width: 1366, height: 900 };
  */
 const KNOWN = [];
 
-/** Installed before the page's scripts: every fillText's box, in canvas pixels, per canvas. */
+/**
+ * Installed before the page's scripts: every fillText's box, in canvas pixels, per canvas, since the canvas was last
+ * cleared. Setting a canvas's width or height clears its pixels (every draw starts so, www/common/dom.js fitCanvas),
+ * so it clears the canvas's record too: the record is what is on screen. (Without it, a draw that lands between the
+ * record's clear and a resize, e.g. a side query's answer drawn at 390 px, left its texts beside the 1366 px draw's.)
+ */
 function recordText() {
   const orig = CanvasRenderingContext2D.prototype.fillText;
   window.__texts = new Map();
+  for (const prop of ['width', 'height']) {
+    const d = Object.getOwnPropertyDescriptor(HTMLCanvasElement.prototype, prop);
+    Object.defineProperty(HTMLCanvasElement.prototype, prop, {
+      ...d,
+      set(v) { window.__texts.delete(this); d.set.call(this, v); },
+    });
+  }
   CanvasRenderingContext2D.prototype.fillText = function fillText(text, x, y, ...rest) {
     const m = this.measureText(text);
     const t = this.getTransform();
