@@ -79,6 +79,8 @@ test('the Lifetime tab is enabled and its default view runs the default scenario
   const pinned = JSON.parse(readFileSync(path.join(ROOT, 'tests/pins', `link-${createHash('sha1').update(entry.link).digest('hex').slice(0, 10)}.json`), 'utf8'));
   assert.deepEqual(await readTable(page), tableOf(pinned.results));
   assert.equal(await page.getAttribute('#lifetime-setup-list dd[data-hosts]', 'data-hosts'), String(pinned.hosts));
+  // the spread note reads this run against the stored pools' paired differences (tests/e2e/lifetime-spread.test.mjs)
+  assert.match(await page.textContent('#lifetime-spread'), new RegExp(`one pool of ${pinned.hosts} hosts[^]*LAVA − NILAS −0\\.47 pp \\(s\\.d\\. 0\\.54 pp`));
   recordMetrics({
     browser_lifetime_default_first_result_ms: firstMs,
     browser_lifetime_default_first_result_in_page_ms: Number(await page.getAttribute('#lifetime-card', 'data-first-ms')),

@@ -13,6 +13,7 @@ import { updateLocation } from '../common/share.js';
 import { createRunView, viewHandle, drawCanvas, latestQuery } from '../common/run-view.js';
 import { runCells } from '../common/sweep.js';
 import { createControls, POLICIES } from './controls.js';
+import { spreadText } from './spread.js';
 
 const CHART_HEIGHT = 420;
 const TIMELINE_HEIGHT = 460;
@@ -71,32 +72,6 @@ const MIGRATION_COLUMNS = [
   ['change', 'change', 'LARS migrations vs the start order (seed 003: −4.32%, −4.55%)', (r) => (r.start_order.migrations > 0 ? `${(100 * (r.lars.migrations / r.start_order.migrations - 1)).toFixed(1)}%` : '–')],
   ['reordered', 'drains reordered', 'drains whose queue LARS puts in another order', (r) => int(r.lars.reordered_drains)],
 ];
-
-/**
- * The spread of a policy's Δ empty hosts vs best fit across pool instances: its standard deviation over the 5 pools
- * (seeds 1–5) of the default scenario with the oracle, percentage points (results/003/tables.md, E3.1). One run is
- * one pool, so a difference below this is within the spread of the result.
- */
-const SPREAD_PP = { 'la-binary': 0.88, nilas: 2.56, lava: 1.68 };
-
-/**
- * The sentences saying which differences of a complete run's Δ (best fit's 0 included) are within the spread
- * across pools (the larger of the two policies' `SPREAD_PP`).
- */
-export function spreadText(rows) {
-  const d = rows.map((r) => [r.policy, r.policy === 'best-fit' ? 0 : r.empty_hosts_pp_vs_best_fit, SPREAD_PP[r.policy] || 0]);
-  const out = [];
-  for (let i = 0; i < d.length; i++) {
-    for (let j = i + 1; j < d.length; j++) {
-      const [a, x, sa] = d[i];
-      const [b, y, sb] = d[j];
-      const s = Math.max(sa, sb);
-      if (Math.abs(x - y) < s) out.push(`${policyTitle(a)} vs ${policyTitle(b)}: ${(x - y).toFixed(2)} pp, within the spread across pools (s.d. ${s.toFixed(2)} pp)`);
-    }
-  }
-  return out.length ? `Within the spread (one run is one pool; the Δ varies by this much across 5 pools, results/003): ${out.join('; ')}.`
-    : 'Every difference between these policies exceeds their spread across pools (s.d. of Δ over 5 pools, results/003).';
-}
 
 /** The results table: [key, label, title (the formula), value, glossary term (default: the label, if the glossary has it)]. */
 const COLUMNS = [
@@ -370,11 +345,11 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     const s = report.setup;
     setStatus('done', `${report.results.length} policies in ${(res.elapsed_ms / 1000).toFixed(1)} s · ${int(s.vms)} VMs on ${int(report.hosts)} hosts`);
     subtitle.textContent = `${s.workload} (${s.split || 'all VMs'}), share ${fmt(sc.lifetime.share)}: ${int(s.vms)} VMs on ${int(report.hosts)} hosts of ${fmt(report.host_capacity[0])} cores / ${fmt(report.host_capacity[1])} GB, predictor ${report.predictor}, seed ${report.seed}`;
+    reportSc = sc;
     renderTable(results, true);
     drawChart();
     showData();
     updateLink();
-    reportSc = sc;
     fillTimelinePolicies();
     queryTimeline();
   }
@@ -432,7 +407,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
 
   function renderTable(rows, complete) {
     renderMigrations(rows);
-    spreadNote.textContent = complete ? spreadText(rows) : '';
+    spreadNote.textContent = complete && report ? spreadText(rows, reportSc, report.hosts, policyTitle) : '';
     const base = rows.find((x) => x.policy === 'best-fit');
     setChildren(tbody, rows.map((r) => {
       // the report carries Δ; while running, the same formula on the rows so far
