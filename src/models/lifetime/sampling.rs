@@ -470,3 +470,48 @@ impl Acc {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::substrate::des::Des;
+
+    /// Stranding by inflation (ALGORITHMS.md §5.8) on a pool worked by hand. Three hosts of 8 cores / 32 GB
+    /// (total 24 cores, 96 GB), used (6, 8), (3, 30) and (0, 0); the only recent shape is (2 cores, 8 GB).
+    /// Best fit by slack Σ_r (cap_r − used_r)/cap_r: host 0 (slack 2/8 + 24/32 = 1.0) and host 2 (2.0) fit, host 1
+    /// (30 + 8 > 32 GB) does not, so host 0 takes one (→ 8, 16) and is full in cores; host 2 then takes four
+    /// (→ 8, 32); nothing fits any more and 100 draws fail. Free after inflation: cores 0 + 5 + 0 = 5 of 24,
+    /// memory 16 + 2 + 0 = 18 of 96: stranded CPU 5/24 = 0.2083, memory 18/96 = 0.1875.
+    #[test]
+    fn inflation_strands_what_no_recent_shape_fits() {
+        let mut des = Des::<()>::new();
+        let mut hosts: Vec<Host> = (0..3).map(|_| Host::new([8.0, 32.0, 0.0], des.new_key())).collect();
+        hosts[0].used = [6.0, 8.0, 0.0];
+        hosts[1].used = [3.0, 30.0, 0.0];
+        let s = PoolState {
+            hosts: &hosts,
+            jobs: &[],
+            r0: &[],
+            class: &[],
+            total: [24.0, 96.0, 0.0],
+            by_size: &[0, 1, 2],
+            host_states: false,
+            warmup_h: 10.0,
+        };
+        let mut acc = Acc::default();
+        // no recent shape yet: no sample
+        acc.strand(&s, 1, 12.0);
+        assert_eq!(acc.strand_n, 0);
+        acc.note_shape([2.0, 8.0, 0.0]);
+        // inside the warm-up: no sample
+        acc.strand(&s, 1, 9.0);
+        assert_eq!(acc.strand_n, 0);
+        // two samples of the same pool (the inflation works on a copy: the pool is left as it was)
+        acc.strand(&s, 1, 12.0);
+        acc.strand(&s, 1, 18.0);
+        assert_eq!(acc.strand_n, 2);
+        assert_eq!(hosts[2].used, [0.0; DIMS]);
+        assert!((acc.strand_cpu / 2.0 - 5.0 / 24.0).abs() < 1e-12, "{}", acc.strand_cpu);
+        assert!((acc.strand_mem / 2.0 - 18.0 / 96.0).abs() < 1e-12, "{}", acc.strand_mem);
+    }
+}
