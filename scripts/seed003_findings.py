@@ -293,6 +293,38 @@ def fuller_lines(raw, table, alive):
     return lines
 
 
+def failure_lines(table, alive):
+    """The note under E3.1's tables on the VMs no host could take (review item 6): per start and predictor, each
+    policy's mean failures per pool, with its paired per-pool difference from best fit (mean ± 95% CI
+    half-width), and the largest share of a pool's arrivals they are."""
+    out, sig = [], []
+    share = 0.0
+    for start, runs in [("an empty start", table), ("App. F's warm-up", alive)]:
+        for label in ["oracle", "model"]:
+            if (label, "best-fit") not in runs:
+                continue
+            pl = "noisy A = 0.9" if label == "model" else "oracle"
+            f = {p: [r["failures"] for r in runs[(label, p)]] for p in POLICIES}
+            share = max(share, max(100 * statistics.mean(r["failures"] / max(r["arrivals"], 1) for r in runs[(label, p)])
+                                   for p in POLICIES))
+            if not any(any(x) for x in f.values()):
+                out.append(f"{start}, {pl}: none")
+                continue
+            cells = [f"best-fit {statistics.mean(f['best-fit']):.1f}"]
+            for p in POLICIES[1:]:
+                d, h = paired(f[p], f["best-fit"])
+                cells.append(f"{p} {statistics.mean(f[p]):.1f} ({d:+.1f} ± {h:.1f})")
+                if abs(d) > h:
+                    sig.append(f"{p} ({start}, {pl})")
+            out.append(f"{start}, {pl}: " + ", ".join(cells))
+    return ["", "Failures (VMs no host could take; the failures columns), mean per pool, and in brackets the paired per-pool "
+            "difference from best fit (mean ± 95% CI half-width): " + "; ".join(out) + ". Each failure is a VM never placed; "
+            f"the largest mean is {share:.2f}% of a pool's arrivals; "
+            + (f"the differences from best fit that exclude 0: {', '.join(sig)}" if sig else
+               "every difference from best fit holds 0 in its CI")
+            + ". The Δ empty hosts is not re-measured at equal failures (no policy has a knob that equalises them)."]
+
+
 def stranding_lines(table, alive, over):
     """The stranding table (§5.8 inflation, CPU and memory) of E3.1 with an empty start and with App. F's warm-up:
     every policy beside best fit on the same pools, Δ in pp and relative to best fit, beside the paper's
@@ -411,21 +443,21 @@ def render(raw, metrics, quick):
               "| predictor | policy | paper Δ pp | warm-up (App. F) Δ pp (± s.d.) | 95% CI | empty hosts % | hosts | failures (mean) | empty start Δ pp (± s.d.) | empty start 95% CI | verdict (warm-up) |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for label in ["oracle", "model"]:
-        for p in POLICIES[1:]:
+        for p in POLICIES:
             rs = alive[(label, p)]
             xs = [r["empty_hosts_pp_vs_best_fit"] for r in rs]
             xs0 = [r["empty_hosts_pp_vs_best_fit"] for r in table[(label, p)]]
             d, d0 = mean_sd(xs), mean_sd(xs0)
             pl = "noisy A = 0.9" if label == "model" else "oracle"
-            paper = PAPER_E31.get((label, p), "—")
-            v = "—" if paper == "—" else e31_verdict(xs, paper)
-            lines.append(f"| {pl} | {p} | {paper} | {d[0]:+.2f} ± {d[1]:.2f} | {ci(xs)} | "
+            if p == "best-fit":  # the baseline: its failures beside the policies'
+                paper, v, c, c0 = "0 (baseline)", "baseline", "—", "—"
+            else:
+                paper = PAPER_E31.get((label, p), "—")
+                v, c, c0 = ("—" if paper == "—" else e31_verdict(xs, paper)), ci(xs), ci(xs0)
+            lines.append(f"| {pl} | {p} | {paper} | {d[0]:+.2f} ± {d[1]:.2f} | {c} | "
                          f"{100 * statistics.mean(r['empty_hosts'] for r in rs):.2f} | {statistics.mean(r['hosts'] for r in rs):.0f} | "
-                         f"{statistics.mean(r['failures'] for r in rs):.0f} | {d0[0]:+.2f} ± {d0[1]:.2f} | {ci(xs0)} | {v} |")
-    lines += ["", "Failures differ by policy (the failures columns): the lifetime-aware policies keep fewer partly-filled hosts, so "
-              "a large VM finds no room more often. Each failure is a VM never placed; at ~83k arrivals per pool even NILAS's "
-              "oracle mean is under 0.1% of them, and the Δ is not re-measured at equal failures (the policies do not admit "
-              "a knob that equalises them)."]
+                         f"{statistics.mean(r['failures'] for r in rs):.0f} | {d0[0]:+.2f} ± {d0[1]:.2f} | {c0} | {v} |")
+    lines += failure_lines(table, alive)
     if not quick:
         lines += ["", "Why NILAS gains a third of the paper's +9.5 pp and LAVA stays below NILAS with the oracle: the ablations of "
                   "the metric, the baseline scorer, NILAS's cost scale, the pool and LAVA's rules in "
@@ -521,8 +553,9 @@ def render(raw, metrics, quick):
               "App. H's maintenance drains instead of the 5%-empty-hosts rule (`--maintenance`: the fullest hosts not yet drained, "
               "3 at a time, each once).", "",
               "| scheduler | drained hosts | VMs queued per drain | start order: migrations (saved) | LARS: migrations (saved) | change | paper | "
-              "drains LARS reorders | queued VMs that wait for a slot (start / LARS) | verdict | random order: migrations (saved) | LARS vs random | closed loop: start → LARS (saved) | closed-loop change | drained hosts (closed loop) | change per pool (% ± 95% CI) |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+              "drains LARS reorders | queued VMs that wait for a slot (start / LARS) | verdict | random order: migrations (saved) | LARS vs random | closed loop: start → LARS (saved) | closed-loop change | drained hosts (closed loop) | change per pool (% ± 95% CI) | "
+              "VM failures (start-order run) | migrations without a target |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for p in ["best-fit", "nilas", "maintenance best-fit", "maintenance nilas"]:
         if p not in e35:  # runs stored before the maintenance drains
             continue
@@ -551,14 +584,18 @@ def render(raw, metrics, quick):
         lines.append(f"| {p} | {bd} | {(bm + bs) / max(bd, 1):.2f} | {bm} ({bs}) | {lm} ({ls}) | {ch:+.1f}% | −4.32% / −4.55% | "
                      f"{tot('lars', 'reordered_drains')} | {tot('start_order', 'waited')} / {tot('lars', 'waited')} | {verdict} | "
                      f"{rnd} | {rch} | {cm} ({cs}) → {clm} ({cls}) | {cch:+.1f}% | {cld} | "
-                     f"{pm([100.0 * (r['migrations'] - r['start_order']['migrations']) / max(r['start_order']['migrations'], 1) for r in rs])} |")
+                     f"{pm([100.0 * (r['migrations'] - r['start_order']['migrations']) / max(r['start_order']['migrations'], 1) for r in rs])} | "
+                     f"{sum(r['failures'] for r in rs)} | {sum(r['migration_failures'] for r in rs)} |")
     lines += ["", "Verdict (E3.5, same trajectory), on the per-pool change and its 95% CI: *reproduced* = the CI lies at or below "
               "−4%; *direction reproduced, smaller* = below 0, not all below −4%; *not reproduced (no significant change)* = the CI "
               "holds 0; *not reproduced (no change)* = as many migrations; *not reproduced (more)* = the CI lies above 0. "
               "The closed-loop change is not a verdict: it replays the hosts the start-order run chose into a trajectory that has "
               "diverged from it, where those hosts are no longer the fullest — the replayed maintenance drains of pool 1 hold "
               "2,034 VMs in the start order's own run, 1,004 in LARS's and 1,078 in a random order's, no drain abandoned "
-              "(`results/003/e35-closed-loop/closed-loop.txt`): the halving is the replay's selection effect, not the order."]
+              "(`results/003/e35-closed-loop/closed-loop.txt`): the halving is the replay's selection effect, not the order. "
+              "VM failures: arrivals no host could take in the start-order run, summed over the pools (the same-trajectory "
+              "orders share it; the closed-loop runs' own failures are not stored); migrations without a target: queued "
+              "migrations no host could take, each abandoning its drain."]
     # diagnostics: LA-Binary's classes on this trace, and LAVA / NILAS against prediction noise
     def dmean(rs, f):
         return statistics.mean(f(r["diagnostics"]) for r in rs)
