@@ -81,10 +81,14 @@ test('spreadText: within the spread = below the pair\'s per-pool s.d., not the l
   assert.equal(spreadText(rows.slice(0, 1), { lifetime: {} }, 341, String, spread), '');
   // another predictor says it is read against the stored setting
   assert.match(spreadText(rows, { lifetime: { predictor: 'distributional' } }, 341, String, spread), /oracle, empty start; this run's predictor differs\)/);
-  // the stored E3.1 set and the default view's pinned run (tests/pins/link-5e313fa2c1.json: NILAS +1.86, LAVA
-  // +1.39): LAVA − NILAS −0.47 pp is within its paired s.d. 0.54; the 5 pools' mean −0.94 is printed beside it
-  const pinned = JSON.parse(readFileSync(fileURLToPath(new URL('../pins/link-5e313fa2c1.json', import.meta.url)), 'utf8'));
-  const d = spreadText(pinned.results, { lifetime: { predictor: 'oracle' } }, pinned.hosts, String);
+  // the stored E3.1 oracle set and the default view's Δs (seed 1, 341 hosts: `packlab lifetime run`, NILAS +1.86,
+  // LAVA +1.39): LAVA − NILAS −0.47 pp is within its paired s.d. 0.54, the 5 pools' −0.94 [−1.62, −0.27] beside it;
+  // under the old rule (each policy's own s.d., NILAS 2.33) the stored −0.94 itself would have been within
+  const def = [['best-fit', 0], ['la-binary', 0.30], ['nilas', 1.86], ['lava', 1.39]].map(([policy, v]) => ({ policy, empty_hosts_pp_vs_best_fit: v }));
+  const d = spreadText(def, { lifetime: { predictor: 'oracle' } }, 341, String);
   assert.match(d, /this run is one pool of 341 hosts/);
   assert.match(d, /Within the spread: .*lava − nilas −0\.47 pp \(s\.d\. 0\.54 pp; 5 pools: −0\.94, 95% CI \[−1\.62, −0\.27\]\)/);
+  // a LAVA − NILAS gap as large as the stored mean is beyond the spread
+  const far = def.map((r) => (r.policy === 'lava' ? { ...r, empty_hosts_pp_vs_best_fit: 1.86 - 0.94 } : r));
+  assert.match(spreadText(far, { lifetime: { predictor: 'oracle' } }, 341, String), /Beyond the spread: .*lava − nilas −0\.94 pp/);
 });
