@@ -485,7 +485,9 @@ mod tests {
     #[test]
     fn inflation_strands_what_no_recent_shape_fits() {
         let mut des = Des::<()>::new();
-        let mut hosts: Vec<Host> = (0..3).map(|_| Host::new([8.0, 32.0, 0.0], des.new_key())).collect();
+        let mut hosts: Vec<Host> = (0..3)
+            .map(|_| Host::new([8.0, 32.0, 0.0], des.new_key()))
+            .collect();
         hosts[0].used = [6.0, 8.0, 0.0];
         hosts[1].used = [3.0, 30.0, 0.0];
         let s = PoolState {
@@ -511,7 +513,15 @@ mod tests {
         acc.strand(&s, 1, 18.0);
         assert_eq!(acc.strand_n, 2);
         assert_eq!(hosts[2].used, [0.0; DIMS]);
-        assert!((acc.strand_cpu / 2.0 - 5.0 / 24.0).abs() < 1e-12, "{}", acc.strand_cpu);
-        assert!((acc.strand_mem / 2.0 - 18.0 / 96.0).abs() < 1e-12, "{}", acc.strand_mem);
+        assert!(
+            (acc.strand_cpu / 2.0 - 5.0 / 24.0).abs() < 1e-12,
+            "{}",
+            acc.strand_cpu
+        );
+        assert!(
+            (acc.strand_mem / 2.0 - 18.0 / 96.0).abs() < 1e-12,
+            "{}",
+            acc.strand_mem
+        );
     }
 }
