@@ -697,15 +697,27 @@ def render(raw, metrics, quick):
               "discrete-time hazards model of the table above, C-index 0.66 against the paper's 0.84, and Kaplan–Meier without "
               "features), not on LA-Binary, NILAS or LAVA: the paper's model rows (+5.0, +6.1, +6.5) are compared with the "
               "noisy A = 0.9 stand-in in E3.1.", "",
-              "| predictor | LA-Binary Δ pp | NILAS Δ pp | LAVA Δ pp | failures NILAS / LAVA (mean) |",
-              "|---|---:|---:|---:|---:|"]
+              "| predictor | LA-Binary Δ pp | NILAS Δ pp | LAVA Δ pp | failures NILAS / LAVA (mean) | paper (LA-Binary / NILAS / LAVA) | "
+              "verdict (LA-Binary / NILAS / LAVA) |",
+              "|---|---:|---:|---:|---:|---|---|"]
     for label, name in [("oracle", "oracle"), ("model", "noisy A = 0.9"), ("distributional", "distributional (Kaplan–Meier)"),
                         ("learned", "learned (our hazards model)")]:
-        cells = []
+        cells, vs, papers = [], [], []
+        # the learned model against the paper's production-model rows; the oracle and noisy rows are E3.1's arms on
+        # fewer pools (their verdicts are E3.1's), the feature-free Kaplan–Meier a reference with no paper row
+        paper_label = {"oracle": "oracle", "model": "model", "learned": "model"}.get(label)
         for p in ["la-binary", "nilas", "lava"]:
-            cells.append(pm([r["empty_hosts_pp_vs_best_fit"] for r in table[(label, p)][:s3]]))
+            xs = [r["empty_hosts_pp_vs_best_fit"] for r in table[(label, p)][:s3]]
+            cells.append(pm(xs))
+            paper = PAPER_E31.get((paper_label, p), "—") if paper_label else "—"
+            papers.append(paper)
+            vs.append(e31_verdict(xs, paper))
         fl = [statistics.mean(r["failures"] for r in table[(label, p)][:s3]) for p in ["nilas", "lava"]]
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {fl[0]:.0f} / {fl[1]:.0f} |")
+        v = " / ".join(vs) if label == "learned" else "—"
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {fl[0]:.0f} / {fl[1]:.0f} | {' / '.join(papers)} | {v} |")
+    lines += ["", f"Verdict (E3.1 with the learned predictor): E3.1's rule on the per-pool Δs of pools 1–{s3}, the learned row "
+              f"against the paper's production-model rows; the oracle and noisy rows are E3.1's arms on fewer pools (their "
+              f"verdicts are E3.1's, over {seeds} pools), Kaplan–Meier a reference without features (no paper row)."]
     lines += fuller_lines(raw, table, alive)
     lines += mean_arms(raw, table, e33, acc, k)
     lines += ["", "E3.7 — the paper's production A/B test of NILAS (seed 003 §6, ALGORITHMS.md §5.9): no run.", "",
