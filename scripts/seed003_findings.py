@@ -621,16 +621,15 @@ def render(raw, metrics, quick):
         lines.append(f"| {p} | {dmean(rs, lambda d: 100 * d['long_vms']):.1f} | {dmean(rs, lambda d: 100 * d['long_core_hours']):.1f} | "
                      f"{dmean(rs, lambda d: 100 * d['long_hosts']):.1f} | {dmean(rs, lambda d: 100 * d['short_hosts']):.2f} | "
                      f"{100 * statistics.mean(r['empty_hosts'] for r in rs):.1f} | {same:.1f} | {other:.1f} | {empty:.2f} | {sl:.1f} |")
-    lines += ["", f"LA-Binary against the pool (oracle, pools 1–{k}): Δ empty hosts vs best fit (pp), and the S hosts and S-on-L placements it gets:", "",
+    lines += ["", f"LA-Binary against the pool (oracle, pools 1–{k}): Δ empty hosts vs best fit (pp, mean ± 95% CI half-width), and the S hosts and S-on-L placements it gets:", "",
               "| pool | LA-Binary Δ pp | S hosts % | S VMs placed on an L host % |", "|---|---:|---:|---:|"]
     for name, _ in LAB_POOLS:
         if name in lab:
             rs = [next(r for r in rows if r["policy"] == "la-binary") for rows in lab[name]]
         else:
             rs = table[("oracle", "la-binary")][:k]
-        d = mean_sd([r["empty_hosts_pp_vs_best_fit"] for r in rs])
         sl = dmean(rs, lambda d: 100.0 * d["short_on_long"] / max(d["placements"] * (1 - d["long_vms"]), 1))
-        lines.append(f"| {name} | {d[0]:+.2f} ± {d[1]:.2f} | {dmean(rs, lambda d: 100 * d['short_hosts']):.2f} | {sl:.1f} |")
+        lines.append(f"| {name} | {pm([r['empty_hosts_pp_vs_best_fit'] for r in rs])} | {dmean(rs, lambda d: 100 * d['short_hosts']):.2f} | {sl:.1f} |")
     lines += ["", f"E3.2 explained — how the policies react to noise (same runs as E3.2, mean over {k} pools; counts per 1,000 measured placements):", "",
               "| A | NILAS Δ pp | NILAS mean temporal cost | NILAS cost-0 placements % | LAVA Δ pp | LAVA RECYCLING hosts % | "
               "LAVA class raises at a deadline | raises by a longer VM | class drops | LAVA placements: recycling longer class / open same class / other non-empty / empty % |",
