@@ -79,7 +79,23 @@ def fmt(x, d=3):
 
 
 def mean_sd(xs):
-    return statistics.mean(xs), (statistics.stdev(xs) if len(xs) > 1 else 0.0)
+    """Mean and sample s.d. of xs (the s.d. None with one value: no spread to report)."""
+    return statistics.mean(xs), (statistics.stdev(xs) if len(xs) > 1 else None)
+
+
+# the verdict of every row measured on a single pool (the quick scale): one value has no CI, so no significance
+ONE_POOL = "one pool: no verdict"
+
+
+def half(xs):
+    """The 95% Student-t CI half-width of the mean of xs (`findings.half95`), None with fewer than two values
+    (half95's 0 would print a zero-width interval and turn one pool's sign into a verdict)."""
+    return half95(xs) if len(xs) > 1 else None
+
+
+def pmh(m, h):
+    """"mean ± spread" (pp) as the tables print it; "mean ± —" when the spread is None (one pool)."""
+    return f"{m:+.2f} ± {'—' if h is None else f'{h:.2f}'}"
 
 
 def collect(seeds, out, quick):
@@ -186,26 +202,29 @@ def collect_metrics(out, eng):
 
 
 def ci(xs):
-    """The 95% Student-t interval of the mean of per-pool values xs (pp)."""
-    m, h = statistics.mean(xs), half95(xs)
-    return f"[{m - h:+.2f}, {m + h:+.2f}]"
+    """The 95% Student-t interval of the mean of per-pool values xs (pp); "—" with one pool."""
+    m, h = statistics.mean(xs), half(xs)
+    return "—" if h is None else f"[{m - h:+.2f}, {m + h:+.2f}]"
 
 
 def pm(xs):
     """Mean ± the 95% Student-t CI half-width of per-pool values (pp), as the tables print them."""
-    return f"{statistics.mean(xs):+.2f} ± {half95(xs):.2f}"
+    return pmh(statistics.mean(xs), half(xs))
 
 
 def paired(a, b):
     """Mean of the per-pool differences a − b (lists in the same pool order) and its 95% Student-t CI half-width
-    (0 with one pool)."""
+    (None with one pool)."""
     d = [x - y for x, y in zip(a, b)]
-    return statistics.mean(d), half95(d)
+    return statistics.mean(d), half(d)
 
 
 def e31_verdict(xs, paper):
     """E3.1's verdict on per-pool Δs xs beside the paper's Δ (a string, "—" = none): the paper's direction (a
-    gain) when the 95% CI of the mean Δ lies above 0, reproduced when the paper's Δ is inside it."""
+    gain) when the 95% CI of the mean Δ lies above 0, reproduced when the paper's Δ is inside it; ONE_POOL with
+    one pool."""
+    if len(xs) < 2:
+        return ONE_POOL
     d, h = statistics.mean(xs), half95(xs)
     if d - h > 0:  # a significant gain first: a CI holding both 0 and the paper's Δ reproduces nothing
         if paper == "—":
@@ -219,7 +238,10 @@ def e31_verdict(xs, paper):
 
 
 def stranding_verdict(d, h95):
-    """Stranding's verdict on a paired Δ (pp, mean and its 95% CI half-width) beside the paper's reduction."""
+    """Stranding's verdict on a paired Δ (pp, mean and its 95% CI half-width, None with one pool) beside the paper's
+    reduction."""
+    if h95 is None:
+        return ONE_POOL
     if d < -h95:
         return "direction reproduced (less stranding)"
     if d > h95:
@@ -229,7 +251,9 @@ def stranding_verdict(d, h95):
 
 def lava_vs_nilas_verdict(d, h):
     """The verdict on "LAVA ≥ NILAS" (seed 003 §6: LAVA +6.5 pp vs NILAS +6.1 with the production model) from the
-    paired per-pool LAVA − NILAS Δ (pp, mean and its 95% CI half-width): significance first."""
+    paired per-pool LAVA − NILAS Δ (pp, mean and its 95% CI half-width, None with one pool): significance first."""
+    if h is None:
+        return ONE_POOL
     if d + h < 0:
         return "not reproduced (LAVA below NILAS)"
     if d - h > 0:
@@ -249,10 +273,10 @@ def lava_vs_nilas_lines(table, alive, over):
                 continue
             xs = [a["empty_hosts_pp_vs_best_fit"] - b["empty_hosts_pp_vs_best_fit"]
                   for a, b in zip(runs[(label, "lava")], runs[(label, "nilas")])]
-            d, h = statistics.mean(xs), half95(xs)
+            d, h = statistics.mean(xs), half(xs)
             pl = "noisy A = 0.9" if label == "model" else "oracle"
             paper = "+0.4" if label == "model" else "—"
-            lines.append(f"| {start} | {pl} | {d:+.2f} ± {h:.2f} | {ci(xs)} | {paper} | {lava_vs_nilas_verdict(d, h)} |")
+            lines.append(f"| {start} | {pl} | {pmh(d, h)} | {ci(xs)} | {paper} | {lava_vs_nilas_verdict(d, h)} |")
     lines += ["", "Verdict (LAVA ≥ NILAS), on the paired CI: *reproduced (LAVA above NILAS)* = the CI lies above 0; "
               "*not distinguishable* = it holds 0 (the paper gives no spread for its +0.4 pp); "
               "*not reproduced (LAVA below NILAS)* = it lies below 0."]
@@ -300,7 +324,7 @@ def failure_lines(table, alive):
     """The note under E3.1's tables on the VMs no host could take (review item 6): per start and predictor, each
     policy's mean failures per pool, with its paired per-pool difference from best fit (mean ± 95% CI
     half-width), and the largest share of a pool's arrivals they are."""
-    out, sig = [], []
+    out, sig, untested = [], [], False
     share = 0.0
     for start, runs in [("an empty start", table), ("App. F's warm-up", alive)]:
         for label in ["oracle", "model"]:
@@ -316,14 +340,17 @@ def failure_lines(table, alive):
             cells = [f"best-fit {statistics.mean(f['best-fit']):.1f}"]
             for p in POLICIES[1:]:
                 d, h = paired(f[p], f["best-fit"])
-                cells.append(f"{p} {statistics.mean(f[p]):.1f} ({d:+.1f} ± {h:.1f})")
-                if abs(d) > h:
+                cells.append(f"{p} {statistics.mean(f[p]):.1f} ({d:+.1f} ± {'—' if h is None else f'{h:.1f}'})")
+                if h is None:
+                    untested = True
+                elif abs(d) > h:
                     sig.append(f"{p} ({start}, {pl})")
             out.append(f"{start}, {pl}: " + ", ".join(cells))
     return ["", "Failures (VMs no host could take; the failures columns), mean per pool, and in brackets the paired per-pool "
             "difference from best fit (mean ± 95% CI half-width): " + "; ".join(out) + ". Each failure is a VM never placed; "
             f"the largest mean is {share:.2f}% of a pool's arrivals; "
-            + (f"the differences from best fit that exclude 0: {', '.join(sig)}" if sig else
+            + ("one pool: the differences from best fit have no CI and no test" if untested else
+               f"the differences from best fit that exclude 0: {', '.join(sig)}" if sig else
                "every difference from best fit holds 0 in its CI")
             + ". The Δ empty hosts is not re-measured at equal failures (no policy has a knob that equalises them)."]
 
@@ -355,10 +382,10 @@ def stranding_lines(table, alive, over):
                     d, h95 = paired([100 * r[f] for r in rs], [100 * r[f] for r in base])
                     b = statistics.mean(r[f] for r in base) * 100
                     rel = f"{100 * d / b:+.1f}%" if b > 0 else "—"
-                    cells += [f"{x:.2f}", f"{d:+.2f} ± {h95:.2f}", rel]
+                    cells += [f"{x:.2f}", pmh(d, h95), rel]
                     vs.append(stranding_verdict(d, h95))
                 pl = "noisy A = 0.9" if label == "model" else "oracle"
-                v = "baseline" if p == "best-fit" else " / ".join(vs)
+                v = "baseline" if p == "best-fit" else ONE_POOL if set(vs) == {ONE_POOL} else " / ".join(vs)
                 lines.append(f"| {start} | {pl} | {p} | " + " | ".join(cells) + f" | {v} |")
     return lines
 
@@ -437,7 +464,7 @@ def render(raw, metrics, quick):
             paper = PAPER_E31.get((label, p), "0 (baseline)" if p == "best-fit" else "—")
             verdict = "baseline" if p == "best-fit" else e31_verdict(xs, paper)
             pl = "noisy A = 0.9 (stand-in for the model)" if label == "model" else "oracle"
-            lines.append(f"| {pl} | {p} | {paper} | {d[0]:+.2f} ± {d[1]:.2f} | {ci(xs) if p != 'best-fit' else '—'} | {e:.2f} | {o:.2f} | {al:.1f} | {fl:.0f} | {verdict} |")
+            lines.append(f"| {pl} | {p} | {paper} | {pmh(*d)} | {ci(xs) if p != 'best-fit' else '—'} | {e:.2f} | {o:.2f} | {al:.1f} | {fl:.0f} | {verdict} |")
     a1 = alive[("oracle", "nilas")]
     lines += ["", f"E3.1 with the warm-up of App. F — the VMs alive at the window's start (the `dev` VMs still running at the `test` cut, "
               f"thinned by batches like the pool: {statistics.mean(r['alive_at_start'] for r in a1):,.0f} per pool, every exit drawn from the "
@@ -457,9 +484,9 @@ def render(raw, metrics, quick):
             else:
                 paper = PAPER_E31.get((label, p), "—")
                 v, c, c0 = ("—" if paper == "—" else e31_verdict(xs, paper)), ci(xs), ci(xs0)
-            lines.append(f"| {pl} | {p} | {paper} | {d[0]:+.2f} ± {d[1]:.2f} | {c} | "
+            lines.append(f"| {pl} | {p} | {paper} | {pmh(*d)} | {c} | "
                          f"{100 * statistics.mean(r['empty_hosts'] for r in rs):.2f} | {statistics.mean(r['hosts'] for r in rs):.0f} | "
-                         f"{statistics.mean(r['failures'] for r in rs):.0f} | {d0[0]:+.2f} ± {d0[1]:.2f} | {c0} | {v} |")
+                         f"{statistics.mean(r['failures'] for r in rs):.0f} | {pmh(*d0)} | {c0} | {v} |")
     lines += failure_lines(table, alive)
     if not quick:
         lines += ["", "Why NILAS gains a third of the paper's +9.5 pp and LAVA stays below NILAS with the oracle: the ablations of "
@@ -470,7 +497,9 @@ def render(raw, metrics, quick):
     lines += ["", "Verdicts (E3.1, both tables): *reproduced* = the paper's Δ inside the 95% CI of the mean Δ over the pools "
               "(Student t with n − 1 degrees of freedom, as every CI and ± below); *direction reproduced, smaller* (or *larger*) = "
               "a gain over best fit (the CI above 0) but not the paper's; *not reproduced (no significant gain)* = the CI "
-              "contains 0; *not reproduced (loss)* = below; rows without a paper number: *gain* or —."]
+              "contains 0; *not reproduced (loss)* = below; rows without a paper number: *gain* or —."
+              + (f" With one pool (this scale) no row has a CI, so every verdict (E3.1, LAVA ≥ NILAS, stranding) reads *{ONE_POOL}*; "
+                 "the paper scale (`results/003/tables.md`) gives them over 5 pools." if seeds < 2 else "")]
     if quick:  # the quick scale runs E3.1 (and its warm-up) only
         return finish(lines, raw, "--scale quick")
     lines += ["", f"E3.2 — Δ empty hosts (pp) vs accuracy A of the App. G.1 noise model, with reprediction, mean over {min(seeds, 3)} pools; "
@@ -484,9 +513,9 @@ def render(raw, metrics, quick):
             cells, paper, v = "— | — | —", "—", "reference"
         else:
             d, h95 = paired(loss["lava"], loss["nilas"])
-            cells, paper = (f"{statistics.mean(loss['nilas']):+.2f} | {statistics.mean(loss['lava']):+.2f} | {d:+.2f} ± {h95:.2f}",
+            cells, paper = (f"{statistics.mean(loss['nilas']):+.2f} | {statistics.mean(loss['lava']):+.2f} | {pmh(d, h95)}",
                              "LAVA degrades less")
-            v = ("reproduced" if d < -h95 else "not reproduced (LAVA degrades more)" if d > h95
+            v = (ONE_POOL if h95 is None else "reproduced" if d < -h95 else "not reproduced (LAVA degrades more)" if d > h95
                  else "not reproduced (no significant difference)")
         lines.append(f"| {a} | {pm(acc[(a, 'nilas')])} | {pm(acc[(a, 'lava')])} | {cells} | "
                      f"{paper} | {v} |")
@@ -512,7 +541,8 @@ def render(raw, metrics, quick):
         elif pred == "one-shot:0.9":
             d, h95 = paired([x[2] for x in e33["noisy:0.9"]], [x[2] for x in xs])
             paper = "much worse than repredicted"
-            v = (f"{'reproduced' if d > h95 else 'direction only'} ({d:.2f} ± {h95:.2f} pp worse)" if d > 0 else
+            v = (ONE_POOL if h95 is None else
+                 f"{'reproduced' if d > h95 else 'direction only'} ({d:.2f} ± {h95:.2f} pp worse)" if d > 0 else
                  f"not reproduced ({-d:.2f} ± {h95:.2f} pp better)")
         else:
             paper, v = "—", "reference"
@@ -539,9 +569,9 @@ def render(raw, metrics, quick):
             ch, paper, v = "—", "—", "reference"
         else:
             d, h95 = paired(e34[refresh], e34[0])
-            ch, paper = f"{d:+.2f} ± {h95:.2f}", "does not hurt"
+            ch, paper = pmh(d, h95), "does not hurt"
             # the paper claims no effect: a CI holding 0 does not refute it, it does not show it either
-            v = ("not reproduced (hurts)" if d < -h95 else "reproduced (helps)" if d > h95 else
+            v = (ONE_POOL if h95 is None else "not reproduced (hurts)" if d < -h95 else "reproduced (helps)" if d > h95 else
                  "not refuted (no significant change)")
         lines.append(f"| {label} | {pm(e34[refresh])} | {ch} | {paper} | {v} |")
     lines += ["", "Verdict (E3.4): the Δ column is mean ± 95% CI half-width over the pools; change = the refresh's Δ minus the uncached Δ, per pool, mean ± 95% CI half-width; "
@@ -575,8 +605,8 @@ def render(raw, metrics, quick):
         # the spread across pools is no change
         per_pool = [100.0 * (r['migrations'] - r['start_order']['migrations']) / max(r['start_order']['migrations'], 1)
                     for r in rs]
-        pd, ph = statistics.mean(per_pool), half95(per_pool)
-        verdict = ("not reproduced (no change)" if lm == bm else
+        pd, ph = statistics.mean(per_pool), half(per_pool)
+        verdict = ("not reproduced (no change)" if lm == bm else ONE_POOL if ph is None else
                    ("reproduced" if pd + ph <= -4.0 else "direction reproduced, smaller") if pd + ph < 0 else
                    "not reproduced (more)" if pd - ph > 0 else "not reproduced (no significant change)")
         if all(r.get("random_order") for r in rs):
