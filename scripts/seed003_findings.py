@@ -564,7 +564,7 @@ def render(raw, metrics, quick):
               + (f"rule); *not reproduced* = otherwise. The ideal run's {len(xs)} pools are E3.1's oracle pools 1–{len(xs)} (the same "
                  f"simulations), so the CI is read over E3.1's {seeds} pools; on these {len(xs)} alone NILAS − best fit is "
                  f"{pm(xs)} pp, {ci(xs)}. " if [r["empty_hosts_pp_vs_best_fit"] for r in table[("oracle", "nilas")]][:len(xs)] == xs
-                 else f"rule), over these {len(xs)} pools; *not reproduced* = otherwise. ")
+                 else f"rule), over these {len(xs)} pools; *not reproduced* = otherwise. ") +
               "No reprediction — *reproduced* = its Δ below the repredicted Δ, the 95% CI of the per-pool "
               "difference above 0; *direction only* = below, the CI containing 0; *not reproduced* = not below.",
               "", "The noisy predictor's reprediction is the posterior of ALGORITHMS.md §5.2 (a point mass at L̂ with weight A, and a "
