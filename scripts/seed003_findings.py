@@ -440,6 +440,9 @@ def classify(raw):
 
 
 def main():
+    if "--help" in sys.argv or "-h" in sys.argv:  # usage only: any other argument list runs or renders
+        print(__doc__)
+        return
     quick = scale() == "quick"
     out = "results/003/quick" if quick else OUT
     seeds = 1 if quick else 5
