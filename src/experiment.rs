@@ -57,6 +57,11 @@ impl RunError {
         }
     }
 
+    /// The error of an operation `op` that model `model` does not have ([`ModelDef::call`]).
+    pub fn no_op(model: &str, op: &str) -> RunError {
+        RunError::msg(format!("the {model} model has no operation '{op}'"))
+    }
+
     /// The error a cancelled run ends with (message `cancelled`).
     pub fn cancelled() -> RunError {
         RunError::msg("cancelled")
@@ -185,6 +190,26 @@ impl<E: Experiment> Steppable for E {
 /// A serializer error as a [`RunError`].
 pub fn ser_error<E: std::fmt::Display>(e: E) -> RunError {
     RunError::msg(format!("cannot serialize the result: {e}"))
+}
+
+/// A policy as the playground's controls list it (the `policies` operation of lifetime and era): the name
+/// the scenario's policy strings parse, the paper's title for it and one line on what it does.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PolicyInfo {
+    /// The name a scenario lists (parsed by the model's `Policy::parse`).
+    pub name: String,
+    /// The paper's name for it (e.g. `LA-Binary`, `BASIC_ECON`).
+    pub title: String,
+    /// One line on what it does, with the specification section.
+    pub hint: &'static str,
+}
+
+/// Serializes `value` into `ser`, a serializer error as a [`RunError`] (the models' `call` operations).
+pub fn serialize_to<T: Serialize + ?Sized, S: Serializer>(
+    value: &T,
+    ser: S,
+) -> Result<S::Ok, RunError> {
+    value.serialize(ser).map_err(ser_error)
 }
 
 /// Worker threads a native step may use: the `PACKLAB_THREADS` environment variable if set (≥ 1), else
@@ -684,10 +709,7 @@ pub trait ModelDef {
         _inputs: &Inputs,
         _ser: S,
     ) -> Result<S::Ok, RunError> {
-        Err(RunError::msg(format!(
-            "the {} model has no operation '{op}'",
-            Self::INFO.id
-        )))
+        Err(RunError::no_op(Self::INFO.id, op))
     }
     /// Draws chart `name` (one of [`ModelInfo::charts`]) from `data` and `opts` (any serde deserializers:
     /// JS values in the browser, JSON natively) into `area`, returning where its points landed when the

@@ -77,7 +77,51 @@ fn pooled(
                 .unwrap(),
         );
     }
+    let keys = declared_step_keys(sc.model.info().id);
+    for p in &partials {
+        let mut got: Vec<&str> = p.as_object().unwrap().keys().map(String::as_str).collect();
+        got.sort();
+        assert_eq!(
+            got,
+            keys,
+            "a {} step's keys against src/wasm/reports.d.ts",
+            sc.model.info().id
+        );
+    }
     (report(&run), partials, split)
+}
+
+/// The keys of model `id`'s partial result as src/wasm/reports.d.ts declares them (its `ModelSteps` entry's
+/// interface), sorted: what the playground's TypeScript is told a step gives.
+fn declared_step_keys(id: &str) -> Vec<String> {
+    let ts = include_str!("../src/wasm/reports.d.ts");
+    let body = |name: &str| -> Vec<&str> {
+        let start = ts
+            .find(&format!("export interface {name} {{"))
+            .unwrap_or_else(|| panic!("reports.d.ts has no interface {name}"));
+        let rest = &ts[start..];
+        rest[..rest.find("\n}").unwrap()].lines().skip(1).collect()
+    };
+    let step = body("ModelSteps")
+        .into_iter()
+        .find_map(|l| l.trim().strip_prefix(&format!("{id}: ")))
+        .unwrap_or_else(|| panic!("ModelSteps has no {id}"))
+        .trim_end_matches(';')
+        .to_string();
+    let mut keys: Vec<String> = body(&step)
+        .into_iter()
+        .map(str::trim)
+        .filter(|l| !l.starts_with("/**") && !l.is_empty())
+        .map(|l| {
+            l.split(':')
+                .next()
+                .unwrap()
+                .trim_end_matches('?')
+                .to_string()
+        })
+        .collect();
+    keys.sort();
+    keys
 }
 
 #[test]

@@ -30,6 +30,17 @@ pub struct HistogramChart {
     pub scale: Option<f64>,
 }
 
+/// Options of a chart that takes only a caption and a device pixel ratio (the era and oversub charts).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CaptionOptions {
+    /// Caption above the plot.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Device pixel ratio (1 when absent).
+    #[serde(default)]
+    pub scale: Option<f64>,
+}
+
 /// Errors of chart drawing (a backend failure or unusable input).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChartError(pub String);
@@ -79,6 +90,53 @@ impl<
             .bold_line_style(GRID.stroke_width(dp.px(1.0)))
             .light_line_style(GRID_LIGHT.stroke_width(dp.px(1.0)))
             .axis_style(INK.mix(0.6).stroke_width(dp.px(1.0)))
+    }
+}
+
+/// The end of every cartesian chart's mesh set-up: `labels` = (labels on x, labels on y), the two tick
+/// formatters, the shared look ([`MeshLook`], 12 px labels and 13 px axis descriptions), then the draw.
+pub(crate) trait MeshDraw<
+    'b,
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+>
+{
+    /// Sets the labels, formatters and look, and draws the mesh. Errors: a backend failure.
+    fn draw_labelled(
+        &mut self,
+        dp: Px,
+        labels: (usize, usize),
+        x_fmt: &'b dyn Fn(&X::ValueType) -> String,
+        y_fmt: &'b dyn Fn(&Y::ValueType) -> String,
+    ) -> Result<(), ChartError>;
+}
+
+impl<'b, X, Y, DB> MeshDraw<'b, X, Y> for plotters::chart::MeshStyle<'_, 'b, X, Y, DB>
+where
+    X: plotters::coord::ranged1d::Ranged
+        + plotters::coord::ranged1d::ValueFormatter<
+            <X as plotters::coord::ranged1d::Ranged>::ValueType,
+        >,
+    Y: plotters::coord::ranged1d::Ranged
+        + plotters::coord::ranged1d::ValueFormatter<
+            <Y as plotters::coord::ranged1d::Ranged>::ValueType,
+        >,
+    DB: DrawingBackend,
+{
+    fn draw_labelled(
+        &mut self,
+        dp: Px,
+        (x_labels, y_labels): (usize, usize),
+        x_fmt: &'b dyn Fn(&X::ValueType) -> String,
+        y_fmt: &'b dyn Fn(&Y::ValueType) -> String,
+    ) -> Result<(), ChartError> {
+        self.x_labels(x_labels)
+            .y_labels(y_labels)
+            .x_label_formatter(x_fmt)
+            .y_label_formatter(y_fmt)
+            .look(dp, 12.0, 13.0)
+            .draw()
+            .map_err(err)
     }
 }
 
@@ -440,13 +498,7 @@ impl LogAxis {
             .configure_mesh()
             .x_desc(f.x_desc)
             .y_desc(f.y_desc)
-            .x_labels(8)
-            .y_labels(self.label_count())
-            .x_label_formatter(f.x_fmt)
-            .y_label_formatter(&y_fmt)
-            .look(dp, 12.0, 13.0)
-            .draw()
-            .map_err(err)?;
+            .draw_labelled(dp, (8, self.label_count()), f.x_fmt, &y_fmt)?;
         self.draw_floor(&mut chart, x_lo, x_hi, f.floor_label, dp)?;
         if let Some((r, label)) = f.reference {
             chart

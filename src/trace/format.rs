@@ -121,3 +121,21 @@ pub trait TraceReader {
     /// Reads `files` into a trace called `name`. Errors name file, line and column.
     fn read(&self, name: &str, files: &[InputFile]) -> Result<UsageTrace, TraceError>;
 }
+
+/// The one file of a single-file format (`what`: the format in words, e.g. "a wide trace"); errors on trace
+/// `name` when `files` holds another number of files.
+pub fn one_file<'a>(
+    name: &str,
+    files: &'a [InputFile],
+    what: &str,
+) -> Result<&'a InputFile, TraceError> {
+    match files {
+        [file] => Ok(file),
+        _ => Err(TraceError::new(
+            name,
+            None,
+            None,
+            format!("{what} is one file, got {}", files.len()),
+        )),
+    }
+}

@@ -2,7 +2,7 @@
 //! (item, time) with usage in VM units (1.0 = one VM's full CPU). Every item must have samples at the same
 //! set of times; items keep the order of their first appearance, samples are sorted by time.
 
-use super::format::{TraceFormat, TraceReader};
+use super::format::{one_file, TraceFormat, TraceReader};
 use super::planetlab::clip;
 use super::usage::UsageTrace;
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError, MAX_VALUES};
@@ -17,14 +17,7 @@ impl TraceReader for LongCsvReader {
     }
 
     fn read(&self, name: &str, files: &[InputFile]) -> Result<UsageTrace, TraceError> {
-        let [file] = files else {
-            return Err(TraceError::new(
-                name,
-                None,
-                None,
-                format!("a long CSV trace is one file, got {}", files.len()),
-            ));
-        };
+        let file = one_file(name, files, "a long CSV trace")?;
         let fname = file.name.as_str();
         let bytes = maybe_gunzip(fname, &file.bytes)?;
         let text = utf8(fname, &bytes)?;

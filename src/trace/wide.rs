@@ -9,7 +9,7 @@
 //! comments. Item ids may contain spaces but not tabs.
 
 use super::builder::UsageBuilder;
-use super::format::{TraceFormat, TraceReader};
+use super::format::{one_file, TraceFormat, TraceReader};
 use super::planetlab::clip;
 use super::usage::{Unit, UsageTrace};
 use crate::input::{InputFile, TextLines, TraceError, MAX_VALUES};
@@ -25,14 +25,7 @@ impl TraceReader for WideReader {
     }
 
     fn read(&self, name: &str, files: &[InputFile]) -> Result<UsageTrace, TraceError> {
-        let [file] = files else {
-            return Err(TraceError::new(
-                name,
-                None,
-                None,
-                format!("a wide trace is one file, got {}", files.len()),
-            ));
-        };
+        let file = one_file(name, files, "a wide trace")?;
         let fname = file.name.as_str();
         // one line at a time: the text (or its decompression) is never held whole
         let mut lines = TextLines::new(fname, &file.bytes);

@@ -256,7 +256,7 @@ export interface OversubReport {
   setup: OversubSetup;
   rows: OversubRow[];
   /** The training curves of the trained arms. */
-  training: { policy: string; train_seed: number; log: EpisodeLog[] }[];
+  training: TrainingCurve[];
   /** What the paper reports for this experiment. */
   paper: { policy: string; pm_hot_r: number; s_cores: number }[];
 }
@@ -298,6 +298,13 @@ export interface OversubRow {
   rates: { policy: string; subscribers: string[]; rates: number[][]; mu: number[][] };
 }
 
+/** `oversub::experiment::TrainingCurve`: one trained C2MARL arm's episodes so far. */
+export interface TrainingCurve {
+  policy: string;
+  train_seed: number;
+  log: EpisodeLog[];
+}
+
 /** `oversub::c2marl::log::EpisodeLog`: one training episode. */
 export interface EpisodeLog {
   episode: number;
@@ -323,3 +330,53 @@ export interface ModelReports {
 
 /** The report of a run of any model. */
 export type Report = ModelReports[keyof ModelReports];
+
+/** `placement::FrontierStep`: the frontier points of one step, the first at index `first`. */
+export interface FrontierStep {
+  first: number;
+  points: FrontierPoint[];
+}
+
+/** `admission::AdmissionStep`: what one step of a tuning did. */
+export interface AdmissionStep {
+  /** Runs done so far (of `total`, importance-sampling pilots included). */
+  done: number;
+  total: number;
+  /** The arm worked on: its index and label. */
+  arm: number;
+  label: string;
+  /** A threshold whose runs just completed. */
+  evaluated: SweepPoint | null;
+  /** The arm's result when it just completed (its gain over ZEROTH comes with the report). */
+  finished: AdmissionArm | null;
+}
+
+/** `lifetime::LifetimeStep`: the policy runs of one step, the first at index `first`. */
+export interface LifetimeStep {
+  first: number;
+  results: LifetimePolicyResult[];
+}
+
+/** `era::EraStep`: the (policy, κ_use) cells of one step, the first at index `first`. */
+export interface EraStep {
+  first: number;
+  cells: EraCell[];
+}
+
+/** `oversub::OversubStep`: the training episodes of a step, or every row's estimate so far after an evaluation step. */
+export interface OversubStep {
+  training: TrainingCurve[];
+  rows: OversubRow[];
+}
+
+/** Each model's partial result (`step()`, each of `absorb()`'s) by model id; keys checked against real steps by tests/pool_jobs.rs. */
+export interface ModelSteps {
+  placement: FrontierStep;
+  admission: AdmissionStep;
+  lifetime: LifetimeStep;
+  era: EraStep;
+  oversub: OversubStep;
+}
+
+/** The partial result of a step of any model. */
+export type Step = ModelSteps[keyof ModelSteps];

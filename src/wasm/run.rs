@@ -17,7 +17,8 @@ use wasm_bindgen::prelude::*;
 
 /// The shapes of the five models' reports for the TypeScript declarations (`packlab.d.ts`): `Report`,
 /// `ModelReports` (by model id) and their parts, written in `reports.d.ts` beside this file and checked
-/// against every pinned `packlab run` report by `scripts/check-report-types.mjs`.
+/// against every pinned `packlab run` report by `scripts/check-report-types.mjs`; the steps' partial results
+/// (`Step`, `ModelSteps`), whose keys `tests/pool_jobs.rs` checks against real steps of every model.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_REPORTS: &'static str = include_str!("reports.d.ts");
 
@@ -142,6 +143,7 @@ impl ExperimentRun {
     /// Advances by one unit of work and returns the model's partial result (e.g. `{ first, points }` for a
     /// frontier, `{ done, total, arm, label, evaluated, finished }` for an admission tuning), or `null` when
     /// everything is done. Errors: the experiment's own (e.g. a set-up that failed), `{ kind: "run", ... }`.
+    #[wasm_bindgen(unchecked_return_type = "Step | null")]
     pub fn step(&mut self) -> JsResult<JsValue> {
         match self.inner.step(1, &ser()) {
             Some(p) => p.map_err(ser_err),
@@ -179,6 +181,7 @@ impl ExperimentRun {
     /// and returns its partial results (an array: one per part of the run advanced, e.g. per admission arm,
     /// each as [`ExperimentRun::step`] gives it). Errors: `{ kind: "run", message }` when the results do not
     /// answer the jobs (the run is then unchanged).
+    #[wasm_bindgen(unchecked_return_type = "Step[]")]
     pub fn absorb(&mut self, results: Vec<String>) -> JsResult<js_sys::Array> {
         let results = results
             .iter()

@@ -2,24 +2,27 @@
 // section (+ seed), reads into a scenario object and shows validation messages next to the fields. Field ids
 // are the engine's dotted field paths (era.period_h, era.kappa, seed, ...), so the engine's FieldErrors land
 // in place. Empty policy and κ lists mean the preset's own (the engine's `policy_list` / `kappa_list`).
+// The policy and experiment lists come from the engine (`eraLists`).
 
 import { h } from '../common/dom.js';
 import { defaultAt, readOnto, field, num, showFieldErrors } from '../common/fields.js';
 
-/** Every policy name the engine accepts, with a hint: [name, hint]. */
-export const POLICIES = [
-  ['on-demand', 'accept iff the current slot has room, at the full price p_full per unit-slot'],
-  ['greedy', 'GREEDY_FIRSTFIT: the earliest feasible start, at a fixed price per unit-slot'],
-  ['basic-econ:lp', 'BASIC_ECON with the LP predictor: prices from the optimal fractional allocation of the previous period'],
-  ['basic-econ:lp:penalty', 'the same with the exponential penalty exp(γ·(x − s)/(d − s)) for later starts'],
-  ['basic-econ:spread', 'BASIC_ECON with the spreading predictor: each past request spread over its window'],
-  ['basic-econ:spread:penalty', 'spreading predictor with the late-start penalty'],
-  ['basic-econ:linear', 'BASIC_ECON with the analytic predictor of E4.3\'s known job distributions'],
-  ['basic-econ:linear:penalty', 'analytic predictor with the late-start penalty'],
-];
+/**
+ * The engine's policy list and experiments (the era model's `policies` and `presets` operations, resolved
+ * from the Rust that parses the scenario's policy strings): { policies: [{ name, title, hint }],
+ * presets: [{ name, title, workload, policies, accepts }] }. Read once per page.
+ */
+let engineLists = null;
+export function eraLists(wasm) {
+  if (!engineLists) {
+    const sc = { model: 'era' };
+    engineLists = { policies: wasm.model_call(sc, 'policies', null), presets: wasm.model_call(sc, 'presets', null) };
+  }
+  return engineLists;
+}
 
-/** The bundled workload each preset reads (E4.1: SWIM jobs; E4.3: Azure VMs for the non-ERA load). */
-export const PRESET_WORKLOAD = { 'E4.1': 'swim-fb2010', 'E4.3': 'azure2017-arrivals' };
+/** The bundled workload experiment `name` reads (E4.1: SWIM jobs; E4.3: Azure VMs for the non-ERA load). */
+export const presetWorkload = (wasm, name) => eraLists(wasm).presets.find((p) => p.name === name).workload;
 
 /**
  * Build the controls. `onChange()` fires on every edit.
@@ -27,11 +30,10 @@ export const PRESET_WORKLOAD = { 'E4.1': 'swim-fb2010', 'E4.3': 'azure2017-arriv
  */
 export function createControls({ onChange, wasm }) {
   const D = wasm.default_scenario();
-  const preset = h('select', {},
-    h('option', { value: 'E4.1' }, 'E4.1 — SWIM MapReduce jobs, value efficiency'),
-    h('option', { value: 'E4.3' }, 'E4.3 — beside real Azure load, late jobs vs revenue'));
+  const { policies, presets } = eraLists(wasm);
+  const preset = h('select', {}, presets.map((p) => h('option', { value: p.name }, `${p.name} — ${p.title}`)));
   const usePreset = h('input', { type: 'checkbox', id: 'era-policies-preset' });
-  const boxes = POLICIES.map(([name, hint]) => {
+  const boxes = policies.map(({ name, hint }) => {
     const box = h('input', { type: 'checkbox', dataset: { policy: name }, id: `era-policy-${name.replace(/:/g, '-')}` });
     box.addEventListener('change', () => onChange());
     return { name, box, row: h('label', { class: 'policy-row', title: hint }, box, h('span', {}, name)) };
@@ -62,7 +64,7 @@ export function createControls({ onChange, wasm }) {
   const lpKappa = h('input', { type: 'checkbox', id: 'era-lp-at-kappa' });
 
   const policyBox = h('div', { class: 'policies', id: 'f-era-policies', dataset: { field: 'era.policies' } },
-    h('label', { class: 'policy-row', title: 'compare the policies the preset lists (E4.1: greedy and BASIC_ECON with the LP and spreading predictors; E4.3: on-demand, greedy and BASIC_ECON with the linear and LP predictors, with and without the penalty)' },
+    h('label', { class: 'policy-row', title: `compare the policies the preset lists (${presets.map((p) => `${p.name}: ${p.policies.join(', ')}`).join('; ')})` },
       usePreset, h('span', {}, h('strong', {}, 'the preset\'s policies'))),
     boxes.map((b) => b.row));
   const e41 = h('div', { class: 'grid2', id: 'era-e41-fields' },
@@ -99,12 +101,12 @@ export function createControls({ onChange, wasm }) {
   usePreset.addEventListener('change', () => { setEnabled(); fire(); });
 
   function setEnabled() {
-    for (const b of boxes) b.box.disabled = usePreset.checked;
+    const accepts = new Set(presets.find((p) => p.name === preset.value).accepts);
+    for (const b of boxes) b.box.disabled = usePreset.checked || !accepts.has(b.name);
     const p41 = preset.value === 'E4.1';
     for (const i of [capFrac, jobs, basis]) i.disabled = !p41;
     for (const i of [days, load, nonera, quantile, floor]) i.disabled = p41;
     quantile.disabled = p41 || nonera.value !== 'azure';
-    for (const b of boxes) if (p41 && b.name.startsWith('basic-econ:linear')) b.box.disabled = true;
   }
 
   /** Put a scenario's values into the form; `policiesRun` (the last report's policies) ticks the boxes when
@@ -140,7 +142,7 @@ export function createControls({ onChange, wasm }) {
     if (preset.value !== p.preset) {
       // another experiment reads another workload; an upload is kept only for the preset it was made for
       p.preset = preset.value;
-      s.workload = { bundled: PRESET_WORKLOAD[p.preset] };
+      s.workload = { bundled: presetWorkload(wasm, p.preset) };
     }
     p.policies = usePreset.checked ? [] : boxes.filter((b) => b.box.checked && !b.box.disabled).map((b) => b.name);
     if (!usePreset.checked && !p.policies.length) errors.push({ field: 'era.policies', message: 'choose at least one policy, or the preset\'s' });

@@ -9,7 +9,7 @@ import { h, setChildren, fmt, debounce, frameThrottle, scrollTable, dataCard, pc
 import { headerCell } from '../common/glossary.js';
 import { updateLocation } from '../common/share.js';
 import { createRunView, viewHandle, drawCanvas, latestQuery } from '../common/run-view.js';
-import { createControls, PRESET_WORKLOAD } from './controls.js';
+import { createControls, presetWorkload } from './controls.js';
 
 const CHART_HEIGHT = 380;
 const REQUEST_HEIGHT = 420;
@@ -34,7 +34,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   let scenario = initial.model === 'era' ? initial : { ...initial, model: 'era' };
   if (initial.model !== 'era') {
     // opened from another tab: the workload of the preset (the default scenario's is the Azure arrivals)
-    const want = PRESET_WORKLOAD[scenario.era.preset];
+    const want = presetWorkload(wasm, scenario.era.preset);
     if (!(scenario.workload && scenario.workload.upload) && scenario.workload.bundled !== want) scenario = { ...scenario, workload: { bundled: want } };
   }
   let report = null;

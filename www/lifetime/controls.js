@@ -7,15 +7,15 @@ import { h, fmt } from '../common/dom.js';
 import { defaultAt, readOnto, fieldId, field, num, showFieldErrors } from '../common/fields.js';
 
 /**
- * The policies in the engine's order (`Policy::ALL`; the chart colours a policy by its place here, so the
- * table's swatches use the same index): [name, title, hint].
+ * The policies in the engine's order (the lifetime model's `policies` operation, `Policy::ALL`: the chart
+ * colours a policy by its place here, so the table's swatches use the same index): [{ name, title, hint }].
+ * Read once per page.
  */
-export const POLICIES = [
-  ['best-fit', 'best fit', 'multi-dimensional best fit: the baseline of every Δ, always simulated (§5.1)'],
-  ['la-binary', 'LA-Binary', 'one-shot binary lifetime classes at 2 h, same-class hosts first (§5.5)'],
-  ['nilas', 'NILAS', 'temporal cost of extending a host\'s exit time ahead of best fit, repredicted (§5.3)'],
-  ['lava', 'LAVA', 'lifetime classes, host states and deadlines, NILAS inside the chosen tier (§5.4)'],
-];
+let enginePolicies = null;
+export function lifetimePolicies(wasm) {
+  if (!enginePolicies) enginePolicies = wasm.model_call({ model: 'lifetime' }, 'policies', null);
+  return enginePolicies;
+}
 
 const SPLITS = [
   ['test', 'test split', 'the test deployments are simulated; the dev split trains the distributional predictor'],
@@ -48,7 +48,7 @@ export function createControls({ onChange, color, wasm }) {
   const defrag = h('input', { type: 'checkbox' });
   const aliveAtStart = h('input', { type: 'checkbox' });
 
-  const boxes = POLICIES.map(([name, title, hint], i) => {
+  const boxes = lifetimePolicies(wasm).map(({ name, title, hint }, i) => {
     const box = h('input', { type: 'checkbox', dataset: { policy: name }, id: `lifetime-policy-${name}` });
     if (i === 0) { box.checked = true; box.disabled = true; }
     box.addEventListener('change', () => onChange());

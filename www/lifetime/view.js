@@ -12,7 +12,7 @@ import { errorText } from '../common/engine.js';
 import { updateLocation } from '../common/share.js';
 import { createRunView, viewHandle, drawCanvas, latestQuery } from '../common/run-view.js';
 import { runCells } from '../common/sweep.js';
-import { createControls, POLICIES } from './controls.js';
+import { createControls, lifetimePolicies } from './controls.js';
 import { spreadText } from './spread.js';
 
 const CHART_HEIGHT = 420;
@@ -58,8 +58,9 @@ export function frontierCurves(cells, reports, oracle) {
 
 const pct = (v, d = 2) => percent(v, d);
 const pp = (v) => (v === 0 ? '0' : Number.isFinite(v) ? `${v > 0 ? '+' : ''}${v.toFixed(2)}` : '–');
-const policyIndex = (name) => POLICIES.findIndex((p) => p[0] === name);
-const policyTitle = (name) => (POLICIES.find((p) => p[0] === name) || [name, name])[1];
+let POLICIES = []; // the engine's, set by mount()
+const policyIndex = (name) => POLICIES.findIndex((p) => p.name === name);
+const policyTitle = (name) => (POLICIES.find((p) => p.name === name) || { title: name }).title;
 
 /** The results as the table and the CSV show them (the engine's field names). */
 /** The E3.5 table: [key, label, title, value(result), glossary term?] for results that carry both orders (`lifetime.defrag`). */
@@ -87,6 +88,7 @@ const COLUMNS = [
 ];
 
 export function mount({ root, wasm, worker, scenario: initial, autorun = true }) {
+  POLICIES = lifetimePolicies(wasm);
   let scenario = initial.model === 'lifetime' ? initial : { ...initial, model: 'lifetime' };
   let report = null; // the last complete report
   let results = []; // results of the run on display (partial while it runs)

@@ -6,7 +6,7 @@ use packlab::models::{Inputs, ModelDef};
 use packlab::scenario::{Scenario, WorkloadRef};
 use serde::Serialize;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `sc` once it validates; else its first problem (naming the field) as the error.
 pub fn validated(sc: Scenario) -> Result<Scenario, String> {
@@ -21,6 +21,15 @@ pub fn validated(sc: Scenario) -> Result<Scenario, String> {
 pub fn print_link(sc: &Scenario) -> Result<(), String> {
     let sc = validated(sc.clone())?;
     Out::new().line(sc.to_link())
+}
+
+/// `--print-link` of a scenario whose workload was given as a path (`path`, from [`workload_arg`]): the
+/// workload becomes the upload reference the playground computes for the same files ([`print_link`]).
+pub fn print_link_with_workload(mut sc: Scenario, path: Option<&Path>) -> Result<(), String> {
+    if let Some(path) = path {
+        sc.workload = crate::load::workload_upload_ref(path)?;
+    }
+    print_link(&sc)
 }
 
 /// The error of `--print-link` for a flag that changes what a command computes but has no scenario field
@@ -47,6 +56,23 @@ pub fn run_model<M: ModelDef>(
         .map_err(|e| e.to_string())?;
     progress.finish();
     Ok((run, rep))
+}
+
+/// Loads the workload `wref` (read from `path` when given, [`workload_arg`]) and runs model `M` on it
+/// ([`run_model`]). Errors: the workload's, then [`run_model`]'s.
+pub fn run_on_workload<M: ModelDef>(
+    sc: &Scenario,
+    section: &M::Section,
+    path: Option<&Path>,
+    what: &'static str,
+    unit: &'static str,
+) -> Result<<M::Run as Experiment>::Report, String> {
+    let w = crate::load::load_workload(&sc.workload, path)?;
+    let inputs = Inputs {
+        workload: Some(&w),
+        ..Default::default()
+    };
+    Ok(run_model::<M>(section, sc.seed, &inputs, what, unit)?.1)
 }
 
 /// The `--workload ID|PATH` argument: a bundled workload id (or one of `aliases`, pairs of alias and id),
@@ -142,6 +168,24 @@ impl Out {
     /// Writes `s` and a newline.
     pub fn line(&mut self, s: impl std::fmt::Display) -> Result<(), String> {
         writeln!(self.0, "{s}").map_err(|e| e.to_string())
+    }
+
+    /// `--report` writes the whole report `rep`, else `--json` the rows `rows()`, as one line of JSON:
+    /// `Some` of the result when either flag is set, `None` for the text table.
+    pub fn report_or_rows<R: Serialize, T: Serialize>(
+        &mut self,
+        report: bool,
+        json: bool,
+        rep: &R,
+        rows: impl FnOnce() -> T,
+    ) -> Option<Result<(), String>> {
+        if report {
+            Some(self.json(rep))
+        } else if json {
+            Some(self.json(&rows()))
+        } else {
+            None
+        }
     }
 
     /// Writes `v` as one line of JSON.

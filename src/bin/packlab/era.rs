@@ -1,7 +1,9 @@
 //! `packlab era run`: the reservation model (seed 004, ALGORITHMS.md §6) from the command line, through the
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
-use crate::common::{list, named, run_model, set_given, validated, workload_arg, Out};
+use crate::common::{
+    list, named, print_link_with_workload, run_on_workload, set_given, validated, workload_arg, Out,
+};
 use packlab::models::era::EraModel;
 use packlab::models::era::{EraParams, NonEraLoad, Policy, Preset, PAPER_DATACENTER_CORES};
 use packlab::scenario::{Model, Scenario};
@@ -148,11 +150,7 @@ fn params(a: &EraArgs) -> Result<EraParams, String> {
 /// Runs `packlab era run`.
 pub fn run(a: &EraArgs) -> Result<(), String> {
     let era = params(a)?;
-    let default_id = match era.preset {
-        Preset::E41 => "swim-fb2010",
-        Preset::E43 => "azure2017-arrivals",
-    };
-    let (wref, path) = workload_arg(a.workload.as_deref().unwrap_or(default_id), &[]);
+    let (wref, path) = workload_arg(a.workload.as_deref().unwrap_or(era.preset.workload()), &[]);
     let sc = validated(Scenario {
         model: Model::Era,
         workload: wref.clone(),
@@ -161,24 +159,13 @@ pub fn run(a: &EraArgs) -> Result<(), String> {
         ..Scenario::default()
     })?;
     if a.print_link {
-        let mut sc = sc;
-        if let Some(path) = &path {
-            sc.workload = crate::load::workload_upload_ref(path)?;
-        }
-        return crate::common::print_link(&sc);
+        return print_link_with_workload(sc, path.as_deref());
     }
-    let w = crate::load::load_workload(&wref, path.as_deref())?;
-    let inputs = packlab::models::Inputs {
-        workload: Some(&w),
-        ..Default::default()
-    };
-    let (_, rep) = run_model::<EraModel>(&sc.era, sc.seed, &inputs, "packlab era run", "cells")?;
+    let rep =
+        run_on_workload::<EraModel>(&sc, &sc.era, path.as_deref(), "packlab era run", "cells")?;
     let mut out = Out::new();
-    if a.report {
-        return out.json(&rep);
-    }
-    if a.json {
-        return out.json(&rep.cells);
+    if let Some(done) = out.report_or_rows(a.report, a.json, &rep, || &rep.cells) {
+        return done;
     }
     let s = &rep.setup;
     out.line(format!(

@@ -1,7 +1,10 @@
 //! `packlab lifetime run`: the lifetime model (seed 003, ALGORITHMS.md §5) from the command line, through the
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
-use crate::common::{named, run_model, set_given, synthetic_arg, validated, workload_arg, Out};
+use crate::common::{
+    named, print_link_with_workload, run_on_workload, set_given, synthetic_arg, validated,
+    workload_arg, Out,
+};
 use packlab::models::lifetime::predictor::NoisyEstimate;
 use packlab::models::lifetime::{LifetimeModel, LifetimeParams, Policy, PredictorKind};
 use packlab::scenario::{Model, Scenario, WorkloadRef};
@@ -260,14 +263,10 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
                 "the model metrics are a CLI-only evaluation of the predictors, not a simulation",
             ));
         }
-        let mut sc = sc;
-        if let Some(path) = &path {
-            sc.workload = crate::load::workload_upload_ref(path)?;
-        }
-        return crate::common::print_link(&sc);
+        return print_link_with_workload(sc, path.as_deref());
     }
-    let w = crate::load::load_workload(&wref, path.as_deref())?;
     if a.model_metrics {
+        let w = crate::load::load_workload(&wref, path.as_deref())?;
         let spec = learned_spec(a)?;
         let mut last = std::time::Instant::now();
         let mut err = std::io::stderr();
@@ -293,24 +292,18 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
         )
         .map_err(|e| e.to_string());
     }
-    let inputs = packlab::models::Inputs {
-        workload: Some(&w),
-        ..Default::default()
-    };
-    let (_, rep) = run_model::<LifetimeModel>(
+    let rep = run_on_workload::<LifetimeModel>(
+        &sc,
         &sc.lifetime,
-        sc.seed,
-        &inputs,
+        path.as_deref(),
         "packlab lifetime run",
         "policies",
     )?;
     let mut out = Out::new();
-    if a.report {
-        return out.json(&rep);
-    }
-    if a.json {
-        let rows: Vec<serde_json::Value> = rep
-            .results
+    // --json: one object per policy without the hourly series, with the predictor (and the pool when VMs
+    // alive at the start were placed)
+    let rows = || -> Vec<serde_json::Value> {
+        rep.results
             .iter()
             .map(|r| {
                 let mut v = serde_json::to_value(r).unwrap_or_default();
@@ -328,8 +321,10 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
                 }
                 v
             })
-            .collect();
-        return out.json(&rows);
+            .collect()
+    };
+    if let Some(done) = out.report_or_rows(a.report, a.json, &rep, rows) {
+        return done;
     }
     let s = &rep.setup;
     out.line(format!(

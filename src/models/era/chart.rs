@@ -11,7 +11,6 @@ use crate::chart::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use serde::{Deserialize, Serialize};
 
 crate::chart::chart_table! {
     /// `era.frontier`: data = the report's `cells`, opts = [`FrontierOptions`].
@@ -22,16 +21,8 @@ crate::chart::chart_table! {
     "era.request" => draw_request(RequestView, FrontierOptions, "request view");
 }
 
-/// Options of the era charts.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct FrontierOptions {
-    /// Caption above the plot.
-    #[serde(default)]
-    pub title: Option<String>,
-    /// Device pixel ratio (1 when absent).
-    #[serde(default)]
-    pub scale: Option<f64>,
-}
+/// Options of these charts: a caption and the device pixel ratio.
+pub type FrontierOptions = CaptionOptions;
 
 /// Policies in order of first appearance.
 fn policies(cells: &[CellResult]) -> Vec<String> {
@@ -124,13 +115,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
             "accepted revenue ($; more is better)"
         })
         .y_desc("late jobs (% of accepted)")
-        .x_labels(8)
-        .y_labels(6)
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .look(dp, 12.0, 13.0)
-        .draw()
-        .map_err(err)?;
+        .draw_labelled(dp, (8, 6), &x_fmt, &y_fmt)?;
     // label boxes already drawn, pixels: (x0, y0, x1, y1)
     let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
     let lh = dp.pxi(12.0);
@@ -248,13 +233,7 @@ pub fn draw_efficiency<DB: DrawingBackend>(
             "policy"
         })
         .y_desc("value efficiency (%)")
-        .x_labels(2 * ps.len() + 1)
-        .y_labels(6)
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .look(dp, 12.0, 13.0)
-        .draw()
-        .map_err(err)?;
+        .draw_labelled(dp, (2 * ps.len() + 1, 6), &x_fmt, &y_fmt)?;
     for (i, v) in vals.iter().enumerate() {
         if !v.is_finite() {
             continue;

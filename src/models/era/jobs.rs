@@ -56,6 +56,22 @@ impl Request {
     }
 }
 
+/// A test request `id`: `w` units for `t` slots, arriving at slot `a` with its window `[a, d)`, worth `value`
+/// dollars, class 0 (the fixture of the LP's and the scheduler's tests).
+#[cfg(test)]
+pub(crate) fn test_request(id: usize, a: i64, w: f64, t: i64, d: i64, value: f64) -> Request {
+    Request {
+        id,
+        arrival: a,
+        w,
+        t,
+        s: a,
+        d,
+        value,
+        class: 0,
+    }
+}
+
 /// The distributions E4.3's jobs are drawn from, known to the "linear" predictor.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JobDist {

@@ -179,19 +179,7 @@ pub fn solve(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn req(id: usize, a: i64, w: f64, t: i64, d: i64, value: f64) -> Request {
-        Request {
-            id,
-            arrival: a,
-            w,
-            t,
-            s: a,
-            d,
-            value,
-            class: 0,
-        }
-    }
+    use crate::models::era::jobs::test_request as req;
 
     /// By hand: capacity 2 units per slot, one bucket of 4 slots (8 unit-slots). A: 2 units × 2 slots worth
     /// $40 ($10/unit-slot); B: 2 × 3 worth $12 ($2); C: 1 × 4 worth $20 ($5). Optimum: A whole (4 unit-slots),

@@ -29,7 +29,7 @@ pub mod sched;
 pub use experiment::{EraReport, EraRun, EraStep};
 pub use params::{
     Algorithm, CapacityBasis, E41Jobs, EraParams, Horizon, NonEraLoad, Policy, Predictor, Preset,
-    MAX_REQUESTS, MAX_SLOTS, PAPER_DATACENTER_CORES,
+    PresetInfo, MAX_REQUESTS, MAX_SLOTS, PAPER_DATACENTER_CORES,
 };
 
 use crate::experiment::RunError;
@@ -49,7 +49,7 @@ impl ModelDef for EraModel {
         uses_workload: true,
         experiments: &["E4.1", "E4.3"],
         charts: chart::CHARTS,
-        ops: &[],
+        ops: &["policies", "presets"],
         run_ops: &["request"],
     };
     type Section = EraParams;
@@ -62,6 +62,28 @@ impl ModelDef for EraModel {
     fn start(section: &EraParams, seed: u64, inputs: &Inputs) -> Result<EraRun, RunError> {
         let w = inputs.need_workload()?;
         EraRun::planned(w, section, seed)
+    }
+
+    /// `policies`: every policy name the section's `policies` accepts, `[{ name, title, hint }]`
+    /// ([`Policy::all`]); `presets`: both experiments, `[{ name, title, workload, policies, accepts }]`
+    /// ([`PresetInfo::all`]).
+    fn call<S: serde::Serializer>(
+        _section: &EraParams,
+        _seed: u64,
+        op: &str,
+        _args: &serde_json::Value,
+        _inputs: &Inputs,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
+        use crate::experiment::serialize_to;
+        match op {
+            "policies" => serialize_to(
+                &Policy::all().iter().map(Policy::info).collect::<Vec<_>>(),
+                ser,
+            ),
+            "presets" => serialize_to(&PresetInfo::all(), ser),
+            _ => Err(RunError::no_op(Self::INFO.id, op)),
+        }
     }
 
     /// The charts of this model's table ([`chart::draw`]).
@@ -122,5 +144,75 @@ mod tests {
             ..EraParams::default()
         };
         assert_eq!(p.validate("era.")[0].field, "era.policies");
+    }
+
+    /// The `policies` and `presets` operations, as the playground reads them: every listed name parses back to
+    /// its policy; E4.1 accepts the six policies without the linear predictor, E4.3 all eight; each preset's
+    /// default list is among what it accepts; a preset list of a policy it does not accept fails validation.
+    #[test]
+    fn policies_and_presets_ops() {
+        let sc = crate::scenario::Scenario {
+            model: crate::scenario::Model::Era,
+            ..Default::default()
+        };
+        let call = |op| {
+            crate::scenario::call(
+                &sc,
+                op,
+                &serde_json::Value::Null,
+                &Inputs::default(),
+                serde_json::value::Serializer,
+            )
+            .unwrap()
+        };
+        let policies = call("policies");
+        let names: Vec<&str> = policies
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names.len(), 8);
+        for n in &names {
+            assert_eq!(Policy::parse(n).unwrap().name(), *n);
+        }
+        assert_eq!(names[0], "on-demand");
+        assert_eq!(names[7], "basic-econ:linear:penalty");
+        assert_eq!(policies[2]["title"], "BASIC_ECON, LP predictor");
+        let presets = call("presets");
+        assert_eq!(presets[0]["name"], "E4.1");
+        assert_eq!(presets[0]["workload"], "swim-fb2010");
+        assert_eq!(presets[1]["workload"], "azure2017-arrivals");
+        let accepts = |i: usize| presets[i]["accepts"].as_array().unwrap().len();
+        assert_eq!((accepts(0), accepts(1)), (6, 8));
+        assert!(!presets[0]["accepts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("basic-econ:linear")));
+        for p in presets.as_array().unwrap() {
+            for n in p["policies"].as_array().unwrap() {
+                assert!(p["accepts"].as_array().unwrap().contains(n), "{n}");
+            }
+        }
+        assert_eq!(
+            presets[1]["policies"],
+            serde_json::json!([
+                "on-demand",
+                "greedy",
+                "basic-econ:linear",
+                "basic-econ:linear:penalty",
+                "basic-econ:lp",
+                "basic-econ:lp:penalty"
+            ])
+        );
+        assert!(crate::scenario::call(
+            &sc,
+            "nope",
+            &serde_json::Value::Null,
+            &Inputs::default(),
+            serde_json::value::Serializer
+        )
+        .is_err());
     }
 }

@@ -20,12 +20,92 @@ pub enum Preset {
 }
 
 impl Preset {
+    /// Both experiments.
+    pub const ALL: [Preset; 2] = [Preset::E41, Preset::E43];
+
     /// `E4.1` or `E4.3`.
     pub fn name(self) -> &'static str {
         match self {
             Preset::E41 => "E4.1",
             Preset::E43 => "E4.3",
         }
+    }
+
+    /// One line on the experiment (the playground's experiment list).
+    pub fn title(self) -> &'static str {
+        match self {
+            Preset::E41 => "SWIM MapReduce jobs, value efficiency",
+            Preset::E43 => "beside real Azure load, late jobs vs revenue",
+        }
+    }
+
+    /// The bundled workload the experiment reads ([`crate::data`]): E4.1 the SWIM jobs, E4.3 the Azure VMs of
+    /// its non-ERA load.
+    pub fn workload(self) -> &'static str {
+        match self {
+            Preset::E41 => "swim-fb2010",
+            Preset::E43 => "azure2017-arrivals",
+        }
+    }
+
+    /// The policies the experiment compares when the section lists none ([`EraParams::policy_list`]).
+    pub fn policies(self) -> Vec<Policy> {
+        let names: &[&str] = match self {
+            Preset::E41 => &["greedy", "basic-econ:lp", "basic-econ:spread"],
+            Preset::E43 => &[
+                "on-demand",
+                "greedy",
+                "basic-econ:linear",
+                "basic-econ:linear:penalty",
+                "basic-econ:lp",
+                "basic-econ:lp:penalty",
+            ],
+        };
+        names
+            .iter()
+            .map(|n| Policy::parse(n).expect("preset policy"))
+            .collect()
+    }
+
+    /// Whether the experiment can run `policy` (E4.1 has no known job distributions for the linear predictor).
+    pub fn accepts(self, policy: &Policy) -> bool {
+        self == Preset::E43 || !policy.needs_known_distributions()
+    }
+}
+
+/// An experiment as the playground lists it (the `presets` operation): its name, title, bundled workload,
+/// the policies it compares by default and every policy it accepts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PresetInfo {
+    /// `E4.1` or `E4.3`.
+    pub name: &'static str,
+    /// One line on the experiment.
+    pub title: &'static str,
+    /// The bundled workload id it reads.
+    pub workload: &'static str,
+    /// Its default policies, by name.
+    pub policies: Vec<String>,
+    /// Every policy name it accepts.
+    pub accepts: Vec<String>,
+}
+
+impl PresetInfo {
+    /// Both experiments.
+    pub fn all() -> Vec<PresetInfo> {
+        Preset::ALL
+            .into_iter()
+            .map(|p| PresetInfo {
+                name: p.name(),
+                title: p.title(),
+                workload: p.workload(),
+                policies: p.policies().iter().map(Policy::name).collect(),
+                accepts: Policy::all()
+                    .iter()
+                    .filter(|q| p.accepts(q))
+                    .map(Policy::name)
+                    .collect(),
+            })
+            .collect()
     }
 }
 
@@ -224,21 +304,7 @@ impl EraParams {
             }
             return out;
         }
-        let names: &[&str] = match self.preset {
-            Preset::E41 => &["greedy", "basic-econ:lp", "basic-econ:spread"],
-            Preset::E43 => &[
-                "on-demand",
-                "greedy",
-                "basic-econ:linear",
-                "basic-econ:linear:penalty",
-                "basic-econ:lp",
-                "basic-econ:lp:penalty",
-            ],
-        };
-        names
-            .iter()
-            .map(|n| Policy::parse(n).expect("preset policy"))
-            .collect()
+        self.preset.policies()
     }
 
     /// The κ_use values swept: the section's, or the preset's.
@@ -269,12 +335,7 @@ impl EraParams {
                 );
             }
         }
-        if self.preset == Preset::E41
-            && self
-                .policy_list()
-                .iter()
-                .any(|p| p.predictor == Predictor::Linear && p.algorithm == Algorithm::BasicEcon)
-        {
+        if self.policy_list().iter().any(|p| !self.preset.accepts(p)) {
             errs.add(
                 "policies",
                 "the linear predictor needs the known job distributions of E4.3".into(),

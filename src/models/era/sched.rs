@@ -215,20 +215,7 @@ pub struct RequestView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::era::jobs::{Prices, SetupSummary};
-
-    fn req(id: usize, a: i64, w: f64, t: i64, d: i64, value: f64) -> Request {
-        Request {
-            id,
-            arrival: a,
-            w,
-            t,
-            s: a,
-            d,
-            value,
-            class: 0,
-        }
-    }
+    use crate::models::era::jobs::{test_request as req, Prices, SetupSummary};
 
     /// Periods of 4 slots, capacity `cap`; the history (period 0) holds one request of 2 units × 2 slots over
     /// [0, 4) at $5 per unit-slot: spread, 1 unit per slot at $5 in every slot of a period.

@@ -70,13 +70,7 @@ pub fn policy_color(name: &str) -> RGBColor {
 
 /// The name a policy has in the paper (`best fit`, `LA-Binary`, `NILAS`, `LAVA`); unknown names as given.
 pub fn policy_title(name: &str) -> String {
-    match Policy::parse(name) {
-        Ok(Policy::BestFit) => "best fit".into(),
-        Ok(Policy::LaBinary) => "LA-Binary".into(),
-        Ok(Policy::Nilas) => "NILAS".into(),
-        Ok(Policy::Lava) => "LAVA".into(),
-        Err(_) => name.to_string(),
-    }
+    Policy::parse(name).map_or_else(|_| name.to_string(), |p| p.title().to_string())
 }
 
 /// Draws the empty-host fraction over time: x = time in days from the start of the pool's window, y = empty
@@ -122,13 +116,7 @@ pub fn draw_empty_hosts<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc("time (days since the window's start)")
         .y_desc("empty hosts  (% of the pool; more is better)")
-        .x_labels(10)
-        .y_labels(6)
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .look(dp, 12.0, 13.0)
-        .draw()
-        .map_err(err)?;
+        .draw_labelled(dp, (10, 6), &x_fmt, &y_fmt)?;
 
     if warm_h > 0.0 {
         let w = (warm_h / 24.0).min(x_hi);
@@ -332,13 +320,7 @@ pub fn draw_accuracy<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc("prediction accuracy A (App. G.1 noise model)")
         .y_desc("Δ empty hosts vs best fit  (pp; more is better)")
-        .x_labels(8)
-        .y_labels(8)
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .look(dp, 12.0, 13.0)
-        .draw()
-        .map_err(err)?;
+        .draw_labelled(dp, (8, 8), &x_fmt, &y_fmt)?;
     let (xa, xb) = (span(x_lo, x_hi).start, span(x_lo, x_hi).end);
     let base = policy_color("best-fit");
     chart
@@ -570,13 +552,7 @@ pub fn draw_timeline<DB: DrawingBackend>(
         .disable_mesh()
         .x_desc("time (days since the window's start)")
         .y_desc("host")
-        .x_labels(10)
-        .y_labels(6)
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .look(dp, 12.0, 13.0)
-        .draw()
-        .map_err(err)?;
+        .draw_labelled(dp, (10, 6), &x_fmt, &y_fmt)?;
     // one rectangle per run of equal codes along a host's row
     let mut rects = Vec::new();
     for host in 0..t.hosts {

@@ -60,7 +60,7 @@ impl ModelDef for LifetimeModel {
         uses_workload: true,
         experiments: &[],
         charts: chart::CHARTS,
-        ops: &[],
+        ops: &["policies"],
         run_ops: &["timeline"],
     };
     type Section = LifetimeParams;
@@ -79,6 +79,22 @@ impl ModelDef for LifetimeModel {
         LifetimeRun::planned(w, section, seed)
     }
 
+    /// `policies`: every policy the section's `policies` accepts, `[{ name, title, hint }]` in
+    /// [`Policy::ALL`]'s order (the order the charts colour them by; [`Policy::infos`]).
+    fn call<S: serde::Serializer>(
+        _section: &LifetimeParams,
+        _seed: u64,
+        op: &str,
+        _args: &serde_json::Value,
+        _inputs: &Inputs,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
+        match op {
+            "policies" => crate::experiment::serialize_to(&Policy::infos(), ser),
+            _ => Err(RunError::no_op(Self::INFO.id, op)),
+        }
+    }
+
     /// The charts of this model's table ([`chart::draw`]).
     fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
         name: &str,
@@ -87,5 +103,46 @@ impl ModelDef for LifetimeModel {
         opts: D,
     ) -> Option<Result<Option<crate::chart::Layout>, crate::chart::ChartError>> {
         chart::draw(name, area, data, opts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `policies` operation lists the four policies in [`Policy::ALL`]'s order (the charts' colour order),
+    /// each name parsing back to its policy, with the paper's titles.
+    #[test]
+    fn policies_op() {
+        let sc = crate::scenario::Scenario {
+            model: crate::scenario::Model::Lifetime,
+            ..Default::default()
+        };
+        let v = crate::scenario::call(
+            &sc,
+            "policies",
+            &serde_json::Value::Null,
+            &Inputs::default(),
+            serde_json::value::Serializer,
+        )
+        .unwrap();
+        let got: Vec<(&str, &str)> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p["name"].as_str().unwrap(), p["title"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("best-fit", "best fit"),
+                ("la-binary", "LA-Binary"),
+                ("nilas", "NILAS"),
+                ("lava", "LAVA")
+            ]
+        );
+        for (i, (name, _)) in got.iter().enumerate() {
+            assert_eq!(Policy::parse(name).unwrap(), Policy::ALL[i]);
+        }
     }
 }

@@ -39,6 +39,46 @@ impl Policy {
         }
     }
 
+    /// The policy's name in the paper (`best fit`, `LA-Binary`, `NILAS`, `LAVA`).
+    pub fn title(self) -> &'static str {
+        match self {
+            Policy::BestFit => "best fit",
+            Policy::LaBinary => "LA-Binary",
+            Policy::Nilas => "NILAS",
+            Policy::Lava => "LAVA",
+        }
+    }
+
+    /// One line on what the policy does, with its section (the playground's policy list).
+    pub fn hint(self) -> &'static str {
+        match self {
+            Policy::BestFit => {
+                "multi-dimensional best fit: the baseline of every Δ, always simulated (§5.1)"
+            }
+            Policy::LaBinary => {
+                "one-shot binary lifetime classes at 2 h, same-class hosts first (§5.5)"
+            }
+            Policy::Nilas => {
+                "temporal cost of extending a host's exit time ahead of best fit, repredicted (§5.3)"
+            }
+            Policy::Lava => {
+                "lifetime classes, host states and deadlines, NILAS inside the chosen tier (§5.4)"
+            }
+        }
+    }
+
+    /// Every policy with its title and hint, in [`Policy::ALL`]'s order (the model's `policies` operation).
+    pub fn infos() -> Vec<crate::experiment::PolicyInfo> {
+        Policy::ALL
+            .into_iter()
+            .map(|p| crate::experiment::PolicyInfo {
+                name: p.name().into(),
+                title: p.title().into(),
+                hint: p.hint(),
+            })
+            .collect()
+    }
+
     /// Parses a name of [`Policy::name`].
     pub fn parse(s: &str) -> Result<Policy, String> {
         Policy::ALL

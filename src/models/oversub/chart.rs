@@ -12,7 +12,6 @@ use super::experiment::{PolicyRow, TrainingCurve, SAFETY_LEVELS};
 use crate::chart::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use serde::{Deserialize, Serialize};
 
 crate::chart::chart_table! {
     /// `oversub.frontier`: data = the report's `rows`, opts = [`ChartOptions`].
@@ -23,16 +22,8 @@ crate::chart::chart_table! {
     "oversub.rates" => draw_rates(RateMap, ChartOptions, "oversub rate map");
 }
 
-/// Options of the oversub charts.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ChartOptions {
-    /// Caption above the plot.
-    #[serde(default)]
-    pub title: Option<String>,
-    /// Device pixel ratio (1 when absent).
-    #[serde(default)]
-    pub scale: Option<f64>,
-}
+/// Options of these charts: a caption and the device pixel ratio.
+pub type ChartOptions = CaptionOptions;
 
 /// Draws the frontier (see the module documentation). Errors: a backend failure.
 pub fn draw_frontier<DB: DrawingBackend>(
@@ -47,24 +38,14 @@ pub fn draw_frontier<DB: DrawingBackend>(
         .map_err(err)?;
     let x_fmt = |v: &f64| format!("{}%", fmt_num(100.0 * *v));
     let y_fmt = |v: &f64| format!("{}%", fmt_num(*v));
+    let wide = area.dim_in_pixel().0 >= dp.px(600.0);
     chart
         .configure_mesh()
         .x_desc("PM-Hot-R  (less is better)")
         .y_desc("S-Cores  (% of cores saved; more is better)")
         // 11 ticks need ~600 px; a phone-wide chart gets 6 (0%, 20%, … 100%)
-        .x_labels(if area.dim_in_pixel().0 >= dp.px(600.0) {
-            11
-        } else {
-            6
-        })
-        .y_labels(6)
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .look(dp, 12.0, 13.0)
-        .draw()
-        .map_err(err)?;
+        .draw_labelled(dp, (if wide { 11 } else { 6 }, 6), &x_fmt, &y_fmt)?;
     // the safety lines are ~0.1 apart: on a phone-wide chart only the last one is labelled
-    let label_all = area.dim_in_pixel().0 >= dp.px(600.0);
     for (k, v) in SAFETY_LEVELS.iter().copied().enumerate() {
         let x = 1.0 - v;
         chart
@@ -73,7 +54,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
                 TARGET.mix(0.6).stroke_width(dp.px(1.0)),
             )))
             .map_err(err)?;
-        if !label_all && k + 1 != SAFETY_LEVELS.len() {
+        if !wide && k + 1 != SAFETY_LEVELS.len() {
             continue;
         }
         chart
@@ -240,13 +221,7 @@ pub fn draw_training<DB: DrawingBackend>(
         .configure_mesh()
         .x_desc("training episode")
         .y_desc("reward, hot-hour share")
-        .x_labels(8)
-        .y_labels(6)
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .look(dp, 12.0, 13.0)
-        .draw()
-        .map_err(err)?;
+        .draw_labelled(dp, (8, 6), &x_fmt, &y_fmt)?;
     right_axis(
         &mut chart,
         dp,

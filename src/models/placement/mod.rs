@@ -152,17 +152,15 @@ impl ModelDef for PlacementModel {
         _inputs: &Inputs,
         ser: S,
     ) -> Result<S::Ok, RunError> {
-        use serde::Serialize;
         match op {
-            "starters" => policies::script::STARTERS
-                .iter()
-                .map(|(name, source)| ScriptPolicy::new(name, source))
-                .collect::<Vec<_>>()
-                .serialize(ser)
-                .map_err(crate::experiment::ser_error),
-            _ => Err(RunError::msg(format!(
-                "the placement model has no operation '{op}'"
-            ))),
+            "starters" => crate::experiment::serialize_to(
+                &policies::script::STARTERS
+                    .iter()
+                    .map(|(name, source)| ScriptPolicy::new(name, source))
+                    .collect::<Vec<_>>(),
+                ser,
+            ),
+            _ => Err(RunError::no_op(Self::INFO.id, op)),
         }
     }
 

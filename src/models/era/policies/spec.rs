@@ -57,6 +57,84 @@ impl Policy {
         }
     }
 
+    /// Every policy, in the playground's order: on-demand, greedy, then BASIC_ECON with each predictor (LP,
+    /// spreading, linear), each without and with the penalty.
+    pub fn all() -> Vec<Policy> {
+        let plain = |algorithm| Policy {
+            algorithm,
+            predictor: Predictor::Lp,
+            penalty: false,
+        };
+        let mut out = vec![plain(Algorithm::OnDemand), plain(Algorithm::Greedy)];
+        for predictor in [Predictor::Lp, Predictor::Spread, Predictor::Linear] {
+            for penalty in [false, true] {
+                out.push(Policy {
+                    algorithm: Algorithm::BasicEcon,
+                    predictor,
+                    penalty,
+                });
+            }
+        }
+        out
+    }
+
+    /// Whether the policy needs the known job distributions of E4.3 (BASIC_ECON with the linear predictor).
+    pub fn needs_known_distributions(&self) -> bool {
+        self.algorithm == Algorithm::BasicEcon && self.predictor == Predictor::Linear
+    }
+
+    /// The paper's name (`ON_DEMAND`, `GREEDY_FIRSTFIT`, `BASIC_ECON`) with the predictor and the penalty.
+    pub fn title(&self) -> String {
+        match self.algorithm {
+            Algorithm::OnDemand => "ON_DEMAND".into(),
+            Algorithm::Greedy => "GREEDY_FIRSTFIT".into(),
+            Algorithm::BasicEcon => format!(
+                "BASIC_ECON, {} predictor{}",
+                match self.predictor {
+                    Predictor::Lp => "LP",
+                    Predictor::Spread => "spreading",
+                    Predictor::Linear => "linear",
+                },
+                if self.penalty { ", penalty" } else { "" }
+            ),
+        }
+    }
+
+    /// One line on what the policy does (ALGORITHMS.md §6.2–6.3; the playground's policy list).
+    pub fn hint(&self) -> &'static str {
+        match (self.algorithm, self.predictor, self.penalty) {
+            (Algorithm::OnDemand, ..) => {
+                "accept iff the current slot has room, at the full price p_full per unit-slot"
+            }
+            (Algorithm::Greedy, ..) => {
+                "GREEDY_FIRSTFIT: the earliest feasible start, at a fixed price per unit-slot"
+            }
+            (Algorithm::BasicEcon, Predictor::Lp, false) => "BASIC_ECON with the LP predictor: prices from the optimal fractional allocation of the previous period",
+            (Algorithm::BasicEcon, Predictor::Lp, true) => "the same with the exponential penalty exp(γ·(x − s)/(d − s)) for later starts",
+            (Algorithm::BasicEcon, Predictor::Spread, false) => {
+                "BASIC_ECON with the spreading predictor: each past request spread over its window"
+            }
+            (Algorithm::BasicEcon, Predictor::Spread, true) => {
+                "spreading predictor with the late-start penalty"
+            }
+            (Algorithm::BasicEcon, Predictor::Linear, false) => {
+                "BASIC_ECON with the analytic predictor of E4.3's known job distributions"
+            }
+            (Algorithm::BasicEcon, Predictor::Linear, true) => {
+                "analytic predictor with the late-start penalty"
+            }
+        }
+    }
+
+    /// The policy with its name, title and hint.
+    pub fn info(&self) -> crate::experiment::PolicyInfo {
+        crate::experiment::PolicyInfo {
+            name: self.name(),
+            title: self.title(),
+            hint: self.hint(),
+        }
+    }
+
     /// Parses a name of [`Policy::name`] (also `basic-econ` and `basic-econ:penalty` for the LP predictor).
     pub fn parse(s: &str) -> Result<Policy, String> {
         let s = s.trim();
