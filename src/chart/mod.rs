@@ -788,6 +788,7 @@ pub(crate) mod test_util {
             m,
             q,
             pareto,
+            error: None,
         }
     }
 

@@ -52,7 +52,7 @@ impl ModelDef for OversubModel {
         uses_workload: false,
         experiments: &["E1.1", "E1.2", "E1.3", "E1.4"],
         charts: chart::CHARTS,
-        ops: &["pretrained", "setup"],
+        ops: &["pretrained", "setup", "starters"],
         run_ops: &["policy", "pretrained"],
     };
     type Section = OversubParams;
@@ -67,7 +67,9 @@ impl ModelDef for OversubModel {
     }
 
     /// `pretrained` (no arguments; the pretrained files among `inputs.files`): the scenario's C2MARL arms,
-    /// each with the file that serves it or why none does ([`pretrained::ArmMatch`], in the run's order).
+    /// each with the file that serves it or why none does ([`pretrained::ArmMatch`], in the run's order);
+    /// `setup`: the policy list and K before a run ([`SectionSetup`]); `starters`: the starter scripts of the
+    /// playground's code box (issue 31), `[{ name, language, source }]` ([`policies::script::STARTERS`]).
     fn call<S: Serializer>(
         section: &OversubParams,
         seed: u64,
@@ -86,9 +88,14 @@ impl ModelDef for OversubModel {
                 .serialize(ser)
                 .map_err(|e| RunError::msg(e.to_string()));
         }
+        if op == "starters" {
+            return crate::script::policy::starters(&policies::script::STARTERS)
+                .serialize(ser)
+                .map_err(|e| RunError::msg(e.to_string()));
+        }
         if op != "pretrained" {
             return Err(RunError::msg(format!(
-                "the oversub model has no operation '{op}' (expected pretrained or setup)"
+                "the oversub model has no operation '{op}' (expected pretrained, setup or starters)"
             )));
         }
         let files =

@@ -21,7 +21,9 @@
 //! gives rate 1 from then on (no oversubscription) and keeps its first error ([`ScriptRate::take_error`]).
 //! Starters: [`STARTERS`] (SL and MA re-expressed bit for bit, tested; one idea not in the papers).
 //!
-//! Not yet wired into the scenario, the CLI or the page (docs/policies.md).
+//! A scenario lists its scripts in `oversub.scripts` ([`crate::script::ScriptPolicy`]); each is the row
+//! `script:<name>` ([`super::spec::Policy::Script`]). A failing script's row carries its error and the other
+//! rows are unaffected.
 
 use super::super::cluster::Cluster;
 use super::super::profile::{hour_of_day, SubHour};
