@@ -92,7 +92,7 @@ pub const FAMILIES: [(&str, &str, RGBColor); 7] = [
     ("perc", "perc p", RGBColor(0, 158, 115)),
     ("cantelli", "Cantelli b", RGBColor(204, 121, 167)),
     ("max", "max", RGBColor(86, 180, 233)),
-    ("script", "your script", RGBColor(213, 94, 0)),
+    ("script", "your script", SCRIPT),
 ];
 /// Colour of a family's series.
 pub fn family_color(family: &str) -> RGBColor {
