@@ -2,7 +2,8 @@
 // picked, broken (the engine's error at line:column under the box, nothing runs), fixed and run; its point is
 // in the table in the script colour with the numbers of the native CLI on the same link, bit for bit (the GPA
 // starter and the idea not in the papers, so wasm = native for both); the script travels in the link and
-// stays across tab switches.
+// stays across tab switches. The oversub tab's box: the MA and SL starters give the built-in rows (= native);
+// a script that fails at run time fails only its row (oversub) or point (placement).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, newPage, waitForRun, waitForSettledRun, readTable, tableOf, cliRun } from './helpers.mjs';

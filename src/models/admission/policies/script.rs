@@ -59,12 +59,22 @@ pub struct ScriptAdmit {
 impl ScriptAdmit {
     /// The policy of `script` (compiled by [`compile`]) at threshold `threshold`.
     pub fn new(script: Arc<Script>, threshold: f64) -> Self {
+        Self::with_budget(script, threshold, Limits::default().run_operations)
+    }
+
+    /// [`ScriptAdmit::new`] with a budget of `ops` operations for the run (the fuzz target's smaller one).
+    pub fn with_budget(script: Arc<Script>, threshold: f64, ops: u64) -> Self {
         ScriptAdmit {
             script,
             threshold,
-            budget: Budget::new(Limits::default().run_operations),
+            budget: Budget::new(ops),
             error: RefCell::new(None),
         }
+    }
+
+    /// Operations the script has spent in this run.
+    pub fn operations(&self) -> u64 {
+        self.budget.spent()
     }
 
     /// The script's first run-time error, if any (and clears it).
