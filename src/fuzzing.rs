@@ -282,14 +282,35 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
     })
 }
 
-/// The `script` target: `data` as a placement script (issue 31) compiled, then its hooks called as a packing
-/// calls them (an item's size from its observations, the fit test and the Best Fit key on two machines) within
-/// [`SCRIPT_BUDGET`] operations. `Err("script: …")` for a rejected script or a run-time error.
+/// The `script` target: `data` as a user's policy script (issue 31) compiled against each model's hook —
+/// placement's fit test, oversubscription's rate, admission's admit rule — and every hook it compiles for
+/// called as its model calls it, each within [`SCRIPT_BUDGET`] operations. `Err("script: …")` for a script
+/// no hook accepts (placement's message) or a run-time error.
 fn script(data: &[u8]) -> Result<(), String> {
-    use crate::models::placement::policies::fit_test::{BinLoad, FitTest, ItemStats};
-    use crate::models::placement::policies::script::{compile, ScriptFit};
+    use crate::models::{admission, oversub, placement};
     let src = String::from_utf8_lossy(data);
-    let s = compile(&src).map_err(|e| format!("script: {e}"))?;
+    let compiled = [
+        placement::policies::script::compile(&src).map(script_fit),
+        oversub::policies::script::compile(&src).map(script_rate),
+        admission::policies::script::compile(&src).map(script_admit),
+    ];
+    if compiled.iter().all(|c| c.is_err()) {
+        let Some(Err(e)) = compiled.into_iter().next() else {
+            unreachable!("three results, all errors")
+        };
+        return Err(format!("script: {e}"));
+    }
+    for c in compiled.into_iter().flatten() {
+        c.map_err(|e| format!("script: {e}"))?;
+    }
+    Ok(())
+}
+
+/// A placement script's hooks called as a packing calls them (an item's size from its observations, the fit
+/// test and the Best Fit key on two machines).
+fn script_fit(s: crate::script::Script) -> Result<(), crate::script::ScriptError> {
+    use crate::models::placement::policies::fit_test::{BinLoad, FitTest, ItemStats};
+    use crate::models::placement::policies::script::ScriptFit;
     let fit = ScriptFit::with_budget(std::sync::Arc::new(s), SCRIPT_BUDGET);
     let obs = [0.1, 0.2, 0.2, 0.5, 0.9];
     let size = fit.item_size(0.38, 0.29, &obs);
@@ -314,8 +335,76 @@ fn script(data: &[u8]) -> Result<(), String> {
         fit.operations() <= SCRIPT_BUDGET,
         "the budget was overspent"
     );
-    match fit.take_error() {
-        Some(e) => Err(format!("script: {e}")),
-        None => Ok(()),
+    fit.take_error().map_or(Ok(()), Err)
+}
+
+/// An oversubscription script's `rate` for two subscribers over the hours of a short episode without VMs.
+fn script_rate(s: crate::script::Script) -> Result<(), crate::script::ScriptError> {
+    use crate::models::oversub::cluster::Cluster;
+    use crate::models::oversub::policies::script::ScriptRate;
+    use crate::models::oversub::policies::{Estimates, Predictor, RatePolicy};
+    use crate::models::oversub::profile::Episode;
+    use crate::models::oversub::OversubParams;
+    let p = OversubParams::default();
+    let est = Estimates {
+        sl: vec![[0.3; 24], [0.7; 24]],
+        mu: vec![[0.2; 24], [0.4; 24]],
+        sd: vec![[0.05; 24], [0.1; 24]],
+        kappa: vec![8.0, 2.0],
+    };
+    let ep = Episode::empty(2, 3);
+    let mut c = Cluster::new(&p, std::borrow::Cow::Borrowed(&ep), false);
+    let mut rate = ScriptRate::with_budget(
+        std::sync::Arc::new(s),
+        &est,
+        4,
+        Predictor::of(&p),
+        SCRIPT_BUDGET,
+    );
+    let mut out = [1.0; 2];
+    loop {
+        rate.rates(&c, &mut out);
+        assert!(
+            out.iter().all(|x| (p.min_rate..=1.0).contains(x)),
+            "a rate outside [min_rate, 1]: {out:?}"
+        );
+        if c.step(&out).done {
+            break;
+        }
     }
+    assert!(
+        rate.operations() <= SCRIPT_BUDGET,
+        "the budget was overspent"
+    );
+    rate.take_error().map_or(Ok(()), Err)
+}
+
+/// An admission script's `admit` on two arrivals (an empty cluster and a loaded one) on a look-ahead grid.
+fn script_admit(s: crate::script::Script) -> Result<(), crate::script::ScriptError> {
+    use crate::models::admission::lookahead::LeadGrid;
+    use crate::models::admission::policies::script::ScriptAdmit;
+    use crate::models::admission::policies::{AdmissionPolicy, DecisionContext};
+    let g = LeadGrid::new(&[200.0, 20.0, 1.0], 2, 0);
+    let m = g.curve_t.len();
+    let admit = ScriptAdmit::with_budget(std::sync::Arc::new(s), 100.0, SCRIPT_BUDGET);
+    for (load, var) in [(0.0, 0.0), (90.0, 40.0)] {
+        let (sm, sv) = (vec![load; m], vec![var; m]);
+        let (cm, cv) = (vec![2.0; m], vec![1.5; m]);
+        let _ = admit.accept(&DecisionContext {
+            active: load,
+            capacity: 128.0,
+            n0: 4,
+            grid: &g,
+            sum_mean: &sm,
+            sum_var: &sv,
+            cand_mean: &cm,
+            cand_var: &cv,
+            marginal_eps: 0.1,
+        });
+    }
+    assert!(
+        admit.operations() <= SCRIPT_BUDGET,
+        "the budget was overspent"
+    );
+    admit.take_error().map_or(Ok(()), Err)
 }

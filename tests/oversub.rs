@@ -312,3 +312,64 @@ fn setup_operation_gives_the_preset_list_pms_and_alpha_range() {
     assert_eq!(given["policies"], serde_json::json!(["ma", "gpa:0.9"]));
     assert_eq!(given["pms"], 40);
 }
+
+/// Users' rate scripts (issue 31) through the whole run: the starters `sl` and `ma` give the built-ins'
+/// rows bit for bit (every figure and every rate, over every evaluation episode), the scripts travel in
+/// the share link, and a script that fails at run time fails only its row (its error, with the episode;
+/// every other row bit for bit as without it).
+#[test]
+fn script_rows_equal_the_builtins_and_a_failing_script_fails_only_its_row() {
+    use packlab::models::oversub::policies::script::{STARTER_MA, STARTER_SL};
+    use packlab::script::ScriptPolicy;
+    let sc = scenario(|p| {
+        p.pms = 40;
+        p.eval_episodes = 4;
+        p.policies = vec![Policy::Ma, Policy::Sl, Policy::Script("my-sl".into())];
+        p.scripts = vec![
+            ScriptPolicy::new("my-sl", STARTER_SL),
+            ScriptPolicy::new("my-ma", STARTER_MA),
+        ];
+    });
+    let back = Scenario::from_link(&sc.to_link()).unwrap();
+    assert_eq!(back.oversub.scripts, sc.oversub.scripts);
+    let rep = report(&back, &[]);
+    let names: Vec<&str> = rep.rows.iter().map(|r| r.policy.as_str()).collect();
+    // listed scripts where listed, the others after the list
+    assert_eq!(names, ["ma", "sl", "script:my-sl", "script:my-ma"]);
+    let same = |a: &packlab::models::oversub::experiment::PolicyRow,
+                b: &packlab::models::oversub::experiment::PolicyRow| {
+        let mut b = b.clone();
+        b.policy = a.policy.clone();
+        b.rates.policy = a.rates.policy.clone();
+        assert_eq!(
+            serde_json::to_string(a).unwrap(),
+            serde_json::to_string(&b).unwrap(),
+            "{} vs {}",
+            a.policy,
+            b.policy
+        );
+    };
+    same(&rep.rows[1], &rep.rows[2]);
+    same(&rep.rows[0], &rep.rows[3]);
+    // real oversubscription, not rows of rate 1
+    assert!(rep.rows[0].s_cores > 0.3 && rep.rows[1].s_cores > 0.3);
+
+    // the same run with a script that fails at the first hour 6 of every episode (a string for a rate)
+    let mut bad = sc.clone();
+    bad.oversub.scripts.push(ScriptPolicy::new(
+            "bad",
+            "fn rate(h, sl, mu, sd, n, p95, mean, sd_u, target, min_rate) {\n  if n.len() > 0 && h == 6 && mean[0] >= 0.0 { \"x\" } else { 0.5 }\n}",
+    ));
+    let got = report(&bad, &[]);
+    assert_eq!(got.rows.len(), 5);
+    let e = got.rows[4].error.as_deref().unwrap();
+    assert_eq!(got.rows[4].policy, "script:bad");
+    assert_eq!(
+        e,
+        "evaluation episode 0: 'rate' returned x (string); a number is needed"
+    );
+    for (a, b) in rep.rows.iter().zip(&got.rows[..4]) {
+        assert_eq!(a, b);
+        assert!(b.error.is_none());
+    }
+}

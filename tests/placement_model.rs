@@ -467,7 +467,7 @@ fn size_hook_reads_observations_like_perc() {
 }
 
 /// Scripts in the scenario: one frontier point each after the families', family `script`; a run-time
-/// failure (the operation limit) names the script's field and leaves no partial answer; bad sources are
+/// failure (the operation limit, the run's budget) fails only its point, with the error; bad sources are
 /// reported by validation with the field, line and column.
 #[test]
 fn scripts_in_the_frontier_and_their_errors() {
@@ -490,25 +490,34 @@ fn scripts_in_the_frontier_and_their_errors() {
         (f.points[0].m, f.points[0].q)
     );
 
+    // a script that fails at run time fails only its point: the error on it, off the
+    // Pareto front, every other point bit for bit as without it
+    let ok = f.clone();
     p.scripts.push(ScriptPolicy::new(
         "spin",
         "fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) {\n  loop {}\n}",
     ));
-    let e = run_frontier(&t, &p, 1, &mut |_, _| true).unwrap_err();
-    assert_eq!(e.field.as_deref(), Some("placement.scripts[2].source"));
-    assert!(e.message.contains("operation limit"), "{e}");
+    let f = run_frontier(&t, &p, 1, &mut |_, _| true).unwrap();
+    assert_eq!(f.points[..3], ok.points[..]);
+    let e = f.points[3].error.as_deref().unwrap();
+    assert_eq!(f.points[3].spec, "script:spin");
+    assert!(!f.points[3].pareto);
+    assert_eq!(
+        e,
+        "'fits' ran over the operation limit of one call (an endless loop?)"
+    );
 
     // under the per-call limit (~45 000 operations a call) but over the run's budget in ~450 of the ~1 800
-    // calls of a packing that opens a machine per VM: stopped, the field named
+    // calls of a packing that opens a machine per VM: stopped, its point says so
     p.scripts[2] = ScriptPolicy::new(
         "burn",
         "fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) {\n  let i = 0;\n  while i < 7500 { i += 1; }\n  false\n}",
     );
-    let e = run_frontier(&t, &p, 1, &mut |_, _| true).unwrap_err();
-    assert_eq!(e.field.as_deref(), Some("placement.scripts[2].source"));
+    let f = run_frontier(&t, &p, 1, &mut |_, _| true).unwrap();
+    assert_eq!(f.points[..3], ok.points[..]);
+    let e = f.points[3].error.as_deref().unwrap();
     assert!(
-        e.message
-            .contains("'fits' ran over the operation budget of one run (20000000 operations"),
+        e.contains("'fits' ran over the operation budget of one run (20000000 operations"),
         "{e}"
     );
 

@@ -145,6 +145,8 @@ pub(crate) fn err<E: std::fmt::Debug>(e: E) -> ChartError {
 }
 
 pub(crate) const OTHER: RGBColor = RGBColor(120, 120, 120);
+/// A user's script (issue 31), in every model's chart and table.
+pub(crate) const SCRIPT: RGBColor = RGBColor(213, 94, 0);
 pub(crate) const INK: RGBColor = RGBColor(33, 37, 41);
 pub(crate) const GRID: RGBColor = RGBColor(225, 228, 232);
 pub(crate) const GRID_LIGHT: RGBColor = RGBColor(242, 244, 246);
@@ -840,6 +842,7 @@ pub(crate) mod test_util {
             m,
             q,
             pareto,
+            error: None,
         }
     }
 

@@ -13,6 +13,10 @@
 //! Determinism: Rhai hashes function names with ahash; its seed is fixed here ([`HASH_SEED`]) before any
 //! engine is made, so no build or run draws a random one (Rhai's published crate ignores a build-time seed).
 
+pub mod policy;
+
+pub use policy::ScriptPolicy;
+
 use rhai::{CallFnOptions, Dynamic, Engine, EvalAltResult, Position, Scope, AST};
 use serde::Serialize;
 use std::cell::Cell;

@@ -2,7 +2,8 @@
 // picked, broken (the engine's error at line:column under the box, nothing runs), fixed and run; its point is
 // in the table in the script colour with the numbers of the native CLI on the same link, bit for bit (the GPA
 // starter and the idea not in the papers, so wasm = native for both); the script travels in the link and
-// stays across tab switches.
+// stays across tab switches. The oversub tab's box: the MA and SL starters give the built-in rows (= native);
+// a script that fails at run time fails only its row (oversub) or point (placement).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, newPage, waitForRun, waitForSettledRun, readTable, tableOf, cliRun } from './helpers.mjs';
@@ -18,7 +19,7 @@ test('code box: starter, error at line:column, fix, run in its colour = native, 
   assert.equal(await page.inputValue(BOX), '', 'no script by default');
 
   // the GPA starter: a point script:gpa with exactly the built-in gpa:0.05's m and q
-  await page.selectOption('#script-starter', 'gpa');
+  await page.selectOption('#placement-script-starter', 'gpa');
   n = await waitForSettledRun(page, n);
   let rows = await readTable(page);
   const mine = rows.find((r) => r.spec === 'script:gpa');
@@ -48,7 +49,7 @@ test('code box: starter, error at line:column, fix, run in its colour = native, 
   await page.waitForFunction((s) => document.querySelector(`${s}-error`).textContent === '', BOX);
 
   // the idea not in the papers (Cantelli on the machine's total): wasm = native too
-  await page.selectOption('#script-starter', 'cantelli-total');
+  await page.selectOption('#placement-script-starter', 'cantelli-total');
   n = await waitForSettledRun(page, n);
   rows = await readTable(page);
   assert.ok(rows.some((r) => r.spec === 'script:cantelli-total'), JSON.stringify(rows.map((r) => r.spec)));
@@ -77,5 +78,68 @@ test('code box: starter, error at line:column, fix, run in its colour = native, 
   assert.deepEqual(page.problems, []);
   assert.deepEqual(again.problems, []);
   await again.context().close();
+  await page.context().close();
+});
+
+test('oversub code box: starters ma/sl give the built-ins\' rows = native; a failing script fails only its row', async () => {
+  const w = await loadWasm();
+  const d = w.default_scenario();
+  const starters = w.model_call({ model: 'oversub' }, 'starters', null);
+  const ma = starters.find((s) => s.name === 'ma');
+  // a small run: 20 PMs, 2 evaluation episodes, MA and SL beside the MA starter
+  const sc = { ...d, model: 'oversub', oversub: { ...d.oversub, policies: ['ma', 'sl'], pms: 20, eval_episodes: 2, scripts: [ma] } };
+  const page = await newPage(env.browser);
+  await page.goto(`${env.server.url}/#s=${w.scenario_to_link(sc)}`);
+  const done = async (after) => {
+    await page.waitForFunction((n) => {
+      const c = document.querySelector('#oversub-card');
+      return c && c.dataset.state === 'done' && Number(c.dataset.runs) > n;
+    }, after, { timeout: 60_000 });
+    return Number(await page.getAttribute('#oversub-card', 'data-runs'));
+  };
+  const rowsOn = () => page.$$eval('#oversub-rows tr', (trs) => trs.map((r) => ({ ...r.dataset })));
+  const figures = ({ row, policy, ...rest }) => rest; // eslint-disable-line no-unused-vars
+  let n = await done(0);
+  assert.equal(await page.inputValue('#f-oversub-scripts-0-source'), ma.source);
+  let rows = await rowsOn();
+  assert.deepEqual(rows.map((r) => r.policy), ['ma', 'sl', 'script:ma']);
+  assert.deepEqual(figures(rows[2]), figures(rows[0]), 'the MA starter = the built-in MA, bit for bit');
+  assert.ok(Number(rows[0].sCores) > 0.3, rows[0].sCores);
+  assert.equal(await page.$eval('#oversub-rows tr[data-policy="script:ma"] .swatch', (e) => getComputedStyle(e).backgroundColor), 'rgb(213, 94, 0)');
+  // wasm = native on the page's link
+  const native = cliRun({ link: page.url() }).rows;
+  assert.deepEqual(native.map((r) => [r.policy, String(r.pm_hot_r), String(r.s_cores), String(r.utilization)]),
+    rows.map((r) => [r.policy, r.pmHotR, r.sCores, r.utilization]));
+
+  // the SL starter, then broken at run time (a string for a rate): its row says so, the others stay
+  await page.selectOption('#oversub-script-starter', 'sl');
+  n = await done(n);
+  rows = await rowsOn();
+  assert.deepEqual(rows.map((r) => r.policy), ['ma', 'sl', 'script:sl']);
+  assert.deepEqual(figures(rows[2]), figures(rows[1]), 'the SL starter = the built-in SL, bit for bit');
+  const before = rows.slice(0, 2);
+  await page.fill('#f-oversub-scripts-0-source', 'fn rate(h, sl, mu, sd, n, p95, mean, sd_u, target, min_rate) { "x" }');
+  await done(n);
+  rows = await rowsOn();
+  assert.deepEqual(rows.slice(0, 2), before);
+  assert.equal(rows[2].error, 'evaluation episode 0: \'rate\' returned x (string); a number is needed');
+  assert.match(await page.textContent('#oversub-rows tr[data-policy="script:sl"]'), /failed: evaluation episode 0/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('placement: a script that fails at run time fails only its point', async () => {
+  const w = await loadWasm();
+  const d = w.default_scenario();
+  const spin = { name: 'spin', language: 'rhai-1', enabled: true, source: 'fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) {\n  loop {}\n}' };
+  const page = await newPage(env.browser);
+  await page.goto(`${env.server.url}/#s=${w.scenario_to_link({ ...d, placement: { ...d.placement, scripts: [spin] } })}`);
+  await waitForRun(page);
+  const rows = await readTable(page);
+  const failed = await page.getAttribute('#frontier-rows tr[data-spec="script:spin"]', 'data-error');
+  assert.equal(failed, '\'fits\' ran over the operation limit of one call (an endless loop?)');
+  // every other point as without the script (the native CLI on the default link)
+  assert.deepEqual(rows.filter((r) => r.spec !== 'script:spin'), tableOf(cliRun({ link: w.scenario_to_link(d) })));
+  assert.deepEqual(page.problems, []);
   await page.context().close();
 });

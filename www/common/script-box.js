@@ -1,5 +1,5 @@
-// A code box for a user's policy script (issue 31, docs/policies.md): a text area with the model's starter
-// scripts to pick from, on/off and a name. The box edits the scenario's `<model>.scripts[0]`; the engine
+// A code box for a user's policy script (issue 31, docs/policies.md), shared by the tabs: a text area with the
+// model's starter scripts (the engine's `starters` operation) to pick from, on/off and a name. The box edits the scenario's `<model>.scripts[0]`; the engine
 // compiles it when the controls are checked (check_scenario), so a syntax error comes back for the field
 // `<model>.scripts[0].source` as "line L, column C: …" and shows under the box, and nothing runs.
 
@@ -8,20 +8,23 @@ import { field } from './fields.js';
 
 /**
  * @param {object} o
- * @param {string} o.model       the scenario section (e.g. 'placement')
+ * @param {string} o.model       the scenario section (e.g. 'placement'); element ids start with it
  * @param {{ name: string, language: string, source: string }[]} o.starters  the engine's starter scripts
+ * @param {string} o.hook        the hook's signature, shown in the empty box (e.g. 'fn rate(h, sl, …)')
+ * @param {string} o.label       the box's label (which functions are required)
+ * @param {string} o.spec        what the policy is called in the results (e.g. 'the point script:NAME')
  * @param {() => void} o.onChange  fires on every edit
  * @returns {{ el: HTMLElement, fill(scripts: object[]): void, read(): object[] }}
  */
-export function createScriptBox({ model, starters, onChange }) {
+export function createScriptBox({ model, starters, hook, label, spec, onChange }) {
   const at = (key) => `${model}.scripts[0].${key}`;
-  const enabled = h('input', { type: 'checkbox', id: 'script-enabled' });
+  const enabled = h('input', { type: 'checkbox', id: `${model}-script-enabled` });
   const name = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'mine' });
   const source = h('textarea', {
     class: 'script-source', rows: 12, spellcheck: false, autocomplete: 'off', wrap: 'off',
-    placeholder: 'fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k) { … }  (pick a starter above)',
+    placeholder: `${hook} { … }  (pick a starter above)`,
   });
-  const pick = h('select', { id: 'script-starter', 'aria-label': 'starter script' },
+  const pick = h('select', { id: `${model}-script-starter`, 'aria-label': 'starter script' },
     h('option', { value: '' }, 'start from…'),
     starters.map((s) => h('option', { value: s.name }, s.name)));
   let language = starters.length ? starters[0].language : 'rhai-1';
@@ -52,9 +55,9 @@ export function createScriptBox({ model, starters, onChange }) {
     h('div', { class: 'script-head' },
       h('label', { class: 'field check', for: enabled.id }, enabled,
         h('span', { class: 'swatch fam-script', 'aria-hidden': 'true' }), h('span', {}, 'on the chart')),
-      field(at('name'), 'name', name, '1–40 letters, digits, _ or -; the point is script:NAME'),
+      field(at('name'), 'name', name, `1–40 letters, digits, _ or -; ${spec}`),
       pick),
-    field(at('source'), 'script (Rhai): fits(…) required, score(…) and size(…) optional', source,
+    field(at('source'), label, source,
       'compiled on every edit; errors show with their line and column'));
 
   /** Put the section's `scripts` list into the box (the first script; an empty box when there is none). */

@@ -6,6 +6,7 @@
 
 import { h } from '../common/dom.js';
 import { field, num, readOnto, showFieldErrors } from '../common/fields.js';
+import { createScriptBox } from '../common/script-box.js';
 
 /** The experiments, with the data each one runs on: [id, label, data statement]. */
 export const PRESETS = [
@@ -78,6 +79,14 @@ export function createControls({ onChange, wasm }) {
   const evalEp = num({ inputmode: 'numeric', placeholder: String(d.eval_episodes) });
   const trainEp = num({ inputmode: 'numeric', placeholder: String(d.train_episodes) });
   const seed = num({ inputmode: 'numeric', placeholder: String(defaults.seed) });
+  let starters = [];
+  try { starters = wasm.model_call({ model: 'oversub' }, 'starters', null); } catch { starters = []; }
+  const scriptBox = createScriptBox({
+    model: 'oversub', starters, onChange: () => onChange(),
+    hook: 'fn rate(h, sl, mu, sd, n, p95, mean, sd_u, target, min_rate)',
+    label: 'script (Rhai): rate(…) gives a subscriber\'s rate for the hour, clipped to [min_rate, 1]',
+    spec: 'the row is script:NAME, after the policies',
+  });
 
   const el = h('section', { class: 'card', id: 'oversub-controls', 'aria-labelledby': 'oversub-controls-title' },
     h('h2', { id: 'oversub-controls-title' }, 'Scenario'),
@@ -92,7 +101,9 @@ export function createControls({ onChange, wasm }) {
       field('oversub.occupancy', 'occupancy', occupancy, 'requested cores alive as a fraction of the cluster\'s cores, on average (sets the arrival rate)'),
       field('oversub.eval_episodes', 'evaluation episodes', evalEp, 'episodes per policy (the same episodes for every policy)'),
       field('oversub.train_episodes', 'training episodes', trainEp, 'per C2MARL arm, before the evaluation'),
-      field('seed', 'seed', seed, 'subscribers, episodes and the learner\'s initialisation', 'oversub')));
+      field('seed', 'seed', seed, 'subscribers, episodes and the learner\'s initialisation', 'oversub')),
+    h('h3', {}, 'Your policy'),
+    scriptBox.el);
 
   const fire = () => onChange();
   for (const i of [policies, beta, pms, occupancy, evalEp, trainEp, seed]) i.addEventListener('input', fire);
@@ -122,6 +133,7 @@ export function createControls({ onChange, wasm }) {
     evalEp.value = String(p.eval_episodes);
     trainEp.value = String(p.train_episodes);
     seed.value = String(s.seed);
+    scriptBox.fill(p.scripts);
     showData();
     showErrors([]);
   }
@@ -142,6 +154,7 @@ export function createControls({ onChange, wasm }) {
     p.eval_episodes = number(evalEp, 'eval_episodes', { integer: true });
     p.train_episodes = number(trainEp, 'train_episodes', { integer: true });
     readSeed(seed);
+    p.scripts = scriptBox.read();
     return { scenario: s, errors };
   }
 

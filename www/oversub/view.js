@@ -365,6 +365,13 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     const paper = new Map(((report && complete) ? report.paper : []).map((f) => [f.policy, f]));
     setChildren(tbody, rs.map((r, i) => {
       const f = paper.get(r.policy);
+      const name = r.policy.startsWith('script:')
+        ? [h('span', { class: 'swatch fam-script', 'aria-hidden': 'true' }), rowLabel(r)] : rowLabel(r);
+      // a user's script that failed at run time: its error in its row, the other rows as they are
+      if (r.error) {
+        return h('tr', { class: 'failed', dataset: { row: String(i), policy: r.policy, error: r.error, complete: String(complete) } },
+          h('td', {}, name), h('td', { colspan: 12, class: 'error' }, `failed: ${r.error}`));
+      }
       return h('tr', {
         dataset: {
           row: String(i), policy: r.policy, trainSeed: r.train_seed === null || r.train_seed === undefined ? '' : String(r.train_seed), complete: String(complete),
@@ -373,7 +380,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
           safe: r.safe.map(String).join(','), hotPmHours: String(r.hot_pm_hours), activePms: String(r.active_pms), utilization: String(r.utilization),
         },
       },
-      h('td', {}, rowLabel(r)),
+      h('td', {}, name),
       h('td', { class: 'num' }, pct(r.pm_hot_r), h('span', { class: 'fine' }, ci(r.pm_hot_r_lo, r.pm_hot_r_hi))),
       h('td', { class: 'num' }, pct(r.c_hot_r)),
       h('td', { class: 'num' }, pct(r.s_cores), h('span', { class: 'fine' }, ci(r.s_cores_lo, r.s_cores_hi))),

@@ -40,7 +40,12 @@ export function createControls({ onChange, wasm }) {
   const familyRows = h('div', { class: 'families' });
   let starters = [];
   try { starters = wasm.model_call({ model: 'placement' }, 'starters', null); } catch { starters = []; }
-  const scriptBox = createScriptBox({ model: 'placement', starters, onChange: () => onChange() });
+  const scriptBox = createScriptBox({
+    model: 'placement', starters, onChange: () => onChange(),
+    hook: 'fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k)',
+    label: 'script (Rhai): fits(…) required, score(…) and size(…) optional',
+    spec: 'the point is script:NAME',
+  });
   let families = []; // [{ family, enabled: checkbox, grid: input }]
 
   const el = h('section', { class: 'card', id: 'controls-card', 'aria-labelledby': 'controls-title' },

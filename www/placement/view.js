@@ -237,7 +237,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
     const mNorm = f.points.length ? f.points[0].m_norm : '–';
     subtitle.textContent = `${f.trace}: ${f.items} VMs, R = ${f.realisations} (|O| = ${f.observations}, |E| = ${f.evaluations}), c = ${f.capacity}, m_norm = ${mNorm}, ${f.rule === 'bf' ? 'Best Fit' : 'First Fit'}${f.rebalance ? ' + rebalancing' : ''}, seed ${scenario.seed}`;
     drawFrontier();
-    setChildren(tbody, f.points.map((p) => h('tr', {
+    setChildren(tbody, f.points.map((p) => (p.error ? failedRow(p) : h('tr', {
       class: p.pareto ? 'pareto' : '',
       tabindex: 0,
       dataset: { spec: p.spec, family: p.family, mAbs: String(p.m_abs), mNorm: String(p.m_norm), m: String(p.m), q: String(p.q), utilization: String(p.utilization), pareto: String(p.pareto), ...(p.calibration ? { rhoCal: String(p.calibration.rho) } : {}) },
@@ -249,8 +249,15 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
     h('td', { class: 'num' }, String(p.m_abs)),
     h('td', { class: 'num' }, p.m.toFixed(4)), h('td', { class: 'num' }, fmt(p.q)),
     h('td', { class: 'num' }, `${(p.utilization * 100).toFixed(1)}%`),
-    h('td', { class: 'center' }, p.pareto ? '●' : ''))));
+    h('td', { class: 'center' }, p.pareto ? '●' : '')))));
     highlightRow();
+  }
+
+  /** A user's script that failed at run time: its error in its row, every other point as it is. */
+  function failedRow(p) {
+    return h('tr', { class: 'failed', dataset: { spec: p.spec, family: p.family, error: p.error } },
+      h('td', {}, h('span', { class: `swatch fam-${p.family}`, 'aria-hidden': 'true' }), p.spec),
+      h('td', { colspan: 5, class: 'error' }, `failed: ${p.error}`));
   }
 
   function highlightRow() {

@@ -194,3 +194,21 @@ impl Out {
         self.line(s)
     }
 }
+
+/// A script file of the command line, `FILE` or `NAME=FILE` (NAME defaults to the file's stem), read into a
+/// scenario's script (docs/policies.md). Errors name `flag` and the file.
+pub fn script_file(arg: &str, flag: &str) -> Result<packlab::script::ScriptPolicy, String> {
+    let (name, file) = match arg.split_once('=') {
+        Some((n, f)) => (n.trim().to_string(), f.trim()),
+        None => {
+            let stem = std::path::Path::new(arg.trim())
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
+            (stem, arg.trim())
+        }
+    };
+    let source =
+        std::fs::read_to_string(file).map_err(|e| format!("{flag}: cannot read '{file}': {e}"))?;
+    Ok(packlab::script::ScriptPolicy::new(&name, &source))
+}

@@ -38,7 +38,9 @@ pub struct OversubArgs {
     #[command(flatten)]
     pub common: Common,
     /// Policies, comma-separated: grid:X, ma, sl, peak:pP, peak:Nsigma, gpa:ALPHA, c2marl:ALPHA (trained in
-    /// the run), c2marl:FILE (a policy written by `packlab oversub train`). Default: the preset's.
+    /// the run), c2marl:FILE (a policy written by `packlab oversub train`), script:[NAME=]FILE (a rate policy
+    /// of your own in the policy language, docs/policies.md; NAME defaults to the file's stem; the row is
+    /// script:NAME and `--print-link` carries its source). Default: the preset's.
     #[arg(long)]
     pub policies: Option<String>,
     /// Training episodes of each C2MARL arm trained in the run.
@@ -123,6 +125,13 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
     let sc = scenario(&a.common, |p| {
         if let Some(s) = &a.policies {
             for name in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+                if let Some(file) = name.strip_prefix("script:") {
+                    // a script file travels in the scenario (and its link) as oversub.scripts
+                    let sp = crate::common::script_file(file, "--policies script:")?;
+                    p.policies.push(Policy::Script(sp.name.clone()));
+                    p.scripts.push(sp);
+                    continue;
+                }
                 let pol = Policy::parse(name).map_err(|e| format!("--policies: {e}"))?;
                 if let Policy::C2marlFile(path) = &pol {
                     if a.print_link {
@@ -181,6 +190,10 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
             Some(s) if s > 0 => format!("{} #{}", r.policy, s + 1),
             _ => r.policy.clone(),
         };
+        if let Some(e) = &r.error {
+            out.line(format!("{name:<16} failed: {e}"))?;
+            continue;
+        }
         let tick = |b: bool| if b { "✓" } else { "✗" };
         out.line(format!(
                 "{:<16} {:6.1} [{:5.1}, {:5.1}]   {:8.1} {:9.1}   {} {} {}        {:9.1} {:10.1} {:6.1}",

@@ -119,19 +119,7 @@ fn params_from(m: &ModelArgs) -> Result<(PlacementParams, u64), String> {
         }
     };
     for a in &m.script {
-        let (name, file) = match a.split_once('=') {
-            Some((n, f)) => (n.trim().to_string(), f.trim()),
-            None => {
-                let stem = std::path::Path::new(a.trim())
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().to_string())
-                    .unwrap_or_default();
-                (stem, a.trim())
-            }
-        };
-        let source = std::fs::read_to_string(file)
-            .map_err(|e| format!("--script: cannot read '{file}': {e}"))?;
-        p.scripts.push(placement::ScriptPolicy::new(&name, &source));
+        p.scripts.push(crate::common::script_file(a, "--script")?);
     }
     if m.seed > packlab::scenario::MAX_SEED {
         return Err(format!(
@@ -324,6 +312,12 @@ fn print_frontier(f: &placement::Frontier, json: bool) -> Result<(), String> {
     } else {
         println!("family,param,spec,m_abs,m_norm,m,q,utilization,pareto");
         for p in &f.points {
+            if let Some(e) = &p.error {
+                // the CSV row keeps its columns, the figures empty; the error goes to stderr
+                eprintln!("{} failed: {e}", p.spec);
+                println!("{},,{},,{},,,,false", p.family.name(), p.spec, p.m_norm);
+                continue;
+            }
             println!(
                 "{},{},{},{},{},{},{},{},{}",
                 p.family.name(),

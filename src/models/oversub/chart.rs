@@ -65,7 +65,8 @@ pub fn draw_frontier<DB: DrawingBackend>(
             )))
             .map_err(err)?;
     }
-    let ok = |r: &&PolicyRow| r.pm_hot_r.is_finite() && r.s_cores.is_finite();
+    // a failed script's row (its `error`) has no figures to draw
+    let ok = |r: &&PolicyRow| r.error.is_none() && r.pm_hot_r.is_finite() && r.s_cores.is_finite();
     // Grid-x as one curve over x.
     let mut grid: Vec<(f64, f64)> = rows
         .iter()
@@ -95,7 +96,11 @@ pub fn draw_frontier<DB: DrawingBackend>(
                 seen.len() - 1
             }
         };
-        let color = ARM_COLORS[i % ARM_COLORS.len()];
+        let color = if r.policy.starts_with("script:") {
+            SCRIPT
+        } else {
+            ARM_COLORS[i % ARM_COLORS.len()]
+        };
         let label = match r.train_seed {
             Some(s) if s > 0 => format!("{} #{}", r.policy, s + 1),
             _ => r.policy.clone(),

@@ -12,15 +12,17 @@
 use super::c2marl::{Dims, EpisodeLog, MarlEnv, StepOutcome, TrainedPolicy, Trainer};
 use super::cluster::{cluster_obs_len, Cluster, EpisodeOutcome, ObsScale, RateMap, AGENT_OBS};
 use super::params::{component, OversubParams, Preset};
+use super::policies::script::ScriptRate;
 use super::policies::spec::Policy;
-use super::policies::{resolve, Estimates};
+use super::policies::{resolve, Estimates, Predictor, RatePolicy};
 use super::profile::{Episode, Profiles};
 use crate::experiment::Inputs;
 use crate::experiment::{index_arg, map_parallel, threads, Experiment, RunError};
+use crate::script::{Script, ScriptError};
 use crate::substrate::rng::mix64;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The safety levels V of the α-satisfaction table (§3.5).
 pub const SAFETY_LEVELS: [f64; 3] = [0.75, 0.85, 0.95];
@@ -82,6 +84,11 @@ pub struct PolicyRow {
     pub hot_share: f64,
     /// The rates the policy gave, by subscriber and hour of day.
     pub rates: RateMap,
+    /// A user's script that failed at run time (issue 31): the first episode's error, with its line and
+    /// column. The row's figures are then not the script's (it gave rate 1 from the error on); the other rows
+    /// are unaffected. Absent when nothing failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// One C2MARL arm's training curve.
@@ -176,6 +183,7 @@ struct RowAcc {
     utilization: f64,
     rate_sum: Vec<[f64; 24]>,
     rate_n: Vec<[u32; 24]>,
+    error: Option<String>,
 }
 
 /// What one policy gave on one evaluation episode: the outcome ([`EpisodeOutcome`], the unsafe PMs by
@@ -192,10 +200,18 @@ struct RowEpisode {
     used_cores: f64,
     rate_sum: Vec<[f64; 24]>,
     rate_n: Vec<[u32; 24]>,
+    /// A script's run-time error on this episode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 impl RowEpisode {
-    fn new(o: EpisodeOutcome, rate_sum: Vec<[f64; 24]>, rate_n: Vec<[u32; 24]>) -> RowEpisode {
+    fn new(
+        o: EpisodeOutcome,
+        rate_sum: Vec<[f64; 24]>,
+        rate_n: Vec<[u32; 24]>,
+        error: Option<String>,
+    ) -> RowEpisode {
         RowEpisode {
             unsafe_pms: (0..o.unsafe_pms.len() as u32)
                 .filter(|&k| o.unsafe_pms[k as usize])
@@ -209,6 +225,7 @@ impl RowEpisode {
             used_cores: o.used_cores,
             rate_sum,
             rate_n,
+            error,
         }
     }
 }
@@ -220,6 +237,8 @@ struct World {
     profiles: Profiles,
     means: Vec<[f64; 24]>,
     est: Estimates,
+    /// The enabled scripts of `params.scripts`, compiled, by name.
+    scripts: Vec<(String, Arc<Script>)>,
 }
 
 impl World {
@@ -280,27 +299,51 @@ impl World {
         )
     }
 
-    /// Runs episode `ep` under `policy` (baselines, or a trained policy), returning its outcome and the
-    /// cluster at the end (which holds the rates given).
+    /// Runs episode `ep` under `policy` (baselines, a user's script, or a trained policy), returning its
+    /// outcome, the cluster at the end (which holds the rates given) and a script's run-time error.
     fn episode<'w>(
         &'w self,
         ep: &'w Episode,
         row_policy: &Policy,
         learned: Option<&TrainedPolicy>,
-    ) -> (EpisodeOutcome, Cluster<'w>) {
+    ) -> (EpisodeOutcome, Cluster<'w>, Option<ScriptError>) {
         let n = ep.subs;
         let mut c =
             Cluster::new(&self.params, Cow::Borrowed(ep), self.warm()).with_scale(self.obs_scale());
         let mut r = vec![1.0; n];
-        let mut policy = resolve(row_policy, &self.params, &self.est, learned, n)
-            .expect("a baseline policy, or C2MARL with its trained policy");
+        let mut script = match row_policy {
+            Policy::Script(name) => Some(ScriptRate::new(
+                self.scripts
+                    .iter()
+                    .find(|(s, _)| s == name)
+                    .map(|(_, s)| s.clone())
+                    .expect("a listed script is compiled when the run is planned"),
+                &self.est,
+                self.params.ma_window_h as i32,
+                Predictor::of(&self.params),
+            )),
+            _ => None,
+        };
+        let mut builtin = match script {
+            Some(_) => None,
+            None => Some(
+                resolve(row_policy, &self.params, &self.est, learned, n)
+                    .expect("a baseline policy, or C2MARL with its trained policy"),
+            ),
+        };
+        let policy: &mut dyn RatePolicy = match (&mut script, &mut builtin) {
+            (Some(s), _) => s,
+            (None, Some(b)) => b.as_mut(),
+            (None, None) => unreachable!("one of the two is set above"),
+        };
         loop {
             policy.rates(&c, &mut r);
             if c.step(&r).done {
                 break;
             }
         }
-        (c.outcome(), c)
+        let error = script.and_then(|mut s| s.take_error());
+        (c.outcome(), c, error)
     }
 }
 
@@ -420,12 +463,20 @@ impl OversubRun {
         let profiles = Profiles::of(params, seed)?;
         let means = profiles.arrival_means(params);
         let est = Estimates::fit(&profiles, params, &means, seed);
+        let mut scripts = Vec::new();
+        for (k, sp) in params.scripts.iter().enumerate().filter(|(_, s)| s.enabled) {
+            let s = super::policies::script::compile(&sp.source).map_err(|e| {
+                RunError::field(format!("oversub.scripts[{k}].source"), e.to_string())
+            })?;
+            scripts.push((sp.name.clone(), Arc::new(s)));
+        }
         let world = World {
             params: params.clone(),
             seed,
             profiles,
             means,
             est,
+            scripts,
         };
         let n = world.profiles.subscribers.len();
         let fp = world.fingerprint();
@@ -541,6 +592,7 @@ impl OversubRun {
                     utilization: 0.0,
                     rate_sum: vec![[0.0; 24]; n],
                     rate_n: vec![[0; 24]; n],
+                    error: None,
                 });
             }
         }
@@ -649,8 +701,8 @@ impl OversubRun {
         (0..self.rows.len())
             .map(|row| {
                 let learned = self.policy_of_row(row);
-                let (outcome, c) = self.world.episode(&ep, &self.rows[row].policy, learned);
-                RowEpisode::new(outcome, c.rate_sum, c.rate_n)
+                let (outcome, c, error) = self.world.episode(&ep, &self.rows[row].policy, learned);
+                RowEpisode::new(outcome, c.rate_sum, c.rate_n, error.map(|e| e.to_string()))
             })
             .collect()
     }
@@ -659,9 +711,15 @@ impl OversubRun {
     fn absorb_episodes(&mut self, per_episode: Vec<Vec<RowEpisode>>) -> Vec<PolicyRow> {
         let b = self.world.params.pm_cores;
         for results in per_episode {
+            let episode = self.units_done;
             self.units_done += 1;
             for (r, o) in self.rows.iter_mut().zip(results) {
                 r.episodes += 1;
+                if r.error.is_none() {
+                    r.error = o
+                        .error
+                        .map(|e| format!("evaluation episode {episode}: {e}"));
+                }
                 for &k in &o.unsafe_pms {
                     r.unsafe_pm[k as usize] += 1;
                 }
@@ -759,6 +817,7 @@ impl OversubRun {
                     .map(|s| s.mu.clone())
                     .collect(),
             },
+            error: r.error.clone(),
         }
     }
 

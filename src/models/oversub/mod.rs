@@ -38,7 +38,7 @@ pub use policies::spec::{Peak, Policy, ALPHA_RANGE};
 use crate::experiment::RunError;
 use crate::experiment::{Inputs, ModelDef, ModelInfo};
 use crate::substrate::error::FieldError;
-use serde::{Serialize, Serializer};
+use serde::Serializer;
 /// The registry entry of the oversubscription model.
 pub struct OversubModel;
 
@@ -52,7 +52,7 @@ impl ModelDef for OversubModel {
         uses_workload: false,
         experiments: &["E1.1", "E1.2", "E1.3", "E1.4"],
         charts: chart::CHARTS,
-        ops: &["pretrained", "setup"],
+        ops: &["pretrained", "setup", "starters"],
         run_ops: &["policy", "pretrained"],
     };
     type Section = OversubParams;
@@ -67,7 +67,9 @@ impl ModelDef for OversubModel {
     }
 
     /// `pretrained` (no arguments; the pretrained files among `inputs.files`): the scenario's C2MARL arms,
-    /// each with the file that serves it or why none does ([`pretrained::ArmMatch`], in the run's order).
+    /// each with the file that serves it or why none does ([`pretrained::ArmMatch`], in the run's order);
+    /// `setup`: the policy list and K before a run ([`SectionSetup`]); `starters`: the starter scripts of the
+    /// playground's code box (issue 31), `[{ name, language, source }]` ([`policies::script::STARTERS`]).
     fn call<S: Serializer>(
         section: &OversubParams,
         seed: u64,
@@ -82,20 +84,22 @@ impl ModelDef for OversubModel {
                 pms: section.pm_count(),
                 alpha: [ALPHA_RANGE.0, ALPHA_RANGE.1],
             };
-            return setup
-                .serialize(ser)
-                .map_err(|e| RunError::msg(e.to_string()));
+            return crate::experiment::serialize_to(&setup, ser);
+        }
+        if op == "starters" {
+            return crate::experiment::serialize_to(
+                &crate::script::policy::starters(&policies::script::STARTERS),
+                ser,
+            );
         }
         if op != "pretrained" {
             return Err(RunError::msg(format!(
-                "the oversub model has no operation '{op}' (expected pretrained or setup)"
+                "the oversub model has no operation '{op}' (expected pretrained, setup or starters)"
             )));
         }
         let files =
             pretrained::given(inputs).map_err(|e| RunError::field("oversub.policies", e))?;
-        pretrained::match_arms(section, seed, &files)
-            .serialize(ser)
-            .map_err(|e| RunError::msg(e.to_string()))
+        crate::experiment::serialize_to(&pretrained::match_arms(section, seed, &files), ser)
     }
 
     /// The charts of this model's table ([`chart::draw`]).

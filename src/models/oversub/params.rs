@@ -161,6 +161,11 @@ pub struct OversubParams {
     /// the policy name's α (`c2marl:0.95`), [`OversubParams::delta`] and [`OversubParams::train_episodes`] —
     /// and must stay at their defaults here.
     pub c2marl: C2marlConfig,
+    /// Users' rate policies in the policy language (issue 31, [`super::policies::script`]), each a row
+    /// `script:<name>` after the policy list's (empty by default; not written when empty, so scenarios
+    /// without scripts encode as before).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<crate::script::ScriptPolicy>,
 }
 
 impl Default for OversubParams {
@@ -197,6 +202,7 @@ impl Default for OversubParams {
             min_rate: 0.2,
             predictor_target: 0.0,
             c2marl: C2marlConfig::default(),
+            scripts: Vec::new(),
         }
     }
 }
@@ -208,8 +214,25 @@ pub const MAX_EPISODES: u64 = 200_000;
 
 impl OversubParams {
     /// The policies compared: the section's (duplicates dropped), or the preset's: Grid-0.2/0.4/0.6 (and
-    /// Grid-1.0 for E1.3), MA, SL, the peak predictor p95, GPA at α = 0.95 and C2MARL at α = 0.95.
+    /// Grid-1.0 for E1.3), MA, SL, the peak predictor p95, GPA at α = 0.95 and C2MARL at α = 0.95; then
+    /// `script:<name>` of every enabled script not listed (a listed script that is disabled is dropped).
     pub fn policy_list(&self) -> Vec<Policy> {
+        let mut v = self.listed_policies();
+        v.retain(|p| match p {
+            Policy::Script(n) => self.scripts.iter().any(|s| &s.name == n && s.enabled),
+            _ => true,
+        });
+        for s in self.scripts.iter().filter(|s| s.enabled) {
+            let p = Policy::Script(s.name.clone());
+            if !v.contains(&p) {
+                v.push(p);
+            }
+        }
+        v
+    }
+
+    /// The section's policies (duplicates dropped), or the preset's.
+    fn listed_policies(&self) -> Vec<Policy> {
         if !self.policies.is_empty() {
             let mut out: Vec<Policy> = Vec::new();
             for p in &self.policies {
@@ -356,6 +379,21 @@ impl OversubParams {
         for e in self.c2marl.validate_fields() {
             errs.add(&format!("c2marl.{}", e.field), e.message);
         }
+        for p in &self.policies {
+            if let Policy::Script(n) = p {
+                if !self.scripts.iter().any(|s| &s.name == n) {
+                    errs.add(
+                        "policies",
+                        format!("'script:{n}' names no script of oversub.scripts"),
+                    );
+                }
+            }
+        }
+        crate::script::policy::validate_scripts(
+            &self.scripts,
+            super::policies::script::compile,
+            &mut errs,
+        );
         errs.into_vec()
     }
 }

@@ -37,6 +37,9 @@ pub struct ChartPoint {
     /// On the Pareto front (non-dominated in (m, q)).
     #[serde(default)]
     pub pareto: bool,
+    /// A failed script's error (issue 31): such a point is not drawn.
+    #[serde(default)]
+    pub error: Option<String>,
 }
 
 /// Options of the frontier chart.
@@ -89,7 +92,7 @@ pub const FAMILIES: [(&str, &str, RGBColor); 7] = [
     ("perc", "perc p", RGBColor(0, 158, 115)),
     ("cantelli", "Cantelli b", RGBColor(204, 121, 167)),
     ("max", "max", RGBColor(86, 180, 233)),
-    ("script", "your script", RGBColor(213, 94, 0)),
+    ("script", "your script", SCRIPT),
 ];
 /// Colour of a family's series.
 pub fn family_color(family: &str) -> RGBColor {
@@ -107,6 +110,20 @@ pub fn draw_frontier<DB: DrawingBackend>(
     opts: &FrontierChartOptions,
 ) -> Result<FrontierLayout, ChartError> {
     let dp = blank(area, opts.scale)?;
+    // a failed script's point has no (m, q): not drawn, and its layout position is off the canvas
+    let points: Vec<ChartPoint> = points
+        .iter()
+        .map(|p| match p.error {
+            Some(_) => ChartPoint {
+                m: f64::NAN,
+                q: f64::NAN,
+                pareto: false,
+                ..p.clone()
+            },
+            None => p.clone(),
+        })
+        .collect();
+    let points = &points[..];
 
     // x range: the points' m, padded; y range: decades around the positive q and the target
     let (x_lo, x_hi) = padded_range(
@@ -216,7 +233,10 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let layout = FrontierLayout {
         points: points
             .iter()
-            .map(|p| chart.backend_coord(&(p.m, y_of(p.q))))
+            .map(|p| match p.m.is_finite() && p.q.is_finite() {
+                true => chart.backend_coord(&(p.m, y_of(p.q))),
+                false => (-100_000, -100_000),
+            })
             .collect(),
         plot_area: {
             let (xr, yr) = chart.plotting_area().get_pixel_range();

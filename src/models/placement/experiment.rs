@@ -57,7 +57,8 @@ impl Cells for FrontierCells {
         self.specs.len() + self.scripts.len()
     }
 
-    /// Errors: a script's run-time error, naming its field `placement.scripts[k].source`, line and column.
+    /// A script's run-time error fails only its point ([`FrontierPoint::failed`]: the error, with line
+    /// and column); no error fails the run.
     fn compute(&self, i: usize) -> Result<FrontierPoint, RunError> {
         let p = &self.params;
         let Some((k, script)) = i.checked_sub(self.specs.len()).map(|j| &self.scripts[j]) else {
@@ -65,9 +66,11 @@ impl Cells for FrontierCells {
                 .instance
                 .frontier_point(&self.specs[i], p.rule, p.rebalance));
         };
-        self.instance
-            .script_point(script, p.scripts[*k].spec(), p.rule, p.rebalance)
-            .map_err(|e| RunError::field(format!("placement.scripts[{k}].source"), e.to_string()))
+        let spec = p.scripts[*k].spec();
+        Ok(self
+            .instance
+            .script_point(script, spec.clone(), p.rule, p.rebalance)
+            .unwrap_or_else(|e| FrontierPoint::failed(spec, self.instance.m_norm(), e.to_string())))
     }
 }
 

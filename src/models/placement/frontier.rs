@@ -30,6 +30,30 @@ pub struct FrontierPoint {
     /// Calibrated GPA only: the knob ρ' used and how it was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<Calibration>,
+    /// A user's script that failed at run time (issue 31): its error, with line and column. The point's
+    /// `m_abs`, `m`, `q` and `utilization` are then 0 and mean nothing; it is left off the chart and the
+    /// Pareto front, and every other point is unaffected. Absent when nothing failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl FrontierPoint {
+    /// The point of a script `spec` that failed with `error` on an instance of `m_norm` ([`Self::error`]).
+    pub fn failed(spec: String, m_norm: usize, error: String) -> Self {
+        FrontierPoint {
+            family: Family::Script,
+            param: None,
+            spec,
+            m_abs: 0,
+            m_norm,
+            m: 0.0,
+            q: 0.0,
+            utilization: 0.0,
+            pareto: false,
+            calibration: None,
+            error: Some(error),
+        }
+    }
 }
 
 /// A frontier: all points of a sweep plus the parameters that made it.
@@ -72,13 +96,19 @@ pub fn frontier_specs(params: &PlacementParams) -> Vec<FitSpec> {
 }
 
 /// Marks the Pareto front of (m, q), both minimised: a point is on it iff no other point has m ≤ and q ≤
-/// with at least one strictly smaller. Equal points are both on the front.
+/// with at least one strictly smaller. Equal points are both on the front. A failed script's point
+/// ([`FrontierPoint::error`]) is neither on it nor dominates.
 pub fn mark_pareto(points: &mut [FrontierPoint]) {
-    let mq: Vec<(f64, f64)> = points.iter().map(|p| (p.m, p.q)).collect();
-    for (i, p) in points.iter_mut().enumerate() {
-        let (m, q) = mq[i];
-        p.pareto = !mq
-            .iter()
-            .any(|&(m2, q2)| m2 <= m && q2 <= q && (m2 < m || q2 < q));
+    let mq: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|p| p.error.is_none())
+        .map(|p| (p.m, p.q))
+        .collect();
+    for p in points.iter_mut() {
+        let (m, q) = (p.m, p.q);
+        p.pareto = p.error.is_none()
+            && !mq
+                .iter()
+                .any(|&(m2, q2)| m2 <= m && q2 <= q && (m2 < m || q2 < q));
     }
 }

@@ -656,5 +656,6 @@ fn point(family: Family, param: Option<f64>, r: PackResult) -> FrontierPoint {
         utilization: r.utilization,
         pareto: false,
         calibration: r.calibration,
+        error: None,
     }
 }

@@ -47,6 +47,7 @@ mod tests {
             utilization: 0.0,
             pareto: false,
             calibration: None,
+            error: None,
         }
     }
 
@@ -63,6 +64,11 @@ mod tests {
         mark_pareto(&mut p);
         let on: Vec<bool> = p.iter().map(|x| x.pareto).collect();
         assert_eq!(on, vec![true, true, false, true, true, true]);
+        // a failed script's point (m = q = 0) is off the front and dominates nothing
+        p.push(FrontierPoint::failed("script:x".into(), 1, "boom".into()));
+        mark_pareto(&mut p);
+        let on: Vec<bool> = p.iter().map(|x| x.pareto).collect();
+        assert_eq!(on, vec![true, true, false, true, true, true, false]);
     }
 
     #[test]
@@ -154,10 +160,7 @@ impl ModelDef for PlacementModel {
     ) -> Result<S::Ok, RunError> {
         match op {
             "starters" => crate::experiment::serialize_to(
-                &policies::script::STARTERS
-                    .iter()
-                    .map(|(name, source)| ScriptPolicy::new(name, source))
-                    .collect::<Vec<_>>(),
+                &crate::script::policy::starters(&policies::script::STARTERS),
                 ser,
             ),
             _ => Err(RunError::no_op(Self::INFO.id, op)),

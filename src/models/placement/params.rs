@@ -59,47 +59,7 @@ impl FamilySweep {
     }
 }
 
-/// A user's fit test in the policy language (issue 31; docs/policies.md), drawn as its own point of the
-/// frontier as `script:<name>`. The source travels in the scenario and so in share links.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScriptPolicy {
-    /// Name, 1–40 of `A–Z a–z 0–9 _ -`, unique among the scripts: the point's spec is `script:<name>`.
-    pub name: String,
-    /// The language and hook version the source is written for ([`crate::script::LANGUAGE`]).
-    #[serde(default = "language")]
-    pub language: String,
-    /// Whether the frontier includes it.
-    #[serde(default = "yes")]
-    pub enabled: bool,
-    /// The source: `fn fits(c, n, mu, var, load, mu_k, var_k, s_k)` and optionally `score`, `size`
-    /// ([`super::policies::script`]).
-    pub source: String,
-}
-
-fn language() -> String {
-    crate::script::LANGUAGE.to_string()
-}
-
-impl ScriptPolicy {
-    /// The script named `name` with `source`, enabled, in the current language.
-    pub fn new(name: &str, source: &str) -> Self {
-        ScriptPolicy {
-            name: name.to_string(),
-            language: language(),
-            enabled: true,
-            source: source.to_string(),
-        }
-    }
-
-    /// The point's spec, `script:<name>`.
-    pub fn spec(&self) -> String {
-        format!("script:{}", self.name)
-    }
-}
-
-/// Most scripts in a scenario.
-pub const MAX_SCRIPTS: usize = 8;
+pub use crate::script::policy::{ScriptPolicy, MAX_SCRIPTS};
 
 /// Parameters of the placement model: what the CLI flags, the playground controls and share links set.
 /// Units: capacity c in VM units (1.0 = one VM's full CPU), clairvoyance ℓ as a fraction.
@@ -219,38 +179,11 @@ impl PlacementParams {
                 }
             }
         }
-        if self.scripts.len() > MAX_SCRIPTS {
-            errs.add("scripts", format!("at most {MAX_SCRIPTS} scripts"));
-        }
-        for (k, sp) in self.scripts.iter().enumerate() {
-            let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-            if sp.name.is_empty() || sp.name.len() > 40 || !sp.name.chars().all(ok) {
-                errs.add(
-                    &format!("scripts[{k}].name"),
-                    format!(
-                        "a name of 1–40 letters, digits, '_' or '-' is needed, got '{}'",
-                        sp.name
-                    ),
-                );
-            } else if self.scripts[..k].iter().any(|o| o.name == sp.name) {
-                errs.add(
-                    &format!("scripts[{k}].name"),
-                    format!("the name '{}' is used twice", sp.name),
-                );
-            }
-            if sp.language != crate::script::LANGUAGE {
-                errs.add(
-                    &format!("scripts[{k}].language"),
-                    format!(
-                        "this engine runs scripts in {}, got '{}'",
-                        crate::script::LANGUAGE,
-                        sp.language
-                    ),
-                );
-            } else if let Err(e) = super::policies::script::compile(&sp.source) {
-                errs.add(&format!("scripts[{k}].source"), e.to_string());
-            }
-        }
+        crate::script::policy::validate_scripts(
+            &self.scripts,
+            super::policies::script::compile,
+            &mut errs,
+        );
         errs.into_vec()
     }
 

@@ -3,6 +3,7 @@
 //!
 //! * [`rule`]: what a rule sees at an arrival ([`DecisionContext`]) and the traits of a rule and a policy;
 //! * [`zeroth`], [`first`], [`second`], [`accept_if_fits`]: the rules; [`marginal`]: the MARGINAL heuristic;
+//! * [`script`]: a user's admission rule in the policy language (issue 31; the hook in the engine);
 //! * [`resolve`]: the rule a spec names; [`moment_policy`]: the policy ([`MomentPolicy`]: rule, threshold,
 //!   MARGINAL, and where the test fails).
 
@@ -12,6 +13,7 @@ pub mod marginal;
 pub mod moment_policy;
 pub mod resolve;
 pub mod rule;
+pub mod script;
 pub mod second;
 pub mod zeroth;
 

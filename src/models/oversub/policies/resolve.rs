@@ -14,7 +14,7 @@ use super::spec::Policy;
 
 /// The policy `policy` for `n` subscribers: a baseline from the section and the history estimates, or C2MARL
 /// acting with `learned` (its trained policy, required for `c2marl:α` and `c2marl:FILE`). `None`: a C2MARL
-/// name without a trained policy.
+/// name without a trained policy, or a script (`script:NAME`, run by [`super::script::ScriptRate`]).
 pub fn resolve<'a>(
     policy: &Policy,
     params: &'a OversubParams,
@@ -43,7 +43,7 @@ pub fn resolve<'a>(
             params,
             est,
         }),
-        Policy::C2marl(_) | Policy::C2marlFile(_) => return None,
+        Policy::C2marl(_) | Policy::C2marlFile(_) | Policy::Script(_) => return None,
     })
 }
 

@@ -21,7 +21,9 @@
 //! gives rate 1 from then on (no oversubscription) and keeps its first error ([`ScriptRate::take_error`]).
 //! Starters: [`STARTERS`] (SL and MA re-expressed bit for bit, tested; one idea not in the papers).
 //!
-//! Not yet wired into the scenario, the CLI or the page (docs/policies.md).
+//! A scenario lists its scripts in `oversub.scripts` ([`crate::script::ScriptPolicy`]); each is the row
+//! `script:<name>` ([`super::spec::Policy::Script`]). A failing script's row carries its error and the other
+//! rows are unaffected.
 
 use super::super::cluster::Cluster;
 use super::super::profile::{hour_of_day, SubHour};
@@ -59,14 +61,30 @@ impl<'a> ScriptRate<'a> {
     /// The policy of `script` (compiled by [`compile`]) on the history estimates `est`, with arrays over the
     /// last `window` hours (`ma_window_h`) and the predictors' `clip`.
     pub fn new(script: Arc<Script>, est: &'a Estimates, window: i32, clip: Predictor) -> Self {
+        Self::with_budget(script, est, window, clip, Limits::default().run_operations)
+    }
+
+    /// [`ScriptRate::new`] with a budget of `ops` operations for the episode (the fuzz target's smaller one).
+    pub fn with_budget(
+        script: Arc<Script>,
+        est: &'a Estimates,
+        window: i32,
+        clip: Predictor,
+        ops: u64,
+    ) -> Self {
         ScriptRate {
             script,
             est,
             window,
             clip,
-            budget: Budget::new(Limits::default().run_operations),
+            budget: Budget::new(ops),
             error: None,
         }
+    }
+
+    /// Operations the script has spent in this episode.
+    pub fn operations(&self) -> u64 {
+        self.budget.spent()
     }
 
     /// The script's first run-time error, if any (and clears it).

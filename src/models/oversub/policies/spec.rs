@@ -1,5 +1,5 @@
 //! The policy names of a scenario ([`Policy`]: `grid:X`, `ma`, `sl`, `peak:…`, `gpa:α`, `c2marl:α`,
-//! `c2marl:FILE`), parsed and written back; [`super::resolve`] turns one into a [`super::RatePolicy`].
+//! `c2marl:FILE`, `script:NAME`), parsed and written back; [`super::resolve`] turns one into a [`super::RatePolicy`].
 
 use serde::{Deserialize, Serialize};
 
@@ -17,7 +17,8 @@ pub const ALPHA_RANGE: (f64, f64) = (0.5, 0.9999);
 
 /// A rate policy (§3.4 and the two further baselines). Serialized as its name: `grid:X`, `ma`, `sl`,
 /// `peak:pP` (e.g. `peak:p95`), `peak:Nsigma` (e.g. `peak:3sigma`), `gpa:A` (α, e.g. `gpa:0.95`),
-/// `c2marl:A` (trained in the run at safety level α) or `c2marl:FILE` (a trained policy file given as input).
+/// `c2marl:A` (trained in the run at safety level α), `c2marl:FILE` (a trained policy file given as input) or
+/// `script:NAME` (a user's script of `oversub.scripts`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub enum Policy {
@@ -35,6 +36,8 @@ pub enum Policy {
     C2marl(f64),
     /// A trained C2MARL policy from the input file of this name.
     C2marlFile(String),
+    /// The user's rate script of this name in `oversub.scripts` (issue 31, [`super::script`]).
+    Script(String),
 }
 
 /// Formats a number the way policy names carry it (shortest round-trip form).
@@ -54,6 +57,7 @@ impl Policy {
             Policy::Gpa(a) => format!("gpa:{}", num(*a)),
             Policy::C2marl(a) => format!("c2marl:{}", num(*a)),
             Policy::C2marlFile(f) => format!("c2marl:{f}"),
+            Policy::Script(n) => format!("script:{n}"),
         }
     }
 
@@ -62,7 +66,7 @@ impl Policy {
         let s = s.trim();
         let bad = || {
             format!(
-                "unknown policy '{s}' (expected grid:X, ma, sl, peak:pP, peak:Nsigma, gpa:ALPHA, c2marl:ALPHA or c2marl:FILE)"
+                "unknown policy '{s}' (expected grid:X, ma, sl, peak:pP, peak:Nsigma, gpa:ALPHA, c2marl:ALPHA, c2marl:FILE or script:NAME)"
             )
         };
         let number = |t: &str, lo: f64, hi: f64, what: &str| -> Result<f64, String> {
@@ -116,6 +120,16 @@ impl Policy {
                     }
                 }
             }
+            "script" => {
+                let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+                if arg.is_empty() || arg.len() > 40 || !arg.chars().all(ok) {
+                    Err(format!(
+                        "policy '{s}': a script name of 1–40 letters, digits, '_' or '-' is needed"
+                    ))
+                } else {
+                    Ok(Policy::Script(arg.to_string()))
+                }
+            }
             _ => Err(bad()),
         }
     }
@@ -141,6 +155,7 @@ mod tests {
             "gpa:0.95",
             "c2marl:0.75",
             "c2marl:policy.json",
+            "script:sl-recent",
         ] {
             assert_eq!(Policy::parse(n).unwrap().name(), n);
         }
@@ -154,6 +169,8 @@ mod tests {
             "c2marl:",
             "c2marl:0.2",
             "x:1",
+            "script:",
+            "script:a b",
         ] {
             assert!(Policy::parse(bad).is_err(), "{bad}");
         }

@@ -1,0 +1,105 @@
+//! The per-call cost of users' policy scripts (issue 31; docs/policies.md) at the oversubscription and
+//! admission hooks, beside the built-in policy they re-express (criterion; `cargo bench --bench policies`,
+//! stored in results/policies/speed.txt). Placement's fit test is timed in `benches/pack.rs`.
+//!
+//! * oversub: the rates of all 12 subscribers at hour 48 of an E1.1 evaluation episode (one `rate` call per
+//!   subscriber, the arrays over `ma_window_h` = 24 hours built for each), the MA starter against built-in MA;
+//! * admission: one arrival's decision on a look-ahead of 4 sub-horizons × 4 steps (16 lead times, the arrays
+//!   interpolated for each call), the FIRST starter against the built-in FIRST.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use packlab::models::admission::lookahead::LeadGrid;
+use packlab::models::admission::params::{PolicyKind, PolicySpec, SecondParam};
+use packlab::models::admission::policies::script as admit_script;
+use packlab::models::admission::policies::{AdmissionPolicy, DecisionContext, MomentPolicy};
+use packlab::models::oversub::cluster::Cluster;
+use packlab::models::oversub::params::component;
+use packlab::models::oversub::policies::ma::Ma;
+use packlab::models::oversub::policies::script::{compile, ScriptRate, STARTER_MA};
+use packlab::models::oversub::policies::{Estimates, Predictor, RatePolicy};
+use packlab::models::oversub::profile::{Episode, Profiles};
+use packlab::models::oversub::OversubParams;
+use std::borrow::Cow;
+use std::hint::black_box;
+use std::sync::Arc;
+
+fn bench(c: &mut Criterion) {
+    let params = OversubParams {
+        pms: 100,
+        ..OversubParams::default()
+    };
+    let profiles = Profiles::of(&params, 1).unwrap();
+    let means = profiles.arrival_means(&params);
+    let est = Estimates::fit(&profiles, &params, &means, 1);
+    let ep = Episode::generate(&profiles, &params, &means, 1, component::EVAL, 0);
+    let clip = Predictor::of(&params);
+    let mut cl = Cluster::new(&params, Cow::Borrowed(&ep), false);
+    let mut out = vec![1.0; ep.subs];
+    let mut ma = Ma { window: 24, clip };
+    while cl.hour() < 48 {
+        ma.rates(&cl, &mut out);
+        cl.step(&out);
+    }
+    let script = Arc::new(compile(STARTER_MA).unwrap());
+    c.bench_function(
+        "oversub script ma: rates of 12 subscribers (12 rate calls)",
+        |b| {
+            b.iter(|| {
+                // a fresh policy per iteration: the run's budget is per episode
+                let mut s = ScriptRate::new(script.clone(), &est, 24, clip);
+                s.rates(black_box(&cl), &mut out);
+                black_box(&out);
+            })
+        },
+    );
+    c.bench_function("oversub built-in ma: rates of 12 subscribers", |b| {
+        b.iter(|| {
+            ma.rates(black_box(&cl), &mut out);
+            black_box(&out);
+        })
+    });
+
+    let g = LeadGrid::new(&[2000.0, 200.0, 20.0, 1.0], 4, 0);
+    let m = g.curve_t.len();
+    let sm: Vec<f64> = (0..m).map(|k| 80.0 + k as f64).collect();
+    let sv: Vec<f64> = (0..m).map(|k| 100.0 + 3.0 * k as f64).collect();
+    let cm = vec![3.0; m];
+    let cv = vec![2.0; m];
+    let ctx = DecisionContext {
+        active: 80.0,
+        capacity: 128.0,
+        n0: 4,
+        grid: &g,
+        sum_mean: &sm,
+        sum_var: &sv,
+        cand_mean: &cm,
+        cand_var: &cv,
+        marginal_eps: 0.1,
+    };
+    let first = MomentPolicy {
+        spec: PolicySpec {
+            kind: PolicyKind::First,
+            threshold: 120.0,
+            marginal: false,
+        },
+        second: SecondParam::Ratio,
+    };
+    let script = Arc::new(admit_script::compile(admit_script::STARTER_FIRST).unwrap());
+    assert!(first.accept(&ctx));
+    c.bench_function(
+        "admission script first: one admit call (16 lead times)",
+        |b| {
+            b.iter(|| {
+                let s = admit_script::ScriptAdmit::new(script.clone(), 120.0);
+                black_box(s.accept(black_box(&ctx)))
+            })
+        },
+    );
+    c.bench_function(
+        "admission built-in first: one decision (16 lead times)",
+        |b| b.iter(|| black_box(first.accept(black_box(&ctx)))),
+    );
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
