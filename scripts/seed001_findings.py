@@ -23,7 +23,9 @@ Scales (--scale):
 Usage: python3 scripts/seed001_findings.py [--scale quick|paper] [--train-episodes N] [--eval-episodes N]
        [--train-seeds 1] [--render [--stdout]]   (from the repository root, after `make native`); --render (or
        --tables-only) rewrites tables.md from the stored reports (--stdout prints it instead), --variants-only
-       re-runs only the departures from ALGORITHMS.md.
+       re-runs only the departures from ALGORITHMS.md; --presets E1.1,E1.2 re-runs only those presets and
+       --keep-variants keeps the stored departures (the others are rendered from their stored reports, each
+       with its own engine and scale).
 """
 import hashlib, json, subprocess, sys, os, time
 
@@ -208,11 +210,12 @@ def main():
     paper_policies = ["grid:0.2", "grid:0.4", "grid:0.6", "grid:1", "ma", "sl", "peak:p95", "peak:3sigma",
                       "gpa:0.95", "gpa:0.75"]
     only_variants = "--variants-only" in sys.argv
+    presets = sys.argv[sys.argv.index("--presets") + 1].split(",") if "--presets" in sys.argv else ["E1.1", "E1.2", "E1.3"]
     for preset, learned in [("E1.1", ["c2marl:0.75", "c2marl:0.85", "c2marl:0.95"]),
                             ("E1.2", ["c2marl:0.95"]),
                             ("E1.3", ["c2marl:0.95"])]:
         path = f"{out}/e{preset[1]}{preset[3]}.json"
-        if stored or only_variants:
+        if stored or only_variants or preset not in presets:
             results[preset] = json.load(open(path))
             continue
         r = run(out, preset, paper_policies + learned, train, evals, seeds, eng)
@@ -274,7 +277,7 @@ def main():
     vpath = f"{out}/variants.json"
     if sc == "quick":
         vres = None  # the quick scale runs E1.1-E1.3 only
-    elif stored:
+    elif stored or "--keep-variants" in sys.argv:
         vres = json.load(open(vpath))
     else:
         vres = []

@@ -2,14 +2,17 @@
 """Issue 25: C2MARL's dual step at E1.1 from the stored runs of one directory (default results/001/issue25/eta:
 fifth session, α = 0.95, 300 training episodes × 3 seeds, 100 evaluation episodes, SL beside it; one run at
 α = 0.75 / 0.85 × 2 seeds. results/001/issue25/alpha900: sixth session, the PM dual at α = 0.75 / 0.85 / 0.95,
-900 training episodes × 3 seeds; window/: window 60; freeze/: λ held at its mean from 0.8·M).
+900 training episodes × 3 seeds; window/: window 60; freeze/: λ held at its mean from 0.8·M, 300 episodes × 3
+seeds; freeze900/: the same at 900 episodes × 5 seeds, one scenario per α, seventh session).
 
 Usage: python3 scripts/seed001_issue25_eta.py [--dir DIR] [--run target/release/packlab] > DIR/summary.md
   --dir DIR  the directory of `*.scenario.json` and their reports (default results/001/issue25/eta).
   --run BIN  first runs every `*.scenario.json` there whose report is missing (`PACKLAB_THREADS=2 BIN run S > R`).
 Prints one markdown table: per run and C2MARL arm, SL's S-Cores, C2MARL's S-Cores / PM-Hot-R / C-Hot-R (mean ±
 95% t-interval over the training seeds, and each seed), the paper's C2MARL row (Table 1), λ's range over the last
-50 episodes and its mean there (± 95% t over the seeds), and λ at the end.
+50 episodes and its mean there (± 95% t over the seeds), and λ at the end (with `lambda_freeze_fraction` < 1: the
+held λ). Reports whose rows carry `any_pm_unsafe_r` (the share of episodes with an unsafe PM) get a second table:
+per arm, PM-Hot-R, that share and C-Hot-R, and the mean number of unsafe PMs per episode.
 """
 import glob
 import json
@@ -61,6 +64,27 @@ def main():
             print(f"| `{name}` | {pol} | {100 * sl['s_cores']:.1f} | {ci(pct('s_cores'))} | {ci(pct('pm_hot_r'))} | "
                   f"{ci(pct('c_hot_r'))} | {pap} | {seeds} | {last} | {final} |")
 
+
+    rows = []
+    for s in sorted(glob.glob(f"{d}/*.scenario.json")):
+        path = s.replace(".scenario.json", ".json")
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            rows += [r for r in json.load(open(path))["rows"] if "any_pm_unsafe_r" in r]
+    if rows:
+        print()
+        print("| arm | PM-Hot-R % | episodes with an unsafe PM % | C-Hot-R % | unsafe PMs per episode | paper PM-Hot-R / C-Hot-R % |")
+        print("|---|---:|---:|---:|---:|---|")
+        for pol in dict.fromkeys(r["policy"] for r in rows):
+            arm = [r for r in rows if r["policy"] == pol]
+            pct = lambda k: [100 * r[k] for r in arm]
+            pap = PAPER_TABLE5.get(pol, "—")
+            print(f"| {pol} | {ci(pct('pm_hot_r'))} | {ci(pct('any_pm_unsafe_r'))} | {ci(pct('c_hot_r'))} | "
+                  f"{ci([r['unsafe_pms'] for r in arm])} | {pap} |")
+
+
+# Seed 001 Table 5 (PM-Hot-R / C-Hot-R %), every row.
+PAPER_TABLE5 = {"grid:0.2": "30.9 / 97.2", "grid:0.4": "22.7 / 72.7", "grid:0.6": "0 / 0", "ma": "0 / 0",
+                "sl": "0.2 / 0.6", "c2marl:0.75": "9.8 / 21.9", "c2marl:0.85": "6.6 / 13.9", "c2marl:0.95": "3.5 / 4.7"}
 
 # Seed 001 Table 5 (E1.1's C2MARL rows reported on the cluster criterion), in %.
 PAPER_C_HOT_R = {"c2marl:0.75": "21.9", "c2marl:0.85": "13.9", "c2marl:0.95": "4.7"}

@@ -12,7 +12,8 @@
 //! joined the hot hours' place (issue 25).
 //! `oversub.frontier` and `oversub.rates` again when their input, tests/pins/oversub-small.json,
 //! moved (issue 25: normalised dual step, defaults set 10; delayed cost credit and λ ≤ 1,000, defaults set 12;
-//! the environment calibrated at 500 PMs, 424 GB and occupancy 0.5, defaults set 13; the renderer unchanged).
+//! the environment calibrated at 500 PMs, 424 GB and occupancy 0.5, defaults set 13; the PM dual step with λ
+//! held from 0.8 of training, defaults set 15; the renderer unchanged).
 //! `placement.frontier`, `placement.machine`, `admission.frontier`, `oversub.frontier` and `oversub.rates` again
 //! when their axis descriptions and titles were shortened and narrow charts got fewer ticks, fewer α labels and no
 //! per-cell values where they do not fit (issue 28: the browser suite's chart-text check, tests/e2e/teaching.test.mjs, found them clipped or overlapping); `oversub.frontier` again when its point labels took the first free place around

@@ -75,6 +75,10 @@ pub const DEFAULTS_SETS: &[&str] = &[
     // + the reservation model's E4.3 datacenter at 100,000 cores (the paper's 150,000 stays `packlab era run`'s
     //   default): the playground's default view answers in under 10 s (issue 28)
     include_str!("defaults-14.json"),
+    // + C2MARL's PM-level dual step (`dual_cost: pm`, window 20, η_λ = 5) with λ held at the mean of its
+    //   iterates from 0.8 of training (`lambda_freeze_fraction`); set 14 records the fields' earlier values
+    //   (cluster, 1), added while it was the newest set (issue 25)
+    include_str!("defaults-15.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;

@@ -89,7 +89,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
       trainStatus,
       h('div', { class: 'row' }, trainBtn, trainCostEl),
       trainWrap,
-      h('p', { class: 'fine' }, 'Per C2MARL arm and training episode: the mean reward per hour (solid) and the share of hours in which some PM was hot, the cost (dotted), both on the left axis, smoothed over 10 episodes; and the dual variable λ of the chance constraint (dashed, right axis): λ grows while the greedy policy\'s cost is above its target and pushes the rates up.'),
+      h('p', { class: 'fine' }, 'Per C2MARL arm and training episode: the mean reward per hour (solid) and the share of hours in which some PM was hot, the cost (dotted), both on the left axis, smoothed over 10 episodes; and the dual variable λ of the chance constraint (dashed, right axis): from half of training, λ grows while, over the last 20 greedy episodes, some PM was unsafe (hot ≥ δ·T hours) more often than 1 − α, and falls otherwise; higher λ pushes the rates up. From 0.8 of training λ is held at the mean of its values so far.'),
       h('h3', {}, 'Frontier'),
       h('div', { class: 'canvas-wrap' }, frontCanvas),
       paperNote,

@@ -62,6 +62,15 @@ pub struct PolicyRow {
     pub c_hot_r_lo: f64,
     /// See `c_hot_r_lo`.
     pub c_hot_r_hi: f64,
+    /// Share of episodes in which at least one PM is unsafe, `(1/E)·Σ_e 1{max_k hot_k^e ≥ δ}`, fraction:
+    /// seed 001 App. B.2's wording of C-Hot-R ("the probability of the cluster has hot PM"), between
+    /// PM-Hot-R and [`PolicyRow::c_hot_r`] (eq. 4's union of hot hours over PMs). Missing in reports of
+    /// engines before it: 0.
+    #[serde(default)]
+    pub any_pm_unsafe_r: f64,
+    /// Mean number of unsafe PMs (`hot_k ≥ δ`) per episode. Missing in older reports: 0.
+    #[serde(default)]
+    pub unsafe_pms: f64,
     /// S-Cores = `1 − Σa/Σc` over the VMs created, mean over episodes, fraction.
     pub s_cores: f64,
     /// 95% normal interval of the mean S-Cores.
@@ -174,6 +183,7 @@ struct RowAcc {
     arm: Option<usize>,
     episodes: u32,
     unsafe_pm: Vec<u32>,
+    any_pm_unsafe: u32,
     cluster_unsafe: u32,
     s_cores: Vec<f64>,
     hot_pm_hours: u64,
@@ -583,6 +593,7 @@ impl OversubRun {
                     arm,
                     episodes: 0,
                     unsafe_pm: vec![0; params.pm_count() as usize],
+                    any_pm_unsafe: 0,
                     cluster_unsafe: 0,
                     s_cores: Vec::new(),
                     hot_pm_hours: 0,
@@ -723,6 +734,7 @@ impl OversubRun {
                 for &k in &o.unsafe_pms {
                     r.unsafe_pm[k as usize] += 1;
                 }
+                r.any_pm_unsafe += !o.unsafe_pms.is_empty() as u32;
                 r.cluster_unsafe += o.cluster_unsafe as u32;
                 r.s_cores.push(o.s_cores);
                 r.hot_pm_hours += o.hot_pm_hours;
@@ -773,6 +785,8 @@ impl OversubRun {
             c_hot_r,
             c_hot_r_lo: cl,
             c_hot_r_hi: chh,
+            any_pm_unsafe_r: r.any_pm_unsafe as f64 / e,
+            unsafe_pms: r.unsafe_pm.iter().map(|&n| n as f64).sum::<f64>() / e,
             s_cores: m,
             s_cores_lo: m - half,
             s_cores_hi: m + half,

@@ -69,20 +69,13 @@ pub enum DualCost {
     /// The cluster surrogate of seed 001 eq. 11 (ALGORITHMS.md §3.3): Û = the greedy episodes' mean
     /// fraction of hours in which some machine is hot, against `c = (1 − α)·δ`. At 500 PMs no greedy policy
     /// the learner reaches meets c while its PMs stay far inside their budget, so λ climbs to its bound.
-    #[default]
     Cluster,
     /// The PM-level quantity the paper evaluates (PM-Hot-R, ALGORITHMS.md §3.5): over the last
     /// `dual_window` greedy episodes, Û = max over machines k of the fraction of them with `hot_k ≥ δ`,
     /// against `1 − α` ([`MarlEnv::unsafe_machines`](super::env::MarlEnv::unsafe_machines)). An
-    /// environment without machines keeps [`DualCost::Cluster`].
+    /// environment without machines keeps [`DualCost::Cluster`]. The default (defaults set 15).
+    #[default]
     Pm,
-}
-
-impl DualCost {
-    /// Whether this is [`DualCost::Cluster`] (the default, not serialized).
-    pub fn is_cluster(&self) -> bool {
-        *self == DualCost::Cluster
-    }
 }
 
 /// C2MARL's hyperparameters (ALGORITHMS.md §3.7; seed 001 Table 4 where stated). Serialized with defaults for
@@ -95,9 +88,10 @@ pub struct C2marlConfig {
     /// Adam learning rate of the Q-networks. Default 1e-3 (§3.7).
     pub lr: f64,
     /// Dual step size η_λ (seed 001 eq. 11), per episode, on the normalised gap
-    /// ([`C2marlConfig::constraint_gap`], in [−1, 1]): λ moves by at most η_λ per episode. Default 20 (ours;
-    /// 2 in defaults sets 7–10): λ is on the agents' reward scale (a credited reward of at most 0.8 per
-    /// agent-hour, a cost share of at most 1 per hot hour), so λ crosses [0, λ_max] in 50 episodes.
+    /// ([`C2marlConfig::constraint_gap`] or [`C2marlConfig::pm_constraint_gap`], in [−1, 1]): λ moves by at
+    /// most η_λ per episode. Default 5 (ours; 2 in defaults sets 7–10, 20 in sets 11–14): λ is on the agents'
+    /// reward scale (a credited reward of at most 0.8 per agent-hour, a cost share of at most 1 per hot hour);
+    /// the PM dual's λ settles at 10–100 at E1.1 (results/001/issue25/freeze900).
     pub eta_lambda: f64,
     /// Gradient steps per episode K_upd. Default 120 (§3.7).
     pub k_upd: usize,
@@ -134,25 +128,20 @@ pub struct C2marlConfig {
     /// decayed). Default 0.5 = where ε reaches `eps_end` at the default schedule.
     pub dual_start_fraction: f64,
     /// Greedy evaluation episodes whose mean hot fraction is Û (a running mean over the last `dual_window`
-    /// episodes, one greedy episode per training episode once the dual steps run). Default 10 (ours).
+    /// episodes, one greedy episode per training episode once the dual steps run). Default 20 (ours; 10 in
+    /// defaults sets 7–14).
     pub dual_window: usize,
     /// Where the per-subscriber cost shares are credited ([`CostCredit`]). Default creation (ours; hourly in
     /// defaults sets 7–10).
     pub cost_credit: CostCredit,
-    /// What the dual step measures ([`DualCost`]). Default cluster (seed 001 eq. 11); written only when pm,
-    /// so configurations, policy files and links made before it read and write the same.
-    #[serde(skip_serializing_if = "DualCost::is_cluster")]
+    /// What the dual step measures ([`DualCost`]). Default pm (ours, issue 25; cluster, seed 001 eq. 11, in
+    /// defaults sets up to 14: λ at its bound at E1.1's 500 PMs).
     pub dual_cost: DualCost,
     /// Fraction of `episodes` from which λ is held at the mean of its values after the dual steps so far, and
-    /// the dual steps (and their greedy episodes) stop (ours, issue 25: the averaged dual iterate). Default 1
-    /// (never: λ moves to the end and the trained policy is the last iterate's); written only when below 1.
-    /// With no dual step before it, λ stays where it is.
-    #[serde(skip_serializing_if = "is_one")]
+    /// the dual steps (and their greedy episodes) stop (ours, issue 25: the averaged dual iterate). Default 0.8
+    /// (1 in defaults sets up to 14: never, λ moves to the end and the trained policy is the last
+    /// iterate's). With no dual step before it, λ stays where it is.
     pub lambda_freeze_fraction: f64,
-}
-
-fn is_one(v: &f64) -> bool {
-    *v == 1.0
 }
 
 impl Default for C2marlConfig {
@@ -160,7 +149,7 @@ impl Default for C2marlConfig {
         C2marlConfig {
             hidden: vec![64, 64],
             lr: 1e-3,
-            eta_lambda: 20.0,
+            eta_lambda: 5.0,
             k_upd: 120,
             episodes: 1800,
             eps_start: 1.0,
@@ -176,10 +165,10 @@ impl Default for C2marlConfig {
             lambda_init: 0.0,
             lambda_max: 1000.0,
             dual_start_fraction: 0.5,
-            dual_window: 10,
+            dual_window: 20,
             cost_credit: CostCredit::Creation,
-            dual_cost: DualCost::Cluster,
-            lambda_freeze_fraction: 1.0,
+            dual_cost: DualCost::Pm,
+            lambda_freeze_fraction: 0.8,
         }
     }
 }

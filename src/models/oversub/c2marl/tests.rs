@@ -552,10 +552,15 @@ fn lambda_freeze_holds_the_mean_of_the_dual_iterates() {
     let l: Vec<f64> = logs.iter().map(|g| g.lambda).collect();
     assert_eq!(l, [8.0, 6.0, 4.0, 6.0, 6.0]);
     assert!(logs[2].greedy_cost.is_some() && logs[3].greedy_cost.is_none());
-    // written only when below 1; 1.5 is refused naming the field
-    assert!(!serde_json::to_string(&C2marlConfig::default())
-        .unwrap()
-        .contains("lambda_freeze"));
+    // always written (so a defaults set records it), also at 1 = off, and read back; 1.5 is refused naming the
+    // field
+    let off = C2marlConfig {
+        lambda_freeze_fraction: 1.0,
+        ..cfg.clone()
+    };
+    let json = serde_json::to_string(&off).unwrap();
+    assert!(json.contains("\"lambda_freeze_fraction\":1.0"), "{json}");
+    assert_eq!(serde_json::from_str::<C2marlConfig>(&json).unwrap(), off);
     assert!(serde_json::to_string(&cfg)
         .unwrap()
         .contains("\"lambda_freeze_fraction\":0.75"));
