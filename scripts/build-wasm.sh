@@ -55,12 +55,7 @@ fi
 QUALITY="${WASM_BROTLI_QUALITY:-11}"
 rm -f "$OUT_WASM.br"
 if [ "$QUALITY" != 0 ]; then
-  node -e '
-    const zlib = require("node:zlib"), fs = require("node:fs");
-    const [file, quality] = process.argv.slice(1), data = fs.readFileSync(file), C = zlib.constants;
-    const br = zlib.brotliCompressSync(data, { params: { [C.BROTLI_PARAM_QUALITY]: Number(quality),
-      [C.BROTLI_PARAM_LGWIN]: 24, [C.BROTLI_PARAM_SIZE_HINT]: data.length, [C.BROTLI_PARAM_MODE]: C.BROTLI_MODE_GENERIC } });
-    fs.writeFileSync(file + ".br.tmp", br); fs.renameSync(file + ".br.tmp", file + ".br");' "$OUT_WASM" "$QUALITY"
+  node scripts/brotli.mjs "$OUT_WASM" "$QUALITY"
 fi
 RAW=$(stat -c %s "$OUT_WASM"); GZ=$(gzip -9c "$OUT_WASM" | wc -c); BR=$(stat -c %s "$OUT_WASM.br" 2>/dev/null || echo 0)
 printf 'build-wasm: %s  %d KiB raw, %d KiB gzip -9, %d KiB brotli %s\n' "$OUT_WASM" $((RAW / 1024)) $((GZ / 1024)) \

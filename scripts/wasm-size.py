@@ -16,8 +16,8 @@ matches REGEX anywhere (so `core::ptr::drop_in_place<rhai::ast::Expr>` counts wi
 part left out; prints the code bytes of both parts and the gzip -9 bytes of each part's function bodies with the
 data section (kept whole: its strings are not attributed). An estimate: it neither follows calls (code that only
 the part left out reaches stays in) nor re-links (generics shared by both parts stay in). --brotli adds the kept
-part's brotli bytes (quality 11, 16 MiB window, as scripts/build-wasm.sh writes the served copy; through node's
-zlib, ~40 s per MB of input)."""
+part's brotli bytes (quality 11, as scripts/build-wasm.sh writes the served copy: scripts/brotli.mjs; tens of
+seconds of CPU for the whole module)."""
 import argparse
 import json
 import re
@@ -176,11 +176,10 @@ def measure(module):
 
 def brotli_len(data):
     """Bytes of `data` compressed as scripts/build-wasm.sh compresses the served module (node's zlib, quality 11)."""
+    import os
     import subprocess
-    js = ("const z=require('node:zlib'),C=z.constants;const d=require('node:fs').readFileSync(0);"
-          "process.stdout.write(String(z.brotliCompressSync(d,{params:{[C.BROTLI_PARAM_QUALITY]:11,"
-          "[C.BROTLI_PARAM_LGWIN]:24,[C.BROTLI_PARAM_SIZE_HINT]:d.length}}).length))")
-    return int(subprocess.run(["node", "-e", js], input=data, capture_output=True, check=True).stdout)
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "brotli.mjs")
+    return int(subprocess.run(["node", script, "--size", "11"], input=data, capture_output=True, check=True).stdout)
 
 
 def split(module, pattern, brotli=False):
