@@ -88,7 +88,7 @@ test-web-run:
 
 ## `make wasm` and the wasm-bindgen tests' debug build (scripts/test-web.sh build) side by side: the wasm build's
 ## LTO (one codegen unit) keeps one core busy for most of its time; the test build's log is printed after it.
-## The module's brotli copy at quality 5 (~1 s; `make wasm`/`make run`: 11, ~40 s, ~15% smaller): tests serve it the same way
+## The module's brotli copy at quality 5 (a few seconds; `make wasm`/`make run`: 11, about a minute, 15% smaller): tests serve it the same way
 wasm-and-tests:
 	$(STAMP)
 	@mkdir -p test-artifacts
