@@ -87,11 +87,12 @@ test-web-run:
 	bash scripts/test-web.sh
 
 ## `make wasm` and the wasm-bindgen tests' debug build (scripts/test-web.sh build) side by side: the wasm build's
-## LTO (one codegen unit) keeps one core busy for most of its time; the test build's log is printed after it
+## LTO (one codegen unit) keeps one core busy for most of its time; the test build's log is printed after it.
+## The module's brotli copy at quality 5 (a few seconds; `make wasm`/`make run`: 11, about a minute, 15% smaller): tests serve it the same way
 wasm-and-tests:
 	$(STAMP)
 	@mkdir -p test-artifacts
-	bash scripts/build-wasm.sh & wasm=$$!; \
+	WASM_BROTLI_QUALITY=$${WASM_BROTLI_QUALITY:-5} bash scripts/build-wasm.sh & wasm=$$!; \
 	bash scripts/test-web.sh build > test-artifacts/wasm-tests-build.log 2>&1; tests=$$?; \
 	wait $$wasm; built=$$?; sed 's/^/  wasm-bindgen tests build| /' test-artifacts/wasm-tests-build.log; \
 	[ $$built = 0 ] && [ $$tests = 0 ]

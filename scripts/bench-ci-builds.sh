@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Compile time of two CI builds on a clean target dir, each setting side by side (issue 30):
-#   scripts/bench-ci-builds.sh [wasm-test|fuzz|all]
+#   scripts/bench-ci-builds.sh [wasm-test|fuzz|tools|all]
 # wasm-test: the wasm-bindgen test build of scripts/test-web.sh (tests/wasm_bindings.rs, wasm32 debug) with the
 #            dev profile's debug info and without it (CARGO_PROFILE_DEV_DEBUG=0, what test-web.sh uses);
-# fuzz:      the nightly build of the fuzz smoke (scripts/fuzz.sh with FUZZ_SMOKE=1: no sanitizer, no debug
-#            info) at opt-level 1 and 0.
+# fuzz:      the nightly build of the fuzz smoke (scripts/fuzz.sh with FUZZ_SMOKE=1 FUZZ_BUILD_ONLY=1: no sanitizer,
+#            no debug info, opt-level 1; a plain cargo build with cargo-fuzz's flags);
+# tools:     `cargo install wasm-bindgen-cli` at Cargo.lock's version (what a fresh machine's set-up builds) with its
+#            default features and with --no-default-features (scripts/setup-web.sh).
 # Each build runs under nice in its own fresh target dir below $TMPDIR (removed afterwards) and prints GNU time's
 # wall, user and system seconds with the load average; on a shared machine compare the user seconds. Appends a
 # block to results/bench/ci-stages.txt.
@@ -33,10 +35,13 @@ run() { # label, env assignments..., -- command...
       cargo test --locked --target wasm32-unknown-unknown --test wasm_bindings --no-run
   fi
   if [ "$WHAT" = all ] || [ "$WHAT" = fuzz ]; then
-    for opt in 1 0; do
-      run "fuzz smoke build, opt-level $opt" CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt CARGO_PROFILE_RELEASE_DEBUG=0 -- \
-        cargo +nightly fuzz build -O -s none --fuzz-dir fuzz
-    done
+    run "fuzz smoke build (plain cargo, opt-level 1)" FUZZ_SMOKE=1 FUZZ_BUILD_ONLY=1 -- bash scripts/fuzz.sh
+  fi
+  if [ "$WHAT" = all ] || [ "$WHAT" = tools ]; then
+    WB=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+    run "cargo install wasm-bindgen-cli $WB" -- cargo install wasm-bindgen-cli --version "$WB" --root "$T/root" --force
+    run "  the same, --no-default-features" -- \
+      cargo install wasm-bindgen-cli --version "$WB" --root "$T/root" --force --no-default-features
   fi
   echo
 } | tee -a "$OUT"

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Runs the cargo-fuzz targets (fuzz/, see fuzz/README.md) one after the other, one fuzzing process at a time:
 #   FUZZ_SECONDS  seconds per target (default 60)        FUZZ_TARGETS  targets to run (default: all)
-#   FUZZ_SMOKE=1  the CI smoke of `make test`: when the nightly toolchain or cargo-fuzz cannot be installed
-#                 (no rustup, no network to the Rust dist server), it says so and exits 0 instead of failing.
+#   FUZZ_SMOKE=1  the CI smoke of `make test`: when the nightly toolchain cannot be installed (no rustup, no
+#                 network to the Rust dist server), it says so and exits 0 instead of failing.
 #   FUZZ_BUILD_ONLY=1  installs and builds, then stops (`make test` starts the smoke's build this way in the
 #                 background, at nice 19, so it uses the cores the other stages leave idle; see the Makefile).
 # One run at a time: a run waits for another one's build to finish (a lock on test-artifacts/fuzz.lock), so the
 # smoke after a background build only finds the targets built.
-# Needs the nightly toolchain (rustup) and cargo-fuzz (from crates.io into .tools/ through the machine's tool cache,
-# scripts/install-tool.sh, installed when missing).
+# Needs the nightly toolchain (rustup; installed when missing). Not cargo-fuzz: the targets are built with a plain
+# `cargo +nightly build` and the flags `cargo fuzz build -O` passes (cargo-fuzz 0.13's src/project.rs), so a fresh
+# machine does not compile cargo-fuzz (5.5 min of CPU, results/bench/ci-stages.txt); `cargo fuzz run <target>` still
+# works for whoever has it, on the same fuzz/target/ build.
 # A crash, a hang (> 10 s on one input) or an OOM (> 2 GiB) fails the run; the input is kept in
 # fuzz/artifacts/<target>/ (add it to tests/fuzz-regressions/<target>/ with the fix). FUZZ_KEEP_GOING=1 goes
 # on fuzzing (the rest of the target's time, then the next targets) after a finding, and fails at the end.
@@ -35,29 +37,37 @@ if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   log "rustup toolchain install nightly --profile minimal"
   rustup toolchain install nightly --profile minimal || unavailable "cannot install the nightly toolchain"
 fi
-if ! cargo fuzz --version >/dev/null 2>&1; then
-  log "cargo-fuzz into .tools/ (built once per machine: a few minutes, scripts/install-tool.sh)"
-  bash scripts/install-tool.sh cargo-fuzz latest cargo-fuzz || unavailable "cannot install cargo-fuzz"
-fi
 
 # The smoke only checks that every target builds and runs its seeds for a second, so its build trades
 # optimisation for compile time (opt-level 1, no debug info: the nightly build is most of the smoke's time)
 # and leaves out AddressSanitizer (the engine has no unsafe code; a panic, a hang or an OOM is still caught):
 # 155 s of build CPU instead of 204 s. `make fuzz` keeps fuzz/Cargo.toml's release profile and ASan for long
 # runs. Both use fuzz/target, so switching between them rebuilds.
-SAN=(-s address)
+SAN=address
+DEBUG='"line-tables-only"'
 if [ -n "$SMOKE" ]; then
   export CARGO_PROFILE_RELEASE_OPT_LEVEL="${CARGO_PROFILE_RELEASE_OPT_LEVEL:-1}"
-  export CARGO_PROFILE_RELEASE_DEBUG="${CARGO_PROFILE_RELEASE_DEBUG:-0}"
-  SAN=(-s none)
+  DEBUG=0
+  SAN=none
 fi
 
 TARGETS="${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^packlab-fuzz$')}"
-log "building the targets (nightly, coverage-instrumented release build, sanitizer: ${SAN[1]})"
-cargo +nightly fuzz build -O "${SAN[@]}" --fuzz-dir fuzz
+log "building the targets (nightly, coverage-instrumented release build, sanitizer: $SAN)"
+HOST=$(rustc +nightly -vV | sed -n 's/^host: //p')
+# `cargo fuzz build -O [-s none]`'s command: libFuzzer's coverage instrumentation (SanitizerCoverage: 8-bit counters,
+# PC table, compare tracing, stack depth), `--cfg fuzzing`, no branch folding, one codegen unit, and an explicit
+# --target so that build scripts are not instrumented. ASAN_OPTIONS below is what `cargo fuzz run` adds for ASan.
+FLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4"
+FLAGS+=" -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table"
+FLAGS+=" -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cllvm-args=-simplifycfg-branch-fold-threshold=0"
+FLAGS+=" -Cllvm-args=-sanitizer-coverage-stack-depth -Ccodegen-units=1"
+[ "$SAN" = none ] || FLAGS+=" -Zsanitizer=$SAN"
+RUSTFLAGS="$FLAGS ${RUSTFLAGS:-}" cargo +nightly build --manifest-path fuzz/Cargo.toml --target "$HOST" --release \
+  --config "profile.release.debug=$DEBUG" --bins
 log "built"
 [ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
-BIN_DIR="fuzz/target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_odr_violation=0"
+BIN_DIR="fuzz/target/$HOST/release"
 summary=()
 failed=0
 for t in $TARGETS; do
@@ -66,7 +76,7 @@ for t in $TARGETS; do
   left=$SECS; execs=0; finds=0; start=$(date +%s)
   while [ "$left" -gt 0 ]; do
     out="fuzz/artifacts/$t/last-run.log"
-    # the built binary itself, as `cargo fuzz run` would start it (without cargo's ~1.5 s check per start)
+    # the built binary itself, as `cargo fuzz run` would start it
     if "$BIN_DIR/$t" -artifact_prefix="fuzz/artifacts/$t/" "fuzz/corpus/$t" "fuzz/seeds/$t" \
         -max_total_time="$left" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 2>"$out"; then ok=1; else ok=0; fi
     n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out" | tail -1)

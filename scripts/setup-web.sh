@@ -22,7 +22,9 @@ WB=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; 
 if [ "$(.tools/bin/wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WB" ] || \
    [ ! -x .tools/bin/wasm-bindgen-test-runner ]; then
   log "wasm-bindgen-cli $WB into .tools/ (built once per machine: a few minutes, scripts/install-tool.sh)"
-  bash scripts/install-tool.sh wasm-bindgen-cli "$WB" wasm-bindgen wasm-bindgen-test-runner wasm2es6js
+  # without its default feature rustls-tls (ureq's TLS: rustls and ring's C code): the test runner only speaks plain
+  # http to the local chromedriver and its own server, and the build is ~N s shorter (results/bench/ci-stages.txt)
+  bash scripts/install-tool.sh wasm-bindgen-cli "$WB" wasm-bindgen wasm-bindgen-test-runner wasm2es6js -- --no-default-features
 fi
 
 # 3. chromium + chromedriver from Debian (playwright's browser download is not reachable here)

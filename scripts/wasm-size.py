@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the bytes of a .wasm go: the code size of its functions grouped by what they belong to.
 
-Usage: scripts/wasm-size.py MODULE.wasm [--top N] [--json] [--against OLD.wasm] [--split REGEX]
+Usage: scripts/wasm-size.py MODULE.wasm [--top N] [--json] [--against OLD.wasm] [--split REGEX [--brotli]]
 
 MODULE is cargo's output *before* wasm-bindgen (target/wasm32-unknown-unknown/<profile>/packlab.wasm), which
 still has the name section (the linker writes demangled names). Each function's body size is charged to a
@@ -15,7 +15,9 @@ With --split REGEX, an estimate of a module without what REGEX names: every func
 matches REGEX anywhere (so `core::ptr::drop_in_place<rhai::ast::Expr>` counts with `rhai`) is charged to the
 part left out; prints the code bytes of both parts and the gzip -9 bytes of each part's function bodies with the
 data section (kept whole: its strings are not attributed). An estimate: it neither follows calls (code that only
-the part left out reaches stays in) nor re-links (generics shared by both parts stay in)."""
+the part left out reaches stays in) nor re-links (generics shared by both parts stay in). --brotli adds the kept
+part's brotli bytes (quality 11, as scripts/build-wasm.sh writes the served copy: scripts/brotli.mjs; tens of
+seconds of CPU for the whole module)."""
 import argparse
 import json
 import re
@@ -172,8 +174,17 @@ def measure(module):
     return len(buf), sec_sizes, groups
 
 
-def split(module, pattern):
-    """{"kept"|"left out": (functions, code bytes, gzip -9 of bodies + data)} of --split (see the module doc)."""
+def brotli_len(data):
+    """Bytes of `data` compressed as scripts/build-wasm.sh compresses the served module (node's zlib, quality 11)."""
+    import os
+    import subprocess
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "brotli.mjs")
+    return int(subprocess.run(["node", script, "--size", "11"], input=data, capture_output=True, check=True).stdout)
+
+
+def split(module, pattern, brotli=False):
+    """{"kept"|"left out": (functions, code bytes, gzip -9 of bodies + data)} of --split (see the module doc);
+    with `brotli`, also "kept (brotli 11)": the kept bodies + data through brotli_len."""
     import gzip
     buf = open(module, "rb").read()
     secs = sections(buf)
@@ -198,6 +209,9 @@ def split(module, pattern):
     whole = b"".join(parts["kept"] + parts["left out"])
     out = {k: (len(v), sum(map(len, v)), len(gzip.compress(b"".join(v) + data, 9))) for k, v in parts.items()}
     out["whole"] = (count, len(whole), len(gzip.compress(whole + data, 9)))
+    if brotli:
+        kept = b"".join(parts["kept"])
+        out["kept, brotli 11"] = (len(parts["kept"]), len(kept), brotli_len(kept + data))
     return out
 
 
@@ -208,12 +222,13 @@ def main():
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--against", help="an older build of the module (or its --json output) to compare with")
     ap.add_argument("--split", help="a regular expression: estimate a module without the functions it names")
+    ap.add_argument("--brotli", action="store_true", help="with --split: the kept part's brotli bytes too")
     a = ap.parse_args()
     if a.split:
         print(f"{a.module}: functions matching {a.split!r} left out (an estimate, see --help)")
-        print(f"  {'part':<10} {'functions':>9} {'code B':>9} {'gzip -9 (code + data) B':>24}")
-        for k, (n, code, gz) in split(a.module, a.split).items():
-            print(f"  {k:<10} {n:>9} {code:>9} {gz:>24}")
+        print(f"  {'part':<16} {'functions':>9} {'code B':>9} {'compressed (code + data) B':>27}")
+        for k, (n, code, gz) in split(a.module, a.split, a.brotli).items():
+            print(f"  {k:<16} {n:>9} {code:>9} {gz:>27}")
         return
     size, sec_sizes, groups = measure(a.module)
     if a.json:

@@ -1,11 +1,12 @@
 // The playground's static server (scripts/serve.py) sends text and the wasm module gzip-compressed to a
 // client that accepts gzip, sends bundled .gz traces as they are, and answers a conditional request for an
-// unchanged file with 304 and no body, so a reload transfers nothing but headers.
+// unchanged file with 304 and no body, so a reload transfers nothing but headers. A file's brotli copy (FILE.br,
+// as fresh as FILE) is sent to a client that accepts br.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { readFileSync, writeFileSync, rmSync, utimesSync, mkdirSync } from 'node:fs';
+import { gunzipSync, brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import path from 'node:path';
 import { startServer, ROOT } from './helpers.mjs';
 
@@ -38,6 +39,40 @@ test('text files are sent gzip-compressed to a client that accepts gzip, and dec
   assert.equal(plain.headers['content-encoding'], undefined);
   assert.deepEqual(plain.body, file);
   assert.notEqual(plain.headers.etag, gz.headers.etag, 'the two encodings carry different validators');
+});
+
+test('a brotli copy as fresh as its file is sent to a client that accepts br; a stale one or q=0 gets gzip', async () => {
+  // a scratch file in the build output folder (www/pkg/, not in git), removed after
+  const file = path.join(ROOT, 'www/pkg/serve-test.txt');
+  const text = Buffer.from('packlab serve test: a compressible line\n'.repeat(200));
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    writeFileSync(`${file}.br`, brotliCompressSync(text));
+    const t = new Date('2026-01-02T00:00:00Z');
+    utimesSync(file, t, t);
+    utimesSync(`${file}.br`, t, t);
+    const br = await get('pkg/serve-test.txt', { 'Accept-Encoding': 'gzip, deflate, br' });
+    assert.equal(br.status, 200);
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.deepEqual(br.body, readFileSync(`${file}.br`));
+    assert.deepEqual(brotliDecompressSync(br.body), text);
+    const again = await get('pkg/serve-test.txt', { 'Accept-Encoding': 'gzip, deflate, br', 'If-None-Match': br.headers.etag });
+    assert.equal(again.status, 304);
+
+    const q0 = await get('pkg/serve-test.txt', { 'Accept-Encoding': 'gzip, br;q=0' });
+    assert.equal(q0.headers['content-encoding'], 'gzip');
+    assert.deepEqual(gunzipSync(q0.body), text);
+    assert.notEqual(q0.headers.etag, br.headers.etag, 'the two encodings carry different validators');
+
+    utimesSync(`${file}.br`, new Date('2026-01-01T00:00:00Z'), new Date('2026-01-01T00:00:00Z'));
+    const stale = await get('pkg/serve-test.txt', { 'Accept-Encoding': 'gzip, deflate, br' });
+    assert.equal(stale.headers['content-encoding'], 'gzip', 'a copy older than its file is not sent');
+    assert.deepEqual(gunzipSync(stale.body), text);
+  } finally {
+    rmSync(file, { force: true });
+    rmSync(`${file}.br`, { force: true });
+  }
 });
 
 test('bundled .gz traces are sent as they are, with their own length (the download progress reads it)', async () => {
