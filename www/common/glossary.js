@@ -44,7 +44,7 @@ export const GLOSSARY = {
   β: { name: 'beta: hot threshold', text: 'A PM is hot in an hour when its VMs\' usage reaches β of its cores (β = 0.6 of 48).' },
   α: { name: 'alpha: safety level', text: 'The probability that a PM stays safe (hot for fewer than δ·T hours of an episode); safe at level α when PM-Hot-R ≤ 1 − α.' },
   'PM-Hot-R': { name: 'PM hot rate', text: 'The worst PM\'s share of episodes in which it ran hot too long: the risk to one machine.' },
-  'C-Hot-R': { name: 'cluster hot rate', text: 'The share of episodes in which some PM ran hot too long: the risk somewhere in the cluster.' },
+  'C-Hot-R': { name: 'cluster hot rate', text: 'The share of episodes with 3 or more hours in which some PM ran hot, not necessarily the same PM (seed 001 eq. 4): the risk somewhere in the cluster. A few hot PM-hours spread over many PMs are enough, so it sits far above PM-Hot-R.' },
   'S-Cores': { name: 'saved cores', text: 'The share of requested cores not assigned: what oversubscription saves.' },
   'Grid-x': { name: 'fixed rate', text: 'Every subscriber gets the same rate x, all day.' },
   C2MARL: { name: 'chance-constrained multi-agent reinforcement learning', text: 'One learning agent per subscriber picks its rate each hour; a Lagrange multiplier λ keeps the chance of running hot below 1 − α (seed 001).' },
