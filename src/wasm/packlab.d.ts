@@ -54,6 +54,8 @@ export interface FrontierPoint {
     utilization: number;
     pareto: boolean;
     calibration?: Calibration;
+    /** A user's script that failed at run time (issue 31): its error; the figures are then 0. */
+    error?: string;
 }
 
 /** `placement::calibrate::Calibration`. */
@@ -307,6 +309,8 @@ export interface OversubRow {
     hot_share: number;
     /** `oversub::cluster::RateMap`: the oversubscription rates. */
     rates: { policy: string; subscribers: string[]; rates: number[][]; mu: number[][] };
+    /** A user's script that failed at run time (issue 31): the first episode's error. */
+    error?: string;
 }
 
 /** `oversub::experiment::TrainingCurve`: one trained C2MARL arm's episodes so far. */
