@@ -297,6 +297,10 @@ export interface OversubRow {
     c_hot_r: number;
     c_hot_r_lo: number;
     c_hot_r_hi: number;
+    /** Share of evaluation episodes with at least one unsafe PM (seed 001 App. B.2's wording of C-Hot-R), 0–1. */
+    any_pm_unsafe_r: number;
+    /** Mean number of unsafe PMs per evaluation episode. */
+    unsafe_pms: number;
     s_cores: number;
     s_cores_lo: number;
     s_cores_hi: number;
