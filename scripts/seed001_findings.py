@@ -271,8 +271,8 @@ def main():
          "results/001/calibration.md)",
          {"pm_mem_gb": 384.0, "occupancy": 0.4,
           "policies": ["grid:0.2", "grid:0.4", "grid:0.6", "grid:1", "ma", "sl", "c2marl:0.95"]}),
-        ("the cluster dual of defaults sets 13–14: λ stepped on the cluster's cost, window 10, η_λ 20, never held "
-         "(default here: the PM dual, window 20, η_λ 5, held from 0.8 of training)",
+        ("the cluster dual of defaults sets 13–14: λ stepped on the cluster's cost, window 10, step 20, never held "
+         "(default here: the PM dual, window 20, step 5, held from 0.8 of training)",
          {"c2marl": {"dual_cost": "cluster", "dual_window": 10, "eta_lambda": 20.0, "lambda_freeze_fraction": 1.0},
           "policies": ["c2marl:0.95"]}),
     ]
