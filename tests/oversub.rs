@@ -110,8 +110,17 @@ fn every_row_keeps_c_hot_r_at_least_pm_hot_r() {
             assert!(r.c_hot_r >= r.pm_hot_r, "{preset} {}", r.policy);
             // an episode with an unsafe PM has at least δ·T hours with some PM hot: PM-Hot-R ≤ the share of
             // episodes with an unsafe PM ≤ C-Hot-R, and that share is 0 exactly when no PM is ever unsafe
-            assert!(r.pm_hot_r <= r.any_pm_unsafe_r && r.any_pm_unsafe_r <= r.c_hot_r, "{preset} {}", r.policy);
-            assert_eq!(r.any_pm_unsafe_r == 0.0, r.unsafe_pms == 0.0, "{preset} {}", r.policy);
+            assert!(
+                r.pm_hot_r <= r.any_pm_unsafe_r && r.any_pm_unsafe_r <= r.c_hot_r,
+                "{preset} {}",
+                r.policy
+            );
+            assert_eq!(
+                r.any_pm_unsafe_r == 0.0,
+                r.unsafe_pms == 0.0,
+                "{preset} {}",
+                r.policy
+            );
             assert!(r.unsafe_pms >= r.any_pm_unsafe_r, "{preset} {}", r.policy);
             assert!((0.0..=1.0).contains(&r.s_cores), "{preset} {}", r.policy);
             // the clipped policies never go below the 0.2 floor: S-Cores ≤ 80%
