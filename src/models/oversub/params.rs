@@ -391,7 +391,7 @@ impl OversubParams {
         }
         crate::script::policy::validate_scripts(
             &self.scripts,
-            super::policies::script::compile,
+            super::policies::hook::compile,
             &mut errs,
         );
         errs.into_vec()

@@ -36,6 +36,7 @@ pub mod c2marl;
 pub mod estimates;
 pub mod gpa;
 pub mod grid;
+pub mod hook;
 pub mod ma;
 pub mod peak;
 pub mod resolve;

@@ -28,24 +28,11 @@
 use super::super::cluster::Cluster;
 use super::super::profile::{hour_of_day, SubHour};
 use super::estimates::Estimates;
+pub use super::hook::{compile, HOOKS};
 use super::rule::{Predictor, RatePolicy};
-use crate::script::{Budget, Hook, Limits, Script, ScriptError};
+use crate::script::{Budget, Limits, Script, ScriptError};
 use rhai::{Array, Dynamic};
 use std::sync::Arc;
-
-/// The oversubscription hook: `rate` (required).
-pub const HOOKS: [Hook; 1] = [Hook {
-    name: "rate",
-    params: &[
-        "h", "sl", "mu", "sd", "n", "p95", "mean", "sd_u", "target", "min_rate",
-    ],
-    required: true,
-}];
-
-/// Compiles an oversubscription script with the default limits and checks its hook.
-pub fn compile(source: &str) -> Result<Script, ScriptError> {
-    Script::compile(source, &HOOKS, &Limits::default())
-}
 
 /// A compiled script as a [`RatePolicy`] for one episode (within one run's operation budget).
 pub struct ScriptRate<'a> {
