@@ -3,7 +3,7 @@
 //! so in share links; each model compiles it against its own hook (placement's fit test, oversubscription's
 //! rate, admission's admit rule).
 
-use super::{Script, ScriptError, LANGUAGE};
+use super::lang::{Script, ScriptError, LANGUAGE};
 use crate::substrate::error::FieldErrors;
 use serde::{Deserialize, Serialize};
 
