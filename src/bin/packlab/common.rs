@@ -148,12 +148,28 @@ pub fn named<T: serde::de::DeserializeOwned>(
 }
 
 /// A comma-separated list (blank items skipped), each item parsed with `f`.
-pub fn list<T>(s: &str, f: impl Fn(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
+pub fn list<T>(s: &str, f: impl FnMut(&str) -> Result<T, String>) -> Result<Vec<T>, String> {
     s.split(',')
         .map(str::trim)
         .filter(|x| !x.is_empty())
         .map(f)
         .collect()
+}
+
+/// The output flags of the model commands (`era`, `lifetime`, `oversub` `run`); what their rows are is said in
+/// each command's help.
+#[derive(clap::Args, Debug)]
+pub struct OutputArgs {
+    /// Print the rows of the text table as one JSON array, one object per row.
+    #[arg(long)]
+    pub json: bool,
+    /// Print the whole report (set-up, rows, series, the paper's figures) as JSON, as `packlab run` does.
+    #[arg(long)]
+    pub report: bool,
+    /// Print the share link (`v2.d<k>.…`, the part after `#s=`) of the scenario these flags make, instead of
+    /// running it (a workload path becomes an upload reference; a flag with no scenario field is an error).
+    #[arg(long)]
+    pub print_link: bool,
 }
 
 /// Standard output, locked, one line at a time; write errors (e.g. a closed pipe) become messages.
@@ -174,14 +190,13 @@ impl Out {
     /// `Some` of the result when either flag is set, `None` for the text table.
     pub fn report_or_rows<R: Serialize, T: Serialize>(
         &mut self,
-        report: bool,
-        json: bool,
+        flags: &OutputArgs,
         rep: &R,
         rows: impl FnOnce() -> T,
     ) -> Option<Result<(), String>> {
-        if report {
+        if flags.report {
             Some(self.json(rep))
-        } else if json {
+        } else if flags.json {
             Some(self.json(&rows()))
         } else {
             None
@@ -193,6 +208,26 @@ impl Out {
         let s = serde_json::to_string(v).map_err(|e| e.to_string())?;
         self.line(s)
     }
+}
+
+/// A `--policies` list whose items may be scripts: `script:[NAME=]FILE` is read into `scripts`
+/// ([`script_file`]; it travels in the scenario and its link) and becomes the policy `script(NAME)`; any other
+/// item is parsed with `parse`.
+pub fn policies_with_scripts<P>(
+    s: &str,
+    scripts: &mut Vec<packlab::script::ScriptPolicy>,
+    script: impl Fn(String) -> P,
+    mut parse: impl FnMut(&str) -> Result<P, String>,
+) -> Result<Vec<P>, String> {
+    list(s, |item| match item.strip_prefix("script:") {
+        Some(file) => {
+            let sp = script_file(file, "--policies script:")?;
+            let policy = script(sp.name.clone());
+            scripts.push(sp);
+            Ok(policy)
+        }
+        None => parse(item),
+    })
 }
 
 /// A script file of the command line, `FILE` or `NAME=FILE` (NAME defaults to the file's stem), read into a

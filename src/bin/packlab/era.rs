@@ -2,7 +2,8 @@
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
 use crate::common::{
-    list, named, print_link_with_workload, run_on_workload, set_given, validated, workload_arg, Out,
+    list, named, print_link_with_workload, run_on_workload, set_given, validated, workload_arg,
+    Out, OutputArgs,
 };
 use packlab::models::era::EraModel;
 use packlab::models::era::{EraParams, NonEraLoad, Policy, Preset, PAPER_DATACENTER_CORES};
@@ -82,24 +83,13 @@ pub struct EraArgs {
     /// Seed (windows, values, E4.3 jobs, synthetic E4.1 jobs).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Print one JSON array, one object per (policy, κ_use) with the §6.4 metrics.
-    #[arg(long)]
-    pub json: bool,
-    /// Print the whole report (set-up, cells, the paper's figures) as JSON, as `packlab run` does.
-    #[arg(long)]
-    pub report: bool,
-    /// Print the share link (`v2.d<k>.…`, the part after `#s=`) of the reservation scenario these flags make,
-    /// instead of running it (a workload path becomes an upload reference).
-    #[arg(long)]
-    pub print_link: bool,
+    /// `--json` (one object per (policy, κ_use) with the §6.4 metrics), `--report`, `--print-link`.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 fn params(a: &EraArgs) -> Result<EraParams, String> {
-    let preset = match a.preset.as_str() {
-        "E4.1" | "e4.1" => Preset::E41,
-        "E4.3" | "e4.3" => Preset::E43,
-        p => return Err(format!("--preset: unknown '{p}' (expected E4.1 or E4.3)")),
-    };
+    let preset: Preset = named("preset", &a.preset.to_ascii_uppercase(), "E4.1 or E4.3")?;
     let mut p = EraParams {
         preset,
         ..EraParams::default()
@@ -158,13 +148,13 @@ pub fn run(a: &EraArgs) -> Result<(), String> {
         era,
         ..Scenario::default()
     })?;
-    if a.print_link {
+    if a.output.print_link {
         return print_link_with_workload(sc, path.as_deref());
     }
     let rep =
         run_on_workload::<EraModel>(&sc, &sc.era, path.as_deref(), "packlab era run", "cells")?;
     let mut out = Out::new();
-    if let Some(done) = out.report_or_rows(a.report, a.json, &rep, || &rep.cells) {
+    if let Some(done) = out.report_or_rows(&a.output, &rep, || &rep.cells) {
         return done;
     }
     let s = &rep.setup;

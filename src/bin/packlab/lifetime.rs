@@ -3,7 +3,7 @@
 
 use crate::common::{
     named, print_link_with_workload, run_on_workload, set_given, synthetic_arg, validated,
-    workload_arg, Out,
+    workload_arg, Out, OutputArgs,
 };
 use packlab::models::lifetime::predictor::NoisyEstimate;
 use packlab::models::lifetime::{LifetimeModel, LifetimeParams, Policy, PredictorKind};
@@ -101,17 +101,10 @@ pub struct LifetimeArgs {
     /// Seed (pool share, noisy predictions, inflation draws).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Print one JSON array, one object per policy (without the hourly series).
-    #[arg(long)]
-    pub json: bool,
-    /// Print the whole report (setup, series) as JSON, as `packlab run` does.
-    #[arg(long)]
-    pub report: bool,
-    /// Print the share link (`v2.d<k>.…`, the part after `#s=`) of the lifetime scenario these flags make,
-    /// instead of simulating (a workload path becomes an upload reference). `--model-metrics` has no
-    /// scenario field: an error.
-    #[arg(long)]
-    pub print_link: bool,
+    /// `--json` (one object per policy, without the hourly series), `--report`, `--print-link` (with
+    /// `--model-metrics`, which has no scenario field: an error).
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Instead of simulating: train the learned predictor on the VMs outside the split and print the model
     /// metrics (seed 003 §6.4–6.5, App. C; ALGORITHMS.md §5.8, E3.6) of it and of the Kaplan–Meier
     /// (distributional) predictor on every VM of the split, as JSON.
@@ -256,7 +249,7 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
         lifetime,
         ..Scenario::default()
     })?;
-    if a.print_link {
+    if a.output.print_link {
         if a.model_metrics {
             return Err(crate::common::not_in_scenario(
                 "--model-metrics",
@@ -323,7 +316,7 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
             })
             .collect()
     };
-    if let Some(done) = out.report_or_rows(a.report, a.json, &rep, rows) {
+    if let Some(done) = out.report_or_rows(&a.output, &rep, rows) {
         return done;
     }
     let s = &rep.setup;

@@ -2,9 +2,14 @@
 //! from the command line, through the registry's model and the experiment contract (the same run the
 //! playground and `packlab run` make).
 
-use crate::common::{run_model, set_given, validated, Out};
+use crate::common::{
+    named, not_in_scenario, policies_with_scripts, print_link, run_model, set_given, validated,
+    Out, OutputArgs,
+};
 use packlab::input::InputFile;
-use packlab::models::oversub::{OversubModel, OversubParams, Policy, Preset};
+use packlab::models::oversub::{
+    OversubModel, OversubParams, OversubReport, OversubRun, Policy, Preset,
+};
 use packlab::models::Inputs;
 use packlab::scenario::{Model, Scenario};
 
@@ -46,17 +51,10 @@ pub struct OversubArgs {
     /// Training episodes of each C2MARL arm trained in the run.
     #[arg(long)]
     pub train_episodes: Option<u32>,
-    /// Print one JSON array, one object per policy (`policy`, `pm_hot_r`, `c_hot_r`, `s_cores`, their 95%
-    /// bounds, the α-satisfaction flags, …).
-    #[arg(long)]
-    pub json: bool,
-    /// Print the whole report (set-up, rows, training curves, the paper's figures) as JSON.
-    #[arg(long)]
-    pub report: bool,
-    /// Print the share link (`v2.d<k>.…`, the part after `#s=`) of the oversubscription scenario these flags
-    /// make, instead of running it. A `c2marl:FILE` policy has no scenario field: an error.
-    #[arg(long)]
-    pub print_link: bool,
+    /// `--json` (one object per policy), `--report`, `--print-link` (a `c2marl:FILE` policy has no scenario
+    /// field: an error).
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Also write the run's C2MARL arm, once trained, with its recipe (the bundled policy's form, read back by
     /// the playground instead of training: `make oversub-pretrained`) to this file; `.gz` compresses it. The
     /// run must train exactly one C2MARL arm.
@@ -87,17 +85,11 @@ fn scenario(
     c: &Common,
     f: impl FnOnce(&mut OversubParams) -> Result<(), String>,
 ) -> Result<Scenario, String> {
-    let preset = match c.preset.to_ascii_uppercase().as_str() {
-        "E1.1" => Preset::E11,
-        "E1.2" => Preset::E12,
-        "E1.3" => Preset::E13,
-        "E1.4" => Preset::E14,
-        p => {
-            return Err(format!(
-                "--preset: unknown '{p}' (expected E1.1, E1.2, E1.3 or E1.4)"
-            ))
-        }
-    };
+    let preset: Preset = named(
+        "preset",
+        &c.preset.to_ascii_uppercase(),
+        "E1.1, E1.2, E1.3 or E1.4",
+    )?;
     let mut p = OversubParams {
         preset,
         ..OversubParams::default()
@@ -124,18 +116,11 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
     let mut files = Vec::new();
     let sc = scenario(&a.common, |p| {
         if let Some(s) = &a.policies {
-            for name in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
-                if let Some(file) = name.strip_prefix("script:") {
-                    // a script file travels in the scenario (and its link) as oversub.scripts
-                    let sp = crate::common::script_file(file, "--policies script:")?;
-                    p.policies.push(Policy::Script(sp.name.clone()));
-                    p.scripts.push(sp);
-                    continue;
-                }
+            let parsed = policies_with_scripts(s, &mut p.scripts, Policy::Script, |name| {
                 let pol = Policy::parse(name).map_err(|e| format!("--policies: {e}"))?;
                 if let Policy::C2marlFile(path) = &pol {
-                    if a.print_link {
-                        return Err(crate::common::not_in_scenario(
+                    if a.output.print_link {
+                        return Err(not_in_scenario(
                             "--policies c2marl:FILE",
                             "a trained policy file is an input beside the scenario",
                         ));
@@ -147,14 +132,15 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
                         bytes,
                     });
                 }
-                p.policies.push(pol);
-            }
+                Ok(pol)
+            })?;
+            p.policies.extend(parsed);
         }
         set_given!(p; train_episodes = a.train_episodes);
         Ok(())
     })?;
-    if a.print_link {
-        return crate::common::print_link(&sc);
+    if a.output.print_link {
+        return print_link(&sc);
     }
     let inputs = Inputs {
         files: &files,
@@ -166,11 +152,8 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
         write_pretrained(&run, &rep, path)?;
     }
     let mut out = Out::new();
-    if a.report {
-        return out.json(&rep);
-    }
-    if a.json {
-        return out.json(&rep.rows);
+    if let Some(done) = out.report_or_rows(&a.output, &rep, || &rep.rows) {
+        return done;
     }
     let s = &rep.setup;
     out.line(format!(
@@ -241,14 +224,7 @@ pub fn train(a: &TrainArgs) -> Result<(), String> {
         "packlab oversub train",
         UNIT,
     )?;
-    let mut buf = Vec::new();
-    packlab::experiment::Experiment::query(
-        &run,
-        "policy",
-        &serde_json::json!({ "row": 0 }),
-        &mut serde_json::Serializer::new(&mut buf),
-    )
-    .map_err(|e| e.to_string())?;
+    let buf = query_row(&run, "policy", 0)?;
     std::fs::write(&a.out, &buf).map_err(|e| format!("--out {}: {e}", a.out.display()))?;
     let r = &rep.rows[0];
     eprintln!(
@@ -263,11 +239,24 @@ pub fn train(a: &TrainArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// The JSON answer of the run's operation `op` (`policy`, `pretrained`) for report row `row`.
+fn query_row(run: &OversubRun, op: &str, row: usize) -> Result<Vec<u8>, String> {
+    let mut buf = Vec::new();
+    packlab::experiment::Experiment::query(
+        run,
+        op,
+        &serde_json::json!({ "row": row }),
+        &mut serde_json::Serializer::new(&mut buf),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(buf)
+}
+
 /// Writes the one C2MARL arm trained in the run, with its recipe, to `path` (gzip when it ends in `.gz`;
 /// deterministic bytes: no file name or time in the gzip header).
 fn write_pretrained(
-    run: &packlab::models::oversub::OversubRun,
-    rep: &packlab::models::oversub::OversubReport,
+    run: &OversubRun,
+    rep: &OversubReport,
     path: &std::path::Path,
 ) -> Result<(), String> {
     let arms: Vec<usize> = rep
@@ -283,14 +272,7 @@ fn write_pretrained(
             arms.len()
         ));
     };
-    let mut buf = Vec::new();
-    packlab::experiment::Experiment::query(
-        run,
-        "pretrained",
-        &serde_json::json!({ "row": row }),
-        &mut serde_json::Serializer::new(&mut buf),
-    )
-    .map_err(|e| e.to_string())?;
+    let mut buf = query_row(run, "pretrained", row)?;
     buf.push(b'\n');
     let bytes = if path.extension().is_some_and(|e| e == "gz") {
         use std::io::Write;
