@@ -20,14 +20,11 @@
 //! [`ModelDef`] is the model contract: what the registry needs of a model ([`ModelInfo`], its section, how a
 //! run starts from the section, the seed and the [`Inputs`], its operations and charts).
 
-use crate::chart::ChartError;
 use crate::input::InputFile;
 use crate::substrate::error::FieldError;
 use crate::trace::UsageTrace;
 use crate::workload::Workload;
-use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, DrawingBackend};
-use serde::{de::DeserializeOwned, Deserializer, Serialize, Serializer};
+use serde::{de::DeserializeOwned, Serialize, Serializer};
 use serde_json::Value;
 
 /// An error of an experiment or a model operation: the field (dotted path) to blame when there is one, and a
@@ -383,11 +380,17 @@ fn report_units(
 // ---------------------------------------------------------------------------------------------------------
 // experiments made of independent cells
 
-/// The cells of an experiment made of independent cells (a frontier point, a (policy, κ) cell): what
-/// [`CellRun`] needs of a model. A cell's result depends only on the cells' set-up and its index.
-pub trait Cells: Sync {
+/// A model's experiment made of independent cells (a frontier point, a policy on the pool, a (policy, κ)
+/// cell): its cells, what a step's partial result and the report are, and its run operations. A cell's
+/// result depends only on the cells' set-up and its index. The lifecycle is [`CellRun`]'s, written once:
+/// `CellRun<C>` is the model's [`Experiment`].
+pub trait Cells: Sync + Sized {
     /// One cell's result (an element of the partial results; a job's result as JSON).
     type Result: Clone + Send + Serialize + DeserializeOwned;
+    /// [`Experiment::Partial`].
+    type Partial: Serialize + 'static;
+    /// [`Experiment::Report`].
+    type Report: Serialize + 'static;
     /// What a job is, for the error of a job that is not one (e.g. "a point of this frontier").
     const JOB: &'static str;
     /// What a job's result is, for the error of a result that is not one (e.g. "frontier point").
@@ -405,13 +408,24 @@ pub trait Cells: Sync {
     }
     /// The result of cell `i` (< [`Cells::len`], prepared). Errors end the run.
     fn compute(&self, i: usize) -> Result<Self::Result, RunError>;
+    /// The partial result of a step that computed the cells `first..first + results.len()`.
+    fn partial(first: usize, results: Vec<Self::Result>) -> Self::Partial;
+    /// The report from every cell's result, in cell order (called once all are computed).
+    fn report(&self, results: &[Self::Result]) -> Self::Report;
+    /// [`Experiment::query`] of `run`; no operation by default.
+    fn answer<S: serde::Serializer>(
+        _run: &CellRun<Self>,
+        op: &str,
+        _args: &serde_json::Value,
+        _ser: S,
+    ) -> Result<S::Ok, RunError> {
+        Err(no_operation(op))
+    }
 }
 
-/// The lifecycle of an experiment made of independent [`Cells`], written once: units of work are cells in
+/// The [`Experiment`] of a model made of independent [`Cells`], written once: units of work are cells in
 /// order; a step computes its cells on [`threads`] threads ([`map_parallel`]); jobs are cell indices
-/// ([`index_jobs`]) computed on any copy and absorbed in order; the first error ends the run. A model's
-/// experiment holds one and implements [`CellExperiment`] (its partial results, report and operations), which
-/// gives its [`Experiment`].
+/// ([`index_jobs`]) computed on any copy and absorbed in order; the first error ends the run.
 pub struct CellRun<C: Cells> {
     cells: C,
     results: Vec<C::Result>,
@@ -420,7 +434,7 @@ pub struct CellRun<C: Cells> {
 
 impl<C: Cells> CellRun<C> {
     /// A run of `cells`, none computed.
-    pub fn new(cells: C) -> Self {
+    pub fn of(cells: C) -> Self {
         CellRun {
             cells,
             results: Vec::new(),
@@ -438,31 +452,6 @@ impl<C: Cells> CellRun<C> {
         &self.results
     }
 
-    /// [`Experiment::total`]: the number of cells.
-    pub fn total(&self) -> usize {
-        self.cells.len()
-    }
-
-    /// [`Experiment::done`]: the cells computed.
-    pub fn done(&self) -> usize {
-        self.results.len()
-    }
-
-    /// [`Experiment::batch`]: the cells left.
-    pub fn batch(&self) -> usize {
-        self.cells.len() - self.results.len()
-    }
-
-    /// [`Experiment::error`]: why the run ended early.
-    pub fn error(&self) -> Option<RunError> {
-        self.error.clone()
-    }
-
-    /// Whether every cell is computed.
-    pub fn finished(&self) -> bool {
-        self.results.len() == self.cells.len()
-    }
-
     /// The next step's cells: at most `units` (at least 1) after the computed ones; `None` at the end or
     /// after an error.
     fn next(&self, units: usize) -> Option<std::ops::Range<usize>> {
@@ -470,10 +459,24 @@ impl<C: Cells> CellRun<C> {
         (self.error.is_none() && first < self.cells.len())
             .then(|| first..(first + units.max(1)).min(self.cells.len()))
     }
+}
 
-    /// [`Experiment::step`]: computes the next `units` cells; gives the first cell's index and their
-    /// results, `None` at the end or on an error (kept for [`CellRun::error`]).
-    pub fn step(&mut self, units: usize) -> Option<(usize, Vec<C::Result>)> {
+impl<C: Cells> Experiment for CellRun<C> {
+    type Partial = C::Partial;
+    type Report = C::Report;
+
+    /// The number of cells.
+    fn total(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The cells computed.
+    fn done(&self) -> usize {
+        self.results.len()
+    }
+
+    /// Computes the next `units` cells; `None` at the end or on an error (kept for [`Experiment::error`]).
+    fn step(&mut self, units: usize) -> Option<C::Partial> {
         let next = self.next(units)?;
         if let Err(e) = self.cells.prepare(next.clone()) {
             self.error = Some(e);
@@ -494,107 +497,41 @@ impl<C: Cells> CellRun<C> {
             }
         }
         self.results.extend(results.iter().cloned());
-        Some((first, results))
+        Some(C::partial(first, results))
     }
 
-    /// [`Experiment::jobs`]: the next `units` cells' indices.
-    pub fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
+    /// Every remaining cell is independent: the cells left.
+    fn batch(&self) -> usize {
+        self.cells.len() - self.results.len()
+    }
+
+    fn error(&self) -> Option<RunError> {
+        self.error.clone()
+    }
+
+    /// A job is the index of a cell: the next `units` cells'.
+    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
         index_jobs(self.next(units))
     }
 
-    /// [`Experiment::compute`]: the result of the cell a job names, as JSON.
-    pub fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
+    /// The result of the cell a job names, as JSON.
+    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
         let i = job_index(job, self.cells.len(), C::JOB)?;
         self.cells.prepare(i..i + 1)?;
         serde_json::to_value(self.cells.compute(i)?).map_err(ser_error)
     }
 
-    /// [`Experiment::absorb`]: the results of the jobs of a step, in job order; gives the first cell's index
-    /// and the results.
-    pub fn absorb(
-        &mut self,
-        results: Vec<serde_json::Value>,
-    ) -> Result<(usize, Vec<C::Result>), RunError> {
+    /// The results of the jobs of a step, in job order: one partial result.
+    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<C::Partial>, RunError> {
         let first = self.results.len();
         let expected = results.len().min(self.cells.len() - first);
         let cells: Vec<C::Result> = decode_results(results, expected, C::RESULT)?;
         self.results.extend(cells.iter().cloned());
-        Ok((first, cells))
-    }
-}
-
-/// A model's experiment made of independent [`Cells`] on a [`CellRun`]: it says where its run is, what a
-/// step's partial result and the report are, and answers its run operations; its [`Experiment`] follows, the
-/// lifecycle (`total`, `done`, `step`, `jobs`, `compute`, `absorb`, `batch`, `error`) being [`CellRun`]'s.
-pub trait CellExperiment {
-    /// Its cells.
-    type Cells: Cells;
-    /// [`Experiment::Partial`].
-    type Partial: Serialize + 'static;
-    /// [`Experiment::Report`].
-    type Report: Serialize + 'static;
-    /// The run of its cells.
-    fn cell_run(&self) -> &CellRun<Self::Cells>;
-    /// The run of its cells, to advance.
-    fn cell_run_mut(&mut self) -> &mut CellRun<Self::Cells>;
-    /// The partial result of a step that computed the cells `first..first + results.len()`.
-    fn partial(first: usize, results: Vec<<Self::Cells as Cells>::Result>) -> Self::Partial;
-    /// The report from every cell's result, in cell order (called once all are computed).
-    fn final_report(&self, results: &[<Self::Cells as Cells>::Result]) -> Self::Report;
-    /// [`Experiment::query`]; no operation by default.
-    fn answer<S: serde::Serializer>(
-        &self,
-        op: &str,
-        _args: &serde_json::Value,
-        _ser: S,
-    ) -> Result<S::Ok, RunError> {
-        Err(no_operation(op))
-    }
-}
-
-impl<E: CellExperiment> Experiment for E {
-    type Partial = E::Partial;
-    type Report = E::Report;
-
-    fn total(&self) -> usize {
-        self.cell_run().total()
+        Ok(vec![C::partial(first, cells)])
     }
 
-    fn done(&self) -> usize {
-        self.cell_run().done()
-    }
-
-    fn step(&mut self, units: usize) -> Option<E::Partial> {
-        let (first, results) = self.cell_run_mut().step(units)?;
-        Some(E::partial(first, results))
-    }
-
-    /// Every remaining cell is independent.
-    fn batch(&self) -> usize {
-        self.cell_run().batch()
-    }
-
-    fn error(&self) -> Option<RunError> {
-        self.cell_run().error()
-    }
-
-    /// A job is the index of a cell.
-    fn jobs(&mut self, units: usize) -> Vec<serde_json::Value> {
-        self.cell_run_mut().jobs(units)
-    }
-
-    fn compute(&mut self, job: &serde_json::Value) -> Result<serde_json::Value, RunError> {
-        self.cell_run_mut().compute(job)
-    }
-
-    fn absorb(&mut self, results: Vec<serde_json::Value>) -> Result<Vec<E::Partial>, RunError> {
-        let (first, results) = self.cell_run_mut().absorb(results)?;
-        Ok(vec![E::partial(first, results)])
-    }
-
-    fn report(&self) -> Option<E::Report> {
-        let run = self.cell_run();
-        run.finished().then(|| self.final_report(run.results()))
+    fn report(&self) -> Option<C::Report> {
+        (self.results.len() == self.cells.len()).then(|| self.cells.report(&self.results))
     }
 
     fn query<S: serde::Serializer>(
@@ -603,7 +540,7 @@ impl<E: CellExperiment> Experiment for E {
         args: &serde_json::Value,
         ser: S,
     ) -> Result<S::Ok, RunError> {
-        self.answer(op, args, ser)
+        C::answer(self, op, args, ser)
     }
 }
 
@@ -628,7 +565,8 @@ pub struct ModelInfo {
     pub uses_workload: bool,
     /// The named experiments (presets) of its section, if any.
     pub experiments: &'static [&'static str],
-    /// Its charts: names accepted by [`crate::models::draw_chart`] (prefixed with the id, e.g. `placement.frontier`).
+    /// Its charts: names accepted by [`crate::models::draw_chart`] (prefixed with the id, e.g. `placement.frontier`),
+    /// the table of the model folder's `chart.rs` (`chart_table!`, whose `draw` the registry calls).
     pub charts: &'static [&'static str],
     /// Scenario-level operations accepted by [`crate::scenario::call`] (e.g. `admission` `series`).
     pub ops: &'static [&'static str],
@@ -710,17 +648,6 @@ pub trait ModelDef {
         _ser: S,
     ) -> Result<S::Ok, RunError> {
         Err(RunError::no_op(Self::INFO.id, op))
-    }
-    /// Draws chart `name` (one of [`ModelInfo::charts`]) from `data` and `opts` (any serde deserializers:
-    /// JS values in the browser, JSON natively) into `area`, returning where its points landed when the
-    /// chart has points to hit-test; `None` when the chart is not this model's.
-    fn draw<'de, DB: DrawingBackend, D: Deserializer<'de>>(
-        _name: &str,
-        _area: &DrawingArea<DB, Shift>,
-        _data: D,
-        _opts: D,
-    ) -> Option<Result<Option<crate::chart::Layout>, ChartError>> {
-        None
     }
 }
 
@@ -832,6 +759,8 @@ mod tests {
 
     impl Cells for Squares {
         type Result = u64;
+        type Partial = (usize, Vec<u64>);
+        type Report = u64;
         const JOB: &'static str = "a square of this run";
         const RESULT: &'static str = "square";
         fn len(&self) -> usize {
@@ -843,30 +772,16 @@ mod tests {
                 _ => Ok((i * i) as u64),
             }
         }
-    }
-
-    struct SquaresRun(CellRun<Squares>);
-
-    impl CellExperiment for SquaresRun {
-        type Cells = Squares;
-        type Partial = (usize, Vec<u64>);
-        type Report = u64;
-        fn cell_run(&self) -> &CellRun<Squares> {
-            &self.0
-        }
-        fn cell_run_mut(&mut self) -> &mut CellRun<Squares> {
-            &mut self.0
-        }
         fn partial(first: usize, results: Vec<u64>) -> (usize, Vec<u64>) {
             (first, results)
         }
-        fn final_report(&self, results: &[u64]) -> u64 {
+        fn report(&self, results: &[u64]) -> u64 {
             results.iter().sum()
         }
     }
 
-    fn squares(n: usize, fail: Option<usize>) -> SquaresRun {
-        SquaresRun(CellRun::new(Squares { n, fail }))
+    fn squares(n: usize, fail: Option<usize>) -> CellRun<Squares> {
+        CellRun::of(Squares { n, fail })
     }
 
     #[test]

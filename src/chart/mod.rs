@@ -763,8 +763,8 @@ where
 /// A model's table of charts, each written once as `"<id>.<chart>" => draw_fn(Data, Options, "what");`
 /// (`draw_fn(area, &Data, &Options) -> Result<() or Layout, ChartError>`, `what` names the data in a decoding
 /// error). It defines, in the model's `chart.rs`, `CHARTS` (the names in table order, the model's
-/// `ModelInfo::charts`) and `draw(name, area, data, opts)` (what `ModelDef::draw` returns: `None` when the
-/// name is not in the table), with each entry's doc lines as the doc of `draw`.
+/// `ModelInfo::charts`) and `draw(name, area, data, opts)` (what the registry's `draw_chart` calls for the
+/// names prefixed with the model's id: `None` when the name is not in the table), with each entry's doc lines as the doc of `draw`.
 macro_rules! chart_table {
     ($($(#[doc = $doc:literal])* $name:literal => $draw:ident($data:ty, $opts:ty, $what:literal);)+) => {
         /// This model's charts by name, in the order of the table below (the model's `ModelInfo::charts`).

@@ -163,7 +163,7 @@ macro_rules! define_registry {
             }
             $(
                 if name.starts_with(concat!(stringify!($field), ".")) {
-                    return <$def as ModelDef>::draw(name, area, data, opts)
+                    return $crate::models::$field::chart::draw(name, area, data, opts)
                         .unwrap_or_else(|| Err(ChartError(format!("no chart '{name}'"))));
                 }
             )+

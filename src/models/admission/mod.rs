@@ -112,14 +112,4 @@ impl ModelDef for AdmissionModel {
             ))),
         }
     }
-
-    /// The charts of this model's table ([`chart::draw`]).
-    fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
-        name: &str,
-        area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
-        data: D,
-        opts: D,
-    ) -> Option<Result<Option<crate::chart::Layout>, crate::chart::ChartError>> {
-        chart::draw(name, area, data, opts)
-    }
 }

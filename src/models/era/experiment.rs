@@ -7,7 +7,7 @@ use super::exec::{run_cell, CellResult};
 use super::jobs::{build, Prices, Setup, SetupSummary};
 use super::params::{Algorithm, EraParams, Policy, Predictor, Preset};
 use super::sched::{lp_entries, LpEntries};
-use crate::experiment::{index_arg, threads, CellExperiment, CellRun, Cells, RunError};
+use crate::experiment::{index_arg, threads, CellRun, Cells, RunError};
 use crate::workload::Workload;
 use serde::Serialize;
 
@@ -49,14 +49,12 @@ pub struct EraReport {
 }
 
 /// A reservation experiment in progress.
-pub struct EraRun {
-    seed: u64,
-    run: CellRun<EraCells>,
-}
+pub type EraRun = CellRun<EraCells>;
 
 /// The cells of the experiment: its set-up and `(policy, κ_use)` cells, with the LP predictor's entries the
 /// cells computed so far needed.
 pub struct EraCells {
+    seed: u64,
     params: EraParams,
     setup: Setup,
     cells: Vec<(Policy, f64)>,
@@ -84,30 +82,25 @@ impl EraRun {
                 cells.push((p, k));
             }
         }
-        Ok(EraRun {
+        Ok(CellRun::of(EraCells {
             seed,
-            run: CellRun::new(EraCells {
-                params: params.clone(),
-                setup,
-                cells,
-                lp: Vec::new(),
-            }),
-        })
+            params: params.clone(),
+            setup,
+            cells,
+            lp: Vec::new(),
+        }))
     }
 
     /// The set-up (requests, capacity, prices).
     pub fn setup(&self) -> &Setup {
-        &self.run.cells().setup
-    }
-
-    /// The cells `(policy, κ_use)`, in report order.
-    pub fn cells(&self) -> &[(Policy, f64)] {
-        &self.run.cells().cells
+        &self.cells().setup
     }
 }
 
 impl Cells for EraCells {
     type Result = CellResult;
+    type Partial = EraStep;
+    type Report = EraReport;
     const JOB: &'static str = "a cell of this experiment";
     const RESULT: &'static str = "cell's result";
 
@@ -122,6 +115,86 @@ impl Cells for EraCells {
     fn compute(&self, i: usize) -> Result<CellResult, RunError> {
         let (p, k) = self.cells[i];
         run_cell(&self.setup, &self.params, p, k, self.lp_for(k), None).map(|r| r.0)
+    }
+
+    fn partial(first: usize, cells: Vec<CellResult>) -> EraStep {
+        EraStep { first, cells }
+    }
+
+    fn report(&self, cells: &[CellResult]) -> EraReport {
+        let paper = match self.params.preset {
+            Preset::E41 => vec![
+                PaperFigure {
+                    policy: "greedy",
+                    metric: "value_efficiency",
+                    value: 0.10,
+                },
+                PaperFigure {
+                    policy: "basic-econ",
+                    metric: "value_efficiency",
+                    value: 0.51,
+                },
+            ],
+            Preset::E43 => Vec::new(),
+        };
+        EraReport {
+            preset: self.params.preset.name(),
+            seed: self.seed,
+            setup: self.setup.summary.clone(),
+            prices: self.setup.prices,
+            cells: cells.to_vec(),
+            paper,
+        }
+    }
+
+    /// `request` with `{ "cell": i, "index": k }` (defaults 0, 0): the teaching view of the k-th scheduled
+    /// request under cell i's policy and κ_use ([`super::sched::RequestView`]).
+    fn answer<S: serde::Serializer>(
+        run: &EraRun,
+        op: &str,
+        args: &serde_json::Value,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
+        if op != "request" {
+            return Err(RunError::msg(format!(
+                "the era run has no operation '{op}' (expected request)"
+            )));
+        }
+        let c = run.cells();
+        let (cell, index) = (index_arg(args, "cell")?, index_arg(args, "index")?);
+        let &(p, k) = c
+            .cells
+            .get(cell)
+            .ok_or_else(|| RunError::field("cell", format!("must be below {}", c.cells.len())))?;
+        let scheduled = c
+            .setup
+            .requests
+            .iter()
+            .filter(|r| r.arrival >= c.setup.period)
+            .count();
+        if index >= scheduled {
+            return Err(RunError::field(
+                "index",
+                format!("must be below {scheduled} (the scheduled requests)"),
+            ));
+        }
+        let lp = match c.lp_for(k) {
+            Some(lp) => Some(std::borrow::Cow::Borrowed(lp)),
+            None if p.algorithm == Algorithm::BasicEcon && p.predictor == Predictor::Lp => {
+                let bucket = c.params.lp_bucket_min.round() as i64;
+                Some(std::borrow::Cow::Owned(lp_entries(
+                    &c.setup,
+                    c.lp_capacity(k),
+                    bucket,
+                    threads(),
+                )?))
+            }
+            None => None,
+        };
+        let (_, view) = run_cell(&c.setup, &c.params, p, k, lp.as_deref(), Some(index))?;
+        view.expect("stopped at the request")
+            .serialize(ser)
+            .map_err(|e| RunError::msg(e.to_string()))
     }
 }
 
@@ -157,100 +230,5 @@ impl EraCells {
             }
         }
         Ok(())
-    }
-}
-
-impl CellExperiment for EraRun {
-    type Cells = EraCells;
-    type Partial = EraStep;
-    type Report = EraReport;
-
-    fn cell_run(&self) -> &CellRun<EraCells> {
-        &self.run
-    }
-
-    fn cell_run_mut(&mut self) -> &mut CellRun<EraCells> {
-        &mut self.run
-    }
-
-    fn partial(first: usize, cells: Vec<CellResult>) -> EraStep {
-        EraStep { first, cells }
-    }
-
-    fn final_report(&self, cells: &[CellResult]) -> EraReport {
-        let c = self.run.cells();
-        let paper = match c.params.preset {
-            Preset::E41 => vec![
-                PaperFigure {
-                    policy: "greedy",
-                    metric: "value_efficiency",
-                    value: 0.10,
-                },
-                PaperFigure {
-                    policy: "basic-econ",
-                    metric: "value_efficiency",
-                    value: 0.51,
-                },
-            ],
-            Preset::E43 => Vec::new(),
-        };
-        EraReport {
-            preset: c.params.preset.name(),
-            seed: self.seed,
-            setup: c.setup.summary.clone(),
-            prices: c.setup.prices,
-            cells: cells.to_vec(),
-            paper,
-        }
-    }
-
-    /// `request` with `{ "cell": i, "index": k }` (defaults 0, 0): the teaching view of the k-th scheduled
-    /// request under cell i's policy and κ_use ([`super::sched::RequestView`]).
-    fn answer<S: serde::Serializer>(
-        &self,
-        op: &str,
-        args: &serde_json::Value,
-        ser: S,
-    ) -> Result<S::Ok, RunError> {
-        if op != "request" {
-            return Err(RunError::msg(format!(
-                "the era run has no operation '{op}' (expected request)"
-            )));
-        }
-        let c = self.run.cells();
-        let (cell, index) = (index_arg(args, "cell")?, index_arg(args, "index")?);
-        let &(p, k) = c
-            .cells
-            .get(cell)
-            .ok_or_else(|| RunError::field("cell", format!("must be below {}", c.cells.len())))?;
-        let scheduled = c
-            .setup
-            .requests
-            .iter()
-            .filter(|r| r.arrival >= c.setup.period)
-            .count();
-        if index >= scheduled {
-            return Err(RunError::field(
-                "index",
-                format!("must be below {scheduled} (the scheduled requests)"),
-            ));
-        }
-        let lp = match c.lp_for(k) {
-            Some(lp) => Some(std::borrow::Cow::Borrowed(lp)),
-            None if p.algorithm == Algorithm::BasicEcon && p.predictor == Predictor::Lp => {
-                let bucket = c.params.lp_bucket_min.round() as i64;
-                Some(std::borrow::Cow::Owned(lp_entries(
-                    &c.setup,
-                    c.lp_capacity(k),
-                    bucket,
-                    threads(),
-                )?))
-            }
-            None => None,
-        };
-        let (_, view) = run_cell(&c.setup, &c.params, p, k, lp.as_deref(), Some(index))?;
-        view.expect("stopped at the request")
-            .serialize(ser)
-            .map_err(|e| RunError::msg(e.to_string()))
     }
 }

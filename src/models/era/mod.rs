@@ -85,16 +85,6 @@ impl ModelDef for EraModel {
             _ => Err(RunError::no_op(Self::INFO.id, op)),
         }
     }
-
-    /// The charts of this model's table ([`chart::draw`]).
-    fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
-        name: &str,
-        area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
-        data: D,
-        opts: D,
-    ) -> Option<Result<Option<crate::chart::Layout>, crate::chart::ChartError>> {
-        chart::draw(name, area, data, opts)
-    }
 }
 
 #[cfg(test)]

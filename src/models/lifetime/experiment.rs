@@ -10,7 +10,7 @@ use super::pool::{select, PoolJobs, ShareSetup};
 use super::predictor::{Distributional, LifetimePredictor, Noisy, OneShot, Oracle};
 use super::sampling::{PolicyResult, Timeline};
 use super::sim::{simulate, simulate_recording, SimConfig};
-use crate::experiment::{index_arg, CellExperiment, CellRun, Cells, RunError};
+use crate::experiment::{index_arg, CellRun, Cells, Experiment, RunError};
 use crate::workload::Workload;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -61,9 +61,7 @@ pub struct TimelineView<'a> {
 }
 
 /// A lifetime experiment in progress.
-pub struct LifetimeRun {
-    run: CellRun<PolicyCells>,
-}
+pub type LifetimeRun = CellRun<PolicyCells>;
 
 /// The experiment's cells: one per policy of [`LifetimeParams::runs`], simulated on the pool's share with the
 /// predictions made when the run was planned.
@@ -132,25 +130,23 @@ impl LifetimeRun {
             } else {
                 Box::new(OneShot::new(&*repredicted, pool.jobs.len()))
             };
-        Ok(LifetimeRun {
-            run: CellRun::new(PolicyCells {
-                runs: params.runs(),
-                params: params.clone(),
-                seed,
-                pool,
-                pred,
-            }),
-        })
+        Ok(CellRun::of(PolicyCells {
+            runs: params.runs(),
+            params: params.clone(),
+            seed,
+            pool,
+            pred,
+        }))
     }
 
     /// The simulation settings of `policy`.
     pub fn config(&self, policy: Policy) -> SimConfig {
-        self.run.cells().config(policy)
+        self.cells().config(policy)
     }
 
     /// The pool's share (jobs, window, distribution).
     pub fn pool(&self) -> &PoolJobs {
-        &self.run.cells().pool
+        &self.cells().pool
     }
 }
 
@@ -234,6 +230,8 @@ fn defrag_pair(
 
 impl Cells for PolicyCells {
     type Result = PolicyCell;
+    type Partial = LifetimeStep;
+    type Report = LifetimeReport;
     const JOB: &'static str = "a policy run of this experiment";
     const RESULT: &'static str = "policy run's result";
 
@@ -250,20 +248,6 @@ impl Cells for PolicyCells {
             simulate(&self.pool.jobs, &*self.pred, &cfg)
         }))
     }
-}
-
-impl CellExperiment for LifetimeRun {
-    type Cells = PolicyCells;
-    type Partial = LifetimeStep;
-    type Report = LifetimeReport;
-
-    fn cell_run(&self) -> &CellRun<PolicyCells> {
-        &self.run
-    }
-
-    fn cell_run_mut(&mut self) -> &mut CellRun<PolicyCells> {
-        &mut self.run
-    }
 
     /// A job's result carries the host timeline beside the policy's result ([`PolicyCell`]).
     fn partial(first: usize, cells: Vec<PolicyCell>) -> LifetimeStep {
@@ -276,7 +260,7 @@ impl CellExperiment for LifetimeRun {
     /// `timeline` with args `{ policy }` (an index into the results, best fit = 0; default 0): that policy's
     /// [`TimelineView`] once it has been simulated. Errors: another operation, a policy not simulated yet.
     fn answer<S: serde::Serializer>(
-        &self,
+        run: &LifetimeRun,
         op: &str,
         args: &serde_json::Value,
         ser: S,
@@ -287,18 +271,18 @@ impl CellExperiment for LifetimeRun {
             )));
         }
         let i = index_arg(args, "policy")?;
-        let r = self.run.results().get(i).map(|c| &c.0).ok_or_else(|| {
+        let r = run.results().get(i).map(|c| &c.0).ok_or_else(|| {
             RunError::field(
                 "policy",
                 format!(
                     "must be below {} (the policies simulated so far)",
-                    self.run.done()
+                    run.done()
                 ),
             )
         })?;
         let view = TimelineView {
             policy: r.policy.name().to_string(),
-            warmup_h: self.run.cells().params.warmup_h,
+            warmup_h: run.cells().params.warmup_h,
             timeline: &r.timeline,
         };
         view.serialize(ser)
@@ -306,8 +290,7 @@ impl CellExperiment for LifetimeRun {
     }
 
     /// Every policy's Δ empty hosts against the first, best fit.
-    fn final_report(&self, done: &[PolicyCell]) -> LifetimeReport {
-        let cells = self.run.cells();
+    fn report(&self, done: &[PolicyCell]) -> LifetimeReport {
         let base = done.first().map_or(0.0, |c| c.0.empty_hosts);
         let results = done
             .iter()
@@ -316,7 +299,7 @@ impl CellExperiment for LifetimeRun {
                 ..r.clone()
             })
             .collect();
-        let (p, pool) = (&cells.params, &cells.pool);
+        let (p, pool) = (&self.params, &self.pool);
         LifetimeReport {
             setup: pool.setup.clone(),
             hosts: pool.setup.hosts,
@@ -332,7 +315,7 @@ impl CellExperiment for LifetimeRun {
             },
             warmup_h: p.warmup_h,
             predictor: p.predictor_label(),
-            seed: cells.seed,
+            seed: self.seed,
             results,
         }
     }
@@ -421,13 +404,13 @@ mod tests {
                 }),
                 ..run.config(r.policy)
             };
-            let (own, drains) = simulate_recording(&run.pool().jobs, &*run.run.cells().pred, &cfg);
+            let (own, drains) = simulate_recording(&run.pool().jobs, &*run.cells().pred, &cfg);
             assert!(!drains.is_empty(), "{:?}: no drain", r.policy);
             // cut at the run's end, the start-order replay is the run itself; to completion it migrates or
             // saves every VM the cut left queued
             let cut = replay_migrations(
                 &run.pool().jobs,
-                &*run.run.cells().pred,
+                &*run.cells().pred,
                 &drains,
                 MigrationOrder::StartTime,
                 cfg.end,

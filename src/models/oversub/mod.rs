@@ -101,14 +101,4 @@ impl ModelDef for OversubModel {
             pretrained::given(inputs).map_err(|e| RunError::field("oversub.policies", e))?;
         crate::experiment::serialize_to(&pretrained::match_arms(section, seed, &files), ser)
     }
-
-    /// The charts of this model's table ([`chart::draw`]).
-    fn draw<'de, DB: plotters::prelude::DrawingBackend, D: serde::Deserializer<'de>>(
-        name: &str,
-        area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
-        data: D,
-        opts: D,
-    ) -> Option<Result<Option<crate::chart::Layout>, crate::chart::ChartError>> {
-        chart::draw(name, area, data, opts)
-    }
 }

@@ -8,7 +8,7 @@ use super::frontier::{frontier_specs, mark_pareto, Frontier, FrontierPoint};
 use super::instance::{Instance, MachineView, PackResult};
 use super::params::{PlacementError, PlacementParams};
 use super::policies::FitSpec;
-use crate::experiment::{ser_error, CellExperiment, CellRun, Cells, RunError};
+use crate::experiment::{ser_error, CellRun, Cells, RunError};
 use crate::script::Script;
 use crate::trace::UsageTrace;
 use serde::Serialize;
@@ -24,14 +24,13 @@ pub struct FrontierStep {
 }
 
 /// A frontier computation in progress; it keeps its [`Instance`] for the teaching view afterwards.
-pub struct FrontierRun {
-    item_names: Vec<String>,
-    run: CellRun<FrontierCells>,
-}
+pub type FrontierRun = CellRun<FrontierCells>;
 
 /// The frontier's cells: one point per fit test of [`frontier_specs`] on the instance, then one per enabled
 /// script of `placement.scripts` (issue 31).
 pub struct FrontierCells {
+    /// The trace's item names (for the teaching view).
+    item_names: Vec<String>,
     params: PlacementParams,
     instance: Instance,
     specs: Vec<FitSpec>,
@@ -50,6 +49,8 @@ impl FrontierCells {
 
 impl Cells for FrontierCells {
     type Result = FrontierPoint;
+    type Partial = FrontierStep;
+    type Report = Frontier;
     const JOB: &'static str = "a point of this frontier";
     const RESULT: &'static str = "frontier point";
 
@@ -72,6 +73,40 @@ impl Cells for FrontierCells {
             .script_point(script, spec.clone(), p.rule, p.rebalance)
             .unwrap_or_else(|e| FrontierPoint::failed(spec, self.instance.m_norm(), e.to_string())))
     }
+
+    fn partial(first: usize, points: Vec<FrontierPoint>) -> FrontierStep {
+        FrontierStep { first, points }
+    }
+
+    fn report(&self, points: &[FrontierPoint]) -> Frontier {
+        let mut points = points.to_vec();
+        mark_pareto(&mut points);
+        self.instance.frontier(&self.params, points)
+    }
+
+    /// `machine` with `{ fit, machine }`: see [`FrontierRun::machine`].
+    fn answer<S: serde::Serializer>(
+        run: &FrontierRun,
+        op: &str,
+        args: &serde_json::Value,
+        ser: S,
+    ) -> Result<S::Ok, RunError> {
+        match op {
+            "machine" => {
+                let fit = args.get("fit").and_then(|v| v.as_str()).unwrap_or("");
+                let machine = args
+                    .get("machine")
+                    .and_then(|v| v.as_f64())
+                    .filter(|v| v.is_finite() && *v >= 0.0)
+                    .ok_or_else(|| RunError::field("machine", "a machine index ≥ 0 is needed"))?;
+                let a = run.machine(fit, machine as usize).map_err(RunError::from)?;
+                a.serialize(ser).map_err(ser_error)
+            }
+            _ => Err(RunError::msg(format!(
+                "the placement run has no operation '{op}'"
+            ))),
+        }
+    }
 }
 
 impl FrontierRun {
@@ -83,20 +118,18 @@ impl FrontierRun {
         seed: u64,
     ) -> Result<FrontierRun, PlacementError> {
         let instance = Instance::planned(trace, params, seed)?;
-        Ok(FrontierRun {
+        Ok(CellRun::of(FrontierCells {
             item_names: trace.items.clone(),
-            run: CellRun::new(FrontierCells {
-                params: params.clone(),
-                instance,
-                specs: frontier_specs(params),
-                scripts: params.compiled_scripts()?,
-            }),
-        })
+            params: params.clone(),
+            instance,
+            specs: frontier_specs(params),
+            scripts: params.compiled_scripts()?,
+        }))
     }
 
     /// The instance (for the teaching view and tests).
     pub fn instance(&self) -> &Instance {
-        &self.run.cells().instance
+        &self.cells().instance
     }
 
     /// The teaching view: packs with `fit` under the run's rule and rebalancing and returns the packing's
@@ -105,7 +138,7 @@ impl FrontierRun {
     /// bad machine.
     pub fn machine(&self, fit: &str, machine: usize) -> Result<MachineAnswer, PlacementError> {
         if let Some(name) = fit.trim().strip_prefix("script:") {
-            let cells = self.run.cells();
+            let cells = self.cells();
             let (k, script) = cells.script(name.trim()).ok_or_else(|| PlacementError {
                 field: Some("placement.fit".into()),
                 message: format!(
@@ -123,7 +156,7 @@ impl FrontierRun {
                 })?;
             let view = self
                 .instance()
-                .machine_view(&packing, machine, &self.item_names)?;
+                .machine_view(&packing, machine, &self.cells().item_names)?;
             return Ok(MachineAnswer {
                 fit: result.spec.clone(),
                 packing: result,
@@ -134,9 +167,9 @@ impl FrontierRun {
             field: Some("placement.fit".into()),
             message: m,
         })?;
-        let (p, instance) = (&self.run.cells().params, self.instance());
+        let (p, instance) = (&self.cells().params, self.instance());
         let (packing, result) = instance.pack_and_evaluate(&spec, p.rule, p.rebalance);
-        let view = instance.machine_view(&packing, machine, &self.item_names)?;
+        let view = instance.machine_view(&packing, machine, &self.cells().item_names)?;
         Ok(MachineAnswer {
             fit: spec.to_string(),
             packing: result,
@@ -154,56 +187,6 @@ pub struct MachineAnswer {
     pub packing: PackResult,
     /// The machine.
     pub view: MachineView,
-}
-
-impl CellExperiment for FrontierRun {
-    type Cells = FrontierCells;
-    type Partial = FrontierStep;
-    type Report = Frontier;
-
-    fn cell_run(&self) -> &CellRun<FrontierCells> {
-        &self.run
-    }
-
-    fn cell_run_mut(&mut self) -> &mut CellRun<FrontierCells> {
-        &mut self.run
-    }
-
-    fn partial(first: usize, points: Vec<FrontierPoint>) -> FrontierStep {
-        FrontierStep { first, points }
-    }
-
-    fn final_report(&self, points: &[FrontierPoint]) -> Frontier {
-        let mut points = points.to_vec();
-        mark_pareto(&mut points);
-        self.instance().frontier(&self.run.cells().params, points)
-    }
-
-    /// `machine` with `{ fit, machine }`: see [`FrontierRun::machine`].
-    fn answer<S: serde::Serializer>(
-        &self,
-        op: &str,
-        args: &serde_json::Value,
-        ser: S,
-    ) -> Result<S::Ok, RunError> {
-        match op {
-            "machine" => {
-                let fit = args.get("fit").and_then(|v| v.as_str()).unwrap_or("");
-                let machine = args
-                    .get("machine")
-                    .and_then(|v| v.as_f64())
-                    .filter(|v| v.is_finite() && *v >= 0.0)
-                    .ok_or_else(|| RunError::field("machine", "a machine index ≥ 0 is needed"))?;
-                let a = self
-                    .machine(fit, machine as usize)
-                    .map_err(RunError::from)?;
-                a.serialize(ser).map_err(ser_error)
-            }
-            _ => Err(RunError::msg(format!(
-                "the placement run has no operation '{op}'"
-            ))),
-        }
-    }
 }
 
 impl From<PlacementError> for RunError {
@@ -224,7 +207,7 @@ pub fn run_frontier(
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Frontier, PlacementError> {
     let mut run = FrontierRun::new(trace, params, seed)?;
-    if !progress(0, run.run.total()) {
+    if !progress(0, crate::experiment::Experiment::total(&run)) {
         return Err(PlacementError {
             field: None,
             message: "cancelled".into(),
