@@ -4,6 +4,9 @@
 // (src/wasm/packlab.d.ts) on their own, with `tsc --noEmit --strict`. Each report is written as an object
 // literal of its model's type, so a field the declarations lack (excess property) or a required field the
 // report lacks fails. The model of a report is told by the one key only its model's report has.
+// The model views' handling of a step's partial result (`onProgress` of www/<id>/view.js, `// @ts-check`, each
+// typed with its model's step of `ModelSteps`) is checked against reports.d.ts too (tsc --checkJs, not strict),
+// so a step field renamed there (and in the engine: tests/pool_jobs.rs) fails until the view reads the new name.
 // Usage: node scripts/check-report-types.mjs [TSC] (default: node_modules/.bin/tsc). Exit 1 on a type error.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
@@ -38,7 +41,10 @@ try {
   const args = ['--noEmit', '--strict', '--lib', 'esnext,dom', '--target', 'esnext', '--moduleResolution', 'bundler', '--module', 'esnext'];
   execFileSync(tsc, [...args, join(dir, 'pins.ts')], { stdio: 'inherit' });
   execFileSync(tsc, [...args, join(root, 'src/wasm/packlab.d.ts')], { stdio: 'inherit' });
-  console.log(`check-report-types: ${pins.length} pinned reports of ${seen.size} models match src/wasm/reports.d.ts; src/wasm/packlab.d.ts type-checks`);
+  const views = Object.keys(KEYS).map((m) => join(root, 'www', m, 'view.js'));
+  const js = ['--noEmit', '--allowJs', '--lib', 'esnext,dom', '--target', 'esnext', '--moduleResolution', 'bundler', '--module', 'esnext'];
+  execFileSync(tsc, [...js, ...views], { stdio: 'inherit' });
+  console.log(`check-report-types: ${pins.length} pinned reports of ${seen.size} models match src/wasm/reports.d.ts; src/wasm/packlab.d.ts type-checks; ${views.length} views read the steps as declared`);
 } catch (e) {
   console.error(`check-report-types: ${e.message}`);
   process.exitCode = 1;

@@ -1,3 +1,4 @@
+// @ts-check
 // The admission model's view (cluster admission control, seed 000, ALGORITHMS.md §2): controls, the data
 // note, the frontier (utilization vs scale-out failure rate, one curve per policy as its threshold sweeps,
 // the SLA line, tuned points), the results table, one run's time series, exports and share links.
@@ -173,6 +174,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   }
 
   // ---- runs
+  /** @param {import('../common/run-view.js').Progress<import('../../src/wasm/reports').AdmissionStep>} p a step's progress */
   function onProgress(p) {
     const st = p.partial;
     if (!st) return;

@@ -21,6 +21,13 @@ import { costText, linkCostText, takeLinkEstimate } from './cost.js';
 import { fieldLabel, checkControls } from './fields.js';
 
 /**
+ * A step's progress as a view's `onProgress` receives it (run-ops.js): units `done` of `total`, and the step's
+ * partial result `S` (a model's entry of `ModelSteps`, src/wasm/reports.d.ts) once a step has produced one.
+ * @template S
+ * @typedef {{ done: number, total: number, partial?: S | null }} Progress
+ */
+
+/**
  * @param {object} o
  * @param {object} o.wasm         the page's engine
  * @param {import('./worker-client.js').EngineWorker} o.worker
@@ -49,14 +56,14 @@ import { fieldLabel, checkControls } from './fields.js';
  * @param {() => boolean} [o.ready]  false while the view cannot run at all (e.g. no trace yet): start() then
  *   does nothing, not even cancel
  * @param {(payload: object) => void} [o.onStart]   the run was requested (reset the partial results)
- * @param {(p: object, payload: object) => void} o.onProgress  a step's progress { done, total, partial? }
+ * @param {(p: Progress<any>, payload: object) => void} o.onProgress  a step's progress { done, total, partial? }
  *   (the bar is already set)
  * @param {(res: object, payload: object) => void} o.onDone  the run's result { report, elapsed_ms, workers }
  * @param {() => void} [o.onCancelled]  after Cancel, once the status says 'Cancelled.' or, with a result on
  *   display, 'Cancelled; showing the previous run.' (the view redraws what it keeps, or says more)
  * @param {(e: object, payload: object) => void} [o.onError]  after a failure was shown at its fields and in
  *   the status
- * @returns {{ card: HTMLElement, ui: object, setStatus: Function, start: () => Promise<void>,
+ * @returns {{ card: HTMLElement, ui: object, setStatus: Function, start: (...args: any[]) => Promise<void>,
  *   begin: (autorun: boolean) => void, isRunning: () => boolean, markFirst: () => void, runs: () => number,
  *   draw: Function, edited: Function }}
  */
@@ -222,6 +229,10 @@ export function drawCanvas(wasm, canvas, height, name, data, opts, onFail) {
  */
 export function latestQuery(box) {
   let seq = 0;
+  /**
+   * @param {{ promise: Promise<any> }} req
+   * @param {{ loading?: string, onResult: (v: any) => void, onError?: (e: any) => boolean }} o
+   */
   return function ask(req, { loading, onResult, onError }) {
     const id = ++seq;
     if (loading) setChildren(box, h('p', { class: 'fine' }, loading));

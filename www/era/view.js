@@ -1,3 +1,4 @@
+// @ts-check
 // The reservation model's view (economic reservations and dynamic pricing, seed 004, ALGORITHMS.md §6):
 // controls, the data statement with the set-up, value efficiency per policy (E4.1), the frontier of late jobs
 // against accepted revenue as κ_use sweeps (E4.3), the results table, the teaching view of one request (the
@@ -18,6 +19,7 @@ const REQUEST_HEIGHT = 420;
 const money = (v) => (Number.isFinite(v) ? `$${Math.round(v).toLocaleString('en-US')}` : '–');
 
 /** The cells as the table and the CSV show them (the engine's field names). */
+/** @type {Array<[key: string, label: string, title: string, value: ((v: any) => string) | null, term?: string]>} */
 const COLUMNS = [
   ['kappa', 'κ_use', 'the fraction of the planned capacity the plan may commit', (v) => fmt(v, 3)],
   ['value_efficiency', 'value efficiency', 'Σ V of accepted jobs done by their deadline / Σ V of all requests (§6.4)', (v) => pct(v)],
@@ -155,6 +157,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     run.edited({ base: scenario, apply: (sc) => { scenario = sc; showData(); updateLocation(wasm, scenario); } });
   }
 
+  /** @param {import('../common/run-view.js').Progress<import('../../src/wasm/reports').EraStep>} p a step's progress */
   function onProgress(p) {
     const st = p.partial;
     if (!st) { setStatus('running', `Scheduling the first cell (1 of ${p.total}; the LP predictor solves one LP per period first)…`); return; }

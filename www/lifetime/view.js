@@ -1,3 +1,4 @@
+// @ts-check
 // The lifetime model's view (lifetime-aware VM allocation, seed 003, ALGORITHMS.md §5): controls, the data
 // statement with the pool's set-up, the chart of empty hosts over time (one line per policy, the warm-up
 // shaded), the results table, the host timeline, the accuracy frontier (E3.2), a link to seed 003's findings page
@@ -64,6 +65,7 @@ const policyTitle = (name) => (POLICIES.find((p) => p.name === name) || { title:
 
 /** The results as the table and the CSV show them (the engine's field names). */
 /** The E3.5 table: [key, label, title, value(result), glossary term?] for results that carry both orders (`lifetime.defrag`). */
+/** @type {Array<[key: string, label: string, title: string, value: ((v: any) => string) | null, term?: string]>} */
 const MIGRATION_COLUMNS = [
   ['drained_hosts', 'drained hosts', 'hosts the start-order run drained (the same drains in both orders)', (r) => int(r.start_order.drained_hosts)],
   ['start_migrations', 'start order: migrations', 'live migrations in ascending start-time order (the baseline order)', (r) => int(r.start_order.migrations)],
@@ -75,6 +77,7 @@ const MIGRATION_COLUMNS = [
 ];
 
 /** The results table: [key, label, title (the formula), value, glossary term (default: the label, if the glossary has it)]. */
+/** @type {Array<[key: string, label: string, title: string, value: ((v: any) => string) | null, term?: string]>} */
 const COLUMNS = [
   ['empty_hosts', 'empty hosts', 'time average over the measured window of the fraction of hosts without VMs (§5.8)', pct],
   ['empty_hosts_pp_vs_best_fit', 'Δ pp vs best fit', 'empty hosts minus best fit\'s on the same arrivals, percentage points', pp, 'empty hosts'],
@@ -328,6 +331,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     return { scenario };
   }
 
+  /** @param {import('../common/run-view.js').Progress<import('../../src/wasm/reports').LifetimeStep>} p a step's progress */
   function onProgress(p) {
     const st = p.partial;
     if (!st) {

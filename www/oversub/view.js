@@ -1,3 +1,4 @@
+// @ts-check
 // The oversubscription model's view (chance-constrained oversubscription, seed 001, ALGORITHMS.md §3):
 // controls, the data statement with the set-up, the live training curves of the C2MARL arms (hot-cluster hours
 // and λ per episode), the frontier of S-Cores against PM-Hot-R, the results table beside the paper's figures,
@@ -290,6 +291,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     return { scenario: plan.sc, files: plan.files };
   }
 
+  /** @param {import('../common/run-view.js').Progress<import('../../src/wasm/reports').OversubStep>} p a step's progress */
   function onProgress(p) {
     const sc = runPlan.sc;
     const st = p.partial;

@@ -1,3 +1,4 @@
+// @ts-check
 // The placement model's view: controls, the frontier chart (plotters → canvas, drawn on the main thread),
 // the results table, exports and the teaching view. Computation happens in the worker ('run', 'run.query').
 
@@ -199,6 +200,7 @@ export function mount({ root, wasm, worker, tracePanel, scenario: initial, autor
   }
 
   // ---- runs
+  /** @param {import('../common/run-view.js').Progress<import('../../src/wasm/reports').FrontierStep>} p a step's progress */
   function onProgress(p) {
     if (p.partial && p.partial.points.length) {
       partial.push(...p.partial.points);
