@@ -579,7 +579,29 @@ pub fn run_preset(
     if runs == 0 {
         return Err("runs must be ≥ 1".into());
     }
-    let mut exp = AdmissionExperiment::for_preset(preset, base, runs, seed);
+    run_to_result(
+        AdmissionExperiment::for_preset(preset, base, runs, seed),
+        progress,
+    )
+}
+
+/// [`run_preset`] on a scenario's section: the arms of [`AdmissionScenario::arms`] (the preset's, filtered
+/// by `policies`, and one per enabled script, issue 31). Errors: an invalid section (the field named),
+/// "cancelled".
+pub fn run_section(
+    a: &AdmissionScenario,
+    seed: u64,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<ExperimentResult, String> {
+    let exp = AdmissionExperiment::new(a, seed, false).map_err(|e| e.to_string())?;
+    run_to_result(exp, progress)
+}
+
+/// Builds `exp`'s run plans, drives it to the end and returns its result.
+fn run_to_result(
+    mut exp: AdmissionExperiment,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<ExperimentResult, String> {
     exp.prepare(progress)?;
     crate::experiment::drive(&mut exp, progress).map_err(|e| e.message)?;
     exp.experiment_result()

@@ -2,7 +2,7 @@
 //! arms, the model and tuning parameters, the Azure-fitted option, and the report types a run produces.
 
 use super::params::{AdmitParams, Labelling, PolicyKind};
-use super::policies::script::ArmScript;
+use super::policies::script::{call_operations, ArmScript};
 use super::tuning::{Evaluation, Feasibility, Preset, TuneResult, TuneStatus};
 use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Serialize};
@@ -123,7 +123,8 @@ impl AdmissionScenario {
             })
             .collect();
         for (k, sp) in self.scripts.iter().enumerate().filter(|(_, s)| s.enabled) {
-            let script = ArmScript::new(&sp.name, &sp.source)
+            let lead_times = self.params.subhorizons.len() * self.params.steps;
+            let script = ArmScript::new(&sp.name, &sp.source, call_operations(lead_times))
                 .map_err(|e| format!("scripts[{k}].source: {e}"))?;
             arms.push(AdmissionArmSpec {
                 label: sp.spec(),
@@ -468,11 +469,12 @@ pub struct ArmInfo {
     pub labelling: Labelling,
 }
 
-/// Every arm of `a`'s preset (its `policies` list ignored), for the model operation `arms`. Errors: an
+/// Every arm of `a`'s preset (its `policies` and `scripts` ignored), for the model operation `arms`. Errors: an
 /// unknown preset, naming `admission.preset`.
 pub fn arm_infos(a: &AdmissionScenario) -> Result<Vec<ArmInfo>, crate::experiment::RunError> {
     let mut a = a.clone();
     a.policies.clear();
+    a.scripts.clear(); // the preset's arms only: the page lists scripts in their own box
     let arms = a
         .arms()
         .map_err(|m| crate::experiment::RunError::field("admission.preset", m))?;

@@ -1095,10 +1095,11 @@ pub fn simulate_run(
 }
 
 /// A script arm's operation budget for one run: [`crate::script::RUN_OPERATIONS`], or the per-call limit
-/// times the run's expected arrivals `ρ_arr·T_run` when that is larger (a test at every lead time of the
-/// look-ahead spends ~8 operations per lead time, e.g. 24,000 per arrival on the default 3,000-point grid).
+/// ([`crate::models::admission::policies::script::call_operations`] of the look-ahead's lead times) times
+/// the run's expected arrivals `ρ_arr·T_run` when that is larger.
 pub fn script_budget(p: &AdmitParams) -> u64 {
-    let per_call = crate::script::Limits::default().operations as f64;
+    let lead_times = p.subhorizons.len() * p.steps;
+    let per_call = crate::models::admission::policies::script::call_operations(lead_times) as f64;
     let arrivals = (p.arrival_rate * p.horizon_hours).ceil().max(1.0);
     (per_call * arrivals).max(crate::script::RUN_OPERATIONS as f64) as u64
 }

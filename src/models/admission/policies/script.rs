@@ -95,15 +95,27 @@ impl PartialEq for ArmScript {
 }
 
 impl ArmScript {
-    /// Compiles `source` ([`compile`]) and reads its threshold scale ([`threshold_scale`]).
-    pub fn new(name: &str, source: &str) -> Result<ArmScript, ScriptError> {
-        let script = compile(source)?;
+    /// Compiles `source` with `operations` per call (at least the default limit's; [`call_operations`])
+    /// and reads its threshold scale ([`threshold_scale`]).
+    pub fn new(name: &str, source: &str, operations: u64) -> Result<ArmScript, ScriptError> {
+        let limits = Limits {
+            operations: operations.max(Limits::default().operations),
+            ..Limits::default()
+        };
+        let script = Script::compile(source, &HOOKS, &limits)?;
         Ok(ArmScript {
             name: name.to_string(),
             scale: threshold_scale(&script)?,
             script: Arc::new(script),
         })
     }
+}
+
+/// Operations one call of `admit` may spend on a look-ahead of `lead_times` policy lead times: 100 per lead
+/// time (the starters' tests spend 20–45 per lead time: each statement, expression node and loop turn
+/// counts), and at least the default per-call limit.
+pub fn call_operations(lead_times: usize) -> u64 {
+    (100 * lead_times as u64).max(Limits::default().operations)
 }
 
 /// The scale of a compiled script's threshold: its `threshold_scale()`, or cores when it defines none.
