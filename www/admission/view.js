@@ -229,7 +229,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     ...(a.status === 'untunable'
       // no certified threshold: say so instead of showing the threshold the search stopped at
       ? [h('td', { colspan: 4, class: 'untunable', title: a.status_reason },
-        h('strong', {}, 'cannot be tuned at this scale'),
+        h('strong', {}, a.error ? 'the script failed' : 'cannot be tuned at this scale'),
         h('span', { class: 'reason' }, a.status_reason.replace(/^cannot be tuned( at this scale)?: /, '')))]
       : [
         h('td', { class: 'num', title: a.status === 'bound' ? 'no threshold: accepts whatever fits, failures ignored (§2.10)' : `${a.accepted} of ${a.arrivals} arrivals admitted` }, a.status === 'bound' ? '—' : fmt(a.threshold)),
