@@ -12,6 +12,9 @@ and `source` the raw results file holding it (tests/findings_links.rs reruns a f
 those stored results); `seconds` is the native wall time of that stored run when the raw file records it (else
 null): the Findings page passes it with the link so the playground states the cost before anything runs.
 
+A stored command with a policy script (`--policies script:[NAME=]FILE`) gets a link carrying the script's source, and
+its note names the `script:NAME` rows (no findings row uses one yet; tests/findings_links.rs checks the round trip).
+
 Runs that differ only by their instance (seed 002's trace days and random subsets) or seed (seeds 003 and 004)
 make one row with the first instance's link, and the note says so.
 
@@ -29,7 +32,7 @@ import sys
 import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join("target", "release", "packlab")
+BIN = os.environ.get("PACKLAB_BIN", os.path.join("target", "release", "packlab"))
 
 
 def load(path):
@@ -78,9 +81,18 @@ def row(experiment, arm, command, source, what, refuse=None, seconds=None):
         up = (sc.get("trace") or {}).get("upload") or (sc.get("workload") or {}).get("upload")
         if up:
             what += f"; the trace is an upload: open the link, then upload '{up['name']}' (SHA-256 {up['sha256'][:12]}…)"
+        names = scripts(sc)
+        if names:
+            what += f"; with the policy script{'s' if len(names) > 1 else ''} {', '.join(names)} (the link carries the source)"
     note = what if link is not None else f"no link: {why}"
     return {"experiment": experiment, "arm": arm, "link": link, "note": note, "command": command,
             "source": source, "seconds": None if seconds is None else round(seconds, 1)}
+
+
+def scripts(sc):
+    """The `script:NAME` policies a decoded scenario carries (placement, oversub and admission `scripts`)."""
+    return [f"script:{x['name']}" for m in ("placement", "oversub", "admission")
+            for x in (sc.get(m) or {}).get("scripts") or [] if x.get("enabled", True)]
 
 
 def grouped(runs, key):

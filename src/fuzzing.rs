@@ -292,7 +292,7 @@ fn script(data: &[u8]) -> Result<(), String> {
     let compiled = [
         placement::policies::script::compile(&src).map(script_fit),
         oversub::policies::script::compile(&src).map(script_rate),
-        admission::policies::script::compile(&src).map(script_admit),
+        admission::policies::script::compile(&src).map(|s| script_admit(s, &src)),
     ];
     if compiled.iter().all(|c| c.is_err()) {
         let Some(Err(e)) = compiled.into_iter().next() else {
@@ -379,8 +379,10 @@ fn script_rate(s: crate::script::Script) -> Result<(), crate::script::ScriptErro
     rate.take_error().map_or(Ok(()), Err)
 }
 
-/// An admission script's `admit` on two arrivals (an empty cluster and a loaded one) on a look-ahead grid.
-fn script_admit(s: crate::script::Script) -> Result<(), crate::script::ScriptError> {
+/// An admission script's `admit` on two arrivals (an empty cluster and a loaded one) on a look-ahead grid;
+/// then `src` as wired (issue 31): the scenario's `admission.scripts` validated (its `threshold_scale()`
+/// called), its arm `script:fuzz` built and run once on a small cluster (about 25 arrivals).
+fn script_admit(s: crate::script::Script, src: &str) -> Result<(), crate::script::ScriptError> {
     use crate::models::admission::lookahead::LeadGrid;
     use crate::models::admission::policies::script::ScriptAdmit;
     use crate::models::admission::policies::{AdmissionPolicy, DecisionContext};
@@ -406,5 +408,57 @@ fn script_admit(s: crate::script::Script) -> Result<(), crate::script::ScriptErr
         admit.operations() <= SCRIPT_BUDGET,
         "the budget was overspent"
     );
-    admit.take_error().map_or(Ok(()), Err)
+    admit.take_error().map_or(Ok(()), Err)?;
+    script_admission_run(src)
+}
+
+/// [`script_admit`]'s run as wired: scenario → validation → arm → one simulation run.
+fn script_admission_run(src: &str) -> Result<(), crate::script::ScriptError> {
+    use crate::models::admission::params::{PolicyKind, PolicySpec};
+    use crate::models::admission::scenario::AdmissionScenario;
+    use crate::models::admission::sim::{lead_grid, simulate_run, SimCache};
+    let mut a = AdmissionScenario {
+        runs: 1,
+        policies: vec!["ZEROTH".into()],
+        scripts: vec![crate::script::ScriptPolicy::new("fuzz", src)],
+        ..AdmissionScenario::default()
+    };
+    let p = &mut a.params;
+    p.capacity = 60.0;
+    p.arrival_rate = 0.5;
+    p.horizon_hours = 50.0;
+    p.month_hours = 25.0;
+    p.subhorizons = vec![50.0, 5.0];
+    p.steps = 4;
+    p.curve_points = 0;
+    if let Some(e) = a.validate("admission.").into_iter().next() {
+        return Err(crate::script::ScriptError {
+            line: None,
+            column: None,
+            message: e.to_string(),
+        });
+    }
+    let arms = a.arms().expect("a valid section has its arms");
+    let arm = arms.last().expect("the script's arm");
+    assert_eq!(arm.kind, PolicyKind::Script);
+    let spec = PolicySpec {
+        kind: arm.kind,
+        threshold: 0.5,
+        marginal: false,
+    };
+    let r = simulate_run(
+        &arm.params,
+        spec,
+        1,
+        &lead_grid(&arm.params),
+        &mut SimCache::new(),
+    );
+    match r.script_error {
+        Some(message) => Err(crate::script::ScriptError {
+            line: None,
+            column: None,
+            message,
+        }),
+        None => Ok(()),
+    }
 }

@@ -188,6 +188,47 @@ impl Sweep {
         Ok(sweep)
     }
 
+    /// Reads the policy scripts the base scenario names by file (issue 31): an entry of `placement.scripts`,
+    /// `oversub.scripts` or `admission.scripts` with `"source_file": PATH` instead of `"source"` gets the text
+    /// `read(PATH)` as its source (the CLI reads PATH relative to the sweep file), so every cell runs the
+    /// script as a row `script:NAME` and its link carries the source; the sweep's [`Sweep::id`] then covers
+    /// the text. Errors name the entry (`scenario.admission.scripts[0].source_file`) and `read`'s message.
+    pub fn read_script_files(
+        &mut self,
+        read: impl Fn(&str) -> Result<String, String>,
+    ) -> Result<(), FieldError> {
+        for model in ["placement", "oversub", "admission"] {
+            let Some(Value::Array(list)) = self
+                .scenario
+                .get_mut(model)
+                .and_then(|m| m.get_mut("scripts"))
+            else {
+                continue;
+            };
+            for (k, entry) in list.iter_mut().enumerate() {
+                let Some(obj) = entry.as_object_mut() else {
+                    continue;
+                };
+                let Some(path) = obj.remove("source_file") else {
+                    continue;
+                };
+                let field = format!("scenario.{model}.scripts[{k}].source_file");
+                let fe = |message: String| FieldError {
+                    field: field.clone(),
+                    message,
+                };
+                let path = path
+                    .as_str()
+                    .ok_or_else(|| fe("a file path (a string) is needed".into()))?;
+                if obj.contains_key("source") {
+                    return Err(fe("give either source or source_file, not both".into()));
+                }
+                obj.insert("source".into(), Value::String(read(path).map_err(fe)?));
+            }
+        }
+        Ok(())
+    }
+
     /// Number of cells: the product of the axes' lengths (1 without axes).
     pub fn len(&self) -> usize {
         self.axes.iter().map(|a| a.values.len()).product()

@@ -276,3 +276,66 @@ fn bca_interval_covers_known_mean() {
         "{lo} {hi} {m} {se}"
     );
 }
+
+/// Issue 31: the starter scripts FIRST and SECOND (`examples/policies/admission-{first,second}.rhai`) as
+/// arms `script:first`, `script:second` of an E0.1 scenario give the built-in FIRST and SECOND arms'
+/// results bit for bit over a whole tuning (every threshold the search evaluated, the tuned threshold,
+/// utilization and its CI, failures, admissions); a script that fails at run time ends only its own arm
+/// (untunable, with the error at its line and column), the other arms as in the run without scripts.
+#[test]
+fn script_arms_equal_the_builtins_and_a_failing_script_fails_only_its_arm() {
+    use packlab::models::admission::experiment::run_admission;
+    use packlab::models::admission::policies::script::{STARTER_FIRST, STARTER_SECOND};
+    use packlab::models::admission::scenario::AdmissionScenario;
+    use packlab::models::admission::tuning::TuneStatus;
+    use packlab::script::ScriptPolicy;
+    let mut a = AdmissionScenario {
+        runs: 2,
+        policies: vec!["FIRST".into(), "SECOND".into()],
+        ..AdmissionScenario::default()
+    };
+    // small and quick: 300 cores, 0.5 arrivals/h over 1,460 h, a 5 × 40-point look-ahead, 4 iterations, SLA 2%
+    let p = &mut a.params;
+    p.capacity = 300.0;
+    p.arrival_rate = 0.5;
+    p.steps = 40;
+    p.tune_iterations = 4;
+    p.bootstrap = 200;
+    p.sla = 0.02;
+    let plain = run_admission(&a, 3, &mut |_, _| true).unwrap();
+    let bad = "fn admit(active, capacity, n0, t, mean, variance, cand_mean, cand_var, threshold) {\n  if active > 20.0 { let x = [1]; x[5] > 0 } else { true }\n}";
+    a.scripts = vec![
+        ScriptPolicy::new("first", STARTER_FIRST),
+        ScriptPolicy::new("second", STARTER_SECOND),
+        ScriptPolicy::new("bad", bad),
+    ];
+    let r = run_admission(&a, 3, &mut |_, _| true).unwrap();
+    assert_eq!(r.arms.len(), 5);
+    assert_eq!(
+        &r.arms[..2],
+        &plain.arms[..],
+        "the built-in arms are as without scripts"
+    );
+    for (k, name) in [(0, "first"), (1, "second")] {
+        let (b, s) = (&r.arms[k], &r.arms[2 + k]);
+        assert_eq!(s.label, format!("script:{name}"));
+        assert_eq!(s.policy, format!("script:{name}"));
+        assert_eq!(s.kind, PolicyKind::Script);
+        assert_eq!(s.error, None);
+        assert_eq!(b.status, TuneStatus::Tuned, "{}", b.status_reason);
+        // a search that moves: several thresholds, some admitting less than all arrivals
+        assert!(b.sweep.len() >= 5 && b.sweep.iter().any(|e| e.accepted < b.arrivals));
+        let same = packlab::models::admission::scenario::AdmissionArm {
+            label: b.label.clone(),
+            policy: b.policy.clone(),
+            kind: b.kind,
+            ..s.clone()
+        };
+        assert_eq!(&same, b, "script:{name} = {}", b.label);
+    }
+    let f = &r.arms[4];
+    assert_eq!(f.status, TuneStatus::Untunable);
+    let e = f.error.as_deref().unwrap();
+    assert!(e.starts_with("line 2, column"), "{e}");
+    assert!(f.status_reason.contains(e), "{}", f.status_reason);
+}

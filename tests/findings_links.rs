@@ -436,3 +436,53 @@ fn frontier_print_link_holds_its_families_and_grids() {
     assert_eq!(on.len(), 2);
     assert_eq!(on[1].0, "av");
 }
+
+/// Issue 31: no findings row uses a policy script yet, so the findings link code is checked on two commands
+/// that do (oversub and admission, `--policies script:FILE`): scripts/findings_links.py's `row` gives a link
+/// whose scenario carries the file's text as the script's source, and a note naming the `script:NAME` row.
+#[test]
+fn a_stored_command_with_a_script_gets_a_link_carrying_it() {
+    let cmds = [
+        (
+            "packlab oversub run --preset E1.1 --policies sl,script:examples/policies/oversub-sl-recent.rhai",
+            Model::Oversub,
+            "examples/policies/oversub-sl-recent.rhai",
+            "script:oversub-sl-recent",
+        ),
+        (
+            "packlab admission tune --runs 2 --policies SECOND,script:gh=examples/policies/admission-gauss-horizon.rhai",
+            Model::Admission,
+            "examples/policies/admission-gauss-horizon.rhai",
+            "script:gh",
+        ),
+    ];
+    let code = format!(
+        "import json, sys; sys.path.insert(0, 'scripts'); import findings_links as f; \
+         print(json.dumps([f.row('E', 'a', c, 'src', 'what') for c in {}]))",
+        serde_json::to_string(&cmds.iter().map(|c| c.0).collect::<Vec<_>>()).unwrap()
+    );
+    let out = Command::new("python3")
+        .args(["-c", &code])
+        .env("PACKLAB_BIN", env!("CARGO_BIN_EXE_packlab"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    for (row, (_, model, file, name)) in rows.iter().zip(&cmds) {
+        let sc = decoded(row).unwrap_or_else(|| panic!("no link: {row}"));
+        assert_eq!(sc.model, *model);
+        let scripts = match model {
+            Model::Oversub => &sc.oversub.scripts,
+            _ => &sc.admission.scripts,
+        };
+        assert_eq!(scripts.len(), 1);
+        assert_eq!(scripts[0].spec(), *name);
+        assert_eq!(scripts[0].source, read(file));
+        assert!(s(row, "note").contains(name), "{}", s(row, "note"));
+    }
+}

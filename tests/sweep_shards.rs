@@ -1,6 +1,7 @@
 //! Sharded sweeps: the shards of a sweep run as separate processes (by hand, by the Slurm array script, by
 //! the xargs script and by the Kubernetes Indexed Job's command) merge to the unsharded run's results bit for
-//! bit; a cell's report is `packlab run` of its share link; every example sweep's cells validate.
+//! bit; a cell's report is `packlab run` of its share link; every example sweep's cells validate; a user's
+//! policy script named by file is a row of every cell and travels in the cell's link.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -179,7 +180,10 @@ fn every_example_sweep_has_valid_cells() {
     for e in std::fs::read_dir(root().join("examples/sweeps")).unwrap() {
         let p = e.unwrap().path();
         let text = std::fs::read_to_string(&p).unwrap();
-        let sw = packlab::sweep::Sweep::parse(&text).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+        let mut sw = packlab::sweep::Sweep::parse(&text).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+        let dir = p.parent().unwrap().to_path_buf();
+        sw.read_script_files(|f| std::fs::read_to_string(dir.join(f)).map_err(|e| e.to_string()))
+            .unwrap_or_else(|e| panic!("{p:?}: {e}"));
         let cells = sw.cells().unwrap_or_else(|e| panic!("{p:?}: {e}"));
         assert_eq!(cells.len(), sw.len());
         assert!(cells.len() > 1, "{p:?} sweeps nothing");
@@ -261,4 +265,59 @@ fn results_assembled_from_cell_reports_are_the_cli_results() {
     assert!(packlab::sweep::to_csv(&r).as_bytes() == csv.as_slice());
     let e = packlab::sweep::whole_results(&sw, &reports[1..]).unwrap_err();
     assert_eq!(e.field, "reports");
+}
+
+/// Issue 31: a sweep whose scenario names an admission script by file (examples/sweeps/admission-script.json)
+/// runs it as the arm `script:gauss-horizon` of every cell beside SECOND; the cell's link carries the file's
+/// text, and `packlab run` of that link is the cell's report.
+#[test]
+fn a_script_named_by_file_is_an_arm_of_every_cell_and_travels_in_its_link() {
+    let out = tmp("script");
+    ok(Command::new(BIN)
+        .args(["sweep", "examples/sweeps/admission-script.json", "--out"])
+        .arg(&out));
+    let r: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let source =
+        std::fs::read_to_string(root().join("examples/policies/admission-gauss-horizon.rhai"))
+            .unwrap();
+    let cells = r["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2);
+    for cell in cells {
+        let labels: Vec<&str> = cell["report"]["arms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["label"].as_str().unwrap())
+            .collect();
+        assert_eq!(labels, ["SECOND", "script:gauss-horizon"]);
+        let link = cell["link"].as_str().unwrap();
+        let sc = packlab::scenario::Scenario::from_link(link).unwrap();
+        assert_eq!(sc.admission.scripts.len(), 1);
+        assert_eq!(sc.admission.scripts[0].source, source);
+    }
+    let link = cells[1]["link"].as_str().unwrap();
+    let run: serde_json::Value =
+        serde_json::from_str(ok(Command::new(BIN).args(["run", "--link", link])).trim()).unwrap();
+    assert_eq!(run, cells[1]["report"]);
+    // a missing file is refused, naming the entry
+    let bad = out.join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"scenario": {"model": "admission", "admission": {"scripts": [{"name": "x", "source_file": "nope.rhai"}]}}}"#,
+    )
+    .unwrap();
+    let o = Command::new(BIN)
+        .args(["sweep"])
+        .arg(&bad)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("scenario.admission.scripts[0].source_file"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

@@ -109,6 +109,8 @@ export interface AdmissionArm {
     runs_with_failure: number;
     gain_vs_zeroth: number | null;
     sweep: SweepPoint[];
+    /** A script arm's run-time error (issue 31): the arm stopped there, untunable. */
+    error?: string;
 }
 
 /** `admission::scenario::SweepPoint`: one threshold the search evaluated. */

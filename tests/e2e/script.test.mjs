@@ -143,3 +143,39 @@ test('placement: a script that fails at run time fails only its point', async ()
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
+
+test('admission code box: the FIRST starter\'s arm = the built-in FIRST = native, in the script colour', async () => {
+  const w = await loadWasm();
+  const d = w.default_scenario();
+  const first = w.model_call({ model: 'admission' }, 'starters', null).find((s) => s.name === 'first');
+  // a small tuning: 300 cores, 500 h, a 5 × 40-point look-ahead, 4 iterations, 2 runs
+  const sc = {
+    ...d, model: 'admission',
+    admission: { ...d.admission, runs: 2, policies: ['FIRST'], scripts: [first],
+      params: { ...d.admission.params, capacity: 300, horizon_hours: 500, steps: 40, tune_iterations: 4, sla: 0.02 } },
+  };
+  const page = await newPage(env.browser);
+  await page.goto(`${env.server.url}/#s=${w.scenario_to_link(sc)}`);
+  await page.waitForFunction(() => {
+    const c = document.querySelector('#admission-card');
+    return c && c.dataset.state === 'done' && Number(c.dataset.runs) > 0;
+  }, null, { timeout: 90_000 });
+  assert.equal(await page.inputValue('#f-admission-scripts-0-source'), first.source);
+  const rows = await page.$$eval('#admission-rows tr', (trs) => trs.map((r) => ({
+    label: r.dataset.label, threshold: r.dataset.threshold, utilization: r.dataset.utilization,
+    ci_lo: r.dataset.ciLo, ci_hi: r.dataset.ciHi, failure_rate: r.dataset.failureRate,
+  })));
+  assert.deepEqual(rows.map((r) => r.label), ['FIRST', 'script:first']);
+  const { label, ...builtin } = rows[0]; // eslint-disable-line no-unused-vars
+  const { label: l2, ...mine } = rows[1]; // eslint-disable-line no-unused-vars
+  assert.deepEqual(mine, builtin, 'the FIRST starter = the built-in FIRST, bit for bit');
+  assert.equal(await page.$eval('#admission-rows tr[data-label="script:first"] .swatch', (e) => getComputedStyle(e).backgroundColor), 'rgb(213, 94, 0)');
+  // wasm = native on the page's link
+  const native = cliRun({ link: page.url() }).arms.map((a) => ({
+    label: a.label, threshold: String(a.threshold), utilization: String(a.utilization),
+    ci_lo: String(a.utilization_ci[0]), ci_hi: String(a.utilization_ci[1]), failure_rate: String(a.failure_rate),
+  }));
+  assert.deepEqual(rows, native);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

@@ -4,6 +4,7 @@
 
 import { h, setChildren } from '../common/dom.js';
 import { defaultAt, readOnto, field, num, showFieldErrors } from '../common/fields.js';
+import { createScriptBox } from '../common/script-box.js';
 
 const PRESETS = [
   ['E0.1', 'E0.1 · baseline vs moment policies'],
@@ -55,6 +56,14 @@ export function createControls({ wasm, onChange, onAzure }) {
   const policyBox = h('div', { class: 'policies', id: 'admission-policies' });
   let policies = []; // [{ label, box }]
   let lastPreset = null;
+  let starters = [];
+  try { starters = wasm.model_call({ model: 'admission' }, 'starters', null); } catch { starters = []; }
+  const scriptBox = createScriptBox({
+    model: 'admission', starters, onChange: () => onChange(),
+    hook: 'fn admit(active, capacity, n0, t, mean, variance, cand_mean, cand_var, threshold)',
+    label: 'script (Rhai): admit(…) is true to admit the arrival (it must also fit: N + n0 ≤ C); optional threshold_scale() is "cores" or "probability"',
+    spec: 'the arm is script:NAME, tuned to the SLA after the preset\'s',
+  });
 
   const el = h('section', { class: 'card', id: 'admission-controls', 'aria-labelledby': 'admission-controls-title' },
     h('h2', { id: 'admission-controls-title' }, 'Scenario'),
@@ -69,6 +78,8 @@ export function createControls({ wasm, onChange, onAzure }) {
     h('h3', {}, 'Policies'),
     policyBox,
     h('div', { class: 'field-error', id: 'f-admission-policies-error', role: 'alert' }),
+    h('h3', {}, 'Your policy'),
+    scriptBox.el,
     h('h3', {}, 'Model parameters'),
     field('admission.source', 'parameters', source, 'where the deployment-process parameters come from'),
     h('div', { class: 'grid2', id: 'admission-model-fields' }, model.map((m) => field(m.path, m.label, m.input, m.help))));
@@ -122,6 +133,7 @@ export function createControls({ wasm, onChange, onAzure }) {
     for (const m of model) m.input.value = String(getPath(p, m.key));
     setModelEnabled();
     buildPolicies(a.preset, a.policies || []);
+    scriptBox.fill(a.scripts);
     showErrors([]);
   }
 
@@ -150,7 +162,9 @@ export function createControls({ wasm, onChange, onAzure }) {
     if (!chosen.length) errors.push({ field: 'admission.policies', message: 'choose at least one policy' });
     if (a.preset !== lastPreset) a.policies = [];
     if (a.series_run >= a.runs) a.series_run = 0;
-    if (a.series_arm && chosen.length && !chosen.includes(a.series_arm)) a.series_arm = '';
+    a.scripts = scriptBox.read();
+    const scriptArm = (l) => a.scripts.some((x) => x.enabled && `script:${x.name}` === l);
+    if (a.series_arm && chosen.length && !chosen.includes(a.series_arm) && !scriptArm(a.series_arm)) a.series_arm = '';
     return { scenario: s, errors };
   }
 

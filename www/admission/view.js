@@ -224,11 +224,14 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
       onclick: () => complete && setSeries(a.label, scenario.admission.series_run),
       onkeydown: (ev) => { if (complete && (ev.key === 'Enter' || ev.key === ' ')) { ev.preventDefault(); setSeries(a.label, scenario.admission.series_run); } },
     },
-    h('td', {}, h('span', { class: 'swatch', style: { background: wasm.arm_color(Math.max(0, idx(a.label))) }, 'aria-hidden': 'true' }), a.label),
+    h('td', {}, a.label.startsWith('script:')
+      // a user's script: the script colour, as on the chart
+      ? h('span', { class: 'swatch fam-script', 'aria-hidden': 'true' })
+      : h('span', { class: 'swatch', style: { background: wasm.arm_color(Math.max(0, idx(a.label))) }, 'aria-hidden': 'true' }), a.label),
     ...(a.status === 'untunable'
       // no certified threshold: say so instead of showing the threshold the search stopped at
       ? [h('td', { colspan: 4, class: 'untunable', title: a.status_reason },
-        h('strong', {}, 'cannot be tuned at this scale'),
+        h('strong', {}, a.error ? 'the script failed' : 'cannot be tuned at this scale'),
         h('span', { class: 'reason' }, a.status_reason.replace(/^cannot be tuned( at this scale)?: /, '')))]
       : [
         h('td', { class: 'num', title: a.status === 'bound' ? 'no threshold: accepts whatever fits, failures ignored (§2.10)' : `${a.accepted} of ${a.arrivals} arrivals admitted` }, a.status === 'bound' ? '—' : fmt(a.threshold)),

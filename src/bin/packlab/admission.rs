@@ -3,7 +3,7 @@
 //! admit`, `admit-moments` and `admit-fit` are hidden aliases with the same output.
 
 use packlab::input::gzip;
-use packlab::models::admission::experiment::run_preset;
+use packlab::models::admission::experiment::{run_preset, run_section};
 use packlab::models::admission::fit::{fit_azure_arrivals, fit_vmtable, AzureFit, FitOptions};
 use packlab::models::admission::importance::ImportancePlan;
 use packlab::models::admission::lead_time::{LeadTimeCounts, LEAD_BUCKET_LABELS};
@@ -38,6 +38,12 @@ pub struct AdmitArgs {
     /// Runs R per threshold (common random numbers across policies and thresholds).
     #[arg(long, default_value_t = 8)]
     pub runs: usize,
+    /// Policies, comma-separated: labels of the preset's arms (e.g. FIRST,SECOND; default every arm) and
+    /// script:[NAME=]FILE (an admission rule of your own in the policy language, docs/policies.md; NAME
+    /// defaults to the file's stem; the arm is script:NAME, tuned beside the preset's, and `--print-link`
+    /// carries its source).
+    #[arg(long)]
+    pub policies: Option<String>,
     /// Master seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -384,6 +390,9 @@ fn arm_json(a: &ArmResult, p: &AdmitParams, run_detail: bool) -> serde_json::Val
     if !t.lead_time.is_empty() {
         v["lead_time"] = lead_time_json(&t.lead_time);
     }
+    if let Some(e) = &a.result.error {
+        v["error"] = serde_json::json!(e);
+    }
     if run_detail {
         v["run_utilization"] = serde_json::json!(t.run_utilization);
         v["run_weights"] = serde_json::json!(t.run_weights);
@@ -412,6 +421,27 @@ fn admit_scenario(a: &AdmitArgs) -> Result<Scenario, String> {
         ParamSource::Custom
     };
     sc.admission.params = load_params(a)?;
+    for name in a
+        .policies
+        .iter()
+        .flat_map(|s| s.split(','))
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+    {
+        match name.strip_prefix("script:") {
+            // a script file travels in the scenario (and its link) as admission.scripts
+            Some(file) => sc
+                .admission
+                .scripts
+                .push(crate::common::script_file(file, "--policies script:")?),
+            None => sc.admission.policies.push(name.to_string()),
+        }
+    }
+    if let Some(e) = sc.admission.validate("admission.").first() {
+        if a.policies.is_some() {
+            return Err(format!("--policies: {e}"));
+        }
+    }
     Ok(sc)
 }
 
@@ -433,6 +463,11 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
         }
         return crate::common::print_link(&sc);
     }
+    if args.policies.is_some() && (args.scan.is_some() || args.arm.is_some()) {
+        return Err(
+            "--policies picks the arms of a whole tuning; --scan and --arm pick their own".into(),
+        );
+    }
     let p = &sc.admission.params;
     if let Some(n) = args.calibrate_eps {
         return run_calibrate_eps(p, n, sc.seed);
@@ -449,13 +484,17 @@ pub fn run_admit(args: &AdmitArgs) -> Result<(), String> {
         return run_one_arm(sc.admission.preset()?, p, args, label);
     }
     let mut progress = crate::progress::Progress::new("packlab admission tune", "simulation runs");
-    let res = run_preset(
-        sc.admission.preset()?,
-        p,
-        sc.admission.runs,
-        sc.seed,
-        &mut |d, t| progress.update(d, t),
-    );
+    let res = if args.policies.is_some() {
+        run_section(&sc.admission, sc.seed, &mut |d, t| progress.update(d, t))
+    } else {
+        run_preset(
+            sc.admission.preset()?,
+            p,
+            sc.admission.runs,
+            sc.seed,
+            &mut |d, t| progress.update(d, t),
+        )
+    };
     progress.finish();
     let res = res?;
     if args.json {

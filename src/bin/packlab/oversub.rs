@@ -167,19 +167,32 @@ pub fn run(a: &OversubArgs) -> Result<(), String> {
             s.mean_usage
         ),
     )?;
-    out.line("policy            PM-Hot-R% [95% CI]        C-Hot-R%   S-Cores%  safe@.75/.85/.95  hotPMh/ep  activePMs  util%")?;
+    let name_of = |r: &packlab::models::oversub::experiment::PolicyRow| match r.train_seed {
+        Some(s) if s > 0 => format!("{} #{}", r.policy, s + 1),
+        _ => r.policy.clone(),
+    };
+    // the name column: 16 characters, wider when a name is longer (a script's script:NAME, up to 47)
+    let w = rep
+        .rows
+        .iter()
+        .map(|r| name_of(r).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(16);
+    out.line(format!(
+        "{:<h$}PM-Hot-R% [95% CI]        C-Hot-R%   S-Cores%  safe@.75/.85/.95  hotPMh/ep  activePMs  util%",
+        "policy",
+        h = w + 2
+    ))?;
     for r in &rep.rows {
-        let name = match r.train_seed {
-            Some(s) if s > 0 => format!("{} #{}", r.policy, s + 1),
-            _ => r.policy.clone(),
-        };
+        let name = name_of(r);
         if let Some(e) = &r.error {
-            out.line(format!("{name:<16} failed: {e}"))?;
+            out.line(format!("{name:<w$} failed: {e}"))?;
             continue;
         }
         let tick = |b: bool| if b { "✓" } else { "✗" };
         out.line(format!(
-                "{:<16} {:6.1} [{:5.1}, {:5.1}]   {:8.1} {:9.1}   {} {} {}        {:9.1} {:10.1} {:6.1}",
+                "{:<w$} {:6.1} [{:5.1}, {:5.1}]   {:8.1} {:9.1}   {} {} {}        {:9.1} {:10.1} {:6.1}",
                 name,
                 100.0 * r.pm_hot_r,
                 100.0 * r.pm_hot_r_lo,

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 #[derive(Args, Debug)]
 pub struct SweepArgs {
     /// The sweep file (JSON: `{"scenario": {...} or "LINK", "axes": [{"field": "placement.capacity",
-    /// "values": [0.5, 1, 2]}, …]}`).
+    /// "values": [0.5, 1, 2]}, …]}`). A `scripts` entry of the scenario may give `"source_file": PATH`
+    /// (relative to the sweep file) instead of `"source"`: a policy script of your own in every cell.
     #[arg(value_name = "SWEEP.json")]
     file: PathBuf,
     /// Run only shard I of N (0 ≤ I < N): the cells I, I + N, I + 2N, … (e.g. `--shard
@@ -41,7 +42,13 @@ pub struct MergeArgs {
 pub fn run(a: &SweepArgs) -> Result<(), String> {
     let text =
         std::fs::read_to_string(&a.file).map_err(|e| format!("{}: {e}", a.file.display()))?;
-    let sw = Sweep::parse(&text).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    let mut sw = Sweep::parse(&text).map_err(|e| format!("{}: {e}", a.file.display()))?;
+    // policy scripts named by file, relative to the sweep file
+    let dir = a.file.parent().unwrap_or(Path::new("."));
+    sw.read_script_files(|p| {
+        std::fs::read_to_string(dir.join(p)).map_err(|e| format!("{}: {e}", dir.join(p).display()))
+    })
+    .map_err(|e| format!("{}: {e}", a.file.display()))?;
     let shard = a.shard.unwrap_or(Shard::WHOLE);
     // every cell is checked before any runs (those of the other shards too: a shard never fails half way)
     let all = sw

@@ -78,7 +78,12 @@ pub fn draw_admission_frontier<DB: DrawingBackend>(
         dp,
     )?;
     for (i, c) in curves.iter().enumerate() {
-        let color = ARM_COLORS[i % ARM_COLORS.len()];
+        // a user's script (its arm `script:NAME`, after the preset's) in the script colour
+        let color = if c.label.starts_with("script:") {
+            crate::chart::SCRIPT
+        } else {
+            ARM_COLORS[i % ARM_COLORS.len()]
+        };
         let mut pts: Vec<(f64, f64)> = c
             .points
             .iter()

@@ -185,6 +185,18 @@ impl AdmissionExperiment {
         exp
     }
 
+    /// The planned runs arm `i` will not make because its script failed (counted as done when it
+    /// `finished`, so that progress reaches the total); 0 otherwise.
+    fn skipped(&self, i: usize, finished: bool) -> usize {
+        let t = &self.tuners[i];
+        match t.result() {
+            Some(r) if finished && r.error.is_some() => {
+                t.planned_runs(self.runs).saturating_sub(t.done())
+            }
+            _ => 0,
+        }
+    }
+
     /// The search of arm `i` (its result once tuned).
     pub fn tuner(&self, i: usize) -> Option<&ArmTuner> {
         self.tuners.get(i)
@@ -338,7 +350,7 @@ impl Experiment for AdmissionExperiment {
         } else {
             let plan = &self.plans[k].1;
             let st = self.tuners[i].step(plan, self.seed, units, &mut self.cache);
-            self.done += st.runs;
+            self.done += st.runs + self.skipped(i, st.finished);
             let sla = self.specs[i].params.sla;
             evaluated = st.evaluated.as_ref().map(|e| SweepPoint::of(e, sla));
             if st.finished {
@@ -439,7 +451,7 @@ impl Experiment for AdmissionExperiment {
             at += n;
             let k = self.arm_plan[i].expect("jobs are issued for planned arms");
             let st = self.tuners[i].absorb(batch, &self.plans[k].1, self.seed);
-            self.done += st.runs;
+            self.done += st.runs + self.skipped(i, st.finished);
             let sla = self.specs[i].params.sla;
             steps.push(AdmissionStep {
                 done: self.done,
@@ -567,7 +579,29 @@ pub fn run_preset(
     if runs == 0 {
         return Err("runs must be ≥ 1".into());
     }
-    let mut exp = AdmissionExperiment::for_preset(preset, base, runs, seed);
+    run_to_result(
+        AdmissionExperiment::for_preset(preset, base, runs, seed),
+        progress,
+    )
+}
+
+/// [`run_preset`] on a scenario's section: the arms of [`AdmissionScenario::arms`] (the preset's, filtered
+/// by `policies`, and one per enabled script, issue 31). Errors: an invalid section (the field named),
+/// "cancelled".
+pub fn run_section(
+    a: &AdmissionScenario,
+    seed: u64,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<ExperimentResult, String> {
+    let exp = AdmissionExperiment::new(a, seed, false).map_err(|e| e.to_string())?;
+    run_to_result(exp, progress)
+}
+
+/// Builds `exp`'s run plans, drives it to the end and returns its result.
+fn run_to_result(
+    mut exp: AdmissionExperiment,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<ExperimentResult, String> {
     exp.prepare(progress)?;
     crate::experiment::drive(&mut exp, progress).map_err(|e| e.message)?;
     exp.experiment_result()
@@ -589,22 +623,27 @@ pub fn admission_series(
     if let Some(e) = a.validate("admission.").first() {
         return Err(e.to_string());
     }
-    let arms = a.preset()?.arms(&a.params);
+    // every arm of the preset (the `policies` filter ignored) and the scripts'
+    let arms = AdmissionScenario {
+        policies: Vec::new(),
+        ..a.clone()
+    }
+    .arms()?;
     let arm = if label.is_empty() {
         arms.first()
     } else {
-        arms.iter().find(|a| a.0 == label)
+        arms.iter().find(|a| a.label == label)
     }
     .ok_or_else(|| format!("'{label}' is not a policy of {}", a.preset))?;
     if !threshold.is_finite() {
         return Err("the threshold must be a finite number".into());
     }
-    let mut p = arm.1.clone();
+    let mut p = arm.params.clone();
     p.series_every_hours = p.horizon_hours / points.clamp(2, 5000) as f64;
     let spec = PolicySpec {
-        kind: arm.2,
+        kind: arm.kind,
         threshold,
-        marginal: arm.3,
+        marginal: arm.marginal,
     };
     Ok(simulate_run(
         &p,

@@ -56,7 +56,7 @@ impl ModelDef for AdmissionModel {
         uses_workload: false,
         experiments: tuning::Preset::NAMES,
         charts: chart::CHARTS,
-        ops: &["arms", "series", "azure_fit"],
+        ops: &["arms", "series", "azure_fit", "starters"],
         run_ops: &[],
     };
     type Section = scenario::AdmissionScenario;
@@ -78,7 +78,9 @@ impl ModelDef for AdmissionModel {
     /// `series` (`{ label, threshold, run, points }`): one run with its time series, `{ t (hours), active
     /// (cores), failures, accepted, rejected (cumulative counts), capacity, utilization, failure_rate,
     /// requests, failed, arrivals, admitted }`; `azure_fit` (input file [`crate::data::AZURE2017_ARRIVALS`], by its file name): `{ scenario,
-    /// fit }` with the identified parameters written into the scenario ([`admission::scenario::apply_azure_fit`]).
+    /// fit }` with the identified parameters written into the scenario ([`admission::scenario::apply_azure_fit`]);
+    /// `starters` (no args): the starter scripts of the admit hook (issue 31), `[{ name, language, enabled,
+    /// source }]`.
     fn call<S: serde::Serializer>(
         section: &scenario::AdmissionScenario,
         seed: u64,
@@ -93,6 +95,9 @@ impl ModelDef for AdmissionModel {
                 .serialize(ser)
                 .map_err(ser_error),
             "series" => experiment::series_op(section, seed, args)?
+                .serialize(ser)
+                .map_err(ser_error),
+            "starters" => crate::script::policy::starters(&policies::script::STARTERS)
                 .serialize(ser)
                 .map_err(ser_error),
             "azure_fit" => {

@@ -2,6 +2,7 @@
 //! `#[serde(default)]` so that a Scenario can embed a partial object.
 
 use super::moments::{MomentConfig, MomentMode};
+use super::policies::script::{ArmScript, ThresholdScale};
 use super::posterior::{Priors, UpdateMode};
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +34,9 @@ pub enum PolicyKind {
     Second,
     /// Accept if it fits (`N + n0 ≤ C`), the upper bound of §2.10. No threshold.
     AcceptIfFits,
+    /// A user's `admit` script (issue 31, arm `script:NAME`; the script is [`AdmitParams::script`]). Its
+    /// threshold's scale is the script's ([`crate::models::admission::policies::script::ThresholdScale`]).
+    Script,
 }
 
 impl PolicyKind {
@@ -43,6 +47,7 @@ impl PolicyKind {
             PolicyKind::First => "FIRST",
             PolicyKind::Second => "SECOND",
             PolicyKind::AcceptIfFits => "ACCEPT_IF_FITS",
+            PolicyKind::Script => "SCRIPT",
         }
     }
     /// Parse ZEROTH / FIRST / SECOND / ACCEPT_IF_FITS (case-insensitive; also 0, 1, 2, upper).
@@ -57,9 +62,12 @@ impl PolicyKind {
             )),
         }
     }
-    /// True if the policy needs the moment curves of §2.6.3.
+    /// True if the policy needs the moment curves of §2.6.3 (a script receives them).
     pub fn needs_curves(&self) -> bool {
-        matches!(self, PolicyKind::First | PolicyKind::Second)
+        matches!(
+            self,
+            PolicyKind::First | PolicyKind::Second | PolicyKind::Script
+        )
     }
 }
 
@@ -299,6 +307,11 @@ pub struct AdmitParams {
     /// serialized while `None`, so older scenarios and share links keep their JSON and their numbers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pricing: Option<Pricing>,
+    /// The compiled script of a `script:NAME` arm ([`PolicyKind::Script`]; issue 31), set by
+    /// [`crate::models::admission::scenario::AdmissionScenario::arms`] from `admission.scripts`. Never
+    /// serialized: the source travels in the scenario's `scripts`.
+    #[serde(skip)]
+    pub script: Option<ArmScript>,
 }
 
 impl Default for AdmitParams {
@@ -335,6 +348,7 @@ impl Default for AdmitParams {
             series_every_hours: 0.0,
             importance: ImportanceConfig::default(),
             pricing: None,
+            script: None,
         }
     }
 }
@@ -488,7 +502,8 @@ impl AdmitParams {
     }
 
     /// Search bounds of the threshold of `kind` (ALGORITHMS.md §2.8): θ0, θ1 ∈ [0, C] (cores);
-    /// θ2 ∈ [1e−8, 1] (dimensionless, searched in log10); SECOND-Cores ∈ [0, 2C] (cores).
+    /// θ2 ∈ [1e−8, 1] (dimensionless, searched in log10); SECOND-Cores ∈ [0, 2C] (cores); a script's as
+    /// FIRST's or SECOND's ratio form, by its scale.
     ///
     /// θ2's upper end is 1, not §2.8's 0.5, because §2.7 gives no reason to stop at 0.5: with δ = C − E_k > 0
     /// (which SECOND requires anyway) the Cantelli ratio r = V/(V + δ²) lies in [0, 1), and r < θ2 ⇔
@@ -505,6 +520,24 @@ impl AdmitParams {
                 SecondParam::Cores { .. } => (0.0, 2.0 * self.capacity),
             },
             PolicyKind::AcceptIfFits => (0.0, 0.0),
+            PolicyKind::Script => match self.script_scale() {
+                ThresholdScale::Cores => (0.0, self.capacity),
+                ThresholdScale::Probability => (1e-8, 1.0),
+            },
         }
+    }
+
+    /// Whether `kind`'s threshold is bisected in log10 space: SECOND's ratio form, and a script whose
+    /// threshold is a probability.
+    pub fn threshold_in_log_space(&self, kind: PolicyKind) -> bool {
+        match kind {
+            PolicyKind::Second => self.second_param == SecondParam::Ratio,
+            PolicyKind::Script => self.script_scale() == ThresholdScale::Probability,
+            _ => false,
+        }
+    }
+
+    fn script_scale(&self) -> ThresholdScale {
+        self.script.as_ref().map(|s| s.scale).unwrap_or_default()
     }
 }

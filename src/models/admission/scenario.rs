@@ -2,6 +2,7 @@
 //! arms, the model and tuning parameters, the Azure-fitted option, and the report types a run produces.
 
 use super::params::{AdmitParams, Labelling, PolicyKind};
+use super::policies::script::{call_operations, ArmScript};
 use super::tuning::{Evaluation, Feasibility, Preset, TuneResult, TuneStatus};
 use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,11 @@ pub struct AdmissionScenario {
     pub series_run: usize,
     /// Model and tuning parameters (capacity in cores, rates per hour, horizon in hours, SLA ε, …).
     pub params: AdmitParams,
+    /// Users' admission rules in the policy language (issue 31, [`super::policies::script`]): every enabled
+    /// one is an arm `script:<name>` after the preset's (empty by default; not written when empty, so
+    /// scenarios without scripts encode as before).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<crate::script::ScriptPolicy>,
 }
 
 /// Largest runs per threshold accepted in a scenario.
@@ -65,6 +71,7 @@ impl Default for AdmissionScenario {
                 bootstrap: 1000,
                 ..AdmitParams::default()
             },
+            scripts: Vec::new(),
         }
     }
 }
@@ -88,8 +95,10 @@ impl AdmissionScenario {
         Preset::parse(&self.preset)
     }
 
-    /// The arms to run, in preset order, filtered by [`AdmissionScenario::policies`].
-    /// Errors: unknown preset or a label that is not an arm of the preset.
+    /// The arms to run, in preset order, filtered by [`AdmissionScenario::policies`], then one arm
+    /// `script:<name>` per enabled script (kind [`PolicyKind::Script`], no MARGINAL, the base parameters
+    /// with the compiled script). Errors: unknown preset, a label that is not an arm of the preset, a script
+    /// that does not compile.
     pub fn arms(&self) -> Result<Vec<AdmissionArmSpec>, String> {
         let preset = self.preset()?;
         let all = preset.arms(&self.params);
@@ -103,7 +112,7 @@ impl AdmissionScenario {
                 ));
             }
         }
-        Ok(all
+        let mut arms: Vec<AdmissionArmSpec> = all
             .into_iter()
             .filter(|a| self.policies.is_empty() || self.policies.contains(&a.0))
             .map(|(label, params, kind, marginal)| AdmissionArmSpec {
@@ -112,15 +121,37 @@ impl AdmissionScenario {
                 kind,
                 marginal,
             })
-            .collect())
+            .collect();
+        for (k, sp) in self.scripts.iter().enumerate().filter(|(_, s)| s.enabled) {
+            let lead_times = self.params.subhorizons.len() * self.params.steps;
+            let script = ArmScript::new(&sp.name, &sp.source, call_operations(lead_times))
+                .map_err(|e| format!("scripts[{k}].source: {e}"))?;
+            arms.push(AdmissionArmSpec {
+                label: sp.spec(),
+                params: AdmitParams {
+                    script: Some(script),
+                    ..self.params.clone()
+                },
+                kind: PolicyKind::Script,
+                marginal: false,
+            });
+        }
+        Ok(arms)
     }
 
     /// Validates every field with dotted paths under `prefix` (e.g. `admission.params.capacity`).
     pub fn validate(&self, prefix: &str) -> Vec<FieldError> {
         let mut errs = FieldErrors::new(prefix);
         let p = &self.params;
+        crate::script::policy::validate_scripts(
+            &self.scripts,
+            super::policies::script::check,
+            &mut errs,
+        );
         if let Err(m) = self.preset() {
             errs.add("preset", m);
+        } else if !errs.is_empty() {
+            // a script's error is named above
         } else if let Err(m) = self.arms() {
             errs.add("policies", m);
         } else if self.arms().map(|a| a.is_empty()).unwrap_or(false) {
@@ -338,6 +369,10 @@ pub struct AdmissionArm {
     pub gain_vs_zeroth: Option<f64>,
     /// Every threshold evaluated, ascending.
     pub sweep: Vec<SweepPoint>,
+    /// A script arm's run-time error (issue 31; "line L, column C: …"): the arm stopped there and is
+    /// untunable; the other arms are as without it. Omitted when there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The results of an admission scenario: what `packlab run` prints and the playground shows.
@@ -388,6 +423,7 @@ pub(crate) fn arm_result(spec: &AdmissionArmSpec, r: &TuneResult) -> AdmissionAr
             .iter()
             .map(|e| SweepPoint::of(e, spec.params.sla))
             .collect(),
+        error: r.error.clone(),
     }
 }
 
@@ -433,11 +469,12 @@ pub struct ArmInfo {
     pub labelling: Labelling,
 }
 
-/// Every arm of `a`'s preset (its `policies` list ignored), for the model operation `arms`. Errors: an
+/// Every arm of `a`'s preset (its `policies` and `scripts` ignored), for the model operation `arms`. Errors: an
 /// unknown preset, naming `admission.preset`.
 pub fn arm_infos(a: &AdmissionScenario) -> Result<Vec<ArmInfo>, crate::experiment::RunError> {
     let mut a = a.clone();
     a.policies.clear();
+    a.scripts.clear(); // the preset's arms only: the page lists scripts in their own box
     let arms = a
         .arms()
         .map_err(|m| crate::experiment::RunError::field("admission.preset", m))?;

@@ -8,8 +8,9 @@ use super::lookahead::LeadGrid;
 use super::moments::{
     Belief, CurveBasis, CurvePlan, ExactTables, MomentConfig, NodeCache, PsiSource, TableLattice,
 };
-use super::params::{AdmitParams, InitialSize, Labelling, PolicySpec};
-use super::policies::{AdmissionPolicy, DecisionContext, MomentPolicy};
+use super::params::{AdmitParams, InitialSize, Labelling, PolicyKind, PolicySpec};
+use super::policies::script::ScriptAdmit;
+use super::policies::{ArmRule, DecisionContext, MomentPolicy};
 use super::posterior::{update, SuffStats};
 use crate::substrate::des::{Des, TimerKey, World};
 use crate::substrate::hash::FxHashMap;
@@ -173,6 +174,10 @@ pub struct RunResult {
     /// ([`LeadTimeCounts`], issue 32); omitted when there were none.
     #[serde(default, skip_serializing_if = "LeadTimeCounts::is_empty")]
     pub lead_time: LeadTimeCounts,
+    /// A script arm's first run-time error (issue 31: "line L, column C: …"); the script rejected every
+    /// arrival from then on. Omitted when there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script_error: Option<String>,
 }
 
 /// What the MARGINAL heuristic (seed 000 Def. 6.1, ALGORITHMS.md §2.7) did over one run ([`RunResult`]) or
@@ -353,7 +358,7 @@ impl SimCache {
 
 struct Cluster<'a> {
     p: &'a AdmitParams,
-    policy: MomentPolicy,
+    policy: ArmRule,
     seed: u64,
     grid: &'a LeadGrid,
     cache: &'a mut SimCache,
@@ -823,12 +828,12 @@ impl<'a> Cluster<'a> {
                 marginal_eps: self.p.marginal_eps,
             };
             let ok = self.policy.accept(&ctx);
-            if self.policy.spec.marginal && self.policy.marginal_somewhere(&ctx) {
+            if self.policy.marginal_somewhere(&ctx) {
                 self.res.marginal.candidates += 1;
             }
             if let Some(r) = self.policy.rejection(&ctx) {
                 self.res.lead_time.add(&r);
-                if self.policy.spec.marginal {
+                if self.policy.marginal() {
                     if ok {
                         self.res.marginal.accepts += 1;
                         by_marginal = true;
@@ -1027,12 +1032,27 @@ pub fn simulate_run(
     }
     let k = grid.curve_t.len();
     let needs = spec.kind.needs_curves();
-    let mut w = Cluster {
-        p,
-        policy: MomentPolicy {
+    let policy = if spec.kind == PolicyKind::Script {
+        let Some(s) = &p.script else {
+            return RunResult {
+                script_error: Some("a script arm without its script".into()),
+                ..RunResult::default()
+            };
+        };
+        ArmRule::Script(ScriptAdmit::with_budget(
+            s.script.clone(),
+            spec.threshold,
+            script_budget(p),
+        ))
+    } else {
+        ArmRule::Builtin(MomentPolicy {
             spec,
             second: p.second_param,
-        },
+        })
+    };
+    let mut w = Cluster {
+        p,
+        policy,
         seed,
         grid,
         cache,
@@ -1070,7 +1090,18 @@ pub fn simulate_run(
     let total: f64 = w.res.months.iter().map(|m| m.core_hours).sum();
     w.res.utilization = total / (p.capacity * t_end);
     w.res.events = des.fired();
+    w.res.script_error = w.policy.take_error().map(|e| e.to_string());
     w.res
+}
+
+/// A script arm's operation budget for one run: [`crate::script::RUN_OPERATIONS`], or the per-call limit
+/// ([`crate::models::admission::policies::script::call_operations`] of the look-ahead's lead times) times
+/// the run's expected arrivals `ρ_arr·T_run` when that is larger.
+pub fn script_budget(p: &AdmitParams) -> u64 {
+    let lead_times = p.subhorizons.len() * p.steps;
+    let per_call = crate::models::admission::policies::script::call_operations(lead_times) as f64;
+    let arrivals = (p.arrival_rate * p.horizon_hours).ceil().max(1.0);
+    (per_call * arrivals).max(crate::script::RUN_OPERATIONS as f64) as u64
 }
 
 /// Worker threads [`simulate_runs`] uses: the `PACKLAB_THREADS` environment variable if set (≥ 1), else

@@ -4,10 +4,12 @@
 //! * [`rule`]: what a rule sees at an arrival ([`DecisionContext`]) and the traits of a rule and a policy;
 //! * [`zeroth`], [`first`], [`second`], [`accept_if_fits`]: the rules; [`marginal`]: the MARGINAL heuristic;
 //! * [`script`]: a user's admission rule in the policy language (issue 31; the hook in the engine);
+//! * [`arm`]: the rule a simulation run decides with, built in or a script ([`ArmRule`]);
 //! * [`resolve`]: the rule a spec names; [`moment_policy`]: the policy ([`MomentPolicy`]: rule, threshold,
 //!   MARGINAL, and where the test fails).
 
 pub mod accept_if_fits;
+pub mod arm;
 pub mod first;
 pub mod marginal;
 pub mod moment_policy;
@@ -17,5 +19,6 @@ pub mod script;
 pub mod second;
 pub mod zeroth;
 
+pub use arm::ArmRule;
 pub use moment_policy::MomentPolicy;
 pub use rule::{AdmissionPolicy, AdmissionRule, DecisionContext};

@@ -17,9 +17,12 @@ pub enum Rule {
     AcceptIfFits(AcceptIfFits),
 }
 
-/// The rule of `kind`; SECOND in the parametrisation `second`.
+/// The rule of `kind`; SECOND in the parametrisation `second`. A script's arm decides by its script
+/// ([`super::ArmRule::Script`], built by the simulator), never by a resolved rule: SCRIPT resolves to
+/// ACCEPT_IF_FITS only to keep this total.
 pub fn resolve(kind: PolicyKind, second: SecondParam) -> Rule {
     match kind {
+        PolicyKind::Script => Rule::AcceptIfFits(AcceptIfFits),
         PolicyKind::Zeroth => Rule::Zeroth(Zeroth),
         PolicyKind::First => Rule::First(First),
         PolicyKind::Second => Rule::Second(Second(second)),

@@ -17,7 +17,9 @@
 //! As for every rule, the cluster also requires `N + n0 ≤ C`. A script that fails (a limit, a wrong type)
 //! rejects from then on and keeps its first error ([`ScriptAdmit::take_error`]). Starters: [`STARTERS`]
 //! (FIRST and SECOND re-expressed, the same decisions as the built-ins bit for bit, tested; one idea not in
-//! the papers). Not yet a policy of the admission scenario, the CLI or the page (docs/policies.md).
+//! the papers). An optional second hook `fn threshold_scale()` returns `"cores"` (the default: θ searched in
+//! [0, C] like FIRST's) or `"probability"` (θ searched in [1e−8, 1] in log10 space like SECOND's ratio form)
+//! ([`ArmScript`]). In a scenario the scripts are `admission.scripts`, one arm `script:NAME` each.
 
 use super::rule::{AdmissionPolicy, DecisionContext};
 use crate::script::{Budget, Hook, Limits, Script, ScriptError};
@@ -25,26 +27,120 @@ use rhai::{Array, Dynamic};
 use std::cell::RefCell;
 use std::sync::Arc;
 
-/// The admission hook: `admit` (required).
-pub const HOOKS: [Hook; 1] = [Hook {
-    name: "admit",
-    params: &[
-        "active",
-        "capacity",
-        "n0",
-        "t",
-        "mean",
-        "variance",
-        "cand_mean",
-        "cand_var",
-        "threshold",
-    ],
-    required: true,
-}];
+/// The admission hooks: `admit` (required) and `threshold_scale` (optional, no arguments).
+pub const HOOKS: [Hook; 2] = [
+    Hook {
+        name: "admit",
+        params: &[
+            "active",
+            "capacity",
+            "n0",
+            "t",
+            "mean",
+            "variance",
+            "cand_mean",
+            "cand_var",
+            "threshold",
+        ],
+        required: true,
+    },
+    Hook {
+        name: "threshold_scale",
+        params: &[],
+        required: false,
+    },
+];
 
 /// Compiles an admission script with the default limits and checks its hook.
 pub fn compile(source: &str) -> Result<Script, ScriptError> {
     Script::compile(source, &HOOKS, &Limits::default())
+}
+
+/// How an arm's threshold θ is searched (ALGORITHMS.md §2.8), as the script's `threshold_scale()` says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ThresholdScale {
+    /// `"cores"` (the default): θ in [0, C] cores, bisected linearly (FIRST's bracket).
+    #[default]
+    Cores,
+    /// `"probability"`: θ in [1e−8, 1], bisected in log10 space (SECOND's ratio form's bracket).
+    Probability,
+}
+
+/// A user's admission script compiled for an arm `script:NAME` (the simulation's rule when the arm's kind is
+/// [`crate::models::admission::params::PolicyKind::Script`]), with its threshold scale.
+#[derive(Clone)]
+pub struct ArmScript {
+    /// The script's name (the arm is `script:<name>`).
+    pub name: String,
+    /// How its threshold is searched.
+    pub scale: ThresholdScale,
+    /// The compiled script, shared by every run and thread.
+    pub script: Arc<Script>,
+}
+
+impl std::fmt::Debug for ArmScript {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArmScript")
+            .field("name", &self.name)
+            .field("scale", &self.scale)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for ArmScript {
+    /// Same name, scale and compiled script (the one `Arc`).
+    fn eq(&self, o: &Self) -> bool {
+        self.name == o.name && self.scale == o.scale && Arc::ptr_eq(&self.script, &o.script)
+    }
+}
+
+impl ArmScript {
+    /// Compiles `source` with `operations` per call (at least the default limit's; [`call_operations`])
+    /// and reads its threshold scale ([`threshold_scale`]).
+    pub fn new(name: &str, source: &str, operations: u64) -> Result<ArmScript, ScriptError> {
+        let limits = Limits {
+            operations: operations.max(Limits::default().operations),
+            ..Limits::default()
+        };
+        let script = Script::compile(source, &HOOKS, &limits)?;
+        Ok(ArmScript {
+            name: name.to_string(),
+            scale: threshold_scale(&script)?,
+            script: Arc::new(script),
+        })
+    }
+}
+
+/// Operations one call of `admit` may spend on a look-ahead of `lead_times` policy lead times: 100 per lead
+/// time (the starters' tests spend 20–45 per lead time: each statement, expression node and loop turn
+/// counts), and at least the default per-call limit.
+pub fn call_operations(lead_times: usize) -> u64 {
+    (100 * lead_times as u64).max(Limits::default().operations)
+}
+
+/// The scale of a compiled script's threshold: its `threshold_scale()`, or cores when it defines none.
+/// Errors: a `threshold_scale()` that fails or returns anything but `"cores"` or `"probability"`.
+pub fn threshold_scale(script: &Script) -> Result<ThresholdScale, ScriptError> {
+    if !script.defines("threshold_scale", 0) {
+        return Ok(ThresholdScale::Cores);
+    }
+    let v = script.call("threshold_scale", ())?;
+    match v.clone().into_string().as_deref() {
+        Ok("cores") => Ok(ThresholdScale::Cores),
+        Ok("probability") => Ok(ThresholdScale::Probability),
+        _ => Err(ScriptError {
+            line: None,
+            column: None,
+            message: format!("threshold_scale() must return \"cores\" or \"probability\", got {v}"),
+        }),
+    }
+}
+
+/// Compiles an admission script and checks its threshold scale: the check of `admission.scripts[k].source`.
+pub fn check(source: &str) -> Result<Script, ScriptError> {
+    let script = compile(source)?;
+    threshold_scale(&script)?;
+    Ok(script)
 }
 
 /// A compiled script as an [`AdmissionPolicy`] for one simulation run (within one run's operation budget),

@@ -44,4 +44,8 @@ pub struct TuneResult {
     pub utilization_ci: (f64, f64),
     /// All thresholds evaluated during the search (the frontier: utilization vs failure rate).
     pub sweep: Vec<Evaluation>,
+    /// A script arm's run-time error (issue 31): the arm stopped there, untunable; `None` otherwise (not
+    /// serialized then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }

@@ -80,11 +80,7 @@ impl ThresholdSearch {
     /// ACCEPT_IF_FITS: one evaluation at threshold 0, no search.
     pub fn new(p: &AdmitParams, kind: PolicyKind) -> ThresholdSearch {
         let (mut lo, mut hi) = p.threshold_bounds(kind);
-        let log_space = kind == PolicyKind::Second
-            && matches!(
-                p.second_param,
-                crate::models::admission::params::SecondParam::Ratio
-            );
+        let log_space = p.threshold_in_log_space(kind);
         if log_space {
             lo = libm::log10(lo);
             hi = libm::log10(hi);
@@ -163,13 +159,19 @@ impl ThresholdSearch {
         self.sweep.push(ev);
     }
 
+    /// The evaluations recorded so far, by ascending threshold.
+    pub fn evaluated(&self) -> Vec<Evaluation> {
+        let mut sweep = self.sweep.clone();
+        sweep.sort_by(|a, b| a.threshold.total_cmp(&b.threshold));
+        sweep
+    }
+
     /// The outcome once every evaluation is recorded (`None` before).
     pub fn finish(&self) -> Option<SearchOutcome> {
         if self.sweep.len() < self.evaluations() {
             return None;
         }
-        let mut sweep = self.sweep.clone();
-        sweep.sort_by(|a, b| a.threshold.total_cmp(&b.threshold));
+        let sweep = self.evaluated();
         if self.bound {
             return Some(SearchOutcome {
                 status: TuneStatus::Bound,

@@ -50,6 +50,18 @@ impl ArmTuner {
         }
     }
 
+    /// The policy's display name: "SECOND+MARGINAL", or `script:<name>` for a script.
+    fn name(&self) -> String {
+        if let (PolicyKind::Script, Some(s)) = (self.kind, &self.params.script) {
+            return format!("script:{}", s.name);
+        }
+        let mut name = self.kind.name().to_string();
+        if self.marginal {
+            name.push_str("+MARGINAL");
+        }
+        name
+    }
+
     /// The arm's parameters.
     pub fn params(&self) -> &AdmitParams {
         &self.params
@@ -149,7 +161,27 @@ impl ArmTuner {
         };
         out.runs = batch.len();
         self.done += batch.len();
+        let failed = batch.iter().find_map(|r| r.script_error.clone());
         done_runs.extend(batch);
+        if let Some(e) = failed {
+            // a script that failed fails its arm only: the arm ends here, untunable, with the error
+            let (th, done_runs) = self.current.take().unwrap_or_default();
+            let ev = summarise_weighted(th, &done_runs, &plan.weights[..done_runs.len()]);
+            self.result = Some(TuneResult {
+                policy: self.name(),
+                kind: self.kind,
+                marginal: self.marginal,
+                threshold: th,
+                tuned: ev.clone(),
+                status: TuneStatus::Untunable,
+                status_reason: format!("the script failed at threshold {th}: {e}"),
+                utilization_ci: (ev.utilization, ev.utilization),
+                sweep: self.search.evaluated(),
+                error: Some(e),
+            });
+            out.finished = true;
+            return out;
+        }
         if done_runs.len() < runs {
             return out;
         }
@@ -166,12 +198,8 @@ impl ArmTuner {
                 0.95,
                 seed,
             );
-            let mut name = self.kind.name().to_string();
-            if self.marginal {
-                name.push_str("+MARGINAL");
-            }
             self.result = Some(TuneResult {
-                policy: name,
+                policy: self.name(),
                 kind: self.kind,
                 marginal: self.marginal,
                 threshold: o.chosen.threshold,
@@ -180,6 +208,7 @@ impl ArmTuner {
                 status_reason: o.reason,
                 utilization_ci: ci,
                 sweep: o.sweep,
+                error: None,
             });
             out.finished = true;
         }
