@@ -283,20 +283,22 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
 }
 
 /// The `script` target: `data` as a user's policy script (issue 31) compiled against each model's hook —
-/// placement's fit test, oversubscription's rate, admission's admit rule — and every hook it compiles for
+/// placement's fit test, oversubscription's rate, admission's admit rule, lifetime's host score — and every
+/// hook it compiles for
 /// called as its model calls it, each within [`SCRIPT_BUDGET`] operations. `Err("script: …")` for a script
 /// no hook accepts (placement's message) or a run-time error.
 fn script(data: &[u8]) -> Result<(), String> {
-    use crate::models::{admission, oversub, placement};
+    use crate::models::{admission, lifetime, oversub, placement};
     let src = String::from_utf8_lossy(data);
     let compiled = [
         placement::policies::script::compile(&src).map(script_fit),
         oversub::policies::script::compile(&src).map(script_rate),
         admission::policies::script::compile(&src).map(script_admit),
+        lifetime::policies::script::compile(&src).map(script_score),
     ];
     if compiled.iter().all(|c| c.is_err()) {
         let Some(Err(e)) = compiled.into_iter().next() else {
-            unreachable!("three results, all errors")
+            unreachable!("four results, all errors")
         };
         return Err(format!("script: {e}"));
     }
@@ -377,6 +379,33 @@ fn script_rate(s: crate::script::Script) -> Result<(), crate::script::ScriptErro
         "the budget was overspent"
     );
     rate.take_error().map_or(Ok(()), Err)
+}
+
+/// A lifetime script's `least` and `score` on two hosts (an empty one and a loaded one) for one VM.
+fn script_score(s: crate::script::Script) -> Result<(), crate::script::ScriptError> {
+    use crate::models::lifetime::host::Host;
+    use crate::models::lifetime::policies::script::ScriptScore;
+    let mut score = ScriptScore::with_budget(std::sync::Arc::new(s), SCRIPT_BUDGET);
+    let mut des = crate::substrate::des::Des::<u8>::new();
+    let mut loaded = Host::new([40.0, 128.0, 0.0], des.new_key());
+    loaded.used = [30.0, 100.0, 0.0];
+    loaded.vms = vec![0, 1];
+    for (host, exit) in [
+        (Host::new([40.0, 128.0, 0.0], des.new_key()), 5.0),
+        (loaded, 9.5),
+    ] {
+        if !score.ok() {
+            break;
+        }
+        if let Err(e) = score.score(&host, &[2.0, 8.0, 0.0], exit, 7.0, 5.0) {
+            score.fail(e);
+        }
+    }
+    assert!(
+        score.operations() <= SCRIPT_BUDGET,
+        "the budget was overspent"
+    );
+    score.take_error().map_or(Ok(()), Err)
 }
 
 /// An admission script's `admit` on two arrivals (an empty cluster and a loaded one) on a look-ahead grid.
