@@ -283,20 +283,23 @@ pub fn run(target: &str, data: &[u8]) -> Option<Result<(), String>> {
 }
 
 /// The `script` target: `data` as a user's policy script (issue 31) compiled against each model's hook —
-/// placement's fit test, oversubscription's rate, admission's admit rule — and every hook it compiles for
+/// placement's fit test, oversubscription's rate, admission's admit rule, lifetime's host score, the
+/// reservations' quote — and every hook it compiles for
 /// called as its model calls it, each within [`SCRIPT_BUDGET`] operations. `Err("script: …")` for a script
 /// no hook accepts (placement's message) or a run-time error.
 fn script(data: &[u8]) -> Result<(), String> {
-    use crate::models::{admission, oversub, placement};
+    use crate::models::{admission, era, lifetime, oversub, placement};
     let src = String::from_utf8_lossy(data);
     let compiled = [
         placement::policies::script::compile(&src).map(script_fit),
         oversub::policies::script::compile(&src).map(script_rate),
         admission::policies::script::compile(&src).map(|s| script_admit(s, &src)),
+        lifetime::policies::script::compile(&src).map(script_score),
+        era::policies::script::compile(&src).map(script_quote),
     ];
     if compiled.iter().all(|c| c.is_err()) {
         let Some(Err(e)) = compiled.into_iter().next() else {
-            unreachable!("three results, all errors")
+            unreachable!("five results, all errors")
         };
         return Err(format!("script: {e}"));
     }
@@ -377,6 +380,65 @@ fn script_rate(s: crate::script::Script) -> Result<(), crate::script::ScriptErro
         "the budget was overspent"
     );
     rate.take_error().map_or(Ok(()), Err)
+}
+
+/// A lifetime script's `least` and `score` on two hosts (an empty one and a loaded one) for one VM.
+fn script_score(s: crate::script::Script) -> Result<(), crate::script::ScriptError> {
+    use crate::models::lifetime::host::Host;
+    use crate::models::lifetime::policies::script::ScriptScore;
+    let mut score = ScriptScore::with_budget(std::sync::Arc::new(s), SCRIPT_BUDGET);
+    let mut des = crate::substrate::des::Des::<u8>::new();
+    let mut loaded = Host::new([40.0, 128.0, 0.0], des.new_key());
+    loaded.used = [30.0, 100.0, 0.0];
+    loaded.vms = vec![0, 1];
+    for (host, exit) in [
+        (Host::new([40.0, 128.0, 0.0], des.new_key()), 5.0),
+        (loaded, 9.5),
+    ] {
+        if !score.ok() {
+            break;
+        }
+        if let Err(e) = score.score(&host, &[2.0, 8.0, 0.0], exit, 7.0, 5.0) {
+            score.fail(e);
+        }
+    }
+    assert!(
+        score.operations() <= SCRIPT_BUDGET,
+        "the budget was overspent"
+    );
+    score.take_error().map_or(Ok(()), Err)
+}
+
+/// A reservation script's `quote` of one request on an empty plan and on a plan with no room.
+fn script_quote(s: crate::script::Script) -> Result<(), crate::script::ScriptError> {
+    use crate::models::era::jobs::Request;
+    use crate::models::era::policies::script::ScriptQuote;
+    use crate::models::era::policies::{Plan, QuotePolicy};
+    let mut quote = ScriptQuote::with_budget(std::sync::Arc::new(s), 0.5, 1.0, SCRIPT_BUDGET);
+    let r = Request {
+        id: 0,
+        arrival: 1,
+        w: 2.0,
+        t: 3,
+        s: 2,
+        d: 8,
+        value: 10.0,
+        class: 0,
+    };
+    for load in [0.0, 9.0] {
+        let plan = Plan {
+            cap: 10.0,
+            load: vec![load; 10],
+        };
+        if let Some(q) = quote.quote(&plan, &r, 1, None) {
+            assert!(q.price >= 0.0 && q.start >= r.s && q.start + r.t <= r.d);
+        }
+    }
+    assert!(
+        quote.operations() <= SCRIPT_BUDGET,
+        "the budget was overspent"
+    );
+    quote.take_error().map_or(Ok(()), Err)
 }
 
 /// An admission script's `admit` on two arrivals (an empty cluster and a loaded one) on a look-ahead grid;

@@ -416,6 +416,7 @@ fn hosts_in_use(p: &TwoLifetimeParams) -> (f64, f64, usize) {
         baseline_jobs: 0,
         diagnostics: false,
         ablation: Default::default(),
+        script: None,
     };
     let mut used = [0.0; 2];
     let mut failures = 0;

@@ -179,3 +179,43 @@ test('admission code box: the FIRST starter\'s arm = the built-in FIRST = native
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
+
+test('lifetime code box: the NILAS starter gives NILAS\'s row = native; a failing script fails only its row', async () => {
+  const w = await loadWasm();
+  const starters = w.model_call({ model: 'lifetime' }, 'starters', null);
+  const nilas = starters.find((s) => s.name === 'nilas');
+  // a small run: 3% of the tenant batches, seed 2, best fit and NILAS beside the NILAS starter
+  const sc = { model: 'lifetime', seed: 2, lifetime: { share: 0.03, policies: ['best-fit', 'nilas'], scripts: [nilas] } };
+  const page = await newPage(env.browser);
+  await page.goto(`${env.server.url}/#s=${w.scenario_to_link(sc)}`);
+  const done = async (after) => {
+    await page.waitForFunction((n) => {
+      const c = document.querySelector('#lifetime-card');
+      return c && c.dataset.state === 'done' && Number(c.dataset.runs) > n;
+    }, after, { timeout: 120_000 });
+    return Number(await page.getAttribute('#lifetime-card', 'data-runs'));
+  };
+  const keys = ['emptyHosts', 'emptyHostsPpVsBestFit', 'optimumEmptyHosts', 'emptyToFree', 'packingDensity', 'allocation', 'strandedCpu', 'strandedMem', 'failures'];
+  const rowsOn = () => page.$$eval('#lifetime-rows tr:not(.failed)', (trs, ks) => trs.map((r) => [r.dataset.policy, ...ks.map((k) => r.dataset[k])]), keys);
+  const n = await done(0);
+  assert.equal(await page.inputValue('#f-lifetime-scripts-0-source'), nilas.source);
+  let rows = await rowsOn();
+  assert.deepEqual(rows.map((r) => r[0]), ['best-fit', 'nilas', 'script:nilas']);
+  assert.deepEqual(rows[2].slice(1), rows[1].slice(1), 'the NILAS starter = the built-in NILAS, bit for bit');
+  assert.notDeepEqual(rows[1].slice(1), rows[0].slice(1));
+  assert.equal(await page.$eval('#lifetime-rows tr[data-policy="script:nilas"] .swatch', (e) => getComputedStyle(e).backgroundColor), 'rgb(213, 94, 0)');
+  // wasm = native on the page's link
+  const snake = (k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const native = cliRun({ link: page.url() }).results;
+  assert.deepEqual(native.map((r) => [r.policy, ...keys.map((k) => String(r[snake(k)]))]), rows);
+
+  // broken at run time (a string once the clock passes 60 h): its row says so, the others stay
+  const before = rows.slice(0, 2);
+  await page.fill('#f-lifetime-scripts-0-source', 'fn score(free_cores, free_mem_gb, free_gpus, cap_cores, cap_mem_gb, cap_gpus, vm_cores, vm_mem_gb, vm_gpus, vms, host_exit, vm_exit, now) {\n  if now > 60.0 { "late" } else { 0 }\n}');
+  await done(n);
+  rows = await rowsOn();
+  assert.deepEqual(rows.slice(0, 2), before);
+  assert.match(await page.getAttribute('#lifetime-rows tr.failed', 'data-error'), /'score' returned late \(string\); a number is needed/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

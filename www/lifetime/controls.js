@@ -5,6 +5,7 @@
 
 import { h, fmt } from '../common/dom.js';
 import { defaultAt, readOnto, fieldId, field, num, showFieldErrors } from '../common/fields.js';
+import { createScriptBox } from '../common/script-box.js';
 
 /**
  * The policies in the engine's order (the lifetime model's `policies` operation, `Policy::ALL`: the chart
@@ -56,6 +57,14 @@ export function createControls({ onChange, color, wasm }) {
       h('span', { class: 'swatch', style: { background: color(i) }, 'aria-hidden': 'true' }), h('span', {}, title),
       i === 0 ? h('span', { class: 'fine' }, ' (baseline, always run)') : null) };
   });
+  let starters = [];
+  try { starters = wasm.model_call({ model: 'lifetime' }, 'starters', null); } catch { starters = []; }
+  const scriptBox = createScriptBox({
+    model: 'lifetime', starters, onChange: () => onChange(),
+    hook: 'fn score(free_cores, free_mem_gb, free_gpus, cap_cores, cap_mem_gb, cap_gpus, vm_cores, vm_mem_gb, vm_gpus, vms, host_exit, vm_exit, now)',
+    label: 'script (Rhai): score(…) of a host for the VM, lower is better (ties by best fit); optional least() stops the scan',
+    spec: 'the row is script:NAME, after the policies',
+  });
   const policyBox = h('div', { class: 'policies', id: 'f-lifetime-policies', dataset: { field: 'lifetime.policies' } }, boxes.map((b) => b.row));
 
   const accField = field('lifetime.accuracy', 'accuracy of the noisy predictor {A}', accuracy, 'per VM, the prediction is right with probability A, else off by 3 decades (App. G.1); at arrival the predictor reports that prediction L̂ itself, later the posterior mean of the remaining time under that noise model given the uptime (§5.2)');
@@ -86,7 +95,10 @@ export function createControls({ onChange, color, wasm }) {
     h('h3', {}, 'NILAS cache and defragmentation'),
     field('lifetime.refresh_s', 'host-exit cache refresh (s)', refresh, 'NILAS recomputes a host\'s exit time at most this often (§5.3, E3.4; 0 = no cache, recomputed at every use)'),
     h('label', { class: 'field check', for: fieldId('lifetime.defrag'), title: 'drain hosts when fewer than 5% are empty (up to 3 hosts, 3 concurrent 20-minute live migrations), then count the same drains in the LARS order (§5.6, E3.5)' },
-      Object.assign(defrag, { id: fieldId('lifetime.defrag') }), h('span', {}, 'defragmentation: start order vs LARS (E3.5)')));
+      Object.assign(defrag, { id: fieldId('lifetime.defrag') }), h('span', {}, 'defragmentation: start order vs LARS (E3.5)')),
+    h('h3', {}, 'Your policy'),
+    h('p', { class: 'fine' }, 'Free capacity and capacity in cores, GB and GPUs; vms: the host\'s VMs; host_exit: NILAS\'s predicted exit of the host (the latest of its VMs\', now when empty); vm_exit: now + the VM\'s predicted remaining lifetime; times in hours from the window\'s start (docs/policies.md).'),
+    scriptBox.el);
   reprediction.dataset.field = 'lifetime.reprediction';
   defrag.dataset.field = 'lifetime.defrag';
   aliveAtStart.dataset.field = 'lifetime.alive_at_start';
@@ -125,6 +137,7 @@ export function createControls({ onChange, color, wasm }) {
     defrag.checked = !!p.defrag;
     aliveAtStart.checked = !!p.alive_at_start;
     seed.value = String(s.seed);
+    scriptBox.fill(p.scripts);
     setEnabled();
     showErrors([]);
   }
@@ -136,6 +149,10 @@ export function createControls({ onChange, color, wasm }) {
     // or nothing else is chosen, so a link's list reads back unchanged
     const chosen = boxes.slice(1).filter((b) => b.box.checked).map((b) => b.name);
     p.policies = base.lifetime.policies.includes('best-fit') || !chosen.length ? ['best-fit', ...chosen] : chosen;
+    p.scripts = scriptBox.read();
+    // a script listed by name (a link's or the CLI's) stays listed while the box still has it
+    const names = new Set(p.scripts.map((x) => `script:${x.name}`));
+    p.policies.push(...base.lifetime.policies.filter((n) => n.startsWith('script:') && names.has(n)));
     p.predictor = predictor.value;
     p.accuracy = number(accuracy, 'accuracy');
     p.reprediction = reprediction.checked;

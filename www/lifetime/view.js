@@ -102,6 +102,10 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   let uploaded = null; // { ref, name, sha256, summary } of the loaded upload
 
   const color = (i) => (i >= 0 ? wasm.arm_color(i) : '#787878');
+  // a policy's swatch: its colour in the engine's order; a user's script (issue 31) in the script colour
+  const swatch = (name) => (name.startsWith('script:')
+    ? h('span', { class: 'swatch fam-script', 'aria-hidden': 'true' })
+    : h('span', { class: 'swatch', style: { background: color(policyIndex(name)) }, 'aria-hidden': 'true' }));
   const scheduleDraw = frameThrottle(() => { if (run.isRunning()) drawChart(); });
   const controls = createControls({ onChange: debounce(onControls, 300), color, wasm });
   controls.fill(scenario);
@@ -407,7 +411,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     setChildren(migBody, withOrders.map((r) => h('tr', {
       dataset: { policy: r.policy, startMigrations: String(r.start_order.migrations), larsMigrations: String(r.lars.migrations) },
     },
-    h('td', {}, h('span', { class: 'swatch', style: { background: color(policyIndex(r.policy)) }, 'aria-hidden': 'true' }), policyTitle(r.policy)),
+    h('td', {}, swatch(r.policy), policyTitle(r.policy)),
     MIGRATION_COLUMNS.map(([, , , f]) => h('td', { class: 'num' }, f(r))))));
   }
 
@@ -421,8 +425,14 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
       return h('tr', {
         dataset: Object.fromEntries([['policy', r.policy], ['complete', String(complete)], ...COLUMNS.map(([k]) => [camel(k), String(row[k])])]),
       },
-      h('td', {}, h('span', { class: 'swatch', style: { background: color(policyIndex(r.policy)) }, 'aria-hidden': 'true' }), policyTitle(r.policy)),
+      h('td', {}, swatch(r.policy), policyTitle(r.policy)),
       COLUMNS.map(([k, , , f]) => h('td', { class: 'num', title: k === 'failures' ? `${r.failures_measured} after the warm-up` : null }, f(row[k]))));
+    }).flatMap((tr, i) => {
+      // a user's script that failed at run time: its error under its row (the rest of its run placed by best
+      // fit), the other rows as they are
+      const r = rows[i];
+      return r.error ? [tr, h('tr', { class: 'failed', dataset: { policy: r.policy, error: r.error } },
+        h('td', { colspan: COLUMNS.length + 1, class: 'error' }, `${r.policy} failed: ${r.error} (then best fit)`))] : [tr];
     }));
   }
 
@@ -516,7 +526,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
     const curves = frontierCurves(acc.cells, reports, complete ? acc.oracle : null);
     setChildren(accHead, h('th', { scope: 'col' }, 'predictor'),
       curves.map((c) => h('th', { scope: 'col', class: 'num', title: 'Δ empty hosts vs best fit, percentage points' },
-        h('span', { class: 'swatch', style: { background: color(policyIndex(c.policy)) }, 'aria-hidden': 'true' }), `${policyTitle(c.policy)} Δ pp`)));
+        swatch(c.policy), `${policyTitle(c.policy)} Δ pp`)));
     const row = (label, predictor, a, rep) => h('tr', { dataset: { predictor, accuracy: a === null ? '' : String(a) } },
       h('td', {}, label),
       curves.map((c) => {

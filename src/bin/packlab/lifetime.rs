@@ -24,7 +24,9 @@ pub struct LifetimeArgs {
         default_value = "azure2017"
     )]
     pub workload: String,
-    /// Policies, comma-separated: best-fit, la-binary, nilas, lava (best fit always runs as the baseline).
+    /// Policies, comma-separated: best-fit, la-binary, nilas, lava (best fit always runs as the baseline), and
+    /// script:[NAME=]FILE (a host score in the policy language, docs/policies.md; NAME defaults to the file's
+    /// stem; the run has the row script:NAME and `--print-link` carries its source).
     #[arg(long, default_value = "best-fit,la-binary,nilas,lava")]
     pub policies: String,
     /// Predictor: oracle | noisy:A | distributional | learned | one-shot:A (noisy at accuracy A without
@@ -152,14 +154,25 @@ fn learned_spec(
 
 fn params(a: &LifetimeArgs) -> Result<LifetimeParams, String> {
     let mut p = LifetimeParams {
-        policies: a
-            .policies
-            .split(',')
-            .filter(|s| !s.trim().is_empty())
-            .map(Policy::parse)
-            .collect::<Result<_, _>>()?,
+        policies: Vec::new(),
         ..LifetimeParams::default()
     };
+    for name in a
+        .policies
+        .split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+    {
+        if let Some(file) = name.strip_prefix("script:") {
+            // a script file travels in the scenario (and its link) as lifetime.scripts
+            let sp = crate::common::script_file(file, "--policies script:")?;
+            p.policies.push(Policy::Script(sp.name.clone()));
+            p.scripts.push(sp);
+        } else {
+            p.policies
+                .push(Policy::parse(name).map_err(|e| format!("--policies: {e}"))?);
+        }
+    }
     let accuracy = |s: &str| -> Result<f64, String> {
         s.parse::<f64>()
             .map_err(|_| format!("--predictor: '{s}' is not an accuracy in [0, 1]"))
@@ -327,10 +340,22 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
             100.0 * s.offered_allocation, rep.predictor
         ),
     )?;
-    out.line("policy      empty%  Δpp_vs_bf  optimum%  empty/free  density  alloc%  strand_cpu%  strand_mem%  failures")?;
+    // the name column widens only for longer (script) names
+    let w = rep
+        .results
+        .iter()
+        .map(|r| r.policy.name().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(10);
+    out.line(format!("{:<w$}  empty%  Δpp_vs_bf  optimum%  empty/free  density  alloc%  strand_cpu%  strand_mem%  failures", "policy"))?;
     for r in &rep.results {
+        if let Some(e) = &r.error {
+            // a user's script that failed: its error, the rest of its run placed by best fit
+            eprintln!("packlab lifetime run: {}: {e}", r.policy.name());
+        }
         out.line(format!(
-            "{:<10} {:7.2} {:10.2} {:9.2} {:11.3} {:8.3} {:7.2} {:12.2} {:12.2} {:9}",
+            "{:<w$} {:7.2} {:10.2} {:9.2} {:11.3} {:8.3} {:7.2} {:12.2} {:12.2} {:9}{}",
             r.policy.name(),
             100.0 * r.empty_hosts,
             r.empty_hosts_pp_vs_best_fit,
@@ -340,7 +365,12 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
             100.0 * r.allocation,
             100.0 * r.stranded_cpu,
             100.0 * r.stranded_mem,
-            r.failures
+            r.failures,
+            if r.error.is_some() {
+                "  failed (then best fit)"
+            } else {
+                ""
+            }
         ))?;
     }
     Ok(())

@@ -59,8 +59,12 @@ pub struct EmptyChartOptions {
 }
 
 /// The colour of a policy's line (and of its swatch in the page's table): the shared series colour of its
-/// place in [`Policy::ALL`], so a policy keeps its colour whichever others are shown; grey for unknown names.
+/// place in [`Policy::ALL`], so a policy keeps its colour whichever others are shown; a user's `script:NAME`
+/// in the script colour (issue 31); grey for unknown names.
 pub fn policy_color(name: &str) -> RGBColor {
+    if name.starts_with("script:") {
+        return crate::chart::SCRIPT;
+    }
     Policy::ALL
         .iter()
         .position(|p| p.name() == name)

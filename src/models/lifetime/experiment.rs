@@ -154,8 +154,19 @@ impl PolicyCells {
     /// The simulation settings of `policy`.
     fn config(&self, policy: Policy) -> SimConfig {
         let p = &self.params;
+        // a script policy's source (validated: it compiles)
+        let script = match &policy {
+            Policy::Script(n) => p
+                .scripts
+                .iter()
+                .find(|s| &s.name == n)
+                .and_then(|s| super::policies::hook::compile(&s.source).ok())
+                .map(std::sync::Arc::new),
+            _ => None,
+        };
         SimConfig {
             policy,
+            script,
             hosts: self.pool.setup.hosts,
             cap: [p.host_cores, p.host_memory_gb, p.host_gpus],
             caps: self.pool.caps.clone().map(std::sync::Arc::new),
@@ -241,7 +252,7 @@ impl Cells for PolicyCells {
 
     /// Simulates policy `i` (with LARS's pair of runs under defragmentation).
     fn compute(&self, i: usize) -> Result<PolicyCell, RunError> {
-        let cfg = self.config(self.runs[i]);
+        let cfg = self.config(self.runs[i].clone());
         Ok(PolicyCell(if self.params.defrag {
             defrag_pair(&self.pool.jobs, &*self.pred, &cfg, self.params.maintenance)
         } else {
@@ -350,7 +361,10 @@ mod tests {
         let rep = run_to_end(&mut all, &mut |_, _| true).unwrap();
         assert_eq!(one.report().unwrap(), rep);
         assert_eq!(
-            rep.results.iter().map(|r| r.policy).collect::<Vec<_>>(),
+            rep.results
+                .iter()
+                .map(|r| r.policy.clone())
+                .collect::<Vec<_>>(),
             Policy::ALL.to_vec()
         );
         let base = rep.results[0].empty_hosts;
@@ -402,7 +416,7 @@ mod tests {
                     replay: None,
                     maintenance: false,
                 }),
-                ..run.config(r.policy)
+                ..run.config(r.policy.clone())
             };
             let (own, drains) = simulate_recording(&run.pool().jobs, &*run.cells().pred, &cfg);
             assert!(!drains.is_empty(), "{:?}: no drain", r.policy);

@@ -60,7 +60,7 @@ impl ModelDef for LifetimeModel {
         uses_workload: true,
         experiments: &[],
         charts: chart::CHARTS,
-        ops: &["policies"],
+        ops: &["policies", "starters"],
         run_ops: &["timeline"],
     };
     type Section = LifetimeParams;
@@ -80,7 +80,8 @@ impl ModelDef for LifetimeModel {
     }
 
     /// `policies`: every policy the section's `policies` accepts, `[{ name, title, hint }]` in
-    /// [`Policy::ALL`]'s order (the order the charts colour them by; [`Policy::infos`]).
+    /// [`Policy::ALL`]'s order (the order the charts colour them by; [`Policy::infos`]); `starters`: the starter
+    /// scripts of the playground's code box (issue 31), `[{ name, language, enabled, source }]`.
     fn call<S: serde::Serializer>(
         _section: &LifetimeParams,
         _seed: u64,
@@ -91,6 +92,10 @@ impl ModelDef for LifetimeModel {
     ) -> Result<S::Ok, RunError> {
         match op {
             "policies" => crate::experiment::serialize_to(&Policy::infos(), ser),
+            "starters" => crate::experiment::serialize_to(
+                &crate::script::policy::starters(&policies::script::STARTERS),
+                ser,
+            ),
             _ => Err(RunError::no_op(Self::INFO.id, op)),
         }
     }

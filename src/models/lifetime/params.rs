@@ -5,10 +5,10 @@ use super::predictor;
 use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Serialize};
 
-/// A placement policy (ALGORITHMS.md §5.1, §5.3–5.5). Serialized kebab-case: `best-fit`, `la-binary`,
-/// `nilas`, `lava`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// A placement policy (ALGORITHMS.md §5.1, §5.3–5.5). Serialized as its name: `best-fit`, `la-binary`,
+/// `nilas`, `lava`, or `script:NAME` (a user's host score of `lifetime.scripts`, issue 31).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub enum Policy {
     /// The baseline scorer: multi-dimensional best fit (§5.1 [UNSTATED → best fit]).
     BestFit,
@@ -18,10 +18,12 @@ pub enum Policy {
     Nilas,
     /// Lifetime classes, host states and deadlines, NILAS within the chosen tier (§5.4).
     Lava,
+    /// The user's host score of this name in `lifetime.scripts` ([`super::policies::script`]).
+    Script(String),
 }
 
 impl Policy {
-    /// Every policy, baseline first.
+    /// Every built-in policy, baseline first.
     pub const ALL: [Policy; 4] = [
         Policy::BestFit,
         Policy::LaBinary,
@@ -29,28 +31,30 @@ impl Policy {
         Policy::Lava,
     ];
 
-    /// The policy's name (`best-fit`, `la-binary`, `nilas`, `lava`).
-    pub fn name(self) -> &'static str {
+    /// The policy's name (`best-fit`, `la-binary`, `nilas`, `lava`, `script:NAME`).
+    pub fn name(&self) -> String {
         match self {
-            Policy::BestFit => "best-fit",
-            Policy::LaBinary => "la-binary",
-            Policy::Nilas => "nilas",
-            Policy::Lava => "lava",
+            Policy::BestFit => "best-fit".into(),
+            Policy::LaBinary => "la-binary".into(),
+            Policy::Nilas => "nilas".into(),
+            Policy::Lava => "lava".into(),
+            Policy::Script(n) => format!("script:{n}"),
         }
     }
 
-    /// The policy's name in the paper (`best fit`, `LA-Binary`, `NILAS`, `LAVA`).
-    pub fn title(self) -> &'static str {
+    /// The policy's name in the paper (`best fit`, `LA-Binary`, `NILAS`, `LAVA`; a script's `script:NAME`).
+    pub fn title(&self) -> String {
         match self {
-            Policy::BestFit => "best fit",
-            Policy::LaBinary => "LA-Binary",
-            Policy::Nilas => "NILAS",
-            Policy::Lava => "LAVA",
+            Policy::BestFit => "best fit".into(),
+            Policy::LaBinary => "LA-Binary".into(),
+            Policy::Nilas => "NILAS".into(),
+            Policy::Lava => "LAVA".into(),
+            Policy::Script(_) => self.name(),
         }
     }
 
     /// One line on what the policy does, with its section (the playground's policy list).
-    pub fn hint(self) -> &'static str {
+    pub fn hint(&self) -> &'static str {
         match self {
             Policy::BestFit => {
                 "multi-dimensional best fit: the baseline of every Δ, always simulated (§5.1)"
@@ -64,16 +68,18 @@ impl Policy {
             Policy::Lava => {
                 "lifetime classes, host states and deadlines, NILAS inside the chosen tier (§5.4)"
             }
+            Policy::Script(_) => "a user's host score (lifetime.scripts), ties by best fit",
         }
     }
 
-    /// Every policy with its title and hint, in [`Policy::ALL`]'s order (the model's `policies` operation).
+    /// Every built-in policy with its title and hint, in [`Policy::ALL`]'s order (the model's `policies`
+    /// operation).
     pub fn infos() -> Vec<crate::experiment::PolicyInfo> {
         Policy::ALL
             .into_iter()
             .map(|p| crate::experiment::PolicyInfo {
-                name: p.name().into(),
-                title: p.title().into(),
+                name: p.name(),
+                title: p.title(),
                 hint: p.hint(),
             })
             .collect()
@@ -81,14 +87,30 @@ impl Policy {
 
     /// Parses a name of [`Policy::name`].
     pub fn parse(s: &str) -> Result<Policy, String> {
+        let s = s.trim();
+        if let Some(n) = s.strip_prefix("script:") {
+            let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+            return if n.is_empty() || n.len() > 40 || !n.chars().all(ok) {
+                Err(format!(
+                    "policy '{s}': a script name of 1–40 letters, digits, '_' or '-' is needed"
+                ))
+            } else {
+                Ok(Policy::Script(n.to_string()))
+            };
+        }
         Policy::ALL
             .into_iter()
-            .find(|p| p.name() == s.trim())
+            .find(|p| p.name() == s)
             .ok_or_else(|| {
-                format!("unknown policy '{s}' (expected best-fit, la-binary, nilas or lava)")
+                format!(
+                    "unknown policy '{s}' (expected best-fit, la-binary, nilas, lava or script:NAME)"
+                )
             })
     }
 }
+
+// Read from its name and written as its name (serde's `try_from` / `into`).
+crate::serde_by_name!(Policy, parse: Policy::parse, name: Policy::name);
 
 /// The lifetime predictor (ALGORITHMS.md §5.2). Serialized kebab-case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -195,6 +217,11 @@ pub struct LifetimeParams {
     /// link made before this field) is the model as specified.
     #[serde(skip_serializing_if = "Ablation::is_default")]
     pub ablation: Ablation,
+    /// Users' host scores in the policy language (issue 31, [`super::policies::script`]), each run as
+    /// `script:<name>` after the policy list's (empty by default; not written when empty, so scenarios
+    /// without scripts encode as before).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<crate::script::ScriptPolicy>,
 }
 
 /// The host order of the baseline scorer (ALGORITHMS.md §5.1 [UNSTATED → multi-dimensional best fit]; seed
@@ -303,6 +330,7 @@ impl Default for LifetimeParams {
             size_with_alive: false,
             diagnostics: false,
             ablation: Ablation::default(),
+            scripts: Vec::new(),
         }
     }
 }
@@ -368,15 +396,43 @@ impl LifetimeParams {
         if self.split.len() > 64 {
             errs.add("split", "at most 64 characters".into());
         }
+        for p in &self.policies {
+            if let Policy::Script(n) = p {
+                if !self.scripts.iter().any(|s| &s.name == n) {
+                    errs.add(
+                        "policies",
+                        format!("'script:{n}' names no script of lifetime.scripts"),
+                    );
+                }
+            }
+        }
+        crate::script::policy::validate_scripts(
+            &self.scripts,
+            super::policies::hook::compile,
+            &mut errs,
+        );
         errs.into_vec()
     }
 
-    /// The policies simulated: best fit first, then the others in the given order without repeats.
+    /// The policies simulated: best fit first, then the others in the given order without repeats, then
+    /// `script:<name>` of every enabled script not listed (a listed script that is disabled is dropped).
     pub fn runs(&self) -> Vec<Policy> {
         let mut out = vec![Policy::BestFit];
+        let enabled = |n: &String| self.scripts.iter().any(|s| &s.name == n && s.enabled);
         for p in &self.policies {
+            if let Policy::Script(n) = p {
+                if !enabled(n) {
+                    continue;
+                }
+            }
             if !out.contains(p) {
-                out.push(*p);
+                out.push(p.clone());
+            }
+        }
+        for s in self.scripts.iter().filter(|s| s.enabled) {
+            let p = Policy::Script(s.name.clone());
+            if !out.contains(&p) {
+                out.push(p);
             }
         }
         out

@@ -128,6 +128,10 @@ pub struct PolicyResult {
     /// Every host's state hour by hour (not in the report: the run operation `timeline` gives it).
     #[serde(skip)]
     pub timeline: Timeline,
+    /// A `script:NAME` policy's first run-time error (the rest of its run placed by best fit); `None`
+    /// otherwise (not written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Host timeline code of an empty host.
@@ -467,6 +471,7 @@ impl Acc {
             events,
             empty_series: a.series.iter().map(|&(s, n)| avg(s, n)).collect(),
             timeline,
+            error: None,
         }
     }
 }

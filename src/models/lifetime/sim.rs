@@ -15,6 +15,7 @@ use super::params::{Ablation, LavaRules, Policy};
 use super::policies::la_binary::{is_long, LA_BINARY_CUTOFF_H};
 use super::policies::lava::{class_upper_bound, lifetime_class, LAVA_DEADLINE_FACTOR};
 use super::policies::nilas::{host_exit_of, temporal_cost_on};
+use super::policies::script::ScriptScore;
 use super::policies::{resolve, DeadlineAction, HostChange, PlacementRule, PoolView, VmNow};
 use super::pool::{Job, DIMS};
 use super::predictor::LifetimePredictor;
@@ -57,6 +58,8 @@ pub struct SimConfig {
     /// The ablation knobs (the baseline scorer's order, NILAS's cost scale, LAVA's deadline moves); the default
     /// is the model as specified.
     pub ablation: Ablation,
+    /// The compiled host score of a `script:NAME` policy ([`ScriptScore`]; `None` for the built-ins).
+    pub script: Option<std::sync::Arc<crate::script::Script>>,
 }
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -88,6 +91,8 @@ struct Pool<'a> {
     total: [f64; DIMS],
     /// Hosts by size (Σ_r cap_r / total_r) ascending, for the optimum of empty hosts.
     by_size: Vec<usize>,
+    /// A `script:NAME` policy's host score (the rule is then best fit's).
+    script: Option<ScriptScore>,
 }
 
 impl<'a> Pool<'a> {
@@ -198,6 +203,82 @@ impl<'a> Pool<'a> {
             }
         }
         best
+    }
+
+    /// The host for job `j` of the run's policy (`baseline`: one of App. F's alive VMs, placed by best fit):
+    /// a script's choice ([`Pool::choose_scripted`]) while it runs, else [`Pool::choose`] under the rule.
+    fn choose_for(
+        &mut self,
+        j: usize,
+        now: f64,
+        baseline: bool,
+        u: f64,
+    ) -> Option<((u8, u8, u8), usize)> {
+        if baseline {
+            return self.choose(j, now, resolve(&Policy::BestFit), u);
+        }
+        if self.script.as_ref().is_some_and(ScriptScore::ok) {
+            match self.choose_scripted(j, now, u) {
+                Ok(c) => return c,
+                Err(e) => {
+                    // the rest of the run is placed by best fit; the row carries the error
+                    if let Some(s) = self.script.as_mut() {
+                        s.fail(e);
+                    }
+                }
+            }
+        }
+        self.choose(j, now, self.rule, u)
+    }
+
+    /// The host for job `j` under the run's script ([`super::policies::script`]): the least score among the
+    /// schedulable hosts it fits, visited in slack order (of the empty hosts only the first), the first of
+    /// equal scores; the scan stops at a host scoring at most the script's `least()`. The hosts' exits are
+    /// NILAS's ([`host_exit_of`], its cache kept as NILAS keeps it). The key is `(0, 0, 0)`.
+    fn choose_scripted(
+        &mut self,
+        j: usize,
+        now: f64,
+        u: f64,
+    ) -> Result<Option<((u8, u8, u8), usize)>, crate::script::ScriptError> {
+        let shape = self.jobs[j].shape;
+        let vm_exit = now + self.pred.remaining(j, u);
+        let Pool {
+            order,
+            hosts,
+            jobs,
+            pred,
+            cfg,
+            script,
+            ..
+        } = self;
+        let Some(script) = script.as_ref() else {
+            return Ok(None);
+        };
+        let mut best: Option<(f64, usize)> = None;
+        let mut seen_empty = false;
+        for &SlackKey(_, h) in order.iter() {
+            let h = h as usize;
+            let host = &mut hosts[h];
+            if host.draining || !fits(&host.used, &host.cap, &shape) {
+                continue;
+            }
+            if host.is_empty() {
+                if seen_empty {
+                    continue;
+                }
+                seen_empty = true;
+            }
+            let he = host_exit_of(host, jobs, *pred, cfg.refresh_h, now);
+            let x = script.score(host, &shape, he, vm_exit, now)?;
+            if best.is_none_or(|(b, _)| x < b) {
+                best = Some((x, h));
+                if x <= script.least {
+                    break;
+                }
+            }
+        }
+        Ok(best.map(|(_, h)| ((0, 0, 0), h)))
     }
 
     /// Sets host `h`'s used capacity and keeps the slack order.
@@ -334,7 +415,7 @@ impl<'a> Pool<'a> {
             if self.rule.host_states() {
                 self.class[j] = lifetime_class(self.pred.remaining(j, u));
             }
-            match self.choose(j, now, self.rule, u) {
+            match self.choose_for(j, now, false, u) {
                 Some((_, t)) => {
                     self.remove(j, now, des, true);
                     self.place(j, t, now, des, false);
@@ -368,12 +449,13 @@ impl World<Ev> for Pool<'_> {
                 let j = j as usize;
                 self.acc.arrivals += 1;
                 self.acc.note_shape(self.jobs[j].shape);
-                let rule = if j < self.cfg.baseline_jobs {
-                    resolve(Policy::BestFit)
+                let baseline = j < self.cfg.baseline_jobs;
+                let rule = if baseline {
+                    resolve(&Policy::BestFit)
                 } else {
                     self.rule
                 };
-                match self.choose(j, now, rule, 0.0) {
+                match self.choose_for(j, now, baseline, 0.0) {
                     Some((key, h)) => {
                         if now >= self.cfg.warmup_h {
                             let long = self.long[j];
@@ -492,7 +574,7 @@ fn run_full(
         jobs,
         pred,
         cfg,
-        rule: resolve(cfg.policy),
+        rule: resolve(&cfg.policy),
         hosts,
         on: vec![NONE; n],
         // LAVA's class at the VM's arrival in the simulation: at uptime 0, `LC(L̂)`; a VM alive at the
@@ -522,6 +604,7 @@ fn run_full(
             .collect(),
         total,
         by_size,
+        script: cfg.script.clone().map(ScriptScore::new),
     };
     for (j, job) in jobs.iter().enumerate() {
         if job.start < cfg.end {
@@ -570,10 +653,11 @@ fn run_full(
         mig,
         long,
         placed,
+        script,
         ..
     } = pool;
-    let result = acc.into_result(
-        cfg.policy,
+    let mut result = acc.into_result(
+        cfg.policy.clone(),
         cfg.diagnostics,
         jobs,
         &long,
@@ -582,6 +666,9 @@ fn run_full(
         &mig,
         events,
     );
+    result.error = script
+        .and_then(|mut s| s.take_error())
+        .map(|e| e.to_string());
     (result, placed, mig.record)
 }
 
@@ -621,6 +708,7 @@ mod tests {
             baseline_jobs: 0,
             diagnostics: true,
             ablation: Ablation::default(),
+            script: None,
         }
     }
 
@@ -660,7 +748,7 @@ mod tests {
             (Policy::Lava, 1),
             (Policy::LaBinary, 0),
         ] {
-            let (_, placed) = simulate_placements(&jobs, &pred, &cfg(policy, 2, 4.0));
+            let (_, placed) = simulate_placements(&jobs, &pred, &cfg(policy.clone(), 2, 4.0));
             assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "{policy:?}");
         }
     }
@@ -760,7 +848,7 @@ mod tests {
             (WorstFit, [0, 1, 2]),
         ] {
             for policy in [Policy::BestFit, Policy::Nilas] {
-                let mut c = cfg(policy, 3, 10.0);
+                let mut c = cfg(policy.clone(), 3, 10.0);
                 c.ablation.scorer = scorer;
                 let (_, placed) = simulate_placements(&jobs, &pred, &c);
                 assert_eq!(placed, want.map(Some).to_vec(), "{scorer:?}, {policy:?}");
@@ -998,7 +1086,7 @@ mod tests {
         ];
         let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
         for (policy, code) in [(Policy::Lava, TL_RECYCLING + 3), (Policy::BestFit, 3)] {
-            let mut c = cfg(policy, 2, 20.0);
+            let mut c = cfg(policy.clone(), 2, 20.0);
             c.end = 4.0;
             let r = simulate(&jobs, &pred, &c);
             assert_eq!(r.timeline.hosts, 2);

@@ -5,13 +5,17 @@
 //! * [`quote`]: what a policy sees and gives ([`Plan`], [`Quote`], [`QuoteDetail`]) and the trait
 //!   ([`QuotePolicy`]);
 //! * [`on_demand`], [`greedy`] (the baselines), [`basic_econ`] (ERA's pricing): the policies;
+//! * [`script`]: a user's quote rule in the policy language (issue 31; its signature in [`hook`]; not yet a
+//!   policy of the era scenario);
 //! * [`resolve`]: the policy a spec names.
 
 pub mod basic_econ;
 pub mod greedy;
+pub mod hook;
 pub mod on_demand;
 pub mod quote;
 pub mod resolve;
+pub mod script;
 pub mod spec;
 
 pub use quote::{Decision, Plan, Quote, QuoteDetail, QuotePolicy, TIE_REL};

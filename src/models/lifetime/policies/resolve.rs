@@ -7,10 +7,10 @@ use super::nilas::Nilas;
 use super::rule::PlacementRule;
 use crate::models::lifetime::params::Policy;
 
-/// The rule of `policy`.
-pub fn resolve(policy: Policy) -> &'static dyn PlacementRule {
+/// The rule of `policy` (a user's script: best fit's, the pool scores its hosts with the script).
+pub fn resolve(policy: &Policy) -> &'static dyn PlacementRule {
     match policy {
-        Policy::BestFit => &BestFit,
+        Policy::BestFit | Policy::Script(_) => &BestFit,
         Policy::LaBinary => &LaBinary,
         Policy::Nilas => &Nilas,
         Policy::Lava => &Lava,

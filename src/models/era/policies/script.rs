@@ -1,0 +1,254 @@
+//! A user's quote rule written in the policy language (issue 31; [`crate::script`], docs/policies.md): the
+//! reservation hook. For each request the engine calls
+//!
+//! ```text
+//! fn quote(s, d, t, w, now, cap, remaining, feasible, p_fix, p_full)   // → [start, price], or () for none
+//! ```
+//!
+//! with the inputs of seed 004's policies (§3.1, §4; ALGORITHMS.md §6.3):
+//!
+//! * `s`, `d`: the request's window `[s, d)`, slots (integers); `t`: its duration, slots; `w`: its units per
+//!   slot; `now`: the decision's slot (its arrival);
+//! * `cap`: the planned capacity `κ_use·C`, units;
+//! * `remaining`: `R(τ) = κ_use·C − L(τ)` for `τ` in `[s, d)`, an array of `d − s` numbers (units);
+//! * `feasible`: for each start `x` in `[s, d − t]`, whether `R ≥ w` on `[x, x + t)`, an array of booleans;
+//! * `p_fix`, `p_full`: the fixed and on-demand prices, dollars per unit-slot.
+//!
+//! The quote is computed without the request's value (truthfulness, §3.1); the scheduler accepts iff the
+//! value is at least the price, as for every policy. A returned start must be a feasible one and the price a
+//! number ≥ 0; anything else is an error. A script that fails quotes nothing from then on (every later
+//! request rejected) and keeps its first error ([`ScriptQuote::take_error`]). Starters: [`STARTERS`]
+//! (GREEDY_FIRSTFIT re-expressed, the same quotes bit for bit, tested; one idea not in the paper).
+//!
+//! Not yet wired into the era scenario, its CLI, links or the reservations tab (the scheduler holds the
+//! built-in policies by their spec).
+
+pub use super::hook::{compile, HOOKS};
+use super::quote::{Plan, Quote, QuoteDetail, QuotePolicy};
+use crate::models::era::jobs::Request;
+use crate::script::{Budget, Limits, Script, ScriptError};
+use rhai::{Array, Dynamic};
+use std::sync::Arc;
+
+/// A compiled quote rule for one run (within the run's operation budget).
+pub struct ScriptQuote {
+    script: Arc<Script>,
+    /// Fixed price `p_fix`, dollars per unit-slot.
+    pub p_fix: f64,
+    /// On-demand price `p_full`, dollars per unit-slot.
+    pub p_full: f64,
+    budget: Budget,
+    error: Option<ScriptError>,
+}
+
+/// An error without a place.
+fn plain(message: String) -> ScriptError {
+    ScriptError {
+        line: None,
+        column: None,
+        message,
+    }
+}
+
+impl ScriptQuote {
+    /// The rule of `script` (compiled by [`compile`]) at prices `p_fix`, `p_full`, with the default run budget.
+    pub fn new(script: Arc<Script>, p_fix: f64, p_full: f64) -> Self {
+        Self::with_budget(script, p_fix, p_full, Limits::default().run_operations)
+    }
+
+    /// [`ScriptQuote::new`] with a budget of `ops` operations (the fuzz target's smaller one).
+    pub fn with_budget(script: Arc<Script>, p_fix: f64, p_full: f64, ops: u64) -> Self {
+        ScriptQuote {
+            script,
+            p_fix,
+            p_full,
+            budget: Budget::new(ops),
+            error: None,
+        }
+    }
+
+    /// Operations the script has spent.
+    pub fn operations(&self) -> u64 {
+        self.budget.spent()
+    }
+
+    /// The script's first error, if any (and clears it).
+    pub fn take_error(&mut self) -> Option<ScriptError> {
+        self.error.take()
+    }
+
+    /// The script's quote of `r` at `now` under `plan`. Errors: the script's, a value that is neither `()`
+    /// nor `[start, price]`, an infeasible start, a negative or non-finite price.
+    pub fn call(&self, plan: &Plan, r: &Request, now: i64) -> Result<Option<Quote>, ScriptError> {
+        let ok = plan.feasible_starts(r);
+        let remaining: Array = (r.s..r.d)
+            .map(|tau| Dynamic::from_float(plan.remaining(tau)))
+            .collect();
+        let feasible: Array = ok.iter().map(|&b| Dynamic::from_bool(b)).collect();
+        let (f, i) = (Dynamic::from_float, Dynamic::from_int);
+        let args = vec![
+            i(r.s),
+            i(r.d),
+            i(r.t),
+            f(r.w),
+            i(now),
+            f(plan.cap),
+            Dynamic::from_array(remaining),
+            Dynamic::from_array(feasible),
+            f(self.p_fix),
+            f(self.p_full),
+        ];
+        let v = self.script.call_in(&self.budget, "quote", args)?;
+        if v.is_unit() {
+            return Ok(None);
+        }
+        let bad = || {
+            plain(format!(
+                "'quote' returned {v}; [start, price] or () is needed"
+            ))
+        };
+        let a = v.clone().into_array().map_err(|_| bad())?;
+        let [x, p] = a.as_slice() else {
+            return Err(bad());
+        };
+        let start = x.as_int().map_err(|_| bad())?;
+        let price = p
+            .as_float()
+            .or_else(|_| p.as_int().map(|k| k as f64))
+            .map_err(|_| bad())?;
+        let k = start - r.s;
+        if !(k >= 0 && (k as usize) < ok.len() && ok[k as usize]) {
+            return Err(plain(format!(
+                "'quote' returned start {start}, not a feasible start of [{}, {}]",
+                r.s,
+                r.d - r.t
+            )));
+        }
+        if !(price.is_finite() && price >= 0.0) {
+            return Err(plain(format!(
+                "'quote' returned price {price}; a number ≥ 0 is needed"
+            )));
+        }
+        Ok(Some(Quote { start, price }))
+    }
+}
+
+impl QuotePolicy for ScriptQuote {
+    fn quote(
+        &mut self,
+        plan: &Plan,
+        r: &Request,
+        now: i64,
+        _: Option<&mut QuoteDetail>,
+    ) -> Option<Quote> {
+        if self.error.is_some() {
+            return None;
+        }
+        match self.call(plan, r, now) {
+            Ok(q) => q,
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
+    }
+}
+
+/// The starter scripts of the reservation hook: (name, source).
+pub const STARTERS: [(&str, &str); 2] =
+    [("greedy", STARTER_GREEDY), ("scarcity", STARTER_SCARCITY)];
+
+/// GREEDY_FIRSTFIT re-expressed. The same quotes as the built-in `greedy`, bit for bit (tested).
+pub const STARTER_GREEDY: &str = include_str!("../../../../examples/policies/era-greedy.rhai");
+
+/// An idea not in the paper: the earliest feasible start at `p_fix·W·T·(1 + u²)`, `u` the plan's highest
+/// committed fraction over the start's slots once the request is in.
+pub const STARTER_SCARCITY: &str = include_str!("../../../../examples/policies/era-scarcity.rhai");
+
+#[cfg(test)]
+mod tests {
+    use super::super::greedy::Greedy;
+    use super::*;
+    use crate::substrate::rng::stream;
+    use rand::RngExt;
+
+    fn request(s: i64, d: i64, t: i64, w: f64) -> Request {
+        Request {
+            id: 0,
+            arrival: s,
+            w,
+            t,
+            s,
+            d,
+            value: 1.0,
+            class: 0,
+        }
+    }
+
+    /// 400 random requests on a plan filled as they are accepted: the greedy starter's quote is the
+    /// built-in GREEDY_FIRSTFIT's at every one, bit for bit, quotes and refusals both occurring.
+    #[test]
+    fn starter_greedy_quotes_as_builtin_greedy() {
+        let mut plan = Plan {
+            cap: 10.0,
+            load: vec![0.0; 200],
+        };
+        let mut builtin = Greedy { p_fix: 0.37 };
+        let mut mine = ScriptQuote::new(Arc::new(compile(STARTER_GREEDY).unwrap()), 0.37, 1.3);
+        let mut r = stream(7, 0x31, 4);
+        let (mut some, mut none) = (0, 0);
+        for _ in 0..400 {
+            let s = r.random_range(0..150i64);
+            let t = r.random_range(1..8i64);
+            let d = s + t + r.random_range(0..30i64);
+            let w = r.random_range(1..6i64) as f64;
+            let q = request(s, d.min(200), t, w);
+            if q.d - q.s < q.t {
+                continue;
+            }
+            let want = builtin.quote(&plan, &q, s, None);
+            let got = mine.quote(&plan, &q, s, None);
+            assert_eq!(mine.take_error(), None);
+            assert_eq!(
+                got.map(|g| (g.start, g.price.to_bits())),
+                want.map(|g| (g.start, g.price.to_bits()))
+            );
+            match want {
+                Some(g) => {
+                    some += 1;
+                    plan.commit(g.start, q.t, q.w);
+                }
+                None => none += 1,
+            }
+        }
+        assert!(some > 50 && none > 50, "{some} quotes, {none} refusals");
+    }
+
+    /// The scarcity starter by hand: 4 of 10 units committed, a 2-unit request → u = 0.6, price
+    /// p_fix·W·T·1.36; an infeasible start or a bad value is an error and quotes nothing from then on.
+    #[test]
+    fn scarcity_by_hand_and_errors() {
+        let mut plan = Plan {
+            cap: 10.0,
+            load: vec![0.0; 10],
+        };
+        plan.commit(0, 10, 4.0);
+        let mut s = ScriptQuote::new(Arc::new(compile(STARTER_SCARCITY).unwrap()), 0.5, 1.0);
+        let q = s.quote(&plan, &request(2, 8, 3, 2.0), 2, None).unwrap();
+        assert_eq!(q.start, 2);
+        assert_eq!(q.price, 0.5 * 6.0 * (1.0 + 0.6 * 0.6));
+        let src = "fn quote(s, d, t, w, now, cap, remaining, feasible, p_fix, p_full) { [d, 1.0] }";
+        let mut bad = ScriptQuote::new(Arc::new(compile(src).unwrap()), 0.5, 1.0);
+        assert_eq!(bad.quote(&plan, &request(2, 8, 3, 2.0), 2, None), None);
+        let e = bad.take_error().unwrap();
+        assert!(e.message.contains("not a feasible start"), "{e}");
+        let src = "fn quote(s, d, t, w, now, cap, remaining, feasible, p_fix, p_full) { \"x\" }";
+        let mut bad = ScriptQuote::new(Arc::new(compile(src).unwrap()), 0.5, 1.0);
+        assert_eq!(bad.quote(&plan, &request(2, 8, 3, 2.0), 2, None), None);
+        assert!(bad
+            .take_error()
+            .unwrap()
+            .message
+            .contains("[start, price] or ()"));
+    }
+}
