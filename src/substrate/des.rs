@@ -131,14 +131,39 @@ impl<E> Des<E> {
         *g = g.wrapping_add(1);
     }
 
+    /// Reserve the next `n` sequence numbers and return the first, for `n` non-cancellable events scheduled
+    /// later with [`Des::schedule_reserved`]: among equal times they fire where they would had they been
+    /// scheduled now, in reservation order. A long stream known in advance (every arrival of a trace, in time
+    /// order) can so be fed one event at a time, each when its predecessor fires, with the same order of
+    /// events as scheduling them all at once and a heap as small as what is pending.
+    pub fn reserve_seq(&mut self, n: u64) -> u64 {
+        let first = self.seq;
+        self.seq += n;
+        first
+    }
+
+    /// Schedule a non-cancellable `event` at `time` (hours; clamped to `now` as [`Des::schedule`]) under a
+    /// sequence number from [`Des::reserve_seq`].
+    pub fn schedule_reserved(&mut self, seq: u64, time: f64, event: E) {
+        debug_assert!(
+            seq < self.seq,
+            "schedule_reserved: sequence number not reserved"
+        );
+        self.push_seq(time, seq, NO_KEY, 0, event);
+    }
+
     fn push(&mut self, time: f64, key: u32, gen: u32, event: E) {
+        let seq = self.seq;
+        self.seq += 1;
+        self.push_seq(time, seq, key, gen, event);
+    }
+
+    fn push_seq(&mut self, time: f64, seq: u64, key: u32, gen: u32, event: E) {
         let time = if time.is_nan() || time < self.now {
             self.now
         } else {
             time
         };
-        let seq = self.seq;
-        self.seq += 1;
         self.heap.push(Entry {
             time,
             seq,

@@ -133,3 +133,51 @@ impl Ord for SlackKey {
         self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
     }
 }
+
+/// Per dimension, the least and the largest positive capacity among a pool's hosts (0 where no host has the
+/// dimension): what [`CapRange::slack_floor`] needs to bound the slack of every host a VM fits.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CapRange {
+    lo: [f64; DIMS],
+    hi: [f64; DIMS],
+}
+
+impl CapRange {
+    /// The range of `caps` (`(cores, memory GB, GPUs)` per host).
+    pub fn of(caps: &[[f64; DIMS]]) -> CapRange {
+        let mut r = CapRange::default();
+        for c in caps {
+            for d in 0..DIMS {
+                if c[d] > 0.0 {
+                    r.lo[d] = if r.lo[d] > 0.0 {
+                        r.lo[d].min(c[d])
+                    } else {
+                        c[d]
+                    };
+                    r.hi[d] = r.hi[d].max(c[d]);
+                }
+            }
+        }
+        r
+    }
+
+    /// A lower bound of the [`slack`] of every host that `shape` [`fits`]: such a host has
+    /// `cap_r − used_r ≥ shape_r − EPS` in every dimension, so each of its slack's terms is at least
+    /// `(shape_r − EPS)/cap_r`, itself at least `(shape_r − EPS)/hi_r` when positive and `(shape_r − EPS)/lo_r`
+    /// when not (a dimension the host lacks holds only VMs of `shape_r ≤ EPS`: a term ≤ 0 in the bound); less
+    /// 1e−9 for the rounding of the sums. Best fit's scan starts here: the hosts below cannot take the VM.
+    pub fn slack_floor(&self, shape: &[f64; DIMS]) -> f64 {
+        let mut b = 0.0;
+        for r in 0..DIMS {
+            if self.hi[r] > 0.0 {
+                let d = shape[r] - EPS;
+                b += if d >= 0.0 {
+                    d / self.hi[r]
+                } else {
+                    d / self.lo[r]
+                };
+            }
+        }
+        b - 1e-9
+    }
+}
