@@ -245,6 +245,61 @@ mod tests {
         assert_eq!(d.now(), 10.0);
     }
 
+    /// Arrivals `0..n` at `times`, each scheduling a follow-up `1000 + i` one hour later (ties with later
+    /// arrivals); fed lazily (`feed`) or all scheduled at the start.
+    struct Stream {
+        times: Vec<f64>,
+        feed: Option<(u64, usize)>,
+        log: Vec<(f64, u32)>,
+    }
+    impl World<u32> for Stream {
+        fn handle(&mut self, now: f64, ev: u32, des: &mut Des<u32>) {
+            self.log.push((now, ev));
+            if ev < 1000 {
+                if let Some((first, next)) = &mut self.feed {
+                    if *next < self.times.len() {
+                        des.schedule_reserved(
+                            *first + *next as u64,
+                            self.times[*next],
+                            *next as u32,
+                        );
+                        *next += 1;
+                    }
+                }
+                des.schedule(now + 1.0, 1000 + ev);
+            }
+        }
+    }
+
+    #[test]
+    fn a_reserved_stream_fires_as_if_scheduled_at_once() {
+        let times = vec![0.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 5.0];
+        let mut eager = Stream {
+            times: times.clone(),
+            feed: None,
+            log: vec![],
+        };
+        let mut d = Des::new();
+        for (i, &t) in times.iter().enumerate() {
+            d.schedule(t, i as u32);
+        }
+        d.run_until(100.0, &mut eager);
+        let mut lazy = Stream {
+            times: times.clone(),
+            feed: None,
+            log: vec![],
+        };
+        let mut d = Des::new();
+        let first = d.reserve_seq(times.len() as u64);
+        d.schedule_reserved(first, times[0], 0);
+        lazy.feed = Some((first, 1));
+        d.run_until(100.0, &mut lazy);
+        assert_eq!(lazy.log, eager.log);
+        // the follow-up of arrival 0 (at 1.0) fires after the arrivals at 1.0, as they were scheduled first
+        assert_eq!(&eager.log[1..4], &[(1.0, 1), (1.0, 2), (1.0, 1000)]);
+        assert_eq!(eager.log.len(), 16);
+    }
+
     #[test]
     fn keyed_reschedule_and_cancel() {
         let mut d = Des::new();

@@ -181,3 +181,49 @@ impl CapRange {
         b - 1e-9
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::substrate::rng::mix64;
+
+    #[test]
+    fn every_host_a_vm_fits_has_at_least_the_slack_floor() {
+        // heterogeneous hosts (one without GPUs), used capacity on a coarse grid so that exact fits occur
+        let caps = [[32.0, 128.0, 0.0], [64.0, 256.0, 4.0], [48.0, 384.0, 8.0]];
+        let range = CapRange::of(&caps);
+        let mut x = 7u64;
+        let mut next = |n: u64| {
+            x = mix64(x);
+            (x % n) as f64
+        };
+        let mut fitted = 0;
+        for _ in 0..20_000 {
+            let cap = caps[next(3) as usize];
+            let used = [0, 1, 2].map(|r| (cap[r] * next(9) / 8.0).min(cap[r]));
+            let shape = [
+                next(17),
+                next(65),
+                if next(4) == 0.0 { next(3) } else { 0.0 },
+            ];
+            if fits(&used, &cap, &shape) {
+                fitted += 1;
+                let s = slack(&used, &cap);
+                let floor = range.slack_floor(&shape);
+                assert!(
+                    s >= floor,
+                    "slack {s} below the floor {floor}: {used:?} {cap:?} {shape:?}"
+                );
+            }
+        }
+        assert!(fitted > 2_000, "{fitted} fits");
+        // the bound is tight for a host of the largest capacity in every dimension that the VM fills exactly
+        let big = [64.0, 384.0, 8.0];
+        let range = CapRange::of(&[big, [32.0, 128.0, 0.0]]);
+        let shape = [12.0, 100.0, 2.0];
+        let used = [52.0, 284.0, 6.0];
+        assert!(fits(&used, &big, &shape));
+        let gap = slack(&used, &big) - range.slack_floor(&shape);
+        assert!(gap > 0.0 && gap < 2e-9, "{gap}");
+    }
+}
