@@ -147,14 +147,10 @@ impl CapRange {
     pub fn of(caps: &[[f64; DIMS]]) -> CapRange {
         let mut r = CapRange::default();
         for c in caps {
-            for d in 0..DIMS {
-                if c[d] > 0.0 {
-                    r.lo[d] = if r.lo[d] > 0.0 {
-                        r.lo[d].min(c[d])
-                    } else {
-                        c[d]
-                    };
-                    r.hi[d] = r.hi[d].max(c[d]);
+            for ((lo, hi), &x) in r.lo.iter_mut().zip(r.hi.iter_mut()).zip(c) {
+                if x > 0.0 {
+                    *lo = if *lo > 0.0 { lo.min(x) } else { x };
+                    *hi = hi.max(x);
                 }
             }
         }
@@ -168,14 +164,10 @@ impl CapRange {
     /// 1e−9 for the rounding of the sums. Best fit's scan starts here: the hosts below cannot take the VM.
     pub fn slack_floor(&self, shape: &[f64; DIMS]) -> f64 {
         let mut b = 0.0;
-        for r in 0..DIMS {
-            if self.hi[r] > 0.0 {
-                let d = shape[r] - EPS;
-                b += if d >= 0.0 {
-                    d / self.hi[r]
-                } else {
-                    d / self.lo[r]
-                };
+        for ((&lo, &hi), &x) in self.lo.iter().zip(&self.hi).zip(shape) {
+            if hi > 0.0 {
+                let d = x - EPS;
+                b += if d >= 0.0 { d / hi } else { d / lo };
             }
         }
         b - 1e-9
