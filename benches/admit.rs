@@ -6,6 +6,8 @@
 //! * `ADMIT_BENCH_SEED` run seed (default 1); `ADMIT_BENCH_RUN_OF=S`: run 0 of master seed S instead (the run
 //!   `scripts/bench-admission-run.mjs` times in wasm); `ADMIT_BENCH_SEEDS` seeds in compare mode (default 1);
 //!   `ADMIT_BENCH_THRESHOLD` θ2 (default 0.01); `ADMIT_BENCH_CAPACITY` (cores), `ADMIT_BENCH_RATE` (per hour).
+//! * A second line prints a digest of the whole result (every month and count, serialised): equal digests mean
+//!   bit-identical runs.
 //! * `ADMIT_BENCH_WARM=1`: also time a second run on the warm table cache (as in tuning).
 //! * Cache overrides: `ADMIT_BENCH_DQ` (delta_quantum), `ADMIT_BENCH_REFRESH_TOL`, `ADMIT_BENCH_NTOL`
 //!   (delta_n_tol), `ADMIT_BENCH_CURVE_POINTS`, `ADMIT_BENCH_NINTERP`, `ADMIT_BENCH_LATTICE` (0/1),
@@ -112,6 +114,16 @@ fn main() {
         cache.delta_hits,
         cache.delta_misses,
         r.events
+    );
+    // every field of the result (months, series, counts) bit for bit: serde_json writes f64 round-trip exact
+    let json = serde_json::to_string(&r).expect("a run result serialises");
+    println!(
+        "result digest {:016x} ({} bytes of JSON)",
+        packlab::substrate::rng::mix64(
+            json.bytes()
+                .fold(0u64, |h, c| packlab::substrate::rng::mix64(h ^ c as u64))
+        ),
+        json.len()
     );
     if std::env::var("ADMIT_BENCH_WARM").is_ok() {
         // second run on the warm cache (as inside tuning, where the cache is shared across runs)

@@ -131,14 +131,39 @@ impl<E> Des<E> {
         *g = g.wrapping_add(1);
     }
 
+    /// Reserve the next `n` sequence numbers and return the first, for `n` non-cancellable events scheduled
+    /// later with [`Des::schedule_reserved`]: among equal times they fire where they would had they been
+    /// scheduled now, in reservation order. A long stream known in advance (every arrival of a trace, in time
+    /// order) can so be fed one event at a time, each when its predecessor fires, with the same order of
+    /// events as scheduling them all at once and a heap as small as what is pending.
+    pub fn reserve_seq(&mut self, n: u64) -> u64 {
+        let first = self.seq;
+        self.seq += n;
+        first
+    }
+
+    /// Schedule a non-cancellable `event` at `time` (hours; clamped to `now` as [`Des::schedule`]) under a
+    /// sequence number from [`Des::reserve_seq`].
+    pub fn schedule_reserved(&mut self, seq: u64, time: f64, event: E) {
+        debug_assert!(
+            seq < self.seq,
+            "schedule_reserved: sequence number not reserved"
+        );
+        self.push_seq(time, seq, NO_KEY, 0, event);
+    }
+
     fn push(&mut self, time: f64, key: u32, gen: u32, event: E) {
+        let seq = self.seq;
+        self.seq += 1;
+        self.push_seq(time, seq, key, gen, event);
+    }
+
+    fn push_seq(&mut self, time: f64, seq: u64, key: u32, gen: u32, event: E) {
         let time = if time.is_nan() || time < self.now {
             self.now
         } else {
             time
         };
-        let seq = self.seq;
-        self.seq += 1;
         self.heap.push(Entry {
             time,
             seq,
@@ -218,6 +243,61 @@ mod tests {
         assert_eq!(d.run_until(10.0, &mut w), 4);
         assert_eq!(w.0, vec![(1.0, 2), (1.0, 4), (2.0, 1), (2.0, 3)]);
         assert_eq!(d.now(), 10.0);
+    }
+
+    /// Arrivals `0..n` at `times`, each scheduling a follow-up `1000 + i` one hour later (ties with later
+    /// arrivals); fed lazily (`feed`) or all scheduled at the start.
+    struct Stream {
+        times: Vec<f64>,
+        feed: Option<(u64, usize)>,
+        log: Vec<(f64, u32)>,
+    }
+    impl World<u32> for Stream {
+        fn handle(&mut self, now: f64, ev: u32, des: &mut Des<u32>) {
+            self.log.push((now, ev));
+            if ev < 1000 {
+                if let Some((first, next)) = &mut self.feed {
+                    if *next < self.times.len() {
+                        des.schedule_reserved(
+                            *first + *next as u64,
+                            self.times[*next],
+                            *next as u32,
+                        );
+                        *next += 1;
+                    }
+                }
+                des.schedule(now + 1.0, 1000 + ev);
+            }
+        }
+    }
+
+    #[test]
+    fn a_reserved_stream_fires_as_if_scheduled_at_once() {
+        let times = vec![0.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 5.0];
+        let mut eager = Stream {
+            times: times.clone(),
+            feed: None,
+            log: vec![],
+        };
+        let mut d = Des::new();
+        for (i, &t) in times.iter().enumerate() {
+            d.schedule(t, i as u32);
+        }
+        d.run_until(100.0, &mut eager);
+        let mut lazy = Stream {
+            times: times.clone(),
+            feed: None,
+            log: vec![],
+        };
+        let mut d = Des::new();
+        let first = d.reserve_seq(times.len() as u64);
+        d.schedule_reserved(first, times[0], 0);
+        lazy.feed = Some((first, 1));
+        d.run_until(100.0, &mut lazy);
+        assert_eq!(lazy.log, eager.log);
+        // the follow-up of arrival 0 (at 1.0) fires after the arrivals at 1.0, as they were scheduled first
+        assert_eq!(&eager.log[1..4], &[(1.0, 1), (1.0, 2), (1.0, 1000)]);
+        assert_eq!(eager.log.len(), 16);
     }
 
     #[test]

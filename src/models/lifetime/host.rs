@@ -133,3 +133,89 @@ impl Ord for SlackKey {
         self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
     }
 }
+
+/// Per dimension, the least and the largest positive capacity among a pool's hosts (0 where no host has the
+/// dimension): what [`CapRange::slack_floor`] needs to bound the slack of every host a VM fits.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CapRange {
+    lo: [f64; DIMS],
+    hi: [f64; DIMS],
+}
+
+impl CapRange {
+    /// The range of `caps` (`(cores, memory GB, GPUs)` per host).
+    pub fn of(caps: &[[f64; DIMS]]) -> CapRange {
+        let mut r = CapRange::default();
+        for c in caps {
+            for ((lo, hi), &x) in r.lo.iter_mut().zip(r.hi.iter_mut()).zip(c) {
+                if x > 0.0 {
+                    *lo = if *lo > 0.0 { lo.min(x) } else { x };
+                    *hi = hi.max(x);
+                }
+            }
+        }
+        r
+    }
+
+    /// A lower bound of the [`slack`] of every host that `shape` [`fits`]: such a host has
+    /// `cap_r − used_r ≥ shape_r − EPS` in every dimension, so each of its slack's terms is at least
+    /// `(shape_r − EPS)/cap_r`, itself at least `(shape_r − EPS)/hi_r` when positive and `(shape_r − EPS)/lo_r`
+    /// when not (a dimension the host lacks holds only VMs of `shape_r ≤ EPS`: a term ≤ 0 in the bound); less
+    /// 1e−9 for the rounding of the sums. Best fit's scan starts here: the hosts below cannot take the VM.
+    pub fn slack_floor(&self, shape: &[f64; DIMS]) -> f64 {
+        let mut b = 0.0;
+        for ((&lo, &hi), &x) in self.lo.iter().zip(&self.hi).zip(shape) {
+            if hi > 0.0 {
+                let d = x - EPS;
+                b += if d >= 0.0 { d / hi } else { d / lo };
+            }
+        }
+        b - 1e-9
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::substrate::rng::mix64;
+
+    #[test]
+    fn every_host_a_vm_fits_has_at_least_the_slack_floor() {
+        // heterogeneous hosts (one without GPUs), used capacity on a coarse grid so that exact fits occur
+        let caps = [[32.0, 128.0, 0.0], [64.0, 256.0, 4.0], [48.0, 384.0, 8.0]];
+        let range = CapRange::of(&caps);
+        let mut x = 7u64;
+        let mut next = |n: u64| {
+            x = mix64(x);
+            (x % n) as f64
+        };
+        let mut fitted = 0;
+        for _ in 0..20_000 {
+            let cap = caps[next(3) as usize];
+            let used = [0, 1, 2].map(|r| (cap[r] * next(9) / 8.0).min(cap[r]));
+            let shape = [
+                next(17),
+                next(65),
+                if next(4) == 0.0 { next(3) } else { 0.0 },
+            ];
+            if fits(&used, &cap, &shape) {
+                fitted += 1;
+                let s = slack(&used, &cap);
+                let floor = range.slack_floor(&shape);
+                assert!(
+                    s >= floor,
+                    "slack {s} below the floor {floor}: {used:?} {cap:?} {shape:?}"
+                );
+            }
+        }
+        assert!(fitted > 2_000, "{fitted} fits");
+        // the bound is tight for a host of the largest capacity in every dimension that the VM fills exactly
+        let big = [64.0, 384.0, 8.0];
+        let range = CapRange::of(&[big, [32.0, 128.0, 0.0]]);
+        let shape = [12.0, 100.0, 2.0];
+        let used = [52.0, 284.0, 6.0];
+        assert!(fits(&used, &big, &shape));
+        let gap = slack(&used, &big) - range.slack_floor(&shape);
+        assert!(gap > 0.0 && gap < 2e-9, "{gap}");
+    }
+}

@@ -7,11 +7,11 @@
 //! (every [`DEFRAG_PERIOD_H`]) run between events. A VM no host can take is a scheduling failure (counted,
 //! never placed). Metrics are averaged over the samples after the warm-up.
 
-use super::host::{fits, slack, used_of, Host, SlackKey, NONE};
+use super::host::{fits, slack, used_of, CapRange, Host, SlackKey, NONE};
 use super::lars::{
     Defrag, DrainRecord, Migrations, DEFRAG_PERIOD_H, MIGRATION_CONCURRENCY, MIGRATION_H,
 };
-use super::params::{Ablation, LavaRules, Policy};
+use super::params::{Ablation, LavaRules, Policy, Scorer};
 use super::policies::la_binary::{is_long, LA_BINARY_CUTOFF_H};
 use super::policies::lava::{class_upper_bound, lifetime_class, LAVA_DEADLINE_FACTOR};
 use super::policies::nilas::{host_exit_of, temporal_cost_on};
@@ -87,6 +87,12 @@ struct Pool<'a> {
     mig: Migrations,
     /// Every host by (slack, id).
     order: std::collections::BTreeSet<SlackKey>,
+    /// The hosts' capacity range: best fit's scan starts at [`CapRange::slack_floor`].
+    cap_range: CapRange,
+    /// Arrivals fed to the kernel one at a time (each when the one before fires), under the sequence numbers
+    /// reserved for them at the start (the same order of events as scheduling them all at once): the jobs,
+    /// the first reserved number, and the next to schedule.
+    feed: (Vec<u32>, u64, usize),
     /// Total capacity per dimension.
     total: [f64; DIMS],
     /// Hosts by size (Σ_r cap_r / total_r) ascending, for the optimum of empty hosts.
@@ -163,12 +169,18 @@ impl<'a> Pool<'a> {
             pred,
             cfg,
             r0,
+            cap_range,
             ..
         } = self;
         let view = PoolView { jobs, r0, now };
         let mut best: Option<((u8, u8, u8), usize)> = None;
         let mut seen_empty = false;
-        for &SlackKey(_, h) in order.iter() {
+        // in slack order the hosts below the floor cannot take the VM: skipped as the loop would skip them
+        let from = match cfg.ablation.scorer {
+            Scorer::BestFit => cap_range.slack_floor(&shape),
+            _ => f64::NEG_INFINITY,
+        };
+        for &SlackKey(_, h) in order.range(SlackKey(from, 0)..) {
             let h = h as usize;
             let host = &mut hosts[h];
             if host.draining || !fits(&host.used, &host.cap, &shape) {
@@ -279,6 +291,19 @@ impl<'a> Pool<'a> {
             }
         }
         Ok(best.map(|(_, h)| ((0, 0, 0), h)))
+    }
+
+    /// Schedules the next arrival of the feed, if any (see `Pool::feed`).
+    fn feed_next(&mut self, des: &mut Des<Ev>) {
+        let (jobs, first, next) = &mut self.feed;
+        if let Some(&j) = jobs.get(*next) {
+            des.schedule_reserved(
+                *first + *next as u64,
+                self.jobs[j as usize].start,
+                Ev::Arrive(j),
+            );
+            *next += 1;
+        }
     }
 
     /// Sets host `h`'s used capacity and keeps the slack order.
@@ -446,6 +471,7 @@ impl World<Ev> for Pool<'_> {
     fn handle(&mut self, now: f64, ev: Ev, des: &mut Des<Ev>) {
         match ev {
             Ev::Arrive(j) => {
+                self.feed_next(des);
                 let j = j as usize;
                 self.acc.arrivals += 1;
                 self.acc.note_shape(self.jobs[j].shape);
@@ -605,10 +631,23 @@ fn run_full(
         total,
         by_size,
         script: cfg.script.clone().map(ScriptScore::new),
+        cap_range: CapRange::of(&caps),
+        feed: (Vec::new(), 0, 0),
     };
-    for (j, job) in jobs.iter().enumerate() {
-        if job.start < cfg.end {
-            des.schedule(job.start, Ev::Arrive(j as u32));
+    let arrivals: Vec<u32> = (0..n as u32)
+        .filter(|&j| jobs[j as usize].start < cfg.end)
+        .collect();
+    // fed one at a time when their times (clamped at 0, the clock now) do not decrease, else all at once
+    let ordered = arrivals
+        .windows(2)
+        .all(|w| jobs[w[0] as usize].start.max(0.0) <= jobs[w[1] as usize].start.max(0.0));
+    if ordered && !arrivals.is_empty() {
+        let first = des.reserve_seq(arrivals.len() as u64);
+        pool.feed = (arrivals, first, 0);
+        pool.feed_next(&mut des);
+    } else {
+        for &j in &arrivals {
+            des.schedule(jobs[j as usize].start, Ev::Arrive(j));
         }
     }
     // samples see the state after every event at or before their time (arrivals of that 5-minute bin

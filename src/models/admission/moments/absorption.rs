@@ -7,6 +7,7 @@ use super::lattice::{
     psi_grid_step, NodeCache, PsiSource, TableLattice, LOOK_HIGH, LOOK_LOW, PSI_GRID_HI,
     PSI_GRID_LO, PSI_GRID_N,
 };
+use crate::substrate::special::{exp_slice, log1p_slice};
 
 /// The quadrature shared by both absorption-correction paths ([`absorption_corrections`],
 /// [`absorption_corrections_lattice`]) for one belief: Gauss nodes and weights of the lifetime rate's
@@ -16,6 +17,8 @@ struct AbsorptionQuadrature<'n> {
     /// Nodes and weights of Γ(a_λ, 1).
     xt: &'n [f64],
     wt: &'n [f64],
+    /// ln of `xt`.
+    ln_xt: &'n [f64],
     /// Per (ν, σ) node pair: (ν, σ, v·w, c1 = ν·m1, c2 = ν·m2, c3 = 2ν²m1²) with m1 = 1 + σ, m2 = σ(2 + σ).
     pairs: Vec<(f64, f64, f64, f64, f64, f64)>,
 }
@@ -32,8 +35,10 @@ impl<'n> AbsorptionQuadrature<'n> {
         nodes.get(jt, b.lambda.shape);
         nodes.get(jn, b.nu.shape);
         nodes.get(js, b.sigma.shape);
+        nodes.ln_nodes(jt, b.lambda.shape);
         let nodes: &'n NodeCache = nodes;
         let (xt, wt) = nodes.peek(jt, b.lambda.shape);
+        let ln_xt = nodes.peek_ln(jt, b.lambda.shape);
         let (yn, vn) = nodes.peek(jn, b.nu.shape);
         let (zs, ws) = nodes.peek(js, b.sigma.shape);
         pairs.clear();
@@ -46,7 +51,12 @@ impl<'n> AbsorptionQuadrature<'n> {
                 pairs.push((nu, sg, v * w, nu * m1, nu * m2, 2.0 * nu * nu * m1 * m1));
             }
         }
-        AbsorptionQuadrature { xt, wt, pairs }
+        AbsorptionQuadrature {
+            xt,
+            wt,
+            ln_xt,
+            pairs,
+        }
     }
 }
 
@@ -93,15 +103,17 @@ pub fn absorption_corrections_lattice_into(
     }
     let kp = 1.0 / kappa;
     let mut sc = std::mem::take(&mut lat.scratch);
-    let AbsorptionQuadrature { xt, wt, pairs } =
-        AbsorptionQuadrature::new(b, cfg, nodes, std::mem::take(&mut sc.pairs));
+    let AbsorptionQuadrature {
+        xt,
+        wt,
+        ln_xt: nodes_ln,
+        pairs,
+    } = AbsorptionQuadrature::new(b, cfg, nodes, std::mem::take(&mut sc.pairs));
     lat.reset_handles();
     let ng = PSI_GRID_N;
     let step = psi_grid_step();
     let ln_lo = libm::log(PSI_GRID_LO);
-    let lnx = &mut sc.lnx;
-    lnx.clear();
-    lnx.extend(xt.iter().map(|&x| libm::log(x)));
+    let lnx = nodes_ln;
     // Where G will be read: per lead time and τ node, below the grid, above it, or cell i with fraction f.
     // Only the cells read, [lo, hi], are summed below (each G(τ_i) is its own sum, so the values are the
     // same as with the whole grid summed).
@@ -109,15 +121,29 @@ pub fn absorption_corrections_lattice_into(
     lead.clear();
     look.clear();
     let (mut lo, mut hi) = (ng, 0usize);
+    // L(κ') of every positive lead time in two vectorised batches (bit for bit `lead_factors`'s)
+    let lf = &mut sc.lf;
+    lf.clear();
+    lf.extend(
+        times
+            .iter()
+            .filter(|&&t| t > 0.0)
+            .map(|&t| kp * t / b.lambda.rate),
+    );
+    log1p_slice(lf);
+    lf.iter_mut().for_each(|v| *v *= -b.lambda.shape);
+    exp_slice(lf);
+    let mut lfs = lf.iter();
     for &t in times {
         if t <= 0.0 {
             lead.push(None);
             continue;
         }
-        let (beta, l0) = lead_factors(b, kp, t);
+        let beta = b.lambda.rate / t + kp;
+        let l0 = *lfs.next().expect("one L(κ') per positive lead time");
         lead.push(Some(l0));
         let ln_beta = libm::log(beta);
-        for (x, lx) in xt.iter().zip(&sc.lnx) {
+        for (x, lx) in xt.iter().zip(lnx) {
             let tau = x / beta;
             if tau <= PSI_GRID_LO {
                 look.push((LOOK_LOW, tau / PSI_GRID_LO));
@@ -142,7 +168,7 @@ pub fn absorption_corrections_lattice_into(
     // (handle, coefficient of Ψ1 in G1, of Ψ1 in G2, of Ψ2 in G2)
     let combos = &mut sc.combos;
     combos.clear();
-    let rung = TableLattice::n0_rung(b.n0.max(1));
+    let rung = lat.rung_of(b.n0.max(1));
     for &(nu, sg, vw, c1, c2, c3) in &pairs {
         let hd = lat.prepare_rung(rung, nu, sg, cfg.alive, false);
         let (a1, a2, a3) = (vw * c1, vw * (c1 + c3), vw * (c2 - c3));
@@ -240,7 +266,7 @@ pub fn absorption_corrections(
         return vec![(0.0, 0.0); times.len()];
     }
     let kp = 1.0 / kappa;
-    let AbsorptionQuadrature { xt, wt, pairs } =
+    let AbsorptionQuadrature { xt, wt, pairs, .. } =
         AbsorptionQuadrature::new(b, cfg, nodes, Vec::new());
     let combos: Vec<_> = pairs
         .iter()

@@ -1,7 +1,8 @@
 //! The dimensionless alive probability `S1(u)` of a deployment (λ = 1) by S1-VOLTERRA / S1-RESCUE (canonical)
 //! or S1-HAZARD, and its convolutions `Φ1, Φ2` on a uniform grid (ALGORITHMS.md §2.5, seed 000 §4).
 
-use crate::substrate::special::{beta_reg, expected_harmonic_k, Lambda0};
+use crate::substrate::hash::FxHashMap;
+use crate::substrate::special::{beta_reg, exp_slice, expected_harmonic_k, Lambda0};
 use serde::{Deserialize, Serialize};
 
 /// Offered load above which S1-RESCUE replaces S1-VOLTERRA (ALGORITHMS.md §2.5, `A_rescue`).
@@ -17,6 +18,83 @@ pub enum AliveMode {
     Volterra,
     /// S1-HAZARD closed-form hazard approximation (cheap, biased up to −52% in E at long horizons).
     Hazard,
+}
+
+/// The terms of an alive table's grid `u_k = k·h` that depend only on h: `1 − e^{−u_k}` and
+/// `(1 − e^{−2u_k})/2`, k = 0..=G.
+#[derive(Debug)]
+pub struct GridTerms {
+    em1: Vec<f64>,
+    em2: Vec<f64>,
+}
+
+/// Memo of [`GridTerms`] by h, of `(1 − e^{−u_k})^{n0}` by (h, n0) and of `Λ0` on the grid by (h, σ), shared by the tables of a lattice
+/// ([`AliveTable::new_with`]); bounded (cleared beyond [`GRID_MEMO_CAP`] entries).
+#[derive(Debug, Default)]
+pub struct GridMemo {
+    grids: FxHashMap<u64, std::sync::Arc<GridTerms>>,
+    pows: FxHashMap<(u64, u64), std::sync::Arc<Vec<f64>>>,
+    lambda0: FxHashMap<(u64, u64), std::sync::Arc<Lambda0Grid>>,
+}
+
+/// `Λ0(u)` of one σ on a grid of step h: at the half steps `(m + ½)h`, m < G, and at `kh`, k = 0..=G.
+#[derive(Debug)]
+struct Lambda0Grid {
+    mid: Vec<f64>,
+    at: Vec<f64>,
+}
+
+/// Entries of each map of [`GridMemo`] before it is cleared (bounds its memory).
+const GRID_MEMO_CAP: usize = 4096;
+
+impl GridMemo {
+    /// The grid terms of step `h` with `g_n` steps (`g_n` is a function of h).
+    fn grid(&mut self, h: f64, g_n: usize) -> std::sync::Arc<GridTerms> {
+        if self.grids.len() >= GRID_MEMO_CAP {
+            self.grids.clear();
+        }
+        self.grids
+            .entry(h.to_bits())
+            .or_insert_with(|| {
+                std::sync::Arc::new(GridTerms {
+                    em1: (0..=g_n).map(|k| -libm::expm1(-(k as f64) * h)).collect(),
+                    em2: (0..=g_n)
+                        .map(|k| -0.5 * libm::expm1(-2.0 * k as f64 * h))
+                        .collect(),
+                })
+            })
+            .clone()
+    }
+
+    /// `Λ0` of size parameter `sigma` on the grid of step `h` with `g_n` steps.
+    fn lambda0(&mut self, h: f64, g_n: usize, sigma: f64) -> std::sync::Arc<Lambda0Grid> {
+        if self.lambda0.len() >= GRID_MEMO_CAP {
+            self.lambda0.clear();
+        }
+        self.lambda0
+            .entry((h.to_bits(), sigma.to_bits()))
+            .or_insert_with(|| {
+                let l0f = Lambda0::new(sigma);
+                std::sync::Arc::new(Lambda0Grid {
+                    mid: (0..g_n).map(|m| l0f.at((m as f64 + 0.5) * h)).collect(),
+                    at: (0..=g_n).map(|k| l0f.at(k as f64 * h)).collect(),
+                })
+            })
+            .clone()
+    }
+
+    /// `(1 − e^{−u_k})^{n0}` for k = 0..=G from the grid's `em1` (= `1 − e^{−u_k}`).
+    fn pow(&mut self, h: f64, n0f: f64, em1: &[f64]) -> std::sync::Arc<Vec<f64>> {
+        if self.pows.len() >= GRID_MEMO_CAP {
+            self.pows.clear();
+        }
+        self.pows
+            .entry((h.to_bits(), n0f.to_bits()))
+            .or_insert_with(|| {
+                std::sync::Arc::new(em1.iter().map(|&x| libm::pow(x, n0f)).collect())
+            })
+            .clone()
+    }
 }
 
 /// Dimensionless alive table for one `(n0, ν, σ)` at λ = 1: `Φ1, Φ2` on a uniform grid `u_k = k·h` up to
@@ -39,6 +117,19 @@ impl AliveTable {
     /// Build the table for `n0 ≥ 1` cores now, normalised scale-out rate `ν ≥ 0`, size parameter `σ ≥ 0`.
     /// Cost O(G²) with G = 400 for ν ≤ 4 (S1-VOLTERRA), O(G) for S1-RESCUE or S1-HAZARD.
     pub fn new(n0: u32, nu: f64, sigma: f64, mode: AliveMode) -> AliveTable {
+        Self::new_with(n0, nu, sigma, mode, &mut GridMemo::default())
+    }
+
+    /// [`AliveTable::new`] with the terms that depend only on the grid step h, n0 and σ (`1 − e^{−kh}`,
+    /// `(1 − e^{−2kh})/2`, `(1 − e^{−kh})^{n0}`, `Λ0(kh)`) taken from `memo`, which many tables of a lattice share
+    /// (every table with ν ≤ 4 has h = 0.1). The same values bit for bit.
+    pub fn new_with(
+        n0: u32,
+        nu: f64,
+        sigma: f64,
+        mode: AliveMode,
+        memo: &mut GridMemo,
+    ) -> AliveTable {
         let nu = nu.max(0.0);
         let sigma = sigma.max(0.0);
         let n0f = n0.max(1) as f64;
@@ -50,6 +141,7 @@ impl AliveTable {
             (0.5 / (1.0 + nu)).min(0.1)
         };
         let g_n = (U_MAX / h - 1e-9).ceil() as usize;
+        let grid = memo.grid(h, g_n);
         let mut s = vec![1.0; g_n + 1];
         if rescue {
             // probability the initial cohort dies before the first scale-out: Π k/(ν+k)
@@ -68,10 +160,13 @@ impl AliveTable {
                 }
             }
         } else if mode == AliveMode::Volterra {
-            let l0f = Lambda0::new(sigma);
-            let kern: Vec<f64> = (0..g_n)
-                .map(|m| libm::exp(-nu * l0f.at((m as f64 + 0.5) * h)))
-                .collect();
+            let lam = memo.lambda0(h, g_n, sigma);
+            let mut kern: Vec<f64> = lam.mid.iter().map(|&l| -nu * l).collect();
+            exp_slice(&mut kern);
+            // e^{−ν·Λ0(u_k)} and (1 − e^{−u_k})^{n0} of the driving term g_k, k = 0..=G (index 0 unused)
+            let mut drive: Vec<f64> = lam.at.iter().map(|&l| -nu * l).collect();
+            exp_slice(&mut drive);
+            let pw = memo.pow(h, n0f, &grid.em1);
             let mut df = vec![0.0; g_n + 1];
             let mut f: f64 = 0.0;
             // The sums acc_k = Σ_{j=1}^{k−1} df_j·kern_{k−j} of LANES consecutive k are formed together: first
@@ -104,8 +199,7 @@ impl AliveTable {
                     for j in k0..k {
                         a += df[j] * kern[k - j];
                     }
-                    let u = k as f64 * h;
-                    let gk = libm::pow(-libm::expm1(-u), n0f) * libm::exp(-nu * l0f.at(u));
+                    let gk = pw[k] * drive[k];
                     let d = ((gk - a) / kern[0]).clamp(0.0, (1.0 - f).max(0.0));
                     df[k] = d;
                     f += d;
@@ -157,12 +251,8 @@ impl AliveTable {
                 phi[k] = phi[k - 1] * e + s[k - 1] * (i0 - i1) + s[k] * i1;
             }
         }
-        let psi1: Vec<f64> = (0..=g_n)
-            .map(|k| -libm::expm1(-(k as f64) * h) - phi1[k])
-            .collect();
-        let psi2: Vec<f64> = (0..=g_n)
-            .map(|k| -0.5 * libm::expm1(-2.0 * k as f64 * h) - phi2[k])
-            .collect();
+        let psi1: Vec<f64> = (0..=g_n).map(|k| grid.em1[k] - phi1[k]).collect();
+        let psi2: Vec<f64> = (0..=g_n).map(|k| grid.em2[k] - phi2[k]).collect();
         AliveTable {
             h,
             g_n,

@@ -1,7 +1,7 @@
 //! Where the absorption corrections read alive tables (ALGORITHMS.md §2.7 caching): exact tables built on
 //! demand, or memoised tables on a (n0, ν, σ) lattice resampled on a log-spaced τ grid; Gauss–Laguerre nodes.
 
-use super::alive::{AliveMode, AliveTable};
+use super::alive::{AliveMode, AliveTable, GridMemo};
 use crate::substrate::hash::FxHashMap;
 use crate::substrate::special::gauss_laguerre_gamma;
 
@@ -55,7 +55,14 @@ pub struct TableLattice {
     pub(super) scratch: LatticeScratch,
     /// Number of tables built so far.
     pub built: usize,
+    /// `n0_rung(n0)` by n0 (0 = not computed yet), for n0 < [`RUNG_MEMO`].
+    rungs: Vec<u32>,
+    /// The grid terms the tables share ([`AliveTable::new_with`]).
+    grid_memo: GridMemo,
 }
+
+/// n0 below which [`TableLattice::rung_of`] memoises [`TableLattice::n0_rung`].
+const RUNG_MEMO: u32 = 1 << 14;
 
 /// Work buffers of [`absorption_corrections_lattice`].
 #[derive(Default)]
@@ -64,7 +71,8 @@ pub(super) struct LatticeScratch {
     pub(super) g2: Vec<f64>,
     pub(super) combos: Vec<(usize, f64, f64, f64)>,
     pub(super) pairs: Vec<(f64, f64, f64, f64, f64, f64)>,
-    pub(super) lnx: Vec<f64>,
+    /// Per positive lead time: L(κ') (computed in batches).
+    pub(super) lf: Vec<f64>,
     /// Per lead time: L(κ'), or `None` for t ≤ 0.
     pub(super) lead: Vec<Option<f64>>,
     /// Per (lead time, τ node): where G is read (see [`absorption_corrections_lattice_into`]).
@@ -100,6 +108,8 @@ impl Default for TableLattice {
             taus: (0..PSI_GRID_N).map(psi_grid_tau).collect(),
             scratch: LatticeScratch::default(),
             built: 0,
+            rungs: Vec::new(),
+            grid_memo: GridMemo::default(),
         }
     }
 }
@@ -136,6 +146,21 @@ impl TableLattice {
         let base = N0_EXACT as f64;
         let k = (libm::log(n0 as f64 / base) / libm::log(1.25f64)).round();
         (base * libm::pow(1.25f64, k)).round() as u32
+    }
+    /// [`TableLattice::n0_rung`], memoised for n0 < 16,384 (the same values; it costs two logarithms and a
+    /// power per call, once per curve refresh).
+    pub fn rung_of(&mut self, n0: u32) -> u32 {
+        if n0 >= RUNG_MEMO {
+            return Self::n0_rung(n0);
+        }
+        let i = n0 as usize;
+        if i >= self.rungs.len() {
+            self.rungs.resize(i + 1, 0);
+        }
+        if self.rungs[i] == 0 {
+            self.rungs[i] = Self::n0_rung(n0);
+        }
+        self.rungs[i]
     }
 }
 
@@ -186,11 +211,12 @@ impl TableLattice {
                 let si = page + ((i0 + di) * N_SIG + k0 + dk) * 2 + am;
                 let idx = match self.slots[si] {
                     0 => {
-                        let t = AliveTable::new(
+                        let t = AliveTable::new_with(
                             n,
                             Self::nu_value(i0 + di),
                             Self::sig_value(k0 + dk),
                             alive,
+                            &mut self.grid_memo,
                         );
                         // stored as f32 (relative precision 6e−8): the Δ sums are memory-bound
                         let at = self.res.len();
@@ -215,11 +241,12 @@ impl TableLattice {
                         let ix = ix as usize - 1;
                         if full && self.arena[ix].is_compact() {
                             // rebuilt exactly as before (deterministic)
-                            self.arena[ix] = AliveTable::new(
+                            self.arena[ix] = AliveTable::new_with(
                                 n,
                                 Self::nu_value(i0 + di),
                                 Self::sig_value(k0 + dk),
                                 alive,
+                                &mut self.grid_memo,
                             );
                         }
                         ix
@@ -256,6 +283,8 @@ impl PsiSource for TableLattice {
 #[derive(Default)]
 pub struct NodeCache {
     map: FxHashMap<(usize, u64), (Vec<f64>, Vec<f64>)>,
+    /// ln of the nodes, by the same key.
+    ln: FxHashMap<(usize, u64), Vec<f64>>,
 }
 
 impl NodeCache {
@@ -269,6 +298,20 @@ impl NodeCache {
     /// Nodes/weights already memoised by [`NodeCache::get`]; panics otherwise.
     pub(super) fn peek(&self, n: usize, shape: f64) -> &(Vec<f64>, Vec<f64>) {
         &self.map[&(n, shape.to_bits())]
+    }
+
+    /// Memoises `ln x_i` of the nodes of [`NodeCache::get`] (n, shape) (computed then if needed).
+    pub(super) fn ln_nodes(&mut self, n: usize, shape: f64) {
+        let key = (n, shape.to_bits());
+        if !self.ln.contains_key(&key) {
+            let ln = self.get(n, shape).0.iter().map(|&x| libm::log(x)).collect();
+            self.ln.insert(key, ln);
+        }
+    }
+
+    /// The logarithms memoised by [`NodeCache::ln_nodes`]; panics otherwise.
+    pub(super) fn peek_ln(&self, n: usize, shape: f64) -> &[f64] {
+        &self.ln[&(n, shape.to_bits())]
     }
 }
 

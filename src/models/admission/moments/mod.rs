@@ -25,7 +25,7 @@ pub use absorption::{
     absorption_corrections, absorption_corrections_lattice, absorption_corrections_lattice_into,
     unabsorbed_posterior,
 };
-pub use alive::{AliveMode, AliveTable, A_RESCUE, U_MAX};
+pub use alive::{AliveMode, AliveTable, GridMemo, A_RESCUE, U_MAX};
 pub use belief::{Belief, Gamma, MomentConfig, MomentMode, ScaleOutMoments};
 pub use curve::{posterior_moments, posterior_moments_with, CurveBasis, CurvePlan, LogGrid};
 pub use known::{known_moments, Moment};

@@ -105,3 +105,37 @@ fn lattice_fast_deltas_match_direct() {
     }
     assert!(worst < 0.005, "resampled Δ error {worst}");
 }
+
+#[test]
+fn tables_sharing_grid_terms_equal_tables_built_alone() {
+    // one memo across tables of the same step h (ν ≤ 4), of other steps, n0 and σ, both modes and S1-RESCUE
+    let mut memo = GridMemo::default();
+    let cases = [
+        (3, 0.5, 1.0, AliveMode::Volterra),
+        (3, 2.0, 1.0, AliveMode::Volterra),
+        (7, 2.0, 1.0, AliveMode::Volterra),
+        (7, 2.0, 9.0, AliveMode::Volterra),
+        (7, 9.0, 0.0, AliveMode::Volterra),
+        (3, 0.5, 1.0, AliveMode::Hazard),
+        (12, 60.0, 4.0, AliveMode::Volterra),
+        (3, 0.5, 1.0, AliveMode::Volterra),
+    ];
+    for (n0, nu, sg, mode) in cases {
+        let a = AliveTable::new_with(n0, nu, sg, mode, &mut memo);
+        let b = AliveTable::new(n0, nu, sg, mode);
+        for k in 0..400 {
+            let u = 0.137 * k as f64;
+            assert_eq!(
+                a.s1(u).to_bits(),
+                b.s1(u).to_bits(),
+                "S1 {n0} {nu} {sg} {u}"
+            );
+            let (p, q) = (a.psi(u), b.psi(u));
+            assert_eq!(
+                (p.0.to_bits(), p.1.to_bits()),
+                (q.0.to_bits(), q.1.to_bits()),
+                "Ψ {n0} {nu} {sg} {u}"
+            );
+        }
+    }
+}
