@@ -1,8 +1,8 @@
 #!/bin/sh
 # Issue 25, eighth session: the default learner (set 15: PM dual, window 20, η_λ 5, λ held from f = 0.8), E1.1 at the
 # paper's 1,800 training episodes × 3 seeds, 100 evaluation episodes; one scenario per α (0.95 first); each report's
-# wall/CPU time beside it (.time). Beside freeze900/ (900 × 5). The eighth session ran α = 0.95 only (0.85 and 0.75
-# did not fit the session; their scenarios are here, the loop skips reports already stored).
+# wall/CPU time beside it (.time). Beside freeze900/ (900 × 5). (The eighth session ran the three α one after the
+# other with this same command line; α = 0.75's report was written to a scratch file first and copied here.)
 set -e
 d=results/001/issue25/freeze1800
 for a in 0.95 0.85 0.75; do
