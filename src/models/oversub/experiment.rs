@@ -910,6 +910,8 @@ pub fn paper_figures(preset: Preset) -> Vec<PaperFigure> {
             f("grid:0.6", 1.0, Some(0.40)),
             f("ma", 0.0, Some(0.082)),
             f("sl", 0.0, Some(0.076)),
+            f("c2marl:0.75", 0.19, Some(0.153)),
+            f("c2marl:0.85", 0.083, Some(0.146)),
             f("c2marl:0.95", 0.0, Some(0.104)),
         ],
     }

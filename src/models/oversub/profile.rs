@@ -119,18 +119,31 @@ impl Profiles {
         Ok(p)
     }
 
-    /// The profiles of a scenario: E1.3's fit or the synthetic cloud of the section's size.
+    /// The profiles of a scenario: E1.3's fit or the synthetic cloud of the section's size, with every
+    /// subscriber's usage mean and s.d. multiplied by [`OversubParams::usage_scale`] (the mean clipped at 1).
     pub fn of(params: &OversubParams, seed: u64) -> Result<Profiles, RunError> {
-        if params.preset.azure() {
-            Profiles::azure()
+        let mut p = if params.preset.azure() {
+            Profiles::azure()?
         } else {
-            Ok(Profiles::synthetic(
+            Profiles::synthetic(
                 params.subscriber_count() as usize,
                 params.vm_mem_gb_per_core,
                 params.base,
                 params.amplitude,
                 seed,
-            ))
+            )
+        };
+        if params.usage_scale != 1.0 {
+            p.scale_usage(params.usage_scale);
+        }
+        Ok(p)
+    }
+
+    /// Multiplies every subscriber's usage mean (clipped at 1) and s.d. by `k` (> 0).
+    pub fn scale_usage(&mut self, k: f64) {
+        for s in &mut self.subscribers {
+            s.mu.iter_mut().for_each(|m| *m = (*m * k).min(1.0));
+            s.sd.iter_mut().for_each(|d| *d *= k);
         }
     }
 
@@ -528,6 +541,31 @@ mod tests {
             "{}",
             sorted_hours(&b)
         );
+    }
+
+    #[test]
+    fn usage_scale_multiplies_the_fit_and_clips_the_mean_at_one() {
+        let fit = Profiles::azure().unwrap();
+        let params = OversubParams {
+            preset: crate::models::oversub::Preset::E13,
+            usage_scale: 4.0,
+            ..OversubParams::default()
+        };
+        let p = Profiles::of(&params, 3).unwrap();
+        // Subscriber 0 peaks at 0.630 (×4 = 2.52 → 1); subscriber 1 stays below 1 (≤ 0.154·4).
+        assert_eq!(p.subscribers[0].mu.iter().cloned().fold(0.0, f64::max), 1.0);
+        for (a, b) in p.subscribers.iter().zip(&fit.subscribers) {
+            for h in 0..24 {
+                assert_eq!(a.mu[h], (4.0 * b.mu[h]).min(1.0));
+                assert_eq!(a.sd[h], 4.0 * b.sd[h]);
+            }
+            assert_eq!((&a.rate, &a.cores), (&b.rate, &b.cores));
+        }
+        let d = OversubParams {
+            preset: crate::models::oversub::Preset::E13,
+            ..OversubParams::default()
+        };
+        assert_eq!(Profiles::of(&d, 3).unwrap(), fit);
     }
 
     #[test]
