@@ -84,7 +84,9 @@ def verdict(rep, r, p):
     own α for a C2MARL row (its claim concerns that level only). *reproduced*: on the paper's side, the paper's
     PM-Hot-R within our 95% CI or within CLOSE of ours, and our S-Cores within CLOSE of the paper's; *direction
     only*: otherwise, on the paper's side and, for a C2MARL row, saving more cores than every Grid-x/MA/SL row safe
-    at its α (the paper's claim); else *not reproduced*."""
+    at its α (the paper's claim); else *not reproduced*, or *inconclusive: calibration row unmet* when the
+    environment misses its calibration row at the levels concerned (its own α for a C2MARL row, the levels where
+    its side differs from the paper's for the others; `calibration_unmet`)."""
     if p is None:
         return "—"
     if r["policy"].startswith("c2marl:"):
@@ -100,7 +102,24 @@ def verdict(rep, r, p):
     if same_side and r["policy"].startswith("c2marl:"):
         d = next(d for d in direction(rep, alpha) if d["row"] is r)
         same_side = d["vs_paper"] is None or r["s_cores"] > d["vs_paper"]["s_cores"]
-    return "direction only" if same_side else "not reproduced"
+    if same_side:
+        return "direction only"
+    levels = [alpha] if r["policy"].startswith("c2marl:") else [
+        a for a, ok in zip(ALPHAS, r["safe"]) if ok != (p["pm_hot_r"] <= 1 - a + 1e-12)]
+    if r["policy"] != "grid:1" and calibration_unmet(rep, levels):
+        return "inconclusive: calibration row unmet"
+    return "not reproduced"
+
+
+def calibration_unmet(rep, levels):
+    """True when the environment misses its calibration row at one of the safety levels `levels` (α values): the
+    paper's Grid-1 (no oversubscription) is safe at every α (seed 001 §6.7: "When taking no oversubscription (i.e.
+    Grid-1.0), the safety constraints are satisfied"; Tables 1–2's setting implies the same), and ours cannot be
+    shown to be: its PM-Hot-R's 95% CI reaches above the budget 1 − α. No policy can then be shown safe at α, and a
+    learner's dual statistic cannot be met even without oversubscription, so a row that fails there is no evidence
+    against the paper. False without a Grid-1 row."""
+    g1 = next((x for x in rep["rows"] if x["policy"] == "grid:1"), None)
+    return g1 is not None and any(g1["pm_hot_r_hi"] > 1 - a + 1e-12 for a in levels)
 
 
 VERDICT_RULE = (f"Verdicts (rows with a paper number): *reproduced* = on the paper's side of the safety levels (PM-Hot-R "
@@ -108,7 +127,9 @@ VERDICT_RULE = (f"Verdicts (rows with a paper number): *reproduced* = on the pap
                 f"within our 95% CI or within {100 * CLOSE:.0f} pp of ours, and our S-Cores within {100 * CLOSE:.0f} pp of "
                 "the paper's; *direction only* = on the paper's side but not that close and, for a C2MARL row, saving "
                 "more cores than every Grid-x/MA/SL row safe at its α, as the paper claims; *not reproduced* = "
-                "otherwise; — = no number in the paper.")
+                "otherwise, unless the environment misses its calibration row at the levels concerned — Grid-1 (no "
+                "oversubscription; safe in the paper, §6.7) with a PM-Hot-R 95% CI reaching above 1 − α — then "
+                "*inconclusive: calibration row unmet*; — = no number in the paper.")
 
 
 def freed(rep, r):
