@@ -335,10 +335,10 @@ fn script_fit(s: crate::script::Script) -> Result<(), crate::script::ScriptError
         let _ = fit.best_fit_key(&bin, &item, 4.0);
     }
     assert!(
-        fit.operations() <= SCRIPT_BUDGET,
+        fit.run.operations() <= SCRIPT_BUDGET,
         "the budget was overspent"
     );
-    fit.take_error().map_or(Ok(()), Err)
+    fit.run.take_error().map_or(Ok(()), Err)
 }
 
 /// An oversubscription script's `rate` for two subscribers over the hours of a short episode without VMs.
@@ -376,17 +376,17 @@ fn script_rate(s: crate::script::Script) -> Result<(), crate::script::ScriptErro
         }
     }
     assert!(
-        rate.operations() <= SCRIPT_BUDGET,
+        rate.run.operations() <= SCRIPT_BUDGET,
         "the budget was overspent"
     );
-    rate.take_error().map_or(Ok(()), Err)
+    rate.run.take_error().map_or(Ok(()), Err)
 }
 
 /// A lifetime script's `least` and `score` on two hosts (an empty one and a loaded one) for one VM.
 fn script_score(s: crate::script::Script) -> Result<(), crate::script::ScriptError> {
     use crate::models::lifetime::host::Host;
     use crate::models::lifetime::policies::script::ScriptScore;
-    let mut score = ScriptScore::with_budget(std::sync::Arc::new(s), SCRIPT_BUDGET);
+    let score = ScriptScore::with_budget(std::sync::Arc::new(s), SCRIPT_BUDGET);
     let mut des = crate::substrate::des::Des::<u8>::new();
     let mut loaded = Host::new([40.0, 128.0, 0.0], des.new_key());
     loaded.used = [30.0, 100.0, 0.0];
@@ -395,18 +395,18 @@ fn script_score(s: crate::script::Script) -> Result<(), crate::script::ScriptErr
         (Host::new([40.0, 128.0, 0.0], des.new_key()), 5.0),
         (loaded, 9.5),
     ] {
-        if !score.ok() {
+        if !score.run.ok() {
             break;
         }
         if let Err(e) = score.score(&host, &[2.0, 8.0, 0.0], exit, 7.0, 5.0) {
-            score.fail(e);
+            score.run.fail(e);
         }
     }
     assert!(
-        score.operations() <= SCRIPT_BUDGET,
+        score.run.operations() <= SCRIPT_BUDGET,
         "the budget was overspent"
     );
-    score.take_error().map_or(Ok(()), Err)
+    score.run.take_error().map_or(Ok(()), Err)
 }
 
 /// A reservation script's `quote` of one request on an empty plan and on a plan with no room.
@@ -435,10 +435,10 @@ fn script_quote(s: crate::script::Script) -> Result<(), crate::script::ScriptErr
         }
     }
     assert!(
-        quote.operations() <= SCRIPT_BUDGET,
+        quote.run.operations() <= SCRIPT_BUDGET,
         "the budget was overspent"
     );
-    quote.take_error().map_or(Ok(()), Err)
+    quote.run.take_error().map_or(Ok(()), Err)
 }
 
 /// An admission script's `admit` on two arrivals (an empty cluster and a loaded one) on a look-ahead grid;
@@ -467,10 +467,10 @@ fn script_admit(s: crate::script::Script, src: &str) -> Result<(), crate::script
         });
     }
     assert!(
-        admit.operations() <= SCRIPT_BUDGET,
+        admit.run.operations() <= SCRIPT_BUDGET,
         "the budget was overspent"
     );
-    admit.take_error().map_or(Ok(()), Err)?;
+    admit.run.take_error().map_or(Ok(()), Err)?;
     script_admission_run(src)
 }
 

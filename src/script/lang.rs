@@ -123,7 +123,8 @@ impl ScriptError {
             message,
         }
     }
-    fn plain(message: impl Into<String>) -> Self {
+    /// An error without a place (a hook's value the model rejects, a spent budget).
+    pub fn plain(message: impl Into<String>) -> Self {
         ScriptError {
             line: None,
             column: None,

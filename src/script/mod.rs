@@ -5,7 +5,8 @@
 //! functions are then called with numbers ([`Script::call`]). A script can read only its arguments: there is
 //! no I/O, no clock, no modules, no `eval`, and `print`/`debug` go nowhere. Every call is bounded
 //! ([`Limits`]): operations (an endless loop stops with a message), call depth (deep recursion), expression
-//! depth, string and array sizes (memory). Errors carry the 1-based line and column ([`ScriptError`]); none
+//! depth, string and array sizes (memory); a model's run keeps its operation budget and first error in one
+//! [`ScriptRun`] (all five models' script policies). Errors carry the 1-based line and column ([`ScriptError`]); none
 //! panics. The math functions (`exp`, `ln`, `log`, `sin`, `cos`, `tan`, `pow`) are the `libm` crate's here, so
 //! a script's numbers are bit-identical natively and in wasm; `normal_quantile(p)` is the engine's own
 //! (`substrate::stats`), so a script re-expressing GPA gets its z exactly.
@@ -15,6 +16,8 @@
 
 mod lang;
 pub mod policy;
+mod run;
 
 pub use lang::*;
 pub use policy::ScriptPolicy;
+pub use run::ScriptRun;

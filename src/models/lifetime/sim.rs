@@ -229,13 +229,13 @@ impl<'a> Pool<'a> {
         if baseline {
             return self.choose(j, now, resolve(&Policy::BestFit), u);
         }
-        if self.script.as_ref().is_some_and(ScriptScore::ok) {
+        if self.script.as_ref().is_some_and(|s| s.run.ok()) {
             match self.choose_scripted(j, now, u) {
                 Ok(c) => return c,
                 Err(e) => {
                     // the rest of the run is placed by best fit; the row carries the error
-                    if let Some(s) = self.script.as_mut() {
-                        s.fail(e);
+                    if let Some(s) = &self.script {
+                        s.run.fail(e);
                     }
                 }
             }
@@ -706,7 +706,7 @@ fn run_full(
         events,
     );
     result.error = script
-        .and_then(|mut s| s.take_error())
+        .and_then(|s| s.run.take_error())
         .map(|e| e.to_string());
     (result, placed, mig.record)
 }

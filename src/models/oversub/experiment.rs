@@ -352,7 +352,7 @@ impl World {
                 break;
             }
         }
-        let error = script.and_then(|mut s| s.take_error());
+        let error = script.and_then(|s| s.run.take_error());
         (c.outcome(), c, error)
     }
 }

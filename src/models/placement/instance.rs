@@ -561,7 +561,7 @@ impl Instance {
         let test = ScriptFit::new(script.clone());
         let items = self.item_stats(&test);
         let packing = self.pack_items(&test, &items, rule, rebalance_on);
-        if let Some(e) = test.take_error() {
+        if let Some(e) = test.run.take_error() {
             return Err(e);
         }
         let r = self.evaluate_named(spec, &packing);

@@ -59,7 +59,7 @@ impl ArmRule {
     pub fn take_error(&self) -> Option<ScriptError> {
         match self {
             ArmRule::Builtin(_) => None,
-            ArmRule::Script(s) => s.take_error(),
+            ArmRule::Script(s) => s.run.take_error(),
         }
     }
 }

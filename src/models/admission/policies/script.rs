@@ -15,16 +15,15 @@
 //! * `threshold`: the arm's threshold θ (its units are the rule's: cores for FIRST, a probability for SECOND).
 //!
 //! As for every rule, the cluster also requires `N + n0 ≤ C`. A script that fails (a limit, a wrong type)
-//! rejects from then on and keeps its first error ([`ScriptAdmit::take_error`]). Starters: [`STARTERS`]
+//! rejects from then on and keeps its first error ([`ScriptAdmit::run`]). Starters: [`STARTERS`]
 //! (FIRST and SECOND re-expressed, the same decisions as the built-ins bit for bit, tested; one idea not in
 //! the papers). An optional second hook `fn threshold_scale()` returns `"cores"` (the default: θ searched in
 //! [0, C] like FIRST's) or `"probability"` (θ searched in [1e−8, 1] in log10 space like SECOND's ratio form)
 //! ([`ArmScript`]). In a scenario the scripts are `admission.scripts`, one arm `script:NAME` each.
 
 use super::rule::{AdmissionPolicy, DecisionContext};
-use crate::script::{Budget, Hook, Limits, Script, ScriptError};
+use crate::script::{Hook, Limits, Script, ScriptError, ScriptRun};
 use rhai::{Array, Dynamic};
-use std::cell::RefCell;
 use std::sync::Arc;
 
 /// The admission hooks: `admit` (required) and `threshold_scale` (optional, no arguments).
@@ -148,8 +147,8 @@ pub fn check(source: &str) -> Result<Script, ScriptError> {
 pub struct ScriptAdmit {
     script: Arc<Script>,
     threshold: f64,
-    budget: Budget,
-    error: RefCell<Option<ScriptError>>,
+    /// The run's operation budget and first run-time error.
+    pub run: ScriptRun,
 }
 
 impl ScriptAdmit {
@@ -163,19 +162,8 @@ impl ScriptAdmit {
         ScriptAdmit {
             script,
             threshold,
-            budget: Budget::new(ops),
-            error: RefCell::new(None),
+            run: ScriptRun::new(ops),
         }
-    }
-
-    /// Operations the script has spent in this run.
-    pub fn operations(&self) -> u64 {
-        self.budget.spent()
-    }
-
-    /// The script's first run-time error, if any (and clears it).
-    pub fn take_error(&self) -> Option<ScriptError> {
-        self.error.borrow_mut().take()
     }
 
     /// The script's decision on `c`.
@@ -199,7 +187,7 @@ impl ScriptAdmit {
             Dynamic::from_array(at(c.cand_var)),
             f(self.threshold),
         ];
-        self.script.call_bool_in(&self.budget, "admit", args)
+        self.script.call_bool_in(self.run.budget(), "admit", args)
     }
 }
 
@@ -212,13 +200,7 @@ impl AdmissionPolicy for ScriptAdmit {
     }
     /// The script's decision; after an error, every arrival is rejected.
     fn accept(&self, c: &DecisionContext) -> bool {
-        if self.error.borrow().is_some() {
-            return false;
-        }
-        self.call(c).unwrap_or_else(|e| {
-            *self.error.borrow_mut() = Some(e);
-            false
-        })
+        self.run.guard(false, || self.call(c))
     }
 }
 
@@ -294,7 +276,7 @@ mod tests {
                 no += 1
             }
         }
-        assert_eq!(mine.take_error(), None);
+        assert_eq!(mine.run.take_error(), None);
         (yes, no)
     }
 
@@ -329,6 +311,7 @@ mod tests {
         let s = ScriptAdmit::new(Arc::new(compile(src).unwrap()), 1.0);
         assert!(!s.accept(&c));
         assert!(s
+            .run
             .take_error()
             .unwrap()
             .message

@@ -17,7 +17,7 @@
 //! The quote is computed without the request's value (truthfulness, §3.1); the scheduler accepts iff the
 //! value is at least the price, as for every policy. A returned start must be a feasible one and the price a
 //! number ≥ 0; anything else is an error. A script that fails quotes nothing from then on (every later
-//! request rejected) and keeps its first error ([`ScriptQuote::take_error`]). Starters: [`STARTERS`]
+//! request rejected) and keeps its first error ([`ScriptQuote::run`]). Starters: [`STARTERS`]
 //! (GREEDY_FIRSTFIT re-expressed, the same quotes bit for bit, tested; one idea not in the paper).
 //!
 //! Not yet wired into the era scenario, its CLI, links or the reservations tab (the scheduler holds the
@@ -26,7 +26,7 @@
 pub use super::hook::{compile, HOOKS};
 use super::quote::{Plan, Quote, QuoteDetail, QuotePolicy};
 use crate::models::era::jobs::Request;
-use crate::script::{Budget, Limits, Script, ScriptError};
+use crate::script::{Limits, Script, ScriptError, ScriptRun};
 use rhai::{Array, Dynamic};
 use std::sync::Arc;
 
@@ -37,17 +37,8 @@ pub struct ScriptQuote {
     pub p_fix: f64,
     /// On-demand price `p_full`, dollars per unit-slot.
     pub p_full: f64,
-    budget: Budget,
-    error: Option<ScriptError>,
-}
-
-/// An error without a place.
-fn plain(message: String) -> ScriptError {
-    ScriptError {
-        line: None,
-        column: None,
-        message,
-    }
+    /// The run's operation budget and first error.
+    pub run: ScriptRun,
 }
 
 impl ScriptQuote {
@@ -62,19 +53,8 @@ impl ScriptQuote {
             script,
             p_fix,
             p_full,
-            budget: Budget::new(ops),
-            error: None,
+            run: ScriptRun::new(ops),
         }
-    }
-
-    /// Operations the script has spent.
-    pub fn operations(&self) -> u64 {
-        self.budget.spent()
-    }
-
-    /// The script's first error, if any (and clears it).
-    pub fn take_error(&mut self) -> Option<ScriptError> {
-        self.error.take()
     }
 
     /// The script's quote of `r` at `now` under `plan`. Errors: the script's, a value that is neither `()`
@@ -98,12 +78,12 @@ impl ScriptQuote {
             f(self.p_fix),
             f(self.p_full),
         ];
-        let v = self.script.call_in(&self.budget, "quote", args)?;
+        let v = self.script.call_in(self.run.budget(), "quote", args)?;
         if v.is_unit() {
             return Ok(None);
         }
         let bad = || {
-            plain(format!(
+            ScriptError::plain(format!(
                 "'quote' returned {v}; [start, price] or () is needed"
             ))
         };
@@ -118,14 +98,14 @@ impl ScriptQuote {
             .map_err(|_| bad())?;
         let k = start - r.s;
         if !(k >= 0 && (k as usize) < ok.len() && ok[k as usize]) {
-            return Err(plain(format!(
+            return Err(ScriptError::plain(format!(
                 "'quote' returned start {start}, not a feasible start of [{}, {}]",
                 r.s,
                 r.d - r.t
             )));
         }
         if !(price.is_finite() && price >= 0.0) {
-            return Err(plain(format!(
+            return Err(ScriptError::plain(format!(
                 "'quote' returned price {price}; a number ≥ 0 is needed"
             )));
         }
@@ -141,16 +121,7 @@ impl QuotePolicy for ScriptQuote {
         now: i64,
         _: Option<&mut QuoteDetail>,
     ) -> Option<Quote> {
-        if self.error.is_some() {
-            return None;
-        }
-        match self.call(plan, r, now) {
-            Ok(q) => q,
-            Err(e) => {
-                self.error = Some(e);
-                None
-            }
-        }
+        self.run.guard(None, || self.call(plan, r, now))
     }
 }
 
@@ -208,7 +179,7 @@ mod tests {
             }
             let want = builtin.quote(&plan, &q, s, None);
             let got = mine.quote(&plan, &q, s, None);
-            assert_eq!(mine.take_error(), None);
+            assert_eq!(mine.run.take_error(), None);
             assert_eq!(
                 got.map(|g| (g.start, g.price.to_bits())),
                 want.map(|g| (g.start, g.price.to_bits()))
@@ -240,12 +211,13 @@ mod tests {
         let src = "fn quote(s, d, t, w, now, cap, remaining, feasible, p_fix, p_full) { [d, 1.0] }";
         let mut bad = ScriptQuote::new(Arc::new(compile(src).unwrap()), 0.5, 1.0);
         assert_eq!(bad.quote(&plan, &request(2, 8, 3, 2.0), 2, None), None);
-        let e = bad.take_error().unwrap();
+        let e = bad.run.take_error().unwrap();
         assert!(e.message.contains("not a feasible start"), "{e}");
         let src = "fn quote(s, d, t, w, now, cap, remaining, feasible, p_fix, p_full) { \"x\" }";
         let mut bad = ScriptQuote::new(Arc::new(compile(src).unwrap()), 0.5, 1.0);
         assert_eq!(bad.quote(&plan, &request(2, 8, 3, 2.0), 2, None), None);
         assert!(bad
+            .run
             .take_error()
             .unwrap()
             .message

@@ -22,7 +22,7 @@
 //! The VM goes to the host of least score; equal scores go to the host visited first (best fit, then host
 //! id). When the script defines `least()`, the scan stops at the first host scoring at most that (NILAS stops
 //! at temporal cost 0 the same way). A script that fails (a limit, a wrong type, NaN) places the rest of the
-//! run by best fit and the row carries its first error ([`ScriptScore::take_error`]). Starters:
+//! run by best fit and the row carries its first error ([`ScriptScore::run`]). Starters:
 //! [`STARTERS`] (NILAS re-expressed bit for bit over a whole run, tested; one idea not in the paper).
 //!
 //! A scenario lists its scripts in `lifetime.scripts` ([`crate::script::ScriptPolicy`]); each is the row
@@ -31,17 +31,17 @@
 pub use super::hook::{compile, HOOKS, RUN_OPERATIONS};
 use crate::models::lifetime::host::Host;
 use crate::models::lifetime::pool::DIMS;
-use crate::script::{Budget, Script, ScriptError};
+use crate::script::{Script, ScriptError, ScriptRun};
 use rhai::Dynamic;
 use std::sync::Arc;
 
 /// A compiled host score for one run (within the run's operation budget).
 pub struct ScriptScore {
     script: Arc<Script>,
-    budget: Budget,
+    /// The run's operation budget and first error.
+    pub run: ScriptRun,
     /// `least()`, or −∞ when the script has none (every fitting host is scored).
     pub least: f64,
-    error: Option<ScriptError>,
 }
 
 impl ScriptScore {
@@ -53,42 +53,18 @@ impl ScriptScore {
     /// [`ScriptScore::new`] with a budget of `ops` operations (the fuzz target's smaller one). Calls
     /// `least()` once, when defined; its error is the run's.
     pub fn with_budget(script: Arc<Script>, ops: u64) -> Self {
-        let budget = Budget::new(ops);
-        let (least, error) = if script.defines("least", 0) {
-            match script.call_f64_in(&budget, "least", ()) {
-                Ok(x) if !x.is_nan() => (x, None),
-                Ok(_) => (0.0, Some(nan("least"))),
-                Err(e) => (0.0, Some(e)),
-            }
+        let run = ScriptRun::new(ops);
+        let least = if script.defines("least", 0) {
+            run.guard(0.0, || {
+                match script.call_f64_in(run.budget(), "least", ()) {
+                    Ok(x) if x.is_nan() => Err(nan("least")),
+                    r => r,
+                }
+            })
         } else {
-            (f64::NEG_INFINITY, None)
+            f64::NEG_INFINITY
         };
-        ScriptScore {
-            script,
-            budget,
-            least,
-            error,
-        }
-    }
-
-    /// Whether the script still runs (no error so far).
-    pub fn ok(&self) -> bool {
-        self.error.is_none()
-    }
-
-    /// Operations the script has spent in this run.
-    pub fn operations(&self) -> u64 {
-        self.budget.spent()
-    }
-
-    /// The script's first error, if any (and clears it).
-    pub fn take_error(&mut self) -> Option<ScriptError> {
-        self.error.take()
-    }
-
-    /// Keeps `e` as the run's error (the first one stays).
-    pub fn fail(&mut self, e: ScriptError) {
-        self.error.get_or_insert(e);
+        ScriptScore { script, run, least }
     }
 
     /// The score of `host` for a VM of `shape` exiting at `vm_exit` (hours), the host's predicted exit being
@@ -117,7 +93,7 @@ impl ScriptScore {
             f(vm_exit),
             f(now),
         ];
-        let x = self.script.call_f64_in(&self.budget, "score", args)?;
+        let x = self.script.call_f64_in(self.run.budget(), "score", args)?;
         if x.is_nan() {
             return Err(nan("score"));
         }
@@ -127,11 +103,9 @@ impl ScriptScore {
 
 /// The error of a hook that returned NaN.
 fn nan(name: &str) -> ScriptError {
-    ScriptError {
-        line: None,
-        column: None,
-        message: format!("'{name}' returned NaN; a number is needed (lower is better)"),
-    }
+    ScriptError::plain(format!(
+        "'{name}' returned NaN; a number is needed (lower is better)"
+    ))
 }
 
 /// The starter scripts of the lifetime hook: (name, source).
@@ -231,7 +205,7 @@ mod tests {
     #[test]
     fn least_and_nan() {
         let s = ScriptScore::new(Arc::new(compile(STARTER_NILAS).unwrap()));
-        assert_eq!((s.least, s.ok()), (0.0, true));
+        assert_eq!((s.least, s.run.ok()), (0.0, true));
         let s = ScriptScore::new(Arc::new(compile(STARTER_NILAS_ALIGNED).unwrap()));
         assert_eq!(s.least, f64::NEG_INFINITY);
         let src = "fn score(a, b, c, d, e, f, g, h, i, j, k, l, m) { 0.0 / 0.0 }";

@@ -18,7 +18,7 @@
 //!   `clip(u/target, min_rate, 1)`.
 //!
 //! The engine clips what the script returns to `[min_rate, 1]`. A script that fails (a limit, a wrong type)
-//! gives rate 1 from then on (no oversubscription) and keeps its first error ([`ScriptRate::take_error`]).
+//! gives rate 1 from then on (no oversubscription) and keeps its first error ([`ScriptRate::run`]).
 //! Starters: [`STARTERS`] (SL and MA re-expressed bit for bit, tested; one idea not in the papers).
 //!
 //! A scenario lists its scripts in `oversub.scripts` ([`crate::script::ScriptPolicy`]); each is the row
@@ -30,7 +30,7 @@ use super::super::profile::{hour_of_day, SubHour};
 use super::estimates::Estimates;
 pub use super::hook::{compile, HOOKS};
 use super::rule::{Predictor, RatePolicy};
-use crate::script::{Budget, Limits, Script, ScriptError};
+use crate::script::{Limits, Script, ScriptError, ScriptRun};
 use rhai::{Array, Dynamic};
 use std::sync::Arc;
 
@@ -40,8 +40,8 @@ pub struct ScriptRate<'a> {
     est: &'a Estimates,
     window: i32,
     clip: Predictor,
-    budget: Budget,
-    error: Option<ScriptError>,
+    /// The episode's operation budget and first run-time error.
+    pub run: ScriptRun,
 }
 
 impl<'a> ScriptRate<'a> {
@@ -64,19 +64,8 @@ impl<'a> ScriptRate<'a> {
             est,
             window,
             clip,
-            budget: Budget::new(ops),
-            error: None,
+            run: ScriptRun::new(ops),
         }
-    }
-
-    /// Operations the script has spent in this episode.
-    pub fn operations(&self) -> u64 {
-        self.budget.spent()
-    }
-
-    /// The script's first run-time error, if any (and clears it).
-    pub fn take_error(&mut self) -> Option<ScriptError> {
-        self.error.take()
     }
 
     /// The script's rate for subscriber `n` at the cluster's hour.
@@ -117,13 +106,11 @@ impl<'a> ScriptRate<'a> {
             f(self.clip.target),
             f(self.clip.lo),
         ];
-        let x = self.script.call_f64_in(&self.budget, "rate", args)?;
+        let x = self.script.call_f64_in(self.run.budget(), "rate", args)?;
         if x.is_nan() {
-            return Err(ScriptError {
-                line: None,
-                column: None,
-                message: "'rate' returned NaN; a rate in [min_rate, 1] is needed".into(),
-            });
+            return Err(ScriptError::plain(
+                "'rate' returned NaN; a rate in [min_rate, 1] is needed",
+            ));
         }
         Ok(x.clamp(self.clip.lo, 1.0))
     }
@@ -132,17 +119,7 @@ impl<'a> ScriptRate<'a> {
 impl RatePolicy for ScriptRate<'_> {
     fn rates(&mut self, cluster: &Cluster<'_>, out: &mut [f64]) {
         for (n, o) in out.iter_mut().enumerate() {
-            *o = if self.error.is_some() {
-                1.0
-            } else {
-                match self.call(cluster, n) {
-                    Ok(x) => x,
-                    Err(e) => {
-                        self.error = Some(e);
-                        1.0
-                    }
-                }
-            };
+            *o = self.run.guard(1.0, || self.call(cluster, n));
         }
     }
 }
@@ -205,7 +182,7 @@ mod tests {
         loop {
             theirs.rates(&c, &mut a);
             mine.rates(&c, &mut b);
-            assert_eq!(mine.take_error(), None);
+            assert_eq!(mine.run.take_error(), None);
             for (x, y) in a.iter().zip(&b) {
                 assert_eq!(x.to_bits(), y.to_bits(), "hour {}: {x} vs {y}", c.hour());
                 below += usize::from(*x < 1.0);
@@ -246,6 +223,7 @@ mod tests {
         s.rates(&c, &mut out);
         assert_eq!(out, [1.0]);
         assert!(s
+            .run
             .take_error()
             .unwrap()
             .message

@@ -16,13 +16,12 @@
 //!   deterministic tests').
 //!
 //! A script that fails at run time (a limit, a wrong type) stops fitting anything; the packing's caller
-//! reads the first error with [`ScriptFit::take_error`].
+//! reads the first error from [`ScriptFit::run`].
 
 use super::fit_test::{BinLoad, FitTest, ItemStats};
-use crate::script::{Budget, Hook, Limits, Script, ScriptError};
+use crate::script::{Hook, Limits, Script, ScriptError, ScriptRun};
 use rhai::Dynamic;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The machine-and-candidate arguments of `fits` and `score`, in order.
 pub const FIT_ARGS: &[&str] = &["c", "n", "mu", "sigma2", "load", "mu_k", "sigma2_k", "s_k"];
@@ -56,9 +55,8 @@ pub struct ScriptFit {
     script: Arc<Script>,
     has_score: bool,
     has_size: bool,
-    budget: Budget,
-    failed: AtomicBool,
-    error: Mutex<Option<ScriptError>>,
+    /// The packing's operation budget and first run-time error.
+    pub run: ScriptRun,
 }
 
 impl ScriptFit {
@@ -71,30 +69,10 @@ impl ScriptFit {
     /// [`ScriptFit::new`] with a budget of `ops` operations over the packing's calls.
     pub fn with_budget(script: Arc<Script>, ops: u64) -> Self {
         ScriptFit {
-            budget: Budget::new(ops),
+            run: ScriptRun::new(ops),
             has_score: script.defines("score", FIT_ARGS.len()),
             has_size: script.defines("size", 3),
             script,
-            failed: AtomicBool::new(false),
-            error: Mutex::new(None),
-        }
-    }
-
-    /// Operations the script has spent in this packing so far.
-    pub fn operations(&self) -> u64 {
-        self.budget.spent()
-    }
-
-    /// The first run-time error of the script so far, if any (and clears it).
-    pub fn take_error(&self) -> Option<ScriptError> {
-        self.error.lock().map(|mut e| e.take()).unwrap_or(None)
-    }
-
-    fn fail(&self, e: ScriptError) {
-        if !self.failed.swap(true, Ordering::Relaxed) {
-            if let Ok(mut slot) = self.error.lock() {
-                *slot = Some(e);
-            }
         }
     }
 
@@ -118,57 +96,35 @@ impl FitTest for ScriptFit {
     }
 
     fn item_size(&self, mean: f64, sd: f64, sorted_obs: &[f64]) -> f64 {
-        if !self.has_size || self.failed.load(Ordering::Relaxed) {
+        if !self.has_size {
             return mean;
         }
-        let obs: rhai::Array = sorted_obs.iter().map(|&x| Dynamic::from_float(x)).collect();
-        let args = vec![
-            Dynamic::from_float(mean),
-            Dynamic::from_float(sd),
-            Dynamic::from_array(obs),
-        ];
-        match self.script.call_f64_in(&self.budget, "size", args) {
-            Ok(s) => s,
-            Err(e) => {
-                self.fail(e);
-                mean
-            }
-        }
+        self.run.guard(mean, || {
+            let obs: rhai::Array = sorted_obs.iter().map(|&x| Dynamic::from_float(x)).collect();
+            let args = vec![
+                Dynamic::from_float(mean),
+                Dynamic::from_float(sd),
+                Dynamic::from_array(obs),
+            ];
+            self.script.call_f64_in(self.run.budget(), "size", args)
+        })
     }
 
     fn fits(&self, bin: &BinLoad, item: &ItemStats, c: f64) -> bool {
-        if self.failed.load(Ordering::Relaxed) {
-            return false;
-        }
-        match self
-            .script
-            .call_bool_in(&self.budget, "fits", Self::args(bin, item, c))
-        {
-            Ok(b) => b,
-            Err(e) => {
-                self.fail(e);
-                false
-            }
-        }
+        self.run.guard(false, || {
+            let args = Self::args(bin, item, c);
+            self.script.call_bool_in(self.run.budget(), "fits", args)
+        })
     }
 
     fn best_fit_key(&self, bin: &BinLoad, item: &ItemStats, c: f64) -> f64 {
         if !self.has_score {
             return c - bin.size - item.size;
         }
-        if self.failed.load(Ordering::Relaxed) {
-            return f64::NAN;
-        }
-        match self
-            .script
-            .call_f64_in(&self.budget, "score", Self::args(bin, item, c))
-        {
-            Ok(k) => k,
-            Err(e) => {
-                self.fail(e);
-                f64::NAN
-            }
-        }
+        self.run.guard(f64::NAN, || {
+            let args = Self::args(bin, item, c);
+            self.script.call_f64_in(self.run.budget(), "score", args)
+        })
     }
 }
 
