@@ -18,8 +18,9 @@ Each script prints its own wall time; this driver prints the total per paper.
 
 The per-paper scripts share the helpers below (`from findings import engine, scale, emit`): the engine that made
 a run, the --scale argument, writing (or with --stdout printing) a rendered tables.md, and the 95% Student-t
-half-width of a mean over seeds (`half95`).
+half-width of a mean over seeds (`half95`), and a stored CLI run (`stored_run`).
 """
+import json
 import os
 import subprocess
 import sys
@@ -83,6 +84,22 @@ def emit(path, text):
         return
     with open(os.path.join(ROOT, path) if not os.path.isabs(path) else path, "w") as f:
         f.write(text)
+
+
+def stored_run(bin_, out, tag, scenario, render_only=False, nice=10):
+    """The report of `scenario` (a scenario dict) run by the CLI `bin_` on one thread, stored once as
+    `out/<tag>.scenario.json` and `out/<tag>.json`: a stored report is read back, not re-run (and with
+    `render_only` nothing is run). The calibration searches' runs (scripts/seed001_calibration*.py,
+    scripts/seed001_e11_targets.py) go through it."""
+    path = f"{out}/{tag}.json"
+    if not render_only and not os.path.exists(path):
+        with open(f"{out}/{tag}.scenario.json", "w") as f:
+            json.dump(scenario, f)
+        with open(path, "w") as f:
+            subprocess.run(["nice", "-n", str(nice), bin_, "run", f"{out}/{tag}.scenario.json"], stdout=f, check=True,
+                           env=dict(os.environ, PACKLAB_THREADS="1"))
+    with open(path) as f:
+        return json.load(f)
 
 
 def arg(name, default):

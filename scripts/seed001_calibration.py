@@ -17,10 +17,11 @@ first search (100 PMs, 21 cells, defaults sets 9–12) is stored in results/001/
 Usage: python3 scripts/seed001_calibration.py target/release/packlab [--render-only]
 """
 import itertools
-import json
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from findings import stored_run  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/packlab"
 RENDER_ONLY = "--render-only" in sys.argv
@@ -46,14 +47,7 @@ def scenario(preset, mem, occ, amp, base, episodes=EPISODES):
 
 
 def run(tag, sc):
-    path = f"{OUT}/{tag}.json"
-    if not RENDER_ONLY and not os.path.exists(path):
-        with open(f"{OUT}/{tag}.scenario.json", "w") as f:
-            json.dump(sc, f)
-        with open(path, "w") as f:
-            subprocess.run(["nice", "-n", "10", BIN, "run", f"{OUT}/{tag}.scenario.json"], stdout=f, check=True,
-                           env=dict(os.environ, PACKLAB_THREADS="1"))
-    rep = json.load(open(path))
+    rep = stored_run(BIN, OUT, tag, sc, RENDER_ONLY, nice=10)
     return {r["policy"]: (100 * r["pm_hot_r"], 100 * r["c_hot_r"], 100 * r["s_cores"]) for r in rep["rows"]}
 
 

@@ -8,11 +8,12 @@ budget (PM-Hot-R ≤ 5%) beside C2MARL-0.95's stored figures.
 Writes results/001/issue25/e11-targets/<tag>.scenario.json, <tag>.json and results/001/e11-targets.md.
 Usage: python3 scripts/seed001_e11_targets.py target/release/packlab [--render-only]
 """
-import json
 import os
 import resource
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from findings import stored_run  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/packlab"
 RENDER_ONLY = "--render-only" in sys.argv
@@ -32,20 +33,11 @@ C2MARL = [("C2MARL-0.95, 900 episodes × 5 seeds", "49.7 ± 2.0"), ("C2MARL-0.95
 
 def run(target, seed=1):
     tag = f"target{target}" + (f"-seed{seed}" if seed != 1 else "")
-    path = f"{OUT}/{tag}.json"
-    if not RENDER_ONLY and not os.path.exists(path):
-        sc = {"model": "oversub", "seed": seed, "oversub": {
-            "preset": "E1.1", "predictor_target": target, "policies": POLICIES, "eval_episodes": EPISODES}}
-        with open(f"{OUT}/{tag}.scenario.json", "w") as f:
-            json.dump(sc, f)
-        with open(path, "w") as f:
-            subprocess.run(["nice", "-n", "10", BIN, "run", f"{OUT}/{tag}.scenario.json"], stdout=f, check=True,
-                           env=dict(os.environ, PACKLAB_THREADS="1"))
-    rep = json.load(open(path))
-    return {r["policy"]: r for r in rep["rows"]}
+    sc = {"model": "oversub", "seed": seed, "oversub": {
+        "preset": "E1.1", "predictor_target": target, "policies": POLICIES, "eval_episodes": EPISODES}}
+    return {r["policy"]: r for r in stored_run(BIN, OUT, tag, sc, RENDER_ONLY)["rows"]}
 
 
-os.makedirs(OUT, exist_ok=True)
 got = {t: run(t) for t in TARGETS}
 lines = []
 w = lines.append
