@@ -353,7 +353,8 @@ TUNED_RULE = ("Verdict (tuned baselines): App. B.1 tunes every baseline \"for th
               "scored on, seed-2 check in the linked file). The paper's claim at α, C2MARL safe at α and saving more than "
               "every tuned MA/SL safe at α: *holds* = the arm's mean PM-Hot-R over seeds within 1 − α and its S-Cores 95% "
               "t-interval over seeds wholly above the best tuned MA/SL; *not shown* = safe, interval containing it; "
-              "*fails* = interval wholly below it or the arm unsafe; *no tuned MA/SL safe* = none is within 1 − α.")
+              "*fails* = interval wholly below it or the arm unsafe; *no tuned MA/SL safe* = none is within 1 − α; a *fails* reads *inconclusive: calibration row unmet* when Grid-1's "
+              "PM-Hot-R 95% CI reaches above 1 − α (the rule of the table above).")
 
 
 def tuned_rows(preset):
@@ -411,6 +412,8 @@ def tuned_lines(preset, rep, lines):
             v = "holds"
         else:
             v = "not shown"
+        if v == "fails" and calibration_unmet(rep, [a]):
+            v = "inconclusive: calibration row unmet"
         lines.append(f"| {a} | {cell(best['ma'])} | {cell(best['sl'])} | {cell(best['peak:p95'])} | {len(sc)}: "
                      f"{100 * m:.1f} ± {100 * h:.1f} at {100 * st.mean(hr):.1f} | {pap} | {v} |")
     lines.append("")
