@@ -7,6 +7,10 @@
 //! * On a two-subscriber PM ([`SharedPm`], hours independent, so the optimum of every hour is found by
 //!   enumerating the 6 × 6 joint rates): with λ very large and any oversubscription hot, rate 1 for both; with
 //!   staggered peaks, the peaking subscriber at 0.6 and the idle one at 0.2.
+//! * The dual steps, on tiny environments whose constrained optimum is found by enumeration: the cluster dual
+//!   ([`Blocks`]) and the PM dual of defaults set 15 ([`TwoMachines`], λ moving and λ held at its mean from 0.8
+//!   of training): λ settles inside the interval where the Lagrangian's argmax is that optimum, and the greedy
+//!   policy reaches it, its worst machine unsafe in exactly the budget 1 − α.
 //!
 //! (The cluster environment is not used for "λ very large → rate 1": there a lone subscriber's oversubscription
 //! is safe — a full PM at usage ≈ 0.58 with one 16-core VM at rate 0.2 reaches ≈ 0.76·B, below β — so rate 1
@@ -362,5 +366,202 @@ fn the_dual_step_settles_below_its_bound_where_the_greedy_cost_meets_the_target(
         );
         assert!((u - 0.25).abs() <= 0.05, "seed {seed}: greedy Û {u}");
         assert_eq!(learned, optimum, "seed {seed}");
+    }
+}
+
+/// Two subscribers, each alone on its machine, for `MACHINE_HOURS` hours an episode. In episode e machine k
+/// is hot in every hour (so unsafe: `hot_k = 1 ≥ δ`) iff its subscriber's rate is below `THRESHOLD[k][e mod
+/// 20]` (the episode's usage over β), and safe otherwise; the agents see a constant observation, so a policy
+/// is one rate per agent and machine k is unsafe in a fraction `p_k(a) = #{j: THRESHOLD[k][j] > a}/20` of
+/// any 20 consecutive episodes. Reward: the saved share `1 − a` per agent-hour; an agent's cost share is its
+/// own machine's hot flag. [`MarlEnv::unsafe_machines`] reports the unsafe machines, so the PM dual runs.
+struct TwoMachines {
+    episode: u64,
+    t: usize,
+    hot: [bool; 2],
+    last: [(f64, f64); 2],
+}
+
+const MACHINE_HOURS: usize = 6;
+
+/// Machine 0: rates 0.2 and 0.3 unsafe in every episode, 0.4 in 1 of 20 (5%), 0.5 and above never. Machine 1:
+/// never unsafe (its subscriber's best is 0.2 whatever λ; it is there so that Û is a maximum over machines).
+fn threshold(k: usize, e: u64) -> f64 {
+    match (k, e % 20) {
+        (0, 7) => 0.45,
+        (0, _) => 0.35,
+        _ => 0.1,
+    }
+}
+
+/// `p_k(a)`: the fraction of 20 consecutive episodes in which machine `k` is unsafe at rate index `a`.
+fn unsafe_fraction(k: usize, a: usize) -> f64 {
+    (0..20).filter(|&e| RATES[a] < threshold(k, e)).count() as f64 / 20.0
+}
+
+impl MarlEnv for TwoMachines {
+    fn n_agents(&self) -> usize {
+        2
+    }
+    fn n_actions(&self) -> usize {
+        RATES.len()
+    }
+    fn agent_obs_len(&self) -> usize {
+        4
+    }
+    fn cluster_obs_len(&self) -> usize {
+        4
+    }
+    fn reset(&mut self, episode: u64) {
+        self.episode = episode;
+        self.t = 0;
+        self.hot = [false; 2];
+    }
+    fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
+        agent_obs.fill(0.0);
+        cluster_obs.fill(0.0);
+        agent_obs[0] = 1.0;
+        agent_obs[4] = 1.0;
+        cluster_obs[0] = 1.0;
+        mask.fill(true);
+    }
+    fn step(&mut self, actions: &[usize]) -> StepOutcome {
+        for k in 0..2 {
+            let hot = RATES[actions[k]] < threshold(k, self.episode);
+            self.hot[k] |= hot;
+            self.last[k] = (1.0 - RATES[actions[k]], if hot { 1.0 } else { 0.0 });
+        }
+        self.t += 1;
+        StepOutcome {
+            reward: (self.last[0].0 + self.last[1].0) / 2.0,
+            cost: self.last[0].1.max(self.last[1].1),
+            done: self.t == MACHINE_HOURS,
+        }
+    }
+    fn credit(&self, reward: &mut [f64], cost: &mut [f64]) {
+        for k in 0..2 {
+            reward[k] = self.last[k].0;
+            cost[k] = self.last[k].1;
+        }
+    }
+    fn unsafe_machines(&self, out: &mut Vec<u32>) -> bool {
+        out.clear();
+        out.extend((0..2u32).filter(|&k| self.hot[k as usize]));
+        true
+    }
+}
+
+/// Trains C2MARL with the PM dual on [`TwoMachines`] (α = 0.95: each machine unsafe in at most 5% of the
+/// episodes) from λ = 0, with λ held at its mean from `freeze` of the episodes on; returns λ over the last 50
+/// episodes, the largest per-machine unsafe fraction of the greedy policy over the last 20 episodes (one
+/// cycle of the usage levels), and the greedy rates.
+fn pm_dual_run(seed: u64, freeze: f64) -> (Vec<f64>, f64, [usize; 2]) {
+    let cfg = C2marlConfig {
+        hidden: vec![32],
+        episodes: 300,
+        tau: 0.01,
+        gamma: 0.5,
+        alpha: 0.95,
+        eta_lambda: 0.02,
+        lambda_max: 50.0,
+        dual_cost: DualCost::Pm,
+        lambda_freeze_fraction: freeze,
+        ..C2marlConfig::default()
+    };
+    let mut env = TwoMachines {
+        episode: 0,
+        t: 0,
+        hot: [false; 2],
+        last: [(0.0, 0.0); 2],
+    };
+    let mut tr = Trainer::new(&cfg, &env, seed).unwrap();
+    let mut unsafe_eps = [0u32; 2];
+    for e in 0..cfg.episodes {
+        tr.train_episode(&mut env, e);
+        if e + 20 >= cfg.episodes {
+            // The greedy policy's machines over the last 20 episodes (a full cycle of the usage levels).
+            let pol = tr.policy(String::new());
+            let a = [
+                pol.act(0, &[1.0, 0.0, 0.0, 0.0]),
+                pol.act(1, &[1.0, 0.0, 0.0, 0.0]),
+            ];
+            for k in 0..2 {
+                if RATES[a[k]] < threshold(k, e) {
+                    unsafe_eps[k] += 1;
+                }
+            }
+        }
+    }
+    let lambdas = tr.log()[tr.log().len() - 50..]
+        .iter()
+        .map(|l| l.lambda)
+        .collect();
+    let pol = tr.policy(String::new());
+    let o = [1.0, 0.0, 0.0, 0.0];
+    let worst = unsafe_eps.iter().copied().max().unwrap() as f64 / 20.0;
+    (lambdas, worst, [pol.act(0, &o), pol.act(1, &o)])
+}
+
+#[test]
+fn the_pm_dual_settles_lambda_where_the_policy_meets_the_machine_budget() {
+    // The constrained optimum by enumeration over the 36 joint rates: the largest saved share 2 − a_0 − a_1
+    // with every machine unsafe in at most 1 − α = 5% of the episodes: machine 0 at 0.4 (5%, the budget
+    // exactly), machine 1 at 0.2 (never unsafe).
+    let budget = 0.05 + 1e-12;
+    let mut best: Option<([usize; 2], f64)> = None;
+    for k in 0..36 {
+        let a = [k / 6, k % 6];
+        let saved = 2.0 - RATES[a[0]] - RATES[a[1]];
+        let feasible = (0..2).all(|m| unsafe_fraction(m, a[m]) <= budget);
+        if feasible && best.is_none_or(|(_, s)| saved > s + 1e-12) {
+            best = Some((a, saved));
+        }
+    }
+    let (optimum, _) = best.unwrap();
+    assert_eq!(optimum, [2, 0]);
+    // The Lagrangian per agent-hour, (1 − a) − λ·p_k(a), has this optimum as its unique argmax exactly for λ
+    // in (0.2/0.95, 0.1/0.05) = (0.211, 2) (machine 0 leaves 0.2 above 0.211 and moves to the always safe 0.5
+    // above 2); there the greedy policy's worst machine is unsafe in exactly 5% of any 20 consecutive episodes
+    // and the PM dual's gap is 0, so λ stops. Below it the gap is −1 (machine 0 at 0.2 or 0.3 is always
+    // unsafe) and λ rises; above it the gap is +1 (no machine ever unsafe) and λ falls.
+    let lagrangian_argmax = |k: usize, lambda: f64| {
+        (0..6)
+            .max_by(|&x, &y| {
+                let v = |a: usize| (1.0 - RATES[a]) - lambda * unsafe_fraction(k, a);
+                v(x).total_cmp(&v(y))
+            })
+            .unwrap()
+    };
+    for lambda in [0.22, 1.0, 1.99] {
+        assert_eq!(
+            [lagrangian_argmax(0, lambda), lagrangian_argmax(1, lambda)],
+            optimum
+        );
+    }
+    for lambda in [0.2, 2.01] {
+        assert_ne!(
+            [lagrangian_argmax(0, lambda), lagrangian_argmax(1, lambda)],
+            optimum
+        );
+    }
+    // λ moving to the end (no hold), and held at its mean from 80% of the episodes on (the default).
+    for freeze in [1.0, 0.8] {
+        for seed in 1..=3 {
+            let (lambdas, worst, learned) = pm_dual_run(seed, freeze);
+            let (lo, hi) = lambdas
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            eprintln!("freeze {freeze} seed {seed}: λ in [{lo:.3}, {hi:.3}], worst machine unsafe {worst}, {learned:?}");
+            assert!(
+                lo > 0.211 && hi < 4.0,
+                "freeze {freeze} seed {seed}: λ in [{lo}, {hi}]"
+            );
+            assert!(
+                hi - lo < 1e-9,
+                "freeze {freeze} seed {seed}: λ still moving, [{lo}, {hi}]"
+            );
+            assert_eq!(learned, optimum, "freeze {freeze} seed {seed}");
+            assert_eq!(worst, 0.05, "freeze {freeze} seed {seed}");
+        }
     }
 }
