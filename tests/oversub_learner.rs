@@ -370,10 +370,10 @@ fn the_dual_step_settles_below_its_bound_where_the_greedy_cost_meets_the_target(
 }
 
 /// Two subscribers, each alone on its machine, for `MACHINE_HOURS` hours an episode. In episode e machine k
-/// is hot in every hour (so unsafe: `hot_k = 1 ≥ δ`) iff its subscriber's rate is below `THRESHOLD[k][e mod
-/// 20]` (the episode's usage over β), and safe otherwise; the agents see a constant observation, so a policy
-/// is one rate per agent and machine k is unsafe in a fraction `p_k(a) = #{j: THRESHOLD[k][j] > a}/20` of
-/// any 20 consecutive episodes. Reward: the saved share `1 − a` per agent-hour; an agent's cost share is its
+/// is hot in every hour (so unsafe: `hot_k = 1 ≥ δ`) iff its subscriber's rate is below [`threshold`]`(k, e)`
+/// (the episode's usage over β, periodic in e with period 20), and safe otherwise; the agents see a constant
+/// observation, so a policy is one rate per agent and machine k is unsafe in a fraction
+/// `p_k(a) = #{j < 20: threshold(k, j) > a}/20` of any 20 consecutive episodes ([`unsafe_fraction`]). Reward: the saved share `1 − a` per agent-hour; an agent's cost share is its
 /// own machine's hot flag. [`MarlEnv::unsafe_machines`] reports the unsafe machines, so the PM dual runs.
 struct TwoMachines {
     episode: u64,
