@@ -15,7 +15,8 @@
 #               0.1, 0.5, 1: CPU and peak RSS (GNU time -v)
 #   admission   the 3-year SECOND run (benches/admit.rs, run 0 of master seed 1, 26,280 h): CPU
 #   oversub     `oversub-train --preset E1.1 --alpha 0.95 --episodes $OVERSUB_EPISODES` (default 150), one thread: CPU
-#               (the subnormal moments build up as training goes on: 150 episodes hardly show them, 600 do)
+#               (the subnormal moments build up late in training: 600 episodes take 62 s before, 55 s after; the
+#               issue's full 1,800 took 522 s before, too long for this run)
 #   wasm        the module's bytes raw, gzip -9, brotli quality $BROTLI_QUALITY (default 11, what is served;
 #               scripts/brotli.mjs of this checkout for both)
 # ROWS=LIST (comma-separated of placement, lifetime, admission, oversub, wasm; default all) runs only those.
