@@ -10,6 +10,7 @@ use super::record::{Host, Vm, Workload, MAX_CORES, MAX_GPUS, MAX_HOSTS, MAX_MEMO
 use crate::input::parse::{clip, for_each_record, Row};
 use crate::input::{check_upload, MAX_TIME_S};
 use crate::input::{maybe_gunzip, utf8, InputFile, TraceError};
+use compact_str::CompactString;
 
 /// Reader of the openb CSV files: one pod list (header
 /// `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time`,
@@ -195,9 +196,9 @@ fn read_pods(file: &str, text: &str) -> Result<Vec<Vm>, TraceError> {
             .get(qos)
             .map(str::trim)
             .filter(|s| !s.is_empty())
-            .map(str::to_string);
+            .map(CompactString::from);
         vms.push(Vm {
-            id: id.to_string(),
+            id: id.into(),
             tenant: None,
             deployment: None,
             category,

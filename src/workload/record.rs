@@ -5,6 +5,7 @@
 use super::format::WorkloadFormat;
 use crate::input::TraceError;
 use crate::trace::UsageTrace;
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -55,15 +56,17 @@ pub struct UsageRef {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Vm {
     /// Id, unique within the workload (Azure: encrypted VM id; arrivals: `<split>:<batch>:<k>`; Alibaba: pod name).
-    pub id: String,
+    /// The four text fields are [`CompactString`]s: up to 24 bytes stay inside the record, so the arrivals'
+    /// ids, tenant batches and flavour letters need no heap allocation of their own (issue 30).
+    pub id: CompactString,
     /// Owner: Azure subscription id (vmtable); `None` where the source has none (arrivals, Alibaba pods).
-    pub tenant: Option<String>,
+    pub tenant: Option<CompactString>,
     /// Deployment / request group: Azure deployment id (vmtable), the tenant batch `<split>:<batch>` of the
     /// arrivals (one tenant's VMs in one 5-minute bin, seed 000's deployment); `None` for Alibaba pods.
-    pub deployment: Option<String>,
+    pub deployment: Option<CompactString>,
     /// Class given by the source: Azure `vmcategory` (Interactive, Delay-insensitive, Unknown; V1 spells it
     /// `Unkown`), the arrivals' flavour letter, Alibaba `qos` (LS, BE, Burstable, Guaranteed).
-    pub category: Option<String>,
+    pub category: Option<CompactString>,
     /// Requested vCPU cores (Alibaba: `cpu_milli / 1000`; Azure V2: the bucket value, `>24` read as 32).
     pub cores: f64,
     /// Requested memory, GB (Alibaba: `memory_mib / 1024`; Azure V2: the bucket value, `>64` read as 128).
@@ -223,7 +226,7 @@ impl Workload {
             if items.contains(v.id.as_str()) {
                 v.usage.get_or_insert_with(Default::default).series = Some(SeriesRef {
                     trace: trace.name.clone(),
-                    item: v.id.clone(),
+                    item: v.id.to_string(),
                 });
                 n += 1;
             }
@@ -233,7 +236,7 @@ impl Workload {
 
     /// Counts, totals and the window, for display.
     pub fn summary(&self) -> WorkloadSummary {
-        let distinct = |f: fn(&Vm) -> Option<&String>| {
+        let distinct = |f: fn(&Vm) -> Option<&CompactString>| {
             self.vms.iter().filter_map(f).collect::<HashSet<_>>().len()
         };
         let mut life: Vec<f64> = self
@@ -288,9 +291,9 @@ impl Workload {
                 format!("more than {MAX_VMS} VMs or {MAX_HOSTS} hosts"),
             ));
         }
-        let ids = self.vms.iter().map(|v| ("VM", &v.id));
+        let ids = self.vms.iter().map(|v| ("VM", v.id.as_str()));
         if let Some((what, id)) = ids
-            .chain(self.hosts.iter().map(|h| ("host", &h.id)))
+            .chain(self.hosts.iter().map(|h| ("host", h.id.as_str())))
             .find(|(_, id)| id.len() > crate::input::MAX_FIELD_BYTES)
         {
             return Err(TraceError::new(

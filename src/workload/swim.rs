@@ -79,9 +79,13 @@ impl WorkloadReader for SwimReader {
                 end = end.max(t);
                 vms.push(Vm {
                     id: if prefix_ids {
-                        format!("{}:{}", crate::input::parse::base(file), clip(id))
+                        compact_str::format_compact!(
+                            "{}:{}",
+                            crate::input::parse::base(file),
+                            clip(id)
+                        )
                     } else {
-                        id.to_string()
+                        id.into()
                     },
                     tenant: None,
                     deployment: None,

@@ -20,6 +20,7 @@ use crate::input::TraceError;
 use crate::substrate::error::{FieldError, FieldErrors};
 use crate::substrate::rng::{exp, normal, poisson, stream, uniform_open0};
 use crate::substrate::stats::normal_sf;
+use compact_str::format_compact;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
@@ -305,9 +306,9 @@ fn field_error(e: FieldError) -> TraceError {
 fn vm(k: usize, deployment: &str, cores: f64, created_h: f64, life_h: f64, end_h: f64) -> Vm {
     let exit = created_h + life_h;
     Vm {
-        id: format!("vm{k}"),
+        id: format_compact!("vm{k}"),
         tenant: None,
-        deployment: Some(format!("{deployment}:{k}")),
+        deployment: Some(format_compact!("{deployment}:{k}")),
         category: None,
         cores,
         memory_gb: GB_PER_VCPU * cores,

@@ -248,7 +248,7 @@ mod tests {
         Vm {
             id: id.into(),
             tenant: None,
-            deployment: dep.map(String::from),
+            deployment: dep.map(Into::into),
             category: None,
             cores,
             memory_gb: 2.0 * cores,

@@ -105,7 +105,7 @@ fn is_zero(x: &usize) -> bool {
 /// Random-stream component of the exits drawn for VMs alive at the window's start.
 const COMP_ALIVE: u64 = 0x616c_6976;
 
-fn in_split(deployment: Option<&String>, split: &str) -> bool {
+fn in_split(deployment: Option<&str>, split: &str) -> bool {
     split.is_empty()
         || deployment.is_some_and(|d| d.strip_prefix(split).is_some_and(|r| r.starts_with(':')))
 }
@@ -115,7 +115,7 @@ fn in_split(deployment: Option<&String>, split: &str) -> bool {
 pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJobs, RunError> {
     let split = params.split.as_str();
     let picked: Vec<usize> = (0..w.vms.len())
-        .filter(|&i| in_split(w.vms[i].deployment.as_ref(), split))
+        .filter(|&i| in_split(w.vms[i].deployment.as_deref(), split))
         .collect();
     if picked.is_empty() {
         return Err(RunError::field(
@@ -147,7 +147,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         picked.clone()
     } else {
         let other: Vec<usize> = (0..w.vms.len())
-            .filter(|&i| !in_split(w.vms[i].deployment.as_ref(), split))
+            .filter(|&i| !in_split(w.vms[i].deployment.as_deref(), split))
             .collect();
         if other.is_empty() {
             picked.clone()

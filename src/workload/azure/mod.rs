@@ -10,6 +10,7 @@ use super::reader::WorkloadReader;
 use super::record::{Vm, Workload, MAX_CORES, MAX_MEMORY_GB, MAX_VMS};
 use crate::input::parse::{base, clip};
 use crate::input::{check_upload, MAX_TIME_S};
+use compact_str::{format_compact, ToCompactString};
 pub mod arrivals;
 pub mod vmtable;
 
@@ -172,27 +173,29 @@ impl WorkloadReader for AzureArrivalsReader {
                 read_arrivals_files(name, &texts)?
             }
         };
-        arrivals_to_workload(name, &data, self.split.as_deref())
+        arrivals_to_workload(name, data, self.split.as_deref())
     }
 }
 
 pub use arrivals::MAX_BUNDLE_BIN_STEPS as MAX_LIFETIME_ENTRIES;
 
 /// Converts parsed arrivals into a workload (see [`AzureArrivalsReader`]); `split` selects one split by name.
-/// The window is `[first selected split's start, last selected split's cut]`. Errors: unknown split, more
-/// than [`MAX_VMS`] VMs.
+/// The window is `[first selected split's start, last selected split's cut]`. Takes the arrivals by value and
+/// frees each tenant batch once its VMs are records (issue 30: the decoded bundle is not held beside them).
+/// Errors: unknown split, more than [`MAX_VMS`] VMs.
 pub fn arrivals_to_workload(
     name: &str,
-    data: &AzureArrivals,
+    data: AzureArrivals,
     split: Option<&str>,
 ) -> Result<Workload, TraceError> {
-    let splits: Vec<_> = data
-        .splits
-        .iter()
-        .filter(|s| split.is_none_or(|n| s.name == n))
-        .collect();
-    if splits.is_empty() {
-        let names: Vec<&str> = data.splits.iter().map(|s| s.name.as_str()).collect();
+    let AzureArrivals {
+        source,
+        flavours,
+        intervals,
+        splits: all,
+    } = data;
+    let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
+    if !all.iter().any(|s| split.is_none_or(|n| s.name == n)) {
         return Err(TraceError::new(
             name,
             None,
@@ -204,6 +207,10 @@ pub fn arrivals_to_workload(
             ),
         ));
     }
+    let splits: Vec<_> = all
+        .into_iter()
+        .filter(|s| split.is_none_or(|n| s.name == n))
+        .collect();
     let count: usize = splits.iter().map(|s| s.vm_count()).sum();
     if count > MAX_VMS {
         return Err(TraceError::new(
@@ -215,19 +222,27 @@ pub fn arrivals_to_workload(
     }
     let trace_end = splits.iter().map(|s| s.cut_s).max().unwrap_or(0) as f64;
     let trace_start = splits.iter().map(|s| s.start_s).min().unwrap_or(0) as f64;
+    let names: Vec<String> = splits
+        .iter()
+        .map(|s| {
+            format!(
+                "{} [{}, {}) s cut {} s",
+                s.name, s.start_s, s.end_s, s.cut_s
+            )
+        })
+        .collect();
     let mut vms = Vec::with_capacity(count);
-    for sp in &splits {
+    for sp in splits {
         let cut = sp.cut_s as f64;
-        for (b, batch) in sp.batches.iter().enumerate() {
+        for (b, batch) in sp.batches.into_iter().enumerate() {
             let t = batch.t_s as f64;
-            let deployment = format!("{}:{b}", sp.name);
+            let deployment = format_compact!("{}:{b}", sp.name);
             for (k, a) in batch.vms.iter().enumerate() {
-                let f = data.flavours.get(a.flavour);
+                let f = flavours.get(a.flavour);
                 let (deleted, range, censored_at) = if a.censored {
                     (None, None, (cut < trace_end).then_some(cut))
                 } else {
-                    let (lo, hi) = data
-                        .intervals
+                    let (lo, hi) = intervals
                         .bins
                         .get(a.lifetime_bin as usize)
                         .map(|&(lo, hi)| (lo as f64, hi as f64))
@@ -236,10 +251,10 @@ pub fn arrivals_to_workload(
                     (Some(t + 0.5 * (lo + hi)), Some([lo, hi]), None)
                 };
                 vms.push(Vm {
-                    id: format!("{deployment}:{k}"),
+                    id: format_compact!("{deployment}:{k}"),
                     tenant: None,
                     deployment: Some(deployment.clone()),
-                    category: Some(a.flavour.to_string()),
+                    category: Some(a.flavour.to_compact_string()),
                     cores: a.cores as f64,
                     memory_gb: f.map(|f| f.memory_gb).unwrap_or(0.0),
                     gpus: 0.0,
@@ -254,17 +269,8 @@ pub fn arrivals_to_workload(
             }
         }
     }
-    let names: Vec<String> = splits
-        .iter()
-        .map(|s| {
-            format!(
-                "{} [{}, {}) s cut {} s",
-                s.name, s.start_s, s.end_s, s.cut_s
-            )
-        })
-        .collect();
     let notes = vec![
-        format!("Azure 2017 arrivals ({}), splits: {}", data.source, names.join("; ")),
+        format!("Azure 2017 arrivals ({source}), splits: {}", names.join("; ")),
         "lifetimes are binned (exact to 5 min below 1 h, then 1-hour and 1-day bins): deleted_s = created + the bin's midpoint, lifetime_range_s = the bin".into(),
         "tenants have no id across bins: deployment = the tenant batch <split>:<batch> of one 5-minute bin".into(),
     ];
@@ -487,6 +493,15 @@ mod tests {
             (259_159 + 410_276, 14_317 + 23_311)
         );
         assert_eq!(b.vms, w.vms);
+        // issue 30: the record is 216 bytes and its text fields need no heap allocation of their own (ids up to
+        // "test:82945:NNN", tenant batches, flavour letters: at most 24 bytes, kept inside the record)
+        assert_eq!(std::mem::size_of::<Vm>(), 216);
+        let heap =
+            |s: Option<&compact_str::CompactString>| s.is_some_and(|s| s.is_heap_allocated());
+        assert!(!b.vms.iter().any(|v| heap(Some(&v.id))
+            || heap(v.deployment.as_ref())
+            || heap(v.category.as_ref())
+            || v.tenant.is_some()));
     }
 
     #[test]

@@ -190,10 +190,10 @@ pub fn read_vmtable(file: &str, text: &str) -> Result<VmTable, TraceError> {
         let (max_cpu, avg_cpu, p95_max_cpu) =
             (num(5, "maxcpu")?, num(6, "avgcpu")?, num(7, "p95maxcpu")?);
         rows.push(Vm {
-            id: fields[0].trim().to_string(),
-            tenant: Some(fields[1].trim().to_string()),
-            deployment: Some(fields[2].trim().to_string()),
-            category: Some(fields[8].trim().to_string()),
+            id: fields[0].trim().into(),
+            tenant: Some(fields[1].trim().into()),
+            deployment: Some(fields[2].trim().into()),
+            category: Some(fields[8].trim().into()),
             cores: cores as f64,
             memory_gb,
             gpus: 0.0,
