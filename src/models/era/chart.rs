@@ -276,7 +276,7 @@ pub fn draw_efficiency<DB: DrawingBackend>(
 }
 
 /// A legend's filled box, 14 × 10 pixels, for a series of bars drawn in `style`.
-fn box_swatch(style: ShapeStyle) -> impl Fn(BackendCoord) -> Rectangle<BackendCoord> {
+fn box_swatch(style: ShapeStyle) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
     move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], style)
 }
 
