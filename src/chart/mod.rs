@@ -94,7 +94,8 @@ impl<
 }
 
 /// The end of every cartesian chart's mesh set-up: `labels` = (labels on x, labels on y), the two tick
-/// formatters, the shared look ([`MeshLook`], 12 px labels and 13 px axis descriptions), then the draw.
+/// formatters, the shared look ([`MeshLook`], 12 px labels and 13 px axis descriptions unless given), then the
+/// draw.
 pub(crate) trait MeshDraw<
     'b,
     X: plotters::coord::ranged1d::Ranged,
@@ -108,6 +109,19 @@ pub(crate) trait MeshDraw<
         labels: (usize, usize),
         x_fmt: &'b dyn Fn(&X::ValueType) -> String,
         y_fmt: &'b dyn Fn(&Y::ValueType) -> String,
+    ) -> Result<(), ChartError> {
+        self.draw_labelled_px(dp, labels, x_fmt, y_fmt, (12.0, 13.0))
+    }
+
+    /// [`MeshDraw::draw_labelled`] with other font sizes: `(label_px, desc_px)` CSS pixels for the tick labels
+    /// and the axis descriptions (a smaller panel's).
+    fn draw_labelled_px(
+        &mut self,
+        dp: Px,
+        labels: (usize, usize),
+        x_fmt: &'b dyn Fn(&X::ValueType) -> String,
+        y_fmt: &'b dyn Fn(&Y::ValueType) -> String,
+        font_px: (f64, f64),
     ) -> Result<(), ChartError>;
 }
 
@@ -123,18 +137,19 @@ where
         >,
     DB: DrawingBackend,
 {
-    fn draw_labelled(
+    fn draw_labelled_px(
         &mut self,
         dp: Px,
         (x_labels, y_labels): (usize, usize),
         x_fmt: &'b dyn Fn(&X::ValueType) -> String,
         y_fmt: &'b dyn Fn(&Y::ValueType) -> String,
+        (label_px, desc_px): (f64, f64),
     ) -> Result<(), ChartError> {
         self.x_labels(x_labels)
             .y_labels(y_labels)
             .x_label_formatter(x_fmt)
             .y_label_formatter(y_fmt)
-            .look(dp, 12.0, 13.0)
+            .look(dp, label_px, desc_px)
             .draw()
             .map_err(err)
     }

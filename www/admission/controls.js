@@ -56,10 +56,8 @@ export function createControls({ wasm, onChange, onAzure }) {
   const policyBox = h('div', { class: 'policies', id: 'admission-policies' });
   let policies = []; // [{ label, box }]
   let lastPreset = null;
-  let starters = [];
-  try { starters = wasm.model_call({ model: 'admission' }, 'starters', null); } catch { starters = []; }
   const scriptBox = createScriptBox({
-    model: 'admission', starters, onChange: () => onChange(),
+    model: 'admission', wasm, onChange: () => onChange(),
     hook: 'fn admit(active, capacity, n0, t, mean, variance, cand_mean, cand_var, threshold)',
     label: 'script (Rhai): admit(…) is true to admit the arrival (it must also fit: N + n0 ≤ C); optional threshold_scale() is "cores" or "probability"',
     spec: 'the arm is script:NAME, tuned to the SLA after the preset\'s',

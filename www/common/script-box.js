@@ -9,14 +9,16 @@ import { field } from './fields.js';
 /**
  * @param {object} o
  * @param {string} o.model       the scenario section (e.g. 'placement'); element ids start with it
- * @param {{ name: string, language: string, source: string }[]} o.starters  the engine's starter scripts
+ * @param {{ model_call(scenario: object, op: string, args: null): any }} [o.wasm]  the engine, asked for the model's
+ *   starter scripts (its `starters` operation; none if it fails)
+ * @param {{ name: string, language: string, source: string }[]} [o.starters]  the starter scripts, if given instead
  * @param {string} o.hook        the hook's signature, shown in the empty box (e.g. 'fn rate(h, sl, …)')
  * @param {string} o.label       the box's label (which functions are required)
  * @param {string} o.spec        what the policy is called in the results (e.g. 'the point script:NAME')
  * @param {() => void} o.onChange  fires on every edit
  * @returns {{ el: HTMLElement, fill(scripts: object[]): void, read(): object[] }}
  */
-export function createScriptBox({ model, starters, hook, label, spec, onChange }) {
+export function createScriptBox({ model, wasm, starters = startersOf(wasm, model), hook, label, spec, onChange }) {
   const at = (key) => `${model}.scripts[0].${key}`;
   const enabled = h('input', { type: 'checkbox', id: `${model}-script-enabled` });
   const name = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'mine' });
@@ -77,4 +79,9 @@ export function createScriptBox({ model, starters, hook, label, spec, onChange }
   }
 
   return { el, fill, read };
+}
+
+/** The engine's starter scripts of `model` (its `starters` operation); none when the engine has none or fails. */
+function startersOf(wasm, model) {
+  try { return wasm?.model_call({ model }, 'starters', null) ?? []; } catch { return []; }
 }

@@ -57,10 +57,8 @@ export function createControls({ onChange, color, wasm }) {
       h('span', { class: 'swatch', style: { background: color(i) }, 'aria-hidden': 'true' }), h('span', {}, title),
       i === 0 ? h('span', { class: 'fine' }, ' (baseline, always run)') : null) };
   });
-  let starters = [];
-  try { starters = wasm.model_call({ model: 'lifetime' }, 'starters', null); } catch { starters = []; }
   const scriptBox = createScriptBox({
-    model: 'lifetime', starters, onChange: () => onChange(),
+    model: 'lifetime', wasm, onChange: () => onChange(),
     hook: 'fn score(free_cores, free_mem_gb, free_gpus, cap_cores, cap_mem_gb, cap_gpus, vm_cores, vm_mem_gb, vm_gpus, vms, host_exit, vm_exit, now)',
     label: 'script (Rhai): score(…) of a host for the VM, lower is better (ties by best fit); optional least() stops the scan',
     spec: 'the row is script:NAME, after the policies',

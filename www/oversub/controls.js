@@ -79,10 +79,8 @@ export function createControls({ onChange, wasm }) {
   const evalEp = num({ inputmode: 'numeric', placeholder: String(d.eval_episodes) });
   const trainEp = num({ inputmode: 'numeric', placeholder: String(d.train_episodes) });
   const seed = num({ inputmode: 'numeric', placeholder: String(defaults.seed) });
-  let starters = [];
-  try { starters = wasm.model_call({ model: 'oversub' }, 'starters', null); } catch { starters = []; }
   const scriptBox = createScriptBox({
-    model: 'oversub', starters, onChange: () => onChange(),
+    model: 'oversub', wasm, onChange: () => onChange(),
     hook: 'fn rate(h, sl, mu, sd, n, p95, mean, sd_u, target, min_rate)',
     label: 'script (Rhai): rate(…) gives a subscriber\'s rate for the hour, clipped to [min_rate, 1]',
     spec: 'the row is script:NAME, after the policies',

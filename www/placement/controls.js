@@ -38,10 +38,8 @@ export function createControls({ onChange, wasm }) {
   const fit = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: defaultAt(D, 'placement.fit') });
 
   const familyRows = h('div', { class: 'families' });
-  let starters = [];
-  try { starters = wasm.model_call({ model: 'placement' }, 'starters', null); } catch { starters = []; }
   const scriptBox = createScriptBox({
-    model: 'placement', starters, onChange: () => onChange(),
+    model: 'placement', wasm, onChange: () => onChange(),
     hook: 'fn fits(c, n, mu, sigma2, load, mu_k, sigma2_k, s_k)',
     label: 'script (Rhai): fits(…) required, score(…) and size(…) optional',
     spec: 'the point is script:NAME',

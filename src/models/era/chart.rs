@@ -275,6 +275,11 @@ pub fn draw_efficiency<DB: DrawingBackend>(
     Ok(())
 }
 
+/// A legend's filled box, 14 × 10 pixels, for a series of bars drawn in `style`.
+fn box_swatch(style: ShapeStyle) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
+    move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], style)
+}
+
 /// A policy's name in a few characters, for a narrow chart: `basic-econ:linear:penalty` → `BE lin+pen`
 /// (on-demand and greedy stay).
 fn short_policy(p: &str) -> String {
@@ -333,13 +338,7 @@ pub fn draw_request<DB: DrawingBackend>(
     c1.configure_mesh()
         .x_desc("slot (minute)")
         .y_desc("units")
-        .x_labels(8)
-        .y_labels(5)
-        .x_label_formatter(&fmt)
-        .y_label_formatter(&fmt)
-        .look(dp, 11.0, 12.0)
-        .draw()
-        .map_err(err)?;
+        .draw_labelled_px(dp, (8, 5), &fmt, &fmt, (11.0, 12.0))?;
     c1.draw_series(
         v.load
             .iter()
@@ -354,12 +353,7 @@ pub fn draw_request<DB: DrawingBackend>(
     )
     .map_err(err)?
     .label("committed load L(τ)")
-    .legend(|(x, y)| {
-        Rectangle::new(
-            [(x, y - 5), (x + 14, y + 5)],
-            ARM_COLORS[0].mix(0.5).filled(),
-        )
-    });
+    .legend(box_swatch(ARM_COLORS[0].mix(0.5).filled()));
     let cap = v.cap;
     c1.draw_series(LineSeries::new(
         vec![(x0, cap), (x0 + n, cap)],
@@ -393,9 +387,7 @@ pub fn draw_request<DB: DrawingBackend>(
         } else {
             "the request at its cheapest start (rejected)"
         })
-        .legend(move |(x, y)| {
-            Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.mix(0.8).filled())
-        });
+        .legend(box_swatch(color.mix(0.8).filled()));
     }
     draw_legend(&mut c1, SeriesLabelPosition::UpperRight, dp)?;
 
@@ -418,13 +410,7 @@ pub fn draw_request<DB: DrawingBackend>(
     c2.configure_mesh()
         .x_desc("slot (minute)")
         .y_desc("price ($)")
-        .x_labels(8)
-        .y_labels(5)
-        .x_label_formatter(&fmt)
-        .y_label_formatter(&fmt)
-        .look(dp, 11.0, 12.0)
-        .draw()
-        .map_err(err)?;
+        .draw_labelled_px(dp, (8, 5), &fmt, &fmt, (11.0, 12.0))?;
     c2.draw_series(v.detail.block.iter().enumerate().filter_map(|(i, b)| {
         b.filter(|b| b.is_finite()).map(|b| {
             Rectangle::new(
@@ -435,12 +421,7 @@ pub fn draw_request<DB: DrawingBackend>(
     }))
     .map_err(err)?
     .label("block price b_τ of W units in slot τ")
-    .legend(|(x, y)| {
-        Rectangle::new(
-            [(x, y - 5), (x + 14, y + 5)],
-            ARM_COLORS[1].mix(0.45).filled(),
-        )
-    });
+    .legend(box_swatch(ARM_COLORS[1].mix(0.45).filled()));
     let starts: Vec<(f64, f64)> = v
         .detail
         .starts

@@ -311,10 +311,10 @@ mod tests {
         assert_eq!(p, [5.0, 5.0, 4.0, 2.0, 2.0, 2.0, 2.0, 2.0]);
     }
 
-    /// The arrival filter: entries that arrived before now's bucket do not count.
-    #[test]
-    fn table_filters_arrivals_before_now() {
-        let e = [
+    /// Two entries of bucket 3: 2 units at $5 arriving in the bucket itself (lag 0) and 1 unit at $9 arriving
+    /// two buckets earlier (lag 2).
+    fn two_entries() -> [Entry; 2] {
+        [
             Entry {
                 bucket: 3,
                 lag: 0,
@@ -327,7 +327,13 @@ mod tests {
                 unit_value: 9.0,
                 demand: 1.0,
             },
-        ];
+        ]
+    }
+
+    /// The arrival filter: entries that arrived before now's bucket do not count.
+    #[test]
+    fn table_filters_arrivals_before_now() {
+        let e = two_entries();
         let mut t = Table::new(&e, 10, 4, 0.0, f64::INFINITY);
         // τ in bucket 3 (slot 35); now in bucket 3: only lag 0 → rank 1 at $5
         assert_eq!(t.curve(35, 31).unit_price(1.0), 5.0);
@@ -342,20 +348,7 @@ mod tests {
     /// predicted demand all arrives after the end is priced at the floor (zero demand).
     #[test]
     fn table_predicts_no_arrivals_past_the_end() {
-        let e = [
-            Entry {
-                bucket: 3,
-                lag: 0,
-                unit_value: 5.0,
-                demand: 2.0,
-            },
-            Entry {
-                bucket: 3,
-                lag: 2,
-                unit_value: 9.0,
-                demand: 1.0,
-            },
-        ];
+        let e = two_entries();
         // slot 35 (bucket 3) seen from slot 12 (bucket 1): both entries arrive in [now, τ] (buckets 1 and 3)
         let mut open = Table::new(&e, 10, 4, 0.0, f64::INFINITY);
         assert_eq!(open.curve(35, 12).block_price(3.0, 3.0), 9.0 + 5.0 + 5.0);

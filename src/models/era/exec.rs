@@ -315,7 +315,7 @@ pub fn run_cell(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::era::jobs::{Prices, Request, SetupSummary};
+    use crate::models::era::jobs::{test_setup, Request};
 
     /// By hand: capacity 2, actual capacity 1 in slots 4 and 5. Greedy accepts A (2 units × 2 slots in
     /// [4, 6)) at 4 and B (1 × 1 in [4, 10)) at its earliest free slot 6. Slots 4, 5: A gets 1 unit each (B is
@@ -333,21 +333,13 @@ mod tests {
             value: 100.0,
             class: 0,
         };
-        let setup = Setup {
-            requests: vec![r(0, 2.0, 2, 6), r(1, 1.0, 1, 10)],
-            period: 4,
-            end: 8,
-            capacity: 2.0,
-            actual: vec![2.0, 2.0, 2.0, 2.0, 1.0, 1.0],
-            prices: Prices {
-                p_min: 0.0,
-                p_max: f64::INFINITY,
-                p_fix: 0.5,
-                p_full: 1.0,
-            },
-            dist: None,
-            summary: SetupSummary::default(),
-        };
+        let setup = test_setup(
+            vec![r(0, 2.0, 2, 6), r(1, 1.0, 1, 10)],
+            4,
+            8,
+            2.0,
+            vec![2.0, 2.0, 2.0, 2.0, 1.0, 1.0],
+        );
         let p = EraParams {
             lp_bucket_min: 1.0,
             period_h: 4.0 / 60.0,

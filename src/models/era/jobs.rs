@@ -72,6 +72,35 @@ pub(crate) fn test_request(id: usize, a: i64, w: f64, t: i64, d: i64, value: f64
     }
 }
 
+/// A test set-up (the fixture of the scheduler's and the executor's tests): `requests` in periods of `period`
+/// slots up to slot `end`, planned capacity `capacity` units, actual capacity `actual` per slot (`capacity`
+/// beyond), BASIC_ECON's prices unbounded in [0, ∞), greedy's 0.5 and on-demand's 1 per unit-slot, no job
+/// distributions.
+#[cfg(test)]
+pub(crate) fn test_setup(
+    requests: Vec<Request>,
+    period: i64,
+    end: i64,
+    capacity: f64,
+    actual: Vec<f64>,
+) -> Setup {
+    Setup {
+        requests,
+        period,
+        end,
+        capacity,
+        actual,
+        prices: Prices {
+            p_min: 0.0,
+            p_max: f64::INFINITY,
+            p_fix: 0.5,
+            p_full: 1.0,
+        },
+        dist: None,
+        summary: SetupSummary::default(),
+    }
+}
+
 /// The distributions E4.3's jobs are drawn from, known to the "linear" predictor.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JobDist {

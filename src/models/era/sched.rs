@@ -215,28 +215,14 @@ pub struct RequestView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::era::jobs::{test_request as req, Prices, SetupSummary};
+    use crate::models::era::jobs::{test_request as req, test_setup};
 
     /// Periods of 4 slots, capacity `cap`; the history (period 0) holds one request of 2 units × 2 slots over
     /// [0, 4) at $5 per unit-slot: spread, 1 unit per slot at $5 in every slot of a period.
     fn setup(cap: f64, requests: Vec<Request>) -> Setup {
         let mut all = vec![req(0, 0, 2.0, 2, 4, 20.0)];
         all.extend(requests);
-        Setup {
-            requests: all,
-            period: 4,
-            end: 12,
-            capacity: cap,
-            actual: Vec::new(),
-            prices: Prices {
-                p_min: 0.0,
-                p_max: f64::INFINITY,
-                p_fix: 0.5,
-                p_full: 1.0,
-            },
-            dist: None,
-            summary: SetupSummary::default(),
-        }
+        test_setup(all, 4, 12, cap, Vec::new())
     }
 
     fn sched(s: &Setup, name: &str) -> Scheduler {

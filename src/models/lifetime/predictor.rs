@@ -604,21 +604,24 @@ mod tests {
         a * f64::from(u8::from(lhat > t)) + (1.0 - a) * q
     }
 
+    /// `(A, L̂ h, age u h)` cases both posterior means are checked on (each test adds its own): the age before,
+    /// at and after `L̂`, `A` from 0 to 0.99.
+    const POSTERIOR_CASES: [(f64, f64, f64); 6] = [
+        (0.9, 2.0, 0.5),
+        (0.9, 2.0, 3.0),
+        (0.5, 0.1, 0.05),
+        (0.7, 50.0, 60.0),
+        (0.0, 5.0, 1.0),
+        (0.99, 300.0, 100.0),
+    ];
+
     /// The posterior mean residual (uncapped) against numerical integration of the mixture's survival:
     /// `E[T − u | T > u] = ∫_u^∞ S(t) dt / S(u)`, with `t = e^y` (Simpson in `y` on each side of `L̂`, up to
     /// 14 standard deviations beyond the integrand's peak at `ln L̂ + s²`).
     #[test]
     fn noisy_posterior_mean_matches_numerical_integration() {
         let s = WRONG_ERROR_DECADES * std::f64::consts::LN_10;
-        for &(a, lhat, u) in &[
-            (0.9f64, 2.0f64, 0.5f64),
-            (0.9, 2.0, 3.0),
-            (0.5, 0.1, 0.05),
-            (0.7, 50.0, 60.0),
-            (0.0, 5.0, 1.0),
-            (0.99, 300.0, 100.0),
-            (0.9, 2.0, 337.0),
-        ] {
+        for &(a, lhat, u) in POSTERIOR_CASES.iter().chain(&[(0.9, 2.0, 337.0)]) {
             let y_hi = lhat.ln() + s * s + 14.0 * s;
             let mut knots = vec![u.ln()];
             if lhat > u {
@@ -673,17 +676,11 @@ mod tests {
             };
             a * f64::from(u8::from(lhat > t)) + (1.0 - a) * q
         };
-        for &(a, lhat, u) in &[
-            (0.9f64, 2.0f64, 0.5f64),
-            (0.9, 2.0, 3.0),
-            (0.5, 0.1, 0.05),
-            (0.7, 50.0, 60.0),
-            (0.0, 5.0, 1.0),
-            (0.99, 300.0, 100.0),
+        for &(a, lhat, u) in POSTERIOR_CASES.iter().chain(&[
             (0.8, 500.0, 100.0),
             (0.6, 20.0, 330.0),
             (0.9, 400.0, 350.0),
-        ] {
+        ]) {
             // the survival is 0 beyond max(L̂, c); integrate from u over the knots above it
             let mut knots = vec![u.ln()];
             knots.extend([c, lhat].iter().filter(|&&t| t > u).map(|t| t.ln()));

@@ -7,6 +7,7 @@
 //! - [`draw_machine`]: the teaching view, one machine's empirical total usage over E against the Gaussian
 //!   the fit test assumed, with the capacity line and both overflow probabilities.
 
+use super::instance::MachineView;
 use crate::chart::*;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -18,8 +19,9 @@ crate::chart::chart_table! {
     /// `{ target_rho, highlight, title, scale }`, returns the layout `{ points: [[x, y]...], plot_area,
     /// zero_floor }` in backend pixels.
     "placement.frontier" => draw_frontier(Vec<ChartPoint>, FrontierChartOptions, "chart points");
-    /// `placement.machine`: data = a `MachineView` ([`MachineViewChart`]), opts = `{ scale }`.
-    "placement.machine" => draw_machine_view(MachineViewChart, MachineViewOptions, "machine view");
+    /// `placement.machine`: data = a [`MachineView`] (the run operation `machine`'s answer: `{ machine, totals,
+    /// mean, sd, capacity, empirical_overflow, gaussian_overflow, items }`, usage in VM units), opts = `{ scale }`.
+    "placement.machine" => draw_machine_view(MachineView, MachineViewOptions, "machine view");
 }
 
 /// One point of a frontier, as the chart needs it (field names match the engine's `FrontierPoint`).
@@ -431,21 +433,6 @@ pub fn machine_svg(m: &MachineChart, width: u32, height: u32) -> Result<String, 
     render_svg(width, height, |area| draw_machine(area, m))
 }
 
-/// The teaching view's data: the run operation `machine`'s answer (`MachineView`: `{ machine, totals, mean,
-/// sd, capacity, empirical_overflow, gaussian_overflow, items }`, usage in VM units).
-#[derive(Clone, Debug, Deserialize)]
-pub struct MachineViewChart {
-    pub machine: usize,
-    pub totals: Vec<f64>,
-    pub mean: f64,
-    pub sd: f64,
-    pub capacity: f64,
-    pub empirical_overflow: f64,
-    pub gaussian_overflow: f64,
-    #[serde(default)]
-    pub items: Vec<String>,
-}
-
 /// Options of `placement.machine`: `{ scale }` (device pixels per CSS pixel, default 1).
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct MachineViewOptions {
@@ -456,7 +443,7 @@ pub struct MachineViewOptions {
 /// Draws the teaching view of one machine from a `MachineView` ([`draw_machine`] with its caption).
 pub fn draw_machine_view<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    v: &MachineViewChart,
+    v: &MachineView,
     o: &MachineViewOptions,
 ) -> Result<(), ChartError> {
     let m = MachineChart {

@@ -12,7 +12,7 @@ use crate::substrate::exact::ExactThreshold;
 use crate::substrate::stats::{mean, normal_sf, population_variance};
 use crate::trace::{Samples, UsageTrace};
 use rand::{RngExt, SeedableRng};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::sync::OnceLock;
 
@@ -124,11 +124,14 @@ pub struct PackResult {
 
 /// The teaching view of one machine: the empirical distribution of its total usage over E against the
 /// Gaussian N(μ', σ'²) the GPA assumes from O, with both overflow probabilities.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+///
+/// Read back (`Deserialize`) as the data of the chart `placement.machine`, where `items` may be left out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MachineView {
     /// Machine index (0-based).
     pub machine: usize,
     /// Items on it.
+    #[serde(default)]
     pub items: Vec<String>,
     /// Total usage at each t ∈ E, VM units: f64 sums in placement order, so a total that equals c exactly as
     /// written may show an ulp above c; `empirical_overflow` decides such ties exactly.
