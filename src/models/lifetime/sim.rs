@@ -141,7 +141,9 @@ impl<'a> Pool<'a> {
     /// and of the empty hosts (all alike) only the first is scored.
     /// `u` is the VM's uptime, hours: 0 for an arrival; for a migration its age, so that NILAS's exit, LAVA's
     /// class (`class[j]`, repredicted by the caller) and LA-Binary's class (`L̂ − u > 2 h`) are the VM's now.
-    /// Returns the chosen host's key `(tier, sub-tier, temporal cost)` with it.
+    /// Returns the chosen host's key `(tier, sub-tier, temporal cost)` with it. LA-Binary and LAVA (outside
+    /// the cost-first ablation) take the same host over their groups ([`Pool::choose_la_binary`],
+    /// [`Pool::choose_lava`]).
     fn choose(
         &mut self,
         j: usize,

@@ -1,5 +1,6 @@
-//! What a placement policy decides and sees (ALGORITHMS.md §5.1): the pool scans the schedulable hosts a VM
-//! fits in slack order and takes the least key `(tier, sub-tier, temporal cost, slack, host)`; a policy
+//! What a placement policy decides and sees (ALGORITHMS.md §5.1): the pool takes the least key
+//! `(tier, sub-tier, temporal cost, slack, host)` among the schedulable hosts a VM fits (scanning them in slack
+//! order, or for a policy with host groups, [`PlacementRule::group`], walking the groups that can win); a policy
 //! gives the `(tier, sub-tier)` of a host, whether NILAS's temporal cost enters, and (LAVA) how a host's
 //! class and state move when VMs come and go.
 
