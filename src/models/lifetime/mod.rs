@@ -10,6 +10,7 @@
 //! - [`model_metrics`]: the model metrics of §5.8 and E3.6 (precision/recall/F1 of the long class, C-index,
 //!   |log10 error|, F1 by uptime quantile);
 //! - [`sim`]: the event-driven pool (§5.1) on the DES kernel, over [`host`]'s hosts;
+//! - [`tiers`]: LA-Binary's and LAVA's hosts grouped by what decides their tier, for the pool's choice;
 //! - [`policies`]: one file per placement policy (best fit, LA-Binary §5.5, NILAS §5.3, LAVA §5.4) behind
 //!   [`policies::PlacementRule`], resolved from [`Policy`];
 //! - [`lars`]: the defragmentation's drains and migration orders (LARS, §5.6) and their replay;
@@ -37,6 +38,7 @@ pub mod pool;
 pub mod predictor;
 pub mod sampling;
 pub mod sim;
+pub mod tiers;
 
 pub use experiment::{LifetimeReport, LifetimeRun, LifetimeStep};
 pub use params::{LifetimeParams, Policy, PredictorKind};

@@ -12,14 +12,17 @@ use super::lars::{
     Defrag, DrainRecord, Migrations, DEFRAG_PERIOD_H, MIGRATION_CONCURRENCY, MIGRATION_H,
 };
 use super::params::{Ablation, LavaRules, Policy, Scorer};
-use super::policies::la_binary::{is_long, LA_BINARY_CUTOFF_H};
-use super::policies::lava::{class_upper_bound, lifetime_class, LAVA_DEADLINE_FACTOR};
+use super::policies::la_binary::{self, host_is_long, is_long, LA_BINARY_CUTOFF_H};
+use super::policies::lava::{
+    self, class_upper_bound, lifetime_class, LAVA_DEADLINE_FACTOR, MAX_CLASS,
+};
 use super::policies::nilas::{host_exit_of, temporal_cost_on};
 use super::policies::script::ScriptScore;
 use super::policies::{resolve, DeadlineAction, HostChange, PlacementRule, PoolView, VmNow};
 use super::pool::{Job, DIMS};
 use super::predictor::LifetimePredictor;
 use super::sampling::{Acc, PolicyResult, PoolState};
+use super::tiers::TierIndex;
 use crate::substrate::des::{Des, World};
 
 /// The pool and run settings of one simulation.
@@ -99,6 +102,9 @@ struct Pool<'a> {
     by_size: Vec<usize>,
     /// A `script:NAME` policy's host score (the rule is then best fit's).
     script: Option<ScriptScore>,
+    /// LA-Binary's and LAVA's hosts by group ([`PlacementRule::group`]), kept when the rule has groups (and
+    /// not under LAVA's cost-first ablation); `None`: every choice scans the slack order.
+    tiers: Option<TierIndex>,
 }
 
 impl<'a> Pool<'a> {
@@ -135,7 +141,9 @@ impl<'a> Pool<'a> {
     /// and of the empty hosts (all alike) only the first is scored.
     /// `u` is the VM's uptime, hours: 0 for an arrival; for a migration its age, so that NILAS's exit, LAVA's
     /// class (`class[j]`, repredicted by the caller) and LA-Binary's class (`L̂ − u > 2 h`) are the VM's now.
-    /// Returns the chosen host's key `(tier, sub-tier, temporal cost)` with it.
+    /// Returns the chosen host's key `(tier, sub-tier, temporal cost)` with it. LA-Binary and LAVA (outside
+    /// the cost-first ablation) take the same host over their groups ([`Pool::choose_la_binary`],
+    /// [`Pool::choose_lava`]).
     fn choose(
         &mut self,
         j: usize,
@@ -162,6 +170,13 @@ impl<'a> Pool<'a> {
         let cost_first = rule.host_states() && self.cfg.ablation.lava_rules == LavaRules::CostFirst;
         let rank = |(t, s, c): (u8, u8, u8)| if cost_first { (c, t, s) } else { (t, s, c) };
         let least = rule.least(&vm);
+        if self.tiers.is_some() && !cost_first {
+            match rule.policy() {
+                Policy::LaBinary => return self.choose_la_binary(&shape, &vm, now),
+                Policy::Lava => return self.choose_lava(&shape, &vm, vm_exit, now),
+                _ => {}
+            }
+        }
         let Pool {
             order,
             hosts,
@@ -215,6 +230,175 @@ impl<'a> Pool<'a> {
             }
         }
         best
+    }
+
+    /// Where best fit's scan starts in the slack order (see [`CapRange::slack_floor`]).
+    fn floor(&self, shape: &[f64; DIMS]) -> f64 {
+        match self.cfg.ablation.scorer {
+            Scorer::BestFit => self.cap_range.slack_floor(shape),
+            _ => f64::NEG_INFINITY,
+        }
+    }
+
+    /// [`Pool::choose`] under LA-Binary over its groups (the same host): the first host the VM fits, in slack
+    /// order, of its own class, else of the other class, else the first empty one. A host in the long group
+    /// may have turned short since it was grouped (its long VMs near their predicted end; never the other way
+    /// while its VMs stay): it is checked where it could be chosen, and moved to the short group when short.
+    fn choose_la_binary(
+        &mut self,
+        shape: &[f64; DIMS],
+        vm: &VmNow,
+        now: f64,
+    ) -> Option<((u8, u8, u8), usize)> {
+        use la_binary::{GROUP_EMPTY, GROUP_LONG, GROUP_SHORT};
+        let from = self.floor(shape);
+        let Pool {
+            hosts,
+            jobs,
+            r0,
+            tiers,
+            ..
+        } = self;
+        let tiers = tiers.as_mut()?;
+        let fit = |h: u32| {
+            let host = &hosts[h as usize];
+            !host.draining && fits(&host.used, &host.cap, shape)
+        };
+        let long_now = |h: u32| host_is_long(&hosts[h as usize], jobs, r0, now);
+        let first = |g: u8| tiers.range(g, from).find(|k| fit(k.1));
+        // the fitting hosts of the long group that turned short (in slack order)
+        let mut turned = Vec::new();
+        let chosen = if vm.long {
+            let mut same = None;
+            for k in tiers.range(GROUP_LONG, from) {
+                if fit(k.1) {
+                    if long_now(k.1) {
+                        same = Some(k);
+                        break;
+                    }
+                    turned.push(k);
+                }
+            }
+            match same {
+                Some(k) => Some((0, k)),
+                None => {
+                    let other = match (first(GROUP_SHORT), turned.first()) {
+                        (Some(a), Some(&b)) => Some(a.min(b)),
+                        (a, b) => a.or(b.copied()),
+                    };
+                    other
+                        .map(|k| (1, k))
+                        .or_else(|| first(GROUP_EMPTY).map(|k| (2, k)))
+                }
+            }
+        } else {
+            let short = first(GROUP_SHORT);
+            let mut other = None;
+            for k in tiers.range(GROUP_LONG, from) {
+                if short.is_some_and(|a| k >= a) {
+                    break;
+                }
+                if fit(k.1) {
+                    if long_now(k.1) {
+                        other.get_or_insert(k);
+                    } else {
+                        turned.push(k);
+                        break;
+                    }
+                }
+            }
+            match turned.last().copied().or(short) {
+                Some(k) => Some((0, k)),
+                None => other
+                    .map(|k| (1, k))
+                    .or_else(|| first(GROUP_EMPTY).map(|k| (2, k))),
+            }
+        };
+        for k in turned {
+            tiers.set(k.1 as usize, GROUP_SHORT, k);
+        }
+        chosen.map(|(t, k)| ((t, 0, 0), k.1 as usize))
+    }
+
+    /// [`Pool::choose`] under LAVA over its groups: the same host, and NILAS's temporal cost computed for the
+    /// same hosts (its host-exit cache is part of the run's state). The scan computes a host's cost when no
+    /// host before it in slack order has a key at most `(its tier, sub-tier, 0)`: no host of a better
+    /// (tier, sub-tier), none of its own with cost 0. So the groups are walked best (tier, sub-tier) first,
+    /// each up to the first host of a better one (`bound`) and up to its first host of cost 0: RECYCLING
+    /// hosts of a longer class, shortest first (tier 0), OPEN hosts of the VM's class (1), the other
+    /// non-empty hosts (2, in the slack order), the first empty host (3).
+    fn choose_lava(
+        &mut self,
+        shape: &[f64; DIMS],
+        vm: &VmNow,
+        vm_exit: f64,
+        now: f64,
+    ) -> Option<((u8, u8, u8), usize)> {
+        let from = self.floor(shape);
+        let Pool {
+            order,
+            hosts,
+            jobs,
+            pred,
+            cfg,
+            r0,
+            tiers,
+            rule,
+            ..
+        } = self;
+        let tiers = tiers.as_ref()?;
+        let view = PoolView { jobs, r0, now };
+        let mut best: Option<((u8, u8, u8), SlackKey)> = None;
+        let mut bound: Option<SlackKey> = None;
+        // walks one (tier, sub-tier) in slack order: `keys` are its hosts, or with `sieve` hosts of every tier
+        // of which those of `tier` are taken (tier 2 is the rest of the non-empty hosts); `once`: only its
+        // first fitting host (the empty hosts, all alike)
+        let mut walk =
+            |keys: &mut dyn Iterator<Item = SlackKey>, tier: (u8, u8), sieve: bool, once: bool| {
+                let mut first = None;
+                for k in keys {
+                    if bound.is_some_and(|b| k >= b) {
+                        break;
+                    }
+                    let host = &mut hosts[k.1 as usize];
+                    if host.draining || !fits(&host.used, &host.cap, shape) {
+                        continue;
+                    }
+                    if sieve && rule.tier(host, host.is_empty(), vm, &view) != tier {
+                        continue;
+                    }
+                    first.get_or_insert(k);
+                    let he = host_exit_of(host, jobs, *pred, cfg.refresh_h, now);
+                    let cost = temporal_cost_on(cfg.ablation.nilas_cost, (vm_exit - he).max(0.0));
+                    let key = (tier.0, tier.1, cost);
+                    if best.is_none_or(|(b, _)| key < b) {
+                        best = Some((key, k));
+                    }
+                    if cost == 0 || once {
+                        break;
+                    }
+                }
+                if let Some(f) = first {
+                    bound = Some(bound.map_or(f, |b| b.min(f)));
+                }
+            };
+        for k in vm.class.saturating_add(1)..=MAX_CLASS {
+            let g = lava::group_recycling(k);
+            if tiers.len(g) > 0 {
+                walk(&mut tiers.range(g, from), (0, k), false, false);
+            }
+        }
+        let g = lava::group_open(vm.class.min(MAX_CLASS));
+        walk(&mut tiers.range(g, from), (1, 0), false, false);
+        let all = &mut order.range(SlackKey(from, 0)..).copied();
+        walk(all, (2, 0), true, false);
+        walk(
+            &mut tiers.range(lava::GROUP_EMPTY, from),
+            (3, 0),
+            false,
+            true,
+        );
+        best.map(|(key, k)| (key, k.1 as usize))
     }
 
     /// The host for job `j` of the run's policy (`baseline`: one of App. F's alive VMs, placed by best fit):
@@ -318,6 +502,26 @@ impl<'a> Pool<'a> {
             .insert(SlackKey(scorer.key(host.slack), h as u32));
     }
 
+    /// Puts host `h` in its group of the rule's index under its slack key, after its VMs, ghosts, state or
+    /// class changed (nothing without an index).
+    fn regroup(&mut self, h: usize, now: f64) {
+        let Some(tiers) = self.tiers.as_mut() else {
+            return;
+        };
+        let view = PoolView {
+            jobs: self.jobs,
+            r0: &self.r0,
+            now,
+        };
+        let host = &self.hosts[h];
+        let g = self.rule.group(host, &view);
+        tiers.set(
+            h,
+            g,
+            SlackKey(self.cfg.ablation.scorer.key(host.slack), h as u32),
+        );
+    }
+
     /// Moves host `h`'s LAVA deadline as the rule asked: reset to `now + 1.1 × its class's bound`; or moved out
     /// (never in) to cover a VM of class `k` placed at `now` — with correct predictions the host then never
     /// outlives its deadline, so a deadline raise means an under-prediction (seed 003 §4.3: "if all
@@ -382,6 +586,7 @@ impl<'a> Pool<'a> {
             self.acc.diag.class_up_longer_vm += 1;
         }
         self.move_deadline(h, change.deadline, now, des);
+        self.regroup(h, now);
         let exit = self.jobs[j].exit;
         if schedule_exit && exit < self.cfg.end {
             des.schedule(exit, Ev::Exit(j as u32));
@@ -417,6 +622,7 @@ impl<'a> Pool<'a> {
             self.acc.diag.class_down += 1;
         }
         self.move_deadline(h, change.deadline, now, des);
+        self.regroup(h, now);
         self.mig.check_drained(&mut self.hosts[h]);
     }
 
@@ -507,6 +713,7 @@ impl World<Ev> for Pool<'_> {
                 }
                 let used = used_of(host, self.jobs);
                 self.set_used(src, used);
+                self.regroup(src, now);
                 self.mig.active -= 1;
                 self.mig.check_drained(&mut self.hosts[src]);
                 self.start_migrations(now, des);
@@ -521,6 +728,7 @@ impl World<Ev> for Pool<'_> {
                         .rule
                         .on_deadline(&mut self.hosts[h], &mut self.res_epoch);
                     self.move_deadline(h, change.deadline, now, des);
+                    self.regroup(h, now);
                 }
             }
         }
@@ -571,6 +779,17 @@ fn run_full(
     pred: &dyn LifetimePredictor,
     cfg: &SimConfig,
 ) -> (PolicyResult, Vec<u32>, Vec<DrainRecord>) {
+    run_with(jobs, pred, cfg, true)
+}
+
+/// [`run_full`]; `indexed`: LA-Binary and LAVA choose over their groups ([`TierIndex`]), else every choice
+/// scans the slack order (the reference the index is tested against).
+fn run_with(
+    jobs: &[Job],
+    pred: &dyn LifetimePredictor,
+    cfg: &SimConfig,
+    indexed: bool,
+) -> (PolicyResult, Vec<u32>, Vec<DrainRecord>) {
     let n = jobs.len();
     let mut des: Des<Ev> = Des::new();
     let caps: Vec<[f64; DIMS]> = match &cfg.caps {
@@ -591,16 +810,34 @@ fn run_full(
     };
     let mut by_size: Vec<usize> = (0..caps.len()).collect();
     by_size.sort_by(|&a, &b| size(&caps[a]).total_cmp(&size(&caps[b])).then(a.cmp(&b)));
-    let hosts = caps
+    let hosts: Vec<Host> = caps
         .iter()
         .map(|&cap| Host::new(cap, des.new_key()))
         .collect();
     let r0: Vec<f64> = (0..n).map(|j| pred.remaining(j, 0.0)).collect();
+    let rule = resolve(&cfg.policy);
+    let cost_first = rule.host_states() && cfg.ablation.lava_rules == LavaRules::CostFirst;
+    let tiers = (indexed && rule.groups() > 0 && !cost_first).then(|| {
+        let view = PoolView {
+            jobs,
+            r0: &r0,
+            now: 0.0,
+        };
+        let entries = hosts
+            .iter()
+            .enumerate()
+            .map(|(h, host)| {
+                let k = SlackKey(cfg.ablation.scorer.key(host.slack), h as u32);
+                (rule.group(host, &view), k)
+            })
+            .collect();
+        TierIndex::new(rule.groups(), entries)
+    });
     let mut pool = Pool {
         jobs,
         pred,
         cfg,
-        rule: resolve(&cfg.policy),
+        rule,
         hosts,
         on: vec![NONE; n],
         // LAVA's class at the VM's arrival in the simulation: at uptime 0, `LC(L̂)`; a VM alive at the
@@ -633,6 +870,7 @@ fn run_full(
         script: cfg.script.clone().map(ScriptScore::new),
         cap_range: CapRange::of(&caps),
         feed: (Vec::new(), 0, 0),
+        tiers,
     };
     let arrivals: Vec<u32> = (0..n as u32)
         .filter(|&j| jobs[j as usize].start < cfg.end)
@@ -1375,5 +1613,119 @@ mod tests {
         assert!((r.empty_hosts - 0.5).abs() < 1e-12, "{}", r.empty_hosts);
         assert!((r.optimum_empty_hosts - 0.5).abs() < 1e-12);
         assert!((r.allocation - 0.5).abs() < 1e-12);
+    }
+
+    /// The tiered policies' host indexes ([`TierIndex`]) against the scan of every host in slack order, over
+    /// random pools: heterogeneous hosts (one kind without memory), VMs of every LAVA class, a predictor
+    /// whose repredictions move with the uptime (so NILAS's host-exit cache, which LAVA's in-tier cost reads,
+    /// depends on which hosts each choice scored), defragmentation with migrations, App. F's baseline
+    /// arrivals and the ablations. Every metric, every arrival's host and every drain are the same (compared
+    /// through their Debug text, bit for bit); and the runs place differently from best fit in every tier.
+    #[test]
+    fn tier_indexes_choose_what_the_scan_chooses() {
+        use super::super::params::CostScale;
+        use crate::substrate::rng::mix64;
+        /// `R̂_j(u)`: the true lifetime scaled by a factor that changes every quarter hour of uptime.
+        struct Wobbly(Vec<f64>);
+        impl LifetimePredictor for Wobbly {
+            fn first(&self, j: usize) -> f64 {
+                self.remaining(j, 0.0)
+            }
+            fn remaining(&self, j: usize, u: f64) -> f64 {
+                let step = (u * 4.0).floor() as u64;
+                let f = 0.25 + (mix64(j as u64 * 977 + step) % 1000) as f64 / 500.0;
+                (self.0[j] * f - u).max(0.0)
+            }
+        }
+        let mut tiers_seen = [[0u64; 4]; 2];
+        let mut differs = [false; 2];
+        for case in 0..24u64 {
+            let mut x = case * 7919 + 1;
+            let mut next = |n: u64| {
+                x = mix64(x);
+                x % n
+            };
+            let n = 300 + next(500) as usize;
+            // busy pools (failures, every tier) and, one case in four, quiet ones (hosts whose long VMs near
+            // their predicted end with no VM coming or going: LA-Binary's long group then holds short hosts)
+            let (gap, more) = if case % 4 < 2 {
+                (6000.0, 0)
+            } else {
+                (1500.0, 24)
+            };
+            let mut t = 0.0;
+            let jobs: Vec<Job> = (0..n)
+                .map(|_| {
+                    t += next(1000) as f64 / gap;
+                    let life = 10f64.powf(next(6000) as f64 / 1000.0 - 2.0);
+                    let shape = [
+                        1.0 + next(8) as f64,
+                        if next(3) == 0 { 0.0 } else { next(32) as f64 },
+                        0.0,
+                    ];
+                    let start = if next(20) == 0 { -life / 2.0 } else { t };
+                    Job {
+                        start,
+                        exit: start + life,
+                        life,
+                        censored: false,
+                        shape,
+                        batch: 0,
+                    }
+                })
+                .collect();
+            let mut jobs = jobs;
+            jobs.sort_by(|a, b| a.start.total_cmp(&b.start));
+            let alive = jobs.iter().filter(|j| j.start < 0.0).count();
+            let pred = Wobbly(jobs.iter().map(|j| j.life).collect());
+            let caps: Vec<[f64; DIMS]> = (0..4 + more + next(12))
+                .map(|_| match next(3) {
+                    0 => [16.0, 64.0, 0.0],
+                    1 => [32.0, 128.0, 0.0],
+                    _ => [12.0, 0.0, 0.0],
+                })
+                .collect();
+            let policy = if case % 2 == 0 {
+                Policy::Lava
+            } else {
+                Policy::LaBinary
+            };
+            let mut c = cfg(policy.clone(), caps.len(), 0.0);
+            c.caps = Some(std::sync::Arc::new(caps));
+            c.end = t + 2.0;
+            c.refresh_h = [0.0, 1.0 / 60.0, 0.5][next(3) as usize];
+            c.baseline_jobs = if next(2) == 0 { alive } else { 0 };
+            c.warmup_h = 1.0;
+            c.defrag = match next(3) {
+                0 => None,
+                k => Some(Defrag {
+                    order: MigrationOrder::Lars,
+                    replay: None,
+                    maintenance: k == 2,
+                }),
+            };
+            c.ablation = Ablation {
+                scorer: [Scorer::BestFit, Scorer::BestFit, Scorer::WorstFit][next(3) as usize],
+                nilas_cost: [CostScale::Stated, CostScale::Fine][next(2) as usize],
+                lava_rules: [LavaRules::Ours, LavaRules::Spec][next(2) as usize],
+            };
+            let (a, pa, da) = run_with(&jobs, &pred, &c, true);
+            let (b, pb, db) = run_with(&jobs, &pred, &c, false);
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "case {case}");
+            assert_eq!(pa, pb, "case {case}");
+            assert_eq!(da, db, "case {case}");
+            let p = usize::from(policy == Policy::LaBinary);
+            let by_tier = a.diagnostics.as_ref().unwrap().by_tier;
+            for (s, t) in tiers_seen[p].iter_mut().zip(by_tier) {
+                *s += t;
+            }
+            let mut bf = c.clone();
+            bf.policy = Policy::BestFit;
+            differs[p] |= run_with(&jobs, &pred, &bf, false).1 != pa;
+        }
+        assert_eq!(differs, [true, true]);
+        // LAVA: every tier chosen; LA-Binary: its three (same class, other class, empty)
+        assert!(tiers_seen[0].iter().all(|&t| t > 0), "{tiers_seen:?}");
+        assert!(tiers_seen[1][..3].iter().all(|&t| t > 0), "{tiers_seen:?}");
     }
 }

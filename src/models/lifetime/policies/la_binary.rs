@@ -26,6 +26,14 @@ pub fn host_is_long(host: &Host, jobs: &[Job], r0: &[f64], now: f64) -> bool {
     })
 }
 
+/// LA-Binary's group of a host holding a long VM at the last look ([`LaBinary::group`]; it may have turned
+/// short since: the class only falls while the host's VMs stay, so the pool checks it where it matters).
+pub const GROUP_LONG: u8 = 0;
+/// LA-Binary's group of a non-empty short host.
+pub const GROUP_SHORT: u8 = 1;
+/// LA-Binary's group of an empty host (no VMs, no ghosts).
+pub const GROUP_EMPTY: u8 = 2;
+
 /// LA-Binary: same class (0), other class (1), empty (2).
 #[derive(Clone, Copy, Debug)]
 pub struct LaBinary;
@@ -33,6 +41,20 @@ pub struct LaBinary;
 impl PlacementRule for LaBinary {
     fn policy(&self) -> Policy {
         Policy::LaBinary
+    }
+
+    fn groups(&self) -> usize {
+        3
+    }
+
+    fn group(&self, host: &Host, view: &PoolView) -> u8 {
+        if host.is_empty() {
+            GROUP_EMPTY
+        } else if host_is_long(host, view.jobs, view.r0, view.now) {
+            GROUP_LONG
+        } else {
+            GROUP_SHORT
+        }
     }
 
     fn tier(&self, host: &Host, empty: bool, vm: &VmNow, view: &PoolView) -> (u8, u8) {

@@ -46,6 +46,19 @@ fn res_only(host: &mut Host, j: usize, res_epoch: &mut [u32]) {
     res_epoch[j] = host.res_epoch;
 }
 
+/// LAVA's group of a RECYCLING host of class `k` (`0..=MAX_CLASS`).
+pub fn group_recycling(k: u8) -> u8 {
+    k
+}
+/// LAVA's group of an OPEN host of class `k` (`0..=MAX_CLASS`).
+pub fn group_open(k: u8) -> u8 {
+    MAX_CLASS + 1 + k
+}
+/// LAVA's group of a host with ghosts only (its state is empty, the host is not).
+pub const GROUP_GHOSTS: u8 = 2 * (MAX_CLASS + 1);
+/// LAVA's group of an empty host (no VMs, no ghosts).
+pub const GROUP_EMPTY: u8 = GROUP_GHOSTS + 1;
+
 /// LAVA: RECYCLING longer class (0, by class), OPEN same class (1), other non-empty (2), empty (3).
 #[derive(Clone, Copy, Debug)]
 pub struct Lava;
@@ -65,6 +78,20 @@ impl PlacementRule for Lava {
 
     fn least(&self, vm: &VmNow) -> (u8, u8, u8) {
         (0, vm.class.saturating_add(1), 0)
+    }
+
+    fn groups(&self) -> usize {
+        GROUP_EMPTY as usize + 1
+    }
+
+    /// By state and class: [`group_recycling`], [`group_open`], [`GROUP_GHOSTS`], [`GROUP_EMPTY`].
+    fn group(&self, host: &Host, _view: &PoolView) -> u8 {
+        match host.state {
+            State::Recycling => group_recycling(host.class.min(MAX_CLASS)),
+            State::Open => group_open(host.class.min(MAX_CLASS)),
+            State::Empty if host.is_empty() => GROUP_EMPTY,
+            State::Empty => GROUP_GHOSTS,
+        }
     }
 
     fn tier(&self, host: &Host, empty: bool, vm: &VmNow, _view: &PoolView) -> (u8, u8) {

@@ -1,5 +1,6 @@
-//! What a placement policy decides and sees (ALGORITHMS.md §5.1): the pool scans the schedulable hosts a VM
-//! fits in slack order and takes the least key `(tier, sub-tier, temporal cost, slack, host)`; a policy
+//! What a placement policy decides and sees (ALGORITHMS.md §5.1): the pool takes the least key
+//! `(tier, sub-tier, temporal cost, slack, host)` among the schedulable hosts a VM fits (scanning them in slack
+//! order, or for a policy with host groups, [`PlacementRule::group`], walking the groups that can win); a policy
 //! gives the `(tier, sub-tier)` of a host, whether NILAS's temporal cost enters, and (LAVA) how a host's
 //! class and state move when VMs come and go.
 
@@ -76,6 +77,19 @@ pub trait PlacementRule: Sync {
 
     /// `(tier, sub-tier)` of a schedulable host `host` that `vm` fits (`empty`: no VMs and no ghosts).
     fn tier(&self, host: &Host, empty: bool, vm: &VmNow, view: &PoolView) -> (u8, u8);
+
+    /// The number of host groups of the rule's index (the pool's `TierIndex`, issue 30); 0: the
+    /// pool scans its hosts in slack order instead (best fit, NILAS: one tier).
+    fn groups(&self) -> usize {
+        0
+    }
+
+    /// The group of `host` at `view.now` in the rule's index (below [`PlacementRule::groups`]), read again
+    /// whenever the host's VMs, ghosts, state or class change: what decides its `(tier, sub-tier)` for every
+    /// VM apart from the VM's own class.
+    fn group(&self, _host: &Host, _view: &PoolView) -> u8 {
+        0
+    }
 
     /// The tier of a placement in [`crate::models::lifetime::sampling::Diagnostics::by_tier`], from the chosen key.
     fn diag_tier(&self, key: (u8, u8, u8), _empty: bool) -> usize {
