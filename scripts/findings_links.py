@@ -90,8 +90,8 @@ def row(experiment, arm, command, source, what, refuse=None, seconds=None):
 
 
 def scripts(sc):
-    """The `script:NAME` policies a decoded scenario carries (placement, oversub and admission `scripts`)."""
-    return [f"script:{x['name']}" for m in ("placement", "oversub", "admission")
+    """The `script:NAME` policies a decoded scenario carries (every model's `scripts`)."""
+    return [f"script:{x['name']}" for m in ("placement", "oversub", "admission", "lifetime", "era")
             for x in (sc.get(m) or {}).get("scripts") or [] if x.get("enabled", True)]
 
 

@@ -188,8 +188,8 @@ impl Sweep {
         Ok(sweep)
     }
 
-    /// Reads the policy scripts the base scenario names by file (issue 31): an entry of `placement.scripts`,
-    /// `oversub.scripts` or `admission.scripts` with `"source_file": PATH` instead of `"source"` gets the text
+    /// Reads the policy scripts the base scenario names by file (issue 31): an entry of the `scripts` of
+    /// `placement`, `oversub`, `admission`, `lifetime` or `era` with `"source_file": PATH` instead of `"source"` gets the text
     /// `read(PATH)` as its source (the CLI reads PATH relative to the sweep file), so every cell runs the
     /// script as a row `script:NAME` and its link carries the source; the sweep's [`Sweep::id`] then covers
     /// the text. Errors name the entry (`scenario.admission.scripts[0].source_file`) and `read`'s message.
@@ -197,7 +197,7 @@ impl Sweep {
         &mut self,
         read: impl Fn(&str) -> Result<String, String>,
     ) -> Result<(), FieldError> {
-        for model in ["placement", "oversub", "admission"] {
+        for model in ["placement", "oversub", "admission", "lifetime", "era"] {
             let Some(Value::Array(list)) = self
                 .scenario
                 .get_mut(model)

@@ -437,8 +437,8 @@ fn frontier_print_link_holds_its_families_and_grids() {
     assert_eq!(on[1].0, "av");
 }
 
-/// Issue 31: no findings row uses a policy script yet, so the findings link code is checked on two commands
-/// that do (oversub and admission, `--policies script:FILE`): scripts/findings_links.py's `row` gives a link
+/// Issue 31: no findings row uses a policy script yet, so the findings link code is checked on four commands
+/// that do (oversub, admission, lifetime and era, `--policies script:FILE`): scripts/findings_links.py's `row` gives a link
 /// whose scenario carries the file's text as the script's source, and a note naming the `script:NAME` row.
 #[test]
 fn a_stored_command_with_a_script_gets_a_link_carrying_it() {
@@ -454,6 +454,18 @@ fn a_stored_command_with_a_script_gets_a_link_carrying_it() {
             Model::Admission,
             "examples/policies/admission-gauss-horizon.rhai",
             "script:gh",
+        ),
+        (
+            "packlab lifetime run --share 0.03 --policies nilas,script:examples/policies/lifetime-nilas-aligned.rhai",
+            Model::Lifetime,
+            "examples/policies/lifetime-nilas-aligned.rhai",
+            "script:lifetime-nilas-aligned",
+        ),
+        (
+            "packlab era run --preset E4.3 --policies greedy,script:scarce=examples/policies/era-scarcity.rhai",
+            Model::Era,
+            "examples/policies/era-scarcity.rhai",
+            "script:scarce",
         ),
     ];
     let code = format!(
@@ -478,6 +490,8 @@ fn a_stored_command_with_a_script_gets_a_link_carrying_it() {
         assert_eq!(sc.model, *model);
         let scripts = match model {
             Model::Oversub => &sc.oversub.scripts,
+            Model::Lifetime => &sc.lifetime.scripts,
+            Model::Era => &sc.era.scripts,
             _ => &sc.admission.scripts,
         };
         assert_eq!(scripts.len(), 1);

@@ -1373,4 +1373,39 @@ mod tests {
         );
         assert!(e.message.starts_with("line 6, column "), "{e}");
     }
+
+    /// An era scenario's quote scripts travel in its link beside the policy list naming one (issue 31); the
+    /// default era section writes no `scripts` key (old links decode unchanged); a tampered script is refused
+    /// naming `era.scripts[0].source`, line and column.
+    #[test]
+    fn era_scripts_travel_in_links_and_tampering_names_the_field() {
+        use crate::models::era::policies::script::STARTER_GREEDY;
+        use crate::models::era::Policy;
+        use crate::script::ScriptPolicy;
+        let mut sc = Scenario {
+            model: Model::Era,
+            ..Scenario::default()
+        };
+        assert!(!sc.diff_json().to_string().contains("scripts"));
+        sc.era.policies = vec![
+            Policy::parse("greedy").unwrap(),
+            Policy::parse("script:greedy").unwrap(),
+        ];
+        sc.era.scripts = vec![ScriptPolicy::new("greedy", STARTER_GREEDY)];
+        let back = Scenario::from_link(&sc.to_link()).unwrap();
+        assert_eq!(back.era.scripts, sc.era.scripts);
+        assert_eq!(back.era.policies, sc.era.policies);
+        assert_eq!(
+            back.era
+                .policy_list()
+                .iter()
+                .map(Policy::name)
+                .collect::<Vec<_>>(),
+            ["greedy", "script:greedy"]
+        );
+        sc.era.scripts[0].source = STARTER_GREEDY.replacen("return [", "return [[", 1);
+        let e = Scenario::from_link(&sc.to_link()).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("era.scripts[0].source"), "{e}");
+        assert!(e.message.starts_with("line "), "{e}");
+    }
 }

@@ -2,7 +2,8 @@
 // seeds are numbers, NaN and infinities are null). Written from the engine's report types (named beside each
 // interface); scripts/check-report-types.mjs type-checks every pinned report of `packlab run --link`
 // (tests/pins/link-*.json, run-admission-tiny.json) against them with `tsc --strict`, so a field added to or
-// dropped from a report fails there until it is written here.
+// dropped from a report fails there until it is written here; each pinned report's first row also with a
+// script's `error` set, so a row type without it fails.
 
 /** `placement` (seed 002 §5, ALGORITHMS.md §4): the frontier, `placement::frontier::Frontier`. */
 export interface PlacementReport {
@@ -178,6 +179,8 @@ export interface LifetimePolicyResult {
   events: number;
   /** Empty-host fraction per hour from time 0. */
   empty_series: number[];
+  /** A `script:NAME` policy's first run-time error (issue 31): the rest of its run placed by best fit. */
+  error?: string;
 }
 
 /** `lifetime::lars::MigrationCounts`. */
@@ -251,6 +254,8 @@ export interface EraCell {
   lp_value: number;
   truthful_checks: number;
   truthful_violations: number;
+  /** A `script:NAME` policy's first run-time error (issue 31): it quoted nothing from then on. */
+  error?: string;
 }
 
 /** `oversub` (seed 001, ALGORITHMS.md §3): every policy evaluated, `oversub::OversubReport`. */

@@ -219,3 +219,78 @@ test('lifetime code box: the NILAS starter gives NILAS\'s row = native; a failin
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
+
+test('era code box: the greedy starter gives greedy\'s cells = native; syntax and hostile scripts fail alone; link round trip', async () => {
+  const w = await loadWasm();
+  const starters = w.model_call({ model: 'era' }, 'starters', null);
+  const greedy = starters.find((s) => s.name === 'greedy');
+  // E4.3 at its defaults, two κ_use, greedy beside the greedy starter (quick: no LP)
+  const sc = { model: 'era', workload: { bundled: 'azure2017-arrivals' }, era: { preset: 'E4.3', policies: ['greedy'], kappa: [0.8, 1], scripts: [greedy] } };
+  const page = await newPage(env.browser);
+  await page.goto(`${env.server.url}/#s=${w.scenario_to_link(sc)}`);
+  const BOX_ERA = '#f-era-scripts-0-source';
+  const done = async (after) => {
+    await page.waitForFunction((n) => {
+      const c = document.querySelector('#era-card');
+      return c && c.dataset.state === 'done' && Number(c.dataset.runs) > n;
+    }, after, { timeout: 120_000 });
+    return Number(await page.getAttribute('#era-card', 'data-runs'));
+  };
+  const keys = ['kappa', 'valueEfficiency', 'latePct', 'revenue'];
+  const rowsOn = () => page.$$eval('#era-rows tr:not(.failed)', (trs, ks) => trs.map((r) => [r.dataset.policy, ...ks.map((k) => r.dataset[k])]), keys);
+  let n = await done(0);
+  assert.equal(await page.inputValue(BOX_ERA), greedy.source);
+  let rows = await rowsOn();
+  assert.deepEqual(rows.map((r) => `${r[0]}@${r[1]}`), ['greedy@0.8', 'greedy@1', 'script:greedy@0.8', 'script:greedy@1']);
+  assert.deepEqual(rows.slice(2).map((r) => r.slice(1)), rows.slice(0, 2).map((r) => r.slice(1)), 'the greedy starter = GREEDY_FIRSTFIT, bit for bit');
+  assert.ok(Number(rows[0][2]) > 0.1, rows[0][2]);
+  assert.equal(await page.$eval('#era-rows tr[data-policy="script:greedy"] .swatch', (e) => getComputedStyle(e).backgroundColor), 'rgb(213, 94, 0)');
+  // wasm = native on the page's link
+  const native = cliRun({ link: page.url() }).cells;
+  assert.deepEqual(native.map((c) => [c.policy, String(c.kappa), String(c.value_efficiency), String(c.late_pct), String(c.revenue)]), rows);
+  const builtin = rows.slice(0, 2);
+
+  // the scarcity starter from the picker: runs beside greedy, in the script colour; its link carries it
+  await page.selectOption('#era-script-starter', 'scarcity');
+  n = await done(n);
+  rows = await rowsOn();
+  assert.deepEqual(rows.map((r) => r[0]), ['greedy', 'greedy', 'script:scarcity', 'script:scarcity']);
+  assert.deepEqual(rows.slice(0, 2), builtin);
+  const url = page.url();
+  const source = await page.inputValue(BOX_ERA);
+  const linked = w.scenario_from_link(url).era.scripts;
+  assert.deepEqual([linked.length, linked[0].name, linked[0].language, linked[0].source], [1, 'scarcity', 'rhai-1', source]);
+  const again = await newPage(env.browser);
+  await again.goto(url);
+  await again.waitForFunction(() => document.querySelector('#era-card')?.dataset.state === 'done', null, { timeout: 120_000 });
+  assert.equal(await again.inputValue(BOX_ERA), source);
+  assert.deepEqual(await again.$$eval('#era-rows tr', (trs) => trs.map((r) => r.dataset.revenue)), await page.$$eval('#era-rows tr', (trs) => trs.map((r) => r.dataset.revenue)));
+  await again.context().close();
+
+  // syntax garbage: the error under the box at its line and column, nothing runs, the results stay
+  await page.fill(BOX_ERA, 'fn quote(s, d, t, w, now, cap, remaining, feasible, p_fix, p_full) {\n  [s, @@]\n}');
+  await page.waitForFunction((s) => document.querySelector(`${s}-error`).textContent !== '', BOX_ERA);
+  assert.match(await page.textContent(`${BOX_ERA}-error`), /^line 2, column \d+: /);
+  assert.equal(await page.getAttribute('#era-card', 'data-state'), 'invalid');
+  assert.equal(Number(await page.getAttribute('#era-card', 'data-runs')), n);
+  assert.deepEqual((await rowsOn()).slice(0, 2), builtin);
+
+  // hostile at run time: an endless loop, a huge allocation, a deep recursion; each fails its own cells with a
+  // message, greedy's cells stay bit for bit
+  const head = 'fn quote(s, d, t, w, now, cap, remaining, feasible, p_fix, p_full)';
+  for (const [src, re] of [
+    [`${head} { loop { } }`, /operation limit/],
+    [`${head} { let a = []; loop { a.push(remaining); } }`, /./],
+    [`fn f(n) { f(n + 1) }\n${head} { f(0) }`, /./],
+  ]) {
+    await page.fill(BOX_ERA, src);
+    n = await done(n);
+    rows = await rowsOn();
+    assert.deepEqual(rows.slice(0, 2), builtin, src);
+    const failed = await page.$$eval('#era-rows tr.failed', (trs) => trs.map((r) => r.dataset.error));
+    assert.equal(failed.length, 2, src);
+    for (const e of failed) assert.match(e, re, src);
+  }
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

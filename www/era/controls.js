@@ -6,6 +6,7 @@
 
 import { h } from '../common/dom.js';
 import { defaultAt, readOnto, field, num, showFieldErrors } from '../common/fields.js';
+import { createScriptBox } from '../common/script-box.js';
 
 /**
  * The engine's policy list and experiments (the era model's `policies` and `presets` operations, resolved
@@ -62,6 +63,14 @@ export function createControls({ onChange, wasm }) {
     h('option', { value: 'arrivals' }, 'offered load over the arrival span (version 1)'));
   const floor = num({ placeholder: defaultAt(D, 'era.e43_floor') });
   const lpKappa = h('input', { type: 'checkbox', id: 'era-lp-at-kappa' });
+  let starters = [];
+  try { starters = wasm.model_call({ model: 'era' }, 'starters', null); } catch { starters = []; }
+  const scriptBox = createScriptBox({
+    model: 'era', starters, onChange: () => onChange(),
+    hook: 'fn quote(s, d, t, w, now, cap, remaining, feasible, p_fix, p_full)',
+    label: 'script (Rhai): quote(…) of a request → [start, price], or () for no quote; accepted iff value ≥ price',
+    spec: 'the policy is script:NAME, after the policies, at every κ_use',
+  });
 
   const policyBox = h('div', { class: 'policies', id: 'f-era-policies', dataset: { field: 'era.policies' } },
     h('label', { class: 'policy-row', title: `compare the policies the preset lists (${presets.map((p) => `${p.name}: ${p.policies.join(', ')}`).join('; ')})` },
@@ -93,7 +102,10 @@ export function createControls({ onChange, wasm }) {
       field('era.lp_at_kappa', 'LP at κ_use·C', lpKappa, 'solve the LP predictor at the capacity the plan uses instead of C'),
       field('seed', 'seed', seed, 'jobs, windows and values (E4.1), ERA jobs (E4.3)', 'era')),
     h('h3', {}, 'E4.1'), e41,
-    h('h3', {}, 'E4.3'), e43);
+    h('h3', {}, 'E4.3'), e43,
+    h('h3', {}, 'Your policy'),
+    h('p', { class: 'fine' }, 'A request needs w units per slot for t slots inside its window [s, d) (slots are minutes); now: its arrival; cap: the planned capacity κ_use·C; remaining: the plan\'s free units in each slot of the window; feasible: for each start s … d − t whether it fits; p_fix, p_full: the fixed and on-demand prices per unit-slot. The rule never sees the value (docs/policies.md).'),
+    scriptBox.el);
 
   const fire = () => onChange();
   for (const i of [kappa, periodH, bucket, gamma, capFrac, days, load, quantile, seed, floor]) i.addEventListener('input', fire);
@@ -132,6 +144,7 @@ export function createControls({ onChange, wasm }) {
     floor.value = String(p.e43_floor);
     lpKappa.checked = !!p.lp_at_kappa;
     seed.value = String(s.seed);
+    scriptBox.fill(p.scripts);
     setEnabled();
     showErrors([]);
   }
@@ -145,6 +158,10 @@ export function createControls({ onChange, wasm }) {
       s.workload = { bundled: presetWorkload(wasm, p.preset) };
     }
     p.policies = usePreset.checked ? [] : boxes.filter((b) => b.box.checked && !b.box.disabled).map((b) => b.name);
+    p.scripts = scriptBox.read();
+    // a script listed by name (a link's or the CLI's) stays listed while the box still has it
+    const names = new Set(p.scripts.map((x) => `script:${x.name}`));
+    if (!usePreset.checked) p.policies.push(...base.era.policies.filter((n) => n.startsWith('script:') && names.has(n)));
     if (!usePreset.checked && !p.policies.length) errors.push({ field: 'era.policies', message: 'choose at least one policy, or the preset\'s' });
     const ks = kappa.value.split(',').map((x) => x.trim()).filter((x) => x !== '');
     const kv = ks.map(Number);

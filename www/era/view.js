@@ -208,9 +208,16 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   }
 
   function renderTable(rows, complete) {
-    setChildren(tbody, rows.map((c, i) => h('tr', { dataset: { policy: c.policy, kappa: String(c.kappa), complete: String(complete), valueEfficiency: String(c.value_efficiency), latePct: String(c.late_pct), revenue: String(c.revenue), cell: String(i) } },
-      h('td', {}, c.policy),
-      COLUMNS.map(([k, , , f]) => h('td', { class: 'num' }, k === 'truthful_violations' ? `${c.truthful_violations} of ${c.truthful_checks}` : f(c[k]))))));
+    setChildren(tbody, rows.flatMap((c, i) => {
+      const tr = h('tr', { dataset: { policy: c.policy, kappa: String(c.kappa), complete: String(complete), valueEfficiency: String(c.value_efficiency), latePct: String(c.late_pct), revenue: String(c.revenue), cell: String(i) } },
+        // a user's script (issue 31) in the script colour, as its curve and bar
+        h('td', {}, c.policy.startsWith('script:') ? h('span', { class: 'swatch fam-script', 'aria-hidden': 'true' }) : null, c.policy),
+        COLUMNS.map(([k, , , f]) => h('td', { class: 'num' }, k === 'truthful_violations' ? `${c.truthful_violations} of ${c.truthful_checks}` : f(c[k]))));
+      // a user's script that failed at run time: its error under its row (it quoted nothing from then on), the
+      // other rows as they are
+      return c.error ? [tr, h('tr', { class: 'failed', dataset: { policy: c.policy, kappa: String(c.kappa), error: c.error } },
+        h('td', { colspan: COLUMNS.length + 1, class: 'error' }, `${c.policy} failed: ${c.error} (then no quotes)`))] : [tr];
+    }));
   }
 
   function fillCells() {

@@ -21,7 +21,8 @@ pub struct EraArgs {
     #[arg(long, value_name = "ID|PATH")]
     pub workload: Option<String>,
     /// Policies, comma-separated: on-demand, greedy, basic-econ[:lp|:spread|:linear][:penalty] (default:
-    /// the preset's).
+    /// the preset's), or script:[NAME=]FILE (a quote rule in the policy language, docs/policies.md; NAME
+    /// defaults to the file's stem; the run has the policy script:NAME and `--print-link` carries its source).
     #[arg(long)]
     pub policies: Option<String>,
     /// Capacity fractions κ_use, comma-separated, in (0, 1] (default: the preset's).
@@ -95,7 +96,17 @@ fn params(a: &EraArgs) -> Result<EraParams, String> {
         ..EraParams::default()
     };
     if let Some(s) = &a.policies {
-        p.policies = list(s, Policy::parse).map_err(|e| format!("--policies: {e}"))?;
+        for name in s.split(',').map(str::trim).filter(|x| !x.is_empty()) {
+            if let Some(file) = name.strip_prefix("script:") {
+                // a script file travels in the scenario (and its link) as era.scripts
+                let sp = crate::common::script_file(file, "--policies script:")?;
+                p.policies.push(Policy::script(&sp.name));
+                p.scripts.push(sp);
+            } else {
+                p.policies
+                    .push(Policy::parse(name).map_err(|e| format!("--policies: {e}"))?);
+            }
+        }
     }
     if let Some(s) = &a.kappa {
         p.kappa = list(s, |x| {
@@ -164,10 +175,25 @@ pub fn run(a: &EraArgs) -> Result<(), String> {
             100.0 * s.actual_mean, 100.0 * s.actual_min
         ),
     )?;
-    out.line("policy                        κ_use  value_eff%  revenue_$      late%  util%  accepted/requests")?;
+    // the name column widens only for longer (script) names
+    let w = rep
+        .cells
+        .iter()
+        .map(|c| c.policy.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(28);
+    out.line(format!(
+        "{:<w$}  κ_use  value_eff%  revenue_$      late%  util%  accepted/requests",
+        "policy"
+    ))?;
     for c in &rep.cells {
+        if let Some(e) = &c.error {
+            // a user's script that failed: its error; it quoted nothing from then on
+            eprintln!("packlab era run: {} at κ_use {}: {e}", c.policy, c.kappa);
+        }
         out.line(format!(
-            "{:<28} {:6.2} {:11.2} {:12.0} {:7.2} {:6.1}  {}/{}",
+            "{:<w$} {:6.2} {:11.2} {:12.0} {:7.2} {:6.1}  {}/{}{}",
             c.policy,
             c.kappa,
             100.0 * c.value_efficiency,
@@ -175,7 +201,12 @@ pub fn run(a: &EraArgs) -> Result<(), String> {
             c.late_pct,
             100.0 * c.utilization,
             c.accepted,
-            c.requests
+            c.requests,
+            if c.error.is_some() {
+                "  failed (then no quotes)"
+            } else {
+                ""
+            }
         ))?;
     }
     for p in &rep.paper {

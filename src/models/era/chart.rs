@@ -40,6 +40,16 @@ pub fn policy_color(i: usize) -> RGBColor {
     ARM_COLORS[i % ARM_COLORS.len()]
 }
 
+/// The colour of policy `name`, the i-th shown: [`policy_color`], a user's `script:NAME` in the script
+/// colour (issue 31).
+fn color_of(i: usize, name: &str) -> RGBColor {
+    if name.starts_with("script:") {
+        crate::chart::SCRIPT
+    } else {
+        policy_color(i)
+    }
+}
+
 /// One policy's frontier points `(revenue, late %, κ values)`: cells at the same point — revenue within 0.1%
 /// and late % within 0.01 pp of the point's first cell, e.g. on-demand, which barely depends on κ_use — merged
 /// into one point listing every κ, in κ order.
@@ -120,7 +130,7 @@ pub fn draw_frontier<DB: DrawingBackend>(
     let mut placed: Vec<(i32, i32, i32, i32)> = Vec::new();
     let lh = dp.pxi(12.0);
     for (i, p) in policies(cells).iter().enumerate() {
-        let color = policy_color(i);
+        let color = color_of(i, p);
         let pts = frontier_points(cells, p);
         chart
             .draw_series(LineSeries::new(
@@ -242,7 +252,7 @@ pub fn draw_efficiency<DB: DrawingBackend>(
         chart
             .draw_series(std::iter::once(Rectangle::new(
                 [(x + 0.2, 0.0), (x + 0.8, *v)],
-                policy_color(i).filled(),
+                color_of(i, &ps[i]).filled(),
             )))
             .map_err(err)?;
         chart

@@ -52,6 +52,11 @@ pub struct CellResult {
     pub truthful_checks: usize,
     /// Checks where a higher value rejected or changed the price (0 for a value-monotone mechanism).
     pub truthful_violations: usize,
+    /// A `script:NAME` policy's first run-time error ("line L, column C: …" where known; issue 31): it quoted
+    /// nothing from then on, so every later request was rejected; the other cells are as without it. Absent
+    /// when nothing failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// `r` stating `value` instead.
@@ -150,7 +155,8 @@ impl Cloud {
 
 /// Simulates one cell: requests arriving in the scheduled periods get `makeReservation` at their arrival
 /// slot, the execution layer serves every slot until all accepted jobs complete. `lp`: the LP predictor's
-/// entries (needed by `basic-econ:lp` only). With `stop_at = Some(k)`,
+/// entries (needed by `basic-econ:lp` only); a `script:NAME` policy's source is `params.scripts`'. With
+/// `stop_at = Some(k)`,
 /// returns the teaching view of the k-th scheduled request instead (the plan just before it).
 pub fn run_cell(
     setup: &Setup,
@@ -161,14 +167,16 @@ pub fn run_cell(
     stop_at: Option<usize>,
 ) -> Result<(CellResult, Option<RequestView>), RunError> {
     let bucket = params.lp_bucket_min.round() as i64;
+    let script = params.script_of(&policy);
     let mut sch = Scheduler::new(
         setup,
-        policy,
+        policy.clone(),
         kappa,
         bucket,
         params.gamma_pen,
         lp,
         params.horizon == super::Horizon::NoArrivals,
+        script,
     )?;
     let sched: Vec<&super::jobs::Request> = setup
         .requests
@@ -309,6 +317,7 @@ pub fn run_cell(
         .zip(&class_value)
         .map(|(d, v)| if *v > 0.0 { d / v } else { 0.0 })
         .collect();
+    res.error = sch.take_error();
     Ok((res, None))
 }
 

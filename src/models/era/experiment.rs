@@ -5,7 +5,7 @@
 
 use super::exec::{run_cell, CellResult};
 use super::jobs::{build, Prices, Setup, SetupSummary};
-use super::params::{Algorithm, EraParams, Policy, Predictor, Preset};
+use super::params::{EraParams, Policy, Preset};
 use super::sched::{lp_entries, LpEntries};
 use crate::experiment::{index_arg, threads, CellRun, Cells, RunError};
 use crate::workload::Workload;
@@ -79,7 +79,7 @@ impl EraRun {
         let mut cells = Vec::new();
         for p in params.policy_list() {
             for k in params.kappa_list() {
-                cells.push((p, k));
+                cells.push((p.clone(), k));
             }
         }
         Ok(CellRun::of(EraCells {
@@ -113,8 +113,16 @@ impl Cells for EraCells {
     }
 
     fn compute(&self, i: usize) -> Result<CellResult, RunError> {
-        let (p, k) = self.cells[i];
-        run_cell(&self.setup, &self.params, p, k, self.lp_for(k), None).map(|r| r.0)
+        let (p, k) = &self.cells[i];
+        run_cell(
+            &self.setup,
+            &self.params,
+            p.clone(),
+            *k,
+            self.lp_for(*k),
+            None,
+        )
+        .map(|r| r.0)
     }
 
     fn partial(first: usize, cells: Vec<CellResult>) -> EraStep {
@@ -162,10 +170,10 @@ impl Cells for EraCells {
         }
         let c = run.cells();
         let (cell, index) = (index_arg(args, "cell")?, index_arg(args, "index")?);
-        let &(p, k) = c
-            .cells
-            .get(cell)
-            .ok_or_else(|| RunError::field("cell", format!("must be below {}", c.cells.len())))?;
+        let (p, k) =
+            c.cells.get(cell).cloned().ok_or_else(|| {
+                RunError::field("cell", format!("must be below {}", c.cells.len()))
+            })?;
         let scheduled = c
             .setup
             .requests
@@ -180,7 +188,7 @@ impl Cells for EraCells {
         }
         let lp = match c.lp_for(k) {
             Some(lp) => Some(std::borrow::Cow::Borrowed(lp)),
-            None if p.algorithm == Algorithm::BasicEcon && p.predictor == Predictor::Lp => {
+            None if p.uses_lp() => {
                 let bucket = c.params.lp_bucket_min.round() as i64;
                 Some(std::borrow::Cow::Owned(lp_entries(
                     &c.setup,
@@ -219,7 +227,7 @@ impl EraCells {
     fn ensure_lp(&mut self, range: std::ops::Range<usize>) -> Result<(), RunError> {
         let needed: Vec<f64> = self.cells[range]
             .iter()
-            .filter(|(p, _)| p.algorithm == Algorithm::BasicEcon && p.predictor == Predictor::Lp)
+            .filter(|(p, _)| p.uses_lp())
             .map(|&(_, k)| self.lp_capacity(k))
             .collect();
         let bucket = self.params.lp_bucket_min.round() as i64;

@@ -7,7 +7,7 @@
 //! - [`demand`]: predicted demand curves and prices `P̂(τ, now, q)` (§6.2): LP-based ([`lp`]), spreading,
 //!   and the analytic "linear" predictor;
 //! - [`policies`]: ON_DEMAND, GREEDY_FIRSTFIT and BASIC_ECON, one file each behind one trait (§6.3), quotes
-//!   that never see the value; [`sched`]: the plan and `makeReservation` ([`sched::Scheduler`]);
+//!   that never see the value, and a user's quote rule in the policy language (`era.scripts`, issue 31); [`sched`]: the plan and `makeReservation` ([`sched::Scheduler`]);
 //! - [`exec`]: the execution layer (actual capacity, EDF, work-conserving early runs, late jobs) and the
 //!   metrics of §6.4;
 //! - [`experiment`]: [`EraRun`], one unit of work = one (policy, κ_use) cell;
@@ -49,7 +49,7 @@ impl ModelDef for EraModel {
         uses_workload: true,
         experiments: &["E4.1", "E4.3"],
         charts: chart::CHARTS,
-        ops: &["policies", "presets"],
+        ops: &["policies", "presets", "starters"],
         run_ops: &["request"],
     };
     type Section = EraParams;
@@ -66,7 +66,8 @@ impl ModelDef for EraModel {
 
     /// `policies`: every policy name the section's `policies` accepts, `[{ name, title, hint }]`
     /// ([`Policy::all`]); `presets`: both experiments, `[{ name, title, workload, policies, accepts }]`
-    /// ([`PresetInfo::all`]).
+    /// ([`PresetInfo::all`]); `starters`: the starter scripts of the playground's code box (issue 31),
+    /// `[{ name, language, enabled, source }]`.
     fn call<S: serde::Serializer>(
         _section: &EraParams,
         _seed: u64,
@@ -82,6 +83,10 @@ impl ModelDef for EraModel {
                 ser,
             ),
             "presets" => serialize_to(&PresetInfo::all(), ser),
+            "starters" => serialize_to(
+                &crate::script::policy::starters(&policies::script::STARTERS),
+                ser,
+            ),
             _ => Err(RunError::no_op(Self::INFO.id, op)),
         }
     }

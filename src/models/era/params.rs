@@ -245,6 +245,11 @@ pub struct EraParams {
     pub e43_greedy_price: Option<f64>,
     /// Solve the LP predictor at `κ_use·C` (the capacity BASIC_ECON plans against) instead of `C`.
     pub lp_at_kappa: bool,
+    /// Users' quote rules in the policy language (issue 31, [`super::policies::script`]), each run as
+    /// `script:<name>` where the policy list names it, else after the list (empty by default; not written
+    /// when empty, so scenarios without scripts encode as before).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<crate::script::ScriptPolicy>,
 }
 
 impl Default for EraParams {
@@ -281,6 +286,7 @@ impl Default for EraParams {
             e43_floor: 0.65,
             e43_greedy_price: None,
             lp_at_kappa: false,
+            scripts: Vec::new(),
         }
     }
 }
@@ -293,18 +299,40 @@ pub const MAX_SLOTS: i64 = 60 * 1440;
 impl EraParams {
     /// The policies compared: the section's, or the preset's (E4.1: greedy, BASIC_ECON with the LP and with
     /// spreading; E4.3: on-demand, greedy, BASIC_ECON with the linear and the LP predictor, each with and
-    /// without the penalty).
+    /// without the penalty), without repeats; then `script:<name>` of every enabled script of `scripts` not
+    /// listed (a listed script that is disabled is dropped).
     pub fn policy_list(&self) -> Vec<Policy> {
-        if !self.policies.is_empty() {
-            let mut out: Vec<Policy> = Vec::new();
-            for p in &self.policies {
-                if !out.contains(p) {
-                    out.push(*p);
-                }
+        let listed = if self.policies.is_empty() {
+            self.preset.policies()
+        } else {
+            self.policies.clone()
+        };
+        let enabled = |p: &Policy| match &p.script {
+            Some(n) => self.scripts.iter().any(|s| &s.name == n && s.enabled),
+            None => true,
+        };
+        let mut out: Vec<Policy> = Vec::new();
+        let scripts = self
+            .scripts
+            .iter()
+            .filter(|s| s.enabled)
+            .map(|s| Policy::script(&s.name));
+        for p in listed.into_iter().filter(enabled).chain(scripts) {
+            if !out.contains(&p) {
+                out.push(p);
             }
-            return out;
         }
-        self.preset.policies()
+        out
+    }
+
+    /// The compiled source of script policy `policy` (`None` for a built-in one or a script that is not in
+    /// `scripts` or does not compile: validation refuses both).
+    pub fn script_of(&self, policy: &Policy) -> Option<std::sync::Arc<crate::script::Script>> {
+        let n = policy.script.as_ref()?;
+        let s = self.scripts.iter().find(|s| &s.name == n)?;
+        super::policies::hook::compile(&s.source)
+            .ok()
+            .map(std::sync::Arc::new)
     }
 
     /// The κ_use values swept: the section's, or the preset's.
@@ -341,6 +369,19 @@ impl EraParams {
                 "the linear predictor needs the known job distributions of E4.3".into(),
             );
         }
+        for n in self.policies.iter().filter_map(|p| p.script.as_ref()) {
+            if !self.scripts.iter().any(|s| &s.name == n) {
+                errs.add(
+                    "policies",
+                    format!("'script:{n}' names no script of era.scripts"),
+                );
+            }
+        }
+        crate::script::policy::validate_scripts(
+            &self.scripts,
+            super::policies::hook::compile,
+            &mut errs,
+        );
         let ranges: [(&str, f64, f64, f64); 18] = [
             ("jobs_per_class", self.jobs_per_class, 1.0, 20_000.0),
             (

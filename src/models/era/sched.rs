@@ -74,8 +74,9 @@ impl Scheduler {
     /// The scheduler of `policy` at capacity fraction `kappa` on `setup`; fits the spreading predictor, or
     /// takes the LP predictor's entries per period from `lp` (index k − 1 for period k: [`lp_entries`]).
     /// With `horizon_aware`, the predictor predicts no arrivals at or after `setup.end`
-    /// ([`super::Horizon::NoArrivals`]). Errors: the linear predictor without known distributions, missing
-    /// LP entries.
+    /// ([`super::Horizon::NoArrivals`]). A script policy runs `script`, its compiled source. Errors: the
+    /// linear predictor without known distributions, missing LP entries, a script policy without its source.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         setup: &Setup,
         policy: Policy,
@@ -84,7 +85,14 @@ impl Scheduler {
         gamma_pen: f64,
         lp: Option<&LpEntries>,
         horizon_aware: bool,
+        script: Option<std::sync::Arc<crate::script::Script>>,
     ) -> Result<Scheduler, RunError> {
+        if policy.algorithm == Algorithm::Script && script.is_none() {
+            return Err(RunError::field(
+                "era.policies",
+                format!("'{}' names no script of era.scripts", policy.name()),
+            ));
+        }
         let end = horizon_aware.then_some(setup.end);
         let cap = (kappa * setup.capacity + 1e-9).floor();
         let horizon = setup.requests.iter().map(|r| r.d).max().unwrap_or(0) + 1;
@@ -134,15 +142,21 @@ impl Scheduler {
             ),
             _ => None,
         };
+        let quoter = resolve(&policy, setup.prices, pricing, gamma_pen, script);
         Ok(Scheduler {
             policy,
             plan: Plan {
                 cap,
                 load: vec![0.0; horizon as usize],
             },
-            quoter: resolve(policy, setup.prices, pricing, gamma_pen),
+            quoter,
             lp_value,
         })
+    }
+
+    /// The script policy's first run-time error, taken once (`None` for a built-in policy).
+    pub fn take_error(&mut self) -> Option<String> {
+        self.quoter.take_error()
     }
 
     /// Feasible starts of `r` ([`Plan::feasible_starts`]).
@@ -226,7 +240,17 @@ mod tests {
     }
 
     fn sched(s: &Setup, name: &str) -> Scheduler {
-        Scheduler::new(s, Policy::parse(name).unwrap(), 1.0, 1, 0.5, None, false).unwrap()
+        Scheduler::new(
+            s,
+            Policy::parse(name).unwrap(),
+            1.0,
+            1,
+            0.5,
+            None,
+            false,
+            None,
+        )
+        .unwrap()
     }
 
     /// Hand-worked BASIC_ECON prices: with 2 units free the 1st extra unit displaces rank 2 of a predicted
@@ -355,7 +379,7 @@ mod tests {
             let r = req(1, a, w.floor(), t, a + t + slack, v);
             let s = setup(3.0, vec![r.clone()]);
             let lp = lp_entries(&s, s.capacity, 1, 1).unwrap();
-            let mut sc = Scheduler::new(&s, Policy::parse(names[policy]).unwrap(), 1.0, 1, 0.5, Some(&lp), horizon).unwrap();
+            let mut sc = Scheduler::new(&s, Policy::parse(names[policy]).unwrap(), 1.0, 1, 0.5, Some(&lp), horizon, None).unwrap();
             for (x, len, u) in loads {
                 sc.plan.commit(x, len, u.floor());
             }

@@ -1,12 +1,12 @@
 //! The reservation policies of seed 004 (ALGORITHMS.md §6.3), one file per policy behind one trait and
-//! resolved from the spec strings (`on-demand`, `greedy`, `basic-econ[:predictor][:penalty]`):
+//! resolved from the spec strings (`on-demand`, `greedy`, `basic-econ[:predictor][:penalty]`, `script:NAME`):
 //!
 //! * [`spec`]: the spec strings ([`Policy`], [`Algorithm`], [`Predictor`]);
 //! * [`quote`]: what a policy sees and gives ([`Plan`], [`Quote`], [`QuoteDetail`]) and the trait
 //!   ([`QuotePolicy`]);
 //! * [`on_demand`], [`greedy`] (the baselines), [`basic_econ`] (ERA's pricing): the policies;
-//! * [`script`]: a user's quote rule in the policy language (issue 31; its signature in [`hook`]; not yet a
-//!   policy of the era scenario);
+//! * [`script`]: a user's quote rule in the policy language (issue 31; its signature in [`hook`]): the
+//!   policy `script:NAME` of `era.scripts`;
 //! * [`resolve`]: the policy a spec names.
 
 pub mod basic_econ;

@@ -102,4 +102,10 @@ pub trait QuotePolicy {
         now: i64,
         detail: Option<&mut QuoteDetail>,
     ) -> Option<Quote>;
+
+    /// A user's script's first run-time error ("line L, column C: …" where known), taken once; `None` for
+    /// the built-in policies, which cannot fail.
+    fn take_error(&mut self) -> Option<String> {
+        None
+    }
 }

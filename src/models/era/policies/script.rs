@@ -20,8 +20,9 @@
 //! request rejected) and keeps its first error ([`ScriptQuote::run`]). Starters: [`STARTERS`]
 //! (GREEDY_FIRSTFIT re-expressed, the same quotes bit for bit, tested; one idea not in the paper).
 //!
-//! Not yet wired into the era scenario, its CLI, links or the reservations tab (the scheduler holds the
-//! built-in policies by their spec).
+//! A scenario lists its scripts in `era.scripts` ([`crate::script::ScriptPolicy`]); each is the policy
+//! `script:<name>` ([`super::Algorithm::Script`], resolved in [`super::resolve`]), one cell per κ_use, whose
+//! result carries the script's first error ([`crate::models::era::exec::CellResult::error`]).
 
 pub use super::hook::{compile, HOOKS};
 use super::quote::{Plan, Quote, QuoteDetail, QuotePolicy};
@@ -123,6 +124,10 @@ impl QuotePolicy for ScriptQuote {
     ) -> Option<Quote> {
         self.run.guard(None, || self.call(plan, r, now))
     }
+
+    fn take_error(&mut self) -> Option<String> {
+        self.run.take_error().map(|e| e.to_string())
+    }
 }
 
 /// The starter scripts of the reservation hook: (name, source).
@@ -193,6 +198,150 @@ mod tests {
             }
         }
         assert!(some > 50 && none > 50, "{some} quotes, {none} refusals");
+    }
+
+    /// The era scenario (E4.3 at its defaults: real Azure non-ERA load, the five κ_use) with `policies`
+    /// and `scripts`, run to its report's cells.
+    fn era_run(
+        policies: &[&str],
+        scripts: Vec<crate::script::ScriptPolicy>,
+    ) -> Vec<crate::models::era::exec::CellResult> {
+        use crate::models::era::{EraParams, EraRun, Policy};
+        let b = crate::data::AZURE2017_ARRIVALS;
+        let w = b
+            .read_workload_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
+            .expect("the bundled arrivals");
+        let p = EraParams {
+            policies: policies.iter().map(|n| Policy::parse(n).unwrap()).collect(),
+            scripts,
+            ..EraParams::default()
+        };
+        let mut r = EraRun::new(&w, &p, 1).unwrap();
+        crate::experiment::run_to_end(&mut r, &mut |_, _| true)
+            .unwrap()
+            .cells
+    }
+
+    /// The greedy starter as the policy `script:greedy` of a whole E4.3 run: at every κ_use its cell is the
+    /// built-in GREEDY_FIRSTFIT's, every metric and count the same bits (and GREEDY_FIRSTFIT both accepts and
+    /// rejects, so the comparison is not between two empty plans).
+    #[test]
+    fn starter_greedy_equals_builtin_greedy_over_a_whole_run() {
+        use crate::script::ScriptPolicy;
+        let cs = era_run(
+            &["greedy", "script:greedy"],
+            vec![ScriptPolicy::new("greedy", STARTER_GREEDY)],
+        );
+        assert_eq!(cs.len(), 10);
+        let (builtin, mine) = cs.split_at(5);
+        for (g, m) in builtin.iter().zip(mine) {
+            assert_eq!(
+                (g.policy.as_str(), m.policy.as_str()),
+                ("greedy", "script:greedy")
+            );
+            assert_eq!(m.error, None);
+            assert!(g.accepted > 100 && g.accepted < g.requests, "{g:?}");
+            let json = |c: &crate::models::era::exec::CellResult| {
+                serde_json::to_value(crate::models::era::exec::CellResult {
+                    policy: String::new(),
+                    ..c.clone()
+                })
+                .unwrap()
+            };
+            assert_eq!(json(m), json(g), "κ_use {}", g.kappa);
+            for (a, b) in [
+                (m.value_efficiency, g.value_efficiency),
+                (m.revenue, g.revenue),
+                (m.late_pct, g.late_pct),
+                (m.utilization, g.utilization),
+                (m.mean_unit_price, g.mean_unit_price),
+            ] {
+                assert_eq!(a.to_bits(), b.to_bits(), "κ_use {}", g.kappa);
+            }
+        }
+    }
+
+    /// Hostile scripts in a run beside greedy and BASIC_ECON's spreading predictor: an endless loop, a huge
+    /// allocation and a deep recursion each fail at run time with a message, in their own cells only (every
+    /// later request rejected); the built-in cells are bit for bit those of a run without them. Syntax
+    /// garbage is refused by validation, naming the field and its line and column.
+    #[test]
+    fn hostile_scripts_fail_only_their_own_cells() {
+        use crate::script::ScriptPolicy;
+        let head = "fn quote(s, d, t, w, now, cap, remaining, feasible, p_fix, p_full)";
+        let hostile = [
+            (
+                "spin",
+                format!("{head} {{ loop {{ }} }}"),
+                "operation limit",
+            ),
+            (
+                "hog",
+                format!("{head} {{ let a = []; loop {{ a.push(remaining); }} }}"),
+                "",
+            ),
+            (
+                "deep",
+                format!("fn f(n) {{ f(n + 1) }}\n{head} {{ f(0) }}"),
+                "",
+            ),
+        ];
+        let built = ["greedy", "basic-econ:spread"];
+        let alone = era_run(&built, Vec::new());
+        let scripts: Vec<ScriptPolicy> = hostile
+            .iter()
+            .map(|(n, src, _)| ScriptPolicy::new(n, src))
+            .collect();
+        let all = era_run(&built, scripts);
+        assert_eq!(all.len(), alone.len() + 3 * 5);
+        assert_eq!(&all[..alone.len()], &alone[..]);
+        for (k, (n, _, needle)) in hostile.iter().enumerate() {
+            for c in &all[alone.len() + 5 * k..alone.len() + 5 * (k + 1)] {
+                assert_eq!(c.policy, format!("script:{n}"));
+                let e = c
+                    .error
+                    .as_deref()
+                    .unwrap_or_else(|| panic!("{n}: no error"));
+                assert!(e.contains(needle), "{n}: {e}");
+                assert_eq!(c.accepted, 0, "{n}: {e}");
+            }
+        }
+        // the messages say what went wrong
+        let msg = |k: usize| all[alone.len() + 5 * k].error.clone().unwrap();
+        assert!(
+            msg(1).contains("array") || msg(1).contains("size") || msg(1).contains("operation"),
+            "{}",
+            msg(1)
+        );
+        assert!(
+            msg(2).contains("deep") || msg(2).contains("call") || msg(2).contains("stack"),
+            "{}",
+            msg(2)
+        );
+        // syntax garbage: refused before any run, naming the field, line and column
+        let sc = crate::scenario::Scenario {
+            model: crate::scenario::Model::Era,
+            era: crate::models::era::EraParams {
+                scripts: vec![ScriptPolicy::new("junk", "fn quote(s, d, t, w, now, cap, remaining, feasible, p_fix, p_full) {\n  [s, @@ ]\n}")],
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let errs = sc.validate().unwrap_err();
+        assert_eq!(errs[0].field, "era.scripts[0].source", "{errs:?}");
+        assert!(errs[0].message.starts_with("line 2, column "), "{errs:?}");
+        // a listed script:NAME that names no script of era.scripts is refused naming the policy list
+        let sc = crate::scenario::Scenario {
+            model: crate::scenario::Model::Era,
+            era: crate::models::era::EraParams {
+                policies: vec![crate::models::era::Policy::parse("script:nope").unwrap()],
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let errs = sc.validate().unwrap_err();
+        assert_eq!(errs[0].field, "era.policies", "{errs:?}");
+        assert!(errs[0].message.contains("script:nope"), "{errs:?}");
     }
 
     /// The scarcity starter by hand: 4 of 10 units committed, a 2-unit request → u = 0.6, price

@@ -1,5 +1,6 @@
 //! The policy spec strings of the reservation model (seed 004 §3; ALGORITHMS.md §6.3): `on-demand`,
-//! `greedy`, `basic-econ[:lp|:spread|:linear][:penalty]` ([`Policy`]: algorithm, predictor, penalty).
+//! `greedy`, `basic-econ[:lp|:spread|:linear][:penalty]`, `script:NAME` ([`Policy`]: algorithm, predictor,
+//! penalty, script name).
 
 use serde::{Deserialize, Serialize};
 
@@ -12,6 +13,8 @@ pub enum Algorithm {
     Greedy,
     /// Cheapest start under predicted-demand prices; accept iff `V ≥ price`.
     BasicEcon,
+    /// A user's quote rule in the policy language (`era.scripts`, issue 31; [`super::script`]).
+    Script,
 }
 
 /// The demand predictor of BASIC_ECON (§6.2).
@@ -27,8 +30,9 @@ pub enum Predictor {
 
 /// A policy: algorithm, predictor and the late-start penalty. Serialized as its name: `on-demand`, `greedy`,
 /// `basic-econ` (= `basic-econ:lp`), `basic-econ:spread`, `basic-econ:linear`, each BASIC_ECON name optionally
-/// followed by `:penalty` (the exponential penalty for later scheduling).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// followed by `:penalty` (the exponential penalty for later scheduling), or `script:NAME` (the quote rule of
+/// that name in `era.scripts`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Policy {
     /// The algorithm.
@@ -37,6 +41,8 @@ pub struct Policy {
     pub predictor: Predictor,
     /// Whether prices carry `exp(γ_pen·(x − s)/(d − s))` (BASIC_ECON only).
     pub penalty: bool,
+    /// The script's name in `era.scripts` ([`Algorithm::Script`] only).
+    pub script: Option<String>,
 }
 
 impl Policy {
@@ -45,6 +51,7 @@ impl Policy {
         match self.algorithm {
             Algorithm::OnDemand => "on-demand".into(),
             Algorithm::Greedy => "greedy".into(),
+            Algorithm::Script => format!("script:{}", self.script.as_deref().unwrap_or("")),
             Algorithm::BasicEcon => format!(
                 "basic-econ:{}{}",
                 match self.predictor {
@@ -57,13 +64,29 @@ impl Policy {
         }
     }
 
-    /// Every policy, in the playground's order: on-demand, greedy, then BASIC_ECON with each predictor (LP,
+    /// The user's quote rule `script:NAME` (of `era.scripts`).
+    pub fn script(name: &str) -> Policy {
+        Policy {
+            algorithm: Algorithm::Script,
+            predictor: Predictor::Lp,
+            penalty: false,
+            script: Some(name.to_string()),
+        }
+    }
+
+    /// Whether the policy uses the LP predictor (BASIC_ECON with `lp`: its entries are solved per run).
+    pub fn uses_lp(&self) -> bool {
+        self.algorithm == Algorithm::BasicEcon && self.predictor == Predictor::Lp
+    }
+
+    /// Every built-in policy, in the playground's order: on-demand, greedy, then BASIC_ECON with each predictor (LP,
     /// spreading, linear), each without and with the penalty.
     pub fn all() -> Vec<Policy> {
         let plain = |algorithm| Policy {
             algorithm,
             predictor: Predictor::Lp,
             penalty: false,
+            script: None,
         };
         let mut out = vec![plain(Algorithm::OnDemand), plain(Algorithm::Greedy)];
         for predictor in [Predictor::Lp, Predictor::Spread, Predictor::Linear] {
@@ -72,6 +95,7 @@ impl Policy {
                     algorithm: Algorithm::BasicEcon,
                     predictor,
                     penalty,
+                    script: None,
                 });
             }
         }
@@ -88,6 +112,7 @@ impl Policy {
         match self.algorithm {
             Algorithm::OnDemand => "ON_DEMAND".into(),
             Algorithm::Greedy => "GREEDY_FIRSTFIT".into(),
+            Algorithm::Script => self.name(),
             Algorithm::BasicEcon => format!(
                 "BASIC_ECON, {} predictor{}",
                 match self.predictor {
@@ -109,6 +134,7 @@ impl Policy {
             (Algorithm::Greedy, ..) => {
                 "GREEDY_FIRSTFIT: the earliest feasible start, at a fixed price per unit-slot"
             }
+            (Algorithm::Script, ..) => "a user's quote rule (era.scripts): a start and a price per request",
             (Algorithm::BasicEcon, Predictor::Lp, false) => "BASIC_ECON with the LP predictor: prices from the optimal fractional allocation of the previous period",
             (Algorithm::BasicEcon, Predictor::Lp, true) => "the same with the exponential penalty exp(γ·(x − s)/(d − s)) for later starts",
             (Algorithm::BasicEcon, Predictor::Spread, false) => {
@@ -136,17 +162,25 @@ impl Policy {
     }
 
     /// Parses a name of [`Policy::name`] (also `basic-econ` and `basic-econ:penalty` for the LP predictor).
+    /// `script:NAME` needs a non-empty NAME (that it names a script of `era.scripts` is the section's check).
     pub fn parse(s: &str) -> Result<Policy, String> {
         let s = s.trim();
         let bad = || {
             format!(
-                "unknown policy '{s}' (expected on-demand, greedy or basic-econ[:lp|:spread|:linear][:penalty])"
+                "unknown policy '{s}' (expected on-demand, greedy, basic-econ[:lp|:spread|:linear][:penalty] or script:NAME)"
             )
         };
+        if let Some(n) = s.strip_prefix("script:") {
+            if n.is_empty() {
+                return Err(bad());
+            }
+            return Ok(Policy::script(n));
+        }
         let plain = |algorithm| Policy {
             algorithm,
             predictor: Predictor::Lp,
             penalty: false,
+            script: None,
         };
         match s {
             "on-demand" => return Ok(plain(Algorithm::OnDemand)),
