@@ -63,10 +63,8 @@ export function createControls({ onChange, wasm }) {
     h('option', { value: 'arrivals' }, 'offered load over the arrival span (version 1)'));
   const floor = num({ placeholder: defaultAt(D, 'era.e43_floor') });
   const lpKappa = h('input', { type: 'checkbox', id: 'era-lp-at-kappa' });
-  let starters = [];
-  try { starters = wasm.model_call({ model: 'era' }, 'starters', null); } catch { starters = []; }
   const scriptBox = createScriptBox({
-    model: 'era', starters, onChange: () => onChange(),
+    model: 'era', wasm, onChange: () => onChange(),
     hook: 'fn quote(s, d, t, w, now, cap, remaining, feasible, p_fix, p_full)',
     label: 'script (Rhai): quote(…) of a request → [start, price], or () for no quote; accepted iff value ≥ price',
     spec: 'the policy is script:NAME, after the policies, at every κ_use',
