@@ -3,7 +3,8 @@
 // in the table in the script colour with the numbers of the native CLI on the same link, bit for bit (the GPA
 // starter and the idea not in the papers, so wasm = native for both); the script travels in the link and
 // stays across tab switches. The oversub tab's box: the MA and SL starters give the built-in rows (= native);
-// a script that fails at run time fails only its row (oversub) or point (placement).
+// a script that fails at run time fails only its row (oversub) or point (placement). The admission tab's box: the
+// FIRST and SECOND starters each give their built-in's row (= native).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, newPage, waitForRun, waitForSettledRun, readTable, tableOf, cliRun } from './helpers.mjs';
@@ -144,14 +145,17 @@ test('placement: a script that fails at run time fails only its point', async ()
   await page.context().close();
 });
 
-test('admission code box: the FIRST starter\'s arm = the built-in FIRST = native, in the script colour', async () => {
+// the FIRST and SECOND starters (issue 31: each = its built-in natively, tests/admit_sim.rs, and in wasm, here)
+for (const policy of ['FIRST', 'SECOND']) test(`admission code box: the ${policy} starter's arm = the built-in ${policy} = native, in the script colour`, async () => {
   const w = await loadWasm();
   const d = w.default_scenario();
-  const first = w.model_call({ model: 'admission' }, 'starters', null).find((s) => s.name === 'first');
-  // a small tuning: 300 cores, 500 h, a 5 × 40-point look-ahead, 4 iterations, 2 runs
+  const name = policy.toLowerCase();
+  const starter = w.model_call({ model: 'admission' }, 'starters', null).find((s) => s.name === name);
+  // a small tuning: 300 cores, 500 h, a 5 × 40-point look-ahead, 4 iterations, 2 runs (natively about 1 s of CPU
+  // each; the search evaluates 7 thresholds, each admitting fewer than all arrivals)
   const sc = {
     ...d, model: 'admission',
-    admission: { ...d.admission, runs: 2, policies: ['FIRST'], scripts: [first],
+    admission: { ...d.admission, runs: 2, policies: [policy], scripts: [starter],
       params: { ...d.admission.params, capacity: 300, horizon_hours: 500, steps: 40, tune_iterations: 4, sla: 0.02 } },
   };
   const page = await newPage(env.browser);
@@ -160,16 +164,16 @@ test('admission code box: the FIRST starter\'s arm = the built-in FIRST = native
     const c = document.querySelector('#admission-card');
     return c && c.dataset.state === 'done' && Number(c.dataset.runs) > 0;
   }, null, { timeout: 90_000 });
-  assert.equal(await page.inputValue('#f-admission-scripts-0-source'), first.source);
+  assert.equal(await page.inputValue('#f-admission-scripts-0-source'), starter.source);
   const rows = await page.$$eval('#admission-rows tr', (trs) => trs.map((r) => ({
     label: r.dataset.label, threshold: r.dataset.threshold, utilization: r.dataset.utilization,
     ci_lo: r.dataset.ciLo, ci_hi: r.dataset.ciHi, failure_rate: r.dataset.failureRate,
   })));
-  assert.deepEqual(rows.map((r) => r.label), ['FIRST', 'script:first']);
+  assert.deepEqual(rows.map((r) => r.label), [policy, `script:${name}`]);
   const { label, ...builtin } = rows[0]; // eslint-disable-line no-unused-vars
   const { label: l2, ...mine } = rows[1]; // eslint-disable-line no-unused-vars
-  assert.deepEqual(mine, builtin, 'the FIRST starter = the built-in FIRST, bit for bit');
-  assert.equal(await page.$eval('#admission-rows tr[data-label="script:first"] .swatch', (e) => getComputedStyle(e).backgroundColor), 'rgb(213, 94, 0)');
+  assert.deepEqual(mine, builtin, `the ${policy} starter = the built-in ${policy}, bit for bit`);
+  assert.equal(await page.$eval(`#admission-rows tr[data-label="script:${name}"] .swatch`, (e) => getComputedStyle(e).backgroundColor), 'rgb(213, 94, 0)');
   // wasm = native on the page's link
   const native = cliRun({ link: page.url() }).arms.map((a) => ({
     label: a.label, threshold: String(a.threshold), utilization: String(a.utilization),
