@@ -66,7 +66,7 @@ fn saved_links_run_to_the_pinned_results() {
             n += 1;
         }
     }
-    assert_eq!(n, 32);
+    assert_eq!(n, 34);
 }
 
 fn link_needs_upload(link: &str) -> bool {

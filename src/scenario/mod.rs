@@ -79,6 +79,9 @@ pub const DEFAULTS_SETS: &[&str] = &[
     //   iterates from 0.8 of training (`lambda_freeze_fraction`); set 14 records the fields' earlier values
     //   (cluster, 1), added while it was the newest set (issue 25)
     include_str!("defaults-15.json"),
+    // + the oversubscription model's warm-start rate (`warm_rate`, E1.2) and usage cap (`usage_cap`, E1.3),
+    //   both at their earlier behaviour (1); results/001/calibration-e12.md (issue 25)
+    include_str!("defaults-16.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).
 pub const DEFAULTS_SET: u32 = DEFAULTS_SETS.len() as u32;

@@ -134,8 +134,8 @@ pub struct HourOutcome {
 
 impl<'a> Cluster<'a> {
     /// A cluster at hour 0 of episode `ep` (borrowed for evaluation, owned for training): empty (cold start),
-    /// or (warm start) with the history's VMs placed hour by hour at rate 1 (assigned = requested), those alive
-    /// at hour 0 staying.
+    /// or (warm start) with the history's VMs placed hour by hour at [`OversubParams::warm_rate`] (default 1:
+    /// assigned = requested), those alive at hour 0 staying.
     pub fn new(params: &'a OversubParams, ep: Cow<'a, Episode>, warm: bool) -> Cluster<'a> {
         let k = params.pm_count() as usize;
         let subs = ep.subs;
@@ -172,10 +172,10 @@ impl<'a> Cluster<'a> {
             rate_n: vec![[0; 24]; subs],
         };
         if warm {
-            let ones = vec![1.0; subs];
+            let rates = vec![params.warm_rate; subs];
             while c.t < 0 {
                 c.begin_hour();
-                c.allocate(&ones);
+                c.allocate(&rates);
                 c.t += 1;
             }
         } else {
@@ -723,5 +723,12 @@ mod tests {
         assert_eq!(c.cpu, vec![4.0]);
         let c = Cluster::new(&p, Cow::Borrowed(&ep), false);
         assert_eq!(c.cpu, vec![0.0]);
+        // At warm_rate 0.25 the same VM holds 1 core.
+        let q = OversubParams {
+            warm_rate: 0.25,
+            ..p.clone()
+        };
+        let c = Cluster::new(&q, Cow::Borrowed(&ep), true);
+        assert_eq!(c.cpu, vec![1.0]);
     }
 }

@@ -120,7 +120,8 @@ impl Profiles {
     }
 
     /// The profiles of a scenario: E1.3's fit or the synthetic cloud of the section's size, with every
-    /// subscriber's usage mean and s.d. multiplied by [`OversubParams::usage_scale`] (the mean clipped at 1).
+    /// subscriber's usage mean and s.d. multiplied by [`OversubParams::usage_scale`] (the mean clipped at
+    /// [`OversubParams::usage_cap`]).
     pub fn of(params: &OversubParams, seed: u64) -> Result<Profiles, RunError> {
         let mut p = if params.preset.azure() {
             Profiles::azure()?
@@ -133,16 +134,17 @@ impl Profiles {
                 seed,
             )
         };
-        if params.usage_scale != 1.0 {
-            p.scale_usage(params.usage_scale);
+        if params.usage_scale != 1.0 || params.usage_cap != 1.0 {
+            p.scale_usage(params.usage_scale, params.usage_cap);
         }
         Ok(p)
     }
 
-    /// Multiplies every subscriber's usage mean (clipped at 1) and s.d. by `k` (> 0).
-    pub fn scale_usage(&mut self, k: f64) {
+    /// Multiplies every subscriber's usage mean and s.d. by `k` (> 0), the mean clipped at `cap` (in (0, 1];
+    /// 1 = the plain clip).
+    pub fn scale_usage(&mut self, k: f64, cap: f64) {
         for s in &mut self.subscribers {
-            s.mu.iter_mut().for_each(|m| *m = (*m * k).min(1.0));
+            s.mu.iter_mut().for_each(|m| *m = (*m * k).min(cap));
             s.sd.iter_mut().for_each(|d| *d *= k);
         }
     }
@@ -566,6 +568,21 @@ mod tests {
             ..OversubParams::default()
         };
         assert_eq!(Profiles::of(&d, 3).unwrap(), fit);
+        // A cap of 0.5 after × 2.5 cuts only the means above 0.2 before scaling (subscriber 0's peak hours).
+        let capped = OversubParams {
+            preset: crate::models::oversub::Preset::E13,
+            usage_scale: 2.5,
+            usage_cap: 0.5,
+            ..OversubParams::default()
+        };
+        let p = Profiles::of(&capped, 3).unwrap();
+        for (a, b) in p.subscribers.iter().zip(&fit.subscribers) {
+            for h in 0..24 {
+                assert_eq!(a.mu[h], (2.5 * b.mu[h]).min(0.5));
+                assert_eq!(a.sd[h], 2.5 * b.sd[h]);
+            }
+        }
+        assert!(p.subscribers[0].mu.iter().filter(|&&m| m == 0.5).count() > 0);
     }
 
     #[test]
