@@ -12,8 +12,10 @@
 //! * [`tuning`]: threshold binary search with common random numbers, BCa CIs, presets E0.1–E0.4 (§2.8, §2.12).
 //! * [`importance`]: importance sampling of runs (badness buckets, rejection scheme, weights; §2.9), an option.
 //! * [`load`]: unconstrained offered load and the cluster share of a data-fitted arrival stream (§2.13).
-//! * [`params`]: the serde parameter struct with the §2.13 defaults.
-//! * [`scenario`]: the scenario section (preset, arms, parameters, Azure fit) and the report types.
+//! * [`params`]: the serde parameter struct with the §2.13 defaults, and the scenario section (preset, arms,
+//!   parameters) with its playground defaults.
+//! * [`scenario`]: the section's arms and validation (they resolve the preset in [`tuning`]), the Azure fit
+//!   and the report types.
 //! * [`experiment`]: the experiment on the one contract ([`crate::experiment`]), `run_preset`, the run view.
 //! * [`chart`]: the frontier and time-series charts.
 //! * [`AdmissionModel`]: the registry entry ([`crate::experiment::ModelDef`]).
@@ -59,7 +61,7 @@ impl ModelDef for AdmissionModel {
         ops: &["arms", "series", "azure_fit", "starters"],
         run_ops: &[],
     };
-    type Section = scenario::AdmissionScenario;
+    type Section = params::AdmissionScenario;
     type Run = experiment::AdmissionExperiment;
 
     fn validate(section: &Self::Section, prefix: &str) -> Vec<FieldError> {
@@ -67,7 +69,7 @@ impl ModelDef for AdmissionModel {
     }
 
     fn start(
-        section: &scenario::AdmissionScenario,
+        section: &params::AdmissionScenario,
         seed: u64,
         inputs: &Inputs,
     ) -> Result<experiment::AdmissionExperiment, RunError> {
@@ -82,7 +84,7 @@ impl ModelDef for AdmissionModel {
     /// `starters` (no args): the starter scripts of the admit hook (issue 31), `[{ name, language, enabled,
     /// source }]`.
     fn call<S: serde::Serializer>(
-        section: &scenario::AdmissionScenario,
+        section: &params::AdmissionScenario,
         seed: u64,
         op: &str,
         args: &Value,
@@ -107,7 +109,7 @@ impl ModelDef for AdmissionModel {
                     .map_err(|m| RunError::field("admission.source", m))?;
                 #[derive(serde::Serialize)]
                 struct Out {
-                    admission: scenario::AdmissionScenario,
+                    admission: params::AdmissionScenario,
                     fit: fit::AzureFit,
                 }
                 Out { admission, fit }.serialize(ser).map_err(ser_error)

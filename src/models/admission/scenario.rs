@@ -1,80 +1,15 @@
-//! The admission model's scenario section (seed 000, ALGORITHMS.md §2): the experiment preset and its policy
-//! arms, the model and tuning parameters, the Azure-fitted option, and the report types a run produces.
+//! The admission model's scenario section at work (seed 000, ALGORITHMS.md §2): the section's arms and its
+//! validation (they resolve the experiment preset, [`super::tuning`], which imports [`super::params`], so they
+//! cannot live beside the section in `params.rs`), the Azure-fitted option, and the report types a run
+//! produces. The section itself ([`AdmissionScenario`], [`ParamSource`]) and its defaults are in
+//! [`super::params`], re-exported here.
 
+pub use super::params::{AdmissionScenario, ParamSource, MAX_ADMISSION_RUNS};
 use super::params::{AdmitParams, Labelling, PolicyKind};
 use super::policies::script::{call_operations, ArmScript};
 use super::tuning::{Evaluation, Feasibility, Preset, TuneResult, TuneStatus};
 use crate::substrate::error::{FieldError, FieldErrors};
 use serde::{Deserialize, Serialize};
-
-/// Where the admission parameters come from (informational for the playground: the values are always in
-/// [`AdmissionScenario::params`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum ParamSource {
-    /// The documented defaults of ALGORITHMS.md §2.13 (priors, κ, rates), at the playground's scale.
-    #[default]
-    Defaults,
-    /// Values edited by the user.
-    Custom,
-    /// Fitted to the Azure 2017 arrivals (arrival rate, initial sizes, core-lifetime prior; seed 000 App. B).
-    Azure,
-}
-
-/// The admission-control experiment of a scenario: an experiment preset (its policy arms), the model
-/// parameters, the runs per threshold and the run shown in the time-series view. The seed is
-/// [`Scenario::seed`]. Defaults are the playground's quick scale (not §2.13's full scale, see
-/// [`AdmissionScenario::default`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AdmissionScenario {
-    /// Experiment preset "E0.1" … "E0.4" (ALGORITHMS.md §2.12): which policy arms are tuned.
-    pub preset: String,
-    /// Where `params` came from.
-    pub source: ParamSource,
-    /// Runs R per threshold (common random numbers across policies and thresholds), 1..=1000.
-    pub runs: usize,
-    /// Labels of the preset's arms to run (e.g. "ZEROTH", "SECOND+MARGINAL m=5"); empty = all arms.
-    pub policies: Vec<String>,
-    /// Arm whose tuned threshold drives the time-series view ("" = the first arm run).
-    pub series_arm: String,
-    /// Run index (0-based, < runs) shown in the time-series view.
-    pub series_run: usize,
-    /// Model and tuning parameters (capacity in cores, rates per hour, horizon in hours, SLA ε, …).
-    pub params: AdmitParams,
-    /// Users' admission rules in the policy language (issue 31, [`super::policies::script`]): every enabled
-    /// one is an arm `script:<name>` after the preset's (empty by default; not written when empty, so
-    /// scenarios without scripts encode as before).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub scripts: Vec<crate::script::ScriptPolicy>,
-}
-
-/// Largest runs per threshold accepted in a scenario.
-pub const MAX_ADMISSION_RUNS: usize = 1000;
-
-impl Default for AdmissionScenario {
-    /// The playground's quick scale, chosen so a whole E0.1 finishes in well under a minute in a browser:
-    /// C = 1,000 cores, 2 months (1,460 h), R = 2 runs, 6 binary-search iterations, 1,000 bootstrap
-    /// resamples. Every other parameter keeps the §2.13 default of [`AdmitParams::default`].
-    fn default() -> Self {
-        AdmissionScenario {
-            preset: "E0.1".into(),
-            source: ParamSource::Defaults,
-            runs: 2,
-            policies: Vec::new(),
-            series_arm: String::new(),
-            series_run: 0,
-            params: AdmitParams {
-                capacity: 1000.0,
-                horizon_hours: 1460.0,
-                tune_iterations: 6,
-                bootstrap: 1000,
-                ..AdmitParams::default()
-            },
-            scripts: Vec::new(),
-        }
-    }
-}
 
 /// One arm of an admission experiment as run: label, the arm's parameters, policy and MARGINAL flag.
 #[derive(Clone, Debug)]

@@ -969,6 +969,33 @@ mod tests {
         }
     }
 
+    /// An oracle that knows every job's lifetime.
+    fn oracle(jobs: &[Job]) -> Oracle {
+        Oracle::new(jobs.iter().map(|j| j.life).collect())
+    }
+
+    /// The hand-worked example: A (2 cores, 10 h) and C (3 cores, 2 h) at 0 h, D (1 core, 8.5 h) at 1 h.
+    fn hand_worked() -> Vec<Job> {
+        vec![job(0.0, 10.0, 2.0), job(0.0, 2.0, 3.0), job(1.0, 8.5, 1.0)]
+    }
+
+    /// The LARS drain: five 2-core VMs of 50 h, B (2 cores, 0.1 h), then A1–A3 (2 cores, 10 h), all at 0 h.
+    fn lars_drain() -> Vec<Job> {
+        let mut jobs: Vec<Job> = (0..5).map(|_| job(0.0, 50.0, 2.0)).collect();
+        jobs.push(job(0.0, 0.1, 2.0));
+        jobs.extend((0..3).map(|_| job(0.0, 10.0, 2.0)));
+        jobs
+    }
+
+    /// The recycling example: A (19 cores, 50 h) at 0 h, E (1 core, 0.5 h) at 1 h, F (1 core, 50 h) at 2 h.
+    fn recycling_example() -> Vec<Job> {
+        vec![
+            job(0.0, 50.0, 19.0),
+            job(1.0, 0.5, 1.0),
+            job(2.0, 50.0, 1.0),
+        ]
+    }
+
     fn cfg(policy: Policy, hosts: usize, cores: f64) -> SimConfig {
         SimConfig {
             policy,
@@ -1017,8 +1044,8 @@ mod tests {
     /// - LA-Binary: A and D are long (> 2 h), C is short (2 h is not > 2 h): host 0, the long host.
     #[test]
     fn hand_worked_placements_of_every_policy() {
-        let jobs = vec![job(0.0, 10.0, 2.0), job(0.0, 2.0, 3.0), job(1.0, 8.5, 1.0)];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let jobs = hand_worked();
+        let pred = oracle(&jobs);
         for (policy, want) in [
             (Policy::BestFit, 1),
             (Policy::Nilas, 0),
@@ -1040,7 +1067,7 @@ mod tests {
     fn la_binary_host_turns_short_when_its_long_vm_nears_its_end() {
         for (at, want) in [(0.5, 1), (1.2, 0)] {
             let jobs = vec![job(0.0, 3.0, 3.0), job(0.0, 1.5, 2.0), job(at, 0.5, 1.0)];
-            let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+            let pred = oracle(&jobs);
             let (_, placed) = simulate_placements(&jobs, &pred, &cfg(Policy::LaBinary, 2, 4.0));
             assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "C at {at} h");
         }
@@ -1053,7 +1080,7 @@ mod tests {
     #[test]
     fn open_lava_host_moves_its_deadline_with_a_same_class_vm() {
         let jobs = vec![job(0.0, 0.95, 1.0), job(0.8, 0.9, 1.0)];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let pred = oracle(&jobs);
         let r = simulate(&jobs, &pred, &cfg(Policy::Lava, 1, 4.0));
         let d = r.diagnostics.unwrap();
         assert_eq!((d.by_tier, d.class_up_deadline), ([0, 1, 0, 1], 0));
@@ -1079,7 +1106,7 @@ mod tests {
                 (&open, 4.0, open_raises),
                 (&recycling, 10.0, recycling_raises),
             ] {
-                let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+                let pred = oracle(&jobs);
                 let mut c = cfg(Policy::Lava, 1, cores);
                 c.ablation.lava_rules = rules;
                 let d = simulate(jobs, &pred, &c).diagnostics.unwrap();
@@ -1093,8 +1120,8 @@ mod tests {
     /// put it on host 1 (OPEN, its class), cost first on host 0, as NILAS does.
     #[test]
     fn lava_cost_first_ranks_the_temporal_cost_ahead_of_the_tiers() {
-        let jobs = vec![job(0.0, 10.0, 2.0), job(0.0, 2.0, 3.0), job(1.0, 8.5, 1.0)];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let jobs = hand_worked();
+        let pred = oracle(&jobs);
         for (rules, want) in [
             (crate::models::lifetime::params::LavaRules::Ours, 1),
             (crate::models::lifetime::params::LavaRules::CostFirst, 0),
@@ -1118,7 +1145,7 @@ mod tests {
     fn scorer_ablations_by_hand() {
         use crate::models::lifetime::params::Scorer::*;
         let jobs = vec![job(0.0, 1.0, 6.0), job(0.5, 5.0, 8.0), job(0.6, 0.1, 2.0)];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let pred = oracle(&jobs);
         for (scorer, want) in [
             (BestFit, [0, 1, 1]),
             (FirstFit, [0, 1, 0]),
@@ -1176,7 +1203,7 @@ mod tests {
                 [0, 0, 2, 1],
             ),
         ] {
-            let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+            let pred = oracle(&jobs);
             let r = simulate(&jobs, &pred, &cfg(Policy::Lava, 1, 10.0));
             let d = r.diagnostics.unwrap();
             assert_eq!(
@@ -1239,8 +1266,8 @@ mod tests {
     /// and E (4 cores at 2 h) fits.
     #[test]
     fn baseline_jobs_are_placed_by_best_fit_and_alive_jobs_arrive_at_zero() {
-        let jobs = vec![job(0.0, 10.0, 2.0), job(0.0, 2.0, 3.0), job(1.0, 8.5, 1.0)];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let jobs = hand_worked();
+        let pred = oracle(&jobs);
         for (n, want) in [(3, 1), (2, 0), (0, 0)] {
             let mut c = cfg(Policy::Nilas, 2, 4.0);
             c.baseline_jobs = n;
@@ -1248,7 +1275,7 @@ mod tests {
             assert_eq!(placed, vec![Some(0), Some(1), Some(want)], "{n}");
         }
         let jobs = vec![job(-5.0, 6.0, 4.0), job(0.0, 1.0, 4.0), job(2.0, 1.0, 4.0)];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let pred = oracle(&jobs);
         let mut c = cfg(Policy::Nilas, 1, 4.0);
         c.baseline_jobs = 1;
         c.end = 4.0;
@@ -1301,8 +1328,8 @@ mod tests {
     /// long VM on C's short host.
     #[test]
     fn diagnostics_of_the_hand_worked_example() {
-        let jobs = vec![job(0.0, 10.0, 2.0), job(0.0, 2.0, 3.0), job(1.0, 8.5, 1.0)];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let jobs = hand_worked();
+        let pred = oracle(&jobs);
         let d = |p| simulate(&jobs, &pred, &cfg(p, 2, 4.0)).diagnostics.unwrap();
         let lb = d(Policy::LaBinary);
         assert_eq!(lb.by_tier, [1, 0, 2, 0]);
@@ -1337,12 +1364,8 @@ mod tests {
         // although best fit would also pick host 0; F (1 core, 50 h, class 3) arrives after E left: host 0 is
         // RECYCLING with class 3 = F's class, so tier 1 does not apply; host 0 is non-empty (tier 3), host 1
         // empty (tier 4): host 0.
-        let jobs = vec![
-            job(0.0, 50.0, 19.0),
-            job(1.0, 0.5, 1.0),
-            job(2.0, 50.0, 1.0),
-        ];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let jobs = recycling_example();
+        let pred = oracle(&jobs);
         let (_, placed) = simulate_placements(&jobs, &pred, &cfg(Policy::Lava, 2, 20.0));
         assert_eq!(placed, vec![Some(0), Some(0), Some(0)]);
         // with NILAS, F (exit 52 h) on host 0 (exit 50 h): ΔT = 2 h, cost 4; host 1 empty: ΔT = 50 h, cost 9
@@ -1356,12 +1379,8 @@ mod tests {
     /// whose largest class is 3 (code 3). Host 1 stays empty (code 0) throughout.
     #[test]
     fn host_timeline_by_hand() {
-        let jobs = vec![
-            job(0.0, 50.0, 19.0),
-            job(1.0, 0.5, 1.0),
-            job(2.0, 50.0, 1.0),
-        ];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let jobs = recycling_example();
+        let pred = oracle(&jobs);
         for (policy, code) in [(Policy::Lava, TL_RECYCLING + 3), (Policy::BestFit, 3)] {
             let mut c = cfg(policy.clone(), 2, 20.0);
             c.end = 4.0;
@@ -1386,10 +1405,8 @@ mod tests {
     /// A1, A2, A3 start at 0; B waits and exits at 0.1 h, before a slot frees at 1/3 h: 3 migrations, 1 saved.
     #[test]
     fn lars_saves_the_short_vm_the_start_order_migrates() {
-        let mut jobs: Vec<Job> = (0..5).map(|_| job(0.0, 50.0, 2.0)).collect();
-        jobs.push(job(0.0, 0.1, 2.0));
-        jobs.extend((0..3).map(|_| job(0.0, 10.0, 2.0)));
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let jobs = lars_drain();
+        let pred = oracle(&jobs);
         let replay = Some(std::sync::Arc::new(vec![(0u64, 1u32)]));
         let mut out = Vec::new();
         for order in [MigrationOrder::StartTime, MigrationOrder::Lars] {
@@ -1419,7 +1436,7 @@ mod tests {
     fn maintenance_drains_the_fullest_hosts_once() {
         let mut jobs: Vec<Job> = (0..4).map(|_| job(0.0, 50.0, 7.0)).collect();
         jobs.extend((0..5).map(|_| job(0.0, 50.0, 1.0)));
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let pred = oracle(&jobs);
         let run = |maintenance| {
             let mut c = cfg(Policy::BestFit, 5, 10.0);
             c.end = 3.0;
@@ -1457,7 +1474,7 @@ mod tests {
             job(0.0, 100.0, 1.0),
             job(0.0, 100.0, 1.0),
         ];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let pred = oracle(&jobs);
         let drains = vec![DrainRecord {
             check: 0,
             time: 9.9,
@@ -1484,10 +1501,8 @@ mod tests {
     /// while A1–A3 migrate), on the same drained host.
     #[test]
     fn lars_on_the_recorded_trajectory_by_hand() {
-        let mut jobs: Vec<Job> = (0..5).map(|_| job(0.0, 50.0, 2.0)).collect();
-        jobs.push(job(0.0, 0.1, 2.0));
-        jobs.extend((0..3).map(|_| job(0.0, 10.0, 2.0)));
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let jobs = lars_drain();
+        let pred = oracle(&jobs);
         let mut c = cfg(Policy::BestFit, 3, 10.0);
         c.end = 5.0;
         c.defrag = Some(Defrag {
@@ -1553,7 +1568,7 @@ mod tests {
             job(0.0, 5.0, 1.0), // S
             job(0.0, 0.5, 1.0), // T
         ];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let pred = oracle(&jobs);
         let drains = |t1: f64, abandoned: Option<(f64, u32)>| {
             vec![
                 DrainRecord {
@@ -1601,7 +1616,7 @@ mod tests {
     fn failures_are_counted_and_empty_hosts_never_exceed_the_optimum() {
         // three 4-core VMs on two 4-core hosts at once: one fails
         let jobs = vec![job(0.0, 5.0, 4.0), job(0.0, 5.0, 4.0), job(0.0, 5.0, 4.0)];
-        let pred = Oracle::new(jobs.iter().map(|j| j.life).collect());
+        let pred = oracle(&jobs);
         let mut c = cfg(Policy::BestFit, 2, 4.0);
         c.end = 10.0;
         let (r, placed) = simulate_placements(&jobs, &pred, &c);
