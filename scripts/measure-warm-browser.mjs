@@ -5,16 +5,56 @@
 // validators, scripts/serve.py), so from visit 2 on the first run should cost no more than the second.
 // The run times are the page's own (#frontier-card data-ms). A measurement, not a test.
 // Needs www/pkg (make wasm). Usage: node scripts/measure-warm-browser.mjs [VISITS=3]
+//
+// `node scripts/measure-warm-browser.mjs compare [VISITS=5]`: the engine worker's warm-up (www/common/worker.js)
+// on and off (`?warm=0`), alternating, each visit in a fresh browser context (nothing cached): per visit the time
+// from navigation to the first frontier, the first and second run (ms) and how the warm-up went (data-warm:
+// state steps/total ms), then the medians. Prints the load average before and after.
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
+import os from 'node:os';
 import { chromium } from 'playwright-core';
 import { startServer, CHROMIUM, CHROMIUM_ARGS, waitForRun } from '../tests/e2e/helpers.mjs';
 
 const server = await startServer();
-const profile = mkdtempSync(path.join(tmpdir(), 'packlab-warm-'));
+const profile = mkdtempSync(path.join(os.tmpdir(), 'packlab-warm-'));
 const open = () => chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, viewport: { width: 1440, height: 1000 } });
 const ms = (page) => page.getAttribute('#frontier-card', 'data-ms').then(Number);
+const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+
+if (process.argv[2] === 'compare') {
+  const visits = Number(process.argv[3] || 5);
+  console.log(`# Chromium, ${os.cpus().length} cores, ${visits} visits per arm, alternating; load average at start ${loadavg()}`);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const arms = { off: { q: '?warm=0', rows: [] }, on: { q: '', rows: [] } };
+  for (let v = 1; v <= visits; v++) {
+    for (const [label, arm] of Object.entries(arms)) {
+      const ctx = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+      const page = await ctx.newPage();
+      const t0 = Date.now();
+      await page.goto(server.url + arm.q);
+      const n = await waitForRun(page, 0, 120_000);
+      const toFirst = Date.now() - t0;
+      const first = await ms(page);
+      await page.click('#rerun');
+      await waitForRun(page, n, 120_000);
+      const second = await ms(page);
+      const warm = await page.getAttribute('html', 'data-warm');
+      arm.rows.push({ toFirst, first, second });
+      console.log(`visit ${v} warm-up ${label.padEnd(3)}: navigation to first frontier ${toFirst} ms, first run ${first} ms, second ${second} ms, first/second ${(first / second).toFixed(2)}, warm-up: ${warm ?? 'none'}`);
+      await ctx.close();
+    }
+  }
+  for (const [label, arm] of Object.entries(arms)) {
+    const m = (k) => median(arm.rows.map((r) => r[k]));
+    console.log(`median warm-up ${label.padEnd(3)}: navigation to first frontier ${m('toFirst')} ms, first run ${m('first')} ms, second ${m('second')} ms, first/second ${(m('first') / m('second')).toFixed(2)}`);
+  }
+  console.log(`# load average at end ${loadavg()}`);
+  await browser.close();
+  server.stop();
+  process.exit(0);
+}
 
 async function visit(ctx, label) {
   const page = await ctx.newPage();

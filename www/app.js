@@ -39,18 +39,6 @@ async function main() {
     else if (s === 'ready') banner(reason ? `The engine stopped (${reason}) and was restarted; your trace and workload were reloaded. Run again to continue.` : null, 'info');
     else if (s === 'failed') banner(`The engine stopped and could not be restarted (${reason}). Reload the page.`, 'warn');
   };
-  // `?workers=N` sets how many workers compute runs (each engine worker's pool; default: one per core, 1 = no pool)
-  const poolSize = new URLSearchParams(location.search).get('workers');
-  const newWorker = () => {
-    const w = new EngineWorker({ module, onStatus });
-    if (poolSize !== null) w.setPoolSize(Number(poolSize));
-    return w;
-  };
-  // the shell's worker holds the uploaded or bundled trace: the trace panel, the sweep panel and the views that
-  // read the trace run on it; every other view gets an engine worker of its own when first shown, so a run
-  // left going on a hidden tab never holds up the visible one
-  const worker = newWorker();
-
   // the scenario: a link (#s=v2.d1.…, or an old #s=v1.…) or the defaults; a bad link (or one made under
   // defaults this engine does not know) shows a message and falls back
   const link = scenarioFromLocation(wasm);
@@ -62,6 +50,24 @@ async function main() {
   // the tab list comes from the engine's model registry; each model's view from www/models.js
   const MODELS = wasm.models().map((m) => ({ id: m.id, title: m.title, hint: m.hint, usesTrace: m.uses_trace, load: MODELS_WWW[m.id] && MODELS_WWW[m.id].view, lesson: MODELS_WWW[m.id]?.lesson }));
   const byId = (id) => MODELS.find((m) => m.id === id);
+  const model = byId(link.scenario.model || MODELS[0].id) || MODELS[0];
+
+  // `?workers=N` sets how many workers compute runs (each engine worker's pool; default: one per core, 1 = no pool)
+  const search = new URLSearchParams(location.search);
+  const poolSize = search.get('workers');
+  // a fresh engine worker warms up with a small run of its view's model while idle (worker.js warmUp), so the
+  // view's first run costs about what the next ones do; `?warm=0` turns it off (to measure the difference)
+  const warmUps = search.get('warm') !== '0';
+  const newWorker = (warm) => {
+    const w = new EngineWorker({ module, onStatus, warm: warmUps ? warm : undefined });
+    if (poolSize !== null) w.setPoolSize(Number(poolSize));
+    return w;
+  };
+  // the shell's worker holds the uploaded or bundled trace: the trace panel, the sweep panel and the views that
+  // read the trace run on it (it warms up for the first view when that view reads the trace); every other view
+  // gets an engine worker of its own when first shown, so a run left going on a hidden tab never holds up the
+  // visible one
+  const worker = newWorker(model.usesTrace ? model.id : undefined);
 
   // One page: every tab's view is mounted on its first visit and kept (hidden) afterwards, with its scenario,
   // its results and any run in progress; the address bar shows the visible tab's scenario (share.js writes
@@ -111,7 +117,7 @@ async function main() {
       const { mount } = await m.load();
       entry = { el, view: null };
       mounted.set(m.id, entry);
-      entry.view = mount({ root: el, wasm, worker: m.usesTrace ? worker : newWorker(), tracePanel, scenario: start, banner, autorun });
+      entry.view = mount({ root: el, wasm, worker: m.usesTrace ? worker : newWorker(m.id), tracePanel, scenario: start, banner, autorun });
       foldControls(el, m.id); // ≤ 640 px: the controls fold under one button
       attachCosts(el, m.id); // the runs and time of a long run, beside its button
       // the lesson panel above the view ("What this tab is about", glossary, "Try this"): content from www/<id>/lesson.js
@@ -170,13 +176,17 @@ async function main() {
   });
 
   await worker.ready;
-  const model = byId(link.scenario.model || MODELS[0].id) || MODELS[0];
   // a findings link (#s=…&run=ask) opens its scenario without computing it: the experiment may be long
   const hashParams = new URLSearchParams(location.hash.replace(/^#/, ''));
   const ask = hashParams.get('run') === 'ask';
   // and states its cost first: the stored run's native seconds (`&est=`), shown beside Run
   if (ask) holdLinkEstimate(hashParams.get('est'));
   await show(model, link.scenario, { autorun: !ask });
+  // how the shell worker's warm-up went ('warm.status' waits behind the requests sent so far), for the tests'
+  // figures: data-warm="state steps/total ms"
+  worker.request('warm.status').promise.then((s) => {
+    if (s) document.documentElement.dataset.warm = `${s.state} ${s.steps}/${s.total ?? '?'} ${s.ms ?? '?'}ms`;
+  }, () => {});
   booted = true;
   if (pending && pending !== model && pending.load) await show(pending, null, { push: true });
   document.documentElement.dataset.bootMs = String(Math.round(performance.now() - t0));

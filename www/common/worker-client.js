@@ -22,9 +22,12 @@ export class EngineWorker {
    * @param {WebAssembly.Module} [opts.module] compiled engine, shared with the worker (saves a compile)
    * @param {(state: string, reason?: string) => void} [opts.onStatus] 'restarting' | 'ready' | 'failed';
    *   `reason` is set when the worker died (not for a restart after Cancel)
+   * @param {string} [opts.warm] a model id: the worker warms the engine up with a small run of it while idle
+   *   after its start (worker.js warmUp; skipped or given up as soon as a request arrives)
    */
-  constructor({ module, onStatus } = {}) {
+  constructor({ module, onStatus, warm } = {}) {
     this.module = module;
+    this.warm = warm;
     this.onStatus = onStatus || (() => {});
     this.url = new URL('./worker.js', import.meta.url);
     this.pending = new Map();
@@ -50,7 +53,7 @@ export class EngineWorker {
       died(ev.message || 'the engine worker failed to start');
     };
     this.worker.onmessageerror = () => died('a message from the engine worker could not be read');
-    this.ready = this.request('init', { module: this.module }).promise;
+    this.ready = this.request('init', { module: this.module, warm: this.warm }).promise;
     return this.ready;
   }
 

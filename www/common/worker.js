@@ -10,6 +10,8 @@
 // errors: [{ field, message }], 'cancelled', 'hash', 'internal'). `fatal: true` means the wasm instance died
 // (a trap) and the client must restart the worker.
 //
+// A fresh worker told a model at init ({ warm: id }) warms the engine up while it is idle (warmUp below).
+//
 // Charts are NOT drawn here: plotters measures text through window.document, which workers lack
 // (../shared/TOOLCHAIN.md trap 2); the page draws with its own main-thread instance.
 
@@ -53,8 +55,9 @@ function thePool() {
 let ready = null;
 
 const coreOps = {
-  /** Instantiate the engine from a compiled WebAssembly.Module sent by the page (or fetch it). */
-  async init(payload) {
+  /** Instantiate the engine from a compiled WebAssembly.Module sent by the page (or fetch it); `warm`: a model
+   * id whose warm-up runs once this worker is idle (warmUp). */
+  async init(payload, ctx) {
     if (payload && payload.module) poolModule = payload.module;
     if (!ready) {
       ready = payload && payload.module
@@ -62,7 +65,18 @@ const coreOps = {
         : init({ module_or_path: new URL('../pkg/packlab_bg.wasm', import.meta.url) });
     }
     await ready;
+    if (payload && payload.warm && !warm) {
+      warm = { model: String(payload.warm), state: 'queued', steps: 0, total: null, ms: null };
+      // behind this init in the queue: it starts only when nothing was asked for after the init
+      queue = queue.then(() => warmUp(ctx.seq));
+    }
     return { version: wasm.engine_version() };
+  },
+
+  /** How the warm-up went: { model, state: 'queued' | 'running' | 'done' | 'skipped' | 'given up' | 'none' |
+   * 'failed', steps, total, ms, error? } (steps: the run's steps done; ms: its time), or null without one. */
+  async 'warm.status'() {
+    return warm && { ...warm };
   },
 
   /**
@@ -130,6 +144,12 @@ function normalizeError(e) {
 // Requests run one at a time, in arrival order (a run queued behind a trace load sees the new trace);
 // only 'cancel' bypasses the queue, so it reaches a running request at its next yield.
 let queue = Promise.resolve();
+/** Requests received so far (control messages aside). */
+let received = 0;
+/** The warm-up's state ('warm.status'), once init named a model. */
+let warm = null;
+/** Wakes the warm-up when a request arrives while it waits for its inputs. */
+let wakeWarmUp = () => {};
 
 self.onmessage = (ev) => {
   const msg = ev.data || {};
@@ -140,8 +160,74 @@ self.onmessage = (ev) => {
     if (msg.op !== 'pause') wake(msg.target);
     return;
   }
-  queue = queue.then(() => handle(msg));
+  if (msg.op !== 'warm.status') {
+    received += 1; // asking how the warm-up goes does not stop it
+    wakeWarmUp();
+  }
+  const seq = received;
+  queue = queue.then(() => handle(msg, seq));
 };
+
+/**
+ * The warm-up (issue 30): V8 compiles a wasm function when it is first called, with its baseline compiler, and
+ * optimises it in the background only after it has run a while, the optimised code serving from its next call;
+ * so a fresh engine's first run costs up to ~3× the next (results/bench/warm-engine.txt). This runs a small
+ * run of the model `warm.model` names (www/<model>/warm-up.js: a scenario and throwaway inputs it makes) one
+ * step at a time while the worker is idle: skipped when any request arrived after init (`asOf`: the init's number
+ * among the requests received), given up at the next step boundary when one arrives while it runs (that request waits at most one
+ * step). It reads and changes none of the worker's state (its own trace, run and inputs are freed at its end)
+ * and the engine keeps nothing from run to run that a result depends on, so every result is the same with or
+ * without it; a failure is only recorded in `warm` (state 'failed').
+ */
+const GIVEN_UP = Symbol('given up');
+
+async function warmUp(asOf) {
+  const t0 = performance.now();
+  const since = () => received > asOf;
+  const entry = MODELS_WWW[warm.model];
+  if (!entry || !entry.warmUp) {
+    warm.state = 'none';
+    return;
+  }
+  if (since()) {
+    warm.state = 'skipped';
+    return;
+  }
+  warm.state = 'running';
+  let trace = null;
+  let run = null;
+  try {
+    // making the inputs awaits (the module, a compression stream): a request arriving meanwhile ends the wait
+    const arrived = new Promise((resolve) => { wakeWarmUp = () => resolve(GIVEN_UP); });
+    const recipe = await Promise.race([entry.warmUp().then((m) => m.warmUp(wasm)), arrived]);
+    if (recipe === GIVEN_UP || since()) throw GIVEN_UP;
+    const inputs = new wasm.RunInputs();
+    if (recipe.trace) {
+      const builder = new wasm.TraceBuilder();
+      for (const f of recipe.trace) builder.add(f.name, f.bytes);
+      trace = builder.finish('warm-up');
+      inputs.use_trace(trace);
+    }
+    run = new wasm.ExperimentRun(recipe.scenario, inputs); // takes the inputs
+    warm.total = run.total();
+    for (;;) {
+      await yieldNow();
+      if (since()) throw GIVEN_UP;
+      if (run.step() === null) break;
+      warm.steps = run.done();
+    }
+    run.report();
+    warm.state = 'done';
+  } catch (e) {
+    warm.state = e === GIVEN_UP ? 'given up' : 'failed';
+    if (e !== GIVEN_UP) warm.error = normalizeError(e).message;
+  } finally {
+    wakeWarmUp = () => {};
+    if (run) run.free();
+    if (trace) trace.free();
+    warm.ms = Math.round(performance.now() - t0);
+  }
+}
 
 /** Wake the paused request `id` (on Resume or Cancel). */
 function wake(id) {
@@ -152,8 +238,10 @@ function wake(id) {
   }
 }
 
-async function handle({ id, op, payload }) {
+/** Handle request { id, op, payload }, the `seq`-th received. */
+async function handle({ id, op, payload }, seq) {
   const ctx = {
+    seq,
     wasm,
     state,
     progress: (p) => self.postMessage({ id, type: 'progress', ...p }),
@@ -171,7 +259,7 @@ async function handle({ id, op, payload }) {
     await modelOpsLoaded;
     if (!ops[op]) throw { kind: 'internal', message: `unknown operation ${op}` };
     if (state.cancelled.has(id)) throw { kind: 'cancelled', message: 'cancelled' };
-    if (op !== 'init') await coreOps.init({});
+    if (op !== 'init') await coreOps.init({}, ctx);
     const result = await ops[op](payload || {}, ctx);
     self.postMessage({ id, type: 'result', result });
   } catch (e) {
