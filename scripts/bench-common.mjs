@@ -65,9 +65,14 @@ export function wasm(sc, n, { workload = false } = {}) {
 /** True when two reports are the same JSON. */
 export const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
-/** Writes `lines` to `rel` (a path under the repository, e.g. results/004/bench.txt) and prints them. */
+/** Writes `lines` to `rel` (a path under the repository, e.g. results/004/bench.txt) and prints them; with
+ * BENCH_PRINT_ONLY=1 only prints them (scripts/bench-ratios.sh gathers every model's lines in one file). */
 export function writeBench(rel, lines) {
   const text = lines.join('\n') + '\n';
+  if (process.env.BENCH_PRINT_ONLY === '1') {
+    process.stdout.write(text);
+    return;
+  }
   mkdirSync(path.dirname(path.join(ROOT, rel)), { recursive: true });
   writeFileSync(path.join(ROOT, rel), text);
   process.stdout.write(text);
