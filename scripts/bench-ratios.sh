@@ -3,7 +3,7 @@
 # sizes the issue was measured at, each printing its own native and wasm times (interleaved or best-of as the
 # script does), the 1-minute load average before and after each. Placement twice: native on every core (as the
 # issue's filing) and on one thread (PACKLAB_THREADS=1, what node's single-threaded wasm runs on). Writes
-# results/bench/ratios-<date>.txt (or OUT=…). After `make native wasm`. Usage: bash scripts/bench-ratios.sh
+# results/bench/ratios-<date>.txt (or OUT=…; a second run the same day is appended). After `make native wasm`. Usage: bash scripts/bench-ratios.sh
 # A benchmark, not a test: the figures are only comparable on a quiet machine; the load is printed beside them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,4 +33,4 @@ row() { # label, command…
   row "lifetime" node scripts/bench-lifetime.mjs 2
   row "era" node scripts/bench-era.mjs 3
   row "oversub" node scripts/bench-oversub.mjs 3
-} | tee "$OUT"
+} | tee -a "$OUT"

@@ -7,8 +7,11 @@
 //           tiering (kept tables, memory growth, caches)
 //   notier  --no-wasm-dynamic-tiering: baseline code first, every function optimised in the background at once
 // Prints one line per case and flag set: the load time (compile + instantiate, s), the run times (s) and
-// first/second. Usage (after `make wasm`):
-//   node scripts/bench-warm.mjs [RUNS=3] > results/bench/warm-engine.txt   (WARM_CASES=placement,era picks cases)
+// first/second. The case `placement+warm-up` first makes the page worker's warm-up (www/placement/warm-up.js:
+// the default scenario on a synthetic trace, as www/common/worker.js runs it), waits WARM_PAUSE_MS (default 100,
+// the page's idle time before its first run), then times the runs; its line also gives the warm-up's time.
+// Usage (after `make wasm`):
+//   node scripts/bench-warm.mjs [RUNS=3] > results/bench/warm-engine.txt   (WARM_CASES=placement,era picks cases, WARM_FLAGS=default,eager flag sets)
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
@@ -19,6 +22,7 @@ const SELF = fileURLToPath(import.meta.url);
 // the playground's default scenario of each model (the first run a visitor makes), and a reduced admission run
 const CASES = {
   placement: { model: 'placement' },
+  'placement+warm-up': { model: 'placement' },
   admission: { model: 'admission' },
   lifetime: { model: 'lifetime' },
   era: { model: 'era' },
@@ -35,8 +39,21 @@ if (process.argv[2] === '--child') {
   const runs = Number(process.argv[4]);
   const sc = CASES[name];
   const times = [];
-  if (name === 'placement') {
+  let warmS = null;
+  if (name.startsWith('placement')) {
     const w = await loadWasm();
+    if (name === 'placement+warm-up') {
+      const t0 = performance.now();
+      const { warmUp } = await import('../www/placement/warm-up.js');
+      const recipe = await warmUp(w);
+      const t = parseTrace(w, recipe.trace, 'warm-up');
+      const run = planRun(w, recipe.scenario, { trace: t });
+      run.run_all();
+      run.free();
+      t.free();
+      warmS = (performance.now() - t0) / 1000;
+      await new Promise((r) => setTimeout(r, Number(process.env.WARM_PAUSE_MS ?? 100)));
+    }
     for (let i = 0; i < runs; i++) {
       const t0 = performance.now();
       const t = parseTrace(w, bundledTraceFiles(), 'planetlab-20110303');
@@ -49,7 +66,7 @@ if (process.argv[2] === '--child') {
   } else {
     for (let i = 0; i < runs; i++) times.push(wasm(sc, 1, { workload: name === 'lifetime' || name === 'era' })[0]);
   }
-  process.stdout.write(JSON.stringify({ load, times }));
+  process.stdout.write(JSON.stringify({ load, times, warmS }));
   process.exit(0);
 }
 
@@ -61,11 +78,12 @@ const FLAGS = {
 console.log(`# node ${process.version}, ${os.cpus()[0].model} × ${os.cpus().length}, ${RUNS} runs per fresh process, load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 const only = process.env.WARM_CASES ? process.env.WARM_CASES.split(',') : Object.keys(CASES);
 for (const name of only) {
-  for (const [label, flags] of Object.entries(FLAGS)) {
+  for (const [label, flags] of Object.entries(FLAGS).filter(([l]) => !process.env.WARM_FLAGS || process.env.WARM_FLAGS.split(',').includes(l))) {
     const out = execFileSync(process.execPath, [...flags, SELF, '--child', name, String(RUNS)],
       { encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
-    const { load, times: t } = JSON.parse(out);
-    console.log(`${name.padEnd(10)} ${label.padEnd(8)} load ${load.toFixed(2)} s, runs ${t.map((x) => x.toFixed(2)).join(' ')} s, first/second ${(t[0] / t[1]).toFixed(2)}`);
+    const { load, times: t, warmS } = JSON.parse(out);
+    const warm = warmS === null ? '' : `, warm-up ${warmS.toFixed(2)} s (then ${process.env.WARM_PAUSE_MS ?? 100} ms idle)`;
+    console.log(`${name.padEnd(10)} ${label.padEnd(8)} load ${load.toFixed(2)} s${warm}, runs ${t.map((x) => x.toFixed(2)).join(' ')} s, first/second ${(t[0] / t[1]).toFixed(2)}`);
   }
 }
 console.log(`# load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);

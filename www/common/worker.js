@@ -169,15 +169,15 @@ self.onmessage = (ev) => {
 };
 
 /**
- * The warm-up (issue 30): V8 compiles a wasm function when it is first called, with its baseline compiler, and
- * optimises it in the background only after it has run a while, the optimised code serving from its next call;
- * so a fresh engine's first run costs up to ~3× the next (results/bench/warm-engine.txt). This runs a small
- * run of the model `warm.model` names (www/<model>/warm-up.js: a scenario and throwaway inputs it makes) one
- * step at a time while the worker is idle: skipped when any request arrived after init (`asOf`: the init's number
- * among the requests received), given up at the next step boundary when one arrives while it runs (that request waits at most one
- * step). It reads and changes none of the worker's state (its own trace, run and inputs are freed at its end)
- * and the engine keeps nothing from run to run that a result depends on, so every result is the same with or
- * without it; a failure is only recorded in `warm` (state 'failed').
+ * The warm-up (issue 30). V8 compiles a wasm function with its baseline compiler when it is first called and
+ * optimises it in the background only after it has run a while, the optimised code serving from its next call,
+ * so a fresh engine's first run costs up to ~3× the next (results/bench/warm-engine.txt). This steps a small run
+ * of the model `warm.model` names (www/<model>/warm-up.js: a scenario and the throwaway inputs it makes) while
+ * the worker is idle: skipped when any request arrived after the init (`asOf`: the init's number among the
+ * requests received), given up at the next step boundary when one arrives while it runs (that request waits at
+ * most one step). It reads and changes none of the worker's state (its own trace, run and inputs are freed at its
+ * end) and the engine keeps nothing from run to run that a result depends on, so every result is the same with
+ * or without it; a failure is only recorded in `warm` (state 'failed').
  */
 const GIVEN_UP = Symbol('given up');
 
