@@ -10,11 +10,13 @@
 // on and off (`?warm=0`), alternating, each visit in a fresh browser context (nothing cached): per visit the time
 // from navigation to the first frontier, the first and second run (ms) and how the warm-up went (data-warm:
 // state steps/total ms), then the medians. Prints the load average before and after.
+// `node scripts/measure-warm-browser.mjs worker [N=5]`: the same for the engine worker alone (no page around it).
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { chromium } from 'playwright-core';
 import { startServer, CHROMIUM, CHROMIUM_ARGS, waitForRun } from '../tests/e2e/helpers.mjs';
+import { loadWasm } from '../tests/e2e/wasm-node.mjs';
 
 const server = await startServer();
 const profile = mkdtempSync(path.join(os.tmpdir(), 'packlab-warm-'));
@@ -22,6 +24,48 @@ const open = () => chromium.launchPersistentContext(profile, { executablePath: C
 const ms = (page) => page.getAttribute('#frontier-card', 'data-ms').then(Number);
 const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+
+if (process.argv[2] === 'worker') {
+  // the engine worker alone, on a page that runs nothing else: a freshly compiled module per worker, warm-up off
+  // and on (the 'on' worker's first run waits until its warm-up is done), the bundled trace loaded, the default
+  // run twice (the worker's own elapsed_ms); separates the worker's first-run extra from the page's
+  const visits = Number(process.argv[3] || 5);
+  console.log(`# Chromium, engine worker alone, ${visits} workers per arm, alternating; load average at start ${loadavg()}`);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const page = await browser.newPage();
+  await page.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }));
+  await page.goto(`${server.url}common/dom.js`);
+  const scenario = (await loadWasm()).default_scenario();
+  const rows = { off: [], on: [] };
+  for (let v = 1; v <= visits; v++) {
+    for (const label of ['off', 'on']) {
+      const r = await page.evaluate(async ({ warm, scenario }) => {
+        const { EngineWorker } = await import('/common/worker-client.js');
+        const module = await WebAssembly.compileStreaming(fetch('/pkg/packlab_bg.wasm'));
+        const bytes = new Uint8Array(await (await fetch('/static/traces/planetlab-20110303.tsv.gz')).arrayBuffer());
+        const e = new EngineWorker({ module, warm: warm ? 'placement' : undefined });
+        await e.ready;
+        const status = warm ? await e.request('warm.status').promise : null;
+        await e.loadTrace([{ name: 'planetlab-20110303.tsv.gz', data: bytes }], { name: 'planetlab-20110303' }).promise;
+        const first = (await e.request('run', { scenario }).promise).elapsed_ms;
+        const second = (await e.request('run', { scenario }).promise).elapsed_ms;
+        e.worker.terminate();
+        return { first, second, warm: status && `${status.state} ${status.steps}/${status.total} ${status.ms}ms` };
+      }, { warm: label === 'on', scenario });
+      rows[label].push(r);
+      console.log(`worker ${v} warm-up ${label.padEnd(3)}: first run ${r.first.toFixed(0)} ms, second ${r.second.toFixed(0)} ms, first/second ${(r.first / r.second).toFixed(2)}, warm-up: ${r.warm ?? 'none'}`);
+    }
+  }
+  for (const [label, rs] of Object.entries(rows)) {
+    const f = median(rs.map((r) => r.first));
+    const sec = median(rs.map((r) => r.second));
+    console.log(`median warm-up ${label.padEnd(3)}: first run ${f.toFixed(0)} ms, second ${sec.toFixed(0)} ms, first/second ${(f / sec).toFixed(2)}`);
+  }
+  console.log(`# load average at end ${loadavg()}`);
+  await browser.close();
+  server.stop();
+  process.exit(0);
+}
 
 if (process.argv[2] === 'compare') {
   const visits = Number(process.argv[3] || 5);
