@@ -26,19 +26,20 @@ const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2
 const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
 if (process.argv[2] === 'worker') {
-  // the engine worker alone, on a page that runs nothing else: a freshly compiled module per worker, warm-up off
+  // the engine worker alone, on a page that runs nothing else, in a fresh browser each time, warm-up off
   // and on (the 'on' worker's first run waits until its warm-up is done), the bundled trace loaded, the default
   // run twice (the worker's own elapsed_ms); separates the worker's first-run extra from the page's
   const visits = Number(process.argv[3] || 5);
   console.log(`# Chromium, engine worker alone, ${visits} workers per arm, alternating; load average at start ${loadavg()}`);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  const page = await browser.newPage();
-  await page.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }));
-  await page.goto(`${server.url}common/dom.js`);
   const scenario = (await loadWasm()).default_scenario();
   const rows = { off: [], on: [] };
   for (let v = 1; v <= visits; v++) {
     for (const label of ['off', 'on']) {
+      // a fresh browser each time: V8 shares the compiled (and optimised) code of equal modules within a process
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      const page = await browser.newPage();
+      await page.route('**/favicon.ico', (route) => route.fulfill({ status: 204 }));
+      await page.goto(`${server.url}common/dom.js`);
       const r = await page.evaluate(async ({ warm, scenario }) => {
         const { EngineWorker } = await import('/common/worker-client.js');
         const module = await WebAssembly.compileStreaming(fetch('/pkg/packlab_bg.wasm'));
@@ -52,6 +53,7 @@ if (process.argv[2] === 'worker') {
         e.worker.terminate();
         return { first, second, warm: status && `${status.state} ${status.steps}/${status.total} ${status.ms}ms` };
       }, { warm: label === 'on', scenario });
+      await browser.close();
       rows[label].push(r);
       console.log(`worker ${v} warm-up ${label.padEnd(3)}: first run ${r.first.toFixed(0)} ms, second ${r.second.toFixed(0)} ms, first/second ${(r.first / r.second).toFixed(2)}, warm-up: ${r.warm ?? 'none'}`);
     }
@@ -62,7 +64,6 @@ if (process.argv[2] === 'worker') {
     console.log(`median warm-up ${label.padEnd(3)}: first run ${f.toFixed(0)} ms, second ${sec.toFixed(0)} ms, first/second ${(f / sec).toFixed(2)}`);
   }
   console.log(`# load average at end ${loadavg()}`);
-  await browser.close();
   server.stop();
   process.exit(0);
 }
