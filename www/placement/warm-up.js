@@ -4,8 +4,9 @@
 // and the frontier, and optimised the hot ones, before the page's first run. Throwaway: the trace is made
 // here and freed with the run; nothing of it reaches a result.
 
-/** VMs of the synthetic trace: enough work for V8 to optimise the packing's hot functions, a quarter of the
- * bundled PlanetLab day's 1,052 so the warm-up stays short (scripts/bench-warm.mjs measures the effect). */
+/** VMs of the synthetic trace: a whole warm-up (~0.2 s) fits in the ~0.35 s the page's worker is idle before the
+ * bundled trace arrives; one as large as the PlanetLab day (1,052) would warm more but does not fit and delays the
+ * first frontier (results/bench/warm-engine.txt, `node scripts/measure-warm-browser.mjs compare|worker`). */
 export const WARM_VMS = 250;
 
 /** Samples per VM (one day of five-minute samples, as the bundled PlanetLab day). */
