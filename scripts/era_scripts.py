@@ -7,9 +7,9 @@ over the seeds.
 
     python3 scripts/era_scripts.py [--seeds 5] [--bin target/release/packlab]
 """
-import argparse, json, math, statistics, subprocess, datetime
+import argparse, json, statistics, subprocess, datetime
 
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+from findings import half95
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--seeds", type=int, default=5)
@@ -33,7 +33,7 @@ for s in range(1, a.seeds + 1):
 
 def ci(xs):
     m = statistics.mean(xs)
-    h = T95[len(xs) - 1] * statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else float("nan")
+    h = half95(xs) if len(xs) > 1 else float("nan")
     return f"{m:8.2f} [{m - h:8.2f}, {m + h:8.2f}]"
 
 

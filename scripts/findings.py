@@ -112,7 +112,8 @@ def arg(name, default):
 
 
 # Two-sided 95% quantiles of Student's t, t_{0.975, df} for df = 1..30 (a constant table: the scripts run on the
-# standard library alone); beyond 30 degrees of freedom the normal 1.960 (within 2% of t).
+# standard library alone); beyond 30 degrees of freedom the normal 1.960 (within 2% of t). The one table of the
+# scripts: every script's t interval takes `t975` or `half95` from here.
 T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 

@@ -6,9 +6,9 @@ hosts vs best fit (pp) per policy with a 95% t interval over the seeds.
 
     python3 scripts/lifetime_scripts.py [--seeds 3] [--bin target/release/packlab]
 """
-import argparse, json, math, statistics, subprocess, datetime
+import argparse, json, statistics, subprocess, datetime
 
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+from findings import half95
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--seeds", type=int, default=3)
@@ -32,7 +32,7 @@ for pred in ["oracle", "noisy:0.7"]:
     for p, rs in by.items():
         d = [r["empty_hosts_pp_vs_best_fit"] for r in rs]
         m = statistics.mean(d)
-        h = T95[len(d) - 1] * statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+        h = half95(d) if len(d) > 1 else float("nan")
         lines.append(f"{pred:<10} {p:<30} {m:6.2f} [{m-h:6.2f}, {m+h:6.2f}]")
 open(a.out, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))

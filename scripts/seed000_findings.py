@@ -38,7 +38,7 @@ import subprocess
 import sys
 import time
 
-from findings import emit, engine
+from findings import emit, engine, t975
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = "target/release/packlab"
@@ -86,16 +86,6 @@ NEGLIGIBLE = 0.001
 # (seed 000 §6.1's premise: the critical event "months or even years in the future"; issue 32)
 PREMISE_SHARE = 0.10
 LEAD_BUCKETS = ["< 1 h", "1 h–1 d", "1 d–1 wk", "1 wk–1 mo", "> 1 mo"]
-# two-sided 95% Student t quantiles by degrees of freedom (paired CIs over R runs)
-T975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
-        2.042]
-
-
-def t975(df):
-    return T975[df] if df < len(T975) else 1.96 + 2.4 / df
-
-
 def sh(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=ROOT).stdout.strip()
 
@@ -119,7 +109,7 @@ def paired(a, b):
     if n < 2:
         return m, m, m
     sd = math.sqrt(sum((x - m) ** 2 for x in d) / (n - 1))
-    h = t975(n - 1) * sd / math.sqrt(n)
+    h = t975(n) * sd / math.sqrt(n)
     return m, m - h, m + h
 
 

@@ -15,7 +15,7 @@ import resource
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from findings import stored_run  # noqa: E402
+from findings import half95, stored_run  # noqa: E402
 
 BIN = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("--") else "target/release/packlab"
 RENDER_ONLY = "--render-only" in sys.argv
@@ -59,12 +59,10 @@ def c2marl_figures():
             arms.setdefault(x["policy"], []).append(100 * x["s_cores"])
     out = []
     for k, v in arms.items():
-        h = T975[len(v) - 2] * st.stdev(v) / len(v) ** 0.5
+        h = half95(v)
         out.append((f"C2MARL-{k.split(':')[1]}, {n} episodes × {len(v)} seeds", f"{st.mean(v):.1f} ± {h:.1f}"))
     return out
 
-
-T975 = [12.706, 4.303, 3.182, 2.776]
 
 
 def run(target, seed=1):

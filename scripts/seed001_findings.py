@@ -424,7 +424,7 @@ def seed_summary(rep, lines):
     """C2MARL's arms over their training seeds: mean ± 95% t-interval of PM-Hot-R, C-Hot-R and S-Cores (when an
     α has more than one seed)."""
     import statistics as st
-    t95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776}
+    from findings import half95
     arms = {}
     for r in rep["rows"]:
         if r["policy"].startswith("c2marl:") and r.get("train_seed") is not None:
@@ -433,8 +433,7 @@ def seed_summary(rep, lines):
     if not arms:
         return
     def ci(xs):
-        h = t95.get(len(xs), 2.0) * st.stdev(xs) / len(xs) ** 0.5
-        return f"{100 * st.mean(xs):.1f} ± {100 * h:.1f}"
+        return f"{100 * st.mean(xs):.1f} ± {100 * half95(xs):.1f}"
     paper = {p["policy"]: p for p in rep["paper"]}
     lines.append("C2MARL over its training seeds (mean ± 95% t-interval over the seeds), beside the paper's row:")
     lines.append("")

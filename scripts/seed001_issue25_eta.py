@@ -21,13 +21,13 @@ import statistics as st
 import subprocess
 import sys
 
-T95 = {2: 12.706, 3: 4.303, 4: 3.182, 5: 2.776}
+from findings import half95
 
 
 def ci(xs):
     if len(xs) < 2:
         return f"{xs[0]:.1f}"
-    return f"{st.mean(xs):.1f} ± {T95.get(len(xs), 2.0) * st.stdev(xs) / len(xs) ** 0.5:.1f}"
+    return f"{st.mean(xs):.1f} ± {half95(xs):.1f}"
 
 
 def main():

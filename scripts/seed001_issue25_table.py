@@ -2,19 +2,19 @@
 C2MARL arms as mean ± 95% t-interval over the training seeds; λ's trajectory of each arm every 25 episodes,
 and whether it settles). Usage: python3 scripts/seed001_issue25_table.py DIR"""
 import json
-import math
 import statistics as st
 import sys
 
+from findings import half95
+
 d = sys.argv[1]
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
 
 
 def ci(xs):
     m = st.mean(xs)
     if len(xs) < 2:
         return f"{m:.1f}"
-    return f"{m:.1f} ± {T95[len(xs) - 1] * st.stdev(xs) / math.sqrt(len(xs)):.1f}"
+    return f"{m:.1f} ± {half95(xs):.1f}"
 
 
 print("# C2MARL's normalised dual step at a reduced scale (issue 25)\n")

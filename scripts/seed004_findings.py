@@ -34,7 +34,7 @@ Usage: python3 scripts/seed004_findings.py [--scale quick|paper] [--seeds 10] [-
 """
 import json, statistics, subprocess, sys, os, time
 
-from findings import emit, engine, scale
+from findings import emit, engine, half95, scale, t975
 
 BIN = "target/release/packlab"
 # verdict rule of E4.1 (stated under the table): within max(2 s.d. over the seeds, CLOSE) of the paper's number
@@ -90,21 +90,12 @@ def dominance_verdict(dom, n):
     return f"direction only ({dom} of {n})" if dom > 0 else f"not reproduced (0 of {n})"
 
 
-# two-sided 95% t quantiles by degrees of freedom (1..30; 1.96 beyond)
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
-
-
-def t975(df):
-    return T975[df - 1] if 1 <= df <= len(T975) else 1.96
-
-
 def ci(xs):
     """Mean and the half-width of its 95% t interval over the seeds (0 with one seed)."""
     m = statistics.mean(xs)
     if len(xs) < 2:
         return m, 0.0
-    return m, t975(len(xs) - 1) * statistics.stdev(xs) / len(xs) ** 0.5
+    return m, half95(xs)
 
 
 def seeds_needed(xs):
@@ -115,7 +106,7 @@ def seeds_needed(xs):
     if sd == 0:
         return 2
     for n in range(2, 100_000):
-        if t975(n - 1) * sd / n ** 0.5 < abs(m):
+        if t975(n) * sd / n ** 0.5 < abs(m):
             return n
     return None
 

@@ -37,9 +37,11 @@ node scripts/check-report-types.mjs
 # results/bench/ci-stages.txt). Each file has its own server port, browser and temporary folders; the shared
 # test-artifacts/metrics.json is written under a lock (tests/e2e/helpers.mjs recordMetrics). The timings it records
 # are taken beside another file's runs, as before beside the fuzz build: figures to read, never asserted.
-echo "== end-to-end tests (Chromium via playwright-core), ${E2E_CONCURRENCY:-2} files at a time"
+# The longest files start first (scripts/e2e-run.mjs: `node --test` would start them by name, the tab tour among
+# the last, alone on one core at the end; results/bench/web-suite.txt).
+echo "== end-to-end tests (Chromium via playwright-core), ${E2E_CONCURRENCY:-2} files at a time, the longest first"
 rm -rf test-artifacts/metrics.json.lock
-node --test --test-concurrency="${E2E_CONCURRENCY:-2}" --test-reporter=spec tests/e2e/
+node scripts/e2e-run.mjs "${E2E_CONCURRENCY:-2}"
 
 RAW=$(stat -c %s www/pkg/packlab_bg.wasm); GZ=$(gzip -9c www/pkg/packlab_bg.wasm | wc -c)
 node -e '

@@ -3,15 +3,13 @@
 // interior-point solve included).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, useBrowser, newPage, canvasInk, artifact, recordMetrics, savedLinks } from './helpers.mjs';
+import { ROOT, useBrowser, newPage, canvasInk, artifact, recordMetrics, savedLinks, pinOf } from './helpers.mjs';
 import { loadWasm, planRun } from './wasm-node.mjs';
 
 const env = useBrowser();
 
-const pinOf = (link) => JSON.parse(readFileSync(path.join(ROOT, 'tests/pins', `link-${createHash('sha1').update(link).digest('hex').slice(0, 10)}.json`), 'utf8'));
 const eraLinks = () => savedLinks().filter((e) => e.expect.model === 'era');
 const cellsOf = (cells) => cells.map((c) => ({ policy: c.policy, kappa: String(c.kappa), value_efficiency: String(c.value_efficiency), late_pct: String(c.late_pct), revenue: String(c.revenue) }));
 

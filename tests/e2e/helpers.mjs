@@ -2,6 +2,7 @@
 // playwright-core (no browser download, no network), the native CLI, and page helpers.
 import { before, after } from 'node:test';
 import { spawn, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, existsSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -84,8 +85,22 @@ export async function grabDownload(page, selector, dir) {
  * A page that records console errors and page errors into `page.problems`. PACKLAB_E2E_CPU_THROTTLE=k slows
  * the page's main thread k times (Chromium's CPU throttling), to shake out races a slow CI machine meets.
  */
-export async function newPage(browser, { width = 1440, height = 1000 } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true });
+export async function newPage(browser, size) {
+  return pageIn(await newContext(browser, size));
+}
+
+/** A new browser context (a fresh profile: no cache, no cookies) whose pages have the viewport `size`. */
+export function newContext(browser, { width = 1440, height = 1000 } = {}) {
+  return browser.newContext({ viewport: { width, height }, acceptDownloads: true });
+}
+
+/**
+ * A new page (a new document) in `context`, recording problems as `newPage` does: pages opened one after another in
+ * one context share its HTTP cache, so the wasm module and the bundled trace come from the cache after the first
+ * (a share link opened in the user's own browser); nothing else carries over (the playground stores nothing in the
+ * browser). Close it with `page.close()`.
+ */
+export async function pageIn(context) {
   const page = await context.newPage();
   const throttle = Number(process.env.PACKLAB_E2E_CPU_THROTTLE || 0);
   if (throttle > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: throttle });
@@ -159,6 +174,17 @@ export function cliRun({ link, scenarioFile, trace }) {
   if (scenarioFile) args.push(scenarioFile);
   if (trace) args.push('--trace', trace);
   return JSON.parse(execFileSync(CLI, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+/**
+ * The native CLI's output for a saved share link (tests/links/v*.jsonl): tests/pins/link-<sha1 of the link, 10 hex>.json,
+ * `packlab run --link LINK` (with the uploaded-trace fixture where the link needs it) as scripts/pins.sh wrote it.
+ * The native tests (tests/cli_pins.rs) check that the current CLI still writes exactly these bytes, so comparing with
+ * the pin is comparing with the CLI, without running it again here.
+ */
+export function pinOf(link) {
+  const name = `link-${createHash('sha1').update(link).digest('hex').slice(0, 10)}.json`;
+  return JSON.parse(readFileSync(path.join(ROOT, 'tests/pins', name), 'utf8'));
 }
 
 /** Zip a fixture folder with python's zipfile (entries "<folder>/<file>"); returns the zip path. */

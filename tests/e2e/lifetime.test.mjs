@@ -3,11 +3,11 @@
 // saved default link only restores its controls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, FIXTURES, useBrowser, newPage, canvasInk, cliRun, artifact, recordMetrics, savedLinks, tempDir, grabDownload,
+  ROOT, FIXTURES, useBrowser, newPage, newContext, pageIn, pinOf, canvasInk, cliRun, artifact, recordMetrics,
+  savedLinks, tempDir, grabDownload,
 } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 
@@ -76,7 +76,7 @@ test('the Lifetime tab is enabled and its default view runs the default scenario
     return { model: sc.model, seed: sc.seed, workload: sc.workload, lifetime };
   };
   assert.deepEqual(inputs(w.scenario_from_link(entry.link)), inputs(w.scenario_from_link(page.url())));
-  const pinned = JSON.parse(readFileSync(path.join(ROOT, 'tests/pins', `link-${createHash('sha1').update(entry.link).digest('hex').slice(0, 10)}.json`), 'utf8'));
+  const pinned = pinOf(entry.link);
   assert.deepEqual(await readTable(page), tableOf(pinned.results));
   assert.equal(await page.getAttribute('#lifetime-setup-list dd[data-hosts]', 'data-hosts'), String(pinned.hosts));
   // the spread note reads this run against the stored pools' paired differences (tests/e2e/lifetime-spread.test.mjs)
@@ -158,8 +158,10 @@ test('a small lifetime scenario: table equals the CLI, data card, chart, exports
 test('saved lifetime links (tests/links/v*.jsonl) restore the controls, and the small one its pinned numbers', async () => {
   const entries = savedLinks().filter((e) => e.expect.model === 'lifetime');
   assert.ok(entries.length >= 2);
+  // each link in a new page of one context (the page, the wasm module and the data from its cache after the first)
+  const links = await newContext(env.browser);
   for (const entry of entries) {
-    const p = await newPage(env.browser);
+    const p = await pageIn(links);
     await p.goto(`${env.server.url}#s=${entry.link}`);
     await p.waitForSelector('#lifetime-card');
     assert.equal(await p.isHidden('#banner'), true, entry.note);
@@ -175,15 +177,16 @@ test('saved lifetime links (tests/links/v*.jsonl) restore the controls, and the 
     if (l.share !== undefined && l.share <= 0.1) {
       // a smaller pool runs to the end here: its numbers equal the CLI's pinned output for the link
       await waitLifetime(p);
-      const pinned = JSON.parse(readFileSync(path.join(ROOT, 'tests/pins', `link-${createHash('sha1').update(entry.link).digest('hex').slice(0, 10)}.json`), 'utf8'));
+      const pinned = pinOf(entry.link);
       assert.deepEqual(await readTable(p), tableOf(pinned.results), entry.note);
       // the link in the address bar is still the same scenario (nothing was rewritten)
       const w = await loadWasm();
       assert.deepEqual(w.scenario_from_link(p.url()), w.scenario_from_link(entry.link), entry.note);
     }
     assert.deepEqual(p.problems, [], entry.note);
-    await p.context().close();
+    await p.close();
   }
+  await links.close();
 });
 
 test('Cancel stops a lifetime run, and Run again restarts it', async () => {

@@ -1,12 +1,13 @@
 // The engine compiled to wasm (the very www/pkg files the page loads, run in node) against the native CLI:
-// identical frontiers for the same scenarios, bit for bit; also records the wasm/native time ratio.
+// identical frontiers for the same scenarios, bit for bit; also records the wasm/native time ratio. For the saved
+// links the native side is the CLI's pinned output (helpers.pinOf: tests/cli_pins.rs holds the CLI to it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { loadWasm, planRun, parseTrace, bundledTraceFiles, ROOT } from './wasm-node.mjs';
-import { cliRun, CLI, recordMetrics, savedLinks, tempDir } from './helpers.mjs';
+import { CLI, recordMetrics, savedLinks, tempDir, pinOf } from './helpers.mjs';
 
 const corpus = savedLinks();
 const TMP = tempDir('packlab-parity-');
@@ -16,7 +17,7 @@ test('wasm and native give identical frontiers for the saved links', async () =>
   const trace = parseTrace(w, bundledTraceFiles(), 'planetlab-20110303');
   for (const entry of corpus.filter((e) => !(e.expect.trace && e.expect.trace.upload) && (e.expect.model || 'placement') === 'placement')) {
     const scenario = w.scenario_from_link(entry.link);
-    const native = cliRun({ link: entry.link });
+    const native = pinOf(entry.link);
     // the point-by-point path the worker uses (the engine's experiment contract, one unit per step)
     const run = planRun(w, scenario, { trace });
     assert.deepEqual(run.run_all(), native, entry.note);
@@ -40,7 +41,7 @@ test('wasm and native give identical admission reports (the pinned CLI output, a
   run.free();
   for (const entry of corpus.filter((e) => e.expect.model === 'admission')) {
     const r = new w.ExperimentRun(w.scenario_from_link(entry.link));
-    assert.deepEqual(r.run_all(), cliRun({ link: entry.link }), entry.note);
+    assert.deepEqual(r.run_all(), pinOf(entry.link), entry.note);
     r.free();
   }
 });

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import {
-  useBrowser, newPage, waitForRun, waitForSettledRun, runCount, readTable, tableOf, canvasInk, cliRun, zipFolder,
-  artifact, recordMetrics, savedLinks, tempDir, grabDownload, FIXTURES, DEVELOPER_WORDS,
+  useBrowser, newPage, newContext, pageIn, pinOf, waitForRun, waitForSettledRun, runCount, readTable, tableOf, canvasInk,
+  cliRun, zipFolder, artifact, recordMetrics, savedLinks, tempDir, grabDownload, FIXTURES, DEVELOPER_WORDS,
 } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 
@@ -217,11 +217,13 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   assert.deepEqual(b.problems, []);
   await b.context().close();
 
-  // saved links of every version (tests/links/v*.jsonl) restore their controls
+  // saved links of every version (tests/links/v*.jsonl) restore their controls; each opens in a new page of one
+  // context (the page, the wasm module and the trace from its cache after the first: nothing else carries over)
   const corpus = savedLinks();
   assert.ok(corpus.some((e) => e.link.startsWith('v1.')) && corpus.some((e) => e.link.startsWith('v2.d1.')));
+  const links = await newContext(env.browser);
   for (const entry of corpus.filter((e) => !(e.expect.trace && e.expect.trace.upload) && (e.expect.model || 'placement') === 'placement')) {
-    const p = await newPage(env.browser);
+    const p = await pageIn(links);
     await p.goto(`${env.server.url}#s=${entry.link}`);
     await waitForRun(p);
     assert.equal(await p.isHidden('#banner'), true, entry.note);
@@ -229,9 +231,9 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
     if (want.capacity !== undefined) assert.equal(await p.inputValue('#f-placement-capacity'), String(want.capacity), entry.note);
     if (want.fit !== undefined) assert.equal(await p.inputValue('#f-placement-fit'), want.fit, entry.note);
     if (entry.expect.seed !== undefined) assert.equal(await p.inputValue('#f-placement-seed'), String(entry.expect.seed), entry.note);
-    assert.deepEqual(await readTable(p), tableOf(cliRun({ link: entry.link })), entry.note);
+    assert.deepEqual(await readTable(p), tableOf(pinOf(entry.link)), entry.note);
     assert.deepEqual(p.problems, [], entry.note);
-    await p.context().close();
+    await p.close();
   }
 
   // an uploaded-trace link (of every version) asks for its file; the newest one refuses another file and
@@ -239,15 +241,15 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   const uploads = corpus.filter((e) => e.expect.trace && e.expect.trace.upload);
   assert.ok(uploads.length >= 2);
   for (const entry of uploads) {
-    const p = await newPage(env.browser);
+    const p = await pageIn(links);
     await p.goto(`${env.server.url}#s=${entry.link}`);
     await p.waitForSelector('#trace-request:not([hidden])');
     assert.match(await p.textContent('#trace-request'), new RegExp(entry.expect.trace.upload.name), entry.note);
     assert.deepEqual(p.problems, [], entry.note);
-    await p.context().close();
+    await p.close();
   }
   const up = uploads[uploads.length - 1];
-  const u = await newPage(env.browser);
+  const u = await pageIn(links);
   await u.goto(`${env.server.url}#s=${up.link}`);
   await u.waitForSelector('#trace-request:not([hidden])');
   assert.match(await u.textContent('#trace-request'), /planetlab-20110306-mini/);
@@ -266,9 +268,9 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   await waitForRun(u);
   assert.equal(await u.isHidden('#trace-request'), true);
   assert.equal(await u.inputValue('#f-placement-capacity'), '1');
-  assert.deepEqual(await readTable(u), tableOf(cliRun({ link: up.link, trace: MINI })));
+  assert.deepEqual(await readTable(u), tableOf(pinOf(up.link)));
   assert.deepEqual(u.problems, []);
-  await u.context().close();
+  await u.close();
 
   // malformed and oversized links, and a link made under defaults this engine does not know (a newer
   // engine's): a message and the default scenario, never a broken page
@@ -282,7 +284,7 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   for (const [bad, why] of [['v1.this-is-not-deflate', /the link is damaged/], ['v7.AAAA', /v7/], [`v1.${'A'.repeat(20000)}`, /too long/],
     [newer, /\(the link was made under defaults set 99/], [`${good}A`, /the link is damaged: it has extra characters at its end/],
     [bogus, /\(the Reservations setting “bogus”: 'bogus' is not a setting here/]]) {
-    const p = await newPage(env.browser);
+    const p = await pageIn(links);
     await p.goto(`${env.server.url}#s=${bad}`);
     await p.waitForSelector('#banner:not([hidden])');
     assert.match(await p.textContent('#banner'), /could not be opened/);
@@ -292,8 +294,9 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
     await waitForRun(p);
     assert.equal((await readTable(p)).length, 28);
     assert.deepEqual(p.problems, []);
-    await p.context().close();
+    await p.close();
   }
+  await links.close();
 });
 
 test('Cancel stops a long run and keeps the previous frontier (the status: the previous run)', async () => {

@@ -12,13 +12,13 @@ use super::lars::{
     Defrag, DrainRecord, Migrations, DEFRAG_PERIOD_H, MIGRATION_CONCURRENCY, MIGRATION_H,
 };
 use super::params::{Ablation, LavaRules, Policy, Scorer};
-use super::policies::la_binary::{self, host_is_long, is_long, LA_BINARY_CUTOFF_H};
-use super::policies::lava::{
-    self, class_upper_bound, lifetime_class, LAVA_DEADLINE_FACTOR, MAX_CLASS,
-};
+use super::policies::la_binary::{self, is_long, LA_BINARY_CUTOFF_H};
+use super::policies::lava::{self, class_upper_bound, lifetime_class, LAVA_DEADLINE_FACTOR};
 use super::policies::nilas::{host_exit_of, temporal_cost_on};
 use super::policies::script::ScriptScore;
-use super::policies::{resolve, DeadlineAction, HostChange, PlacementRule, PoolView, VmNow};
+use super::policies::{
+    resolve, DeadlineAction, GroupScan, HostChange, PlacementRule, PoolView, VmNow,
+};
 use super::pool::{Job, DIMS};
 use super::predictor::LifetimePredictor;
 use super::sampling::{Acc, PolicyResult, PoolState};
@@ -142,8 +142,7 @@ impl<'a> Pool<'a> {
     /// `u` is the VM's uptime, hours: 0 for an arrival; for a migration its age, so that NILAS's exit, LAVA's
     /// class (`class[j]`, repredicted by the caller) and LA-Binary's class (`L̂ − u > 2 h`) are the VM's now.
     /// Returns the chosen host's key `(tier, sub-tier, temporal cost)` with it. LA-Binary and LAVA (outside
-    /// the cost-first ablation) take the same host over their groups ([`Pool::choose_la_binary`],
-    /// [`Pool::choose_lava`]).
+    /// the cost-first ablation) take the same host over their groups ([`Pool::choose_grouped`]).
     fn choose(
         &mut self,
         j: usize,
@@ -171,10 +170,8 @@ impl<'a> Pool<'a> {
         let rank = |(t, s, c): (u8, u8, u8)| if cost_first { (c, t, s) } else { (t, s, c) };
         let least = rule.least(&vm);
         if self.tiers.is_some() && !cost_first {
-            match rule.policy() {
-                Policy::LaBinary => return self.choose_la_binary(&shape, &vm, now),
-                Policy::Lava => return self.choose_lava(&shape, &vm, vm_exit, now),
-                _ => {}
+            if let grouped @ (Policy::LaBinary | Policy::Lava) = rule.policy() {
+                return self.choose_grouped(grouped, &shape, &vm, vm_exit, now);
             }
         }
         let Pool {
@@ -240,95 +237,12 @@ impl<'a> Pool<'a> {
         }
     }
 
-    /// [`Pool::choose`] under LA-Binary over its groups (the same host): the first host the VM fits, in slack
-    /// order, of its own class, else of the other class, else the first empty one. A host in the long group
-    /// may have turned short since it was grouped (its long VMs near their predicted end; never the other way
-    /// while its VMs stay): it is checked where it could be chosen, and moved to the short group when short.
-    fn choose_la_binary(
+    /// [`Pool::choose`] over the run's host groups (LA-Binary's or LAVA's, [`TierIndex`]): the same host, by
+    /// [`la_binary::choose_grouped`] or [`lava::choose_grouped`] with NILAS's temporal cost of a host computed
+    /// here (its host-exit cache is part of the run's state). `None` also when the run keeps no groups.
+    fn choose_grouped(
         &mut self,
-        shape: &[f64; DIMS],
-        vm: &VmNow,
-        now: f64,
-    ) -> Option<((u8, u8, u8), usize)> {
-        use la_binary::{GROUP_EMPTY, GROUP_LONG, GROUP_SHORT};
-        let from = self.floor(shape);
-        let Pool {
-            hosts,
-            jobs,
-            r0,
-            tiers,
-            ..
-        } = self;
-        let tiers = tiers.as_mut()?;
-        let fit = |h: u32| {
-            let host = &hosts[h as usize];
-            !host.draining && fits(&host.used, &host.cap, shape)
-        };
-        let long_now = |h: u32| host_is_long(&hosts[h as usize], jobs, r0, now);
-        let first = |g: u8| tiers.range(g, from).find(|k| fit(k.1));
-        // the fitting hosts of the long group that turned short (in slack order)
-        let mut turned = Vec::new();
-        let chosen = if vm.long {
-            let mut same = None;
-            for k in tiers.range(GROUP_LONG, from) {
-                if fit(k.1) {
-                    if long_now(k.1) {
-                        same = Some(k);
-                        break;
-                    }
-                    turned.push(k);
-                }
-            }
-            match same {
-                Some(k) => Some((0, k)),
-                None => {
-                    let other = match (first(GROUP_SHORT), turned.first()) {
-                        (Some(a), Some(&b)) => Some(a.min(b)),
-                        (a, b) => a.or(b.copied()),
-                    };
-                    other
-                        .map(|k| (1, k))
-                        .or_else(|| first(GROUP_EMPTY).map(|k| (2, k)))
-                }
-            }
-        } else {
-            let short = first(GROUP_SHORT);
-            let mut other = None;
-            for k in tiers.range(GROUP_LONG, from) {
-                if short.is_some_and(|a| k >= a) {
-                    break;
-                }
-                if fit(k.1) {
-                    if long_now(k.1) {
-                        other.get_or_insert(k);
-                    } else {
-                        turned.push(k);
-                        break;
-                    }
-                }
-            }
-            match turned.last().copied().or(short) {
-                Some(k) => Some((0, k)),
-                None => other
-                    .map(|k| (1, k))
-                    .or_else(|| first(GROUP_EMPTY).map(|k| (2, k))),
-            }
-        };
-        for k in turned {
-            tiers.set(k.1 as usize, GROUP_SHORT, k);
-        }
-        chosen.map(|(t, k)| ((t, 0, 0), k.1 as usize))
-    }
-
-    /// [`Pool::choose`] under LAVA over its groups: the same host, and NILAS's temporal cost computed for the
-    /// same hosts (its host-exit cache is part of the run's state). The scan computes a host's cost when no
-    /// host before it in slack order has a key at most `(its tier, sub-tier, 0)`: no host of a better
-    /// (tier, sub-tier), none of its own with cost 0. So the groups are walked best (tier, sub-tier) first,
-    /// each up to the first host of a better one (`bound`) and up to its first host of cost 0: RECYCLING
-    /// hosts of a longer class, shortest first (tier 0), OPEN hosts of the VM's class (1), the other
-    /// non-empty hosts (2, in the slack order), the first empty host (3).
-    fn choose_lava(
-        &mut self,
+        policy: Policy,
         shape: &[f64; DIMS],
         vm: &VmNow,
         vm_exit: f64,
@@ -346,59 +260,22 @@ impl<'a> Pool<'a> {
             rule,
             ..
         } = self;
-        let tiers = tiers.as_ref()?;
-        let view = PoolView { jobs, r0, now };
-        let mut best: Option<((u8, u8, u8), SlackKey)> = None;
-        let mut bound: Option<SlackKey> = None;
-        // walks one (tier, sub-tier) in slack order: `keys` are its hosts, or with `sieve` hosts of every tier
-        // of which those of `tier` are taken (tier 2 is the rest of the non-empty hosts); `once`: only its
-        // first fitting host (the empty hosts, all alike)
-        let mut walk =
-            |keys: &mut dyn Iterator<Item = SlackKey>, tier: (u8, u8), sieve: bool, once: bool| {
-                let mut first = None;
-                for k in keys {
-                    if bound.is_some_and(|b| k >= b) {
-                        break;
-                    }
-                    let host = &mut hosts[k.1 as usize];
-                    if host.draining || !fits(&host.used, &host.cap, shape) {
-                        continue;
-                    }
-                    if sieve && rule.tier(host, host.is_empty(), vm, &view) != tier {
-                        continue;
-                    }
-                    first.get_or_insert(k);
-                    let he = host_exit_of(host, jobs, *pred, cfg.refresh_h, now);
-                    let cost = temporal_cost_on(cfg.ablation.nilas_cost, (vm_exit - he).max(0.0));
-                    let key = (tier.0, tier.1, cost);
-                    if best.is_none_or(|(b, _)| key < b) {
-                        best = Some((key, k));
-                    }
-                    if cost == 0 || once {
-                        break;
-                    }
-                }
-                if let Some(f) = first {
-                    bound = Some(bound.map_or(f, |b| b.min(f)));
-                }
-            };
-        for k in vm.class.saturating_add(1)..=MAX_CLASS {
-            let g = lava::group_recycling(k);
-            if tiers.len(g) > 0 {
-                walk(&mut tiers.range(g, from), (0, k), false, false);
-            }
+        let tiers = tiers.as_mut()?;
+        let scan = GroupScan {
+            hosts,
+            view: PoolView { jobs, r0, now },
+            shape,
+            vm,
+            from,
+        };
+        if policy == Policy::LaBinary {
+            return la_binary::choose_grouped(scan, tiers);
         }
-        let g = lava::group_open(vm.class.min(MAX_CLASS));
-        walk(&mut tiers.range(g, from), (1, 0), false, false);
-        let all = &mut order.range(SlackKey(from, 0)..).copied();
-        walk(all, (2, 0), true, false);
-        walk(
-            &mut tiers.range(lava::GROUP_EMPTY, from),
-            (3, 0),
-            false,
-            true,
-        );
-        best.map(|(key, k)| (key, k.1 as usize))
+        let cost = |host: &mut Host| {
+            let he = host_exit_of(host, jobs, *pred, cfg.refresh_h, now);
+            temporal_cost_on(cfg.ablation.nilas_cost, (vm_exit - he).max(0.0))
+        };
+        lava::choose_grouped(scan, tiers, order, *rule, cost)
     }
 
     /// The host for job `j` of the run's policy (`baseline`: one of App. F's alive VMs, placed by best fit):

@@ -1,8 +1,8 @@
 //! The tiered policies' host indexes (issue 30): LA-Binary's and LAVA's hosts grouped by what decides their
 //! tier (the policy's `PlacementRule::group`: LA-Binary's long / short / empty hosts, ALGORITHMS.md §5.5;
-//! LAVA's state and lifetime class, §5.4), each group in slack order, so that the pool's choice (`sim.rs`:
-//! `Pool::choose_la_binary`, `Pool::choose_lava`) walks only the groups that can still beat the best key
-//! found instead of every host the VM fits.
+//! LAVA's state and lifetime class, §5.4), each group in slack order, so that the pool's choice
+//! (`policies/la_binary.rs`, `policies/lava.rs`: `choose_grouped`) walks only the groups that can still beat the
+//! best key found instead of every host the VM fits.
 
 use super::host::SlackKey;
 use std::collections::BTreeSet;

@@ -3,9 +3,11 @@
 //! then an OPEN host of its class, then any non-empty host, then an empty host; NILAS's temporal cost then
 //! best fit within a tier.
 
-use super::rule::{DeadlineAction, HostChange, PlacementRule, PoolView, VmNow};
-use crate::models::lifetime::host::{Host, State};
+use super::rule::{DeadlineAction, GroupScan, HostChange, PlacementRule, PoolView, VmNow};
+use crate::models::lifetime::host::{fits, Host, SlackKey, State};
 use crate::models::lifetime::params::Policy;
+use crate::models::lifetime::tiers::TierIndex;
+use std::collections::BTreeSet;
 
 /// LAVA's occupancy above which an OPEN host turns RECYCLING (seed 003 Alg. 3, stated: 90%).
 pub const LAVA_RECYCLE_AT: f64 = 0.9;
@@ -58,6 +60,72 @@ pub fn group_open(k: u8) -> u8 {
 pub const GROUP_GHOSTS: u8 = 2 * (MAX_CLASS + 1);
 /// LAVA's group of an empty host (no VMs, no ghosts).
 pub const GROUP_EMPTY: u8 = GROUP_GHOSTS + 1;
+
+/// The pool's choice under LAVA over its groups (the host the slack-order scan of `rule`'s tiers takes, `rule`
+/// being the run's LAVA), with NILAS's temporal cost `cost(host)` computed for the same hosts as that scan
+/// (its host-exit cache is part of the run's state). The scan computes a host's cost when no host before it in
+/// slack order has a key at most `(its tier, sub-tier, 0)`: no host of a better (tier, sub-tier), none of its own
+/// with cost 0. So the groups are walked best (tier, sub-tier) first, each up to the first host of a better one
+/// (`bound`) and up to its first host of cost 0: RECYCLING hosts of a longer class, shortest first (tier 0), OPEN
+/// hosts of the VM's class (1), the other non-empty hosts (2, in the slack order `order` of every host), the first
+/// empty host (3). Returns the key `(tier, sub-tier, cost)` and the host, or `None` (no host fits).
+pub fn choose_grouped(
+    scan: GroupScan,
+    tiers: &TierIndex,
+    order: &BTreeSet<SlackKey>,
+    rule: &dyn PlacementRule,
+    mut cost: impl FnMut(&mut Host) -> u8,
+) -> Option<((u8, u8, u8), usize)> {
+    let mut best: Option<((u8, u8, u8), SlackKey)> = None;
+    let mut bound: Option<SlackKey> = None;
+    // walks one (tier, sub-tier) in slack order: `keys` are its hosts, or with `sieve` hosts of every tier
+    // of which those of `tier` are taken (tier 2 is the rest of the non-empty hosts); `once`: only its
+    // first fitting host (the empty hosts, all alike)
+    let mut walk =
+        |keys: &mut dyn Iterator<Item = SlackKey>, tier: (u8, u8), sieve: bool, once: bool| {
+            let mut first = None;
+            for k in keys {
+                if bound.is_some_and(|b| k >= b) {
+                    break;
+                }
+                let host = &mut scan.hosts[k.1 as usize];
+                if host.draining || !fits(&host.used, &host.cap, scan.shape) {
+                    continue;
+                }
+                if sieve && rule.tier(host, host.is_empty(), scan.vm, &scan.view) != tier {
+                    continue;
+                }
+                first.get_or_insert(k);
+                let key = (tier.0, tier.1, cost(host));
+                if best.is_none_or(|(b, _)| key < b) {
+                    best = Some((key, k));
+                }
+                if key.2 == 0 || once {
+                    break;
+                }
+            }
+            if let Some(f) = first {
+                bound = Some(bound.map_or(f, |b| b.min(f)));
+            }
+        };
+    for k in scan.vm.class.saturating_add(1)..=MAX_CLASS {
+        let g = group_recycling(k);
+        if tiers.len(g) > 0 {
+            walk(&mut tiers.range(g, scan.from), (0, k), false, false);
+        }
+    }
+    let g = group_open(scan.vm.class.min(MAX_CLASS));
+    walk(&mut tiers.range(g, scan.from), (1, 0), false, false);
+    let all = &mut order.range(SlackKey(scan.from, 0)..).copied();
+    walk(all, (2, 0), true, false);
+    walk(
+        &mut tiers.range(GROUP_EMPTY, scan.from),
+        (3, 0),
+        false,
+        true,
+    );
+    best.map(|(key, k)| (key, k.1 as usize))
+}
 
 /// LAVA: RECYCLING longer class (0, by class), OPEN same class (1), other non-empty (2), empty (3).
 #[derive(Clone, Copy, Debug)]

@@ -6,7 +6,7 @@
 
 use crate::models::lifetime::host::Host;
 use crate::models::lifetime::params::Policy;
-use crate::models::lifetime::pool::Job;
+use crate::models::lifetime::pool::{Job, DIMS};
 
 /// The VM being placed, as the policy sees it at the time of placement.
 #[derive(Clone, Copy, Debug)]
@@ -26,6 +26,23 @@ pub struct PoolView<'a> {
     pub r0: &'a [f64],
     /// The time, hours.
     pub now: f64,
+}
+
+/// One choice over a policy's host groups (the pool's [`crate::models::lifetime::tiers::TierIndex`]; LA-Binary's
+/// and LAVA's `choose_grouped`): the hosts (LAVA's scan refreshes NILAS's host-exit cache in them), the pool as
+/// the rule reads it, the VM and its shape `(cores, memory GB, GPUs)`, and `from`, the slack where best fit's scan
+/// starts in the slack order (`CapRange::slack_floor`).
+pub struct GroupScan<'a> {
+    /// Every host, by id.
+    pub hosts: &'a mut [Host],
+    /// The jobs, their `R̂(0)` and the time.
+    pub view: PoolView<'a>,
+    /// The VM's demand per dimension.
+    pub shape: &'a [f64; DIMS],
+    /// The VM as the policy sees it.
+    pub vm: &'a VmNow,
+    /// The least slack a host the VM fits can have.
+    pub from: f64,
 }
 
 /// How a host's LAVA deadline moves after an event.

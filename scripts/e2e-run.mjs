@@ -1,0 +1,29 @@
+// The end-to-end test files (tests/e2e/*.test.mjs) run N at a time (argument, default 2), the longest first.
+// `node --test DIR` sorts the files by name, so with two at a time the longest file (the tab tour, teaching.test.mjs)
+// started among the last and ran alone for most of its length while one core stood idle; started first, the other
+// files fill the second core beside it (longest processing time first). SLOW is the files' order by their wall time
+// in the suite (results/bench/web-suite.txt); a file not named there runs after them, by name. The order changes no
+// test: each file still has its own server, browser and temporary folders.
+// Usage: node scripts/e2e-run.mjs [N]   (scripts/test-web.sh; exits 1 when a test fails)
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../tests/e2e');
+const SLOW = ['teaching', 'era', 'oversub', 'admission', 'parity', 'pool', 'playground', 'lifetime', 'script', 'a11y',
+  'security', 'lifetime-accuracy', 'findings', 'tabs', 'lifetime-parity'];
+
+const concurrency = Number(process.argv[2] || 2);
+if (!(Number.isInteger(concurrency) && concurrency >= 1)) {
+  console.error(`e2e-run: the number of files at a time must be a whole number ≥ 1, got '${process.argv[2]}'`);
+  process.exit(2);
+}
+const all = readdirSync(DIR).filter((f) => f.endsWith('.test.mjs')).sort();
+const rank = (f) => { const i = SLOW.indexOf(f.replace(/\.test\.mjs$/, '')); return i < 0 ? SLOW.length : i; };
+const files = [...all].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).map((f) => path.join(DIR, f));
+
+const stream = run({ files, concurrency });
+stream.on('test:fail', () => { process.exitCode = 1; });
+stream.compose(new spec()).pipe(process.stdout);
