@@ -1,4 +1,5 @@
-//! The calibrated target of the PM-level dual step ([`DualCost::PmCalibrated`]; ours, issue 25).
+//! The calibrated target of the PM-level dual step (`DualCost::PmCalibrated` of the configuration; ours,
+//! issue 25).
 //!
 //! The evaluation reports PM-Hot-R = max over the K machines of the fraction of E evaluation episodes in which
 //! the machine was unsafe (`hot_k ≥ δ`, ALGORITHMS.md §3.5), against the budget 1 − α. The dual step sees the
@@ -15,9 +16,6 @@
 //! (`F_{n,p}` the binomial CDF); p* solves `m_E(p*) = 1 − α` (bisection: `m_n` rises continuously from 0 at
 //! p = 0 to 1 at p = 1) and the window's target is `t_W = m_W(p*)`. K = 1 gives `t_W = 1 − α` for every W;
 //! W = E gives `t_W = 1 − α` for every K. Only arithmetic (+, −, ×, ÷), so native and wasm agree bit for bit.
-
-#[cfg(doc)]
-use super::config::DualCost;
 
 /// `x^k` by repeated squaring (`k ≥ 0`; `x^0 = 1`), multiplication only.
 fn pow_u(mut x: f64, mut k: usize) -> f64 {
