@@ -444,10 +444,10 @@ impl MarlEnv for TwoMachines {
             cost[k] = self.last[k].1;
         }
     }
-    fn unsafe_machines(&self, out: &mut Vec<u32>) -> bool {
+    fn unsafe_machines(&self, out: &mut Vec<u32>) -> Option<usize> {
         out.clear();
         out.extend((0..2u32).filter(|&k| self.hot[k as usize]));
-        true
+        Some(2)
     }
 }
 

@@ -80,7 +80,8 @@ pub const DEFAULTS_SETS: &[&str] = &[
     //   (cluster, 1), added while it was the newest set (issue 25)
     include_str!("defaults-15.json"),
     // + the oversubscription model's warm-start rate (`warm_rate`, E1.2) and usage cap (`usage_cap`, E1.3),
-    //   both at their earlier behaviour (1); results/001/calibration-e12.md (issue 25)
+    //   both at their earlier behaviour (1); results/001/calibration-e12.md (issue 25); C2MARL's
+    //   `dual_eval_episodes` (100), added while it was the newest set: only the calibrated PM dual reads it
     include_str!("defaults-16.json"),
 ];
 /// The defaults set this engine writes into links (the newest frozen set).

@@ -424,7 +424,7 @@ impl MarlEnv for TrainEnv<'_> {
             .expect("reset before creation_cost")
             .creation_cost(gamma, cost)
     }
-    fn unsafe_machines(&self, out: &mut Vec<u32>) -> bool {
+    fn unsafe_machines(&self, out: &mut Vec<u32>) -> Option<usize> {
         let o = self
             .cluster
             .as_ref()
@@ -432,7 +432,7 @@ impl MarlEnv for TrainEnv<'_> {
             .outcome();
         out.clear();
         out.extend((0..o.unsafe_pms.len() as u32).filter(|&k| o.unsafe_pms[k as usize]));
-        true
+        Some(o.unsafe_pms.len())
     }
 }
 

@@ -21,7 +21,9 @@
 //!    rows; Polyak averaging of the targets;
 //! 3. from episode [`C2marlConfig::dual_start`] on (ε decayed): one greedy episode (ε = 0, nothing stored),
 //!    Û = the mean hot fraction of the last `dual_window` greedy episodes, and the dual step
-//!    `λ ← min(λ_max, max(0, λ − η_λ·clip((c − Û)/c, −1, 1)))` (eq. 11 with a normalised gap, ours).
+//!    `λ ← min(λ_max, max(0, λ − η_λ·clip((c − Û)/c, −1, 1)))` (eq. 11 with a normalised gap, ours); with
+//!    [`DualCost::Pm`] / [`DualCost::PmCalibrated`] (ours) Û is the largest per-machine unsafe fraction of
+//!    the window and c is `1 − α` / the calibrated `t_W` ([`dual`]).
 //!
 //! The deviations from the printed algorithm (γ and `m'` in the target, standard Polyak) are those of
 //! ALGORITHMS.md §3.3. Networks compute in `f32` ([`super::nn`]); rewards, targets, the loss and λ in `f64`.
@@ -29,10 +31,11 @@
 //! depend only on the seed and the episode index, and training is bit for bit the same natively and in wasm.
 //!
 //! Files: [`env`] (the environment trait and shapes), [`config`] (hyperparameters, credit choices, limits),
-//! [`replay`] (the replay memory), [`trainer`] (episodes, TD updates, the dual step), [`file`] (the trained
+//! [`dual`] (the calibrated target of the PM dual), [`replay`] (the replay memory), [`trainer`] (episodes, TD updates, the dual step), [`file`] (the trained
 //! policy and its file format), [`log`] (what one training episode did).
 
 pub mod config;
+pub mod dual;
 pub mod env;
 pub mod file;
 pub mod log;

@@ -1,11 +1,13 @@
 //! The learner's unit tests (toy environments with known optima).
 
 use super::super::nn::Adam;
+use super::dual::{calibrated_risk, expected_max_fraction, window_target};
 use super::file::fingerprint_difference;
 use super::{
     C2marlConfig, CostCredit, Credit, Dims, DualCost, MarlEnv, StepOutcome, TrainedPolicy, Trainer,
     MAX_POLICY_BYTES,
 };
+use rand::RngExt;
 
 /// A toy environment with a known optimum. 24 hourly steps; observations: the hour one-hot (24) for
 /// every agent and for the cluster. Agent i's best action at hour h is `(h + i) % 2`; action 2 is
@@ -30,6 +32,11 @@ struct Toy {
     shares: Vec<f64>,
     /// The machines [`MarlEnv::unsafe_machines`] reports after every episode, if set.
     unsafe_machines: Option<Vec<u32>>,
+    /// The number of machines K [`MarlEnv::unsafe_machines`] reports.
+    machines: usize,
+    /// If set, [`MarlEnv::reset`] of episode e draws `unsafe_machines`: each of the `machines` machines
+    /// unsafe independently with this probability (a seeded stream per episode).
+    unsafe_risk: Option<f64>,
 }
 
 impl Toy {
@@ -44,6 +51,8 @@ impl Toy {
             creation: false,
             shares: Vec::new(),
             unsafe_machines: None,
+            machines: 1,
+            unsafe_risk: None,
         }
     }
     fn active(&self, i: usize, h: usize) -> bool {
@@ -64,9 +73,17 @@ impl MarlEnv for Toy {
     fn cluster_obs_len(&self) -> usize {
         24
     }
-    fn reset(&mut self, _episode: u64) {
+    fn reset(&mut self, episode: u64) {
         self.t = 0;
         self.shares.clear();
+        if let Some(p) = self.unsafe_risk {
+            let mut rng = crate::substrate::rng::stream(25, 0x25D, episode);
+            self.unsafe_machines = Some(
+                (0..self.machines as u32)
+                    .filter(|_| rng.random::<f64>() < p)
+                    .collect(),
+            );
+        }
     }
     fn observe(&self, agent_obs: &mut [f32], cluster_obs: &mut [f32], mask: &mut [bool]) {
         let h = self.t % 24;
@@ -129,14 +146,10 @@ impl MarlEnv for Toy {
         }
         self.creation
     }
-    fn unsafe_machines(&self, out: &mut Vec<u32>) -> bool {
-        match &self.unsafe_machines {
-            Some(m) => {
-                out.clone_from(m);
-                true
-            }
-            None => false,
-        }
+    fn unsafe_machines(&self, out: &mut Vec<u32>) -> Option<usize> {
+        let m = self.unsafe_machines.as_ref()?;
+        out.clone_from(m);
+        Some(self.machines)
     }
 }
 
@@ -792,4 +805,94 @@ fn config_validation_names_fields() {
     assert!(serde_json::from_str::<C2marlConfig>(r#"{"alfa": 0.75}"#).is_err());
     let env = Toy::new(2);
     assert!(Trainer::new(&bad, &env, 0).unwrap_err().starts_with("lr: "));
+}
+
+#[test]
+fn calibrated_window_target_known_answers() {
+    // K = 1: the expected statistic is the risk itself, so p* = 1 − α and t_W = 1 − α for every W and E
+    for (alpha, w, e) in [(0.95, 20, 100), (0.75, 1, 300), (0.85, 7, 13)] {
+        let t = window_target(1, w, e, alpha);
+        assert!(
+            (t - (1.0 - alpha)).abs() < 1e-12,
+            "α {alpha}, W {w}, E {e}: {t}"
+        );
+    }
+    // W = E: t_W = 1 − α for every K (the window is the evaluation)
+    for k in [2, 50, 500] {
+        assert!((window_target(k, 100, 100, 0.95) - 0.05).abs() < 1e-12);
+    }
+    // K = 2 by hand at p = 1/2: Bin(2, ½) has F(0) = ¼, F(1) = ¾, so E[max of 2]/2 = ((1 − 1/16) + (1 − 9/16))/2
+    // = 0.6875 = 1 − α for α = 0.3125; W = 1: 1 − (1 − p)² = 0.75; W = 3: F = ⅛, ½, ⅞, so
+    // (3 − (1 + 16 + 49)/64)/3 = 0.65625
+    assert_eq!(expected_max_fraction(2, 2, 0.5), 0.6875);
+    assert!((calibrated_risk(2, 2, 0.6875) - 0.5).abs() < 1e-12);
+    assert!((window_target(2, 1, 2, 0.3125) - 0.75).abs() < 1e-12);
+    assert!((window_target(2, 3, 2, 0.3125) - 0.65625).abs() < 1e-12);
+    // ends: a zero budget is a zero target, α = 0 a target of 1; the risk is 0 or 1 at the ends
+    assert_eq!(window_target(500, 20, 100, 1.0), 0.0);
+    assert_eq!(window_target(500, 20, 100, 0.0), 1.0);
+    assert_eq!(expected_max_fraction(500, 20, 0.0), 0.0);
+    assert_eq!(expected_max_fraction(500, 20, 1.0), 1.0);
+    // E1.1's case (500 PMs, E = 100, α = 0.95): p* ≈ 0.96%, and the 20-episode maximum at that risk is expected
+    // at ≈ 11.9% (independently: Σ_j 1 − F(j−1)^500 with F from math.comb in Python: 0.1191), not 5%
+    let p = calibrated_risk(500, 100, 0.05);
+    assert!((p - 0.00964).abs() < 5e-5, "{p}");
+    assert!((window_target(500, 20, 100, 0.95) - 0.1191).abs() < 5e-4);
+    // a large E stays finite and in range (the weights are built from the mode: no underflow)
+    let t = window_target(500, 20, 10_000, 0.5);
+    assert!(t > 0.5 && t < 1.0, "{t}");
+}
+
+/// λ after each of `episodes` episodes of the calibrated (or today's, `dual_cost`) PM dual on [`Toy`] with 500
+/// machines each unsafe independently with probability `risk` per episode (α = 0.95, E = 100, W = 20, η_λ 1,
+/// λ from `lambda_init`, no learning: the dual alone).
+fn dual_on_iid_machines(
+    dual_cost: DualCost,
+    risk: f64,
+    lambda_init: f64,
+    episodes: u64,
+) -> Vec<f64> {
+    let cfg = C2marlConfig {
+        dual_start_fraction: 0.0,
+        lambda_freeze_fraction: 1.0,
+        dual_window: 20,
+        dual_eval_episodes: 100,
+        dual_cost,
+        alpha: 0.95,
+        eta_lambda: 1.0,
+        lambda_init,
+        k_upd: 0,
+        episodes,
+        ..toy_config()
+    };
+    let mut env = Toy::new(2);
+    env.machines = 500;
+    env.unsafe_risk = Some(risk);
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    (0..episodes)
+        .map(|e| tr.train_episode(&mut env, e).lambda)
+        .collect()
+}
+
+#[test]
+fn calibrated_pm_dual_relaxes_below_the_calibrated_risk_and_tightens_above() {
+    let p_star = calibrated_risk(500, 100, 0.05);
+    // risk p*/2: the evaluation's PM-Hot-R would be expected well inside 5% (the window's statistic at 9.7%
+    // against t_W = 11.9%: a mean gap of about +0.19), so λ falls from 10 to 0 and stays near it (measured: 0 in
+    // 156 of the 300 episodes, mean 0.89 over the last 100)
+    let slack = dual_on_iid_machines(DualCost::PmCalibrated, p_star / 2.0, 10.0, 300);
+    let tail = &slack[200..];
+    assert!(tail.iter().sum::<f64>() / 100.0 < 2.0, "{tail:?}");
+    assert!(
+        slack.iter().filter(|&&l| l == 0.0).count() >= 100,
+        "{slack:?}"
+    );
+    // today's dual (target 1 − α on the 20-episode maximum over 500 machines) reads the same machines as too
+    // hot: λ climbs (the issue-25 defect this dual fixes; measured 283 after 300 episodes)
+    let old = dual_on_iid_machines(DualCost::Pm, p_star / 2.0, 10.0, 300);
+    assert!(old[299] > 100.0, "{:?}", &old[290..]);
+    // risk 2p*: too hot for the budget (the window's statistic at 16.0% against 11.9%), λ rises from 0 by
+    // about a third of η_λ per episode (measured 99.5 after 300)
+    let tight = dual_on_iid_machines(DualCost::PmCalibrated, 2.0 * p_star, 0.0, 300);
+    assert!(tight[299] > 50.0, "{:?}", &tight[290..]);
 }

@@ -89,7 +89,8 @@ pub struct Trainer {
     reward_seen: Vec<u64>,
     /// The hot fractions of the last `dual_window` greedy episodes (a ring, oldest overwritten).
     greedy_costs: Vec<f64>,
-    /// With [`DualCost::Pm`]: the unsafe machines of the same greedy episodes (ring aligned with `greedy_costs`).
+    /// With [`DualCost::Pm`] / [`DualCost::PmCalibrated`]: the unsafe machines of the same greedy episodes
+    /// (ring aligned with `greedy_costs`).
     greedy_unsafe: Vec<Vec<u32>>,
     greedy_next: usize,
     /// Σ λ after each dual step and their count (the mean λ is held from [`C2marlConfig::lambda_freeze`] on).
@@ -263,8 +264,11 @@ impl Trainer {
             g_hot / g_steps as f64
         });
         if let Some(g) = greedy_cost {
-            let pm = self.config.dual_cost == DualCost::Pm && env.unsafe_machines(&mut unsafe_pms);
-            self.dual_step(g, pm.then_some(unsafe_pms));
+            let pm = match self.config.dual_cost {
+                DualCost::Cluster => None,
+                DualCost::Pm | DualCost::PmCalibrated => env.unsafe_machines(&mut unsafe_pms),
+            };
+            self.dual_step(g, pm.map(|k| (unsafe_pms, k)));
             self.lambda_sum += self.lambda;
             self.lambda_steps += 1;
         }
@@ -296,10 +300,13 @@ impl Trainer {
     /// not, so λ only ratchets up; in units of c a safe greedy policy (Û = 0) lowers λ by η_λ and one more
     /// than twice too hot raises it by η_λ, so λ settles where Û crosses c.
     ///
-    /// With `unsafe_pms` (the greedy episode's machines with `hot_k ≥ δ`, [`DualCost::Pm`]) the gap is the
-    /// PM-level one instead: Û = max over machines of the fraction of the window's greedy episodes in which
-    /// the machine was unsafe (the PM-Hot-R of ALGORITHMS.md §3.5 on those episodes), against `1 − α`.
-    fn dual_step(&mut self, greedy: f64, unsafe_pms: Option<Vec<u32>>) {
+    /// With `unsafe_pms` (the greedy episode's machines with `hot_k ≥ δ` and the number of machines K,
+    /// [`DualCost::Pm`] / [`DualCost::PmCalibrated`]) the gap is the PM-level one instead: Û = max over
+    /// machines of the fraction of the window's greedy episodes in which the machine was unsafe (the PM-Hot-R
+    /// of ALGORITHMS.md §3.5 on those episodes), against `1 − α` ([`C2marlConfig::pm_constraint_gap`]) or
+    /// against the calibrated target for K machines and the episodes in the window so far
+    /// ([`C2marlConfig::pm_calibrated_gap`]).
+    fn dual_step(&mut self, greedy: f64, unsafe_pms: Option<(Vec<u32>, usize)>) {
         let w = self.config.dual_window;
         let slot = self.greedy_next;
         if self.greedy_costs.len() < w {
@@ -309,7 +316,7 @@ impl Trainer {
         }
         self.greedy_next = (self.greedy_next + 1) % w;
         let gap = match unsafe_pms {
-            Some(pms) => {
+            Some((pms, machines)) => {
                 if self.greedy_unsafe.len() < w {
                     self.greedy_unsafe.push(pms);
                 } else {
@@ -320,8 +327,14 @@ impl Trainer {
                     *count.entry(k).or_default() += 1;
                 }
                 let worst = count.values().copied().max().unwrap_or(0);
-                self.config
-                    .pm_constraint_gap(worst as f64 / self.greedy_unsafe.len() as f64)
+                let filled = self.greedy_unsafe.len();
+                let u_hat = worst as f64 / filled as f64;
+                match self.config.dual_cost {
+                    DualCost::PmCalibrated => {
+                        self.config.pm_calibrated_gap(machines, filled, u_hat)
+                    }
+                    _ => self.config.pm_constraint_gap(u_hat),
+                }
             }
             None => {
                 let u_hat = self.greedy_costs.iter().sum::<f64>() / self.greedy_costs.len() as f64;

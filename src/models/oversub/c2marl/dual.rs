@@ -1,0 +1,98 @@
+//! The calibrated target of the PM-level dual step ([`DualCost::PmCalibrated`]; ours, issue 25).
+//!
+//! The evaluation reports PM-Hot-R = max over the K machines of the fraction of E evaluation episodes in which
+//! the machine was unsafe (`hot_k ≥ δ`, ALGORITHMS.md §3.5), against the budget 1 − α. The dual step sees the
+//! same statistic over a window of W ≪ E greedy episodes; the maximum over K machines of a W-episode fraction
+//! is far above the maximum of an E-episode fraction at the same per-machine risk (one machine of 500 unsafe
+//! twice in 20 episodes is 10%, while at the risk that makes the 100-episode maximum 5% the 20-episode one is
+//! expected near 13%). So the target of the window is calibrated: with K iid machines each unsafe in an
+//! episode with probability p, the expected statistic over n episodes is
+//!
+//! ```text
+//! m_n(p) = E[max_k Bin(n, p)] / n = (1/n) Σ_{j=1..n} (1 − F_{n,p}(j − 1)^K)
+//! ```
+//!
+//! (`F_{n,p}` the binomial CDF); p* solves `m_E(p*) = 1 − α` (bisection: `m_n` rises continuously from 0 at
+//! p = 0 to 1 at p = 1) and the window's target is `t_W = m_W(p*)`. K = 1 gives `t_W = 1 − α` for every W;
+//! W = E gives `t_W = 1 − α` for every K. Only arithmetic (+, −, ×, ÷), so native and wasm agree bit for bit.
+
+#[cfg(doc)]
+use super::config::DualCost;
+
+/// `x^k` by repeated squaring (`k ≥ 0`; `x^0 = 1`), multiplication only.
+fn pow_u(mut x: f64, mut k: usize) -> f64 {
+    let mut r = 1.0;
+    while k > 0 {
+        if k & 1 == 1 {
+            r *= x;
+        }
+        x *= x;
+        k >>= 1;
+    }
+    r
+}
+
+/// `m_n(p) = E[max_k X_k]/n` for `machines` (K ≥ 1) iid `X_k ~ Bin(n, p)`, n ≥ 1, p ∈ [0, 1]: the expected
+/// largest per-machine fraction of n episodes (module documentation). In [0, 1]; `p` for K = 1.
+///
+/// The binomial weights are built outwards from the mode by the ratio `P(j+1)/P(j) = (n−j)/(j+1)·p/(1−p)`
+/// and normalised, so none underflows where it matters.
+pub fn expected_max_fraction(machines: usize, n: usize, p: f64) -> f64 {
+    if n == 0 || p <= 0.0 {
+        return 0.0;
+    }
+    if p >= 1.0 {
+        return 1.0;
+    }
+    let q = 1.0 - p;
+    let mode = (((n + 1) as f64 * p).floor() as usize).min(n);
+    let mut w = vec![0.0; n + 1];
+    w[mode] = 1.0;
+    for j in mode + 1..=n {
+        w[j] = w[j - 1] * ((n - j + 1) as f64 / j as f64) * (p / q);
+    }
+    for j in (0..mode).rev() {
+        w[j] = w[j + 1] * ((j + 1) as f64 / (n - j) as f64) * (q / p);
+    }
+    let total: f64 = w.iter().sum();
+    let (mut cdf, mut sum) = (0.0, 0.0);
+    for &wj in &w[..n] {
+        cdf += wj;
+        sum += 1.0 - pow_u((cdf / total).min(1.0), machines);
+    }
+    sum / n as f64
+}
+
+/// The per-machine risk p* ∈ [0, 1] at which the expected largest per-machine unsafe fraction of `episodes`
+/// (E ≥ 1) episodes over `machines` (K ≥ 1) iid machines equals `target` (1 − α):
+/// `expected_max_fraction(K, E, p*) = target`, by bisection to the last bit (0 for target ≤ 0, 1 for ≥ 1).
+pub fn calibrated_risk(machines: usize, episodes: usize, target: f64) -> f64 {
+    if target <= 0.0 {
+        return 0.0;
+    }
+    if target >= 1.0 {
+        return 1.0;
+    }
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if expected_max_fraction(machines, episodes, mid) < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// The calibrated target `t_W` of the PM dual's window statistic: the expected largest per-machine unsafe
+/// fraction of `window` (W ≥ 1) episodes over `machines` (K ≥ 1) iid machines at the risk p*
+/// ([`calibrated_risk`]) where that of `eval_episodes` (E) episodes is `1 − alpha`. A fraction in [0, 1];
+/// `1 − α` when K = 1 or W = E. Source: ours, issue 25 (module documentation).
+pub fn window_target(machines: usize, window: usize, eval_episodes: usize, alpha: f64) -> f64 {
+    let p = calibrated_risk(machines, eval_episodes, 1.0 - alpha);
+    expected_max_fraction(machines, window, p)
+}
