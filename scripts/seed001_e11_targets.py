@@ -34,10 +34,11 @@ POLICIES = ["ma", "sl", "peak:p95"]
 # E1.3's MA/SL aim at 0.4 in the findings (calibration-e13.md): its grid reaches lower
 TARGETS = {"E1.3": [0.0, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.65, 0.8, 1.0]}.get(
     PRESET, [0.0, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.65, 0.7, 0.8, 0.9, 1.0])
-# the findings' settings beside the preset (scripts/seed001_findings.py EXTRA, without its predictor_target), or
+# the findings' settings beside the preset (scripts/seed001_findings.py EXTRA, without its predictor_target and
+# C2MARL's settings), or
 # with --previous those of the ninth session's search (E1.3: usage × 2.5, no cap; E1.2: none)
 EXTRA = ({"E1.3": {"usage_scale": 2.5}}.get(PRESET, {}) if PREVIOUS else
-         {k: v for k, v in FINDINGS_EXTRA.get(PRESET, {}).items() if k != "predictor_target"})
+         {k: v for k, v in FINDINGS_EXTRA.get(PRESET, {}).items() if k not in ("predictor_target", "c2marl")})
 OUT = targets_dir(PRESET, EXTRA)
 MD = f"results/001/{KEY}-targets{'-previous' if PREVIOUS else ''}.md"
 BUDGET = {0.75: 25.0, 0.85: 15.0, 0.95: 5.0}  # PM-Hot-R % allowed at each α (1 − α)

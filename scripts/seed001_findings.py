@@ -45,9 +45,11 @@ SPEC_TRAIN = {"E1.1": (1800, 3), "E1.2": (1200, 3), "E1.3": (1800, 3)}
 # (results/001/calibration-e12.md: the warm start at rate 0.5, 512 GB per PM, MA/SL/peak aiming at 0.5 of a full
 # PM; score 1,378 points² against 15,106 for the preset alone); E1.3 to Table 3 (results/001/calibration-e13.md:
 # the Azure fit's usage × 2.5 capped at 0.75, the largest cap of the B1 (a) search whose Grid-1 PM-Hot-R 95% CI
-# stays below α = 0.95's 5% budget, MA/SL/peak aiming at 0.4 of a full PM)
+# stays below α = 0.95's 5% budget, MA/SL/peak aiming at 0.4 of a full PM); E1.3's C2MARL with the calibrated
+# PM dual (`dual_cost` pm_calibrated, issue 25 tenth session; E1.1 and E1.2 keep the default PM dual)
 EXTRA = {"E1.2": {"warm_rate": 0.5, "pm_mem_gb": 512.0, "predictor_target": 0.5},
-         "E1.3": {"usage_scale": 2.5, "usage_cap": 0.75, "predictor_target": 0.4}}
+         "E1.3": {"usage_scale": 2.5, "usage_cap": 0.75, "predictor_target": 0.4,
+                  "c2marl": {"dual_cost": "pm_calibrated"}}}
 
 
 def arg(name, default):
@@ -262,7 +264,7 @@ def main():
                      f"{s['arrivals_per_hour']:.1f} new VMs/h, mean VM duration {s['mean_duration_h']:.2f} h, mean usage "
                      f"fraction {s['mean_usage']:.3f}; {evals} evaluation episodes of 120 h per policy (the same for all), "
                      f"C2MARL trained {train} episodes × {seeds} seed(s) per α (`{r['command']}`, {r['seconds']} s on this machine, "
-                     f"engine {r['engine']['git']}{env_note(r, results['E1.1'])}{cal_note(o)})"
+                     f"engine {r['engine']['git']}{env_note(r, results['E1.1'])}{cal_note(o)}{c2marl_note(o)})"
                      + (departure(preset, train, seeds, r["seconds"]) if sc == "paper" else "") + ":")
         lines.append("")
         table(rep, lines, VERDICT_RULE)
@@ -356,6 +358,12 @@ def cal_note(o):
         parts.append(f"MA/SL/peak aiming at {o['predictor_target']:g} of a full PM")
     doc = "calibration-e12.md" if o["preset"] == "E1.2" else "calibration-e13.md"
     return f"; calibrated to the paper's baseline rows (results/001/{doc}): " + ", ".join(parts) if parts else ""
+
+
+def c2marl_note(o):
+    """The C2MARL settings a stored run sets beside the defaults (its scenario's `c2marl` section)."""
+    c = o.get("c2marl") or {}
+    return "; C2MARL with " + ", ".join(f"`{k}` {v}" for k, v in c.items()) if c else ""
 
 
 TUNED_POLICIES = ("ma", "sl", "peak:p95")
