@@ -159,6 +159,9 @@ else:
 if not RENDER_ONLY:
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
     lines.insert(CPU_AT, f"CPU time of the runs made by this invocation: {cpu:.0f} s (one thread).")
+elif os.path.exists(MD):  # a re-render keeps the stored file's CPU time of its runs
+    old = [x for x in open(MD).read().splitlines() if x.startswith("CPU time of the runs")]
+    lines[CPU_AT:CPU_AT] = old[:1]
 with open(MD, "w") as f:
     f.write("\n".join(lines) + "\n")
 print("\n".join(lines))
