@@ -132,6 +132,7 @@ with open("results/001/calibration-e12.md", "w") as f:
 * With MA aiming at 0.5 of a full PM (App. B.1 tunes the baselines) the best cell's MA is hot in 2% at 49.7%
   (Table 2: 0% at 49.2%); the target is one field for MA and SL, so SL is then at 1% / 35.9% (at β: 1% / 43.9%;
   Table 2: 0.8% / 49.9%). That cell (warm rate 0.5, 512 GB,
-  MA target 0.5) is the closest E1.2 found; Grid-0.4 (67% vs 100%) is the row still off. Not adopted: the findings'
-  E1.2 scenario (results/001/scenario-E1.2.json) is unchanged, and its C2MARL arms were not re-run on it.
+  MA target 0.5) is the closest E1.2 found; Grid-0.4 (67% vs 100%) is the row still off. Adopted in the findings'
+  E1.2 since the tenth session (scripts/seed001_findings.py EXTRA; score 1,378 points² with MA/SL at 0.5 against
+  15,106 for the E1.2 of before, whose file results/001/scenario-E1.2.json is kept).
 """)

@@ -139,7 +139,10 @@ with open("results/001/calibration-e13.md", "w") as f:
 * B1 (a): a cap of 0.75 on the hourly usage mean (after × 2.5; it only touches 0XnZZ8sM's peak hours) makes
   Grid-1 safe at α = 0.95 (0 of 100 episodes, 95% CI [0, 3.7]) with Grid-0.6 hot in 80% (Table 3: 100); 0.8 keeps
   Grid-0.6 at 89% but Grid-1's interval reaches 5.4%. MA / SL / peak / GPA save the same at every cap (they rate
-  that subscriber 1 anyway) and are safe at 0.95 from 0.85 down (PM-Hot-R ≤ 1–4%).
+  that subscriber 1 anyway) and are safe at 0.95 from 0.85 down (PM-Hot-R ≤ 1–4%). Adopted in the findings' E1.3
+  since the tenth session (scripts/seed001_findings.py EXTRA): 0.75 is the largest cap searched whose Grid-1 interval
+  stays below α = 0.95's 5% budget (the calibration row of the findings' verdicts), and of those the one with
+  Grid-0.6 hottest (80%; 0.7: 70%). The E1.3 of before keeps its file (results/001/scenario-E1.3-9eb9813e.json).
 
 ## What can be met together, and what cannot
 * Without a scale (the fit as measured, mean usage 0.12) the cluster is cool: Grid-0.4 is hot in 10% of the episodes

@@ -41,9 +41,15 @@ CLOSE = 0.05
 ALPHAS = (0.75, 0.85, 0.95)
 # ALGORITHMS.md §3.6: C2MARL training per preset, (episodes, seeds) per α
 SPEC_TRAIN = {"E1.1": (1800, 3), "E1.2": (1200, 3), "E1.3": (1800, 3)}
-# settings beside the preset: E1.3 calibrated to Table 3's baseline rows (results/001/calibration-e13.md, issue 25):
-# the Azure fit's usage × 2.5, MA/SL/peak aiming at 0.4 of a full PM
-EXTRA = {"E1.3": {"usage_scale": 2.5, "predictor_target": 0.4}}
+# settings beside the preset, each calibrated to the paper's baseline rows (issue 25): E1.2 to Table 2
+# (results/001/calibration-e12.md: the warm start at rate 0.5, 512 GB per PM, MA/SL/peak aiming at 0.5 of a full
+# PM; score 1,378 points² against 15,106 for the preset alone); E1.3 to Table 3 (results/001/calibration-e13.md:
+# the Azure fit's usage × 2.5 capped at 0.75, the largest cap of the B1 (a) search whose Grid-1 PM-Hot-R 95% CI
+# stays below α = 0.95's 5% budget, MA/SL/peak aiming at 0.4 of a full PM); E1.3's C2MARL with the calibrated
+# PM dual (`dual_cost` pm_calibrated, issue 25 tenth session; E1.1 and E1.2 keep the default PM dual)
+EXTRA = {"E1.2": {"warm_rate": 0.5, "pm_mem_gb": 512.0, "predictor_target": 0.5},
+         "E1.3": {"usage_scale": 2.5, "usage_cap": 0.75, "predictor_target": 0.4,
+                  "c2marl": {"dual_cost": "pm_calibrated"}}}
 
 
 def arg(name, default):
@@ -236,7 +242,7 @@ def main():
     only_variants = "--variants-only" in sys.argv
     presets = sys.argv[sys.argv.index("--presets") + 1].split(",") if "--presets" in sys.argv else ["E1.1", "E1.2", "E1.3"]
     for preset, learned in [("E1.1", ["c2marl:0.75", "c2marl:0.85", "c2marl:0.95"]),
-                            ("E1.2", ["c2marl:0.95"]),
+                            ("E1.2", ["c2marl:0.75", "c2marl:0.85", "c2marl:0.95"]),
                             ("E1.3", ["c2marl:0.75", "c2marl:0.85", "c2marl:0.95"])]:
         path = f"{out}/e{preset[1]}{preset[3]}.json"
         if stored or only_variants or preset not in presets:
@@ -258,7 +264,7 @@ def main():
                      f"{s['arrivals_per_hour']:.1f} new VMs/h, mean VM duration {s['mean_duration_h']:.2f} h, mean usage "
                      f"fraction {s['mean_usage']:.3f}; {evals} evaluation episodes of 120 h per policy (the same for all), "
                      f"C2MARL trained {train} episodes × {seeds} seed(s) per α (`{r['command']}`, {r['seconds']} s on this machine, "
-                     f"engine {r['engine']['git']}{env_note(r, results['E1.1'])}{cal_note(o)})"
+                     f"engine {r['engine']['git']}{env_note(r, results['E1.1'])}{cal_note(o)}{c2marl_note(o)})"
                      + (departure(preset, train, seeds, r["seconds"]) if sc == "paper" else "") + ":")
         lines.append("")
         table(rep, lines, VERDICT_RULE)
@@ -266,7 +272,7 @@ def main():
         seed_summary(rep, lines)
         claim_lines(preset, rep, lines)
         if sc == "paper":
-            tuned_lines(preset, rep, lines)
+            tuned_lines(preset, rep, o, lines)
         curves = rep["training"]
         if curves:
             lines.append("")
@@ -337,13 +343,27 @@ def env_note(r, ref):
 
 
 def cal_note(o):
-    """The settings a stored run sets beside its preset's (E1.3's calibration to Table 3, results/001/calibration-e13.md)."""
+    """The settings a stored run sets beside its preset's (E1.2's calibration to Table 2, results/001/calibration-e12.md;
+    E1.3's to Table 3, results/001/calibration-e13.md)."""
     parts = []
+    if o.get("warm_rate", 1.0) != 1.0:
+        parts.append(f"the warm start's VMs placed at rate {o['warm_rate']:g}")
+    if "pm_mem_gb" in o:
+        parts.append(f"{o['pm_mem_gb']:g} GB per PM")
     if o.get("usage_scale", 1.0) != 1.0:
         parts.append(f"the Azure fit's usage × {o['usage_scale']:g}")
+    if o.get("usage_cap", 1.0) != 1.0:
+        parts.append(f"hourly usage means capped at {o['usage_cap']:g}")
     if o.get("predictor_target", 0.0) != 0.0:
         parts.append(f"MA/SL/peak aiming at {o['predictor_target']:g} of a full PM")
-    return "; calibrated to the paper's baseline rows (results/001/calibration-e13.md): " + ", ".join(parts) if parts else ""
+    doc = "calibration-e12.md" if o["preset"] == "E1.2" else "calibration-e13.md"
+    return f"; calibrated to the paper's baseline rows (results/001/{doc}): " + ", ".join(parts) if parts else ""
+
+
+def c2marl_note(o):
+    """The C2MARL settings a stored run sets beside the defaults (its scenario's `c2marl` section)."""
+    c = o.get("c2marl") or {}
+    return "; C2MARL with " + ", ".join(f"`{k}` {v}" for k, v in c.items()) if c else ""
 
 
 TUNED_POLICIES = ("ma", "sl", "peak:p95")
@@ -357,10 +377,25 @@ TUNED_RULE = ("Verdict (tuned baselines): App. B.1 tunes every baseline \"for th
               "PM-Hot-R 95% CI reaches above 1 − α (the rule of the table above).")
 
 
-def tuned_rows(preset):
-    """The stored tuned-baseline search of `preset` (scripts/seed001_e11_targets.py, results/001/issue25/
-    e1N-targets/target<t>.json, seed 1): {target: {policy: row}}; empty when not run."""
-    d = f"{OUT}/issue25/e1{preset[3]}-targets"
+def targets_dir(preset, o):
+    """Where scripts/seed001_e11_targets.py stores its search of `preset` on the settings `o` (a scenario's
+    `oversub` section; `predictor_target` is what the search varies): results/001/issue25/e1N-targets, with a
+    suffix per calibration setting beside the preset (-warm<r>, -mem<GB>, -cap<c>)."""
+    parts = []
+    if o.get("warm_rate", 1.0) != 1.0:
+        parts.append(f"-warm{o['warm_rate']:g}")
+    if "pm_mem_gb" in o:
+        parts.append(f"-mem{o['pm_mem_gb']:g}")
+    if o.get("usage_cap", 1.0) != 1.0:
+        parts.append(f"-cap{o['usage_cap']:g}")
+    return f"{OUT}/issue25/e1{preset[3]}-targets" + "".join(parts)
+
+
+def tuned_rows(preset, o):
+    """The stored tuned-baseline search of `preset` on the settings of the stored run's `oversub` section `o`
+    (scripts/seed001_e11_targets.py, `targets_dir`/target<t>.json, seed 1): {target: {policy: row}}; empty when
+    not run."""
+    d = targets_dir(preset, o)
     if not os.path.isdir(d):
         return {}
     got = {}
@@ -370,12 +405,12 @@ def tuned_rows(preset):
     return got
 
 
-def tuned_lines(preset, rep, lines):
+def tuned_lines(preset, rep, o, lines):
     """Per α: the best MA, SL and peak p95 tuned to α's budget (`tuned_rows`) beside C2MARL-α over its seeds and
     the paper's C2MARL-α, with the verdict of `TUNED_RULE`."""
     import statistics as st
     from findings import half95
-    got = tuned_rows(preset)
+    got = tuned_rows(preset, o)
     if not got:
         return
     paper = {p["policy"]: p for p in rep["paper"]}
