@@ -151,7 +151,7 @@ const OPEN = {
     '#f-admission-preset': 'E0.4', '#f-admission-runs': flagOf(r.command, '--runs'),
     '#f-admission-params-capacity': flagOf(r.command, '--capacity'), '#f-admission-params-arrival_rate': flagOf(r.command, '--arrival-rate'),
     '#f-admission-seed': flagOf(r.command, '--seed') }) },
-  '001': { pick: (r) => r.command.endsWith('scenario-E1.2.json'), controls: (r) => {
+  '001': { pick: (r) => /scenario-E1\.2(-[0-9a-f]{8})?\.json$/.test(r.command), controls: (r) => {
     const sc = JSON.parse(readFileSync(path.join(ROOT, r.command.split(/\s+/).pop()), 'utf8'));
     return { '#f-oversub-preset': sc.oversub.preset, '#f-oversub-eval_episodes': String(sc.oversub.eval_episodes), '#f-oversub-seed': String(sc.seed) };
   } },
