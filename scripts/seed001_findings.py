@@ -45,11 +45,10 @@ SPEC_TRAIN = {"E1.1": (1800, 3), "E1.2": (1200, 3), "E1.3": (1800, 3)}
 # (results/001/calibration-e12.md: the warm start at rate 0.5, 512 GB per PM, MA/SL/peak aiming at 0.5 of a full
 # PM; score 1,378 points² against 15,106 for the preset alone); E1.3 to Table 3 (results/001/calibration-e13.md:
 # the Azure fit's usage × 2.5 capped at 0.75, the largest cap of the B1 (a) search whose Grid-1 PM-Hot-R 95% CI
-# stays below α = 0.95's 5% budget, MA/SL/peak aiming at 0.4 of a full PM); E1.3's C2MARL with the calibrated
-# PM dual (`dual_cost` pm_calibrated, issue 25 tenth session; E1.1 and E1.2 keep the default PM dual)
+# stays below α = 0.95's 5% budget, MA/SL/peak aiming at 0.4 of a full PM). Every preset's C2MARL keeps the
+# default PM dual (the run with `dual_cost` pm_calibrated: results/001/issue25/e13-capped-calibrated/)
 EXTRA = {"E1.2": {"warm_rate": 0.5, "pm_mem_gb": 512.0, "predictor_target": 0.5},
-         "E1.3": {"usage_scale": 2.5, "usage_cap": 0.75, "predictor_target": 0.4,
-                  "c2marl": {"dual_cost": "pm_calibrated"}}}
+         "E1.3": {"usage_scale": 2.5, "usage_cap": 0.75, "predictor_target": 0.4}}
 
 
 def arg(name, default):
