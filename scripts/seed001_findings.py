@@ -341,20 +341,29 @@ def env_note(r, ref):
     return ""
 
 
+# The calibration settings a stored run may set beside its preset's (E1.2's calibration to Table 2,
+# results/001/calibration-e12.md; E1.3's to Table 3, results/001/calibration-e13.md), in the order they are
+# written: (key in the scenario's `oversub` section, its default — None: set only when present —, how the table's
+# heading names it, its suffix in the tuned-baseline search's folder — None: not part of the folder's name, as
+# `predictor_target` is what the search varies)
+CAL_SETTINGS = (
+    ("warm_rate", 1.0, "the warm start's VMs placed at rate {:g}", "-warm{:g}"),
+    ("pm_mem_gb", None, "{:g} GB per PM", "-mem{:g}"),
+    ("usage_scale", 1.0, "the Azure fit's usage × {:g}", None),
+    ("usage_cap", 1.0, "hourly usage means capped at {:g}", "-cap{:g}"),
+    ("predictor_target", 0.0, "MA/SL/peak aiming at {:g} of a full PM", None),
+)
+
+
+def cal_settings(o):
+    """The `CAL_SETTINGS` rows the `oversub` section `o` sets away from their defaults, with their values."""
+    return [(row, o[row[0]]) for row in CAL_SETTINGS
+            if (row[0] in o if row[1] is None else o.get(row[0], row[1]) != row[1])]
+
+
 def cal_note(o):
-    """The settings a stored run sets beside its preset's (E1.2's calibration to Table 2, results/001/calibration-e12.md;
-    E1.3's to Table 3, results/001/calibration-e13.md)."""
-    parts = []
-    if o.get("warm_rate", 1.0) != 1.0:
-        parts.append(f"the warm start's VMs placed at rate {o['warm_rate']:g}")
-    if "pm_mem_gb" in o:
-        parts.append(f"{o['pm_mem_gb']:g} GB per PM")
-    if o.get("usage_scale", 1.0) != 1.0:
-        parts.append(f"the Azure fit's usage × {o['usage_scale']:g}")
-    if o.get("usage_cap", 1.0) != 1.0:
-        parts.append(f"hourly usage means capped at {o['usage_cap']:g}")
-    if o.get("predictor_target", 0.0) != 0.0:
-        parts.append(f"MA/SL/peak aiming at {o['predictor_target']:g} of a full PM")
+    """The calibration settings a stored run sets beside its preset's (`CAL_SETTINGS`), for its table's heading."""
+    parts = [note.format(v) for (_, _, note, _), v in cal_settings(o)]
     doc = "calibration-e12.md" if o["preset"] == "E1.2" else "calibration-e13.md"
     return f"; calibrated to the paper's baseline rows (results/001/{doc}): " + ", ".join(parts) if parts else ""
 
@@ -378,16 +387,10 @@ TUNED_RULE = ("Verdict (tuned baselines): App. B.1 tunes every baseline \"for th
 
 def targets_dir(preset, o):
     """Where scripts/seed001_e11_targets.py stores its search of `preset` on the settings `o` (a scenario's
-    `oversub` section; `predictor_target` is what the search varies): results/001/issue25/e1N-targets, with a
-    suffix per calibration setting beside the preset (-warm<r>, -mem<GB>, -cap<c>)."""
-    parts = []
-    if o.get("warm_rate", 1.0) != 1.0:
-        parts.append(f"-warm{o['warm_rate']:g}")
-    if "pm_mem_gb" in o:
-        parts.append(f"-mem{o['pm_mem_gb']:g}")
-    if o.get("usage_cap", 1.0) != 1.0:
-        parts.append(f"-cap{o['usage_cap']:g}")
-    return f"{OUT}/issue25/e1{preset[3]}-targets" + "".join(parts)
+    `oversub` section): results/001/issue25/e1N-targets, with a suffix per calibration setting that names one
+    (`CAL_SETTINGS`: -warm<r>, -mem<GB>, -cap<c>)."""
+    suffix = "".join(sfx.format(v) for (_, _, _, sfx), v in cal_settings(o) if sfx)
+    return f"{OUT}/issue25/e1{preset[3]}-targets" + suffix
 
 
 def tuned_rows(preset, o):
