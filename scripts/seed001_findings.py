@@ -86,55 +86,73 @@ def fp(x):
 def verdict(rep, r, p):
     """A row's verdict beside the paper's row `p` (None: no number, "—"). The row is on the paper's *side* when its
     safety (PM-Hot-R ≤ 1 − α) agrees with the paper's: at every α = 0.75, 0.85, 0.95 for a Grid-x/MA/SL row, at its
-    own α for a C2MARL row (its claim concerns that level only). *reproduced*: on the paper's side, the paper's
-    PM-Hot-R within our 95% CI or within CLOSE of ours, and our S-Cores within CLOSE of the paper's; *direction
-    only*: otherwise, on the paper's side and, for a C2MARL row, saving more cores than every Grid-x/MA/SL row safe
-    at its α (the paper's claim); else *not reproduced*, or *inconclusive: calibration row unmet* when the
-    environment misses its calibration row at the levels concerned (its own α for a C2MARL row, the levels where
-    its side differs from the paper's for the others; `calibration_unmet`)."""
+    own α for a C2MARL row (its claim concerns that level only). A C2MARL row also *meets the paper's claim* (seed
+    001 §6.5: "C2MARL outperforms all the baselines") when it saves more cores than every Grid-x/MA/SL row safe at its
+    α (`direction`); a Grid-x/MA/SL row has no claim to meet. *reproduced*: on the paper's side, meeting the claim,
+    the paper's PM-Hot-R within our 95% CI or within CLOSE of ours, and our S-Cores within CLOSE of the paper's;
+    *direction only*: otherwise, on the paper's side and meeting the claim; else *not reproduced*, or *inconclusive:
+    calibration row unmet* when the environment misses a calibration row at the levels concerned (its own α for a
+    C2MARL row, the levels where its side differs from the paper's for the others; `calibration_unmet`, which for a
+    Grid-x row looks at Grid-1 only: the other Grid-x rows are findings of the same calibration, not its anchor)."""
     if p is None:
         return "—"
-    if r["policy"].startswith("c2marl:"):
+    c2 = r["policy"].startswith("c2marl:")
+    if c2:
         alpha = float(r["policy"].split(":")[1])
         i = ALPHAS.index(alpha)
         same_side = (p["pm_hot_r"] <= 1 - alpha + 1e-12) == r["safe"][i]
+        d = next(d for d in direction(rep, alpha) if d["row"] is r)
+        claim = d["vs_paper"] is None or r["s_cores"] > d["vs_paper"]["s_cores"]
     else:
         same_side = [p["pm_hot_r"] <= 1 - a + 1e-12 for a in ALPHAS] == list(r["safe"])
+        claim = True
     near_h = r["pm_hot_r_lo"] <= p["pm_hot_r"] <= r["pm_hot_r_hi"] or abs(r["pm_hot_r"] - p["pm_hot_r"]) <= CLOSE + 1e-12
     near_s = p["s_cores"] is None or abs(r["s_cores"] - p["s_cores"]) <= CLOSE + 1e-12
-    if same_side and near_h and near_s:
-        return "reproduced"
-    if same_side and r["policy"].startswith("c2marl:"):
-        d = next(d for d in direction(rep, alpha) if d["row"] is r)
-        same_side = d["vs_paper"] is None or r["s_cores"] > d["vs_paper"]["s_cores"]
-    if same_side:
-        return "direction only"
-    levels = [alpha] if r["policy"].startswith("c2marl:") else [
+    if same_side and claim:
+        return "reproduced" if near_h and near_s else "direction only"
+    levels = [alpha] if c2 else [
         a for a, ok in zip(ALPHAS, r["safe"]) if ok != (p["pm_hot_r"] <= 1 - a + 1e-12)]
-    if r["policy"] != "grid:1" and calibration_unmet(rep, levels):
+    if r["policy"] != "grid:1" and calibration_unmet(rep, levels, grid_only=r["policy"].startswith("grid:")):
         return "inconclusive: calibration row unmet"
     return "not reproduced"
 
 
-def calibration_unmet(rep, levels):
-    """True when the environment misses its calibration row at one of the safety levels `levels` (α values): the
-    paper's Grid-1 (no oversubscription) is safe at every α (seed 001 §6.7: "When taking no oversubscription (i.e.
-    Grid-1.0), the safety constraints are satisfied"; Tables 1–2's setting implies the same), and ours cannot be
-    shown to be: its PM-Hot-R's 95% CI reaches above the budget 1 − α. No policy can then be shown safe at α, and a
-    learner's dual statistic cannot be met even without oversubscription, so a row that fails there is no evidence
-    against the paper. False without a Grid-1 row."""
+def calibration_unmet(rep, levels, grid_only=False):
+    """True when the environment misses a calibration row at one of the safety levels `levels` (α values):
+    (a) the paper's Grid-1 (no oversubscription) is safe at every α (seed 001 §6.7: "When taking no
+    oversubscription (i.e. Grid-1.0), the safety constraints are satisfied"; Tables 1–2's setting implies the same),
+    and ours cannot be shown to be: its PM-Hot-R's 95% CI reaches above the budget 1 − α; or (b) (not when
+    `grid_only`) a Grid-x row with a paper number lies on the other side of 1 − α than the paper's (PM-Hot-R point
+    estimates, the tables' ✓/✗; e.g. E1.1's Grid-0.2, 21% here and 30.9% in Table 1, safe at 0.75 here only). In
+    (a) no policy can be shown safe at α and a learner's dual statistic cannot be met even without
+    oversubscription; in (b) the fixed rates, which do not depend on the learner or the predictors, already
+    rank differently against the budget than in the paper, so the environment is easier or harder at α than the
+    paper's. Either way a row that fails there is no evidence against the paper. False without such rows."""
     g1 = next((x for x in rep["rows"] if x["policy"] == "grid:1"), None)
-    return g1 is not None and any(g1["pm_hot_r_hi"] > 1 - a + 1e-12 for a in levels)
+    if g1 is not None and any(g1["pm_hot_r_hi"] > 1 - a + 1e-12 for a in levels):
+        return True
+    if grid_only:
+        return False
+    paper = {p["policy"]: p for p in rep["paper"]}
+    for g in rep["rows"]:
+        p = paper.get(g["policy"])
+        if not g["policy"].startswith("grid:") or p is None:
+            continue
+        if any(g["safe"][ALPHAS.index(a)] != (p["pm_hot_r"] <= 1 - a + 1e-12) for a in levels):
+            return True
+    return False
 
 
 VERDICT_RULE = (f"Verdicts (rows with a paper number): *reproduced* = on the paper's side of the safety levels (PM-Hot-R "
-                f"≤ 25 / 15 / 5%: every level for a Grid-x/MA/SL row, its own α for a C2MARL row), the paper's PM-Hot-R "
-                f"within our 95% CI or within {100 * CLOSE:.0f} pp of ours, and our S-Cores within {100 * CLOSE:.0f} pp of "
-                "the paper's; *direction only* = on the paper's side but not that close and, for a C2MARL row, saving "
-                "more cores than every Grid-x/MA/SL row safe at its α, as the paper claims; *not reproduced* = "
-                "otherwise, unless the environment misses its calibration row at the levels concerned — Grid-1 (no "
-                "oversubscription; safe in the paper, §6.7) with a PM-Hot-R 95% CI reaching above 1 − α — then "
-                "*inconclusive: calibration row unmet*; — = no number in the paper.")
+                f"≤ 25 / 15 / 5%: every level for a Grid-x/MA/SL row, its own α for a C2MARL row), for a C2MARL row "
+                "the paper's claim met (saving more cores than every Grid-x/MA/SL row safe at its α, §6.5), the paper's "
+                f"PM-Hot-R within our 95% CI or within {100 * CLOSE:.0f} pp of ours, and our S-Cores within "
+                f"{100 * CLOSE:.0f} pp of the paper's; *direction only* = on the paper's side and, for a C2MARL row, "
+                "the claim met, but not that close; *not reproduced* = otherwise, unless the environment misses a "
+                "calibration row at the levels concerned (a C2MARL row's α; for the others the levels where its side "
+                "differs from the paper's) — Grid-1 (no oversubscription; safe in the paper, §6.7) with a PM-Hot-R 95% "
+                "CI reaching above 1 − α, or, for an MA/SL/C2MARL row, a Grid-x row on the other side of 1 − α than "
+                "the paper's Grid-x — then *inconclusive: calibration row unmet*; — = no number in the paper.")
 
 
 def freed(rep, r):
@@ -381,8 +399,9 @@ TUNED_RULE = ("Verdict (tuned baselines): App. B.1 tunes every baseline \"for th
               "scored on, seed-2 check in the linked file). The paper's claim at α, C2MARL safe at α and saving more than "
               "every tuned MA/SL safe at α: *holds* = the arm's mean PM-Hot-R over seeds within 1 − α and its S-Cores 95% "
               "t-interval over seeds wholly above the best tuned MA/SL; *not shown* = safe, interval containing it; "
-              "*fails* = interval wholly below it or the arm unsafe; *no tuned MA/SL safe* = none is within 1 − α; a *fails* reads *inconclusive: calibration row unmet* when Grid-1's "
-              "PM-Hot-R 95% CI reaches above 1 − α (the rule of the table above).")
+              "*fails* = interval wholly below it or the arm unsafe; *no tuned MA/SL safe* = none is within 1 − α; a *fails* reads *inconclusive: calibration row unmet* when the "
+              "environment misses a calibration row at α (Grid-1's PM-Hot-R 95% CI above 1 − α, or a Grid-x row on the "
+              "other side of 1 − α than the paper's: the rule of the table above).")
 
 
 def targets_dir(preset, o):
