@@ -94,7 +94,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
       h('h3', {}, 'Frontier'),
       h('div', { class: 'canvas-wrap' }, frontCanvas),
       paperNote,
-      h('p', { class: 'fine' }, 'Each point is one policy over the same evaluation episodes: S-Cores = 1 − Σ assigned / Σ requested cores (more is better), PM-Hot-R = the share of episodes in which the worst PM was hot for at least δ·T hours (less is better). The dashed lines are 1 − V for the safety levels V = 0.75, 0.85, 0.95.')],
+      h('p', { class: 'fine' }, 'Each point is one policy over the same evaluation episodes: S-Cores = 1 − Σ assigned / Σ requested cores (more is better), PM-Hot-R = the worst PM\'s share of episodes: the max over PMs of each PM\'s share of episodes in which it was hot for at least δ·T hours (less is better). The dashed lines are 1 − V for the safety levels V = 0.75, 0.85, 0.95.')],
     payload: runPayload,
     onStart: () => { runPlan = planned; },
     onProgress,
@@ -250,7 +250,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   /** What the training section says after a run of `plan`. */
   function trainingNote(plan) {
     if (plan.mode === 'bundled') {
-      return `${trainingText('')}. C2MARL is the bundled policy, trained on exactly this scenario by the committed command \`make oversub-pretrained\`: the same result as training it here, which Train C2MARL here does with live curves.`;
+      return `${trainingText('')}. C2MARL is the bundled policy, trained on exactly this scenario (${scenario.oversub.train_episodes} episodes, one seed; the findings' tables train 900 episodes × 5 seeds, so their C2MARL rows differ) by the committed command \`make oversub-pretrained\`: the same result as training it here, which Train C2MARL here does with live curves.`;
     }
     if (plan.mode === 'untrained') {
       return `Not trained yet: ${plan.arms.join(', ')} (${plan.why}). The other policies are shown; Train C2MARL here to add it.`;
