@@ -163,12 +163,17 @@ def freed(rep, r):
     return None if g1 is None or g1["active_pms"] <= 0 else 1 - r["active_pms"] / g1["active_pms"]
 
 
+def row_name(r):
+    """A report row's label in the tables: its policy, with its training seed (1-based) for a C2MARL arm."""
+    return r["policy"] + (f" (seed {r['train_seed'] + 1})" if r.get("train_seed") is not None else "")
+
+
 def table(rep, lines, paper_note):
     paper = {p["policy"]: p for p in rep["paper"]}
     lines.append("| policy | PM-Hot-R % [95% CI] | C-Hot-R % | S-Cores % [95% CI] | freed PMs % | safe at 0.75 / 0.85 / 0.95 | paper PM-Hot-R / S-Cores % | verdict | hot PM-hours per episode | active PMs | hot share of PM-hours % |")
     lines.append("|---|---:|---:|---:|---:|:-:|---:|---|---:|---:|---:|")
     for r in rep["rows"]:
-        name = r["policy"] + (f" (seed {r['train_seed'] + 1})" if r.get("train_seed") is not None else "")
+        name = row_name(r)
         p = paper.get(r["policy"])
         ps = "—" if p is None else f"{pct(p['pm_hot_r'])} / {pct(p['s_cores']) if p['s_cores'] is not None else '—'}"
         tick = " ".join("✓" if s else "✗" for s in r["safe"])
@@ -529,7 +534,7 @@ def e14_and_hosts(results, lines):
     lines.append("|---|---:|---:|---:|")
     for r in rep["rows"]:
         ratio = "—" if r["pm_hot_r"] == 0 else f"{r['c_hot_r'] / r['pm_hot_r']:.2f}"
-        lines.append(f"| {r['policy']} | {pct(r['pm_hot_r'])} | {pct(r['c_hot_r'])} | {ratio} |")
+        lines.append(f"| {row_name(r)} | {pct(r['pm_hot_r'])} | {pct(r['c_hot_r'])} | {ratio} |")
     lines.append("")
 
     # Hot PM-hours against the real Alibaba 2018 machines, at matched utilization
