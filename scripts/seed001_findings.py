@@ -436,7 +436,7 @@ def tuned_rows(preset, o):
 # defaults (set 15, docs/oversub.md departures 2–4 and 7), not tuned, while App. B.1 grid-searches C2MARL's
 # learning rate and dual learning rate per setting and the baselines here are tuned on the scored episodes
 LEARNER_VARIANT = ("per-subscriber credit with each VM's cost credited to its creation, the PM dual (η_λ 5, window 20) and λ held from 0.8 of training "
-                   "(docs/oversub.md departures 2–4, 7), with no setting of its own tuned")
+                   "(docs/oversub.md departures 2–4, 7), one setting for every α and preset")
 # Stored runs of the same scenario with C2MARL on the opt-in calibrated PM dual (`dual_cost` pm_calibrated,
 # docs/oversub.md departure 4), rendered as extra rows of the tuned table: per preset, its folder (with the
 # summary the rows point to) and its raw reports (a findings run, or `packlab run`'s report beside its
@@ -512,8 +512,8 @@ def tuned_lines(preset, r, lines):
                  f"scripts/seed001_e11_targets.py target/release/packlab --preset {preset}`), beside C2MARL (S-Cores % at "
                  f"PM-Hot-R %). These verdicts judge **our learner variant** — {LEARNER_VARIANT}"
                  f"{c2marl_note(o).replace('; C2MARL with', '; this run sets')} — against baselines tuned on the "
-                 "episodes they are scored on; App. B.1 also grid-searches C2MARL's learning rate and dual learning "
-                 "rate per setting, which is not done here:")
+                 "episodes they are scored on; App. B.1 grid-searches C2MARL's learning rate and dual learning rate "
+                 "per setting too, which is not done here:")
     lines.append("")
     lines.append("| α | tuned MA (target) | tuned SL (target) | tuned peak p95 (target) | C2MARL-α, seeds: S-Cores % at PM-Hot-R % "
                  "| paper C2MARL-α / MA / SL S-Cores % | verdict |")
