@@ -32,24 +32,46 @@ impl Curve {
     /// `[p_min, p_max]`.
     pub fn new(mut steps: Vec<(f64, f64)>, p_min: f64, p_max: f64) -> Curve {
         steps.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let clip = |v: f64| v.max(p_min).min(p_max);
-        let mut c = Curve {
-            v: Vec::with_capacity(steps.len()),
-            fc: Vec::with_capacity(steps.len()),
-            prefix: Vec::with_capacity(steps.len()),
-            floor_price: clip(0.0),
+        let mut c = Curve::default();
+        c.refill_sorted(steps, p_min, p_max);
+        c
+    }
+
+    /// Rebuilds this curve in place, keeping its buffers, from `(unit value, units)` pairs already in
+    /// decreasing order of value (as [`Curve::new`] sorts them), clipped to `[p_min, p_max]`.
+    fn refill_sorted(
+        &mut self,
+        steps: impl IntoIterator<Item = (f64, f64)>,
+        p_min: f64,
+        p_max: f64,
+    ) {
+        let steps = steps.into_iter();
+        // Comparisons, not `f64::max`/`min`: wasm has no instruction with Rust's NaN rule, so those are calls
+        // to `fmax`/`fmin` (a quarter of an E4.3 run's time in wasm). The same values: a NaN `v` clips to
+        // `p_min` as `v.max(p_min)` does.
+        let clip = |v: f64| {
+            let v = if v >= p_min { v } else { p_min };
+            if v > p_max {
+                p_max
+            } else {
+                v
+            }
         };
+        for buf in [&mut self.v, &mut self.fc, &mut self.prefix] {
+            buf.clear();
+            buf.reserve(steps.size_hint().0);
+        }
+        self.floor_price = clip(0.0);
         let (mut cum, mut prev_fc, mut acc) = (0.0f64, 0.0f64, 0.0f64);
         for (v, d) in steps {
             cum += d;
             let fc = cum.floor();
             acc += clip(v) * (fc - prev_fc);
             prev_fc = fc;
-            c.v.push(clip(v));
-            c.fc.push(fc);
-            c.prefix.push(acc);
+            self.v.push(clip(v));
+            self.fc.push(fc);
+            self.prefix.push(acc);
         }
-        c
     }
 
     /// `Σ_{q=1..x} clip(P̂(q))` for an integer `x ≥ 0`.
@@ -205,9 +227,16 @@ pub struct LinearTable {
     p_max: f64,
     /// First slot without arrivals (horizon-aware), or `None` (arrivals never stop).
     end: Option<i64>,
-    cache: HashMap<(i64, i64), Curve>,
+    /// `K` per `(δ, lo)` computed so far. Numbers, not curves: a horizon-aware E4.3 run asks for ~180,000
+    /// keys, whose curves (64 steps each) took ~300 MB and, in wasm, most of the run's time growing memory.
+    demand: HashMap<(i64, i64), f64>,
     /// Quadrature nodes `(T, T + S)` with equal weights.
     nodes: Vec<(f64, f64)>,
+    /// Unit values of the curve's steps, decreasing: `v_hi − (i + ½)·(v_hi − v_lo)/LINEAR_STEPS`.
+    values: Vec<f64>,
+    /// The curve of the last call, rebuilt in place for another `(δ, lo)`, and its key.
+    curve: Curve,
+    curve_key: Option<(i64, i64)>,
 }
 
 impl LinearTable {
@@ -226,20 +255,28 @@ impl LinearTable {
                 nodes.push((t, t + s));
             }
         }
+        let [vlo, vhi] = dist.v_range;
+        let values = (0..LINEAR_STEPS)
+            .map(|i| vhi - (i as f64 + 0.5) * (vhi - vlo) / LINEAR_STEPS as f64)
+            .collect();
         LinearTable {
             dist: dist.clone(),
             p_min,
             p_max,
             end: None,
-            cache: HashMap::new(),
+            demand: HashMap::new(),
             nodes,
+            values,
+            curve: Curve::default(),
+            curve_key: None,
         }
     }
 
     /// The same table, predicting no arrivals at or after slot `end` (`None`: arrivals never stop).
     pub fn with_end(mut self, end: Option<i64>) -> LinearTable {
         self.end = end;
-        self.cache.clear();
+        self.demand.clear();
+        self.curve_key = None;
         self
     }
 
@@ -258,7 +295,12 @@ impl LinearTable {
         let e: f64 = self
             .nodes
             .iter()
-            .map(|&(t, win)| t / win * (win.min(x) - lo).max(0.0))
+            .map(|&(t, win)| {
+                // `(win.min(x) − lo).max(0)` by comparisons (no NaN here: T ≥ 1, S finite), which wasm
+                // runs inline rather than as calls to `fmin`/`fmax`
+                let spread = (if win < x { win } else { x }) - lo;
+                t / win * if spread > 0.0 { spread } else { 0.0 }
+            })
             .sum::<f64>()
             / self.nodes.len() as f64;
         self.dist.rate * mean_w * e
@@ -270,19 +312,25 @@ impl DemandPredictor for LinearTable {
     fn curve(&mut self, tau: i64, now: i64) -> &Curve {
         let delta = (tau - now).clamp(0, 14_400);
         let lo = self.end.map_or(0, |e| (tau - e + 1).clamp(0, delta + 1));
-        if !self.cache.contains_key(&(delta, lo)) {
-            let k = self.expected_demand_from(delta, lo);
-            let [vlo, vhi] = self.dist.v_range;
-            let steps = (0..LINEAR_STEPS)
-                .map(|i| {
-                    let v = vhi - (i as f64 + 0.5) * (vhi - vlo) / LINEAR_STEPS as f64;
-                    (v, k / LINEAR_STEPS as f64)
-                })
-                .collect();
-            self.cache
-                .insert((delta, lo), Curve::new(steps, self.p_min, self.p_max));
+        let key = (delta, lo);
+        if self.curve_key != Some(key) {
+            let k = match self.demand.get(&key) {
+                Some(&k) => k,
+                None => {
+                    let k = self.expected_demand_from(delta, lo);
+                    self.demand.insert(key, k);
+                    k
+                }
+            };
+            let units = k / LINEAR_STEPS as f64;
+            self.curve.refill_sorted(
+                self.values.iter().map(|&v| (v, units)),
+                self.p_min,
+                self.p_max,
+            );
+            self.curve_key = Some(key);
         }
-        &self.cache[&(delta, lo)]
+        &self.curve
     }
 }
 
@@ -393,6 +441,37 @@ mod tests {
         // through the curve: τ = 1,000 seen from 0 with arrivals ending at slot 990 (lo = 11) vs at slot 0
         let mut h = LinearTable::new(&d, 0.0, 1.0).with_end(Some(1));
         assert_eq!(h.curve(1_000, 0).block_price(10.0, 10.0), 0.0);
+    }
+
+    /// The linear predictor keeps one curve and rebuilds it in place when the key changes: a curve asked again
+    /// after others (a shorter and a longer one, horizon-aware) prices as a fresh table's first curve, at every
+    /// rank, clipped.
+    #[test]
+    fn linear_curve_rebuilt_in_place_prices_as_a_fresh_one() {
+        let d = fixed_length_jobs();
+        // ranks 1, 101, …, 19,901: the demand (~11,000 units at (130, 20), ~170 per value step) and beyond
+        let price = |c: &Curve| {
+            (0..200)
+                .map(|i| c.unit_price((1 + 100 * i) as f64))
+                .collect::<Vec<_>>()
+        };
+        let fresh = |tau, now| {
+            price(
+                LinearTable::new(&d, 0.7, 1.2)
+                    .with_end(Some(100))
+                    .curve(tau, now),
+            )
+        };
+        let mut t = LinearTable::new(&d, 0.7, 1.2).with_end(Some(100));
+        let first = price(t.curve(130, 20));
+        assert_eq!(first, fresh(130, 20));
+        assert_eq!(price(t.curve(40, 39)), fresh(40, 39));
+        assert_eq!(price(t.curve(130, 20)), first);
+        // clipped: the dearest ranks at p_max 1.2 (values reach 1.3), past the demand at clip(0) = p_min 0.7
+        // (a difference of prefix sums: up to rounding)
+        assert!((first[0] - 1.2).abs() < 1e-9, "{}", first[0]);
+        assert!((first[199] - 0.7).abs() < 1e-9, "{}", first[199]);
+        assert!(first.iter().any(|&p| p > 0.7 && p < 1.2), "{first:?}");
     }
 
     /// K(δ) grows to λ·E[W]·E[T] (every request's whole spread work) and starts at λ·E[W]·E[T/(T+S)].
