@@ -362,6 +362,10 @@ struct TrainEnv<'a> {
     world: &'a World,
     train_seed: u32,
     cluster: Option<Cluster<'a>>,
+    /// The index of the episode `cluster` runs: a reset to the same index (the greedy evaluation episode
+    /// after a training episode) takes the episode back from the cluster instead of generating it again
+    /// (the same requests and usage: [`Episode::generate`] depends only on its stream).
+    episode: Option<u64>,
     rates: Vec<f64>,
 }
 
@@ -380,16 +384,20 @@ impl MarlEnv for TrainEnv<'_> {
     }
     fn reset(&mut self, episode: u64) {
         let w = self.world;
-        let ep = Episode::generate(
-            &w.profiles,
-            &w.params,
-            &w.means,
-            w.seed,
-            component::TRAIN,
-            (self.train_seed as u64) << 32 | episode,
-        );
+        let ep = match self.cluster.take() {
+            Some(c) if self.episode == Some(episode) => c.into_episode(),
+            _ => Cow::Owned(Episode::generate(
+                &w.profiles,
+                &w.params,
+                &w.means,
+                w.seed,
+                component::TRAIN,
+                (self.train_seed as u64) << 32 | episode,
+            )),
+        };
+        self.episode = Some(episode);
         self.cluster = Some(
-            Cluster::new(&w.params, Cow::Owned(ep), w.warm())
+            Cluster::new(&w.params, ep, w.warm())
                 .with_scale(w.obs_scale())
                 .with_blame_log(),
         );
@@ -536,6 +544,7 @@ impl OversubRun {
                             world: &world,
                             train_seed: s,
                             cluster: None,
+                            episode: None,
                             rates: Vec::new(),
                         };
                         let trainer = Trainer::new(&cfg, &env, lseed)
@@ -672,6 +681,7 @@ impl OversubRun {
                 world,
                 train_seed: arm.train_seed,
                 cluster: None,
+                episode: None,
                 rates: vec![1.0; world.profiles.subscribers.len()],
             };
             let first = arm.log.len() as u64;
