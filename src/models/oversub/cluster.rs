@@ -20,7 +20,7 @@
 //! oversubscription, the usage shares), so that `Σ_n C^n_t = C_c(s_t)`.
 
 use super::params::OversubParams;
-use super::profile::{hour_of_day, Episode, HISTORY_H};
+use super::profile::{hour_of_day, Episode, VmRequest, HISTORY_H};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -60,9 +60,11 @@ impl ObsScale {
     }
 }
 
-/// One VM placed on the cluster.
+/// One VM placed on the cluster, with a copy of its request: the hourly scans over the VMs alive read it in
+/// order rather than through `ep.vms`.
 #[derive(Clone, Copy, Debug)]
 struct Placed {
+    v: VmRequest,
     vm: u32,
     pm: u32,
     assigned: f64,
@@ -222,7 +224,7 @@ impl<'a> Cluster<'a> {
     /// Deletes the VMs ending at the current hour and collects its requests (requests of earlier hours that
     /// were never collected, i.e. history in a cold start, are skipped).
     fn begin_hour(&mut self) {
-        let (t, vms, b) = (self.t, &self.ep.vms, self.params.pm_cores);
+        let (t, b) = (self.t, self.params.pm_cores);
         let (cpu, mem, net, by_room) = (
             &mut self.cpu,
             &mut self.mem,
@@ -230,7 +232,7 @@ impl<'a> Cluster<'a> {
             &mut self.by_room,
         );
         self.alive.retain(|p| {
-            let v = &vms[p.vm as usize];
+            let v = &p.v;
             if v.end <= t {
                 let k = p.pm as usize;
                 by_room.remove(&(room_key(b - cpu[k]), p.pm));
@@ -243,6 +245,7 @@ impl<'a> Cluster<'a> {
                 true
             }
         });
+        let vms = &self.ep.vms;
         while self.next < vms.len() && vms[self.next].start < t {
             self.next += 1;
         }
@@ -270,6 +273,11 @@ impl<'a> Cluster<'a> {
     /// The episode.
     pub fn episode(&self) -> &Episode {
         &self.ep
+    }
+
+    /// The episode, taken back (e.g. to run it again on a fresh cluster without generating it anew).
+    pub fn into_episode(self) -> Cow<'a, Episode> {
+        self.ep
     }
 
     /// Whether subscriber `n` has requests this hour (the agent mask `m_n^t`).
@@ -301,6 +309,7 @@ impl<'a> Cluster<'a> {
                     self.mem[k] += v.mem;
                     self.net[k] += v.net;
                     self.alive.push(Placed {
+                        v,
                         vm: i as u32,
                         pm: k as u32,
                         assigned: a,
@@ -337,7 +346,7 @@ impl<'a> Cluster<'a> {
         let t = self.t;
         self.used.iter_mut().for_each(|u| *u = 0.0);
         for p in &self.alive {
-            let v = &self.ep.vms[p.vm as usize];
+            let v = &p.v;
             self.used[p.pm as usize] += self.ep.usage_of(v, t) * v.cores;
         }
         let line = self.params.beta * self.params.pm_cores;
@@ -363,13 +372,13 @@ impl<'a> Cluster<'a> {
             self.over.iter_mut().for_each(|x| *x = 0.0);
             for p in &self.alive {
                 if self.hot_now[p.pm as usize] {
-                    self.over[p.pm as usize] += self.ep.vms[p.vm as usize].cores - p.assigned;
+                    self.over[p.pm as usize] += p.v.cores - p.assigned;
                 }
             }
             for p in &self.alive {
                 let k = p.pm as usize;
                 if self.hot_now[k] {
-                    let v = &self.ep.vms[p.vm as usize];
+                    let v = &p.v;
                     let share = if self.over[k] > EPS {
                         (v.cores - p.assigned) / self.over[k]
                     } else {
@@ -409,7 +418,7 @@ impl<'a> Cluster<'a> {
         let (za, zn) = (sc.alive_cores, sc.new_cores);
         let mut s = vec![[0.0f64; 7]; n];
         for pl in &self.alive {
-            let v = &self.ep.vms[pl.vm as usize];
+            let v = &pl.v;
             let e = &mut s[v.sub as usize];
             e[0] += pl.assigned / za;
             e[1] += v.cores / za;

@@ -362,6 +362,10 @@ struct TrainEnv<'a> {
     world: &'a World,
     train_seed: u32,
     cluster: Option<Cluster<'a>>,
+    /// The index of the episode `cluster` runs: a reset to the same index (the greedy evaluation episode
+    /// after a training episode) takes the episode back from the cluster instead of generating it again
+    /// (the same requests and usage: [`Episode::generate`] depends only on its stream).
+    episode: Option<u64>,
     rates: Vec<f64>,
 }
 
@@ -380,16 +384,20 @@ impl MarlEnv for TrainEnv<'_> {
     }
     fn reset(&mut self, episode: u64) {
         let w = self.world;
-        let ep = Episode::generate(
-            &w.profiles,
-            &w.params,
-            &w.means,
-            w.seed,
-            component::TRAIN,
-            (self.train_seed as u64) << 32 | episode,
-        );
+        let ep = match self.cluster.take() {
+            Some(c) if self.episode == Some(episode) => c.into_episode(),
+            _ => Cow::Owned(Episode::generate(
+                &w.profiles,
+                &w.params,
+                &w.means,
+                w.seed,
+                component::TRAIN,
+                (self.train_seed as u64) << 32 | episode,
+            )),
+        };
+        self.episode = Some(episode);
         self.cluster = Some(
-            Cluster::new(&w.params, Cow::Owned(ep), w.warm())
+            Cluster::new(&w.params, ep, w.warm())
                 .with_scale(w.obs_scale())
                 .with_blame_log(),
         );
@@ -536,6 +544,7 @@ impl OversubRun {
                             world: &world,
                             train_seed: s,
                             cluster: None,
+                            episode: None,
                             rates: Vec::new(),
                         };
                         let trainer = Trainer::new(&cfg, &env, lseed)
@@ -672,6 +681,7 @@ impl OversubRun {
                 world,
                 train_seed: arm.train_seed,
                 cluster: None,
+                episode: None,
                 rates: vec![1.0; world.profiles.subscribers.len()],
             };
             let first = arm.log.len() as u64;
@@ -1100,7 +1110,66 @@ impl Experiment for OversubRun {
 
 #[cfg(test)]
 mod tests {
-    use super::wilson;
+    use super::*;
+
+    /// A reset to the index the environment already runs (the greedy episode after a training episode) reuses
+    /// that episode: after a whole episode on it, the requests and usage are still those `Episode::generate`
+    /// gives for the index; a reset to another index generates that one.
+    #[test]
+    fn a_reset_to_the_same_index_runs_the_same_episode() {
+        let params = OversubParams {
+            hours: 48,
+            ..OversubParams::default()
+        };
+        let profiles = Profiles::of(&params, 3).unwrap();
+        let means = profiles.arrival_means(&params);
+        let est = Estimates::fit(&profiles, &params, &means, 3);
+        let world = World {
+            params,
+            seed: 3,
+            profiles,
+            means,
+            est,
+            scripts: Vec::new(),
+        };
+        let n = world.profiles.subscribers.len();
+        let mut env = TrainEnv {
+            world: &world,
+            train_seed: 2,
+            cluster: None,
+            episode: None,
+            rates: vec![1.0; n],
+        };
+        let fresh = |e: u64| {
+            Episode::generate(
+                &world.profiles,
+                &world.params,
+                &world.means,
+                3,
+                component::TRAIN,
+                2 << 32 | e,
+            )
+        };
+        let same = |env: &TrainEnv, ep: &Episode| {
+            let c = env.cluster.as_ref().unwrap().episode();
+            c.vms == ep.vms && c.usage == ep.usage
+        };
+        let (e5, e6) = (fresh(5), fresh(6));
+        assert!(e5.vms != e6.vms);
+        let actions = vec![1; n];
+        let mut hours = [0; 2];
+        for (k, h) in hours.iter_mut().enumerate() {
+            env.reset(5);
+            assert!(same(&env, &e5), "reset {k} to episode 5");
+            while !env.step(&actions).done {
+                *h += 1;
+            }
+        }
+        assert_eq!(hours, [47, 47]);
+        assert!(same(&env, &e5));
+        env.reset(6);
+        assert!(same(&env, &e6));
+    }
 
     #[test]
     fn wilson_by_hand() {
