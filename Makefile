@@ -122,7 +122,7 @@ frontier: native
 	./target/release/packlab placement frontier --trace static/traces/planetlab-20110303.tsv.gz --capacity 1 --rule bf
 
 ## the bundled pretrained C2MARL arm of the default oversubscription scenario (static/oversub/c2marl-e11.json.gz,
-## the playground's default view); re-run when the learner or the defaults change (tests/oversub_pretrained.rs says so)
+## the playground's default view); re-run when the learner or the defaults change (tests/integration/oversub_pretrained.rs says so)
 oversub-pretrained: native
 	bash scripts/oversub-pretrained.sh
 
@@ -131,7 +131,7 @@ bench:
 
 ## one command for every paper's findings (scripts/findings.py runs scripts/seed00N_findings.py and, at the paper
 ## scale, the scripts in its EXTRAS: seed 001's Alibaba hot machines, seed 003's frontier and synthetic pools): raw runs and
-## results/<paper>/tables.md, indexed by results/README.md (tests/findings_tables.rs checks them against the stored
+## results/<paper>/tables.md, indexed by results/README.md (tests/integration/findings_tables.rs checks them against the stored
 ## runs). PAPER=000|001|002|003|004|all (comma-separated list allowed), SCALE=paper|quick (quick:
 ## results/<paper>/quick/, what CI checks); seed 000's scale is
 ## FINDINGS_000_SCALE (default paper = 1/10, about 40 min; also reduced = 1/20 in results/000/reduced/, and full)
@@ -146,7 +146,7 @@ findings-links: native
 	python3 scripts/findings_links.py --paper $(PAPER)
 
 ## every paper's quick scale (results/<paper>/quick/: a small version of each paper's experiments;
-## results/quick.md gives their wall times); tests/findings_tables.rs re-runs the stored quick commands and re-renders their tables
+## results/quick.md gives their wall times); tests/integration/findings_tables.rs re-runs the stored quick commands and re-renders their tables
 findings-quick: native
 	python3 scripts/findings.py --paper all --scale quick
 

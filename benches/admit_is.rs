@@ -1,6 +1,6 @@
 //! Importance sampling of runs (ALGORITHMS.md §2.9, seed 000 App. D): the variance of the weighted failure-rate
 //! estimator against plain sampling at the same number of runs R = 4,000, on the small configuration of
-//! `tests/admit_is.rs` (ZEROTH θ0 = 100, 60, 40 and SECOND θ2 = 0.01). Plain `harness = false` main:
+//! `tests/integration/admit_is.rs` (ZEROTH θ0 = 100, 60, 40 and SECOND θ2 = 0.01). Plain `harness = false` main:
 //! `cargo bench --bench admit_is` (about a minute natively).
 
 #[path = "../tests/common/admit_small.rs"]

@@ -6,7 +6,7 @@
 // report lacks fails. The model of a report is told by the one key only its model's report has.
 // The model views' handling of a step's partial result (`onProgress` of www/<id>/view.js, `// @ts-check`, each
 // typed with its model's step of `ModelSteps`) is checked against reports.d.ts too (tsc --checkJs, not strict),
-// so a step field renamed there (and in the engine: tests/pool_jobs.rs) fails until the view reads the new name.
+// so a step field renamed there (and in the engine: tests/integration/pool_jobs.rs) fails until the view reads the new name.
 // Usage: node scripts/check-report-types.mjs [TSC] (default: node_modules/.bin/tsc). Exit 1 on a type error.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';

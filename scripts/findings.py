@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One command for every paper's findings: runs the per-paper scripts (scripts/seed00N_findings.py), which call
 the native CLI, store the raw results with their commands, seeds and engine version under results/<paper>/ and
-write results/<paper>/tables.md, the tables results/README.md indexes (tests/findings_tables.rs checks them against the stored runs);
+write results/<paper>/tables.md, the tables results/README.md indexes (tests/integration/findings_tables.rs checks them against the stored runs);
 after each paper, scripts/findings_links.py writes results/<paper>/links.json (the share link of each stored run).
 
 Usage (from the repository root, after `make native`; `make findings PAPER=... SCALE=...` does both):
@@ -12,7 +12,7 @@ FINDINGS_000_SCALE names, default `paper` = 1/10, about 40 minutes), and with it
 whose outputs results/README.md indexes (EXTRAS: seed 001's Alibaba hot machines, seed 003's accuracy frontier and
 synthetic pools). `--scale quick` runs every paper's quick scale (a small version of its experiments; with all
 papers, the wall times are written to results/quick.md), stored separately in results/<paper>/quick/ (raw JSON
-with commands, seeds and engine version, and tables.md); tests/findings_tables.rs
+with commands, seeds and engine version, and tables.md); tests/integration/findings_tables.rs
 re-runs the stored quick commands and checks that each quick tables.md is what `--scale quick --render` gives.
 Each script prints its own wall time; this driver prints the total per paper.
 
@@ -77,7 +77,7 @@ def scale(scales=("quick", "paper"), default="paper"):
 
 
 def emit(path, text):
-    """Write a rendered tables.md to `path`, or print it when --stdout is given (tests/findings_tables.rs compares
+    """Write a rendered tables.md to `path`, or print it when --stdout is given (tests/integration/findings_tables.rs compares
     the stored file with `--render --stdout`)."""
     if "--stdout" in sys.argv:
         sys.stdout.write(text)

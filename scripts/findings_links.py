@@ -8,12 +8,12 @@ command runs and prints its link without running it). Writes results/<paper>/lin
 `link` is `./#s=v2.d<k>.…` (the playground page relative to the Findings page) or null when the command has a
 flag no scenario can hold (then `note` gives the engine's reason); `note` says what the link opens (which
 instance or seed of how many the row's table averages); `command` is the stored command the link was made from
-and `source` the raw results file holding it (tests/findings_links.rs reruns a few links and compares them with
+and `source` the raw results file holding it (tests/integration/findings_links.rs reruns a few links and compares them with
 those stored results); `seconds` is the native wall time of that stored run when the raw file records it (else
 null): the Findings page passes it with the link so the playground states the cost before anything runs.
 
 A stored command with a policy script (`--policies script:[NAME=]FILE`) gets a link carrying the script's source, and
-its note names the `script:NAME` rows (no findings row uses one yet; tests/findings_links.rs checks the round trip).
+its note names the `script:NAME` rows (no findings row uses one yet; tests/integration/findings_links.rs checks the round trip).
 
 Runs that differ only by their instance (seed 002's trace days and random subsets) or seed (seeds 003 and 004)
 make one row with the first instance's link, and the note says so.

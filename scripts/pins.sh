@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes the pinned CLI outputs of tests/pins/commands.txt and of every saved share link (tests/links/*.jsonl)
-# with the packlab binary BIN into DIR: `scripts/pins.sh target/release/packlab tests/pins`. tests/cli_pins.rs
+# with the packlab binary BIN into DIR: `scripts/pins.sh target/release/packlab tests/pins`. tests/integration/cli_pins.rs
 # compares the current engine's outputs with them byte for byte.
 set -euo pipefail
 BIN=$(realpath "$1"); OUT=$(realpath -m "$2")

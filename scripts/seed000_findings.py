@@ -8,7 +8,7 @@ Markdown tables (tables.md: paper figure | paper's number | packlab's number wit
 and one line per comparison saying whether the difference exceeds its CI and the threshold resolution) are
 rendered from those stored results. results/README.md indexes results/000/tables.md (its first line names
 the scale it was run at)
-(tests/findings_tables.rs checks it and re-runs stored quick-scale commands).
+(tests/integration/findings_tables.rs checks it and re-runs stored quick-scale commands).
 
 Scales (--scale):
   quick  1/40 of §2.13 (C = 500 cores, 0.025 arrivals/h), 3 years, R = 4 runs, 6 bisection steps; about a
@@ -372,7 +372,7 @@ def render(scale, res, wall, priors="defaults"):
       "the threshold step; the others are stated as unresolved at this scale (their verdict is at most *direction "
       "only*). Importance sampling (§2.9, `--importance`) was not used: its plan costs 3 × 500 pilot runs per "
       f"preset, more than the {R} × {I} runs of an arm here, and it reduced the variance of the failure-rate "
-      "estimator only 1.0–1.3× where it was measured (`tests/admit_is.rs`, README §2.9); it sharpens the SLA "
+      "estimator only 1.0–1.3× where it was measured (`tests/integration/admit_is.rs`, README §2.9); it sharpens the SLA "
       "test, not the utilization CIs these comparisons rest on.")
     return "\n".join(L) + "\n"
 

@@ -12,7 +12,7 @@ Every run is the native CLI (`target/release/packlab placement pack --json`); ea
 results/002/ (runs.json: command line, seed, engine version, result) with the trace statistics the
 explanations use (trace-stats.json, computed here from the same files) and the E2.3 inputs' construction
 (e23-azure.json). The Markdown tables, verdicts and explanation bullets are written to results/002/tables.md,
-which results/README.md indexes (tests/findings_tables.rs checks it against the stored runs).
+which results/README.md indexes (tests/integration/findings_tables.rs checks it against the stored runs).
 
 Scales (--scale): paper (the default) = everything above, results/002/; quick = E2.2 (GPA, c = 1 and 4, ρ = 0.1,
 0.01, 0.001, aligned and resampled) and three of E2.1's conservative estimators (c = 1) on the bundled PlanetLab day
@@ -22,7 +22,7 @@ Usage: python3 scripts/seed002_findings.py [--scale quick|paper] [--days 2011030
 (from the repository root, after `make native`; `make findings` does both). --render runs nothing: it writes the
 scale's tables.md anew from its stored files (paper: runs.json, trace-stats.json, e23-azure.json; quick:
 quick/runs.json), --stdout prints it instead. A full run renders its tables the same way, from the files it has
-just stored, so tests/findings_tables.rs can compare the committed tables.md with `--render --stdout`.
+just stored, so tests/integration/findings_tables.rs can compare the committed tables.md with `--render --stdout`.
 """
 import gzip
 import hashlib

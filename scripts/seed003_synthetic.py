@@ -20,7 +20,7 @@ in the E3.3 runs.
 Usage: python3 scripts/seed003_synthetic.py [--seeds 3] [--weeks 7] [--hosts 100,400]
        python3 scripts/seed003_synthetic.py --render [--stdout]
        (from the repository root, after `cargo build --release`; --render writes synthetic.md anew from the stored
-       synthetic.json without running anything, --stdout prints it instead; tests/findings_tables.rs compares)
+       synthetic.json without running anything, --stdout prints it instead; tests/integration/findings_tables.rs compares)
 """
 import json, os, statistics, subprocess, sys, time
 

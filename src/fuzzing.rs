@@ -1,5 +1,5 @@
 //! The engine's untrusted-input entry points as functions of raw bytes, shared by the cargo-fuzz targets
-//! (`fuzz/`) and the replay of their findings in `make test` (`tests/fuzz_regressions.rs`), so a saved finding
+//! (`fuzz/`) and the replay of their findings in `make test` (`tests/integration/fuzz_regressions.rs`), so a saved finding
 //! is replayed through exactly the code the fuzzer ran. Native only (not in the wasm library).
 //!
 //! [`run`] returns `Ok(())` when the input was accepted and `Err(message)` with the error the user would see

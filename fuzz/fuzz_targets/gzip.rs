@@ -1,5 +1,5 @@
 #![no_main]
-// Target `gzip`: see fuzz/README.md; the same call replays the saved findings in tests/fuzz_regressions.rs.
+// Target `gzip`: see fuzz/README.md; the same call replays the saved findings in tests/integration/fuzz_regressions.rs.
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

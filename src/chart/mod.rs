@@ -242,7 +242,7 @@ pub(crate) fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
 /// A linear axis range plotters can draw: `lo..hi` itself when it is finite, increasing, within ±1e100 and
 /// at least 1e-9 of its magnitude wide (every range a real report gives); otherwise the nearest such range.
 /// Plotters' tick search never ends on an infinite, NaN or vanishing span (a hang found by the property tests
-/// of chart data: tests/untrusted_scenarios.rs).
+/// of chart data: tests/integration/untrusted_scenarios.rs).
 pub(crate) fn span(lo: f64, hi: f64) -> std::ops::Range<f64> {
     const BIG: f64 = 1e100;
     let lo = if lo.is_finite() {

@@ -384,7 +384,7 @@ export interface OversubStep {
   rows: OversubRow[];
 }
 
-/** Each model's partial result (`step()`, each of `absorb()`'s) by model id; keys checked against real steps by tests/pool_jobs.rs. */
+/** Each model's partial result (`step()`, each of `absorb()`'s) by model id; keys checked against real steps by tests/integration/pool_jobs.rs. */
 export interface ModelSteps {
   placement: FrontierStep;
   admission: AdmissionStep;

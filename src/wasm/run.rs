@@ -18,7 +18,7 @@ use wasm_bindgen::prelude::*;
 /// The shapes of the five models' reports for the TypeScript declarations (`packlab.d.ts`): `Report`,
 /// `ModelReports` (by model id) and their parts, written in `reports.d.ts` beside this file and checked
 /// against every pinned `packlab run` report by `scripts/check-report-types.mjs`; the steps' partial results
-/// (`Step`, `ModelSteps`), whose keys `tests/pool_jobs.rs` checks against real steps of every model.
+/// (`Step`, `ModelSteps`), whose keys `tests/integration/pool_jobs.rs` checks against real steps of every model.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_REPORTS: &'static str = include_str!("reports.d.ts");
 

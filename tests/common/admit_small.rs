@@ -1,4 +1,4 @@
-//! The small admission configuration shared by `tests/admit_is.rs` and `benches/admit_is.rs` (C = 200 cores,
+//! The small admission configuration shared by `tests/integration/admit_is.rs` and `benches/admit_is.rs` (C = 200 cores,
 //! 0.01 arrivals/h, 2,000 h: about 20 deployments per run, a run takes about a millisecond).
 
 use packlab::models::admission::params::{AdmitParams, ImportanceConfig, PolicyKind, PolicySpec};

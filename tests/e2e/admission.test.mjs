@@ -110,7 +110,7 @@ test('the admission tab\'s default view tunes every policy to a threshold that a
       assert.equal(r.label, 'UPPER_BOUND');
     }
   }
-  // at this scale all three policies are tuned (tests/admission_default.rs), and the page equals the CLI
+  // at this scale all three policies are tuned (tests/integration/admission_default.rs), and the page equals the CLI
   assert.deepEqual(rows.filter((r) => r.status === 'tuned').map((r) => r.label), ['ZEROTH', 'FIRST', 'SECOND']);
   assertSameTable(await readAdmissionTable(page), tableOfReport(cliRun({ link: page.url() })));
   // the run view of SECOND (the default arm) shows a run that admits deployments

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, useBrowser, newPage, canvasInk, artifact, recordMetrics, savedLinks, pinOf } from './helpers.mjs';
+import { ROOT, useBrowser, newPage, canvasInk, artifact, savedLinks, pinOf } from './helpers.mjs';
 import { loadWasm, planRun } from './wasm-node.mjs';
 
 const env = useBrowser();
@@ -76,33 +76,5 @@ test('a saved E4.1 link opens the Reservations tab and reproduces the CLI, with 
   await page.context().close();
 });
 
-test('the default Reservations view (E4.3 beside real Azure load) shows a frontier with late jobs and revenue', async () => {
-  const page = await newPage(env.browser);
-  await page.goto(env.server.url);
-  await page.waitForSelector('#tab-era:not([disabled])');
-  const t0 = Date.now();
-  await page.click('#tab-era');
-  await page.waitForSelector('#era-card');
-  const w = await loadWasm();
-  assert.deepEqual(w.scenario_from_link(page.url()), { ...w.default_scenario(), model: 'era' });
-  await page.waitForFunction(() => document.querySelectorAll('#era-rows tr').length >= 1, null, { timeout: 120_000 });
-  const firstMs = Date.now() - t0;
-  await waitEra(page);
-  const allMs = Date.now() - t0;
-  const cells = await readCells(page);
-  assert.equal(cells.length, 30);
-  // meaningful, not degenerate: more κ_use plans more (revenue grows) and leaves less spare (late jobs appear)
-  const greedy = cells.filter((c) => c.policy === 'greedy');
-  assert.ok(Number(greedy[4].revenue) > Number(greedy[0].revenue));
-  assert.ok(Number(greedy[4].late_pct) > Number(greedy[0].late_pct));
-  assert.ok(cells.some((c) => Number(c.late_pct) > 1), 'no late jobs at any κ_use');
-  assert.ok((await canvasInk(page, '#era-frontier-canvas')) > 3000, 'frontier chart blank');
-  await page.screenshot({ path: artifact('playground-era-default.png'), fullPage: true });
-  recordMetrics({
-    browser_era_default_first_cell_ms: firstMs,
-    browser_era_default_report_ms: allMs,
-    browser_era_default_report_in_page_ms: Number(await page.getAttribute('#era-card', 'data-ms')),
-  });
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-});
+// The default Reservations view's run is checked in the tab tour (teaching.test.mjs, DEFAULT_RUN.era): one default
+// run per suite.

@@ -179,7 +179,7 @@ export function cliRun({ link, scenarioFile, trace }) {
 /**
  * The native CLI's output for a saved share link (tests/links/v*.jsonl): tests/pins/link-<sha1 of the link, 10 hex>.json,
  * `packlab run --link LINK` (with the uploaded-trace fixture where the link needs it) as scripts/pins.sh wrote it.
- * The native tests (tests/cli_pins.rs) check that the current CLI still writes exactly these bytes, so comparing with
+ * The native tests (tests/integration/cli_pins.rs) check that the current CLI still writes exactly these bytes, so comparing with
  * the pin is comparing with the CLI, without running it again here.
  */
 export function pinOf(link) {

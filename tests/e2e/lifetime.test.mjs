@@ -62,7 +62,7 @@ test('the Lifetime tab is enabled and its default view runs the default scenario
   assert.match(await page.textContent('#lifetime-data-statement'), /real Azure 2017 arrivals \(test split\), a pool's share of the tenant batches/);
   await page.screenshot({ path: artifact('playground-lifetime-first.png'), fullPage: true });
   // the whole default run: its numbers equal the CLI's for the saved default link (tests/pins/link-….json,
-  // `packlab run --link`, kept equal to the current CLI by tests/cli_pins.rs)
+  // `packlab run --link`, kept equal to the current CLI by tests/integration/cli_pins.rs)
   await waitLifetime(page);
   const allMs = Date.now() - t0;
   const entry = savedLinks().find((e) => e.expect.model === 'lifetime' && Object.keys(e.expect).length === 1);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { useBrowser, newPage, canvasInk, artifact, recordMetrics, grabDownload, tempDir, CLI, cliRun } from './helpers.mjs';
+import { useBrowser, newPage, canvasInk, artifact, grabDownload, tempDir, CLI, cliRun } from './helpers.mjs';
 import { loadWasm, planRun } from './wasm-node.mjs';
 
 const env = useBrowser();
@@ -166,44 +166,8 @@ test('the α field rewrites the levels of gpa and c2marl; the preset line names 
   await page.context().close();
 });
 
-test('the default Oversubscription view shows the bundled C2MARL beside the baselines without training; timings recorded', async () => {
-  const page = await newPage(env.browser);
-  await page.goto(env.server.url);
-  await page.waitForSelector('#tab-oversub:not([disabled])');
-  const t0 = Date.now();
-  await page.click('#tab-oversub');
-  await page.waitForSelector('#oversub-card');
-  const w = await loadWasm();
-  const sc = w.scenario_from_link(page.url());
-  assert.equal(sc.model, 'oversub');
-  await page.waitForFunction(() => !!document.querySelector('#oversub-card')?.dataset.firstMs, null, { timeout: 120_000 });
-  const firstMs = Date.now() - t0;
-  await waitOversub(page, 0, 300_000);
-  const allMs = Date.now() - t0;
-  // the bundled policy served the C2MARL arm: no training in the page
-  assert.equal(await page.getAttribute('#oversub-card', 'data-mode'), 'bundled');
-  assert.match(await page.textContent('#oversub-training-status'), new RegExp(`c2marl:0\\.95: episode ${sc.oversub.train_episodes} of ${sc.oversub.train_episodes} · λ .*the bundled policy`));
-  assert.match(await page.textContent('#oversub-train-cost'), /1 arm × \d+ episodes on 500 PMs: about/);
-  const rows = await readRows(page);
-  assert.deepEqual(rows.map((r) => r.policy), ['grid:0.2', 'grid:0.4', 'grid:0.6', 'ma', 'sl', 'peak:p95', 'gpa:0.95', 'c2marl:0.95']);
-  // meaningful: Grid-x saves 1 − x of the cores, and the rates are drawn
-  assert.equal(Number(rows.find((r) => r.policy === 'grid:0.4').s_cores).toFixed(6), '0.600000');
-  for (const c of ['#oversub-frontier-canvas', '#oversub-training-canvas', '#oversub-rates-canvas']) {
-    assert.ok((await canvasInk(page, c)) > 3000, `${c} blank`);
-  }
-  // the training-episodes placeholder is the engine's default, not a copy
-  assert.equal(await page.getAttribute('#f-oversub-train_episodes', 'placeholder'), String(w.default_scenario().oversub.train_episodes));
-  await page.screenshot({ path: artifact('playground-oversub-default.png'), fullPage: true });
-  recordMetrics({
-    browser_oversub_default_first_step_ms: firstMs,
-    browser_oversub_default_report_ms: allMs,
-    browser_oversub_default_report_in_page_ms: Number(await page.getAttribute('#oversub-card', 'data-ms')),
-    browser_oversub_default_click_to_report_in_page_ms: Number(await page.getAttribute('#oversub-card', 'data-click-ms')),
-    browser_oversub_default_compute_ms: Number(await page.getAttribute('#oversub-card', 'data-compute-ms')),
-  });
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-});
+// The default Oversubscription view's run is checked in the tab tour (teaching.test.mjs, DEFAULT_RUN.oversub): one
+// default run per suite.
 
 test('a scenario the bundled policy was not trained for shows the other policies and trains C2MARL on the Train button', async () => {
   const w = await loadWasm();

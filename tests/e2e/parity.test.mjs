@@ -1,6 +1,6 @@
 // The engine compiled to wasm (the very www/pkg files the page loads, run in node) against the native CLI:
 // identical frontiers for the same scenarios, bit for bit; also records the wasm/native time ratio. For the saved
-// links the native side is the CLI's pinned output (helpers.pinOf: tests/cli_pins.rs holds the CLI to it).
+// links the native side is the CLI's pinned output (helpers.pinOf: tests/integration/cli_pins.rs holds the CLI to it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -145,7 +145,7 @@ test('placement: a script that fails at run time fails only its point', async ()
   await page.context().close();
 });
 
-// the FIRST and SECOND starters (issue 31: each = its built-in natively, tests/admit_sim.rs, and in wasm, here)
+// the FIRST and SECOND starters (issue 31: each = its built-in natively, tests/integration/admit_sim.rs, and in wasm, here)
 for (const policy of ['FIRST', 'SECOND']) test(`admission code box: the ${policy} starter's arm = the built-in ${policy} = native, in the script colour`, async () => {
   const w = await loadWasm();
   const d = w.default_scenario();

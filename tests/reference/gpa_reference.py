@@ -11,7 +11,7 @@ values as written, issue 12): a machine's total at t is the integer sum of its V
 counts some exact ties Σ = c as overflows).
 
 Usage: python3 tests/reference/gpa_reference.py [DAY_FOLDER] > tests/reference/gpa_reference.json
-tests/cli_pack.rs checks the CLI on the bundled day against that stored output.
+tests/integration/cli_pack.rs checks the CLI on the bundled day against that stored output.
 """
 import json
 import math

@@ -26,7 +26,7 @@
 //! bucket probabilities of the (data-dependent) bounds. The relative error of the weights of buckets 2 and 3
 //! is about `ρ_2/(1 − ρ_2·P_2/T_2) · se(P_2/T_2) + ρ_1/(1 − ρ_1·P_1) · se(P_1)`, with
 //! `se(P_2/T_2) ≈ sqrt(0.09/(0.1·N_pre))` and `se(P_1) ≈ sqrt(0.09/N_pre)`: ≈ 1% at N_pre = 10⁴ for moderate
-//! ρ, but ≈ 4% when ρ_2 ≈ 0.87. Example (small configuration of `tests/admit_is.rs`, N_pre = 10⁴,
+//! ρ, but ≈ 4% when ρ_2 ≈ 0.87. Example (small configuration of `tests/integration/admit_is.rs`, N_pre = 10⁴,
 //! master seed 3, ρ = (0.64, 0.87, 0)): 2·10⁴ plain runs put the true probabilities of the bounds at
 //! (0.899, 0.092, 0.0085) instead of (0.9, 0.09, 0.01), which biases the weighted failure rate by ≈ +2%.
 //! [`ImportanceDiagnostics::p_se`] reports the standard errors; raise `pre_draws` to shrink them.

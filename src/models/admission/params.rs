@@ -265,7 +265,7 @@ pub struct AdmitParams {
     /// Steps per sub-horizon. Default 600.
     pub steps: usize,
     /// Number of log-spaced lead times at which per-deployment curves are stored (0 = the exact policy grid).
-    /// Policy-grid values are interpolated in ln t. Default 128 (see the accuracy test in tests/admit_sim.rs).
+    /// Policy-grid values are interpolated in ln t. Default 128 (see the accuracy test in tests/integration/admit_sim.rs).
     pub curve_points: usize,
     /// Curve refresh tolerance (ALGORITHMS.md §2.7 caching): a deployment's posterior and absorption
     /// corrections are recomputed when its age has grown by this fraction since the last recompute (the

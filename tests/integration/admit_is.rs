@@ -15,7 +15,7 @@ use packlab::models::admission::tuning::{
     run_seed, summarise, summarise_weighted, Preset, RunPlan,
 };
 
-#[path = "common/admit_small.rs"]
+#[path = "../common/admit_small.rs"]
 mod admit_small;
 use admit_small::{never_cancel, small, zeroth};
 

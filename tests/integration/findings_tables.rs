@@ -7,8 +7,7 @@
 
 use serde_json::Value;
 
-mod common;
-use common::{flag, seed_002_runs};
+use crate::common::{flag, seed_002_runs};
 
 fn root() -> &'static std::path::Path {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -8,8 +8,7 @@ use packlab::scenario::{Model, Scenario, TraceRef};
 use serde_json::Value;
 use std::process::Command;
 
-mod common;
-use common::flag;
+use crate::common::flag;
 
 const PAPERS: [(&str, Model); 5] = [
     ("000", Model::Admission),

@@ -94,7 +94,7 @@ fn pooled(
 /// The keys of model `id`'s partial result as src/wasm/reports.d.ts declares them (its `ModelSteps` entry's
 /// interface), sorted: what the playground's TypeScript is told a step gives.
 fn declared_step_keys(id: &str) -> Vec<String> {
-    let ts = include_str!("../src/wasm/reports.d.ts");
+    let ts = include_str!("../../src/wasm/reports.d.ts");
     let body = |name: &str| -> Vec<&str> {
         let start = ts
             .find(&format!("export interface {name} {{"))

@@ -8,8 +8,7 @@ use packlab::models::placement::{
 use packlab::trace::UsageTrace;
 use proptest::prelude::*;
 
-mod common;
-use common::{flag, percent_trace, seed_002_runs};
+use crate::common::{flag, percent_trace, seed_002_runs};
 
 fn params(c: f64, rebalance: bool) -> PlacementParams {
     PlacementParams {

@@ -6,8 +6,7 @@ use packlab::models::placement::{
 use packlab::trace::UsageTrace;
 use proptest::prelude::*;
 
-mod common;
-use common::percent_trace;
+use crate::common::percent_trace;
 
 fn trace(series: Vec<Vec<f64>>) -> UsageTrace {
     let items = (0..series.len()).map(|i| format!("vm{i}")).collect();

@@ -20,7 +20,7 @@ const RAW_DAY: &str = concat!(
 /// The stored output of `python3 tests/reference/gpa_reference.py > tests/reference/gpa_reference.json`: per
 /// configuration the fit, rule, capacity, rebalancing, clairvoyance and m_abs, m_norm, q (exact overflow count,
 /// integer CPU % against 100·c) and utilization.
-const REFERENCE: &str = include_str!("reference/gpa_reference.json");
+const REFERENCE: &str = include_str!("../reference/gpa_reference.json");
 
 fn packlab(args: &[&str]) -> (bool, String, String) {
     let out = Command::new(BIN).args(args).output().expect("run packlab");
