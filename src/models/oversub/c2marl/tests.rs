@@ -1,7 +1,9 @@
 //! The learner's unit tests (toy environments with known optima).
 
 use super::super::nn::Adam;
-use super::dual::{calibrated_risk, expected_max_fraction, window_target};
+use super::dual::{
+    calibrated_risk, empirical_bayes_max_fraction, expected_max_fraction, window_target,
+};
 use super::file::fingerprint_difference;
 use super::{
     C2marlConfig, CostCredit, Credit, Dims, DualCost, MarlEnv, StepOutcome, TrainedPolicy, Trainer,
@@ -37,6 +39,8 @@ struct Toy {
     /// If set, [`MarlEnv::reset`] of episode e draws `unsafe_machines`: each of the `machines` machines
     /// unsafe independently with this probability (a seeded stream per episode).
     unsafe_risk: Option<f64>,
+    /// If set with `unsafe_risk`, only machines below this index can be unsafe (the rest never are).
+    risky_machines: Option<usize>,
 }
 
 impl Toy {
@@ -53,6 +57,7 @@ impl Toy {
             unsafe_machines: None,
             machines: 1,
             unsafe_risk: None,
+            risky_machines: None,
         }
     }
     fn active(&self, i: usize, h: usize) -> bool {
@@ -80,7 +85,10 @@ impl MarlEnv for Toy {
             let mut rng = crate::substrate::rng::stream(25, 0x25D, episode);
             self.unsafe_machines = Some(
                 (0..self.machines as u32)
-                    .filter(|_| rng.random::<f64>() < p)
+                    .filter(|&k| {
+                        rng.random::<f64>() < p
+                            && self.risky_machines.is_none_or(|r| (k as usize) < r)
+                    })
                     .collect(),
             );
         }
@@ -895,4 +903,97 @@ fn calibrated_pm_dual_relaxes_below_the_calibrated_risk_and_tightens_above() {
     // about a third of η_λ per episode (measured 99.5 after 300)
     let tight = dual_on_iid_machines(DualCost::PmCalibrated, 2.0 * p_star, 0.0, 300);
     assert!(tight[299] > 50.0, "{:?}", &tight[290..]);
+}
+
+#[test]
+fn empirical_bayes_statistic_known_answers() {
+    // no unsafe machine: 0; one machine: its window fraction (no spread to fit, ρ = 0, Bin(E, c/W)'s mean)
+    assert_eq!(empirical_bayes_max_fraction(&[], 500, 20, 100), 0.0);
+    assert!((empirical_bayes_max_fraction(&[3], 1, 20, 100) - 0.15).abs() < 1e-12);
+    // every machine unsafe in the same share of the window: no spread beyond... none at all, the pooled
+    // (iid) expectation of the calibrated dual
+    let all: Vec<u32> = vec![2; 50];
+    assert_eq!(
+        empirical_bayes_max_fraction(&all, 50, 20, 100),
+        expected_max_fraction(50, 100, 0.1)
+    );
+    // a machine always unsafe: 1
+    assert!((empirical_bayes_max_fraction(&[20], 500, 20, 100) - 1.0).abs() < 1e-6);
+    // by hand: K = 4, W = 2, counts 2, 1, 0, 0: m = 3/8, s² = 11/64, ρ = (2·s²/(m(1 − m)) − 1)/(2 − 1) = 7/15,
+    // a + b = 8/7, a = 3/7, b = 5/7; E = 1: machine k unsafe with its posterior mean (3 + 7c_k)/22, so
+    // Û = 1 − (5/22)(12/22)(19/22)² = 53149/58564; E = 2, 3 (beta-binomial pmfs with rising factorials,
+    // exact fractions in Python): 9007518451/10355301121/2·2… = 0.8698461151200356, 0.8524388798662277
+    let u1 = empirical_bayes_max_fraction(&[2, 1], 4, 2, 1);
+    assert!((u1 - 53149.0 / 58564.0).abs() < 1e-12, "{u1}");
+    let u2 = empirical_bayes_max_fraction(&[2, 1], 4, 2, 2);
+    assert!((u2 - 0.869_846_115_120_035_6).abs() < 1e-12, "{u2}");
+    let u3 = empirical_bayes_max_fraction(&[1, 2], 4, 2, 3);
+    assert!((u3 - 0.852_438_879_866_227_7).abs() < 1e-12, "{u3}");
+    // the winner's curse removed: 500 alike machines, one of which was unsafe 3 times in 20 by chance (the
+    // rest at the pooled 1 or 0), read near the iid expectation, not at the window maximum of 15%
+    let mut iid: Vec<u32> = vec![1; 100];
+    iid.push(3);
+    let u = empirical_bayes_max_fraction(&iid, 500, 20, 100);
+    let pooled = expected_max_fraction(500, 100, 103.0 / 10_000.0);
+    assert!((u - pooled).abs() < 0.01 && u < 0.1, "{u} vs {pooled}");
+    // one machine apart (unsafe 6 of 20, the other 499 never): its own rate, little shrinkage (≈ 0.3 + the
+    // spread of a 100-episode fraction)
+    let u = empirical_bayes_max_fraction(&[6], 500, 20, 100);
+    assert!(u > 0.25 && u < 0.4, "{u}");
+}
+
+/// The risky machines' risk after each of `episodes` episodes of the PM dual `dual_cost` on [`Toy`] with
+/// `risky` of 500 machines unsafe independently with risk `r(λ) = 0.3·10/(10 + λ)` per episode (the policy's
+/// answer to λ, instantly) and the rest never (α = 0.95, E = 100, W = 20, η_λ = 1, λ from 0).
+fn risk_under_the_pm_dual(dual_cost: DualCost, risky: usize, episodes: u64) -> Vec<f64> {
+    let cfg = C2marlConfig {
+        dual_start_fraction: 0.0,
+        lambda_freeze_fraction: 1.0,
+        dual_window: 20,
+        dual_eval_episodes: 100,
+        dual_cost,
+        alpha: 0.95,
+        eta_lambda: 1.0,
+        k_upd: 0,
+        episodes,
+        ..toy_config()
+    };
+    let mut env = Toy::new(2);
+    env.machines = 500;
+    env.risky_machines = Some(risky);
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    (0..episodes)
+        .map(|e| {
+            let r = 3.0 / (10.0 + tr.lambda());
+            env.unsafe_risk = Some(r);
+            tr.train_episode(&mut env, e);
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn empirical_bayes_pm_dual_meets_the_budget_on_iid_and_on_few_risky_machines() {
+    // the evaluation's expected statistic (100 episodes) at the mean risk of the last 300 of 600 episodes
+    let settle = |dual, risky| {
+        let r = risk_under_the_pm_dual(dual, risky, 600);
+        let mean = r[300..].iter().sum::<f64>() / 300.0;
+        (mean, expected_max_fraction(risky, 100, mean))
+    };
+    // 5 risky machines among 500: the budget (5%) is met at risk ≈ 3.4% per risky machine
+    // (expected_max_fraction(5, 100, r) = 0.05); the empirical-Bayes dual settles there
+    let (r, stat) = settle(DualCost::PmEmpiricalBayes, 5);
+    // (measured 4.7% / 7.3%: at α = 0.95 a 20-episode window holds ~3 events of 5 machines, too few to
+    // tell them from 500 alike machines, so the prior pools and the estimate is low)
+    // the calibrated dual assumes 500 iid machines (window target 11.9%) and overshoots the budget
+    let (rc, stat_c) = settle(DualCost::PmCalibrated, 5);
+    assert!(
+        stat_c > 0.08 && rc > r && stat < 0.08,
+        "risk {rc}, statistic {stat_c}"
+    );
+    // 500 iid machines: both meet the budget (p* = 0.96%)
+    let (r, stat) = settle(DualCost::PmEmpiricalBayes, 500);
+    assert!(stat > 0.035 && stat < 0.065, "risk {r}, statistic {stat}");
+    let (r, stat) = settle(DualCost::PmCalibrated, 500);
+    assert!(stat > 0.035 && stat < 0.065, "risk {r}, statistic {stat}");
 }

@@ -89,7 +89,7 @@ pub struct Trainer {
     reward_seen: Vec<u64>,
     /// The hot fractions of the last `dual_window` greedy episodes (a ring, oldest overwritten).
     greedy_costs: Vec<f64>,
-    /// With [`DualCost::Pm`] / [`DualCost::PmCalibrated`]: the unsafe machines of the same greedy episodes
+    /// With [`DualCost::Pm`] / [`DualCost::PmCalibrated`] / [`DualCost::PmEmpiricalBayes`]: the unsafe machines of the same greedy episodes
     /// (ring aligned with `greedy_costs`).
     greedy_unsafe: Vec<Vec<u32>>,
     greedy_next: usize,
@@ -266,7 +266,9 @@ impl Trainer {
         if let Some(g) = greedy_cost {
             let pm = match self.config.dual_cost {
                 DualCost::Cluster => None,
-                DualCost::Pm | DualCost::PmCalibrated => env.unsafe_machines(&mut unsafe_pms),
+                DualCost::Pm | DualCost::PmCalibrated | DualCost::PmEmpiricalBayes => {
+                    env.unsafe_machines(&mut unsafe_pms)
+                }
             };
             self.dual_step(g, pm.map(|k| (unsafe_pms, k)));
             self.lambda_sum += self.lambda;
@@ -305,7 +307,9 @@ impl Trainer {
     /// machines of the fraction of the window's greedy episodes in which the machine was unsafe (the PM-Hot-R
     /// of ALGORITHMS.md §3.5 on those episodes), against `1 − α` ([`C2marlConfig::pm_constraint_gap`]) or
     /// against the calibrated target for K machines and the episodes in the window so far
-    /// ([`C2marlConfig::pm_calibrated_gap`]).
+    /// ([`C2marlConfig::pm_calibrated_gap`]); with [`DualCost::PmEmpiricalBayes`], Û is instead the
+    /// empirical-Bayes estimate of the evaluation's statistic from the machines' unsafe counts in the window,
+    /// against `1 − α` ([`C2marlConfig::pm_empirical_bayes_gap`]).
     fn dual_step(&mut self, greedy: f64, unsafe_pms: Option<(Vec<u32>, usize)>) {
         let w = self.config.dual_window;
         let slot = self.greedy_next;
@@ -330,6 +334,11 @@ impl Trainer {
                 let filled = self.greedy_unsafe.len();
                 let u_hat = worst as f64 / filled as f64;
                 match self.config.dual_cost {
+                    DualCost::PmEmpiricalBayes => {
+                        let counts: Vec<u32> = count.values().copied().collect();
+                        self.config
+                            .pm_empirical_bayes_gap(&counts, machines, filled)
+                    }
                     DualCost::PmCalibrated => {
                         self.config.pm_calibrated_gap(machines, filled, u_hat)
                     }
