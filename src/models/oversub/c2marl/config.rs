@@ -84,11 +84,11 @@ pub enum DualCost {
     /// iid and W the greedy episodes in the window so far ([`super::dual::window_target`]). At E1.1 the
     /// machines are far from iid and it overshoots α = 0.85's budget (results/001/issue25/NOTES.md).
     PmCalibrated,
-    /// The evaluation's statistic estimated from the window without assuming iid machines (ours, issue 25):
-    /// Û = the empirical-Bayes expectation of the largest per-machine unsafe fraction of `dual_eval_episodes`
-    /// future episodes given each machine's unsafe count in the window (per-machine risks under a Beta prior
-    /// fitted to the counts, [`super::dual::empirical_bayes_max_fraction`]), against `1 − α`.
-    PmEmpiricalBayes,
+    /// The evaluation's statistic itself, with lag, without assuming iid machines (ours, issue 25): Û = the
+    /// largest over machines of the machine's exponentially weighted unsafe frequency over the greedy
+    /// episodes since the dual's start, effective sample size `dual_eval_episodes` (E; β = 1 − 2/(E + 1),
+    /// bias-corrected), against `1 − α` ([`super::dual::UnsafeEwma`]). `dual_window` is unused.
+    PmEwma,
 }
 
 /// C2MARL's hyperparameters (ALGORITHMS.md §3.7; seed 001 Table 4 where stated). Serialized with defaults for
@@ -155,8 +155,8 @@ pub struct C2marlConfig {
     /// (1 in defaults sets up to 14: never, λ moves to the end and the trained policy is the last
     /// iterate's). With no dual step before it, λ stays where it is.
     pub lambda_freeze_fraction: f64,
-    /// Evaluation episodes E the calibrated and empirical-Bayes PM duals ([`DualCost::PmCalibrated`],
-    /// [`DualCost::PmEmpiricalBayes`]) aim at: the largest per-machine unsafe fraction of E episodes is to be
+    /// Evaluation episodes E the calibrated and exponentially weighted PM duals ([`DualCost::PmCalibrated`],
+    /// [`DualCost::PmEwma`]: its effective sample size) aim at: the largest per-machine unsafe fraction of E episodes is to be
     /// `1 − α` on expectation. Default 100 (ours: the findings' evaluation, results/001; the paper evaluates
     /// 300). Unused by the other duals.
     pub dual_eval_episodes: usize,
@@ -216,20 +216,6 @@ impl C2marlConfig {
     pub fn pm_calibrated_gap(&self, machines: usize, window: usize, u_hat: f64) -> f64 {
         let t = super::dual::window_target(machines, window, self.dual_eval_episodes, self.alpha);
         Self::normalised_gap(t, u_hat)
-    }
-
-    /// The normalised gap of the empirical-Bayes PM dual ([`DualCost::PmEmpiricalBayes`]): `clip((t − Û)/t,
-    /// −1, 1)` with `t = 1 − α` and Û = [`super::dual::empirical_bayes_max_fraction`]`(counts, machines,
-    /// window, dual_eval_episodes)`: `counts` the unsafe machines' unsafe episodes among the window's
-    /// `window` greedy episodes, of `machines` machines.
-    pub fn pm_empirical_bayes_gap(&self, counts: &[u32], machines: usize, window: usize) -> f64 {
-        let u_hat = super::dual::empirical_bayes_max_fraction(
-            counts,
-            machines,
-            window,
-            self.dual_eval_episodes,
-        );
-        Self::normalised_gap(1.0 - self.alpha, u_hat)
     }
 
     /// `clip((c − u)/c, −1, 1)`; −1 when `c = 0` and u > 0, 0 when both are 0.

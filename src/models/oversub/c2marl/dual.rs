@@ -1,5 +1,6 @@
-//! The PM-level dual step's calibrated target (`DualCost::PmCalibrated` of the configuration) and its
-//! empirical-Bayes estimate of the evaluation's statistic (`DualCost::PmEmpiricalBayes`); both ours, issue 25.
+//! The PM-level dual step's calibrated target (`DualCost::PmCalibrated` of the configuration) and the
+//! per-machine exponentially weighted unsafe frequencies of `DualCost::PmEwma` ([`UnsafeEwma`]); both ours,
+//! issue 25.
 //!
 //! The evaluation reports PM-Hot-R = max over the K machines of the fraction of E evaluation episodes in which
 //! the machine was unsafe (`hot_k ≥ δ`, ALGORITHMS.md §3.5), against the budget 1 − α. The dual step sees the
@@ -95,98 +96,58 @@ pub fn window_target(machines: usize, window: usize, eval_episodes: usize, alpha
     expected_max_fraction(machines, window, p)
 }
 
-/// The beta-binomial CDF `F(x) = P(X ≤ x)`, x = 0..n, of `X ~ BetaBin(n, a, b)` (a, b > 0) into `out`
-/// (length n + 1, the last entry 1). The weights are built from x = 0 by the ratio
-/// `P(x+1)/P(x) = (n−x)(x+a) / ((x+1)(n−x−1+b))`, rescaled when large, and normalised: +, −, ×, ÷ only.
-fn beta_binomial_cdf(n: usize, a: f64, b: f64, out: &mut Vec<f64>) {
-    out.clear();
-    out.push(1.0);
-    for x in 0..n {
-        let r = ((n - x) as f64 * (x as f64 + a)) / ((x + 1) as f64 * ((n - x - 1) as f64 + b));
-        let next = out[x] * r;
-        out.push(next);
-        if next > 1e150 {
-            out.iter_mut().for_each(|w| *w *= 1e-150);
-        }
-    }
-    let total: f64 = out.iter().sum();
-    let mut cdf = 0.0;
-    for w in out.iter_mut() {
-        cdf += *w;
-        *w = (cdf / total).min(1.0);
-    }
+/// Per-machine exponentially weighted unsafe frequencies (`DualCost::PmEwma`; ours, issue 25): the
+/// evaluation's statistic — the largest over machines of the fraction of E episodes in which the machine was
+/// unsafe — estimated from the greedy episodes so far without assuming the machines alike.
+///
+/// After greedy episode n, machine k's frequency is `u_k ← β·u_k + (1 − β)·1[k unsafe]` (from `u_k = 0`) with
+/// `β = 1 − 2/(E + 1)`, whose weights have effective sample size `1/Σw² = (1 + β)/(1 − β) = E`: at one risk p
+/// per machine and episode, `u_k` has the mean and variance `p(1 − p)/E` of an E-episode fraction, so the
+/// largest `u_k` has nearly the evaluation's inflation over machines, whatever the machines' risks. The
+/// statistic is `Û = max_k u_k / (1 − β^n)` (bias-corrected: the plain mean of the n episodes while n ≪ E).
+/// Its price is lag: the weights' mean age is `β/(1 − β) = (E − 1)/2` episodes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnsafeEwma {
+    /// β ∈ [0, 1).
+    beta: f64,
+    /// `u_k` per machine index seen so far (machines never seen unsafe, or beyond, are 0).
+    rates: Vec<f64>,
+    /// `β^n`, n the episodes pushed.
+    decay: f64,
 }
 
-/// The empirical-Bayes estimate of the evaluation's PM statistic from the dual's window (`DualCost::
-/// PmEmpiricalBayes`; ours, issue 25): the expected largest per-machine unsafe fraction of `eval_episodes`
-/// (E ≥ 1) future episodes, given that machine k was unsafe in `counts[k]` of the `window` (W ≥ 1) greedy
-/// episodes, for `machines` (K ≥ `counts.len()`) machines — those not in `counts` were never unsafe. A
-/// fraction in [0, 1]; 0 when no machine was unsafe.
-///
-/// Machines are not assumed alike: each has its own risk p_k, drawn from a Beta(a, b) prior whose mean m
-/// (the pooled rate Σc_k/(K·W)) and intra-class correlation ρ = 1/(a + b + 1) are fitted to the counts by
-/// moments (beta-binomial: Var(c_k/W) = m(1 − m)(1 + (W − 1)ρ)/W, so ρ = (W·s²/(m(1 − m)) − 1)/(W − 1),
-/// clipped to [0, 1 − 10⁻⁹], s² the counts' variance over the K machines). Given c_k, machine k's unsafe
-/// count over E episodes is BetaBin(E, a + c_k, b + W − c_k) (its posterior predictive), independently, so
-///
-/// ```text
-/// Û = E[max_k X_k]/E = (1/E) Σ_{j=1..E} (1 − Π_k F_k(j − 1))
-/// ```
-///
-/// (machines with equal counts share F_k). At ρ = 0 (W = 1, or no spread beyond the binomial) every machine
-/// has risk m: [`expected_max_fraction`]`(K, E, m)`. A few risky machines among many safe ones keep their
-/// own rate (little shrinkage); many alike machines are pulled to the pooled rate, which removes the window
-/// maximum's winner's-curse inflation that the uncalibrated PM dual meets.
-pub fn empirical_bayes_max_fraction(
-    counts: &[u32],
-    machines: usize,
-    window: usize,
-    eval_episodes: usize,
-) -> f64 {
-    let (k, w) = (machines.max(counts.len()) as f64, window.max(1) as f64);
-    let total: f64 = counts.iter().map(|&c| c as f64).sum();
-    if total <= 0.0 || eval_episodes == 0 {
-        return 0.0;
-    }
-    let m = total / (k * w);
-    if m >= 1.0 {
-        return 1.0;
-    }
-    let zeros = k - counts.len() as f64;
-    let s2 = (counts
-        .iter()
-        .map(|&c| (c as f64 / w - m) * (c as f64 / w - m))
-        .sum::<f64>()
-        + zeros * m * m)
-        / k;
-    let rho = if window <= 1 {
-        0.0
-    } else {
-        ((w * s2 / (m * (1.0 - m)) - 1.0) / (w - 1.0)).clamp(0.0, 1.0 - 1e-9)
-    };
-    if rho <= 0.0 {
-        return expected_max_fraction(machines.max(counts.len()), eval_episodes, m);
-    }
-    let strength = 1.0 / rho - 1.0;
-    let (a, b) = (m * strength, (1.0 - m) * strength);
-    // machines per count (count 0 included), ascending
-    let mut groups = std::collections::BTreeMap::<u32, usize>::new();
-    for &c in counts {
-        *groups.entry(c.min(window as u32)).or_default() += 1;
-    }
-    *groups.entry(0).or_default() += machines.max(counts.len()) - counts.len();
-    let mut cdfs = Vec::with_capacity(groups.len());
-    let mut f = Vec::new();
-    for (&c, &n) in &groups {
-        if n > 0 {
-            beta_binomial_cdf(eval_episodes, a + c as f64, b + w - c as f64, &mut f);
-            cdfs.push((f.clone(), n));
+impl UnsafeEwma {
+    /// Empty frequencies for an effective sample size of `episodes` (E ≥ 1; `β = 1 − 2/(E + 1)`, 0 at E = 1).
+    pub fn new(episodes: usize) -> Self {
+        UnsafeEwma {
+            beta: 1.0 - 2.0 / (episodes.max(1) as f64 + 1.0),
+            rates: Vec::new(),
+            decay: 1.0,
         }
     }
-    let mut sum = 0.0;
-    for j in 1..=eval_episodes {
-        let below: f64 = cdfs.iter().map(|(f, n)| pow_u(f[j - 1], *n)).product();
-        sum += 1.0 - below;
+
+    /// Adds one episode in which the machines `unsafe_pms` (indices, each once) were unsafe.
+    pub fn push(&mut self, unsafe_pms: &[u32]) {
+        if let Some(&top) = unsafe_pms.iter().max() {
+            if top as usize >= self.rates.len() {
+                self.rates.resize(top as usize + 1, 0.0);
+            }
+        }
+        for u in &mut self.rates {
+            *u *= self.beta;
+        }
+        for &k in unsafe_pms {
+            self.rates[k as usize] += 1.0 - self.beta;
+        }
+        self.decay *= self.beta;
     }
-    sum / eval_episodes as f64
+
+    /// `Û = max_k u_k / (1 − β^n)` ∈ [0, 1]; 0 before the first episode or when no machine was ever unsafe.
+    pub fn statistic(&self) -> f64 {
+        if self.decay >= 1.0 {
+            return 0.0;
+        }
+        let top = self.rates.iter().copied().fold(0.0, f64::max);
+        (top / (1.0 - self.decay)).min(1.0)
+    }
 }
