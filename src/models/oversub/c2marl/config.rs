@@ -155,9 +155,9 @@ pub struct C2marlConfig {
     /// (1 in defaults sets up to 14: never, λ moves to the end and the trained policy is the last
     /// iterate's). With no dual step before it, λ stays where it is.
     pub lambda_freeze_fraction: f64,
-    /// Evaluation episodes E the calibrated and exponentially weighted PM duals ([`DualCost::PmCalibrated`],
-    /// [`DualCost::PmEwma`]: its effective sample size) aim at: the largest per-machine unsafe fraction of E episodes is to be
-    /// `1 − α` on expectation. Default 100 (ours: the findings' evaluation, results/001; the paper evaluates
+    /// Evaluation episodes E the calibrated and exponentially weighted PM duals ([`DualCost::PmCalibrated`];
+    /// [`DualCost::PmEwma`]: its effective sample size) aim at: the largest per-machine unsafe fraction of E
+    /// episodes is to be `1 − α` on expectation. Default 100 (ours: the findings' evaluation, results/001; the paper evaluates
     /// 300). Unused by the other duals.
     pub dual_eval_episodes: usize,
 }

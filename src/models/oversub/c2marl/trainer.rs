@@ -90,7 +90,7 @@ pub struct Trainer {
     reward_seen: Vec<u64>,
     /// The hot fractions of the last `dual_window` greedy episodes (a ring, oldest overwritten).
     greedy_costs: Vec<f64>,
-    /// With [`DualCost::Pm`] / [`DualCost::PmCalibrated`] / [`DualCost::PmEwma`]: the unsafe machines of the same greedy episodes
+    /// With [`DualCost::Pm`] / [`DualCost::PmCalibrated`]: the unsafe machines of the same greedy episodes
     /// (ring aligned with `greedy_costs`).
     greedy_unsafe: Vec<Vec<u32>>,
     greedy_next: usize,
