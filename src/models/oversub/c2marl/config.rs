@@ -81,8 +81,14 @@ pub enum DualCost {
     /// [`DualCost::Pm`]'s statistic against a calibrated target instead of `1 − α` (ours, issue 25): `t_W` =
     /// the window's expected statistic at the per-machine risk where the evaluation's (the largest
     /// per-machine fraction of `dual_eval_episodes` episodes) is `1 − α`, for the environment's machines as
-    /// iid and W the greedy episodes in the window so far ([`super::dual::window_target`]).
+    /// iid and W the greedy episodes in the window so far ([`super::dual::window_target`]). At E1.1 the
+    /// machines are far from iid and it overshoots α = 0.85's budget (results/001/issue25/NOTES.md).
     PmCalibrated,
+    /// The evaluation's statistic itself, with lag, without assuming iid machines (ours, issue 25): Û = the
+    /// largest over machines of the machine's exponentially weighted unsafe frequency over the greedy
+    /// episodes since the dual's start, effective sample size `dual_eval_episodes` (E; β = 1 − 2/(E + 1),
+    /// bias-corrected), against `1 − α` ([`super::dual::UnsafeEwma`]). `dual_window` is unused.
+    PmEwma,
 }
 
 /// C2MARL's hyperparameters (ALGORITHMS.md §3.7; seed 001 Table 4 where stated). Serialized with defaults for
@@ -149,9 +155,10 @@ pub struct C2marlConfig {
     /// (1 in defaults sets up to 14: never, λ moves to the end and the trained policy is the last
     /// iterate's). With no dual step before it, λ stays where it is.
     pub lambda_freeze_fraction: f64,
-    /// Evaluation episodes E the calibrated PM dual ([`DualCost::PmCalibrated`]) aims its target at: the
-    /// largest per-machine unsafe fraction of E episodes is to be `1 − α` on expectation. Default 100 (ours:
-    /// the findings' evaluation, results/001; the paper evaluates 300). Unused by the other duals.
+    /// Evaluation episodes E the calibrated and exponentially weighted PM duals ([`DualCost::PmCalibrated`];
+    /// [`DualCost::PmEwma`]: its effective sample size) aim at: the largest per-machine unsafe fraction of E
+    /// episodes is to be `1 − α` on expectation. Default 100 (ours: the findings' evaluation, results/001; the paper evaluates
+    /// 300). Unused by the other duals.
     pub dual_eval_episodes: usize,
 }
 

@@ -1,5 +1,6 @@
-//! The calibrated target of the PM-level dual step (`DualCost::PmCalibrated` of the configuration; ours,
-//! issue 25).
+//! The PM-level dual step's calibrated target (`DualCost::PmCalibrated` of the configuration) and the
+//! per-machine exponentially weighted unsafe frequencies of `DualCost::PmEwma` ([`UnsafeEwma`]); both ours,
+//! issue 25.
 //!
 //! The evaluation reports PM-Hot-R = max over the K machines of the fraction of E evaluation episodes in which
 //! the machine was unsafe (`hot_k ≥ δ`, ALGORITHMS.md §3.5), against the budget 1 − α. The dual step sees the
@@ -93,4 +94,60 @@ pub fn calibrated_risk(machines: usize, episodes: usize, target: f64) -> f64 {
 pub fn window_target(machines: usize, window: usize, eval_episodes: usize, alpha: f64) -> f64 {
     let p = calibrated_risk(machines, eval_episodes, 1.0 - alpha);
     expected_max_fraction(machines, window, p)
+}
+
+/// Per-machine exponentially weighted unsafe frequencies (`DualCost::PmEwma`; ours, issue 25): the
+/// evaluation's statistic — the largest over machines of the fraction of E episodes in which the machine was
+/// unsafe — estimated from the greedy episodes so far without assuming the machines alike.
+///
+/// After greedy episode n, machine k's frequency is `u_k ← β·u_k + (1 − β)·1[k unsafe]` (from `u_k = 0`) with
+/// `β = 1 − 2/(E + 1)`, whose weights have effective sample size `1/Σw² = (1 + β)/(1 − β) = E`: at one risk p
+/// per machine and episode, `u_k` has the mean and variance `p(1 − p)/E` of an E-episode fraction, so the
+/// largest `u_k` has nearly the evaluation's inflation over machines, whatever the machines' risks. The
+/// statistic is `Û = max_k u_k / (1 − β^n)` (bias-corrected: the plain mean of the n episodes while n ≪ E).
+/// Its price is lag: the weights' mean age is `β/(1 − β) = (E − 1)/2` episodes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnsafeEwma {
+    /// β ∈ [0, 1).
+    beta: f64,
+    /// `u_k` per machine index seen so far (machines never seen unsafe, or beyond, are 0).
+    rates: Vec<f64>,
+    /// `β^n`, n the episodes pushed.
+    decay: f64,
+}
+
+impl UnsafeEwma {
+    /// Empty frequencies for an effective sample size of `episodes` (E ≥ 1; `β = 1 − 2/(E + 1)`, 0 at E = 1).
+    pub fn new(episodes: usize) -> Self {
+        UnsafeEwma {
+            beta: 1.0 - 2.0 / (episodes.max(1) as f64 + 1.0),
+            rates: Vec::new(),
+            decay: 1.0,
+        }
+    }
+
+    /// Adds one episode in which the machines `unsafe_pms` (indices, each once) were unsafe.
+    pub fn push(&mut self, unsafe_pms: &[u32]) {
+        if let Some(&top) = unsafe_pms.iter().max() {
+            if top as usize >= self.rates.len() {
+                self.rates.resize(top as usize + 1, 0.0);
+            }
+        }
+        for u in &mut self.rates {
+            *u *= self.beta;
+        }
+        for &k in unsafe_pms {
+            self.rates[k as usize] += 1.0 - self.beta;
+        }
+        self.decay *= self.beta;
+    }
+
+    /// `Û = max_k u_k / (1 − β^n)` ∈ [0, 1]; 0 before the first episode or when no machine was ever unsafe.
+    pub fn statistic(&self) -> f64 {
+        if self.decay >= 1.0 {
+            return 0.0;
+        }
+        let top = self.rates.iter().copied().fold(0.0, f64::max);
+        (top / (1.0 - self.decay)).min(1.0)
+    }
 }

@@ -47,12 +47,13 @@ pub trait MarlEnv {
     }
     /// The machines of the episode just ended whose hot fraction reached δ (`hot_k ≥ δ`, ALGORITHMS.md
     /// §3.5), as indices into `out` (cleared first), for the PM-level dual steps ([`DualCost::Pm`],
-    /// [`DualCost::PmCalibrated`]). Returns the number of machines K the PM statistic is a maximum over
-    /// (the calibrated target's K), or `None` when the environment has no machines (the default); the dual
+    /// [`DualCost::PmCalibrated`], [`DualCost::PmEwma`]). Returns the number of machines K the PM statistic is a
+    /// maximum over (the calibrated target's K), or `None` when the environment has no machines (the default); the dual
     /// step then uses the cluster cost.
     ///
     /// [`DualCost::Pm`]: super::config::DualCost::Pm
     /// [`DualCost::PmCalibrated`]: super::config::DualCost::PmCalibrated
+    /// [`DualCost::PmEwma`]: super::config::DualCost::PmEwma
     fn unsafe_machines(&self, _out: &mut Vec<u32>) -> Option<usize> {
         None
     }

@@ -23,7 +23,9 @@
 //!    Û = the mean hot fraction of the last `dual_window` greedy episodes, and the dual step
 //!    `λ ← min(λ_max, max(0, λ − η_λ·clip((c − Û)/c, −1, 1)))` (eq. 11 with a normalised gap, ours); with
 //!    [`DualCost::Pm`] / [`DualCost::PmCalibrated`] (ours) Û is the largest per-machine unsafe fraction of
-//!    the window and c is `1 − α` / the calibrated `t_W` ([`dual`]).
+//!    the window and c is `1 − α` / the calibrated `t_W` ([`dual`]); with [`DualCost::PmEwma`] (ours)
+//!    Û is the largest per-machine exponentially weighted unsafe frequency (effective sample size E, the
+//!    evaluation's statistic with lag) and c is `1 − α`.
 //!
 //! The deviations from the printed algorithm (γ and `m'` in the target, standard Polyak) are those of
 //! ALGORITHMS.md §3.3. Networks compute in `f32` ([`super::nn`]); rewards, targets, the loss and λ in `f64`.

@@ -1,7 +1,7 @@
 //! The learner's unit tests (toy environments with known optima).
 
 use super::super::nn::Adam;
-use super::dual::{calibrated_risk, expected_max_fraction, window_target};
+use super::dual::{calibrated_risk, expected_max_fraction, window_target, UnsafeEwma};
 use super::file::fingerprint_difference;
 use super::{
     C2marlConfig, CostCredit, Credit, Dims, DualCost, MarlEnv, StepOutcome, TrainedPolicy, Trainer,
@@ -37,6 +37,8 @@ struct Toy {
     /// If set, [`MarlEnv::reset`] of episode e draws `unsafe_machines`: each of the `machines` machines
     /// unsafe independently with this probability (a seeded stream per episode).
     unsafe_risk: Option<f64>,
+    /// If set with `unsafe_risk`, only machines below this index can be unsafe (the rest never are).
+    risky_machines: Option<usize>,
 }
 
 impl Toy {
@@ -53,6 +55,7 @@ impl Toy {
             unsafe_machines: None,
             machines: 1,
             unsafe_risk: None,
+            risky_machines: None,
         }
     }
     fn active(&self, i: usize, h: usize) -> bool {
@@ -80,7 +83,10 @@ impl MarlEnv for Toy {
             let mut rng = crate::substrate::rng::stream(25, 0x25D, episode);
             self.unsafe_machines = Some(
                 (0..self.machines as u32)
-                    .filter(|_| rng.random::<f64>() < p)
+                    .filter(|&k| {
+                        rng.random::<f64>() < p
+                            && self.risky_machines.is_none_or(|r| (k as usize) < r)
+                    })
                     .collect(),
             );
         }
@@ -895,4 +901,102 @@ fn calibrated_pm_dual_relaxes_below_the_calibrated_risk_and_tightens_above() {
     // about a third of η_λ per episode (measured 99.5 after 300)
     let tight = dual_on_iid_machines(DualCost::PmCalibrated, 2.0 * p_star, 0.0, 300);
     assert!(tight[299] > 50.0, "{:?}", &tight[290..]);
+}
+
+#[test]
+fn ewma_statistic_known_answers() {
+    // E = 3: β = 1/2. Machine 0 unsafe, then nothing, then machine 1: u = (½), (¼), (⅛, ½) over 1 − β^n =
+    // ½, ¾, ⅞, so Û = 1, 1/3, 4/7
+    let mut u = UnsafeEwma::new(3);
+    assert_eq!(u.statistic(), 0.0);
+    u.push(&[0]);
+    assert_eq!(u.statistic(), 1.0);
+    u.push(&[]);
+    assert!((u.statistic() - 1.0 / 3.0).abs() < 1e-15);
+    u.push(&[1]);
+    assert!((u.statistic() - 4.0 / 7.0).abs() < 1e-15);
+    // E = 1: β = 0, the last episode alone
+    let mut u = UnsafeEwma::new(1);
+    u.push(&[4, 9]);
+    assert_eq!(u.statistic(), 1.0);
+    u.push(&[]);
+    assert_eq!(u.statistic(), 0.0);
+    // the weights' effective sample size is E: after a long clean run (β^n ≈ 0) one unsafe episode leaves
+    // weights (1 − β)β^i, and Σ_i ((1 − β)β^i)² = (1 − β)/(1 + β) = 1/E
+    let mut u = UnsafeEwma::new(100);
+    for _ in 0..3000 {
+        u.push(&[]);
+    }
+    u.push(&[2]);
+    let mut sum_sq = 0.0;
+    for _ in 0..3000 {
+        sum_sq += u.statistic() * u.statistic();
+        u.push(&[]);
+    }
+    assert!((sum_sq - 0.01).abs() < 1e-6, "{sum_sq}");
+    // a machine unsafe in every 20th episode reads ≈ 5% after a long run, whatever the other machines do
+    let mut u = UnsafeEwma::new(100);
+    for n in 0..2000 {
+        u.push(if n % 20 == 0 { &[7, 3] } else { &[] });
+    }
+    let s = u.statistic();
+    assert!(s > 0.03 && s < 0.07, "{s}");
+}
+
+/// The risky machines' risk after each of `episodes` episodes of the PM dual `dual_cost` on [`Toy`] with
+/// `risky` of 500 machines unsafe independently with risk `r(λ) = 0.3·10/(10 + λ)` per episode (the policy's
+/// answer to λ, instantly) and the rest never (α = 0.95, E = 100, W = 20, η_λ = 1, λ from 0).
+fn risk_under_the_pm_dual(dual_cost: DualCost, risky: usize, episodes: u64) -> Vec<f64> {
+    let cfg = C2marlConfig {
+        dual_start_fraction: 0.0,
+        lambda_freeze_fraction: 1.0,
+        dual_window: 20,
+        dual_eval_episodes: 100,
+        dual_cost,
+        alpha: 0.95,
+        eta_lambda: 1.0,
+        k_upd: 0,
+        episodes,
+        ..toy_config()
+    };
+    let mut env = Toy::new(2);
+    env.machines = 500;
+    env.risky_machines = Some(risky);
+    let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
+    (0..episodes)
+        .map(|e| {
+            let r = 3.0 / (10.0 + tr.lambda());
+            env.unsafe_risk = Some(r);
+            tr.train_episode(&mut env, e);
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn ewma_pm_dual_meets_the_budget_on_few_risky_machines_where_the_calibrated_dual_overshoots() {
+    // the evaluation's expected statistic (100 episodes) at the mean risk of the last 1,500 of 2,000 episodes
+    let settle = |dual, risky| {
+        let r = risk_under_the_pm_dual(dual, risky, 2000);
+        let mean = r[500..].iter().sum::<f64>() / 1500.0;
+        (mean, expected_max_fraction(risky, 100, mean))
+    };
+    // 5 risky machines among 500: the budget (5%) is met at risk ≈ 3.4% per risky machine
+    // (expected_max_fraction(5, 100, r) = 0.05); the exponentially weighted dual settles there (measured: risk
+    // 2.8%, statistic 4.7%)
+    let (r, stat) = settle(DualCost::PmEwma, 5);
+    assert!(stat > 0.04 && stat < 0.06, "risk {r}, statistic {stat}");
+    // the calibrated dual assumes 500 iid machines (window target 11.9% instead of ≈ 6.6% for 5) and
+    // overshoots the budget (measured: risk 5.5%, statistic 8.3%)
+    let (rc, stat_c) = settle(DualCost::PmCalibrated, 5);
+    assert!(
+        stat_c > 0.07 && rc > 1.4 * r,
+        "risk {rc}, statistic {stat_c}"
+    );
+    // 500 iid machines (the calibrated dual's own case): both meet the budget (p* = 0.96%; measured: risk
+    // 0.92% / 1.11%, statistic 4.9% / 5.4%)
+    let (r, stat) = settle(DualCost::PmEwma, 500);
+    assert!(stat > 0.04 && stat < 0.06, "risk {r}, statistic {stat}");
+    let (r, stat) = settle(DualCost::PmCalibrated, 500);
+    assert!(stat > 0.04 && stat < 0.06, "risk {r}, statistic {stat}");
 }

@@ -4,6 +4,7 @@ use super::super::nn::{self, Adam, Mlp, Scratch};
 use super::config::{
     C2marlConfig, CostCredit, Credit, DualCost, CENTRING_SPAN, MAX_REPLAY_FLOATS, POLICY_VERSION,
 };
+use super::dual::UnsafeEwma;
 use super::env::{Dims, MarlEnv};
 use super::file::{argmax, TrainedPolicy};
 use super::log::EpisodeLog;
@@ -93,6 +94,8 @@ pub struct Trainer {
     /// (ring aligned with `greedy_costs`).
     greedy_unsafe: Vec<Vec<u32>>,
     greedy_next: usize,
+    /// With [`DualCost::PmEwma`]: every greedy episode's unsafe machines since the dual's start, weighted.
+    unsafe_ewma: UnsafeEwma,
     /// Σ λ after each dual step and their count (the mean λ is held from [`C2marlConfig::lambda_freeze`] on).
     lambda_sum: f64,
     lambda_steps: u64,
@@ -183,6 +186,7 @@ impl Trainer {
             greedy_costs: Vec::with_capacity(config.dual_window),
             greedy_unsafe: Vec::new(),
             greedy_next: 0,
+            unsafe_ewma: UnsafeEwma::new(config.dual_eval_episodes),
             lambda_sum: 0.0,
             lambda_steps: 0,
             replay: Replay::new(config.replay, &d),
@@ -266,7 +270,9 @@ impl Trainer {
         if let Some(g) = greedy_cost {
             let pm = match self.config.dual_cost {
                 DualCost::Cluster => None,
-                DualCost::Pm | DualCost::PmCalibrated => env.unsafe_machines(&mut unsafe_pms),
+                DualCost::Pm | DualCost::PmCalibrated | DualCost::PmEwma => {
+                    env.unsafe_machines(&mut unsafe_pms)
+                }
             };
             self.dual_step(g, pm.map(|k| (unsafe_pms, k)));
             self.lambda_sum += self.lambda;
@@ -305,7 +311,9 @@ impl Trainer {
     /// machines of the fraction of the window's greedy episodes in which the machine was unsafe (the PM-Hot-R
     /// of ALGORITHMS.md §3.5 on those episodes), against `1 − α` ([`C2marlConfig::pm_constraint_gap`]) or
     /// against the calibrated target for K machines and the episodes in the window so far
-    /// ([`C2marlConfig::pm_calibrated_gap`]).
+    /// ([`C2marlConfig::pm_calibrated_gap`]); with [`DualCost::PmEwma`], Û is instead the largest
+    /// per-machine exponentially weighted unsafe frequency of all greedy episodes so far
+    /// ([`UnsafeEwma::statistic`]), against `1 − α` ([`C2marlConfig::pm_constraint_gap`]).
     fn dual_step(&mut self, greedy: f64, unsafe_pms: Option<(Vec<u32>, usize)>) {
         let w = self.config.dual_window;
         let slot = self.greedy_next;
@@ -316,6 +324,10 @@ impl Trainer {
         }
         self.greedy_next = (self.greedy_next + 1) % w;
         let gap = match unsafe_pms {
+            Some((pms, _)) if self.config.dual_cost == DualCost::PmEwma => {
+                self.unsafe_ewma.push(&pms);
+                self.config.pm_constraint_gap(self.unsafe_ewma.statistic())
+            }
             Some((pms, machines)) => {
                 if self.greedy_unsafe.len() < w {
                     self.greedy_unsafe.push(pms);
