@@ -13,14 +13,7 @@ import path from 'node:path';
 import { loadWasm, ROOT } from '../tests/e2e/wasm-node.mjs';
 
 const [hours = '26280', threshold = '0.01', seed = '1'] = process.argv.slice(2);
-let w;
-if (process.env.ADMIT_BENCH_PKG) {
-  const dir = path.resolve(process.env.ADMIT_BENCH_PKG);
-  w = await import(path.join(dir, 'packlab.js'));
-  w.initSync({ module: readFileSync(path.join(dir, 'packlab_bg.wasm')) });
-} else {
-  w = await loadWasm();
-}
+const w = await loadWasm(process.env.ADMIT_BENCH_PKG || undefined);
 const scenario = w.check_scenario({
   model: 'admission',
   seed: Number(seed),

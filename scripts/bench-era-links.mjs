@@ -13,21 +13,12 @@ import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { loadWasm, planRun, ROOT } from '../tests/e2e/wasm-node.mjs';
+import { loadWasm, planRun, ROOT, savedLinks } from '../tests/e2e/wasm-node.mjs';
 
 const reps = Number(process.argv[2] ?? 3);
-let w;
-if (process.env.ADMIT_BENCH_PKG) {
-  const dir = path.resolve(process.env.ADMIT_BENCH_PKG);
-  w = await import(path.join(dir, 'packlab.js'));
-  w.initSync({ module: readFileSync(path.join(dir, 'packlab_bg.wasm')) });
-} else {
-  w = await loadWasm();
-}
+const w = await loadWasm(process.env.ADMIT_BENCH_PKG || undefined);
 const cli = process.env.PACKLAB_CLI || path.join(ROOT, 'target/release/packlab');
-const links = ['v1.jsonl', 'v2.jsonl']
-  .flatMap((f) => readFileSync(path.join(ROOT, 'tests/links', f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)))
-  .filter((e) => e.expect.model === 'era');
+const links = savedLinks().filter((e) => e.expect.model === 'era');
 
 function wasmRun(link) {
   const c0 = process.cpuUsage();

@@ -6,21 +6,14 @@
 // Optional overrides (to time an older build): ADMIT_BENCH_PKG (wasm-bindgen output directory with
 // packlab.js and packlab_bg.wasm; default www/pkg), PACKLAB_CLI (native binary; default target/release/packlab).
 // Prints JSON { frontier_run_bench: { default: {...}, resampled3000: {...} } }.
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { loadWasm, parseTrace, bundledTraceFiles, ROOT, planRun } from '../tests/e2e/wasm-node.mjs';
 
 const reps = Number(process.argv[2] ?? 3);
-let w;
-if (process.env.ADMIT_BENCH_PKG) {
-  const dir = path.resolve(process.env.ADMIT_BENCH_PKG);
-  w = await import(path.join(dir, 'packlab.js'));
-  w.initSync({ module: readFileSync(path.join(dir, 'packlab_bg.wasm')) });
-} else {
-  w = await loadWasm();
-}
+const w = await loadWasm(process.env.ADMIT_BENCH_PKG || undefined);
 const cli = process.env.PACKLAB_CLI || path.join(ROOT, 'target/release/packlab');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'packlab-frontier-'));
 const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -3,7 +3,7 @@
 import { before, after } from 'node:test';
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, existsSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, existsSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -61,12 +61,7 @@ export function useBrowser() {
   return env;
 }
 
-/** The saved share links of every version (tests/links/v*.jsonl): [{ note, link, expect, file }]. */
-export function savedLinks() {
-  const dir = path.join(ROOT, 'tests/links');
-  return readdirSync(dir).filter((f) => /^v\d+\.jsonl$/.test(f)).sort().flatMap((file) => readFileSync(path.join(dir, file), 'utf8')
-    .split('\n').filter((l) => l.trim()).map((l) => ({ ...JSON.parse(l), file })));
-}
+export { savedLinks } from './wasm-node.mjs';
 
 /** A fresh temporary directory for downloads and generated files. */
 export function tempDir(prefix = 'packlab-e2e-') {

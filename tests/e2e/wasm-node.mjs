@@ -1,18 +1,22 @@
 // The playground's engine (www/pkg, wasm-bindgen --target web) loaded in node with initSync, for parity
 // checks against the native CLI and for timing. No drawing here: plotters needs a DOM (TOOLCHAIN.md trap 2).
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-let wasm = null;
-export async function loadWasm() {
-  if (!wasm) {
-    wasm = await import(path.join(ROOT, 'www/pkg/packlab.js'));
-    wasm.initSync({ module: readFileSync(path.join(ROOT, 'www/pkg/packlab_bg.wasm')) });
+const loaded = new Map();
+/** The engine of the wasm-bindgen output directory `pkg` (packlab.js and packlab_bg.wasm; default www/pkg, or
+ * an older build's directory when a benchmark times one build against another), loaded once per directory. */
+export async function loadWasm(pkg = path.join(ROOT, 'www/pkg')) {
+  const dir = path.resolve(pkg);
+  if (!loaded.has(dir)) {
+    const w = await import(path.join(dir, 'packlab.js'));
+    w.initSync({ module: readFileSync(path.join(dir, 'packlab_bg.wasm')) });
+    loaded.set(dir, w);
   }
-  return wasm;
+  return loaded.get(dir);
 }
 
 /** Parse files [{ name, bytes }] into a wasm Trace (named `name` when given, as the page names bundled traces). */
@@ -35,4 +39,11 @@ export function parseTrace(w, files, name) {
 export function bundledTraceFiles() {
   const p = path.join(ROOT, 'static/traces/planetlab-20110303.tsv.gz');
   return [{ name: 'planetlab-20110303.tsv.gz', bytes: readFileSync(p) }];
+}
+
+/** The saved share links of every version (tests/links/v*.jsonl): [{ note, link, expect, file }]. */
+export function savedLinks() {
+  const dir = path.join(ROOT, 'tests/links');
+  return readdirSync(dir).filter((f) => /^v\d+\.jsonl$/.test(f)).sort().flatMap((file) => readFileSync(path.join(dir, file), 'utf8')
+    .split('\n').filter((l) => l.trim()).map((l) => ({ ...JSON.parse(l), file })));
 }
