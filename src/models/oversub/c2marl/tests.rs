@@ -849,15 +849,13 @@ fn calibrated_window_target_known_answers() {
     assert!(t > 0.5 && t < 1.0, "{t}");
 }
 
-/// λ after each of `episodes` episodes of the calibrated (or today's, `dual_cost`) PM dual on [`Toy`] with 500
-/// machines each unsafe independently with probability `risk` per episode (α = 0.95, E = 100, W = 20, η_λ 1,
-/// λ from `lambda_init`, no learning: the dual alone).
-fn dual_on_iid_machines(
+/// The dual alone on [`Toy`] with 500 machines: the PM dual `dual_cost` at α = 0.95, E = 100, W = 20, η_λ = 1,
+/// λ from `lambda_init`, stepping from the first episode and never held, no learning (`k_upd` 0).
+fn dual_only_on_500_machines(
     dual_cost: DualCost,
-    risk: f64,
     lambda_init: f64,
     episodes: u64,
-) -> Vec<f64> {
+) -> (C2marlConfig, Toy) {
     let cfg = C2marlConfig {
         dual_start_fraction: 0.0,
         lambda_freeze_fraction: 1.0,
@@ -873,6 +871,19 @@ fn dual_on_iid_machines(
     };
     let mut env = Toy::new(2);
     env.machines = 500;
+    (cfg, env)
+}
+
+/// λ after each of `episodes` episodes of the calibrated (or today's, `dual_cost`) PM dual on [`Toy`] with 500
+/// machines each unsafe independently with probability `risk` per episode (α = 0.95, E = 100, W = 20, η_λ 1,
+/// λ from `lambda_init`, no learning: the dual alone).
+fn dual_on_iid_machines(
+    dual_cost: DualCost,
+    risk: f64,
+    lambda_init: f64,
+    episodes: u64,
+) -> Vec<f64> {
+    let (cfg, mut env) = dual_only_on_500_machines(dual_cost, lambda_init, episodes);
     env.unsafe_risk = Some(risk);
     let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
     (0..episodes)
@@ -947,20 +958,7 @@ fn ewma_statistic_known_answers() {
 /// `risky` of 500 machines unsafe independently with risk `r(λ) = 0.3·10/(10 + λ)` per episode (the policy's
 /// answer to λ, instantly) and the rest never (α = 0.95, E = 100, W = 20, η_λ = 1, λ from 0).
 fn risk_under_the_pm_dual(dual_cost: DualCost, risky: usize, episodes: u64) -> Vec<f64> {
-    let cfg = C2marlConfig {
-        dual_start_fraction: 0.0,
-        lambda_freeze_fraction: 1.0,
-        dual_window: 20,
-        dual_eval_episodes: 100,
-        dual_cost,
-        alpha: 0.95,
-        eta_lambda: 1.0,
-        k_upd: 0,
-        episodes,
-        ..toy_config()
-    };
-    let mut env = Toy::new(2);
-    env.machines = 500;
+    let (cfg, mut env) = dual_only_on_500_machines(dual_cost, 0.0, episodes);
     env.risky_machines = Some(risky);
     let mut tr = Trainer::new(&cfg, &env, 1).unwrap();
     (0..episodes)
