@@ -12,7 +12,7 @@ Prints one markdown table: per run and C2MARL arm, SL's S-Cores, C2MARL's S-Core
 95% t-interval over the training seeds, and each seed), the paper's C2MARL row (Table 1), λ's range over the last
 50 episodes and its mean there (± 95% t over the seeds), and λ at the end (with `lambda_freeze_fraction` < 1: the
 held λ). Reports whose rows carry `any_pm_unsafe_r` (the share of episodes with an unsafe PM) get a second table:
-per arm, PM-Hot-R, that share and C-Hot-R, and the mean number of unsafe PMs per episode.
+per report file and arm, PM-Hot-R, that share and C-Hot-R, and the mean number of unsafe PMs per episode.
 """
 import glob
 import json
@@ -65,21 +65,25 @@ def main():
                   f"{ci(pct('c_hot_r'))} | {pap} | {seeds} | {last} | {final} |")
 
 
-    rows = []
+    # per report file (a check run and the full run of one α have the same settings but are separate samples)
+    runs = []
     for s in sorted(glob.glob(f"{d}/*.scenario.json")):
         path = s.replace(".scenario.json", ".json")
         if os.path.exists(path) and os.path.getsize(path) > 0:
-            rows += [r for r in json.load(open(path))["rows"] if "any_pm_unsafe_r" in r]
-    if rows:
+            rows = [r for r in json.load(open(path))["rows"] if "any_pm_unsafe_r" in r]
+            if rows:
+                runs.append((os.path.basename(path)[:-len(".json")], rows))
+    if runs:
         print()
-        print("| arm | PM-Hot-R % | episodes with an unsafe PM % | C-Hot-R % | unsafe PMs per episode | paper PM-Hot-R / C-Hot-R % |")
-        print("|---|---:|---:|---:|---:|---|")
-        for pol in dict.fromkeys(r["policy"] for r in rows):
-            arm = [r for r in rows if r["policy"] == pol]
-            pct = lambda k: [100 * r[k] for r in arm]
-            pap = PAPER_TABLE5.get(pol, "—")
-            print(f"| {pol} | {ci(pct('pm_hot_r'))} | {ci(pct('any_pm_unsafe_r'))} | {ci(pct('c_hot_r'))} | "
-                  f"{ci([r['unsafe_pms'] for r in arm])} | {pap} |")
+        print("| run | arm | PM-Hot-R % | episodes with an unsafe PM % | C-Hot-R % | unsafe PMs per episode | paper PM-Hot-R / C-Hot-R % |")
+        print("|---|---|---:|---:|---:|---:|---|")
+        for run, rows in runs:
+            for pol in dict.fromkeys(r["policy"] for r in rows):
+                arm = [r for r in rows if r["policy"] == pol]
+                pct = lambda k: [100 * r[k] for r in arm]
+                pap = PAPER_TABLE5.get(pol, "—")
+                print(f"| {run} | {pol} | {ci(pct('pm_hot_r'))} | {ci(pct('any_pm_unsafe_r'))} | {ci(pct('c_hot_r'))} | "
+                      f"{ci([r['unsafe_pms'] for r in arm])} | {pap} |")
 
 
 # Seed 001 Table 5 (PM-Hot-R / C-Hot-R %), every row.
