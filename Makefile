@@ -150,7 +150,7 @@ findings-links: native
 findings-quick: native
 	python3 scripts/findings.py --paper all --scale quick
 
-## the cargo-fuzz targets (fuzz/), one after the other, FUZZ_SECONDS each (FUZZ_TARGETS="link gzip" picks some)
+## the cargo-fuzz targets (fuzz/), FUZZ_JOBS at a time (default 1), FUZZ_SECONDS each (FUZZ_TARGETS="link gzip" picks some)
 FUZZ_SECONDS ?= 600
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
