@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   useBrowser, newPage, newContext, pageIn, pinOf, canvasInk, cliRun, artifact, recordMetrics, savedLinks, tempDir,
-  grabDownload,
+  grabDownload, admissionTable, admissionTableOf,
 } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 
@@ -28,103 +28,8 @@ async function waitAdmission(page, after = 0, timeout = 90_000) {
   }, after, { timeout });
 }
 
-async function readAdmissionTable(page) {
-  return page.$$eval('#admission-rows tr', (rows) => rows.map((r) => ({
-    label: r.dataset.label, threshold: r.dataset.threshold, utilization: r.dataset.utilization,
-    ci_lo: r.dataset.ciLo, ci_hi: r.dataset.ciHi, failure_rate: r.dataset.failureRate,
-  })));
-}
-
-/**
- * Native and wasm are bit-identical (the admission engine uses the libm crate for exp/ln/pow on both targets):
- * the page's table equals the CLI's as strings, number for number.
- */
-function assertSameTable(actual, expected) {
-  assert.deepEqual(actual, expected);
-}
-
-function tableOfReport(rep) {
-  return rep.arms.map((a) => ({
-    label: a.label, threshold: String(a.threshold), utilization: String(a.utilization),
-    ci_lo: String(a.utilization_ci[0]), ci_hi: String(a.utilization_ci[1]), failure_rate: String(a.failure_rate),
-  }));
-}
-
-test('the Admission control tab opens the admission view and starts the default experiment', async () => {
-  const page = await newPage(env.browser);
-  await page.goto(env.server.url);
-  await page.waitForSelector('#tab-admission:not([disabled])');
-  const t0 = Date.now();
-  await page.click('#tab-admission');
-  try {
-    await page.waitForSelector('#admission-card');
-  } catch (e) {
-    // say what the page shows instead (a CI failure is otherwise a bare timeout)
-    const shown = await page.evaluate(() => ({ view: document.querySelector('#view')?.textContent.slice(0, 300), banner: document.querySelector('#banner')?.textContent }));
-    throw new Error(`no admission view after the tab click: url ${page.url()}, page ${JSON.stringify(shown)}, problems ${JSON.stringify(page.problems)}; ${e.message}`);
-  }
-  assert.match(page.url(), /#s=v2\.d\d+\./); // made under the newest frozen defaults set
-  assert.equal(await page.getAttribute('#tab-admission', 'aria-current'), 'page');
-  // the first tuned policy appears quickly, then the default run goes to its end (issue 28: the full result of each
-  // tab's default view, measured, not asserted; Cancel is tested on the small scenario below)
-  await page.waitForFunction(() => document.querySelectorAll('#admission-rows tr').length >= 1, null, { timeout: 60_000 });
-  const firstMs = Date.now() - t0;
-  // while it runs, the run controls estimate the time left from the fraction done
-  await page.waitForFunction(() => /^about \d+ (s|min) left$/.test(document.querySelector('#admission-eta')?.textContent || ''), null, { timeout: 30_000 });
-  assert.ok((await canvasInk(page, '#admission-canvas')) > 3000, 'frontier canvas is blank');
-  await waitAdmission(page);
-  const fullMs = Date.now() - t0;
-  assert.match(await page.textContent('#admission-data'), /Azure 2017/);
-  recordMetrics({ browser_admission_first_policy_ms: firstMs, browser_admission_default_report_ms: fullMs });
-  // and the Placement tab goes back to the placement view
-  await page.click('#tab-placement');
-  await page.waitForSelector('#frontier-card');
-  assert.equal(await page.getAttribute('#tab-placement', 'aria-current'), 'page');
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-});
-
-test('the admission tab\'s default view tunes every policy to a threshold that admits, or says it cannot be tuned', async () => {
-  // the default scenario (E0.1, C = 1,000 cores, 1,460 h, 2 runs, 6 search steps, seed 1) run to the end
-  const page = await newPage(env.browser);
-  await page.goto(env.server.url);
-  await page.waitForSelector('#tab-admission:not([disabled])');
-  await page.click('#tab-admission');
-  await waitAdmission(page, 0, 180_000);
-  const rows = await page.$$eval('#admission-rows tr', (trs) => trs.map((r) => ({
-    label: r.dataset.label, status: r.dataset.status, threshold: Number(r.dataset.threshold),
-    utilization: Number(r.dataset.utilization), admitted: Number(r.dataset.admitted), text: r.textContent,
-  })));
-  assert.deepEqual(rows.map((r) => r.label), ['ZEROTH', 'FIRST', 'SECOND', 'UPPER_BOUND']);
-  for (const r of rows) {
-    if (r.status === 'tuned') {
-      // a non-degenerate threshold: it admits deployments and the cluster is used
-      assert.ok(r.admitted > 0 && r.utilization > 0, `${r.label} is tuned to a threshold that admits nothing: ${JSON.stringify(r)}`);
-      assert.ok(Number.isFinite(r.threshold) && r.threshold > 0, r.label);
-      assert.doesNotMatch(r.text, /cannot be tuned/);
-    } else if (r.status === 'untunable') {
-      // explicitly marked on screen instead of a threshold
-      assert.match(r.text, /cannot be tuned at this scale/, r.label);
-    } else {
-      assert.equal(r.status, 'bound', r.label);
-      assert.equal(r.label, 'UPPER_BOUND');
-    }
-  }
-  // at this scale all three policies are tuned (tests/integration/admission_default.rs), and the page equals the CLI
-  assert.deepEqual(rows.filter((r) => r.status === 'tuned').map((r) => r.label), ['ZEROTH', 'FIRST', 'SECOND']);
-  assertSameTable(await readAdmissionTable(page), tableOfReport(cliRun({ link: page.url() })));
-  // the run view of SECOND (the default arm) shows a run that admits deployments
-  await page.waitForFunction(() => document.querySelector('#admission-series-card').dataset.ready);
-  assert.equal(await page.inputValue('#admission-series-arm'), 'SECOND');
-  const info = await page.textContent('#admission-series-info');
-  const m = info.match(/(\d+) of (\d+) arrivals admitted/);
-  assert.ok(m && Number(m[1]) > 0, info);
-  assert.ok((await canvasInk(page, '#admission-series-canvas')) > 3000, 'series canvas is blank');
-  assert.match(await page.textContent('#admission-status'), /4 policies tuned/);
-  await page.screenshot({ path: artifact('playground-admission-default.png'), fullPage: true });
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-});
+// The default Admission control view's run is checked in the tab tour (teaching.test.mjs, DEFAULT_RUN.admission): one
+// default run per suite.
 
 test('a small admission scenario: frontier drawn, table equals the CLI, time series, link round trip', async () => {
   const page = await newPage(env.browser);
@@ -133,12 +38,12 @@ test('a small admission scenario: frontier drawn, table equals the CLI, time ser
   await waitAdmission(page);
   const ms = Date.now() - t0;
   assert.ok((await canvasInk(page, '#admission-canvas')) > 5000, 'frontier canvas is blank');
-  const rows = await readAdmissionTable(page);
+  const rows = await admissionTable(page);
   assert.deepEqual(rows.map((r) => r.label), ['ZEROTH', 'SECOND']);
   const url = page.url();
   const native = cliRun({ link: url });
   assert.equal(native.model, 'admission');
-  assertSameTable(rows, tableOfReport(native));
+  assert.deepEqual(rows, admissionTableOf(native));
 
   // the time series of one run is drawn
   await page.waitForFunction(() => document.querySelector('#admission-series-card').dataset.ready);
@@ -162,7 +67,7 @@ test('a small admission scenario: frontier drawn, table equals the CLI, time ser
   assert.equal(await page2.getAttribute('#tab-admission', 'aria-current'), 'page');
   assert.equal(await page2.inputValue('#f-admission-params-capacity'), '300');
   assert.equal(await page2.inputValue('#f-admission-seed'), '5');
-  assert.deepEqual(await readAdmissionTable(page2), rows);
+  assert.deepEqual(await admissionTable(page2), rows);
   recordMetrics({ browser_admission_small_ms: ms });
   assert.deepEqual(page.problems, []);
   assert.deepEqual(page2.problems, []);
@@ -209,7 +114,7 @@ test('saved admission links (tests/links/v*.jsonl) open the admission tab with t
     if (a.params) {
       // small saved scenarios run to the end and match the CLI
       await waitAdmission(p);
-      assertSameTable(await readAdmissionTable(p), tableOfReport(pinOf(entry.link)));
+      assert.deepEqual(await admissionTable(p), admissionTableOf(pinOf(entry.link)));
       if (a.series_arm) assert.equal(await p.inputValue('#admission-series-arm'), a.series_arm, entry.note);
     }
     assert.deepEqual(p.problems, [], entry.note);
@@ -269,7 +174,7 @@ test('admission exports: SVG, PNG, CSV, JSON, the scenario file and the run\'s S
   assert.equal(sc.name, 'scenario.json');
   const fromFile = cliRun({ scenarioFile: sc.path });
   assert.deepEqual(fromFile, cliRun({ link: page.url() }));
-  assertSameTable(tableOfReport(json.report), tableOfReport(fromFile));
+  assert.deepEqual(admissionTableOf(json.report), admissionTableOf(fromFile));
   // the time series of one run
   const run = await grab('#admission-series-svg');
   assert.match(run.name, /^packlab-admission-E0\.1-run\.svg$/);

@@ -151,6 +151,36 @@ export function tableOf(frontier) {
   }));
 }
 
+/** The admission results table as exact strings, one row per arm (the page's data attributes). */
+export async function admissionTable(page) {
+  return page.$$eval('#admission-rows tr', (rows) => rows.map((r) => ({
+    label: r.dataset.label, threshold: r.dataset.threshold, utilization: r.dataset.utilization,
+    ci_lo: r.dataset.ciLo, ci_hi: r.dataset.ciHi, failure_rate: r.dataset.failureRate,
+  })));
+}
+
+/** The same shape from an admission report (CLI or wasm): native and wasm are bit-identical (libm on both). */
+export function admissionTableOf(rep) {
+  return rep.arms.map((a) => ({
+    label: a.label, threshold: String(a.threshold), utilization: String(a.utilization),
+    ci_lo: String(a.utilization_ci[0]), ci_hi: String(a.utilization_ci[1]), failure_rate: String(a.failure_rate),
+  }));
+}
+
+/** The lifetime results table's fields (the engine's names); their dataset keys are the camelCase forms. */
+export const LIFETIME_FIELDS = ['empty_hosts', 'empty_hosts_pp_vs_best_fit', 'optimum_empty_hosts', 'empty_to_free', 'packing_density', 'allocation', 'stranded_cpu', 'stranded_mem', 'failures'];
+
+/** The lifetime results table as exact strings, one row per policy. */
+export async function lifetimeTable(page) {
+  const keys = LIFETIME_FIELDS.map((k) => [k, k.replace(/_([a-z])/g, (_, c) => c.toUpperCase())]);
+  return page.$$eval('#lifetime-rows tr', (rows, ks) => rows.map((r) => Object.fromEntries([['policy', r.dataset.policy], ...ks.map(([k, c]) => [k, r.dataset[c]])])), keys);
+}
+
+/** The same shape from lifetime results (a report's, or the pinned CLI rows): native and wasm are bit-identical. */
+export function lifetimeTableOf(results) {
+  return results.map((r) => Object.fromEntries([['policy', r.policy], ...LIFETIME_FIELDS.map((k) => [k, String(r[k])])]));
+}
+
 /** Number of non-white pixels of a canvas. */
 export async function canvasInk(page, selector) {
   return page.$eval(selector, (c) => {

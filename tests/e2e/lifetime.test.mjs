@@ -1,13 +1,13 @@
 // End to end in real Chromium: the lifetime view (lifetime-aware VM allocation, seed 003) against the native
-// CLI and its pinned outputs. Small shares keep it quick: the default scenario (share 0.2) runs once, and the
-// saved default link only restores its controls.
+// CLI and its pinned outputs. Small shares keep it quick: the default scenario (share 0.2) runs once, in the tab tour
+// (teaching.test.mjs), and the saved default link only restores its controls.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   ROOT, FIXTURES, useBrowser, newPage, newContext, pageIn, pinOf, canvasInk, cliRun, artifact, recordMetrics,
-  savedLinks, tempDir, grabDownload,
+  savedLinks, tempDir, grabDownload, lifetimeTable, lifetimeTableOf, LIFETIME_FIELDS,
 } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 
@@ -16,10 +16,6 @@ const env = useBrowser();
 /** `packlab lifetime --share 0.03 --seed 2 --json` = tests/pins/lifetime-small.json. */
 const SMALL = { model: 'lifetime', seed: 2, lifetime: { share: 0.03 } };
 const PINNED_SMALL = JSON.parse(readFileSync(path.join(ROOT, 'tests/pins/lifetime-small.json'), 'utf8'));
-
-/** The table's fields (the engine's names) and their dataset keys. */
-const FIELDS = ['empty_hosts', 'empty_hosts_pp_vs_best_fit', 'optimum_empty_hosts', 'empty_to_free', 'packing_density', 'allocation', 'stranded_cpu', 'stranded_mem', 'failures'];
-const camel = (k) => k.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 
 async function linkFor(scenario) {
   const w = await loadWasm();
@@ -33,66 +29,8 @@ async function waitLifetime(page, after = 0, timeout = 120_000) {
   }, after, { timeout });
 }
 
-/** The results table as exact strings (data attributes hold JS's round-trip number formatting). */
-async function readTable(page) {
-  return page.$$eval('#lifetime-rows tr', (rows, keys) => rows.map((r) => Object.fromEntries([['policy', r.dataset.policy], ...keys.map(([k, c]) => [k, r.dataset[c]])])),
-    FIELDS.map((k) => [k, camel(k)]));
-}
-
-/** The same shape from results (a report's, or the pinned CLI rows): native and wasm are bit-identical. */
-function tableOf(results) {
-  return results.map((r) => Object.fromEntries([['policy', r.policy], ...FIELDS.map((k) => [k, String(r[k])])]));
-}
-
-test('the Lifetime tab is enabled and its default view runs the default scenario to the CLI\'s numbers', async () => {
-  const page = await newPage(env.browser);
-  await page.goto(env.server.url);
-  await page.waitForSelector('#tab-lifetime:not([disabled])');
-  assert.equal(await page.$('#tab-lifetime .soon'), null, 'no "soon" badge');
-  const t0 = Date.now();
-  await page.click('#tab-lifetime');
-  await page.waitForSelector('#lifetime-card');
-  assert.equal(await page.getAttribute('#tab-lifetime', 'aria-current'), 'page');
-  const w = await loadWasm();
-  assert.deepEqual(w.scenario_from_link(page.url()), { ...w.default_scenario(), model: 'lifetime' });
-  // the best-fit baseline is the first result, drawn at once
-  await page.waitForFunction(() => document.querySelectorAll('#lifetime-rows tr').length >= 1, null, { timeout: 120_000 });
-  const firstMs = Date.now() - t0;
-  assert.ok((await canvasInk(page, '#lifetime-canvas')) > 3000, 'chart canvas is blank');
-  assert.match(await page.textContent('#lifetime-data-statement'), /real Azure 2017 arrivals \(test split\), a pool's share of the tenant batches/);
-  await page.screenshot({ path: artifact('playground-lifetime-first.png'), fullPage: true });
-  // the whole default run: its numbers equal the CLI's for the saved default link (tests/pins/link-….json,
-  // `packlab run --link`, kept equal to the current CLI by tests/integration/cli_pins.rs)
-  await waitLifetime(page);
-  const allMs = Date.now() - t0;
-  const entry = savedLinks().find((e) => e.expect.model === 'lifetime' && Object.keys(e.expect).length === 1);
-  // the saved link is of an older defaults set: the lifetime model's inputs are the same (other models'
-  // defaults may have grown since, e.g. set 5's calibrated GPA family)
-  // defaults set 11 changed only the noisy predictor's estimate (median → capped-mean), which the default oracle
-  // predictor does not read
-  const inputs = (sc) => {
-    assert.equal(sc.lifetime.predictor, 'oracle');
-    const { noisy_estimate: _unused, ...lifetime } = sc.lifetime;
-    return { model: sc.model, seed: sc.seed, workload: sc.workload, lifetime };
-  };
-  assert.deepEqual(inputs(w.scenario_from_link(entry.link)), inputs(w.scenario_from_link(page.url())));
-  const pinned = pinOf(entry.link);
-  assert.deepEqual(await readTable(page), tableOf(pinned.results));
-  assert.equal(await page.getAttribute('#lifetime-setup-list dd[data-hosts]', 'data-hosts'), String(pinned.hosts));
-  // the spread note reads this run against the stored pools' paired differences (tests/e2e/lifetime-spread.test.mjs)
-  const dp = Object.fromEntries(pinned.results.map((r) => [r.policy, r.empty_hosts_pp_vs_best_fit]));
-  const gap = dp.lava - dp.nilas;
-  const note = await page.textContent('#lifetime-spread');
-  assert.ok(note.includes(`one pool of ${pinned.hosts} hosts`) && note.includes(`LAVA − NILAS ${gap < 0 ? '−' : '+'}${Math.abs(gap).toFixed(2)} pp (s.d. `), note);
-  recordMetrics({
-    browser_lifetime_default_first_result_ms: firstMs,
-    browser_lifetime_default_first_result_in_page_ms: Number(await page.getAttribute('#lifetime-card', 'data-first-ms')),
-    browser_lifetime_default_report_ms: allMs,
-    browser_lifetime_default_report_in_page_ms: Number(await page.getAttribute('#lifetime-card', 'data-ms')),
-  });
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-});
+// The default Lifetime view's run is checked in the tab tour (teaching.test.mjs, DEFAULT_RUN.lifetime): one default
+// run per suite.
 
 test('a small lifetime scenario: table equals the CLI, data card, chart, exports and a link round trip', async () => {
   const TMP = tempDir();
@@ -102,13 +40,13 @@ test('a small lifetime scenario: table equals the CLI, data card, chart, exports
   await waitLifetime(page);
   const ms = Date.now() - t0;
   assert.ok((await canvasInk(page, '#lifetime-canvas')) > 5000, 'chart canvas is blank');
-  const rows = await readTable(page);
+  const rows = await lifetimeTable(page);
   assert.deepEqual(rows.map((r) => r.policy), ['best-fit', 'la-binary', 'nilas', 'lava']);
   // the pinned `packlab lifetime --share 0.03 --seed 2 --json`, and `packlab run` on the page's own link
-  assert.deepEqual(rows, tableOf(PINNED_SMALL));
+  assert.deepEqual(rows, lifetimeTableOf(PINNED_SMALL));
   const url = page.url();
   const native = cliRun({ link: url });
-  assert.deepEqual(rows, tableOf(native.results));
+  assert.deepEqual(rows, lifetimeTableOf(native.results));
   // the data card shows the plan's numbers
   assert.equal(await page.getAttribute('#lifetime-setup-list dd[data-vms]', 'data-vms'), String(native.setup.vms));
   assert.equal(await page.getAttribute('#lifetime-setup-list dd[data-hosts]', 'data-hosts'), String(native.hosts));
@@ -135,8 +73,8 @@ test('a small lifetime scenario: table equals the CLI, data card, chart, exports
   assert.equal(json.link, url);
   assert.deepEqual(json.report, native);
   const csv = (await grab('#lifetime-export-csv')).bytes.toString('utf8').trim().split('\n');
-  assert.equal(csv[0], `policy,${FIELDS.join(',')},failures_measured,samples,arrivals`);
-  assert.deepEqual(csv.slice(1).map((l) => l.split(',').slice(0, 1 + FIELDS.length)), tableOf(native.results).map((r) => [r.policy, ...FIELDS.map((k) => r[k])]));
+  assert.equal(csv[0], `policy,${LIFETIME_FIELDS.join(',')},failures_measured,samples,arrivals`);
+  assert.deepEqual(csv.slice(1).map((l) => l.split(',').slice(0, 1 + LIFETIME_FIELDS.length)), lifetimeTableOf(native.results).map((r) => [r.policy, ...LIFETIME_FIELDS.map((k) => r[k])]));
   const sc = await grab('#lifetime-export-scenario');
   assert.deepEqual(cliRun({ scenarioFile: sc.path }), native);
 
@@ -147,7 +85,7 @@ test('a small lifetime scenario: table equals the CLI, data card, chart, exports
   assert.equal(await page2.getAttribute('#tab-lifetime', 'aria-current'), 'page');
   assert.equal(await page2.inputValue('#f-lifetime-share'), '0.03');
   assert.equal(await page2.inputValue('#f-lifetime-seed'), '2');
-  assert.deepEqual(await readTable(page2), rows);
+  assert.deepEqual(await lifetimeTable(page2), rows);
   recordMetrics({ browser_lifetime_small_ms: ms });
   assert.deepEqual(page.problems, []);
   assert.deepEqual(page2.problems, []);
@@ -178,7 +116,7 @@ test('saved lifetime links (tests/links/v*.jsonl) restore the controls, and the 
       // a smaller pool runs to the end here: its numbers equal the CLI's pinned output for the link
       await waitLifetime(p);
       const pinned = pinOf(entry.link);
-      assert.deepEqual(await readTable(p), tableOf(pinned.results), entry.note);
+      assert.deepEqual(await lifetimeTable(p), lifetimeTableOf(pinned.results), entry.note);
       // the link in the address bar is still the same scenario (nothing was rewritten)
       const w = await loadWasm();
       assert.deepEqual(w.scenario_from_link(p.url()), w.scenario_from_link(entry.link), entry.note);
@@ -243,12 +181,12 @@ test('an uploaded workload replays like the bundled one and its link asks for th
   const page = await newPage(env.browser);
   await page.goto(env.server.url + await linkFor(SMALL));
   await waitLifetime(page);
-  const bundled = await readTable(page);
+  const bundled = await lifetimeTable(page);
   // the bundled file itself, uploaded: same VMs, same numbers; the link records the upload's name and hash
   const file = path.join(ROOT, 'static/traces/azure2017-arrivals.txt.gz');
   await page.setInputFiles('#lifetime-workload-file', file);
   await waitLifetime(page, 1);
-  assert.deepEqual(await readTable(page), bundled);
+  assert.deepEqual(await lifetimeTable(page), bundled);
   const w = await loadWasm();
   const b = new w.TraceBuilder();
   b.add('azure2017-arrivals.txt.gz', readFileSync(file));
@@ -262,7 +200,7 @@ test('an uploaded workload replays like the bundled one and its link asks for th
   assert.match(await page2.textContent('#lifetime-workload-msg'), /uploaded workload[\s\S]*azure2017-arrivals\.txt\.gz/);
   await page2.setInputFiles('#lifetime-workload-file', file);
   await waitLifetime(page2);
-  assert.deepEqual(await readTable(page2), bundled);
+  assert.deepEqual(await lifetimeTable(page2), bundled);
   // back to the bundled arrivals
   await page2.click('#lifetime-workload-bundled');
   await waitLifetime(page2, 1);
@@ -284,7 +222,7 @@ test('E3.4 and E3.5 from the page: the cache refresh, defragmentation and the Ap
   assert.equal(await page.isChecked('#f-lifetime-alive_at_start'), true);
   // the table and the migrations card equal `packlab run --link` of the page's own link
   const native = cliRun({ link: page.url() });
-  assert.deepEqual(await readTable(page), tableOf(native.results));
+  assert.deepEqual(await lifetimeTable(page), lifetimeTableOf(native.results));
   assert.equal(await page.isVisible('#lifetime-migration-card'), true);
   const mig = await page.$$eval('#lifetime-migration-rows tr', (rows) => rows.map((r) => [r.dataset.policy, r.dataset.startMigrations, r.dataset.larsMigrations]));
   assert.deepEqual(mig, native.results.map((r) => [r.policy, String(r.start_order.migrations), String(r.lars.migrations)]));
@@ -299,7 +237,7 @@ test('E3.4 and E3.5 from the page: the cache refresh, defragmentation and the Ap
   const now = w.scenario_from_link(page.url());
   assert.equal(now.lifetime.defrag, false);
   assert.equal('alive_at_start' in now.lifetime, false);
-  assert.deepEqual(await readTable(page), tableOf(cliRun({ link: page.url() }).results));
+  assert.deepEqual(await lifetimeTable(page), lifetimeTableOf(cliRun({ link: page.url() }).results));
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

@@ -14,7 +14,10 @@
 //   checked here, on the tour's run, so the suite runs each default scenario once (issue 30).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, newPage, artifact, recordMetrics, canvasInk } from './helpers.mjs';
+import {
+  useBrowser, newPage, artifact, recordMetrics, canvasInk, pinOf, savedLinks, admissionTable, admissionTableOf,
+  lifetimeTable, lifetimeTableOf,
+} from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 
 const env = useBrowser();
@@ -34,6 +37,78 @@ const WIDE = { width: 1366, height: 900 };
  * tab's address on opening; `firstMs`, `allMs`: from the click to the first result (FIRST) and to the finished run.
  */
 const DEFAULT_RUN = {
+  // from admission.test.mjs ('opens the admission view and starts the default experiment', 'the default view tunes
+  // every policy to a threshold that admits'): the default Admission control view (E0.1, C = 1,000 cores, 1,460 h,
+  // 2 runs, 6 search steps, seed 1) tunes ZEROTH, FIRST and SECOND to thresholds that admit, equal to the CLI's pin
+  admission: async (page, { scenario, firstMs, allMs }) => {
+    const w = await loadWasm();
+    assert.match(scenario, /#s=v2\.d\d+\./); // made under the newest frozen defaults set
+    assert.deepEqual(w.scenario_from_link(scenario), { ...w.default_scenario(), model: 'admission' });
+    assert.equal(await page.getAttribute('#tab-admission', 'aria-current'), 'page');
+    assert.ok((await canvasInk(page, '#admission-canvas')) > 3000, 'frontier canvas is blank');
+    assert.match(await page.textContent('#admission-data'), /Azure 2017/);
+    const rows = await page.$$eval('#admission-rows tr', (trs) => trs.map((r) => ({
+      label: r.dataset.label, status: r.dataset.status, threshold: Number(r.dataset.threshold),
+      utilization: Number(r.dataset.utilization), admitted: Number(r.dataset.admitted), text: r.textContent,
+    })));
+    assert.deepEqual(rows.map((r) => [r.label, r.status]), [['ZEROTH', 'tuned'], ['FIRST', 'tuned'], ['SECOND', 'tuned'], ['UPPER_BOUND', 'bound']]);
+    for (const r of rows.filter((x) => x.status === 'tuned')) {
+      // a non-degenerate threshold: it admits deployments and the cluster is used
+      assert.ok(r.admitted > 0 && r.utilization > 0, `${r.label} is tuned to a threshold that admits nothing: ${JSON.stringify(r)}`);
+      assert.ok(Number.isFinite(r.threshold) && r.threshold > 0, r.label);
+      assert.doesNotMatch(r.text, /cannot be tuned/);
+    }
+    // and the page equals the CLI, number for number: the saved default link's pinned `packlab run --link` (an older
+    // defaults set, the same admission inputs; tests/integration/cli_pins.rs keeps the pin equal to the current CLI)
+    const entry = savedLinks().find((e) => e.expect.model === 'admission' && Object.keys(e.expect).length === 1);
+    const inputs = (sc) => ({ model: sc.model, seed: sc.seed, workload: sc.workload, admission: sc.admission });
+    assert.deepEqual(inputs(w.scenario_from_link(entry.link)), inputs(w.scenario_from_link(scenario)));
+    assert.deepEqual(await admissionTable(page), admissionTableOf(pinOf(entry.link)));
+    // the run view of SECOND (the default arm) shows a run that admits deployments
+    await page.waitForFunction(() => document.querySelector('#admission-series-card').dataset.ready);
+    assert.equal(await page.inputValue('#admission-series-arm'), 'SECOND');
+    const info = await page.textContent('#admission-series-info');
+    const m = info.match(/(\d+) of (\d+) arrivals admitted/);
+    assert.ok(m && Number(m[1]) > 0, info);
+    assert.ok((await canvasInk(page, '#admission-series-canvas')) > 3000, 'series canvas is blank');
+    assert.match(await page.textContent('#admission-status'), /4 policies tuned/);
+    await page.screenshot({ path: artifact('playground-admission-default.png'), fullPage: true });
+    recordMetrics({ browser_admission_first_policy_ms: firstMs, browser_admission_default_report_ms: allMs });
+  },
+  // from lifetime.test.mjs ('its default view runs the default scenario to the CLI's numbers'): the default Lifetime
+  // view (share 0.2) gives the saved default link's pinned numbers (tests/pins/link-….json, `packlab run --link`,
+  // kept equal to the current CLI by tests/integration/cli_pins.rs)
+  lifetime: async (page, { scenario, firstMs, allMs }) => {
+    const w = await loadWasm();
+    assert.equal(await page.$('#tab-lifetime .soon'), null, 'no "soon" badge');
+    assert.equal(await page.getAttribute('#tab-lifetime', 'aria-current'), 'page');
+    assert.deepEqual(w.scenario_from_link(scenario), { ...w.default_scenario(), model: 'lifetime' });
+    assert.ok((await canvasInk(page, '#lifetime-canvas')) > 3000, 'chart canvas is blank');
+    assert.match(await page.textContent('#lifetime-data-statement'), /real Azure 2017 arrivals \(test split\), a pool's share of the tenant batches/);
+    const entry = savedLinks().find((e) => e.expect.model === 'lifetime' && Object.keys(e.expect).length === 1);
+    // the saved link is of an older defaults set: the lifetime model's inputs are the same (defaults set 11 changed
+    // only the noisy predictor's estimate, which the default oracle predictor does not read)
+    const inputs = (sc) => {
+      assert.equal(sc.lifetime.predictor, 'oracle');
+      const { noisy_estimate: _unused, ...lifetime } = sc.lifetime;
+      return { model: sc.model, seed: sc.seed, workload: sc.workload, lifetime };
+    };
+    assert.deepEqual(inputs(w.scenario_from_link(entry.link)), inputs(w.scenario_from_link(scenario)));
+    const pinned = pinOf(entry.link);
+    assert.deepEqual(await lifetimeTable(page), lifetimeTableOf(pinned.results));
+    assert.equal(await page.getAttribute('#lifetime-setup-list dd[data-hosts]', 'data-hosts'), String(pinned.hosts));
+    // the spread note reads this run against the stored pools' paired differences (tests/e2e/lifetime-spread.test.mjs)
+    const dp = Object.fromEntries(pinned.results.map((r) => [r.policy, r.empty_hosts_pp_vs_best_fit]));
+    const gap = dp.lava - dp.nilas;
+    const note = await page.textContent('#lifetime-spread');
+    assert.ok(note.includes(`one pool of ${pinned.hosts} hosts`) && note.includes(`LAVA − NILAS ${gap < 0 ? '−' : '+'}${Math.abs(gap).toFixed(2)} pp (s.d. `), note);
+    recordMetrics({
+      browser_lifetime_default_first_result_ms: firstMs,
+      browser_lifetime_default_first_result_in_page_ms: Number(await page.getAttribute('#lifetime-card', 'data-first-ms')),
+      browser_lifetime_default_report_ms: allMs,
+      browser_lifetime_default_report_in_page_ms: Number(await page.getAttribute('#lifetime-card', 'data-ms')),
+    });
+  },
   // from era.test.mjs: the default Reservations view (E4.3 beside real Azure load) shows a frontier with late jobs and revenue
   era: async (page, { scenario, firstMs, allMs }) => {
     const w = await loadWasm();
@@ -82,8 +157,16 @@ const DEFAULT_RUN = {
 /** When a view has its first result (the first-row or first-step time of DEFAULT_RUN), run in the page (a function:
  * the page's CSP refuses strings evaluated as code). */
 const FIRST = {
+  admission: () => document.querySelectorAll('#admission-rows tr').length >= 1,
+  lifetime: () => document.querySelectorAll('#lifetime-rows tr').length >= 1,
   era: () => document.querySelectorAll('#era-rows tr').length >= 1,
   oversub: () => !!document.querySelector('#oversub-card')?.dataset.firstMs,
+};
+
+/** What a view shows while its default run goes on, after FIRST and before the run's end (a function run in the
+ * page): admission's run controls estimate the time left from the fraction done. */
+const DURING = {
+  admission: () => /^about \d+ (s|min) left$/.test(document.querySelector('#admission-eta')?.textContent || ''),
 };
 
 /**
@@ -193,6 +276,7 @@ test('every tab, visited once at 390 px and at 1366 px: chart text, folding, the
       assert.equal(await page.getAttribute(`#lesson-${id}`, 'open'), null, `${id}: lesson folded`);
       if (FIRST[id]) await page.waitForFunction(FIRST[id], null, { timeout: 120_000 });
       const firstMs = Date.now() - t0;
+      if (DURING[id]) await page.waitForFunction(DURING[id], null, { timeout: 30_000 });
       await page.waitForFunction((c) => document.querySelector(c)?.dataset.state === 'done', CARD[id], { timeout: 300_000 });
       const allMs = Date.now() - t0;
       found[390][id] = await redrawnProblems(page, id);
