@@ -8,35 +8,14 @@
 // Usage: node scripts/measure-oversub-default-browser.mjs [N=3] [QUERY]   (QUERY e.g. '?workers=1', before the
 // link's '#'; output stored in results/bench/oversub-default.txt)
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { startServer, launch, newPage, ROOT } from '../tests/e2e/helpers.mjs';
+import { startServer, launch, newPage, browserCpu, ROOT } from '../tests/e2e/helpers.mjs';
 
 const n = Number(process.argv[2] || 3);
 const query = process.argv[3] || '';
 if (!(Number.isInteger(n) && n >= 1)) {
   console.error(`measure-oversub-default-browser: N must be a whole number ≥ 1, got '${process.argv[2]}'`);
   process.exit(2);
-}
-
-/** CPU seconds (user + system) of this process's descendants now alive (the browser's processes). */
-function childCpu() {
-  const parent = new Map();
-  const cpu = new Map();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const st = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-      parent.set(Number(d), Number(f[1]));
-      cpu.set(Number(d), (Number(f[11]) + Number(f[12])) / 100); // utime, stime in clock ticks (USER_HZ 100)
-    } catch { /* gone */ }
-  }
-  let s = 0;
-  for (const [pid, c] of cpu) {
-    for (let p = parent.get(pid); p; p = parent.get(p)) if (p === process.pid) { s += c; break; }
-  }
-  return s;
 }
 
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -47,14 +26,14 @@ const walls = [];
 for (let i = 1; i <= n; i++) {
   const browser = await launch();
   const page = await newPage(browser);
-  const cpu0 = childCpu();
+  const cpu0 = browserCpu();
   const t0 = Date.now();
   await page.goto(`${server.url}${query}#s=${link}`);
   await page.waitForFunction(() => !!document.querySelector('#oversub-card')?.dataset.firstMs, null, { timeout: 300_000 });
   const first = Date.now() - t0;
   await page.waitForFunction(() => document.querySelector('#oversub-card')?.dataset.state === 'done', null, { timeout: 300_000 });
   const report = Date.now() - t0;
-  const cpu = childCpu() - cpu0;
+  const cpu = browserCpu() - cpu0;
   const b = await page.evaluate(() => {
     const c = document.querySelector('#oversub-card').dataset;
     const now = performance.now(); // within a frame of the result's drawing
