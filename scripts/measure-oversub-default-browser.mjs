@@ -3,7 +3,8 @@
 // fresh Chromium (no cache). Per visit: navigation → first step and → report; the breakdown the page gives (the
 // wasm file's fetch, navigation → the view's start, start → run request: the bundled policy's fetch and the
 // worker's check of it, request → result: the worker's run, of which `compute` is the worker's own time, result →
-// drawn); the CPU time of the browser's processes (user + system, all of them, /proc) and the load average. The
+// drawn); the CPU time of the browser's processes (user + system, all of them, /proc) and the load average; at the
+// end the page's rows (policy, PM-Hot-R, S-Cores), to hold against `packlab oversub run`'s table. The
 // machine is shared: compare CPU where wall is noisy. Needs www/pkg (make wasm) and target/release/packlab.
 // Usage: node scripts/measure-oversub-default-browser.mjs [N=3] [QUERY]   (QUERY e.g. '?workers=1', before the
 // link's '#'; output stored in results/bench/oversub-default.txt)
@@ -23,6 +24,7 @@ const link = execFileSync('target/release/packlab', ['oversub', 'run', '--print-
 const server = await startServer();
 console.log(`# ${new Date().toISOString()}, ${os.cpus().length} cores, load at start ${load()}; link #s=${link}${query ? `, query ${query}` : ''}`);
 const walls = [];
+const tables = [];
 for (let i = 1; i <= n; i++) {
   const browser = await launch();
   const page = await newPage(browser);
@@ -48,6 +50,7 @@ for (let i = 1; i <= n; i++) {
       start_to_request: request - start, request_to_result: Number(c.ms), compute: Number(c.computeMs),
       result_to_drawn: Number(c.drawnAt) - done, poll: now - Number(c.drawnAt), status: document.querySelector('#oversub-status').textContent,
       rows: document.querySelectorAll('#oversub-rows tr').length, mode: c.mode,
+      table: [...document.querySelectorAll('#oversub-rows tr')].map((r) => `${r.dataset.policy} PM-Hot-R ${r.dataset.pmHotR} S-Cores ${r.dataset.sCores}`),
     };
   });
   const ms = (x) => `${Math.round(x)}`;
@@ -56,8 +59,11 @@ for (let i = 1; i <= n; i++) {
     + ` (bundled policy fetch ${ms(b.policy_fetch)} ms, the worker's start and check); request → result ${ms(b.request_to_result)} ms (worker compute ${ms(b.compute)} ms);`
     + ` result → drawn ${ms(b.result_to_drawn)} ms; ${b.rows} rows, mode ${b.mode}; "${b.status}"`);
   walls.push(report);
+  tables.push(b.table.join('\n'));
   await browser.close();
 }
 server.stop();
 const sorted = [...walls].sort((a, b) => a - b);
+// the page's numbers (every visit the same), to hold against `packlab oversub run` (the same scenario, trained there)
+console.log(`rows${tables.every((t) => t === tables[0]) ? ' (the same in every visit)' : ' DIFFER between visits'}:\n${tables[0]}`);
 console.log(`navigation → report over ${n} visits: median ${sorted[Math.floor((n - 1) / 2)]} ms, min ${sorted[0]} ms, max ${sorted[n - 1]} ms; load at end ${load()}`);
