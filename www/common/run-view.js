@@ -10,7 +10,8 @@
 //
 // The card's data attributes the end-to-end tests read: `state` (run-controls.js), `runs` (complete runs),
 // `ms` (from the request to the result), `firstMs` (from the request to the first partial result the view
-// marks), `clickMs` (from start(), e.g. the click, to the result), `computeMs` (the worker's time).
+// marks), `clickMs` (from start(), e.g. the click, to the result), `computeMs` (the worker's time), `doneAt` and `drawnAt`
+// (the page's clock, performance.now(), when the result arrived and when the view had drawn it).
 
 import { h, setChildren, fitCanvas } from './dom.js';
 import { errorText } from './engine.js';
@@ -134,9 +135,11 @@ export function createRunView(o) {
       card.dataset.ms = String(Math.round(performance.now() - started));
       card.dataset.clickMs = String(Math.round(performance.now() - clickedAt));
       card.dataset.computeMs = String(Math.round(res.elapsed_ms));
+      card.dataset.doneAt = String(Math.round(performance.now()));
       const n = o.runsPerStart ? o.runsPerStart() : 1;
       ui.setCost(costText(n, Number(card.dataset.ms) / n));
       o.onDone(res, payload);
+      card.dataset.drawnAt = String(Math.round(performance.now()));
     }, (e) => {
       if (running !== r) return;
       running = null;
