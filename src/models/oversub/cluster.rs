@@ -23,7 +23,6 @@ use super::params::OversubParams;
 use super::profile::{hour_of_day, Episode, VmRequest, HISTORY_H};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 
 /// Tolerance of the capacity test, cores (assigned cores are real-valued products `rate·c_v`).
 const EPS: f64 = 1e-9;
@@ -77,8 +76,9 @@ pub struct Cluster<'a> {
     k: usize,
     t: i32,
     cpu: Vec<f64>,
-    /// The PMs ordered by assigned-core room `B − Σa` (then id): best fit's search structure.
-    by_room: BTreeSet<(u64, u32)>,
+    /// The PMs ordered by assigned-core room `B − Σa` (then id), as `(room_key(room), id)` in a sorted vector:
+    /// best fit's search structure ([`move_key`] keeps it sorted as a PM's room changes).
+    by_room: Vec<(u64, u32)>,
     mem: Vec<f64>,
     net: Vec<f64>,
     alive: Vec<Placed>,
@@ -235,9 +235,9 @@ impl<'a> Cluster<'a> {
             let v = &p.v;
             if v.end <= t {
                 let k = p.pm as usize;
-                by_room.remove(&(room_key(b - cpu[k]), p.pm));
+                let old = room_key(b - cpu[k]);
                 cpu[k] -= p.assigned;
-                by_room.insert((room_key(b - cpu[k]), p.pm));
+                move_key(by_room, (old, p.pm), room_key(b - cpu[k]));
                 mem[p.pm as usize] -= v.mem;
                 net[p.pm as usize] -= v.net;
                 false
@@ -289,8 +289,11 @@ impl<'a> Cluster<'a> {
     /// cores) and room in memory and network, the one with the least room, ties to the lowest id.
     fn best_fit(&self, assigned: f64, mem: f64, net: f64) -> Option<usize> {
         let (m, w) = (self.params.pm_mem_gb, self.params.pm_net_gbps);
-        self.by_room
-            .range((room_key(assigned - EPS), 0)..)
+        let from = self
+            .by_room
+            .partition_point(|&e| e < (room_key(assigned - EPS), 0));
+        self.by_room[from..]
+            .iter()
             .map(|&(_, k)| k as usize)
             .find(|&k| self.mem[k] + mem <= m + EPS && self.net[k] + net <= w + EPS)
     }
@@ -303,9 +306,13 @@ impl<'a> Cluster<'a> {
             match self.best_fit(a, v.mem, v.net) {
                 Some(k) => {
                     let b = self.params.pm_cores;
-                    self.by_room.remove(&(room_key(b - self.cpu[k]), k as u32));
+                    let old = room_key(b - self.cpu[k]);
                     self.cpu[k] += a;
-                    self.by_room.insert((room_key(b - self.cpu[k]), k as u32));
+                    move_key(
+                        &mut self.by_room,
+                        (old, k as u32),
+                        room_key(b - self.cpu[k]),
+                    );
                     self.mem[k] += v.mem;
                     self.net[k] += v.net;
                     self.alive.push(Placed {
@@ -502,6 +509,25 @@ fn room_key(x: f64) -> u64 {
     }
 }
 
+/// In the sorted vector `keys` of distinct `(key, id)` pairs, replaces `old` (present) by `(new, old.1)`,
+/// shifting only the entries between its old and its new place: the vector stays sorted, as a `BTreeSet`
+/// with a remove and an insert would be, without the tree's node updates (issue 30).
+fn move_key(keys: &mut [(u64, u32)], old: (u64, u32), new: u64) {
+    let new = (new, old.1);
+    let p = keys
+        .binary_search(&old)
+        .expect("every PM has its key in the room order");
+    if new < old {
+        let q = keys[..p].partition_point(|&e| e < new);
+        keys[q..=p].rotate_right(1);
+        keys[q] = new;
+    } else if new > old {
+        let q = p + 1 + keys[p + 1..].partition_point(|&e| e < new);
+        keys[p..q].rotate_left(1);
+        keys[q - 1] = new;
+    }
+}
+
 /// Observation length of one agent: its 7 entries and the hour one-hot.
 pub const AGENT_OBS: usize = 7 + 24;
 
@@ -549,6 +575,34 @@ pub struct RateMap {
 mod tests {
     use super::*;
     use crate::models::oversub::profile::VmRequest;
+    use crate::substrate::rng::stream;
+    use rand::RngExt;
+
+    /// The sorted room order moved key by key equals a `BTreeSet` updated by remove and insert, over random
+    /// moves up and down (rooms on a coarse grid, so that equal rooms and ties by id occur).
+    #[test]
+    fn moving_keys_keeps_the_order_of_a_btree_set() {
+        let mut r = stream(4, 30, 0);
+        let mut room: Vec<f64> = vec![48.0; 20];
+        let mut keys: Vec<(u64, u32)> = (0..20).map(|i| (room_key(48.0), i)).collect();
+        let mut set: std::collections::BTreeSet<(u64, u32)> = keys.iter().copied().collect();
+        for _ in 0..5_000 {
+            let k = r.random_range(0..20usize);
+            let old = (room_key(room[k]), k as u32);
+            room[k] = r.random_range(-4..=48) as f64 * 0.5;
+            move_key(&mut keys, old, room_key(room[k]));
+            set.remove(&old);
+            set.insert((room_key(room[k]), k as u32));
+            assert!(keys.iter().copied().eq(set.iter().copied()));
+        }
+        // The order is that of the rooms as numbers, then of the ids.
+        let mut by_number: Vec<(f64, u32)> = (0..20).map(|k| (room[k], k as u32)).collect();
+        by_number.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert!(keys
+            .iter()
+            .map(|&(_, k)| k)
+            .eq(by_number.iter().map(|&(_, k)| k)));
+    }
 
     /// An episode by hand: `vms` as (sub, cores, start, end, usage per hour).
     fn episode(hours: i32, subs: usize, vms: &[(u16, f64, i32, i32, f64)]) -> Episode {
