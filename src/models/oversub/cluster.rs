@@ -23,7 +23,6 @@ use super::params::OversubParams;
 use super::profile::{hour_of_day, Episode, VmRequest, HISTORY_H};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 
 /// Tolerance of the capacity test, cores (assigned cores are real-valued products `rate·c_v`).
 const EPS: f64 = 1e-9;
@@ -77,8 +76,15 @@ pub struct Cluster<'a> {
     k: usize,
     t: i32,
     cpu: Vec<f64>,
-    /// The PMs ordered by assigned-core room `B − Σa` (then id): best fit's search structure.
-    by_room: BTreeSet<(u64, u32)>,
+    /// The PMs ordered by assigned-core room `B − Σa` (then id), as `(room_key(room), id)` in a sorted vector:
+    /// best fit's search structure ([`move_key`] keeps it sorted as a placement changes a PM's room; the
+    /// hour's departures re-sort the PMs they left at once, [`Cluster::begin_hour`]).
+    by_room: Vec<(u64, u32)>,
+    /// Per PM: whether a VM left it this hour (reset after the departures).
+    left: Vec<bool>,
+    /// The new keys of those PMs, and the merged order being built (buffers of `begin_hour`).
+    left_keys: Vec<(u64, u32)>,
+    merged: Vec<(u64, u32)>,
     mem: Vec<f64>,
     net: Vec<f64>,
     alive: Vec<Placed>,
@@ -150,6 +156,9 @@ impl<'a> Cluster<'a> {
             by_room: (0..k as u32)
                 .map(|i| (room_key(params.pm_cores), i))
                 .collect(),
+            left: vec![false; k],
+            left_keys: Vec::new(),
+            merged: Vec::with_capacity(k),
             mem: vec![0.0; k],
             net: vec![0.0; k],
             alive: Vec::new(),
@@ -225,26 +234,42 @@ impl<'a> Cluster<'a> {
     /// were never collected, i.e. history in a cold start, are skipped).
     fn begin_hour(&mut self) {
         let (t, b) = (self.t, self.params.pm_cores);
-        let (cpu, mem, net, by_room) = (
-            &mut self.cpu,
-            &mut self.mem,
-            &mut self.net,
-            &mut self.by_room,
-        );
+        let (cpu, mem, net, left) = (&mut self.cpu, &mut self.mem, &mut self.net, &mut self.left);
         self.alive.retain(|p| {
             let v = &p.v;
             if v.end <= t {
                 let k = p.pm as usize;
-                by_room.remove(&(room_key(b - cpu[k]), p.pm));
                 cpu[k] -= p.assigned;
-                by_room.insert((room_key(b - cpu[k]), p.pm));
-                mem[p.pm as usize] -= v.mem;
-                net[p.pm as usize] -= v.net;
+                left[k] = true;
+                mem[k] -= v.mem;
+                net[k] -= v.net;
                 false
             } else {
                 true
             }
         });
+        // The room order is a function of the rooms alone (distinct keys), so the PMs that VMs left can be
+        // taken out and merged back in at their new rooms once, rather than moved departure by departure.
+        self.left_keys.clear();
+        self.left_keys.extend(
+            (0..self.k)
+                .filter(|&k| self.left[k])
+                .map(|k| (room_key(b - cpu[k]), k as u32)),
+        );
+        if !self.left_keys.is_empty() {
+            self.left_keys.sort_unstable();
+            self.merged.clear();
+            let mut new = self.left_keys.iter().copied().peekable();
+            for &e in self.by_room.iter().filter(|e| !self.left[e.1 as usize]) {
+                while let Some(x) = new.next_if(|&x| x < e) {
+                    self.merged.push(x);
+                }
+                self.merged.push(e);
+            }
+            self.merged.extend(new);
+            std::mem::swap(&mut self.by_room, &mut self.merged);
+            self.left.fill(false);
+        }
         let vms = &self.ep.vms;
         while self.next < vms.len() && vms[self.next].start < t {
             self.next += 1;
@@ -287,12 +312,19 @@ impl<'a> Cluster<'a> {
 
     /// Best fit of one VM at `assigned` cores: among the PMs with room `B − Σa ≥ assigned` (within 1e-9
     /// cores) and room in memory and network, the one with the least room, ties to the lowest id.
-    fn best_fit(&self, assigned: f64, mem: f64, net: f64) -> Option<usize> {
+    /// Returns its place in the room order and the PM.
+    fn best_fit(&self, assigned: f64, mem: f64, net: f64) -> Option<(usize, usize)> {
         let (m, w) = (self.params.pm_mem_gb, self.params.pm_net_gbps);
-        self.by_room
-            .range((room_key(assigned - EPS), 0)..)
-            .map(|&(_, k)| k as usize)
-            .find(|&k| self.mem[k] + mem <= m + EPS && self.net[k] + net <= w + EPS)
+        let from = self
+            .by_room
+            .partition_point(|&e| e < (room_key(assigned - EPS), 0));
+        self.by_room[from..]
+            .iter()
+            .position(|&(_, k)| {
+                let k = k as usize;
+                self.mem[k] + mem <= m + EPS && self.net[k] + net <= w + EPS
+            })
+            .map(|i| (from + i, self.by_room[from + i].1 as usize))
     }
 
     /// Places the current hour's requests with `rates[n]` for subscriber n.
@@ -301,11 +333,13 @@ impl<'a> Cluster<'a> {
             let v = self.ep.vms[i];
             let a = rates[v.sub as usize] * v.cores;
             match self.best_fit(a, v.mem, v.net) {
-                Some(k) => {
-                    let b = self.params.pm_cores;
-                    self.by_room.remove(&(room_key(b - self.cpu[k]), k as u32));
+                Some((at, k)) => {
                     self.cpu[k] += a;
-                    self.by_room.insert((room_key(b - self.cpu[k]), k as u32));
+                    move_key(
+                        &mut self.by_room,
+                        at,
+                        room_key(self.params.pm_cores - self.cpu[k]),
+                    );
                     self.mem[k] += v.mem;
                     self.net[k] += v.net;
                     self.alive.push(Placed {
@@ -502,6 +536,23 @@ fn room_key(x: f64) -> u64 {
     }
 }
 
+/// In the sorted vector `keys` of distinct `(key, id)` pairs, gives the entry at `p` the key `new`, shifting
+/// only the entries between its old and its new place: the vector stays sorted, as a `BTreeSet` with a
+/// remove and an insert would be, without the tree's node updates (issue 30).
+fn move_key(keys: &mut [(u64, u32)], p: usize, new: u64) {
+    let old = keys[p];
+    let new = (new, old.1);
+    if new < old {
+        let q = keys[..p].partition_point(|&e| e < new);
+        keys[q..=p].rotate_right(1);
+        keys[q] = new;
+    } else if new > old {
+        let q = p + 1 + keys[p + 1..].partition_point(|&e| e < new);
+        keys[p..q].rotate_left(1);
+        keys[q - 1] = new;
+    }
+}
+
 /// Observation length of one agent: its 7 entries and the hour one-hot.
 pub const AGENT_OBS: usize = 7 + 24;
 
@@ -549,6 +600,35 @@ pub struct RateMap {
 mod tests {
     use super::*;
     use crate::models::oversub::profile::VmRequest;
+    use crate::substrate::rng::stream;
+    use rand::RngExt;
+
+    /// The sorted room order moved key by key equals a `BTreeSet` updated by remove and insert, over random
+    /// moves up and down (rooms on a coarse grid, so that equal rooms and ties by id occur).
+    #[test]
+    fn moving_keys_keeps_the_order_of_a_btree_set() {
+        let mut r = stream(4, 30, 0);
+        let mut room: Vec<f64> = vec![48.0; 20];
+        let mut keys: Vec<(u64, u32)> = (0..20).map(|i| (room_key(48.0), i)).collect();
+        let mut set: std::collections::BTreeSet<(u64, u32)> = keys.iter().copied().collect();
+        for _ in 0..5_000 {
+            let k = r.random_range(0..20usize);
+            let old = (room_key(room[k]), k as u32);
+            room[k] = r.random_range(-4..=48) as f64 * 0.5;
+            let at = keys.binary_search(&old).unwrap();
+            move_key(&mut keys, at, room_key(room[k]));
+            set.remove(&old);
+            set.insert((room_key(room[k]), k as u32));
+            assert!(keys.iter().copied().eq(set.iter().copied()));
+        }
+        // The order is that of the rooms as numbers, then of the ids.
+        let mut by_number: Vec<(f64, u32)> = (0..20).map(|k| (room[k], k as u32)).collect();
+        by_number.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert!(keys
+            .iter()
+            .map(|&(_, k)| k)
+            .eq(by_number.iter().map(|&(_, k)| k)));
+    }
 
     /// An episode by hand: `vms` as (sub, cores, start, end, usage per hour).
     fn episode(hours: i32, subs: usize, vms: &[(u16, f64, i32, i32, f64)]) -> Episode {
@@ -686,9 +766,15 @@ mod tests {
                             .total_cmp(&(48.0 - c.cpu[y]))
                             .then(x.cmp(&y))
                     });
-                assert_eq!(c.best_fit(a, v.mem, v.net), brute);
+                assert_eq!(c.best_fit(a, v.mem, v.net).map(|(_, k)| k), brute);
                 checked += 1;
             }
+            // The room order after the hour's departures (merged) and placements (moved) is the sorted one.
+            let mut order: Vec<(u64, u32)> = (0..12)
+                .map(|k| (room_key(48.0 - c.cpu[k]), k as u32))
+                .collect();
+            order.sort_unstable();
+            assert_eq!(c.by_room, order);
             if c.step(&rates).done {
                 break;
             }

@@ -386,7 +386,7 @@ impl MarlEnv for TrainEnv<'_> {
         let w = self.world;
         let ep = match self.cluster.take() {
             Some(c) if self.episode == Some(episode) => c.into_episode(),
-            _ => Cow::Owned(Episode::generate(
+            _ => Cow::Owned(Episode::generate_requests(
                 &w.profiles,
                 &w.params,
                 &w.means,

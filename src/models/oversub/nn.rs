@@ -122,7 +122,9 @@ const BLOCK: usize = 16;
 
 /// `out[j] ← out[j] + Σ_t a_t·rows[o_t + j]` for every column `j`, the terms `(o_t, a_t)` added **in their
 /// order**, one after the other: the same sums as `for (o, a) in terms { out += a·rows[o..] }`, but with
-/// blocks of [`BLOCK`] columns kept in registers across the terms (vectorisable, no reordering).
+/// blocks of [`BLOCK`] columns kept in registers across the terms (vectorisable, no reordering). The last
+/// `n mod BLOCK` columns (all of them in the 6-wide output layer) are a shorter block of the same form, so
+/// each term reads a contiguous piece of its row.
 #[inline]
 fn accumulate<F: Real>(out: &mut [F], terms: &[(usize, F)], rows: &[F]) {
     let n = out.len();
@@ -139,14 +141,18 @@ fn accumulate<F: Real>(out: &mut [F], terms: &[(usize, F)], rows: &[F]) {
         }
         y.copy_from_slice(&acc);
     }
-    let tail = n - n % BLOCK;
-    for (j, y) in blocks.into_remainder().iter_mut().enumerate() {
-        let j = tail + j;
-        let mut v = *y;
+    let y = blocks.into_remainder();
+    let (j, w) = (n - n % BLOCK, y.len());
+    if w > 0 {
+        let mut acc = [F::ZERO; BLOCK];
+        let acc = &mut acc[..w];
+        acc.copy_from_slice(y);
         for &(o, a) in terms {
-            v += a * rows[o + j];
+            for (v, &r) in acc.iter_mut().zip(&rows[o + j..o + j + w]) {
+                *v += a * r;
+            }
         }
-        *y = v;
+        y.copy_from_slice(acc);
     }
 }
 

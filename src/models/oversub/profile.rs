@@ -322,7 +322,8 @@ pub struct Episode {
     pub usage: Vec<f64>,
     /// Hours T.
     pub hours: i32,
-    /// `stats[(t + HISTORY_H)·N + n]`: subscriber n's VMs at hour t, for t in `−HISTORY_H..T`.
+    /// `stats[(t + HISTORY_H)·N + n]`: subscriber n's VMs at hour t, for t in `−HISTORY_H..T` (empty from
+    /// [`Episode::generate_requests`]).
     pub stats: Vec<SubHour>,
     /// Subscribers N.
     pub subs: usize,
@@ -360,8 +361,25 @@ pub fn hour_of_day(t: i32) -> usize {
 impl Episode {
     /// Generates an episode from the stream `(seed, comp, index)`: Poisson arrivals per subscriber and hour
     /// with the means of [`Profiles::arrival_means`], sizes from the subscriber's distribution, durations
-    /// `max(1, ⌈L⌉)` hours with `L` LogNormal (truncated at `T`), usage per VM-hour.
+    /// `max(1, ⌈L⌉)` hours with `L` LogNormal (truncated at `T`), usage per VM-hour; then the per-hour
+    /// statistics [`Episode::stats`] the rate policies read.
     pub fn generate(
+        profiles: &Profiles,
+        params: &OversubParams,
+        means: &[[f64; 24]],
+        seed: u64,
+        comp: u64,
+        index: u64,
+    ) -> Episode {
+        let mut ep = Self::generate_requests(profiles, params, means, seed, comp, index);
+        ep.stats = ep.hourly_stats();
+        ep
+    }
+
+    /// [`Episode::generate`] without the per-hour statistics (`stats` left empty, so [`Episode::stat`] must
+    /// not be called): the same requests and usage, for the C2MARL training episodes, which no rate policy
+    /// reads (the statistics' ~2,000 histograms per episode cost ~4% of a training run, issue 30).
+    pub fn generate_requests(
         profiles: &Profiles,
         params: &OversubParams,
         means: &[[f64; 24]],
@@ -424,7 +442,19 @@ impl Episode {
                 from = to;
             }
         }
-        let hours_total = (HISTORY_H + t_end) as usize;
+        Episode {
+            vms,
+            usage,
+            hours: t_end,
+            stats: Vec::new(),
+            subs: n_sub,
+        }
+    }
+
+    /// The per-hour statistics of the requests and usage ([`Episode::stats`]).
+    fn hourly_stats(&self) -> Vec<SubHour> {
+        let n_sub = self.subs;
+        let hours_total = (HISTORY_H + self.hours) as usize;
         let mut stats = vec![
             SubHour {
                 hist: vec![0; HIST_BINS],
@@ -432,9 +462,9 @@ impl Episode {
             };
             hours_total * n_sub
         ];
-        for v in &vms {
+        for v in &self.vms {
             for t in v.start..v.end {
-                let u = usage[v.usage_at as usize + (t - v.start) as usize];
+                let u = self.usage[v.usage_at as usize + (t - v.start) as usize];
                 let s = &mut stats[(t + HISTORY_H) as usize * n_sub + v.sub as usize];
                 s.n += 1;
                 s.sum += u;
@@ -444,13 +474,7 @@ impl Episode {
                 s.hist[((u * HIST_BINS as f64) as usize).min(HIST_BINS - 1)] += 1;
             }
         }
-        Episode {
-            vms,
-            usage,
-            hours: t_end,
-            stats,
-            subs: n_sub,
-        }
+        stats
     }
 
     /// Subscriber `n`'s statistics at hour `t` (`−HISTORY_H ≤ t < T`).
