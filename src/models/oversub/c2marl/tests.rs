@@ -560,6 +560,7 @@ fn lambda_freeze_holds_the_mean_of_the_dual_iterates() {
         lambda_init: 10.0,
         episodes: 4,
         lambda_freeze_fraction: 0.75,
+        lambda_tail_fraction: 1.0,
         ..toy_config()
     };
     assert_eq!(cfg.lambda_freeze(), 3);
