@@ -104,7 +104,9 @@ pub fn window_target(machines: usize, window: usize, eval_episodes: usize, alpha
 /// `β = 1 − 2/(E + 1)`, whose weights have effective sample size `1/Σw² = (1 + β)/(1 − β) = E`: at one risk p
 /// per machine and episode, `u_k` has the mean and variance `p(1 − p)/E` of an E-episode fraction, so the
 /// largest `u_k` has nearly the evaluation's inflation over machines, whatever the machines' risks. The
-/// statistic is `Û = max_k u_k / (1 − β^n)` (bias-corrected: the plain mean of the n episodes while n ≪ E).
+/// statistic is `Û = max_k u_k / (1 − β^n)` (bias-corrected: the plain mean of the n episodes while n ≪ E),
+/// or `Û = max_k u_k` without the correction (`C2marlConfig::ewma_bias_correction` false: the frequencies
+/// start at 0 and read low while n ≪ E, instead of a short window's maximum, inflated as `DualCost::Pm`'s).
 /// Its price is lag: the weights' mean age is `β/(1 − β) = (E − 1)/2` episodes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnsafeEwma {
@@ -114,15 +116,19 @@ pub struct UnsafeEwma {
     rates: Vec<f64>,
     /// `β^n`, n the episodes pushed.
     decay: f64,
+    /// Divide by `1 − β^n` in [`UnsafeEwma::statistic`].
+    bias_correction: bool,
 }
 
 impl UnsafeEwma {
-    /// Empty frequencies for an effective sample size of `episodes` (E ≥ 1; `β = 1 − 2/(E + 1)`, 0 at E = 1).
-    pub fn new(episodes: usize) -> Self {
+    /// Empty frequencies for an effective sample size of `episodes` (E ≥ 1; `β = 1 − 2/(E + 1)`, 0 at E = 1),
+    /// the statistic bias-corrected or not (`bias_correction`).
+    pub fn new(episodes: usize, bias_correction: bool) -> Self {
         UnsafeEwma {
             beta: 1.0 - 2.0 / (episodes.max(1) as f64 + 1.0),
             rates: Vec::new(),
             decay: 1.0,
+            bias_correction,
         }
     }
 
@@ -142,12 +148,17 @@ impl UnsafeEwma {
         self.decay *= self.beta;
     }
 
-    /// `Û = max_k u_k / (1 − β^n)` ∈ [0, 1]; 0 before the first episode or when no machine was ever unsafe.
+    /// `Û = max_k u_k / (1 − β^n)` ∈ [0, 1], or `max_k u_k` without the bias correction; 0 before the first
+    /// episode or when no machine was ever unsafe.
     pub fn statistic(&self) -> f64 {
         if self.decay >= 1.0 {
             return 0.0;
         }
         let top = self.rates.iter().copied().fold(0.0, f64::max);
-        (top / (1.0 - self.decay)).min(1.0)
+        if self.bias_correction {
+            (top / (1.0 - self.decay)).min(1.0)
+        } else {
+            top.min(1.0)
+        }
     }
 }

@@ -560,6 +560,7 @@ fn lambda_freeze_holds_the_mean_of_the_dual_iterates() {
         lambda_init: 10.0,
         episodes: 4,
         lambda_freeze_fraction: 0.75,
+        lambda_tail_fraction: 1.0,
         ..toy_config()
     };
     assert_eq!(cfg.lambda_freeze(), 3);
@@ -594,6 +595,60 @@ fn lambda_freeze_holds_the_mean_of_the_dual_iterates() {
         "{:?}",
         bad.validate()
     );
+}
+
+#[test]
+fn lambda_tail_fraction_holds_the_mean_of_the_last_dual_iterates() {
+    // no machine unsafe: the dual steps of episodes 0–5 give λ = 18, 16, 14, 12, 10, 8 (from 20 by η = 2);
+    // from episode ⌈0.75·8⌉ = 6 on λ is held. Tail 0.5: the last ⌈0.5·6⌉ = 3 iterates, (12 + 10 + 8)/3 = 10;
+    // tail 0.4: the last ⌈2.4⌉ = 3, also 10; tail 0.3: the last ⌈1.8⌉ = 2, (10 + 8)/2 = 9; tail 1: all six,
+    // 13 (the earlier behaviour)
+    let cfg = |tail: f64| C2marlConfig {
+        dual_start_fraction: 0.0,
+        dual_window: 4,
+        dual_cost: DualCost::Pm,
+        alpha: 0.75,
+        eta_lambda: 2.0,
+        lambda_init: 20.0,
+        episodes: 8,
+        lambda_freeze_fraction: 0.75,
+        lambda_tail_fraction: tail,
+        ..toy_config()
+    };
+    let held = |tail: f64| {
+        let mut env = Toy::new(2);
+        env.unsafe_machines = Some(vec![]);
+        let mut tr = Trainer::new(&cfg(tail), &env, 1).unwrap();
+        let l: Vec<f64> = (0..8)
+            .map(|e| tr.train_episode(&mut env, e).lambda)
+            .collect();
+        assert_eq!(l[..6], [18.0, 16.0, 14.0, 12.0, 10.0, 8.0]);
+        assert_eq!(l[6], l[7]);
+        l[6]
+    };
+    assert_eq!(cfg(0.5).lambda_tail_start(), 3);
+    assert_eq!(cfg(0.3).lambda_tail_start(), 4);
+    assert_eq!(cfg(1.0).lambda_tail_start(), 0);
+    assert_eq!(held(0.5), 10.0);
+    assert_eq!(held(0.4), 10.0);
+    assert_eq!(held(0.3), 9.0);
+    assert_eq!(held(1.0), 13.0);
+    // the dual starting later: episodes 2–5 step (D = 4), tail 0.5 starts at 6 − 2 = 4
+    let late = C2marlConfig {
+        dual_start_fraction: 0.25,
+        ..cfg(0.5)
+    };
+    assert_eq!((late.dual_start(), late.lambda_tail_start()), (2, 4));
+    // a fraction outside (0, 1] is refused naming the field
+    for bad in [0.0, 1.5, f64::NAN] {
+        assert!(
+            cfg(bad)
+                .validate()
+                .iter()
+                .any(|e| e.contains("lambda_tail_fraction")),
+            "{bad}"
+        );
+    }
 }
 
 fn trained_policy() -> TrainedPolicy {
@@ -918,7 +973,7 @@ fn calibrated_pm_dual_relaxes_below_the_calibrated_risk_and_tightens_above() {
 fn ewma_statistic_known_answers() {
     // E = 3: β = 1/2. Machine 0 unsafe, then nothing, then machine 1: u = (½), (¼), (⅛, ½) over 1 − β^n =
     // ½, ¾, ⅞, so Û = 1, 1/3, 4/7
-    let mut u = UnsafeEwma::new(3);
+    let mut u = UnsafeEwma::new(3, true);
     assert_eq!(u.statistic(), 0.0);
     u.push(&[0]);
     assert_eq!(u.statistic(), 1.0);
@@ -927,14 +982,14 @@ fn ewma_statistic_known_answers() {
     u.push(&[1]);
     assert!((u.statistic() - 4.0 / 7.0).abs() < 1e-15);
     // E = 1: β = 0, the last episode alone
-    let mut u = UnsafeEwma::new(1);
+    let mut u = UnsafeEwma::new(1, true);
     u.push(&[4, 9]);
     assert_eq!(u.statistic(), 1.0);
     u.push(&[]);
     assert_eq!(u.statistic(), 0.0);
     // the weights' effective sample size is E: after a long clean run (β^n ≈ 0) one unsafe episode leaves
     // weights (1 − β)β^i, and Σ_i ((1 − β)β^i)² = (1 − β)/(1 + β) = 1/E
-    let mut u = UnsafeEwma::new(100);
+    let mut u = UnsafeEwma::new(100, true);
     for _ in 0..3000 {
         u.push(&[]);
     }
@@ -946,12 +1001,45 @@ fn ewma_statistic_known_answers() {
     }
     assert!((sum_sq - 0.01).abs() < 1e-6, "{sum_sq}");
     // a machine unsafe in every 20th episode reads ≈ 5% after a long run, whatever the other machines do
-    let mut u = UnsafeEwma::new(100);
+    let mut u = UnsafeEwma::new(100, true);
     for n in 0..2000 {
         u.push(if n % 20 == 0 { &[7, 3] } else { &[] });
     }
     let s = u.statistic();
     assert!(s > 0.03 && s < 0.07, "{s}");
+}
+
+#[test]
+fn ewma_statistic_without_bias_correction_starts_from_zero() {
+    // E = 3 (β = ½), the sequence of `ewma_statistic_known_answers`: u = (½), (¼), (⅛, ½), so Û = max_k u_k =
+    // ½, ¼, ½ (corrected: 1, 1/3, 4/7)
+    let mut u = UnsafeEwma::new(3, false);
+    assert_eq!(u.statistic(), 0.0);
+    u.push(&[0]);
+    assert_eq!(u.statistic(), 0.5);
+    u.push(&[]);
+    assert_eq!(u.statistic(), 0.25);
+    u.push(&[1]);
+    assert_eq!(u.statistic(), 0.5);
+    // E = 100 (β = 99/101): a machine unsafe in every episode reads 1 − β^n, 1.98% after one episode, 1 − (99/101)^3
+    // = 5.82% after three (the α = 0.95 budget is crossed at the third), and the corrected statistic 1 throughout
+    let (mut u, mut c) = (UnsafeEwma::new(100, false), UnsafeEwma::new(100, true));
+    let beta: f64 = 99.0 / 101.0;
+    for n in 1..=3 {
+        u.push(&[5]);
+        c.push(&[5]);
+        assert!((u.statistic() - (1.0 - beta.powi(n))).abs() < 1e-14, "{n}");
+        assert!((c.statistic() - 1.0).abs() < 1e-14);
+    }
+    // after a long run both agree (β^n ≈ 0)
+    for _ in 0..3000 {
+        u.push(&[]);
+        c.push(&[]);
+    }
+    u.push(&[2]);
+    c.push(&[2]);
+    assert!((u.statistic() - c.statistic()).abs() < 1e-15);
+    assert!((u.statistic() - 2.0 / 101.0).abs() < 1e-15);
 }
 
 /// The risky machines' risk after each of `episodes` episodes of the PM dual `dual_cost` on [`Toy`] with

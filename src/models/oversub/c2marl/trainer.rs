@@ -96,7 +96,8 @@ pub struct Trainer {
     greedy_next: usize,
     /// With [`DualCost::PmEwma`]: every greedy episode's unsafe machines since the dual's start, weighted.
     unsafe_ewma: UnsafeEwma,
-    /// Σ λ after each dual step and their count (the mean λ is held from [`C2marlConfig::lambda_freeze`] on).
+    /// Σ λ after each dual step from [`C2marlConfig::lambda_tail_start`] on and their count (the mean λ is
+    /// held from [`C2marlConfig::lambda_freeze`] on).
     lambda_sum: f64,
     lambda_steps: u64,
     replay: Replay,
@@ -186,7 +187,7 @@ impl Trainer {
             greedy_costs: Vec::with_capacity(config.dual_window),
             greedy_unsafe: Vec::new(),
             greedy_next: 0,
-            unsafe_ewma: UnsafeEwma::new(config.dual_eval_episodes),
+            unsafe_ewma: UnsafeEwma::new(config.dual_eval_episodes, config.ewma_bias_correction),
             lambda_sum: 0.0,
             lambda_steps: 0,
             replay: Replay::new(config.replay, &d),
@@ -275,8 +276,10 @@ impl Trainer {
                 }
             };
             self.dual_step(g, pm.map(|k| (unsafe_pms, k)));
-            self.lambda_sum += self.lambda;
-            self.lambda_steps += 1;
+            if episode >= self.config.lambda_tail_start() {
+                self.lambda_sum += self.lambda;
+                self.lambda_steps += 1;
+            }
         }
         let log = EpisodeLog {
             episode,
