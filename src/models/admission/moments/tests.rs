@@ -139,3 +139,48 @@ fn tables_sharing_grid_terms_equal_tables_built_alone() {
         }
     }
 }
+
+#[test]
+fn wide_and_baseline_refresh_kernels_agree_bit_for_bit() {
+    // the AVX2 copy (where this CPU has it) and the baseline copy of the Δ sums and the curve basis
+    // (substrate::lanes): the same bits, on the 3-year run's geometry (24 coarse lead times, 128 curve points)
+    use crate::substrate::lanes::baseline;
+    let cfg = MomentConfig::fast();
+    let ts: Vec<f64> = (0..128)
+        .map(|i| 0.04 * libm::pow(26_280.0f64 / 0.04, i as f64 / 127.0))
+        .collect();
+    let cfg24 = MomentConfig {
+        n_interp: 24,
+        ..cfg
+    };
+    for (n0, al, bl, an, bn, as_, bs) in [
+        (1u32, 1.2, 60.0, 1.0, 0.5, 1.0, 0.2),
+        (3, 4.2, 150.0, 3.0, 1.3, 5.0, 2.2),
+        (8, 40.2, 2000.0, 30.0, 10.0, 90.0, 20.2),
+        (40, 400.2, 8000.0, 200.0, 90.0, 20.0, 100.2),
+    ] {
+        let b = Belief {
+            n0,
+            lambda: Gamma::new(al, bl),
+            nu: Gamma::new(an, bn),
+            sigma: Gamma::new(as_, bs),
+        };
+        let run = || {
+            let mut lat = TableLattice::new();
+            let mut nodes = NodeCache::default();
+            let d = CurveBasis::coarse_deltas_lattice(&b, 20.0, &ts, &cfg24, &mut lat, &mut nodes);
+            let cb = CurveBasis::from_deltas(&b, 20.0, &ts, &cfg24, &d);
+            let (mut e, mut v) = (vec![0.0; ts.len()], vec![0.0; ts.len()]);
+            cb.eval(n0 + 3, &mut e, &mut v);
+            let mut bits: Vec<u64> = d
+                .iter()
+                .flat_map(|x| [x.0.to_bits(), x.1.to_bits()])
+                .collect();
+            bits.extend(e.iter().chain(&v).map(|x| x.to_bits()));
+            bits
+        };
+        let (wide, base) = (run(), baseline(run));
+        assert_eq!(wide, base, "n0 = {n0}");
+        assert!(wide.iter().any(|&x| x != 0), "n0 = {n0}: all zero");
+    }
+}
