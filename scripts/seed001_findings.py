@@ -437,43 +437,57 @@ def tuned_rows(preset, o):
 # learning rate and dual learning rate per setting and the baselines here are tuned on the scored episodes
 LEARNER_VARIANT = ("per-subscriber credit with each VM's cost credited to its creation, the PM dual (η_λ 5, window 20) and λ held from 0.8 of training "
                    "(docs/oversub.md departures 2–4, 7), one setting for every α and preset")
-# Stored runs of the same scenario with C2MARL on the opt-in calibrated PM dual (`dual_cost` pm_calibrated,
-# docs/oversub.md departure 4), rendered as extra rows of the tuned table: per preset, its folder (with the
-# summary the rows point to) and its raw reports (a findings run, or `packlab run`'s report beside its
+# Stored runs of the same scenario with C2MARL on an opt-in dual step (docs/oversub.md departure 4), rendered as
+# extra rows of the tuned table: per preset, per dual (its row label, the `c2marl` settings its runs must have,
+# its folder's summary the rows point to, its raw reports: a findings run, or `packlab run`'s report beside its
 # .scenario.json)
-CALIBRATED_DUAL = {
-    "E1.1": ("issue25/dual-calibrated/summary.md", [f"issue25/dual-calibrated/e11-cal-a{a}-900x5.json" for a in ALPHAS]),
-    "E1.3": ("issue25/e13-capped-calibrated/README.md", ["issue25/e13-capped-calibrated/e13.json"]),
+OPT_IN_DUALS = {
+    "E1.1": [
+        ("calibrated dual", {"dual_cost": "pm_calibrated"}, "issue25/dual-calibrated/summary.md",
+         [f"issue25/dual-calibrated/e11-cal-a{a}-900x5.json" for a in ALPHAS]),
+        ("EWMA dual", {"dual_cost": "pm_ewma", "lambda_tail_fraction": None, "ewma_bias_correction": None},
+         "issue25/dual-ewma/summary.md", [f"issue25/dual-ewma/e11-ewma-a{a}-900x5.json" for a in ALPHAS]),
+        ("EWMA dual, tail 0.5", {"dual_cost": "pm_ewma", "lambda_tail_fraction": 0.5, "ewma_bias_correction": None},
+         "issue25/dual-ewma-tail/summary.md", [f"issue25/dual-ewma-tail/e11-ewma-tail-a{a}-900x5.json" for a in ALPHAS]),
+        ("EWMA dual, tail 0.5, uncorrected", {"dual_cost": "pm_ewma", "lambda_tail_fraction": 0.5, "ewma_bias_correction": False},
+         "issue25/dual-ewma-tail-nocorr/summary.md",
+         [f"issue25/dual-ewma-tail-nocorr/e11-ewma-tail-nocorr-a{a}-900x5.json" for a in ALPHAS]),
+    ],
+    "E1.3": [("calibrated dual", {"dual_cost": "pm_calibrated"}, "issue25/e13-capped-calibrated/README.md",
+              ["issue25/e13-capped-calibrated/e13.json"])],
 }
 
 
-def calibrated_dual_arms(preset, r):
-    """The C2MARL rows of the stored calibrated-dual runs of `preset` (`CALIBRATED_DUAL`), {α: rows}, taken only
-    from a run whose scenario is the findings run `r`'s but for its policies, seeds and `c2marl` section and whose
-    baseline rows are `r`'s to the digit (the same world); empty without such runs."""
-    if preset not in CALIBRATED_DUAL:
-        return {}
+def opt_in_dual_arms(preset, r):
+    """The C2MARL rows of the stored opt-in dual runs of `preset` (`OPT_IN_DUALS`), [(label, summary, {α: rows})],
+    each taken only from a run whose `c2marl` settings are the dual's (None: the field unset) and whose scenario is
+    the findings run `r`'s but for its policies, seeds and `c2marl` section and whose baseline rows are `r`'s to the
+    digit (the same world); duals without such runs left out."""
     drop = ("policies", "train_seeds", "c2marl")
     mine = {k: v for k, v in r["scenario"]["oversub"].items() if k not in drop}
     base = {x["policy"]: (x["pm_hot_r"], x["s_cores"]) for x in r["report"]["rows"] if not x["policy"].startswith("c2marl")}
-    arms = {}
-    for f in CALIBRATED_DUAL[preset][1]:
-        path = f"{OUT}/{f}"
-        if not os.path.isfile(path):
-            continue
-        raw = json.load(open(path))
-        rep, sc = (raw["report"], raw["scenario"]) if "report" in raw else (raw, json.load(open(path[:-5] + ".scenario.json")))
-        o = sc["oversub"]
-        if (o.get("c2marl") or {}).get("dual_cost") != "pm_calibrated" or \
-                {k: v for k, v in o.items() if k not in drop} != mine:
-            continue
-        rows = rep["rows"]
-        if any(base.get(x["policy"]) != (x["pm_hot_r"], x["s_cores"]) for x in rows if not x["policy"].startswith("c2marl")):
-            continue
-        for x in rows:
-            if x["policy"].startswith("c2marl:"):
-                arms.setdefault(float(x["policy"].split(":")[1]), []).append(x)
-    return arms
+    out = []
+    for label, want, summary, files in OPT_IN_DUALS.get(preset, []):
+        arms = {}
+        for f in files:
+            path = f"{OUT}/{f}"
+            if not os.path.isfile(path) or os.path.getsize(path) == 0:
+                continue
+            raw = json.load(open(path))
+            rep, sc = (raw["report"], raw["scenario"]) if "report" in raw else (raw, json.load(open(path[:-5] + ".scenario.json")))
+            o = sc["oversub"]
+            c = o.get("c2marl") or {}
+            if any(c.get(k) != v for k, v in want.items()) or {k: v for k, v in o.items() if k not in drop} != mine:
+                continue
+            rows = rep["rows"]
+            if any(base.get(x["policy"]) != (x["pm_hot_r"], x["s_cores"]) for x in rows if not x["policy"].startswith("c2marl")):
+                continue
+            for x in rows:
+                if x["policy"].startswith("c2marl:"):
+                    arms.setdefault(float(x["policy"].split(":")[1]), []).append(x)
+        if arms:
+            out.append((label, summary, arms))
+    return out
 
 
 def tuned_verdict(rep, arm, a, top):
@@ -500,13 +514,13 @@ def tuned_verdict(rep, arm, a, top):
 def tuned_lines(preset, r, lines):
     """Per α: the best MA, SL and peak p95 tuned to α's budget (`tuned_rows`) beside C2MARL-α over its seeds and
     the paper's C2MARL-α, with the verdict of `TUNED_RULE`; then the same for the stored calibrated-dual arms
-    (`calibrated_dual_arms`), and what the verdicts judge (`LEARNER_VARIANT`). `r`: the stored findings run."""
+    (`opt_in_dual_arms`), and what the verdicts judge (`LEARNER_VARIANT`). `r`: the stored findings run."""
     rep, o = r["report"], r["scenario"]["oversub"]
     got = tuned_rows(preset, o)
     if not got:
         return
     paper = {p["policy"]: p for p in rep["paper"]}
-    cal = calibrated_dual_arms(preset, r)
+    cal = opt_in_dual_arms(preset, r)
     lines.append("")
     lines.append(f"Baselines tuned to each α's budget (`results/001/e1{preset[3]}-targets.md`, `python3 "
                  f"scripts/seed001_e11_targets.py target/release/packlab --preset {preset}`), beside C2MARL (S-Cores % at "
@@ -535,24 +549,33 @@ def tuned_lines(preset, r, lines):
             lines.append(f"{head} not run | {pap} | — |")
         else:
             v, m, h, hr = tuned_verdict(rep, arm, a, top)
-            lines.append(f"{head} {len(arm)}: {100 * m:.1f} ± {100 * h:.1f} at {100 * hr:.1f} | {pap} | {v} |")
-        if a in cal:
-            v, m, h, hr = tuned_verdict(rep, cal[a], a, top)
-            cal_lines.append(f"| {a}, calibrated dual | {cell(best['ma'])} | {cell(best['sl'])} | {cell(best['peak:p95'])} | "
-                             f"{len(cal[a])}: {100 * m:.1f} ± {100 * h:.1f} at {100 * hr:.1f} | {pap} | {v} |")
+            lines.append(f"{head} {len(arm)}: {100 * m:.1f} ± {100 * h:.1f} at {100 * hr:.1f}{over(arm, a)} | {pap} | {v} |")
+        for label, _, arms in cal:
+            if a in arms:
+                v, m, h, hr = tuned_verdict(rep, arms[a], a, top)
+                cal_lines.append(f"| {a}, {label} | {cell(best['ma'])} | {cell(best['sl'])} | {cell(best['peak:p95'])} | "
+                                 f"{len(arms[a])}: {100 * m:.1f} ± {100 * h:.1f} at {100 * hr:.1f}{over(arms[a], a)} | {pap} | {v} |")
     lines.extend(cal_lines)
     lines.append("")
     lines.append(TUNED_RULE)
     if cal:
         lines.append("")
-        lines.append(f"Rows *calibrated dual*: the same learner with the opt-in calibrated PM dual (`dual_cost` "
-                     f"pm_calibrated, docs/oversub.md departure 4; stored runs of this scenario, "
-                     f"`results/001/{CALIBRATED_DUAL[preset][0]}`), judged by the same rule; α without such a row "
-                     "was not run with it.")
+        lines.append("Rows *calibrated dual* / *EWMA dual*: the same learner with an opt-in dual step (`dual_cost` pm_calibrated / "
+                     "pm_ewma; *tail 0.5*: λ held at the mean of the later half of its iterates, `lambda_tail_fraction` 0.5; "
+                     "*uncorrected*: `ewma_bias_correction` false; docs/oversub.md departure 4), stored runs of this scenario ("
+                     + ", ".join(f"`results/001/{summary}`" for _, summary, _ in cal) + "), judged by the same rule; α without "
+                     "such a row was not run with it. *k over*: k training seeds whose PM-Hot-R exceeds 1 − α (the rule judges "
+                     "the mean over seeds).")
     else:
         lines.append("")
-        lines.append("No run of this preset with the opt-in calibrated PM dual (`dual_cost` pm_calibrated) is stored: "
+        lines.append("No run of this preset with an opt-in PM dual (`dual_cost` pm_calibrated or pm_ewma) is stored: "
                      "how much of a *fails* is the dual's is untested here.")
+
+
+def over(arm, a):
+    """", k over" when k of the arm's seeds have PM-Hot-R above 1 − α (the verdicts judge the mean), else ""."""
+    k = sum(x["pm_hot_r"] > 1 - a + 1e-12 for x in arm)
+    return f", {k} over" if k else ""
 
 
 def seed_summary(rep, lines):
