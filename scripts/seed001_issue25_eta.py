@@ -51,7 +51,7 @@ def main():
         rows = rep["rows"]
         sl = [r for r in rows if r["policy"] == "sl"][0]
         paper = {p["policy"]: p for p in rep.get("paper", [])}
-        name = json.dumps(cfg) if cfg else "defaults (set 13)"
+        name = json.dumps(cfg) if cfg else "the defaults of the run's engine"
         for pol in dict.fromkeys(r["policy"] for r in rows if r["policy"].startswith("c2marl:")):
             arm = [r for r in rows if r["policy"] == pol]
             pct = lambda k: [100 * r[k] for r in arm]
