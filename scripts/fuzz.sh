@@ -41,7 +41,7 @@ fi
 
 # The smoke only checks that every target builds and runs its seeds for a second, so its build trades
 # optimisation for compile time (opt-level 1, no debug info: the nightly build is most of the smoke's time)
-# and leaves out AddressSanitizer (the engine's only unsafe code is the guarded call of an AVX2 copy, src/substrate/lanes.rs; a panic, a hang or an OOM is still caught):
+# and leaves out AddressSanitizer (the engine has no unsafe code; a panic, a hang or an OOM is still caught):
 # 155 s of build CPU instead of 204 s. `make fuzz` keeps fuzz/Cargo.toml's release profile and ASan for long
 # runs. Both use fuzz/target, so switching between them rebuilds.
 SAN=address
