@@ -10,14 +10,12 @@
 //! - [`error`]: errors that name a field path ([`error::FieldError`]) or a file:line:column
 //!   ([`error::TraceError`]);
 //! - [`des`]: the discrete-event kernel (ALGORITHMS.md §1.2);
-//! - [`hash`]: a fast deterministic hasher for memo keys ([`hash::FxHashMap`]);
-//! - [`lanes`]: hot loops in an AVX2 copy on x86-64 CPUs that have it, same bits ([`crate::wide_lanes`]).
+//! - [`hash`]: a fast deterministic hasher for memo keys ([`hash::FxHashMap`]).
 
 pub mod des;
 pub mod error;
 pub mod exact;
 pub mod hash;
-pub mod lanes;
 pub mod rng;
 pub mod special;
 pub mod stats;

@@ -255,40 +255,34 @@ pub fn trigamma(mut x: f64) -> f64 {
                 - x2 * (1.0 / 30.0 - x2 * (1.0 / 42.0 - x2 * (1.0 / 30.0 - x2 * 5.0 / 66.0))))
 }
 
-crate::wide_lanes! {
-    /// `libm::exp` of every element of `xs`, in place, bit for bit the same values: the FreeBSD algorithm of
-    /// libm's `exp` (argument reduction x = k·ln2 + r, the degree-5 rational approximation of e^r, scaling by 2^k)
-    /// written without branches for 2^−28 < |x| < 708.39, so that the loop vectorises (SSE2 natively, SIMD128 in
-    /// wasm) where libm's scalar call cannot; every other argument (tiny, huge, NaN) goes through `libm::exp`.
-    /// Test: `exp_slice_is_libm_exp`.
-    /// Four lanes where the CPU has AVX2 ([`crate::wide_lanes`]).
-    pub fn exp_slice(xs: &mut [f64]) {
-        let in_range = |x: f64| {
-            let hx = ((x.to_bits() >> 32) as u32) & 0x7fff_ffff;
-            hx > 0x3e30_0000 && hx < 0x4086_232b
-        };
-        batched(
-            xs,
-            in_range,
-            |x| exp_core(x, ((x.to_bits() >> 32) as u32) & 0x7fff_ffff),
-            libm::exp,
-        );
-    }
+/// `libm::exp` of every element of `xs`, in place, bit for bit the same values: the FreeBSD algorithm of
+/// libm's `exp` (argument reduction x = k·ln2 + r, the degree-5 rational approximation of e^r, scaling by 2^k)
+/// written without branches for 2^−28 < |x| < 708.39, so that the loop vectorises (SSE2 natively, SIMD128 in
+/// wasm) where libm's scalar call cannot; every other argument (tiny, huge, NaN) goes through `libm::exp`.
+/// Test: `exp_slice_is_libm_exp`.
+pub fn exp_slice(xs: &mut [f64]) {
+    let in_range = |x: f64| {
+        let hx = ((x.to_bits() >> 32) as u32) & 0x7fff_ffff;
+        hx > 0x3e30_0000 && hx < 0x4086_232b
+    };
+    batched(
+        xs,
+        in_range,
+        |x| exp_core(x, ((x.to_bits() >> 32) as u32) & 0x7fff_ffff),
+        libm::exp,
+    );
 }
 
-crate::wide_lanes! {
-    /// `libm::log1p` of every element of `xs`, in place, bit for bit the same values: the FreeBSD algorithm of
-    /// libm's `log1p` (1 + x = 2^k·(1 + f) with a correction term c/u, the log polynomial of f) written without
-    /// branches for 2^−53 ≤ x < ∞, so that the loop vectorises like [`exp_slice`]; every other argument (negative,
-    /// tiny, infinite, NaN) goes through `libm::log1p`. Test: `log1p_slice_is_libm_log1p`.
-    /// Four lanes where the CPU has AVX2 ([`crate::wide_lanes`]).
-    pub fn log1p_slice(xs: &mut [f64]) {
-        let in_range = |x: f64| {
-            let hx = (x.to_bits() >> 32) as u32; // sign bit included: negative x are out of range
-            (0x3ca0_0000..0x7ff0_0000).contains(&hx)
-        };
-        batched(xs, in_range, log1p_core, libm::log1p);
-    }
+/// `libm::log1p` of every element of `xs`, in place, bit for bit the same values: the FreeBSD algorithm of
+/// libm's `log1p` (1 + x = 2^k·(1 + f) with a correction term c/u, the log polynomial of f) written without
+/// branches for 2^−53 ≤ x < ∞, so that the loop vectorises like [`exp_slice`]; every other argument (negative,
+/// tiny, infinite, NaN) goes through `libm::log1p`. Test: `log1p_slice_is_libm_log1p`.
+pub fn log1p_slice(xs: &mut [f64]) {
+    let in_range = |x: f64| {
+        let hx = (x.to_bits() >> 32) as u32; // sign bit included: negative x are out of range
+        (0x3ca0_0000..0x7ff0_0000).contains(&hx)
+    };
+    batched(xs, in_range, log1p_core, libm::log1p);
 }
 
 /// `xs[i] = core(xs[i])` where `fast(xs[i])`, else `slow(xs[i])`, in chunks: every element of a chunk goes
@@ -444,19 +438,14 @@ mod tests {
             f64::MAX,
             -f64::MAX,
         ]);
-        // the copy this CPU runs (AVX2 where it has it) and the baseline copy
         let mut ys = xs.clone();
         exp_slice(&mut ys);
-        let mut zs = xs.clone();
-        crate::substrate::lanes::baseline(|| exp_slice(&mut zs));
-        for ((x, y), z) in xs.iter().zip(&ys).zip(&zs) {
+        for (x, y) in xs.iter().zip(&ys) {
             let e = libm::exp(*x);
-            for y in [y, z] {
-                assert!(
-                    e.to_bits() == y.to_bits() || (e.is_nan() && y.is_nan()),
-                    "exp({x:e}) = {e:e}, got {y:e}"
-                );
-            }
+            assert!(
+                e.to_bits() == y.to_bits() || (e.is_nan() && y.is_nan()),
+                "exp({x:e}) = {e:e}, got {y:e}"
+            );
         }
     }
 
@@ -504,19 +493,14 @@ mod tests {
             f64::INFINITY,
         ]);
         xs.push(-f64::INFINITY);
-        // the copy this CPU runs (AVX2 where it has it) and the baseline copy
         let mut ys = xs.clone();
         log1p_slice(&mut ys);
-        let mut zs = xs.clone();
-        crate::substrate::lanes::baseline(|| log1p_slice(&mut zs));
-        for ((x, y), z) in xs.iter().zip(&ys).zip(&zs) {
+        for (x, y) in xs.iter().zip(&ys) {
             let e = libm::log1p(*x);
-            for y in [y, z] {
-                assert!(
-                    e.to_bits() == y.to_bits() || (e.is_nan() && y.is_nan()),
-                    "log1p({x:e}) = {e:e}, got {y:e}"
-                );
-            }
+            assert!(
+                e.to_bits() == y.to_bits() || (e.is_nan() && y.is_nan()),
+                "log1p({x:e}) = {e:e}, got {y:e}"
+            );
         }
     }
 

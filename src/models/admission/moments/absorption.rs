@@ -86,153 +86,150 @@ pub fn absorption_corrections_lattice(
     out
 }
 
-crate::wide_lanes! {
-    /// [`absorption_corrections_lattice`] into `out` (cleared first; no allocation once the buffers are warm).
-    /// Four lanes where the CPU has AVX2 ([`crate::wide_lanes`]).
-    pub fn absorption_corrections_lattice_into(
-        b: &Belief,
-        kappa: f64,
-        times: &[f64],
-        cfg: &MomentConfig,
-        lat: &mut TableLattice,
-        nodes: &mut NodeCache,
-        out: &mut Vec<(f64, f64)>,
-    ) {
-        out.clear();
-        if b.n0 == 0 {
-            out.resize(times.len(), (0.0, 0.0));
-            return;
+/// [`absorption_corrections_lattice`] into `out` (cleared first; no allocation once the buffers are warm).
+pub fn absorption_corrections_lattice_into(
+    b: &Belief,
+    kappa: f64,
+    times: &[f64],
+    cfg: &MomentConfig,
+    lat: &mut TableLattice,
+    nodes: &mut NodeCache,
+    out: &mut Vec<(f64, f64)>,
+) {
+    out.clear();
+    if b.n0 == 0 {
+        out.resize(times.len(), (0.0, 0.0));
+        return;
+    }
+    let kp = 1.0 / kappa;
+    let mut sc = std::mem::take(&mut lat.scratch);
+    let AbsorptionQuadrature {
+        xt,
+        wt,
+        ln_xt: nodes_ln,
+        pairs,
+    } = AbsorptionQuadrature::new(b, cfg, nodes, std::mem::take(&mut sc.pairs));
+    lat.reset_handles();
+    let ng = PSI_GRID_N;
+    let step = psi_grid_step();
+    let ln_lo = libm::log(PSI_GRID_LO);
+    let lnx = nodes_ln;
+    // Where G will be read: per lead time and τ node, below the grid, above it, or cell i with fraction f.
+    // Only the cells read, [lo, hi], are summed below (each G(τ_i) is its own sum, so the values are the
+    // same as with the whole grid summed).
+    let (lead, look) = (&mut sc.lead, &mut sc.look);
+    lead.clear();
+    look.clear();
+    let (mut lo, mut hi) = (ng, 0usize);
+    // L(κ') of every positive lead time in two vectorised batches (bit for bit `lead_factors`'s)
+    let lf = &mut sc.lf;
+    lf.clear();
+    lf.extend(
+        times
+            .iter()
+            .filter(|&&t| t > 0.0)
+            .map(|&t| kp * t / b.lambda.rate),
+    );
+    log1p_slice(lf);
+    lf.iter_mut().for_each(|v| *v *= -b.lambda.shape);
+    exp_slice(lf);
+    let mut lfs = lf.iter();
+    for &t in times {
+        if t <= 0.0 {
+            lead.push(None);
+            continue;
         }
-        let kp = 1.0 / kappa;
-        let mut sc = std::mem::take(&mut lat.scratch);
-        let AbsorptionQuadrature {
-            xt,
-            wt,
-            ln_xt: nodes_ln,
-            pairs,
-        } = AbsorptionQuadrature::new(b, cfg, nodes, std::mem::take(&mut sc.pairs));
-        lat.reset_handles();
-        let ng = PSI_GRID_N;
-        let step = psi_grid_step();
-        let ln_lo = libm::log(PSI_GRID_LO);
-        let lnx = nodes_ln;
-        // Where G will be read: per lead time and τ node, below the grid, above it, or cell i with fraction f.
-        // Only the cells read, [lo, hi], are summed below (each G(τ_i) is its own sum, so the values are the
-        // same as with the whole grid summed).
-        let (lead, look) = (&mut sc.lead, &mut sc.look);
-        lead.clear();
-        look.clear();
-        let (mut lo, mut hi) = (ng, 0usize);
-        // L(κ') of every positive lead time in two vectorised batches (bit for bit `lead_factors`'s)
-        let lf = &mut sc.lf;
-        lf.clear();
-        lf.extend(
-            times
-                .iter()
-                .filter(|&&t| t > 0.0)
-                .map(|&t| kp * t / b.lambda.rate),
-        );
-        log1p_slice(lf);
-        lf.iter_mut().for_each(|v| *v *= -b.lambda.shape);
-        exp_slice(lf);
-        let mut lfs = lf.iter();
-        for &t in times {
-            if t <= 0.0 {
-                lead.push(None);
+        let beta = b.lambda.rate / t + kp;
+        let l0 = *lfs.next().expect("one L(κ') per positive lead time");
+        lead.push(Some(l0));
+        let ln_beta = libm::log(beta);
+        for (x, lx) in xt.iter().zip(lnx) {
+            let tau = x / beta;
+            if tau <= PSI_GRID_LO {
+                look.push((LOOK_LOW, tau / PSI_GRID_LO));
+                lo = 0;
+            } else if tau >= PSI_GRID_HI {
+                look.push((LOOK_HIGH, tau));
+            } else {
+                let p = ((lx - ln_beta - ln_lo) / step).clamp(0.0, (ng - 1) as f64);
+                let i = (p as usize).min(ng - 2);
+                look.push((i as u32, p - i as f64));
+                lo = lo.min(i);
+                hi = hi.max(i + 1);
+            }
+        }
+    }
+    let (g1, g2) = (&mut sc.g1, &mut sc.g2);
+    g1.clear();
+    g1.resize(ng, 0.0);
+    g2.clear();
+    g2.resize(ng, 0.0);
+    let cells = if lo <= hi { lo..hi + 1 } else { 0..0 };
+    // (handle, coefficient of Ψ1 in G1, of Ψ1 in G2, of Ψ2 in G2)
+    let combos = &mut sc.combos;
+    combos.clear();
+    let rung = lat.rung_of(b.n0.max(1));
+    for &(nu, sg, vw, c1, c2, c3) in &pairs {
+        let hd = lat.prepare_rung(rung, nu, sg, cfg.alive, false);
+        let (a1, a2, a3) = (vw * c1, vw * (c1 + c3), vw * (c2 - c3));
+        combos.push((hd, a1, a2, a3));
+        for &(ix, bw) in &lat.blends[hd] {
+            if bw == 0.0 {
                 continue;
             }
-            let beta = b.lambda.rate / t + kp;
-            let l0 = *lfs.next().expect("one L(κ') per positive lead time");
-            lead.push(Some(l0));
-            let ln_beta = libm::log(beta);
-            for (x, lx) in xt.iter().zip(lnx) {
-                let tau = x / beta;
-                if tau <= PSI_GRID_LO {
-                    look.push((LOOK_LOW, tau / PSI_GRID_LO));
-                    lo = 0;
-                } else if tau >= PSI_GRID_HI {
-                    look.push((LOOK_HIGH, tau));
-                } else {
-                    let p = ((lx - ln_beta - ln_lo) / step).clamp(0.0, (ng - 1) as f64);
-                    let i = (p as usize).min(ng - 2);
-                    look.push((i as u32, p - i as f64));
-                    lo = lo.min(i);
-                    hi = hi.max(i + 1);
-                }
+            let blk = &lat.res[ix * 2 * ng..(ix + 1) * 2 * ng];
+            let (p1, p2) = blk.split_at(ng);
+            let (p1, p2) = (&p1[cells.clone()], &p2[cells.clone()]);
+            let (e1, e2, e3) = (bw * a1, bw * a2, bw * a3);
+            // zipped slices (no bounds checks) so that the loop vectorises
+            let (x1s, x2s) = (&mut g1[cells.clone()], &mut g2[cells.clone()]);
+            for ((x1, x2), (&q1, &q2)) in x1s.iter_mut().zip(x2s.iter_mut()).zip(p1.iter().zip(p2))
+            {
+                let (q1, q2) = (q1 as f64, q2 as f64);
+                *x1 += e1 * q1;
+                *x2 += e2 * q1 + e3 * q2;
             }
         }
-        let (g1, g2) = (&mut sc.g1, &mut sc.g2);
-        g1.clear();
-        g1.resize(ng, 0.0);
-        g2.clear();
-        g2.resize(ng, 0.0);
-        let cells = if lo <= hi { lo..hi + 1 } else { 0..0 };
-        // (handle, coefficient of Ψ1 in G1, of Ψ1 in G2, of Ψ2 in G2)
-        let combos = &mut sc.combos;
-        combos.clear();
-        let rung = lat.rung_of(b.n0.max(1));
-        for &(nu, sg, vw, c1, c2, c3) in &pairs {
-            let hd = lat.prepare_rung(rung, nu, sg, cfg.alive, false);
-            let (a1, a2, a3) = (vw * c1, vw * (c1 + c3), vw * (c2 - c3));
-            combos.push((hd, a1, a2, a3));
-            for &(ix, bw) in &lat.blends[hd] {
-                if bw == 0.0 {
-                    continue;
-                }
-                let blk = &lat.res[ix * 2 * ng..(ix + 1) * 2 * ng];
-                let (p1, p2) = blk.split_at(ng);
-                let (p1, p2) = (&p1[cells.clone()], &p2[cells.clone()]);
-                let (e1, e2, e3) = (bw * a1, bw * a2, bw * a3);
-                // zipped slices (no bounds checks) so that the loop vectorises
-                let (x1s, x2s) = (&mut g1[cells.clone()], &mut g2[cells.clone()]);
-                for ((x1, x2), (&q1, &q2)) in x1s.iter_mut().zip(x2s.iter_mut()).zip(p1.iter().zip(p2))
-                {
-                    let (q1, q2) = (q1 as f64, q2 as f64);
-                    *x1 += e1 * q1;
-                    *x2 += e2 * q1 + e3 * q2;
-                }
-            }
-        }
-        let (g1, g2, combos) = (&sc.g1[..], &sc.g2[..], &sc.combos[..]);
-        let lat_r: &TableLattice = lat;
-        let eval_g = |(i, f): (u32, f64)| -> (f64, f64) {
-            if i == LOOK_LOW {
-                (g1[0] * f, g2[0] * f)
-            } else if i == LOOK_HIGH {
-                let mut o = (0.0, 0.0);
-                for &(hd, a1, a2, a3) in combos {
-                    let (p1, p2) = lat_r.psi(hd, f);
-                    o.0 += a1 * p1;
-                    o.1 += a2 * p1 + a3 * p2;
-                }
-                o
-            } else {
-                let i = i as usize;
-                (
-                    g1[i] + (g1[i + 1] - g1[i]) * f,
-                    g2[i] + (g2[i + 1] - g2[i]) * f,
-                )
-            }
-        };
-        let nx = xt.len();
-        let mut k = 0;
-        out.extend(sc.lead.iter().map(|l0| match *l0 {
-            None => (0.0, 0.0),
-            Some(l0) => {
-                let mut d1 = 0.0;
-                let mut d2 = 0.0;
-                for (wi, &lk) in wt.iter().zip(&sc.look[k..k + nx]) {
-                    let (s1, s2) = eval_g(lk);
-                    d1 += wi * s1;
-                    d2 += wi * s2;
-                }
-                k += nx;
-                (l0 * d1, l0 * d2)
-            }
-        }));
-        sc.pairs = pairs;
-        lat.scratch = sc;
     }
+    let (g1, g2, combos) = (&sc.g1[..], &sc.g2[..], &sc.combos[..]);
+    let lat_r: &TableLattice = lat;
+    let eval_g = |(i, f): (u32, f64)| -> (f64, f64) {
+        if i == LOOK_LOW {
+            (g1[0] * f, g2[0] * f)
+        } else if i == LOOK_HIGH {
+            let mut o = (0.0, 0.0);
+            for &(hd, a1, a2, a3) in combos {
+                let (p1, p2) = lat_r.psi(hd, f);
+                o.0 += a1 * p1;
+                o.1 += a2 * p1 + a3 * p2;
+            }
+            o
+        } else {
+            let i = i as usize;
+            (
+                g1[i] + (g1[i + 1] - g1[i]) * f,
+                g2[i] + (g2[i + 1] - g2[i]) * f,
+            )
+        }
+    };
+    let nx = xt.len();
+    let mut k = 0;
+    out.extend(sc.lead.iter().map(|l0| match *l0 {
+        None => (0.0, 0.0),
+        Some(l0) => {
+            let mut d1 = 0.0;
+            let mut d2 = 0.0;
+            for (wi, &lk) in wt.iter().zip(&sc.look[k..k + nx]) {
+                let (s1, s2) = eval_g(lk);
+                d1 += wi * s1;
+                d2 += wi * s2;
+            }
+            k += nx;
+            (l0 * d1, l0 * d2)
+        }
+    }));
+    sc.pairs = pairs;
+    lat.scratch = sc;
 }
 
 /// Closed-form un-absorbed posterior part `(E0(t), M2₀(t), L(κ'))` of §2.6.3 at one lead time t (hours).

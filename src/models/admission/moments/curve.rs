@@ -388,70 +388,18 @@ impl CurveBasis {
     /// [`CurveBasis::from_deltas`] in place on a precomputed plan of the lead times (`plan` from
     /// [`CurvePlan::new`] of the same `t` and `cfg`): reuses this basis's buffers, same values.
     pub fn set_from_deltas(&mut self, b: &Belief, kappa: f64, plan: &CurvePlan, d: &[(f64, f64)]) {
-        set_basis(self, b, kappa, plan, d)
-    }
-
-    /// Write `E[X_t]` and `Var[X_t]` for current core count `n` into `e`, `v` (same length as the grid).
-    pub fn eval(&self, n: u32, e: &mut [f64], v: &mut [f64]) {
-        eval_basis(self, n, e, v)
-    }
-}
-
-crate::wide_lanes! {
-    /// [`CurveBasis::eval`]; four lanes where the CPU has AVX2 ([`crate::wide_lanes`]).
-    fn eval_basis(cb: &CurveBasis, n: u32, e: &mut [f64], v: &mut [f64]) {
-        if let Some((fe, fv)) = &cb.fixed {
-            e.copy_from_slice(fe);
-            v.copy_from_slice(fv);
-            return;
-        }
-        if n == 0 {
-            e.iter_mut().for_each(|x| *x = 0.0);
-            v.iter_mut().for_each(|x| *x = 0.0);
-            return;
-        }
-        let nf = n as f64;
-        let k = e.len();
-        let (l0s, l1s, l2s) = (&cb.l0[..k], &cb.l1[..k], &cb.l2[..k]);
-        let (d1s, d2s) = (&cb.d1[..k], &cb.d2[..k]);
-        let v = &mut v[..k];
-        for k in 0..k {
-            let (l0, l1, l2) = (l0s[k], l1s[k], l2s[k]);
-            let m = nf * l1 + cb.c1 * (l0 - l1) - d1s[k];
-            let m2 = nf * l1
-                + nf * (nf - 1.0) * l2
-                + 2.0 * nf * cb.c1 * (l1 - l2)
-                + cb.c1 * (l0 - l1)
-                + 0.5 * cb.c2 * (l0 - l2)
-                + cb.c3 * (l0 - 2.0 * l1 + l2)
-                - d2s[k];
-            // `x > 0 ? x : 0` rather than `x.max(0.0)`: the same value here (neither can be −0.0: every sum
-            // starts from n·L ≥ +0), but a compare and select in wasm, where `f64::max` is a call to `fmax`
-            // (its NaN rule differs from wasm's f64.max), so that the loop vectorises in both targets
-            let m = if m > 0.0 { m } else { 0.0 };
-            e[k] = m;
-            let v2 = m2 - m * m;
-            v[k] = if v2 > 0.0 { v2 } else { 0.0 };
-        }
-    }
-}
-
-crate::wide_lanes! {
-    /// [`CurveBasis::set_from_deltas`]; four lanes where the CPU has AVX2 ([`crate::wide_lanes`]).
-    fn set_basis(cb: &mut CurveBasis, b: &Belief, kappa: f64, plan: &CurvePlan, d: &[(f64, f64)]) {
         let t = &plan.t[..];
         let kp = 1.0 / kappa;
         let a = b.lambda.shape;
-        let (l0, l1, l2) = (&mut cb.l0, &mut cb.l1, &mut cb.l2);
-        for l in [&mut *l0, &mut *l1, &mut *l2] {
-            l.clear();
-            l.resize(t.len(), 0.0);
-        }
-        for (((y0, y1), y2), &x) in l0.iter_mut().zip(l1.iter_mut()).zip(l2.iter_mut()).zip(t) {
+        let (l0, l1, l2) = (&mut self.l0, &mut self.l1, &mut self.l2);
+        l0.clear();
+        l1.clear();
+        l2.clear();
+        for &x in t {
             let r = x / b.lambda.rate;
-            *y0 = kp * r;
-            *y1 = (kp + 1.0) * r;
-            *y2 = (kp + 2.0) * r;
+            l0.push(kp * r);
+            l1.push((kp + 1.0) * r);
+            l2.push((kp + 2.0) * r);
         }
         // L(c) = exp(−a·ln(1 + c·t/b)), the logarithms and exponentials in vectorised batches (bit-identical
         // to libm's log1p and exp)
@@ -461,10 +409,10 @@ crate::wide_lanes! {
             exp_slice(l);
         }
         let m = b.scale_out_moments();
-        cb.c1 = m.nu * m.m1;
-        cb.c2 = m.nu * m.m2;
-        cb.c3 = m.nu2 * m.m1_sq;
-        let (d1, d2) = (&mut cb.d1, &mut cb.d2);
+        self.c1 = m.nu * m.m1;
+        self.c2 = m.nu * m.m2;
+        self.c3 = m.nu2 * m.m1_sq;
+        let (d1, d2) = (&mut self.d1, &mut self.d2);
         d1.clear();
         d2.clear();
         if plan.fine {
@@ -486,7 +434,44 @@ crate::wide_lanes! {
                 d2.push(y);
             }
         }
-        cb.n_delta = b.n0;
-        cb.fixed = None;
+        self.n_delta = b.n0;
+        self.fixed = None;
+    }
+
+    /// Write `E[X_t]` and `Var[X_t]` for current core count `n` into `e`, `v` (same length as the grid).
+    pub fn eval(&self, n: u32, e: &mut [f64], v: &mut [f64]) {
+        if let Some((fe, fv)) = &self.fixed {
+            e.copy_from_slice(fe);
+            v.copy_from_slice(fv);
+            return;
+        }
+        if n == 0 {
+            e.iter_mut().for_each(|x| *x = 0.0);
+            v.iter_mut().for_each(|x| *x = 0.0);
+            return;
+        }
+        let nf = n as f64;
+        let k = e.len();
+        let (l0s, l1s, l2s) = (&self.l0[..k], &self.l1[..k], &self.l2[..k]);
+        let (d1s, d2s) = (&self.d1[..k], &self.d2[..k]);
+        let v = &mut v[..k];
+        for k in 0..k {
+            let (l0, l1, l2) = (l0s[k], l1s[k], l2s[k]);
+            let m = nf * l1 + self.c1 * (l0 - l1) - d1s[k];
+            let m2 = nf * l1
+                + nf * (nf - 1.0) * l2
+                + 2.0 * nf * self.c1 * (l1 - l2)
+                + self.c1 * (l0 - l1)
+                + 0.5 * self.c2 * (l0 - l2)
+                + self.c3 * (l0 - 2.0 * l1 + l2)
+                - d2s[k];
+            // `x > 0 ? x : 0` rather than `x.max(0.0)`: the same value here (neither can be −0.0: every sum
+            // starts from n·L ≥ +0), but a compare and select in wasm, where `f64::max` is a call to `fmax`
+            // (its NaN rule differs from wasm's f64.max), so that the loop vectorises in both targets
+            let m = if m > 0.0 { m } else { 0.0 };
+            e[k] = m;
+            let v2 = m2 - m * m;
+            v[k] = if v2 > 0.0 { v2 } else { 0.0 };
+        }
     }
 }
