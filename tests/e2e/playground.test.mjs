@@ -308,18 +308,24 @@ test('Cancel stops a long run and keeps the previous frontier (the status: the p
   // GPA, off by default, at index 1) in resampled mode with R = 12,000: about 9 s
   // on an idle 2-core machine if not cancelled
   const grid = (lo, hi, k) => Array.from({ length: k }, (_, i) => +(lo + ((hi - lo) * i) / (k - 1)).toPrecision(6)).join(', ');
-  await page.selectOption('#f-placement-mode', 'resampled');
-  await page.fill('#f-placement-realisations', '12000');
-  await page.fill('#f-placement-families-0-grid', grid(0.0005, 0.3, 200));
-  await page.fill('#f-placement-families-2-grid', grid(1, 3, 200));
-  await page.fill('#f-placement-families-3-grid', grid(50, 100, 200));
-  await page.fill('#f-placement-families-4-grid', grid(0.5, 4.4, 200));
-  // wait for the run over all four new grids: on a slow machine the fills are more than the 250 ms debounce
-  // apart, so runs over partly filled grids start (and are superseded) first
+  // every edit in one task, so the 250 ms debounce sees one change and starts one run (filled one by one, the
+  // edits of a loaded machine fall more than 250 ms apart and each starts a run that the next one supersedes: a
+  // worker restart each, which made the wait below time out once in CI)
+  await page.evaluate((values) => {
+    for (const [id, value] of values) {
+      const el = document.getElementById(id);
+      el.value = value;
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+  }, [['f-placement-mode', 'resampled'], ['f-placement-realisations', '12000'],
+    ['f-placement-families-0-grid', grid(0.0005, 0.3, 200)], ['f-placement-families-2-grid', grid(1, 3, 200)],
+    ['f-placement-families-3-grid', grid(50, 100, 200)], ['f-placement-families-4-grid', grid(0.5, 4.4, 200)]]);
+  assert.equal(await page.inputValue('#f-placement-realisations'), '12000');
   await page.waitForFunction(() => {
     const m = /Computing point (\d+) of (\d+)/.exec(document.querySelector('#run-status').textContent);
     return m && Number(m[2]) === 801 && Number(m[1]) >= 3;
-  }, null, { timeout: 60_000 });
+  }, null, { timeout: 90_000 });
   const t0 = Date.now();
   await page.click('#cancel-run');
   // the worker is killed and restarted (trace reloaded) if it does not answer within 2 s; on a loaded 2-core
