@@ -440,13 +440,15 @@ LEARNER_VARIANT = ("per-subscriber credit with each VM's cost credited to its cr
 # Stored runs of the same scenario with C2MARL on an opt-in dual step (docs/oversub.md departure 4), rendered as
 # extra rows of the tuned table: per preset, per dual (its row label, the `c2marl` settings its runs must have,
 # its folder's summary the rows point to, its raw reports: a findings run, or `packlab run`'s report beside its
-# .scenario.json)
+# .scenario.json; a dual may have one entry per scale: only runs of the findings run's scale are used)
 OPT_IN_DUALS = {
     "E1.1": [
         ("calibrated dual", {"dual_cost": "pm_calibrated"}, "issue25/dual-calibrated/summary.md",
          [f"issue25/dual-calibrated/e11-cal-a{a}-900x5.json" for a in ALPHAS]),
         ("EWMA dual", {"dual_cost": "pm_ewma", "lambda_tail_fraction": None, "ewma_bias_correction": None},
          "issue25/dual-ewma/summary.md", [f"issue25/dual-ewma/e11-ewma-a{a}-900x5.json" for a in ALPHAS]),
+        ("EWMA dual", {"dual_cost": "pm_ewma", "lambda_tail_fraction": None, "ewma_bias_correction": None},
+         "issue25/dual-paper/summary.md", [f"issue25/dual-paper/e11-ewma-a{a}-1800x3.json" for a in ALPHAS]),
         ("EWMA dual, tail 0.5", {"dual_cost": "pm_ewma", "lambda_tail_fraction": 0.5, "ewma_bias_correction": None},
          "issue25/dual-ewma-tail/summary.md", [f"issue25/dual-ewma-tail/e11-ewma-tail-a{a}-900x5.json" for a in ALPHAS]),
         ("EWMA dual, tail 0.5, uncorrected", {"dual_cost": "pm_ewma", "lambda_tail_fraction": 0.5, "ewma_bias_correction": False},
