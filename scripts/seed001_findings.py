@@ -16,7 +16,7 @@ Every row with a paper number has a verdict (rule stated under each table; see `
 
 Scales (--scale):
   paper  1800 training episodes per α, 300 evaluation episodes, E1.1-E1.3, the departures run both ways;
-         results/001/ (what docs/oversub.md reports; about 20 minutes on 2 cores).
+         results/001/ (what docs/oversub.md reports; 75 minutes of runs on 2 cores shared with other work).
   quick  10 training episodes per α, 10 evaluation episodes, E1.1-E1.3 (no departures); results/001/quick/
          (CI re-runs every stored command).
 

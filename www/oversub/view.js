@@ -250,7 +250,7 @@ export function mount({ root, wasm, worker, scenario: initial, autorun = true })
   /** What the training section says after a run of `plan`. */
   function trainingNote(plan) {
     if (plan.mode === 'bundled') {
-      return `${trainingText('')}. C2MARL is the bundled policy, trained on exactly this scenario (${scenario.oversub.train_episodes} episodes, one seed; the findings' tables train 900 episodes × 5 seeds, so their C2MARL rows differ) by the committed command \`make oversub-pretrained\`: the same result as training it here, which Train C2MARL here does with live curves.`;
+      return `${trainingText('')}. C2MARL is the bundled policy, trained on exactly this scenario (${scenario.oversub.train_episodes} episodes, one seed; the findings' tables train 1,800 episodes × 3 seeds, so their C2MARL rows differ) by the committed command \`make oversub-pretrained\`: the same result as training it here, which Train C2MARL here does with live curves.`;
     }
     if (plan.mode === 'untrained') {
       return `Not trained yet: ${plan.arms.join(', ')} (${plan.why}). The other policies are shown; Train C2MARL here to add it.`;
