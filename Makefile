@@ -65,19 +65,19 @@ wasm:
 
 test-native:
 	$(STAMP)
-	$(CARGO) test --locked --release --lib --bins --tests
+	$(CARGO) test --locked --release --lib --tests
 	$(CARGO) bench --locked --no-run
 
 ## only the native tests' compile (the CLI included), so that `make test` can start the wasm builds before the tests run
 native-tests-build:
 	$(STAMP)
-	$(CARGO) test --locked --release --lib --bins --tests --no-run
+	$(CARGO) test --locked --release --lib --tests --no-run
 
 ## the CLI as the native tests built it: `cargo build --release` resolves features without the dev-dependencies and
 ## would compile rhai and the crate a second time (64 s on a fresh clone); after test-native this is a no-op
 native-tests:
 	$(STAMP)
-	$(CARGO) test --locked --release --lib --bins --tests --no-run
+	$(CARGO) test --locked --release --lib --tests --no-run
 
 test-web: native-tests wasm-and-tests test-web-run
 
