@@ -18,7 +18,7 @@ test: tree-save fuzz-smoke-build setup-native setup-web-start native-tests-build
 	bash scripts/tree-clean.sh check
 	$(STAMP) done
 
-## the fuzz smoke's nightly build (~160 s of CPU: opt-level 1, its dependencies at 0, scripts/fuzz.sh) in the background at nice 19, from
+## the fuzz smoke's nightly build (~175 s of CPU: opt-level 1, its dependencies at 0, scripts/fuzz.sh) in the background at nice 19, from
 ## the start of `make test`: it uses what the other stages leave idle (downloads, links, the wasm build's
 ## single-threaded LTO, the browser tests' waits); `make fuzz-smoke` waits for it (scripts/fuzz.sh's lock). Its log:
 ## test-artifacts/fuzz-build.log. If an earlier stage fails, it finishes on its own.

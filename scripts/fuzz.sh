@@ -46,11 +46,11 @@ fi
 # runs. Both use fuzz/target, so switching between them rebuilds.
 # The smoke also compiles the dependencies at opt-level 0 (rhai, the largest, in about a third of its opt-level 1
 # time; clap is not built at all, fuzz/Cargo.toml), except libFuzzer itself and the numeric ones the engine's
-# fits run through (libm, statrs): 160 s of build CPU instead of 217 s from an empty fuzz/target. The targets
-# run slower (model_files's 4 seed executions: 5.7 s of CPU instead of 1.5 s, as the engine's loops call the
-# dependencies' unoptimised, shared generic copies; still far below the 10 s limit per input), −53 s of CPU in
-# all (results/bench/ci-stages.txt, thirteenth session). -Zshare-generics=n gives model_files its speed back
-# but costs 26 s of build CPU.
+# fits run through (libm, statrs), and the engine with -Zshare-generics=n (nightly's per-package rustflags): it
+# compiles its own copies of std's generics (iterators, indexing) at opt-level 1 instead of calling the
+# dependencies' unoptimised, coverage-traced ones (without it model_files's seeds take 5.7 s of CPU instead of
+# 1.6 s; for every crate it costs 26 s more). 174 s of build CPU instead of 217 s from an empty fuzz/target, the
+# targets' runs as fast as before (results/bench/ci-stages.txt, thirteenth session).
 SAN=address
 DEBUG='"line-tables-only"'
 PROFILE_CONFIG=()
@@ -61,6 +61,7 @@ if [ -n "$SMOKE" ]; then
   for p in '"*"=0' packlab=1 libfuzzer-sys=1 libm=1 statrs=1; do
     PROFILE_CONFIG+=(--config "profile.release.package.${p%=*}.opt-level=${p#*=}")
   done
+  PROFILE_CONFIG+=(-Zprofile-rustflags --config 'profile.release.package.packlab.rustflags=["-Zshare-generics=n"]')
 fi
 
 TARGETS="${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^packlab-fuzz$')}"
