@@ -18,7 +18,7 @@ test: tree-save fuzz-smoke-build setup-native setup-web-start native-tests-build
 	bash scripts/tree-clean.sh check
 	$(STAMP) done
 
-## the fuzz smoke's nightly build (~155 s of CPU at opt-level 1, scripts/fuzz.sh) in the background at nice 19, from
+## the fuzz smoke's nightly build (~175 s of CPU: opt-level 1, its dependencies at 0, scripts/fuzz.sh) in the background at nice 19, from
 ## the start of `make test`: it uses what the other stages leave idle (downloads, links, the wasm build's
 ## single-threaded LTO, the browser tests' waits); `make fuzz-smoke` waits for it (scripts/fuzz.sh's lock). Its log:
 ## test-artifacts/fuzz-build.log. If an earlier stage fails, it finishes on its own.
@@ -65,19 +65,19 @@ wasm:
 
 test-native:
 	$(STAMP)
-	$(CARGO) test --locked --release --lib --bins --tests
+	$(CARGO) test --locked --release --lib --tests
 	$(CARGO) bench --locked --no-run
 
 ## only the native tests' compile (the CLI included), so that `make test` can start the wasm builds before the tests run
 native-tests-build:
 	$(STAMP)
-	$(CARGO) test --locked --release --lib --bins --tests --no-run
+	$(CARGO) test --locked --release --lib --tests --no-run
 
 ## the CLI as the native tests built it: `cargo build --release` resolves features without the dev-dependencies and
 ## would compile rhai and the crate a second time (64 s on a fresh clone); after test-native this is a no-op
 native-tests:
 	$(STAMP)
-	$(CARGO) test --locked --release --lib --bins --tests --no-run
+	$(CARGO) test --locked --release --lib --tests --no-run
 
 test-web: native-tests wasm-and-tests test-web-run
 

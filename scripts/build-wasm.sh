@@ -31,8 +31,9 @@ fi
 WASM_FEATURES="${WASM_FEATURES--C target-feature=+simd128}"
 # A separate target dir keeps the wasm RUSTFLAGS from invalidating the native build cache.
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+# --no-default-features: the library alone, without the CLI's dependencies (clap; the `cli` feature, Cargo.toml)
 RUSTFLAGS="${RUSTFLAGS:-} $WASM_FEATURES $RUSTFLAGS_EXTRA" \
-  cargo build --locked --lib --profile "$PROFILE" --target "$TARGET" --target-dir "$CARGO_TARGET_DIR"
+  cargo build --locked --lib --no-default-features --profile "$PROFILE" --target "$TARGET" --target-dir "$CARGO_TARGET_DIR"
 PROFILE_DIR="$PROFILE"; [ "$PROFILE" = dev ] && PROFILE_DIR=debug
 WASM="$CARGO_TARGET_DIR/$TARGET/$PROFILE_DIR/packlab.wasm"
 

@@ -42,14 +42,26 @@ fi
 # The smoke only checks that every target builds and runs its seeds for a second, so its build trades
 # optimisation for compile time (opt-level 1, no debug info: the nightly build is most of the smoke's time)
 # and leaves out AddressSanitizer (the engine has no unsafe code; a panic, a hang or an OOM is still caught):
-# 155 s of build CPU instead of 204 s. `make fuzz` keeps fuzz/Cargo.toml's release profile and ASan for long
+# 155 s of build CPU instead of 204 s (twelfth session). `make fuzz` keeps fuzz/Cargo.toml's release profile and ASan for long
 # runs. Both use fuzz/target, so switching between them rebuilds.
+# The smoke also compiles the dependencies at opt-level 0 (rhai, the largest, in about a third of its opt-level 1
+# time; clap is not built at all, fuzz/Cargo.toml), except libFuzzer itself and the numeric ones the engine's
+# fits run through (libm, statrs), and the engine with -Zshare-generics=n (nightly's per-package rustflags): it
+# compiles its own copies of std's generics (iterators, indexing) at opt-level 1 instead of calling the
+# dependencies' unoptimised, coverage-traced ones (without it model_files's seeds take 5.7 s of CPU instead of
+# 1.6 s; for every crate it costs 26 s more). 174 s of build CPU instead of 217 s from an empty fuzz/target, the
+# targets' runs as fast as before (results/bench/ci-stages.txt, thirteenth session).
 SAN=address
 DEBUG='"line-tables-only"'
+PROFILE_CONFIG=()
 if [ -n "$SMOKE" ]; then
   export CARGO_PROFILE_RELEASE_OPT_LEVEL="${CARGO_PROFILE_RELEASE_OPT_LEVEL:-1}"
   DEBUG=0
   SAN=none
+  for p in '"*"=0' packlab=1 libfuzzer-sys=1 libm=1 statrs=1; do
+    PROFILE_CONFIG+=(--config "profile.release.package.${p%=*}.opt-level=${p#*=}")
+  done
+  PROFILE_CONFIG+=(-Zprofile-rustflags --config 'profile.release.package.packlab.rustflags=["-Zshare-generics=n"]')
 fi
 
 TARGETS="${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^packlab-fuzz$')}"
@@ -64,7 +76,7 @@ FLAGS+=" -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cllvm-arg
 FLAGS+=" -Cllvm-args=-sanitizer-coverage-stack-depth -Ccodegen-units=1"
 [ "$SAN" = none ] || FLAGS+=" -Zsanitizer=$SAN"
 RUSTFLAGS="$FLAGS ${RUSTFLAGS:-}" cargo +nightly build --manifest-path fuzz/Cargo.toml --target "$HOST" --release \
-  --config "profile.release.debug=$DEBUG" --bins
+  --config "profile.release.debug=$DEBUG" "${PROFILE_CONFIG[@]}" --bins
 log "built"
 [ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_odr_violation=0"

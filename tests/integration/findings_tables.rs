@@ -24,9 +24,15 @@ fn json(p: &str) -> Value {
 /// Re-runs a stored command line (`target/release/packlab ARGS…`, run from the repository root) with the engine
 /// under test and returns its JSON output; `regenerate` names the script to re-run when it fails or differs.
 fn rerun(cmd: &str, regenerate: &str) -> Value {
+    rerun_with(cmd, &[], regenerate)
+}
+
+/// [`rerun`] with `extra` arguments after the stored ones (e.g. `--policies` with labels holding spaces).
+fn rerun_with(cmd: &str, extra: &[&str], regenerate: &str) -> Value {
     let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_packlab"))
         .args(&args)
+        .args(extra)
         .current_dir(root())
         .output()
         .unwrap_or_else(|e| panic!("{cmd}: {e}"));
@@ -396,23 +402,51 @@ const SEED_000_PRIOR_RUNS: &[(&str, &str, &str)] = &[
     ("reduced", "azure", "results/000/reduced/azure"),
 ];
 
-/// The stored quick-scale E0.1, E0.2 and E0.4 (the presets the outcome test below asserts on) re-run with the
-/// engine under test give the stored JSON bit for bit (the engine is deterministic; the runs are spread over
-/// threads without changing a result). E0.3 (12 arms since issue 32; 39 s more) is left to `make findings-quick`.
+/// The arms of the stored quick-scale E0.2 that [`stored_seed_000_quick_runs_are_current`] re-runs: those the
+/// outcome test below reads (ZEROTH also for every arm's `gain_vs_zeroth`), which cover both MARGINAL policies
+/// with the global prior alone (m = 0) and with pseudo-observations (m ≥ 1). The other four (SECOND+MARGINAL
+/// m=1, FIRST+MARGINAL m=5 and m=50, SECOND+MARGINAL m=5) run the same code with another m; leaving them out
+/// halves the test's longest re-run (E0.2: 28.3 → 13.3 s of CPU, results/bench/ci-stages.txt, issue 30).
+const E02_RERUN: &str =
+    "ZEROTH,FIRST+MARGINAL m=0,FIRST+MARGINAL m=1,SECOND+MARGINAL m=0,SECOND+MARGINAL m=50";
+
+/// The stored quick-scale E0.1 and E0.4 (every arm) and E0.2 (the arms of [`E02_RERUN`]: an arm's result does not
+/// depend on which other arms run, they share the preset's runs) re-run with the engine under test give the stored
+/// JSON bit for bit (the engine is deterministic; the runs are spread over threads without changing a result).
+/// E0.3 (12 arms since issue 32; 39 s more) is left to `make findings-quick`.
 #[test]
 fn stored_seed_000_quick_runs_are_current() {
     let raw = seed_000("results/000/quick");
+    let hint = "python3 scripts/seed000_findings.py --scale quick";
+    let mut rerun_presets = Vec::new();
     for r in raw["runs"].as_array().unwrap() {
-        if !matches!(
-            r["experiment"].as_str(),
-            Some("E0.1") | Some("E0.2") | Some("E0.4")
-        ) {
-            continue;
-        }
         let cmd = r["command"].as_str().unwrap();
-        let hint = "python3 scripts/seed000_findings.py --scale quick";
-        assert_eq!(rerun(cmd, hint), r["result"], "{cmd}: re-run {hint}");
+        match r["experiment"].as_str() {
+            Some("E0.1") | Some("E0.4") => {
+                assert_eq!(rerun(cmd, hint), r["result"], "{cmd}: re-run {hint}")
+            }
+            Some("E0.2") => {
+                let got = rerun_with(cmd, &["--policies", E02_RERUN], hint);
+                let (mut got_rest, mut want_rest) = (got.clone(), r["result"].clone());
+                got_rest["arms"] = Value::Null;
+                want_rest["arms"] = Value::Null;
+                assert_eq!(got_rest, want_rest, "{cmd}: re-run {hint}");
+                let arms = got["arms"].as_array().unwrap();
+                assert_eq!(arms.len(), E02_RERUN.split(',').count(), "{cmd}");
+                for a in arms {
+                    let label = a["label"].as_str().unwrap();
+                    assert_eq!(
+                        a,
+                        arm(&raw, "E0.2", label),
+                        "{cmd} ({label}): re-run {hint}"
+                    );
+                }
+            }
+            _ => continue,
+        }
+        rerun_presets.push(r["experiment"].as_str().unwrap());
     }
+    assert_eq!(rerun_presets, ["E0.1", "E0.2", "E0.4"]);
 }
 
 /// Paper-level outcomes of seed 000 (§2.12) on the stored quick scale (1/40 of §2.13, R = 4; current by
