@@ -213,29 +213,40 @@ pub struct Acc {
 
 /// The pool as one inflation grows it (ALGORITHMS.md §5.8): a copy of the hosts' used capacity and every host in
 /// slack order, so that best fit walks only the hosts from [`CapRange::slack_floor`] up to the first it fits
-/// (`O(log m + hosts walked)` a draw, against `O(m)` for a scan of every host; issue 30).
+/// (`O(log m + hosts walked)` a draw, against `O(m)` for a scan of every host; issue 30). Hosts that cannot take
+/// the least shape (per dimension the least of the shapes drawn) leave the order: they can take no shape.
 struct Inflation<'a> {
     hosts: &'a [Host],
     range: CapRange,
+    /// Per dimension, the least of the shapes the inflation draws.
+    least: [f64; DIMS],
     /// Used capacity per host, `(cores, memory GB, GPUs)`.
     used: Vec<[f64; DIMS]>,
-    /// Every host by ([`slack`] of `used`, host id).
+    /// Every host that [`fits`] `least`, by ([`slack`] of `used`, host id).
     order: BTreeSet<SlackKey>,
 }
 
 impl<'a> Inflation<'a> {
-    /// The pool as it is (`range`: the capacity range of `hosts`).
-    fn new(hosts: &'a [Host], range: CapRange) -> Inflation<'a> {
+    /// The pool as it is (`range`: the capacity range of `hosts`), for `shapes`.
+    fn new(hosts: &'a [Host], range: CapRange, shapes: &[[f64; DIMS]]) -> Inflation<'a> {
+        let mut least = [f64::INFINITY; DIMS];
+        for sh in shapes {
+            for (l, &x) in least.iter_mut().zip(sh) {
+                *l = l.min(x);
+            }
+        }
         let used: Vec<[f64; DIMS]> = hosts.iter().map(|h| h.used).collect();
         let order = used
             .iter()
             .zip(hosts)
             .enumerate()
+            .filter(|(_, (u, host))| fits(u, &host.cap, &least))
             .map(|(h, (u, host))| key(u, &host.cap, h))
             .collect();
         Inflation {
             hosts,
             range,
+            least,
             used,
             order,
         }
@@ -258,7 +269,9 @@ impl<'a> Inflation<'a> {
         for (x, sh) in self.used[h].iter_mut().zip(shape) {
             *x += sh;
         }
-        self.order.insert(key(&self.used[h], cap, h));
+        if fits(&self.used[h], cap, &self.least) {
+            self.order.insert(key(&self.used[h], cap, h));
+        }
     }
 
     /// Free capacity of dimension `r` over all hosts (summed in host order) / `total`.
@@ -430,7 +443,7 @@ impl Acc {
         if now < s.warmup_h || self.recent.is_empty() {
             return;
         }
-        let mut pool = Inflation::new(s.hosts, s.cap_range);
+        let mut pool = Inflation::new(s.hosts, s.cap_range, &self.recent);
         let mut rng = stream(seed, COMP_INFLATION, self.strand_n as u64);
         // the recent shapes no host can take any more: the inflation only adds to the hosts' used capacity, so
         // a shape that fits nowhere never will, nor will any shape at least as large in every dimension
@@ -642,7 +655,11 @@ mod tests {
         ];
         hosts[0].used = [8.0, 32.0, 0.0];
         let shape = [1e-10, 0.0, 0.0];
-        let pool = Inflation::new(&hosts, CapRange::of(&[hosts[0].cap, hosts[1].cap]));
+        let pool = Inflation::new(
+            &hosts,
+            CapRange::of(&[hosts[0].cap, hosts[1].cap]),
+            &[shape],
+        );
         assert!(slack(&pool.used[1], &hosts[1].cap).is_sign_negative());
         assert_eq!(best_fit_scan(&pool.used, &hosts, &shape), Some(0));
         assert_eq!(pool.best_fit(&shape), Some(0));
@@ -660,9 +677,9 @@ mod tests {
         ) {
             let hosts = grid_pool(&spec);
             let caps: Vec<[f64; DIMS]> = hosts.iter().map(|h| h.cap).collect();
-            let mut pool = Inflation::new(&hosts, CapRange::of(&caps));
-            for s in shapes {
-                let shape = grid_shape(s);
+            let shapes: Vec<[f64; DIMS]> = shapes.into_iter().map(grid_shape).collect();
+            let mut pool = Inflation::new(&hosts, CapRange::of(&caps), &shapes);
+            for shape in shapes {
                 let h = pool.best_fit(&shape);
                 proptest::prop_assert_eq!(h, best_fit_scan(&pool.used, &hosts, &shape));
                 if let Some(h) = h {
