@@ -120,6 +120,7 @@ impl<'a> Pool<'a> {
             by_size,
             rule,
             cfg,
+            cap_range,
             ..
         } = self;
         let state = PoolState {
@@ -129,6 +130,7 @@ impl<'a> Pool<'a> {
             class,
             total: *total,
             by_size,
+            cap_range: *cap_range,
             host_states: rule.host_states(),
             warmup_h: cfg.warmup_h,
         };
