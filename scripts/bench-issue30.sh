@@ -27,7 +27,7 @@
 #               scripts/brotli.mjs of this checkout for both)
 #   ci          not re-run: the filing's 1,266 s against the last fresh-clone total in results/bench/ci-stages.txt
 # The node rows load each build's module through the scripts' overrides (ADMIT_BENCH_PKG, PACKLAB_CLI,
-# ADMIT_BENCH_BIN); a row a build cannot run says "failed" (the error in $BENCH_DIR/node-err.log).
+# ADMIT_BENCH_BIN); a row a build cannot run says "failed" (the error in $BENCH_DIR/stderr.log).
 # ROWS=LIST (comma-separated of the names above; default all) runs only those.
 # It appends the table, with the 1-minute load average at each row's start, to results/bench/issue30-before-after.txt.
 # CPU = user + system seconds (moves far less than wall time on a shared machine). PACKLAB_THREADS=1 throughout.
@@ -103,7 +103,7 @@ wall() { echo "$(cut -d' ' -f3 <<< "$1")/$(cut -d' ' -f3 <<< "$2")"; }
 timed() {
   local log
   log=$(mktemp)
-  if ! /usr/bin/time -f '%U %S %M %e' -o "$log" "$@" > /dev/null 2>> "$DIR/node-err.log"; then
+  if ! /usr/bin/time -f '%U %S %M %e' -o "$log" "$@" > /dev/null 2>> "$DIR/stderr.log"; then
     echo "failed failed failed"; rm -f "$log"; return 0
   fi
   awk '{printf "%.2f %.1f %.2f", $1 + $2, $3 / 1000, $4}' "$log"
@@ -125,8 +125,8 @@ load() { cut -d' ' -f1 /proc/loadavg; }
 # field JSON PATH: a number from a script's JSON line (PATH like a.b.c), or "failed" when the script did not run
 field() { node -e 'try { let v = JSON.parse(process.argv[1]); for (const k of process.argv[2].split(".")) v = v[k]; console.log(v ?? "failed"); } catch { console.log("failed"); }' "$1" "$2"; }
 # on BUILD CMD…: CMD with that build's wasm-bindgen output and CLI (the node scripts' overrides), its stdout's last
-# line, or nothing when it failed (its stderr in $DIR/node-err.log)
-on() { local x=$1; shift; ADMIT_BENCH_PKG=$x/pkg PACKLAB_CLI=$x/packlab ADMIT_BENCH_BIN=$x/admit "$@" 2>> "$DIR/node-err.log" | tail -1 || true; }
+# line, or nothing when it failed (its stderr in $DIR/stderr.log)
+on() { local x=$1; shift; ADMIT_BENCH_PKG=$x/pkg PACKLAB_CLI=$x/packlab ADMIT_BENCH_BIN=$x/admit "$@" 2>> "$DIR/stderr.log" | tail -1 || true; }
 
 want placement && for n in $PACK_SIZES; do
   f=$DIR/traces/wide-$n-24.tsv
@@ -185,15 +185,15 @@ done
 }
 # scripts/bench-warm.mjs: a fresh node process per case loads the engine and runs the model's default scenario
 # twice (node's default V8 flags); first/second of the two runs. placement+warm-up exists only after (tenth session).
+# a bench-warm.mjs line "… runs 0.29 0.08 s, first/second 3.62": the two runs, the ratio
+runs() { sed -n 's/.*runs \([0-9.]*\) \([0-9.]*\) s.*/\1 \2/p' <<< "$1"; }
+ratio() { sed -n 's/.*first\/second \([0-9.]*\).*/\1/p' <<< "$1"; }
 want firstrun && for c in $WARM_CASES; do
   l=$(load)
   if [ "$c" = placement+warm-up ]; then rb="(none before)"; else
-    rb=$(ADMIT_BENCH_PKG=$B/pkg WARM_CASES=$c WARM_FLAGS=default node scripts/bench-warm.mjs 2 2>> "$DIR/node-err.log" | sed -n 2p || true)
+    rb=$(ADMIT_BENCH_PKG=$B/pkg WARM_CASES=$c WARM_FLAGS=default node scripts/bench-warm.mjs 2 2>> "$DIR/stderr.log" | sed -n 2p || true)
   fi
-  ra=$(ADMIT_BENCH_PKG=$A/pkg WARM_CASES=$c WARM_FLAGS=default node scripts/bench-warm.mjs 2 2>> "$DIR/node-err.log" | sed -n 2p || true)
-  # "… runs 0.29 0.08 s, first/second 3.62"
-  runs() { sed -n 's/.*runs \([0-9.]*\) \([0-9.]*\) s.*/\1 \2/p' <<< "$1"; }
-  ratio() { sed -n 's/.*first\/second \([0-9.]*\).*/\1/p' <<< "$1"; }
+  ra=$(ADMIT_BENCH_PKG=$A/pkg WARM_CASES=$c WARM_FLAGS=default node scripts/bench-warm.mjs 2 2>> "$DIR/stderr.log" | sed -n 2p || true)
   row "first run / second, fresh wasm engine: $c" "ratio" "$(ratio "$rb" | grep . || echo "${rb:-failed}")" "$(ratio "$ra" | grep . || echo failed)" "$l"
   row "  (runs 1 and 2, s)" "s" "$(runs "$rb" | tr ' ' / | grep . || echo -)" "$(runs "$ra" | tr ' ' / | grep . || echo -)" "$l"
 done
