@@ -182,6 +182,26 @@ pub struct PoolState<'a> {
     pub sums: Option<&'a Occupancy>,
 }
 
+/// The hosts of capacities `caps` by size `Σ_r cap_r / total_r` over the dimensions with capacity, ascending, ties
+/// by id ([`PoolState::by_size`], the optimum's order), and the total capacity per dimension.
+pub fn hosts_by_size(caps: &[[f64; DIMS]]) -> (Vec<usize>, [f64; DIMS]) {
+    let mut total = [0.0; DIMS];
+    for c in caps {
+        for (t, x) in total.iter_mut().zip(c) {
+            *t += x;
+        }
+    }
+    let size = |c: &[f64; DIMS]| -> f64 {
+        (0..DIMS)
+            .filter(|&r| total[r] > 0.0)
+            .map(|r| c[r] / total[r])
+            .sum()
+    };
+    let mut order: Vec<usize> = (0..caps.len()).collect();
+    order.sort_by(|&a, &b| size(&caps[a]).total_cmp(&size(&caps[b])).then(a.cmp(&b)));
+    (order, total)
+}
+
 /// Counter units per unit of capacity (core, GB, GPU): [`Occupancy`] counts multiples of 2⁻²⁰.
 const UNITS: f64 = (1u64 << 20) as f64;
 
@@ -834,30 +854,6 @@ mod tests {
         assert_eq!(pool.best_fit(&shape), Some(0));
     }
 
-    /// Hosts of three types (one without GPUs, one of fractional memory) by size (Σ_r cap_r / total_r, then
-    /// id), as the simulation orders them for the optimum.
-    fn by_size(hosts: &[Host]) -> (Vec<usize>, [f64; DIMS]) {
-        let mut total = [0.0; DIMS];
-        for h in hosts {
-            for r in 0..DIMS {
-                total[r] += h.cap[r];
-            }
-        }
-        let size = |c: &[f64; DIMS]| -> f64 {
-            (0..DIMS)
-                .filter(|&r| total[r] > 0.0)
-                .map(|r| c[r] / total[r])
-                .sum()
-        };
-        let mut order: Vec<usize> = (0..hosts.len()).collect();
-        order.sort_by(|&a, &b| {
-            size(&hosts[a].cap)
-                .total_cmp(&size(&hosts[b].cap))
-                .then(a.cmp(&b))
-        });
-        (order, total)
-    }
-
     /// Capacities and shapes that are not multiples of 2⁻²⁰ (0.1 GB), negative or too large get no counters
     /// (the samples walk the hosts); quarters of a GB and a 0 GPU dimension do.
     #[test]
@@ -913,10 +909,10 @@ mod tests {
             let kinds = [[32.0, 127.75, 0.0], [64.0, 256.0, 4.0], [8.0, 0.0, 0.0]];
             let mut des = Des::<()>::new();
             let mut hosts: Vec<Host> = types.iter().map(|&t| Host::new(kinds[t], des.new_key())).collect();
-            let (order, total) = by_size(&hosts);
             let caps: Vec<[f64; DIMS]> = hosts.iter().map(|h| h.cap).collect();
+            let (order, total) = hosts_by_size(&caps);
             let mut sums = Occupancy::new(&caps, [[0.0625, 0.0625, 1.0]].iter(), &order).unwrap();
-            let mut check = |hosts: &[Host], sums: &Occupancy| {
+            let check = |hosts: &[Host], sums: &Occupancy| {
                 let s = PoolState {
                     hosts,
                     jobs: &[],

@@ -21,7 +21,7 @@ use super::policies::{
 };
 use super::pool::{Job, DIMS};
 use super::predictor::LifetimePredictor;
-use super::sampling::{Acc, Occupancy, PolicyResult, PoolState};
+use super::sampling::{hosts_by_size, Acc, Occupancy, PolicyResult, PoolState};
 use super::tiers::TierIndex;
 use crate::substrate::des::{Des, World};
 
@@ -685,20 +685,7 @@ fn run_with(
         Some(c) => c.to_vec(),
         None => vec![cfg.cap; cfg.hosts],
     };
-    let mut total = [0.0; DIMS];
-    for c in &caps {
-        for r in 0..DIMS {
-            total[r] += c[r];
-        }
-    }
-    let size = |c: &[f64; DIMS]| -> f64 {
-        (0..DIMS)
-            .filter(|&r| total[r] > 0.0)
-            .map(|r| c[r] / total[r])
-            .sum()
-    };
-    let mut by_size: Vec<usize> = (0..caps.len()).collect();
-    by_size.sort_by(|&a, &b| size(&caps[a]).total_cmp(&size(&caps[b])).then(a.cmp(&b)));
+    let (by_size, total) = hosts_by_size(&caps);
     let hosts: Vec<Host> = caps
         .iter()
         .map(|&cap| Host::new(cap, des.new_key()))
