@@ -41,7 +41,8 @@ const watch = setInterval(() => {
 }, 200);
 watch.unref();
 process.on('exit', () => { resume(); rmSync(SOLO_LOCK, { force: true }); });
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
+// the shell's conventions: 128 + the signal's number (SIGINT 2, SIGTERM 15)
+for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(sig, () => process.exit(code));
 
 const stream = run({ files, concurrency });
 stream.on('test:fail', () => { process.exitCode = 1; });

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer, launch, newPage, CLI, ROOT } from '../tests/e2e/helpers.mjs';
+import { startServer, launch, newPage, poolRuns, CLI, ROOT } from '../tests/e2e/helpers.mjs';
 import { loadWasm } from '../tests/e2e/wasm-node.mjs';
 
 const reps = Number(process.argv[2] || 3);
@@ -37,19 +37,7 @@ async function browserRun(scenario, k) {
   // the page's own view idle (`run=ask`), its shell worker's warm-up over before the timed worker starts
   await page.goto(server.url + '#run=ask');
   await page.waitForFunction(() => document.documentElement.dataset.warm, null, { timeout: 60_000 });
-  const out = await page.evaluate(async ({ scenario, k }) => {
-    const { EngineWorker } = await import('/common/worker-client.js');
-    const bytes = new Uint8Array(await (await fetch('/static/traces/planetlab-20110303.tsv.gz')).arrayBuffer());
-    const module = await WebAssembly.compileStreaming(fetch('/pkg/packlab_bg.wasm'));
-    const e = new EngineWorker({ module });
-    await e.ready;
-    const got = await e.setPoolSize(k);
-    if (got.size !== k) throw new Error(`pool size ${got.size}, asked ${k}`);
-    await e.loadTrace([{ name: 'planetlab-20110303.tsv.gz', data: bytes }], { name: 'planetlab-20110303' }).promise;
-    const r = await e.request('run', { scenario }).promise;
-    e.worker.terminate();
-    return { ms: r.elapsed_ms, workers: r.workers, report: r.report };
-  }, { scenario, k });
+  const { run: out } = await poolRuns(page, { scenarios: { run: scenario }, size: k });
   await page.context().close();
   return out;
 }

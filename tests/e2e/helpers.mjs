@@ -197,6 +197,40 @@ export async function pageIn(context) {
   return page;
 }
 
+/**
+ * Runs `scenarios` ({ label: scenario }) in `page` on a fresh engine worker (www/common/worker-client.js) with a pool of
+ * `size` workers, as the page does: the module compiled once and shared with the pool's members, the bundled PlanetLab
+ * day loaded. `minMs`: the pool's threshold (undefined: the page's own, run-ops.js poolWorth; 0 forces the pool);
+ * `passes`: how many times each scenario runs in turn (the second finds what the first left in the workers). Returns
+ * { 'label' (first pass), 'label-again' (second), …: { report, ms (the worker's elapsed_ms), workers, partials } }.
+ * Throws when the pool has another size than asked.
+ */
+export function poolRuns(page, { scenarios, size, minMs, passes = 1 }) {
+  return page.evaluate(async ({ scenarios, size, minMs, passes }) => {
+    const { EngineWorker } = await import('/common/worker-client.js');
+    const bytes = new Uint8Array(await (await fetch('/static/traces/planetlab-20110303.tsv.gz')).arrayBuffer());
+    const module = await WebAssembly.compileStreaming(fetch('/pkg/packlab_bg.wasm'));
+    const e = new EngineWorker({ module });
+    try {
+      await e.ready;
+      const got = await e.setPoolSize(size, minMs === undefined ? {} : { minMs });
+      if (got.size !== size) throw new Error(`pool size ${got.size}, asked ${size}`);
+      await e.loadTrace([{ name: 'planetlab-20110303.tsv.gz', data: bytes }], { name: 'planetlab-20110303' }).promise;
+      const res = {};
+      for (let pass = 0; pass < passes; pass++) {
+        for (const [label, scenario] of Object.entries(scenarios)) {
+          let partials = 0;
+          const r = await e.request('run', { scenario }, { onProgress: (p) => { if (p.partial) partials += 1; } }).promise;
+          res[label + (pass ? '-again'.repeat(pass) : '')] = { report: r.report, ms: r.elapsed_ms, workers: r.workers, partials };
+        }
+      }
+      return res;
+    } finally {
+      e.worker.terminate();
+    }
+  }, { scenarios, size, minMs, passes });
+}
+
 /** Wait until the frontier card has completed more than `after` runs; returns the run count. */
 export async function waitForRun(page, after = 0, timeout = 60_000) {
   await page.waitForFunction((n) => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { useBrowser, newPage, cliRun, recordMetrics, tempDir, grabDownload, CLI, ROOT } from './helpers.mjs';
+import { useBrowser, newPage, cliRun, recordMetrics, tempDir, grabDownload, poolRuns, CLI, ROOT } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 
 const env = useBrowser();
@@ -26,31 +26,13 @@ test('a frontier and an admission tuning on a pool of workers give the one worke
   await page.goto(env.server.url);
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   const sizes = [1, 2, 3];
-  const out = await page.evaluate(async ({ sizes, scenarios }) => {
-    const { EngineWorker } = await import('/common/worker-client.js');
-    const bytes = new Uint8Array(await (await fetch('/static/traces/planetlab-20110303.tsv.gz')).arrayBuffer());
-    // compiled once and shared with every worker and pool member, as the page does
-    const module = await WebAssembly.compileStreaming(fetch('/pkg/packlab_bg.wasm'));
-    const res = {};
-    for (const size of sizes) {
-      const e = new EngineWorker({ module });
-      await e.ready;
-      // minMs 0: every run goes to the pool, however short (by default only runs whose rest takes > 1 s)
-      const got = await e.setPoolSize(size, { minMs: 0 });
-      if (got.size !== size) throw new Error(`pool size ${got.size}, asked ${size}`);
-      await e.loadTrace([{ name: 'planetlab-20110303.tsv.gz', data: bytes }], { name: 'planetlab-20110303' }).promise;
-      // each scenario twice: the second run finds what the first left in the workers (admission: alive tables)
-      for (const pass of ['', '-again']) {
-        for (const [label, scenario] of Object.entries(scenarios)) {
-          let partials = 0;
-          const r = await e.request('run', { scenario }, { onProgress: (p) => { if (p.partial) partials += 1; } }).promise;
-          res[`${label}${pass}@${size}`] = { report: r.report, ms: r.elapsed_ms, workers: r.workers, partials };
-        }
-      }
-      e.worker.terminate();
-    }
-    return res;
-  }, { sizes, scenarios });
+  // minMs 0: every run goes to the pool, however short (by default only runs worth the pool's set-up); each scenario
+  // twice: the second run finds what the first left in the workers (admission: alive tables)
+  const out = {};
+  for (const size of sizes) {
+    const got = await poolRuns(page, { scenarios, size, minMs: 0, passes: 2 });
+    for (const [key, r] of Object.entries(got)) out[`${key}@${size}`] = r;
+  }
 
   for (const label of Object.keys(scenarios)) {
     const native = cliRun({ link: w.scenario_to_link(scenarios[label]) });
@@ -105,18 +87,8 @@ test("the page's own pool keeps a frontier whose plan is as dear as its points o
   const scenario = w.check_scenario({ placement: { mode: 'resampled', realisations: 60000 } }).scenario;
   const page = await newPage(env.browser);
   await page.goto(`${env.server.url}#run=ask`);
-  const r = await page.evaluate(async ({ scenario }) => {
-    const { EngineWorker } = await import('/common/worker-client.js');
-    const bytes = new Uint8Array(await (await fetch('/static/traces/planetlab-20110303.tsv.gz')).arrayBuffer());
-    const module = await WebAssembly.compileStreaming(fetch('/pkg/packlab_bg.wasm'));
-    const e = new EngineWorker({ module });
-    await e.ready;
-    await e.setPoolSize(2); // the page's default on 2 cores, its default threshold
-    await e.loadTrace([{ name: 'planetlab-20110303.tsv.gz', data: bytes }], { name: 'planetlab-20110303' }).promise;
-    const out = await e.request('run', { scenario }).promise;
-    e.worker.terminate();
-    return { report: out.report, workers: out.workers };
-  }, { scenario });
+  // the page's default pool on 2 cores, with its default threshold
+  const { run: r } = await poolRuns(page, { scenarios: { run: scenario }, size: 2 });
   assert.equal(r.workers, 1);
   assert.deepEqual(r.report, cliRun({ link: w.scenario_to_link(scenario) }));
 });

@@ -134,7 +134,6 @@ export const runOps = {
     let pausedMs = 0;
     let copy = null; // what the pool's members plan their copies of this run from
     let workers = 1; // workers that computed part of the run
-    let unitMs = null; // time of a unit of work: the mean over the steps done here
     let hereMs = 0; // time of the steps done here
     let hereUnits = 0; // units of work they did
     try {
@@ -153,7 +152,7 @@ export const runOps = {
         }
         // a step split into jobs goes to the pool of workers once a step done here says the rest is worth it;
         // any other step is done here (poolWorth)
-        const pool = ctx.pool && ctx.pool.size > 1 && (copy !== null || poolWorth(ctx.pool, unitMs, total - run.done(), planMs)) ? ctx.pool : null;
+        const pool = ctx.pool && ctx.pool.size > 1 && (copy !== null || poolWorth(ctx.pool, hereUnits > 0 ? hereMs / hereUnits : null, total - run.done(), planMs)) ? ctx.pool : null;
         const jobs = pool ? run.jobs(pool.size * JOBS_PER_WORKER) : [];
         let partials;
         if (jobs.length) {
@@ -171,7 +170,6 @@ export const runOps = {
           if (partial === null) break;
           hereMs += performance.now() - s0;
           hereUnits += run.done() - before;
-          if (hereUnits > 0) unitMs = hereMs / hereUnits;
           partials = [partial];
         }
         for (const partial of partials) ctx.progress({ done: run.done(), total, partial });
