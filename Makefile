@@ -7,14 +7,14 @@ CARGO ?= cargo
 T0 := $(shell date +%s)
 STAMP = @echo "== [$$(( $$(date +%s) - $(T0) )) s] $$(date -u +%T) $@"
 
-.PHONY: run test tree-save setup setup-native setup-web setup-web-start setup-web-wait native native-tests native-tests-build wasm wasm-and-tests wasm-and-tests-start wasm-and-tests-wait test-native test-web test-web-run bench frontier oversub-pretrained findings findings-links findings-quick fuzz fuzz-smoke fuzz-smoke-build
+.PHONY: run test tree-save setup setup-native setup-web setup-web-start setup-web-wait native native-tests native-tests-build wasm wasm-start wasm-wait test-native test-web test-web-run bench frontier oversub-pretrained findings findings-links findings-quick fuzz fuzz-smoke fuzz-smoke-build
 
 ## make run: set everything up, build the engine + wasm, serve the playground (PORT=... overrides)
 run: setup native wasm
 	bash scripts/serve.sh $(PORT)
 
 ## make test: set everything up and run every test (native engine + CLI, wasm bindings, browser end-to-end)
-test: tree-save fuzz-smoke-build setup-native setup-web-start native-tests-build wasm-and-tests-start test-native wasm-and-tests-wait test-web-run fuzz-smoke
+test: tree-save fuzz-smoke-build setup-native setup-web-start native-tests-build wasm-start test-native wasm-wait test-web-run fuzz-smoke
 	bash scripts/tree-clean.sh check
 	$(STAMP) done
 
@@ -83,43 +83,33 @@ native-tests:
 	$(STAMP)
 	$(CARGO) test --locked --release --lib --tests --no-run
 
-test-web: native-tests wasm-and-tests test-web-run
+test-web: native-tests wasm test-web-run
 
 ## the browser tests alone (the CLI and www/pkg built)
 test-web-run:
 	$(STAMP)
 	bash scripts/test-web.sh
 
-## `make wasm` and the wasm-bindgen tests' debug build (scripts/test-web.sh build) side by side: the wasm build's
-## LTO (one codegen unit) keeps one core busy for most of its time; the test build's log is printed after it.
-## The module's brotli copy at quality 5 (a few seconds; `make wasm`/`make run`: 11, about a minute, 15% smaller): tests serve it the same way
-wasm-and-tests:
-	$(STAMP)
-	@mkdir -p test-artifacts
-	WASM_BROTLI_QUALITY=$${WASM_BROTLI_QUALITY:-5} bash scripts/build-wasm.sh & wasm=$$!; \
-	bash scripts/test-web.sh build > test-artifacts/wasm-tests-build.log 2>&1; tests=$$?; \
-	wait $$wasm; built=$$?; sed 's/^/  wasm-bindgen tests build| /' test-artifacts/wasm-tests-build.log; \
-	[ $$built = 0 ] && [ $$tests = 0 ]
-
-## `make test` starts `make wasm-and-tests` in the background as soon as the native tests are compiled (and the web
-## set-up has finished), so the wasm builds (~170 s on a fresh clone, the wasm LTO on one core) run beside the native
-## test run (~100 s); wasm-and-tests-wait waits for it before the browser tests and prints its log (each line of it
-## keeps its own `== [s]` stamp), failing with it if it failed. (A plain `make`, not $(MAKE): `make -n test` would
+## `make test` builds the wasm module (`make wasm`, ~190 s of CPU on a fresh clone, its LTO on one core; the brotli copy
+## at quality 5, a few seconds: `make wasm`/`make run` use 11, about a minute, 15% smaller; tests serve it the same
+## way) in the background as soon as the native tests are compiled (and the web set-up has finished), beside the
+## native test run (~130 s of CPU); wasm-wait waits for it before the browser tests and prints its log (each line of
+## it keeps its own `== [s]` stamp), failing with it if it failed. (A plain `make`, not $(MAKE): `make -n test` would
 ## run a recipe line naming $(MAKE).)
-wasm-and-tests-start:
+wasm-start:
 	$(STAMP)
 	@mkdir -p test-artifacts
-	@rm -f test-artifacts/wasm-and-tests.rc
+	@rm -f test-artifacts/wasm.rc
 	(while [ ! -s test-artifacts/setup-web.rc ]; do sleep 1; done; \
 	 rc=$$(cat test-artifacts/setup-web.rc); \
-	 if [ "$$rc" = 0 ]; then make --no-print-directory T0=$(T0) CARGO=$(CARGO) wasm-and-tests; rc=$$?; fi; \
-	 echo $$rc > test-artifacts/wasm-and-tests.rc) > test-artifacts/wasm-and-tests.log 2>&1 &
+	 if [ "$$rc" = 0 ]; then WASM_BROTLI_QUALITY=$${WASM_BROTLI_QUALITY:-5} make --no-print-directory T0=$(T0) CARGO=$(CARGO) wasm; rc=$$?; fi; \
+	 echo $$rc > test-artifacts/wasm.rc) > test-artifacts/wasm.log 2>&1 &
 
-wasm-and-tests-wait: setup-web-wait
+wasm-wait: setup-web-wait
 	$(STAMP)
-	@while [ ! -s test-artifacts/wasm-and-tests.rc ]; do sleep 1; done
-	@grep -v '^ *Compiling ' test-artifacts/wasm-and-tests.log || true
-	@exit $$(cat test-artifacts/wasm-and-tests.rc)
+	@while [ ! -s test-artifacts/wasm.rc ]; do sleep 1; done
+	@grep -v '^ *Compiling ' test-artifacts/wasm.log || true
+	@exit $$(cat test-artifacts/wasm.rc)
 
 ## the default frontier of the bundled trace, natively
 frontier: native

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Compile time of two CI builds on a clean target dir, each setting side by side (issue 30):
-#   scripts/bench-ci-builds.sh [wasm-test|fuzz|tools|all]
-# wasm-test: the wasm-bindgen test build of scripts/test-web.sh (tests/wasm_bindings.rs, wasm32 debug) with the
-#            dev profile's debug info and without it (CARGO_PROFILE_DEV_DEBUG=0, what test-web.sh uses);
+#   scripts/bench-ci-builds.sh [wasm|fuzz|tools|all]
+# wasm:      the playground's module as `make test` builds it (scripts/build-wasm.sh, brotli quality 5);
 # fuzz:      the nightly build of the fuzz smoke (scripts/fuzz.sh with FUZZ_SMOKE=1 FUZZ_BUILD_ONLY=1: no sanitizer,
 #            no debug info, opt-level 1; a plain cargo build with cargo-fuzz's flags);
 # tools:     `cargo install wasm-bindgen-cli` at Cargo.lock's version (what a fresh machine's set-up builds) with its
-#            default features and with --no-default-features (scripts/setup-web.sh).
+#            default features, with --no-default-features, and its wasm-bindgen executable alone (scripts/setup-web.sh).
 # Each build runs under nice in its own fresh target dir below $TMPDIR (removed afterwards) and prints GNU time's
 # wall, user and system seconds with the load average; on a shared machine compare the user seconds. Appends a
 # block to results/bench/ci-stages.txt.
@@ -28,11 +27,8 @@ run() { # label, env assignments..., -- command...
 }
 {
   echo "## $(git rev-parse --short HEAD), $(date -u +%FT%TZ), $(nproc) cores"
-  if [ "$WHAT" = all ] || [ "$WHAT" = wasm-test ]; then
-    run "wasm-bindgen tests, dev profile" CARGO_PROFILE_DEV_DEBUG=2 -- \
-      cargo test --locked --target wasm32-unknown-unknown --no-default-features --test wasm_bindings --no-run
-    run "wasm-bindgen tests, dev profile, debug = 0" CARGO_PROFILE_DEV_DEBUG=0 -- \
-      cargo test --locked --target wasm32-unknown-unknown --no-default-features --test wasm_bindings --no-run
+  if [ "$WHAT" = all ] || [ "$WHAT" = wasm ]; then
+    run "wasm module (scripts/build-wasm.sh)" WASM_BROTLI_QUALITY=5 WASM_OUT_DIR="$T/pkg" -- bash scripts/build-wasm.sh
   fi
   if [ "$WHAT" = all ] || [ "$WHAT" = fuzz ]; then
     run "fuzz smoke build (plain cargo, opt-level 1)" FUZZ_SMOKE=1 FUZZ_BUILD_ONLY=1 -- bash scripts/fuzz.sh
@@ -42,6 +38,8 @@ run() { # label, env assignments..., -- command...
     run "cargo install wasm-bindgen-cli $WB" -- cargo install wasm-bindgen-cli --version "$WB" --root "$T/root" --force
     run "  the same, --no-default-features" -- \
       cargo install wasm-bindgen-cli --version "$WB" --root "$T/root" --force --no-default-features
+    run "  the same, --bin wasm-bindgen" -- \
+      cargo install wasm-bindgen-cli --version "$WB" --root "$T/root" --force --no-default-features --bin wasm-bindgen
   fi
   echo
 } | tee -a "$OUT"

@@ -2,7 +2,7 @@
 # Web prerequisites, idempotent (each step is skipped when already satisfied):
 #   rustup target wasm32-unknown-unknown; wasm-bindgen-cli pinned to Cargo.lock's wasm-bindgen into .tools/ (from the
 #   machine's tool cache, scripts/install-tool.sh);
-#   Debian chromium + chromium-driver; `npm ci` (playwright-core, which drives the system chromium).
+#   Debian chromium; `npm ci` (playwright-core, which drives the system chromium).
 # Only crates.io, Debian packages and the npm registry are needed (../shared/TOOLCHAIN.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,20 +19,19 @@ fi
 WB=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 [ -n "$WB" ] || WB=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' Cargo.toml)
 [ -n "$WB" ] || { echo "setup-web: cannot find the wasm-bindgen version in Cargo.lock" >&2; exit 1; }
-if [ "$(.tools/bin/wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WB" ] || \
-   [ ! -x .tools/bin/wasm-bindgen-test-runner ]; then
+if [ "$(.tools/bin/wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WB" ]; then
   log "wasm-bindgen-cli $WB into .tools/ (built once per machine: a few minutes, scripts/install-tool.sh)"
-  # without its default feature rustls-tls (ureq's TLS: rustls and ring's C code): the test runner only speaks plain
-  # http to the local chromedriver and its own server, and the build is ~N s shorter (results/bench/ci-stages.txt)
-  bash scripts/install-tool.sh wasm-bindgen-cli "$WB" wasm-bindgen wasm-bindgen-test-runner wasm2es6js -- --no-default-features
+  # only the wasm-bindgen executable (the binding's tests run in tests/e2e/ on the built module, without
+  # wasm-bindgen-test-runner), without the default feature rustls-tls (ureq's TLS, used by the test runner alone)
+  bash scripts/install-tool.sh wasm-bindgen-cli "$WB" wasm-bindgen -- --no-default-features --bin wasm-bindgen
 fi
 
-# 3. chromium + chromedriver from Debian (playwright's browser download is not reachable here)
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  log "apt-get install chromium chromium-driver"
+# 3. chromium from Debian (playwright's browser download is not reachable here)
+if ! command -v chromium >/dev/null; then
+  log "apt-get install chromium"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends chromium chromium-driver
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends chromium
 fi
 
 # 4. node modules (playwright-core, axe-core, typescript), re-installed when package-lock.json changed

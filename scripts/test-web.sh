@@ -1,34 +1,15 @@
 #!/usr/bin/env bash
-# Web tests: (1) wasm-bindgen tests of the binding layer in headless Chromium (tests/wasm_bindings.rs);
-# (2) end to end with node's test runner + playwright-core driving Debian's chromium (tests/e2e/), which
-# compare the page and the wasm engine with the native CLI (target/release/packlab, built by `make native`).
+# Web tests, on the built module and the native CLI: (1) the TypeScript declarations against the pinned reports;
+# (2) end to end with node's test runner + playwright-core driving Debian's chromium (tests/e2e/), which compare the
+# page and the wasm engine with the native CLI (target/release/packlab, built by `make native`); the binding's exports
+# are called directly in tests/e2e/binding.test.mjs.
 # Expects `make setup-web`, `make native` and `make wasm` to have run (the Makefile's test-web target does).
-# `scripts/test-web.sh build` only compiles (1) (the Makefile runs it beside the wasm build, whose LTO keeps one
-# core busy: the two use different profile directories of target/, so neither waits for the other's lock).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.tools/bin:$PATH"
-export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
-# the runner's limit covers the whole suite (default 20 s); the debug-build suite takes about 28 s since the
-# admission search makes 3 more evaluations per arm, so the limit is raised (a hang still fails, after 300 s)
-export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}"
-# No debug info in this debug build (a failing test prints its panic message either way): on a clean target dir
-# 81 s of compile CPU instead of 105 s, and 532 MB of target/wasm32-unknown-unknown/debug instead of 1.2 GB
-# (results/bench/ci-stages.txt). The build and the run must agree on it (or the run rebuilds).
-export CARGO_PROFILE_DEV_DEBUG=0
-# --no-default-features: without the `cli` feature neither the CLI nor its dependencies (clap) are compiled for wasm32
-wasm_bindgen_tests() { cargo test --locked --target wasm32-unknown-unknown --no-default-features --test wasm_bindings "$@"; }
-if [ "${1:-}" = build ]; then
-  wasm_bindgen_tests --no-run
-  exit 0
-fi
 [ -x target/release/packlab ] || { echo "test-web: target/release/packlab missing (make native)" >&2; exit 1; }
 [ -f www/pkg/packlab_bg.wasm ] || { echo "test-web: www/pkg missing (make wasm)" >&2; exit 1; }
 mkdir -p test-artifacts
-
-echo "== wasm-bindgen tests (headless Chromium)"
-# no -q: the test runner rejects --quiet (TOOLCHAIN.md trap 3)
-wasm_bindgen_tests
 
 echo "== the TypeScript declarations: every pinned report against src/wasm/reports.d.ts (tsc --strict)"
 node scripts/check-report-types.mjs

@@ -2,8 +2,7 @@
 //! release crate once instead of 26 times). A test's name is `module::test`, e.g.
 //! `cargo test --release --test integration placement_model::` runs the placement model's tests only.
 //! Shared helpers live in `tests/common/` (also read by `benches/admit_is.rs`); property-test regressions sit
-//! beside their module (`<module>.proptest-regressions`). `tests/wasm_bindings.rs` stays its own crate: it is
-//! the wasm32 wasm-bindgen target (scripts/test-web.sh). No test here changes process-wide state (environment,
+//! beside their module (`<module>.proptest-regressions`). No test here changes process-wide state (environment,
 //! working directory, global thread pool): each child process gets its own `current_dir`/`env`, so the modules
 //! share one process and run in parallel as the separate binaries did.
 
