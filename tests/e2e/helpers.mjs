@@ -168,6 +168,15 @@ export async function grabDownload(page, selector, dir) {
   return { name: dl.suggestedFilename(), path: p, bytes: readFileSync(p) };
 }
 
+/** Collects the page's Content-Security-Policy violations, from its first document on, into `window.__csp`
+ * ("directive blocked-URI" strings); read them with `page.evaluate(() => window.__csp)`. */
+export function collectCsp(page) {
+  return page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+}
+
 /**
  * A page that records console errors and page errors into `page.problems`. PACKLAB_E2E_CPU_THROTTLE=k slows
  * the page's main thread k times (Chromium's CPU throttling), to shake out races a slow CI machine meets.

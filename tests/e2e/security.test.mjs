@@ -1,11 +1,11 @@
 // Safe to open from a stranger's link: the Content-Security-Policy (header of scripts/serve.py and the
-// <meta http-equiv> of www/index.html) holds while every model's default view runs, text from a link never
-// becomes markup, and a worker that dies is restarted with the user's inputs reloaded.
+// <meta http-equiv> of www/index.html) is strict (it holds while every model's default view runs: checked on the tab
+// tour's visit, teaching.test.mjs), text from a link never becomes markup, and a worker that dies is restarted with the user's inputs reloaded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { useBrowser, newPage, waitForRun, recordMetrics, ROOT, DEVELOPER_WORDS } from './helpers.mjs';
+import { useBrowser, newPage, waitForRun, collectCsp, ROOT, DEVELOPER_WORDS } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 import { deflateRawSync } from 'node:zlib';
 
@@ -36,10 +36,7 @@ const env = useBrowser();
 /** A page that records CSP violations (securitypolicyviolation events, in the page and its workers' console). */
 async function cspPage() {
   const page = await newPage(env.browser);
-  await page.addInitScript(() => {
-    window.__csp = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
+  await collectCsp(page);
   return page;
 }
 
@@ -76,26 +73,8 @@ test('the CSP is sent as a header and stated in a meta tag, and it is strict', a
   assert.doesNotMatch(html, /\son[a-z]+=|\sstyle=/i);
 });
 
-test('no CSP violation while the default views run', async () => {
-  const page = await cspPage();
-  await page.goto(env.server.url);
-  assert.equal(await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content') !== null, true);
-  await waitForRun(page);
-  await page.waitForFunction(() => (document.querySelector('#machine-info')?.textContent || '').includes('gpa:'));
-  for (const [tab, card, rows] of [['admission', '#admission-card', '#admission-rows tr'], ['lifetime', '#lifetime-card', '#lifetime-rows tr'], ['era', '#era-card', '#era-rows tr'],
-    // the oversub view evaluates the bundled C2MARL and the baselines: its first step's results are every policy's first episode
-    ['oversub', '#oversub-card', '#oversub-card[data-first-ms]']]) {
-    const t0 = Date.now();
-    await page.click(`#tab-${tab}`);
-    await page.waitForSelector(card);
-    await page.waitForFunction((sel) => document.querySelectorAll(sel).length >= 1, rows, { timeout: 150_000 });
-    // from the tab click to the first result on display (issue 28's "first answer"; measured, not asserted)
-    recordMetrics({ [`browser_${tab}_first_result_ms`]: Date.now() - t0 });
-  }
-  assert.deepEqual(await page.evaluate(() => window.__csp), []);
-  assert.deepEqual(page.problems, []);
-  await page.context().close();
-});
+// No CSP violation while every default view runs, and each tab's first result: checked on the tab tour's visit
+// (tests/e2e/teaching.test.mjs), which runs them all to their end.
 
 test('text from a link is shown as text, never as markup', async () => {
   const w = await loadWasm();
