@@ -30,9 +30,9 @@ run() { # label, env assignments..., -- command...
   echo "## $(git rev-parse --short HEAD), $(date -u +%FT%TZ), $(nproc) cores"
   if [ "$WHAT" = all ] || [ "$WHAT" = wasm-test ]; then
     run "wasm-bindgen tests, dev profile" CARGO_PROFILE_DEV_DEBUG=2 -- \
-      cargo test --locked --target wasm32-unknown-unknown --no-default-features --test wasm_bindings --no-run
+      cargo test --locked --target wasm32-unknown-unknown --no-default-features --features full --test wasm_bindings --no-run
     run "wasm-bindgen tests, dev profile, debug = 0" CARGO_PROFILE_DEV_DEBUG=0 -- \
-      cargo test --locked --target wasm32-unknown-unknown --no-default-features --test wasm_bindings --no-run
+      cargo test --locked --target wasm32-unknown-unknown --no-default-features --features full --test wasm_bindings --no-run
   fi
   if [ "$WHAT" = all ] || [ "$WHAT" = fuzz ]; then
     run "fuzz smoke build (plain cargo, opt-level 1)" FUZZ_SMOKE=1 FUZZ_BUILD_ONLY=1 -- bash scripts/fuzz.sh

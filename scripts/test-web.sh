@@ -16,8 +16,9 @@ export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-300}"
 # 81 s of compile CPU instead of 105 s, and 532 MB of target/wasm32-unknown-unknown/debug instead of 1.2 GB
 # (results/bench/ci-stages.txt). The build and the run must agree on it (or the run rebuilds).
 export CARGO_PROFILE_DEV_DEBUG=0
-# --no-default-features: without the `cli` feature neither the CLI nor its dependencies (clap) are compiled for wasm32
-wasm_bindgen_tests() { cargo test --locked --target wasm32-unknown-unknown --no-default-features --test wasm_bindings "$@"; }
+# --no-default-features --features full: the whole engine without the `cli` feature, so neither the CLI nor its
+# dependencies (clap) are compiled for wasm32
+wasm_bindgen_tests() { cargo test --locked --target wasm32-unknown-unknown --no-default-features --features full --test wasm_bindings "$@"; }
 if [ "${1:-}" = build ]; then
   wasm_bindgen_tests --no-run
   exit 0
