@@ -5,6 +5,7 @@
 
 import { h } from './dom.js';
 import { field } from './fields.js';
+import { fullEngine, isFull } from './engine.js';
 
 /**
  * @param {object} o
@@ -18,8 +19,19 @@ import { field } from './fields.js';
  * @param {() => void} o.onChange  fires on every edit
  * @returns {{ el: HTMLElement, fill(scripts: object[]): void, read(): object[] }}
  */
-export function createScriptBox({ model, wasm, starters = startersOf(wasm, model), hook, label, spec, onChange }) {
+export function createScriptBox({ model, wasm, starters = startersOf(wasm, model), hook, label, spec, onChange: notify }) {
   const at = (key) => `${model}.scripts[0].${key}`;
+  // a script needs the full engine module (the page's first one has no script language, issue 30): loaded on the
+  // box's first script, then the shell moves its workers to it ('packlab:full-engine') and the box checks again
+  const onChange = () => {
+    if (source.value.trim() && !isFull()) {
+      fullEngine().then(() => {
+        window.dispatchEvent(new Event('packlab:full-engine'));
+        notify();
+      }, (e) => console.warn(`the full engine module: ${e && e.message}`));
+    }
+    notify();
+  };
   const enabled = h('input', { type: 'checkbox', id: `${model}-script-enabled` });
   const name = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'mine' });
   const source = h('textarea', {
@@ -70,6 +82,7 @@ export function createScriptBox({ model, wasm, starters = startersOf(wasm, model
     name.value = s ? s.name : '';
     enabled.checked = s ? !!s.enabled : true;
     if (s) language = s.language;
+    if (s && s.source.trim() && !isFull()) fullEngine().then(() => window.dispatchEvent(new Event('packlab:full-engine')), () => {});
   }
 
   /** The section's `scripts` list from the box: none while the box is empty. */

@@ -123,8 +123,8 @@ export class EngineWorker {
 
   /** Terminate the worker (rejecting everything pending as cancelled) and start a fresh one with the trace;
    * `reason` (the worker died) is passed on to onStatus. */
-  async restart(reason) {
-    this.onStatus('restarting', reason);
+  async restart(reason, { quiet = false } = {}) {
+    if (!quiet) this.onStatus('restarting', reason);
     this.worker.terminate();
     for (const p of this.pending.values()) {
       clearTimeout(p.hardTimer);
@@ -137,9 +137,18 @@ export class EngineWorker {
     if (this.traceFiles) replays.push(this.request('trace.load', { files: this.traceFiles, name: this.traceName }).promise);
     if (this.workloadFiles) replays.push(this.request('workload.load', { files: this.workloadFiles }).promise);
     if (this.poolSize !== undefined) replays.push(this.request('pool.size', { size: this.poolSize, minMs: this.poolMinMs }).promise);
-    this.restarting = Promise.all(replays).then(() => this.onStatus('ready', reason),
+    this.restarting = Promise.all(replays).then(() => { if (!quiet) this.onStatus('ready', reason); },
       (e) => this.onStatus('failed', (e && e.message) || String(e)));
     return this.restarting;
+  }
+
+  /** Runs on the compiled engine `module` from now on (issue 30: the page's first module, placement without
+   * scripts, gives way to the full one): a fresh worker with it, the trace and workload reloaded; what was
+   * pending is cancelled as in a restart. Returns once the new worker is ready. */
+  useModule(module) {
+    if (module === this.module) return Promise.resolve();
+    this.module = module;
+    return this.restart(undefined, { quiet: true });
   }
 
   /** Sets the number of workers that compute runs (the engine worker's pool, pool.js; 1 = no pool: the engine
