@@ -10,8 +10,8 @@ import { loadWasm, planRun, ROOT } from '../tests/e2e/wasm-node.mjs';
 
 export { ROOT };
 
-/** The wasm engine as the page loads it. */
-export const w = await loadWasm();
+/** The wasm engine as the page loads it (ADMIT_BENCH_PKG: another build's wasm-bindgen output directory). */
+export const w = await loadWasm(process.env.ADMIT_BENCH_PKG || undefined);
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'packlab-bench-'));
 

@@ -12,6 +12,7 @@
 // the page's idle time before its first run), then times the runs; its line also gives the warm-up's time.
 // Usage (after `make wasm`):
 //   node scripts/bench-warm.mjs [RUNS=3] > results/bench/warm-engine.txt   (WARM_CASES=placement,era picks cases, WARM_FLAGS=default,eager flag sets)
+// ADMIT_BENCH_PKG=DIR times another build's wasm-bindgen output (packlab.js, packlab_bg.wasm) instead of www/pkg.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
@@ -41,7 +42,7 @@ if (process.argv[2] === '--child') {
   const times = [];
   let warmS = null;
   if (name.startsWith('placement')) {
-    const w = await loadWasm();
+    const w = await loadWasm(process.env.ADMIT_BENCH_PKG || undefined);
     if (name === 'placement+warm-up') {
       const t0 = performance.now();
       const { warmUp } = await import('../www/placement/warm-up.js');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { useBrowser, newPage, cliRun, recordMetrics, tempDir, grabDownload, CLI, ROOT } from './helpers.mjs';
+import { useBrowser, newPage, cliRun, recordMetrics, tempDir, grabDownload, poolRuns, CLI, ROOT } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 
 const env = useBrowser();
@@ -26,31 +26,13 @@ test('a frontier and an admission tuning on a pool of workers give the one worke
   await page.goto(env.server.url);
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   const sizes = [1, 2, 3];
-  const out = await page.evaluate(async ({ sizes, scenarios }) => {
-    const { EngineWorker } = await import('/common/worker-client.js');
-    const bytes = new Uint8Array(await (await fetch('/static/traces/planetlab-20110303.tsv.gz')).arrayBuffer());
-    // compiled once and shared with every worker and pool member, as the page does
-    const module = await WebAssembly.compileStreaming(fetch('/pkg/packlab_bg.wasm'));
-    const res = {};
-    for (const size of sizes) {
-      const e = new EngineWorker({ module });
-      await e.ready;
-      // minMs 0: every run goes to the pool, however short (by default only runs whose rest takes > 1 s)
-      const got = await e.setPoolSize(size, { minMs: 0 });
-      if (got.size !== size) throw new Error(`pool size ${got.size}, asked ${size}`);
-      await e.loadTrace([{ name: 'planetlab-20110303.tsv.gz', data: bytes }], { name: 'planetlab-20110303' }).promise;
-      // each scenario twice: the second run finds what the first left in the workers (admission: alive tables)
-      for (const pass of ['', '-again']) {
-        for (const [label, scenario] of Object.entries(scenarios)) {
-          let partials = 0;
-          const r = await e.request('run', { scenario }, { onProgress: (p) => { if (p.partial) partials += 1; } }).promise;
-          res[`${label}${pass}@${size}`] = { report: r.report, ms: r.elapsed_ms, workers: r.workers, partials };
-        }
-      }
-      e.worker.terminate();
-    }
-    return res;
-  }, { sizes, scenarios });
+  // minMs 0: every run goes to the pool, however short (by default only runs worth the pool's set-up); each scenario
+  // twice: the second run finds what the first left in the workers (admission: alive tables)
+  const out = {};
+  for (const size of sizes) {
+    const got = await poolRuns(page, { scenarios, size, minMs: 0, passes: 2 });
+    for (const [key, r] of Object.entries(got)) out[`${key}@${size}`] = r;
+  }
 
   for (const label of Object.keys(scenarios)) {
     const native = cliRun({ link: w.scenario_to_link(scenarios[label]) });
@@ -79,6 +61,36 @@ test('a frontier and an admission tuning on a pool of workers give the one worke
   };
   console.log(JSON.stringify(m));
   recordMetrics(m);
+});
+
+test('the pool is taken only when what its members save is worth their set-up (run-ops.js poolWorth)', async () => {
+  const { poolWorth } = await import('../../www/common/run-ops.js');
+  const pool = { size: 2, minMs: 1000 };
+  // set-up 1.3 × 900 + 70 = 1,240 ms; 2 members save half the rest: worth it above a rest of 4 × 1,240 = 4,960 ms
+  assert.equal(poolWorth(pool, 100, 49, 900), false); // rest 4,900 ms
+  assert.equal(poolWorth(pool, 100, 50, 900), true); // rest 5,000 ms
+  // a cheap plan: the threshold alone decides (rest > 1,000 ms)
+  assert.equal(poolWorth(pool, 100, 10, 1), false);
+  assert.equal(poolWorth(pool, 100, 11, 1), true);
+  // three members save two thirds: 3,000 ms of rest against 2 × (1.3 × 500 + 70) = 1,440 ms
+  assert.equal(poolWorth({ size: 3, minMs: 1000 }, 100, 30, 500), true);
+  assert.equal(poolWorth({ size: 3, minMs: 1000 }, 100, 21, 500), false); // 1,400 ms saved
+  // nothing measured yet; minMs 0 forces the pool for any rest
+  assert.equal(poolWorth(pool, null, 50, 0), false);
+  assert.equal(poolWorth({ size: 2, minMs: 0 }, 1, 1, 1e6), true);
+});
+
+test("the page's own pool keeps a frontier whose plan is as dear as its points on one worker, with the CLI's report", async () => {
+  const w = await loadWasm();
+  // 1052 VMs × 60,000 realisations: the resampling (its plan, ~0.7–0.9 s) costs about what its 28 points do, so a copy
+  // in each member costs more than the members save (6.6 s on 2 members against 3.2 s on one, before)
+  const scenario = w.check_scenario({ placement: { mode: 'resampled', realisations: 60000 } }).scenario;
+  const page = await newPage(env.browser);
+  await page.goto(`${env.server.url}#run=ask`);
+  // the page's default pool on 2 cores, with its default threshold
+  const { run: r } = await poolRuns(page, { scenarios: { run: scenario }, size: 2 });
+  assert.equal(r.workers, 1);
+  assert.deepEqual(r.report, cliRun({ link: w.scenario_to_link(scenario) }));
 });
 
 test('the page takes ?workers=N and says how many workers computed a run', async (t) => {

@@ -23,6 +23,8 @@ export async function loadWasm(pkg = path.join(ROOT, 'www/pkg')) {
 /** A run of `scenario` planned by the engine's one constructor on the loaded `trace` / `workload` and the
  * named input `files` ([{ name, bytes }]), as the worker plans it (www/common/run-ops.js). */
 export function planRun(w, scenario, { trace, workload, files = [] } = {}) {
+  // a build from before the one constructor (issue 30's filing, 51867ea, timed by scripts/bench-issue30.sh)
+  if (!w.RunInputs) return trace ? w.ExperimentRun.with_trace(trace, scenario) : workload ? w.ExperimentRun.with_workload(workload, scenario) : new w.ExperimentRun(scenario);
   const inputs = new w.RunInputs();
   if (trace) inputs.use_trace(trace);
   if (workload) inputs.use_workload(workload);

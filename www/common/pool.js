@@ -8,8 +8,9 @@
 //
 // Size: the number of members, `navigator.hardwareConcurrency` by default (at most MAX_WORKERS); the
 // 'pool.size' operation sets another (1 = no pool: the engine worker steps runs itself), e.g. from the page's
-// `?workers=N`. A run uses the pool only when its first step, done by the engine worker, puts the rest above
-// `minMs` (DEFAULT_MIN_MS): below it the members' set-up (a copy of the run each) costs more than it saves.
+// `?workers=N`. A run uses the pool only when a step done by the engine worker puts the rest above `minMs`
+// (DEFAULT_MIN_MS) and what the members save on it above twice their set-up (a copy of the run each, planned anew:
+// run-ops.js `poolWorth`); `minMs` 0 sends every run with jobs to the pool (the tests).
 
 import { EngineWorker } from './worker-client.js';
 

@@ -66,6 +66,25 @@ async function plan(ctx, scenario, files) {
   return new wasm.ExperimentRun(scenario, inputs); // takes the inputs (and frees them)
 }
 
+/**
+ * Whether the rest of a run (`left` units of `unitMs` each, the mean of the steps done here: one dear unit, e.g.
+ * one costly fit test among the frontier's, must not stand for the rest) is worth the pool:
+ * more than `pool.minMs` of work, and what `pool.size` members save on it, rest × (1 − 1/size), more than twice
+ * their set-up: each fresh member starts and plans a copy of the run, ~1.3 × this worker's `planMs` + 70 ms (a
+ * fresh worker planned placement's resampled 60,000 frontier in 908 ms against 699–718 ms once warm, and started
+ * and loaded the trace in 68 ms; the factor 2 covers a first step's overestimate of `unitMs` (the code's first run)).
+ * Without the set-up term the placement frontier resampled 20,000 / 60,000 times took 2.6 / 6.6 s on 2 members
+ * against 1.1 / 3.2 s on one worker: its plan (the resampling) is as dear as its points (results/bench/pool.txt).
+ * `pool.minMs` 0 sends every run with jobs to the pool, whatever its set-up (the tests' setting).
+ */
+export function poolWorth(pool, unitMs, left, planMs) {
+  if (unitMs === null) return false;
+  const rest = unitMs * left;
+  if (pool.minMs === 0) return rest > 0;
+  const setupMs = 1.3 * planMs + 70;
+  return rest > pool.minMs && rest * (1 - 1 / pool.size) > 2 * setupMs;
+}
+
 /** Jobs a step hands each worker of the pool (a step's partial results arrive when all its jobs are done). */
 const JOBS_PER_WORKER = 2;
 
@@ -108,12 +127,15 @@ export const runOps = {
     // the model's last run is freed first, so that what it leaves for the next run (e.g. the admission
     // model's alive tables) reaches this one; a run.query planned anew answers the same
     if (!transient) forget(ctx.wasm, ctx.state, scenario);
+    const p0 = performance.now();
     const run = await plan(ctx, scenario, files); // throws { kind: 'scenario' | 'run', field?, message }
+    const planMs = performance.now() - p0;
     let kept = false;
     let pausedMs = 0;
     let copy = null; // what the pool's members plan their copies of this run from
     let workers = 1; // workers that computed part of the run
-    let unitMs = null; // time of a unit of work, measured on the last step done here
+    let hereMs = 0; // time of the steps done here
+    let hereUnits = 0; // units of work they did
     try {
       const total = run.total();
       ctx.progress({ done: 0, total });
@@ -128,10 +150,9 @@ export const runOps = {
           if (ctx.isCancelled()) throw { kind: 'cancelled', message: 'cancelled' };
           ctx.progress({ stage: 'resumed', done: run.done(), total });
         }
-        // a step split into jobs goes to the pool of workers once the first step, done here, says the rest
-        // is worth it (more than pool.minMs of work: the members' set-up costs about as much as a short
-        // run); any other step is done here
-        const pool = ctx.pool && ctx.pool.size > 1 && unitMs !== null && unitMs * (total - run.done()) > ctx.pool.minMs ? ctx.pool : null;
+        // a step split into jobs goes to the pool of workers once a step done here says the rest is worth it;
+        // any other step is done here (poolWorth)
+        const pool = ctx.pool && ctx.pool.size > 1 && (copy !== null || poolWorth(ctx.pool, hereUnits > 0 ? hereMs / hereUnits : null, total - run.done(), planMs)) ? ctx.pool : null;
         const jobs = pool ? run.jobs(pool.size * JOBS_PER_WORKER) : [];
         let partials;
         if (jobs.length) {
@@ -147,7 +168,8 @@ export const runOps = {
           const before = run.done();
           const partial = run.step();
           if (partial === null) break;
-          if (run.done() > before) unitMs = (performance.now() - s0) / (run.done() - before);
+          hereMs += performance.now() - s0;
+          hereUnits += run.done() - before;
           partials = [partial];
         }
         for (const partial of partials) ctx.progress({ done: run.done(), total, partial });

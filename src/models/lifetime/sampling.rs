@@ -178,6 +178,199 @@ pub struct PoolState<'a> {
     pub host_states: bool,
     /// Metrics are measured from this time on, hours.
     pub warmup_h: f64,
+    /// The occupancy totals kept as the hosts change (`None`: every sample walks the hosts).
+    pub sums: Option<&'a Occupancy>,
+}
+
+/// The hosts of capacities `caps` by size `Σ_r cap_r / total_r` over the dimensions with capacity, ascending, ties
+/// by id ([`PoolState::by_size`], the optimum's order), and the total capacity per dimension.
+pub fn hosts_by_size(caps: &[[f64; DIMS]]) -> (Vec<usize>, [f64; DIMS]) {
+    let mut total = [0.0; DIMS];
+    for c in caps {
+        for (t, x) in total.iter_mut().zip(c) {
+            *t += x;
+        }
+    }
+    let size = |c: &[f64; DIMS]| -> f64 {
+        (0..DIMS)
+            .filter(|&r| total[r] > 0.0)
+            .map(|r| c[r] / total[r])
+            .sum()
+    };
+    let mut order: Vec<usize> = (0..caps.len()).collect();
+    order.sort_by(|&a, &b| size(&caps[a]).total_cmp(&size(&caps[b])).then(a.cmp(&b)));
+    (order, total)
+}
+
+/// Counter units per unit of capacity (core, GB, GPU): [`Occupancy`] counts multiples of 2⁻²⁰.
+const UNITS: f64 = (1u64 << 20) as f64;
+
+/// `x` in [`UNITS`] when it is a non-negative multiple of 2⁻²⁰ below 2⁵² units, else `None`.
+fn units(x: f64) -> Option<i64> {
+    let y = x * UNITS;
+    (x >= 0.0 && y.fract() == 0.0 && y <= (1u64 << 52) as f64).then_some(y as i64)
+}
+
+/// What a metric sample reads of the pool ([`Acc::sample`]): hosts without VMs or ghosts and their cores, free
+/// capacity per dimension (summed in host order), allocated cores and cores of the non-empty hosts, and the
+/// optimum of App. G.2 (hosts in `by_size` order that the free capacity covers).
+#[derive(Debug, PartialEq)]
+struct Totals {
+    empty: usize,
+    empty_cores: f64,
+    free: [f64; DIMS],
+    alloc_nonempty: f64,
+    cores_nonempty: f64,
+    opt: usize,
+}
+
+impl Totals {
+    /// The plain walk over every host (`O(hosts)`).
+    fn walk(s: &PoolState) -> Totals {
+        let mut t = Totals {
+            empty: 0,
+            empty_cores: 0.0,
+            free: [0.0; DIMS],
+            alloc_nonempty: 0.0,
+            cores_nonempty: 0.0,
+            opt: 0,
+        };
+        for host in s.hosts {
+            for r in 0..DIMS {
+                t.free[r] += host.cap[r] - host.used[r];
+            }
+            if host.is_empty() {
+                t.empty += 1;
+                t.empty_cores += host.cap[0];
+            } else {
+                t.alloc_nonempty += host.used[0];
+                t.cores_nonempty += host.cap[0];
+            }
+        }
+        // the optimum (App. G.2): the most hosts whose capacity the free capacity covers in every dimension,
+        // smallest hosts first (for identical hosts ⌊H·min_r(free_r / total_r)⌋)
+        let mut left = t.free;
+        for &h in s.by_size {
+            let c = s.hosts[h].cap;
+            if (0..DIMS).any(|r| c[r] > left[r] + EPS) {
+                break;
+            }
+            for r in 0..DIMS {
+                left[r] -= c[r];
+            }
+            t.opt += 1;
+        }
+        t
+    }
+}
+
+/// The pool's [`Totals`] kept as integer counters in [`UNITS`], updated when a host changes
+/// ([`Occupancy::set`], `O(1)`), so that a metric sample costs `O(log hosts)` instead of a walk over every
+/// host (issue 30). Exact, hence the walk's bits: when every capacity and VM shape is a non-negative multiple
+/// of 2⁻²⁰ (cores, GB, GPUs; e.g. 0.75 GB) and the pool's total capacity is below 2⁵² units per dimension,
+/// every partial sum of the walk is an integer number of units below 2⁵³, so its floating-point sums are
+/// exact and equal the counters whatever the order; and the optimum's test `c_r > left_r + EPS` with `left_r`
+/// exact and [`EPS`] < 2⁻²¹ is `c_r > left_r` in units, i.e. the prefix sums of capacity in `by_size` order
+/// exceed the free capacity: monotone, so a binary search finds where the walk stops. A pool or workload with
+/// other numbers (e.g. 0.1 GB) gets no counters ([`Occupancy::new`] is `None`): a running float sum would round
+/// differently from the walk's host-order sum.
+#[derive(Clone, Debug)]
+pub struct Occupancy {
+    /// Capacity per host, units.
+    cap: Vec<[i64; DIMS]>,
+    /// Used capacity per host as last set, units.
+    used: Vec<[i64; DIMS]>,
+    /// Whether each host was empty (no VMs, no ghosts) as last set.
+    empty: Vec<bool>,
+    /// `prefix[k]`: the capacity of the first `k` hosts of `by_size`, units (`k = 0..=hosts`).
+    prefix: Vec<[i64; DIMS]>,
+    free: [i64; DIMS],
+    empty_n: usize,
+    empty_cores: i64,
+    alloc_nonempty: i64,
+    cores_nonempty: i64,
+}
+
+impl Occupancy {
+    /// Counters for empty hosts of capacities `caps` (`(cores, memory GB, GPUs)` per host; `by_size`: the
+    /// hosts by size, as [`PoolState::by_size`]) that will hold VMs of `shapes`; `None` when a capacity or
+    /// shape is not a non-negative multiple of 2⁻²⁰ or a dimension's total capacity reaches 2⁵² units.
+    pub fn new<'s>(
+        caps: &[[f64; DIMS]],
+        mut shapes: impl Iterator<Item = &'s [f64; DIMS]>,
+        by_size: &[usize],
+    ) -> Option<Occupancy> {
+        let to_units = |c: &[f64; DIMS]| -> Option<[i64; DIMS]> {
+            Some([units(c[0])?, units(c[1])?, units(c[2])?])
+        };
+        if !shapes.all(|sh| to_units(sh).is_some()) {
+            return None;
+        }
+        let cap: Vec<[i64; DIMS]> = caps.iter().map(to_units).collect::<Option<_>>()?;
+        let mut total = [0i64; DIMS];
+        let mut prefix = Vec::with_capacity(cap.len() + 1);
+        prefix.push(total);
+        for &h in by_size {
+            for r in 0..DIMS {
+                total[r] += cap[h][r];
+                if total[r] >= 1 << 52 {
+                    return None;
+                }
+            }
+            prefix.push(total);
+        }
+        Some(Occupancy {
+            used: vec![[0; DIMS]; cap.len()],
+            empty: vec![true; cap.len()],
+            empty_n: cap.len(),
+            empty_cores: total[0],
+            free: total,
+            alloc_nonempty: 0,
+            cores_nonempty: 0,
+            prefix,
+            cap,
+        })
+    }
+
+    /// Host `h` now has `used` capacity and is `empty` (no VMs, no ghosts) or not. `used` must be a sum of
+    /// the shapes given to [`Occupancy::new`] within the host's capacity.
+    pub fn set(&mut self, h: usize, used: &[f64; DIMS], empty: bool) {
+        let new = used.map(|x| units(x).expect("a used capacity in units"));
+        let (cap, old) = (self.cap[h], self.used[h]);
+        for r in 0..DIMS {
+            self.free[r] += old[r] - new[r];
+        }
+        if self.empty[h] {
+            self.empty_n -= 1;
+            self.empty_cores -= cap[0];
+        } else {
+            self.alloc_nonempty -= old[0];
+            self.cores_nonempty -= cap[0];
+        }
+        if empty {
+            self.empty_n += 1;
+            self.empty_cores += cap[0];
+        } else {
+            self.alloc_nonempty += new[0];
+            self.cores_nonempty += cap[0];
+        }
+        self.used[h] = new;
+        self.empty[h] = empty;
+    }
+
+    /// The totals, as [`Totals::walk`] computes them from the hosts, in `O(log hosts)`.
+    fn totals(&self) -> Totals {
+        let f = |x: i64| x as f64 / UNITS;
+        let free = self.free;
+        Totals {
+            empty: self.empty_n,
+            empty_cores: f(self.empty_cores),
+            free: free.map(f),
+            alloc_nonempty: f(self.alloc_nonempty),
+            cores_nonempty: f(self.cores_nonempty),
+            opt: self.prefix[1..].partition_point(|p| (0..DIMS).all(|r| p[r] <= free[r])),
+        }
+    }
 }
 
 /// The running sums of one simulation's metrics, and the recent arrival shapes the inflation draws from.
@@ -209,6 +402,9 @@ pub struct Acc {
     cost_sum: u64,
     recent: Vec<[f64; DIMS]>,
     recent_next: usize,
+    /// Whether the samples keep the diagnostics' host classes ([`Diagnostics::long_hosts`], `short_hosts`,
+    /// `recycling_hosts`; a walk over every VM, only when the result carries [`Diagnostics`]).
+    diagnostics: bool,
 }
 
 /// The pool as one inflation grows it (ALGORITHMS.md §5.8): a copy of the hosts' used capacity and every host in
@@ -292,6 +488,14 @@ fn key(used: &[f64; DIMS], cap: &[f64; DIMS], h: usize) -> SlackKey {
 }
 
 impl Acc {
+    /// Empty sums; `diagnostics`: whether the samples keep the diagnostics' host classes.
+    pub fn new(diagnostics: bool) -> Acc {
+        Acc {
+            diagnostics,
+            ..Acc::default()
+        }
+    }
+
     /// Keeps an arrival's shape among the last [`INFLATION_RECENT`] (shapes without cores and memory are
     /// skipped).
     pub fn note_shape(&mut self, shape: [f64; DIMS]) {
@@ -365,38 +569,19 @@ impl Acc {
     pub fn sample(&mut self, s: &PoolState, now: f64) {
         let n = s.hosts.len() as f64;
         let total = s.total;
-        let mut empty = 0usize;
-        let mut empty_cores = 0.0;
-        let mut free = [0.0; DIMS];
-        let (mut alloc_nonempty, mut cores_nonempty) = (0.0, 0.0);
-        for host in s.hosts {
-            for r in 0..DIMS {
-                free[r] += host.cap[r] - host.used[r];
-            }
-            if host.is_empty() {
-                empty += 1;
-                empty_cores += host.cap[0];
-            } else {
-                alloc_nonempty += host.used[0];
-                cores_nonempty += host.cap[0];
-            }
-        }
+        let Totals {
+            empty,
+            empty_cores,
+            free,
+            alloc_nonempty,
+            cores_nonempty,
+            opt,
+        } = match s.sums {
+            Some(o) => o.totals(),
+            None => Totals::walk(s),
+        };
         let frac = empty as f64 / n;
         let hour = now.floor().max(0.0) as usize;
-        // the optimum (App. G.2): the most hosts whose capacity the free capacity covers in every dimension,
-        // smallest hosts first (for identical hosts ⌊H·min_r(free_r / total_r)⌋)
-        let mut opt = 0usize;
-        let mut left = free;
-        for &h in s.by_size {
-            let c = s.hosts[h].cap;
-            if (0..DIMS).any(|r| c[r] > left[r] + EPS) {
-                break;
-            }
-            for r in 0..DIMS {
-                left[r] -= c[r];
-            }
-            opt += 1;
-        }
         if self.series.len() <= hour {
             self.record_timeline(s, hour);
         }
@@ -420,6 +605,9 @@ impl Acc {
         }
         self.alloc += 1.0 - free[0] / total[0];
         self.opt += opt as f64 / n;
+        if !self.diagnostics {
+            return; // the host classes below are read only by the diagnostics (a walk over every VM)
+        }
         let (mut long, mut short, mut recycling) = (0usize, 0usize, 0usize);
         for host in s.hosts {
             if !host.vms.is_empty() {
@@ -584,6 +772,7 @@ mod tests {
             cap_range: CapRange::of(&[[8.0, 32.0, 0.0]]),
             host_states: false,
             warmup_h: 10.0,
+            sums: None,
         };
         let mut acc = Acc::default();
         // no recent shape yet: no sample
@@ -665,6 +854,26 @@ mod tests {
         assert_eq!(pool.best_fit(&shape), Some(0));
     }
 
+    /// Capacities and shapes that are not multiples of 2⁻²⁰ (0.1 GB), negative or too large get no counters
+    /// (the samples walk the hosts); quarters of a GB and a 0 GPU dimension do.
+    #[test]
+    fn occupancy_counts_only_exact_numbers() {
+        let caps = [[8.0, 31.75, 0.0], [16.0, 64.0, 2.0]];
+        let ok = [[1.0, 0.25, 0.0]];
+        assert!(Occupancy::new(&caps, ok.iter(), &[0, 1]).is_some());
+        for bad in [[1.0, 0.1, 0.0], [-1.0, 1.0, 0.0], [1.0, 1e300, 0.0]] {
+            assert!(
+                Occupancy::new(&caps, [ok[0], bad].iter(), &[0, 1]).is_none(),
+                "{bad:?}"
+            );
+        }
+        assert!(Occupancy::new(&[[8.0, 0.1, 0.0]], ok.iter(), &[0]).is_none());
+        // a dimension's total capacity of 2⁵² units (2³² cores)
+        let big = [[(1u64 << 31) as f64, 1.0, 0.0]; 2];
+        assert!(Occupancy::new(&big, ok.iter(), &[0, 1]).is_none());
+        assert!(Occupancy::new(&big[..1], ok.iter(), &[0]).is_some());
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
 
@@ -685,6 +894,63 @@ mod tests {
                 if let Some(h) = h {
                     pool.place(h, &shape);
                 }
+            }
+        }
+
+        /// The occupancy counters (issue 30) give the totals of the walk over every host, bit for bit (free
+        /// capacity, empty hosts and their cores, allocation of the non-empty hosts, the optimum), along random
+        /// changes of hosts' used capacity and emptiness on a pool of three host types with fractional memory:
+        /// used capacity in sixteenths of a core or GB (an empty host holds only ghosts of nothing: used 0).
+        #[test]
+        fn occupancy_counters_equal_the_walk(
+            types in proptest::collection::vec(0usize..3, 1..30),
+            changes in proptest::collection::vec((0usize..30, [0u8..=16, 0u8..=16, 0u8..=16], 0u8..4), 0..200),
+        ) {
+            let kinds = [[32.0, 127.75, 0.0], [64.0, 256.0, 4.0], [8.0, 0.0, 0.0]];
+            let mut des = Des::<()>::new();
+            let mut hosts: Vec<Host> = types.iter().map(|&t| Host::new(kinds[t], des.new_key())).collect();
+            let caps: Vec<[f64; DIMS]> = hosts.iter().map(|h| h.cap).collect();
+            let (order, total) = hosts_by_size(&caps);
+            let mut sums = Occupancy::new(&caps, [[0.0625, 0.0625, 1.0]].iter(), &order).unwrap();
+            let check = |hosts: &[Host], sums: &Occupancy| {
+                let s = PoolState {
+                    hosts,
+                    jobs: &[],
+                    r0: &[],
+                    class: &[],
+                    total,
+                    by_size: &order,
+                    cap_range: CapRange::of(&caps),
+                    host_states: false,
+                    warmup_h: 0.0,
+                    sums: None,
+                };
+                let (a, b) = (sums.totals(), Totals::walk(&s));
+                let bits = |t: &Totals| {
+                    let mut v: Vec<u64> = t.free.iter().map(|x| x.to_bits()).collect();
+                    v.extend([t.empty_cores, t.alloc_nonempty, t.cores_nonempty].map(f64::to_bits));
+                    v.extend([t.empty as u64, t.opt as u64]);
+                    v
+                };
+                proptest::prop_assert_eq!(bits(&a), bits(&b));
+                Ok(())
+            };
+            check(&hosts, &sums)?;
+            for (h, sixteenths, what) in changes {
+                let h = h % hosts.len();
+                let host = &mut hosts[h];
+                // used capacity: a fraction of the capacity in sixteenths, rounded down to a sixteenth unit
+                host.used = [0, 1, 2].map(|r| (host.cap[r] * sixteenths[r] as f64 / 16.0 * 16.0).floor() / 16.0);
+                host.vms.clear();
+                host.ghosts.clear();
+                match what {
+                    0 => host.used = [0.0; DIMS], // emptied
+                    1 => host.ghosts.push(0),     // only a migrating VM's reservation
+                    _ => host.vms.push(0),
+                }
+                let empty = host.is_empty();
+                sums.set(h, &host.used, empty);
+                check(&hosts, &sums)?;
             }
         }
 
@@ -714,6 +980,7 @@ mod tests {
                 cap_range: CapRange::of(&caps),
                 host_states: false,
                 warmup_h: 0.0,
+                sums: None,
             };
             let mut acc = Acc::default();
             for &r in &recent {

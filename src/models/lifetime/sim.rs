@@ -21,7 +21,7 @@ use super::policies::{
 };
 use super::pool::{Job, DIMS};
 use super::predictor::LifetimePredictor;
-use super::sampling::{Acc, PolicyResult, PoolState};
+use super::sampling::{hosts_by_size, Acc, Occupancy, PolicyResult, PoolState};
 use super::tiers::TierIndex;
 use crate::substrate::des::{Des, World};
 
@@ -105,6 +105,9 @@ struct Pool<'a> {
     /// LA-Binary's and LAVA's hosts by group ([`PlacementRule::group`]), kept when the rule has groups (and
     /// not under LAVA's cost-first ablation); `None`: every choice scans the slack order.
     tiers: Option<TierIndex>,
+    /// The occupancy totals the metric samples read, kept at every change of a host's used capacity
+    /// ([`Occupancy`]; `None`: every sample walks the hosts).
+    sums: Option<Occupancy>,
 }
 
 impl<'a> Pool<'a> {
@@ -121,6 +124,7 @@ impl<'a> Pool<'a> {
             rule,
             cfg,
             cap_range,
+            sums,
             ..
         } = self;
         let state = PoolState {
@@ -133,6 +137,7 @@ impl<'a> Pool<'a> {
             cap_range: *cap_range,
             host_states: rule.host_states(),
             warmup_h: cfg.warmup_h,
+            sums: sums.as_ref(),
         };
         (acc, state)
     }
@@ -369,9 +374,13 @@ impl<'a> Pool<'a> {
         }
     }
 
-    /// Sets host `h`'s used capacity and keeps the slack order.
+    /// Sets host `h`'s used capacity after its VMs or ghosts changed, and keeps the slack order and the
+    /// occupancy totals.
     fn set_used(&mut self, h: usize, used: [f64; DIMS]) {
         let host = &mut self.hosts[h];
+        if let Some(sums) = self.sums.as_mut() {
+            sums.set(h, &used, host.is_empty());
+        }
         let scorer = self.cfg.ablation.scorer;
         self.order
             .remove(&SlackKey(scorer.key(host.slack), h as u32));
@@ -434,12 +443,12 @@ impl<'a> Pool<'a> {
         for (u, s) in used.iter_mut().zip(shape) {
             *u += s;
         }
-        self.set_used(h, used);
         {
             let host = &mut self.hosts[h];
             host.vms.push(j as u32);
             host.cache_valid = false;
         }
+        self.set_used(h, used);
         self.on[j] = h as u32;
         if schedule_exit {
             self.placed[j] = h as u32; // the arrival's host (migrations move it later)
@@ -661,8 +670,9 @@ fn run_full(
     run_with(jobs, pred, cfg, true)
 }
 
-/// [`run_full`]; `indexed`: LA-Binary and LAVA choose over their groups ([`TierIndex`]), else every choice
-/// scans the slack order (the reference the index is tested against).
+/// [`run_full`]; `indexed`: LA-Binary and LAVA choose over their groups ([`TierIndex`]) and the metric samples
+/// read the occupancy totals kept as the hosts change ([`Occupancy`], when the numbers allow it), else every
+/// choice scans the slack order and every sample walks the hosts (the reference both are tested against).
 fn run_with(
     jobs: &[Job],
     pred: &dyn LifetimePredictor,
@@ -675,20 +685,7 @@ fn run_with(
         Some(c) => c.to_vec(),
         None => vec![cfg.cap; cfg.hosts],
     };
-    let mut total = [0.0; DIMS];
-    for c in &caps {
-        for r in 0..DIMS {
-            total[r] += c[r];
-        }
-    }
-    let size = |c: &[f64; DIMS]| -> f64 {
-        (0..DIMS)
-            .filter(|&r| total[r] > 0.0)
-            .map(|r| c[r] / total[r])
-            .sum()
-    };
-    let mut by_size: Vec<usize> = (0..caps.len()).collect();
-    by_size.sort_by(|&a, &b| size(&caps[a]).total_cmp(&size(&caps[b])).then(a.cmp(&b)));
+    let (by_size, total) = hosts_by_size(&caps);
     let hosts: Vec<Host> = caps
         .iter()
         .map(|&cap| Host::new(cap, des.new_key()))
@@ -712,6 +709,9 @@ fn run_with(
             .collect();
         TierIndex::new(rule.groups(), entries)
     });
+    let sums = indexed
+        .then(|| Occupancy::new(&caps, jobs.iter().map(|j| &j.shape), &by_size))
+        .flatten();
     let mut pool = Pool {
         jobs,
         pred,
@@ -737,7 +737,7 @@ fn run_with(
         long: r0.iter().map(|&r| r > LA_BINARY_CUTOFF_H).collect(),
         r0,
         placed: vec![NONE; n],
-        acc: Acc::default(),
+        acc: Acc::new(cfg.diagnostics),
         mig: Migrations::default(),
         order: caps
             .iter()
@@ -750,6 +750,7 @@ fn run_with(
         cap_range: CapRange::of(&caps),
         feed: (Vec::new(), 0, 0),
         tiers,
+        sums,
     };
     let arrivals: Vec<u32> = (0..n as u32)
         .filter(|&j| jobs[j as usize].start < cfg.end)
@@ -1515,6 +1516,9 @@ mod tests {
     /// depends on which hosts each choice scored), defragmentation with migrations, App. F's baseline
     /// arrivals and the ablations. Every metric, every arrival's host and every drain are the same (compared
     /// through their Debug text, bit for bit); and the runs place differently from best fit in every tier.
+    /// The same runs check the metric samples' occupancy counters ([`Occupancy`]; memory in quarters of a GB)
+    /// against the walk over every host, for all four policies, and that a run without diagnostics differs in
+    /// nothing else.
     #[test]
     fn tier_indexes_choose_what_the_scan_chooses() {
         use super::super::params::CostScale;
@@ -1554,7 +1558,11 @@ mod tests {
                     let life = 10f64.powf(next(6000) as f64 / 1000.0 - 2.0);
                     let shape = [
                         1.0 + next(8) as f64,
-                        if next(3) == 0 { 0.0 } else { next(32) as f64 },
+                        if next(3) == 0 {
+                            0.0
+                        } else {
+                            next(128) as f64 / 4.0
+                        },
                         0.0,
                     ];
                     let start = if next(20) == 0 { -life / 2.0 } else { t };
@@ -1613,9 +1621,27 @@ mod tests {
             for (s, t) in tiers_seen[p].iter_mut().zip(by_tier) {
                 *s += t;
             }
-            let mut bf = c.clone();
-            bf.policy = Policy::BestFit;
-            differs[p] |= run_with(&jobs, &pred, &bf, false).1 != pa;
+            // the occupancy counters under best fit and NILAS too (same choices either way)
+            for policy in [Policy::BestFit, Policy::Nilas] {
+                let mut o = c.clone();
+                o.policy = policy.clone();
+                let (x, px, dx) = run_with(&jobs, &pred, &o, true);
+                let (y, py, dy) = run_with(&jobs, &pred, &o, false);
+                assert_eq!(format!("{x:?}"), format!("{y:?}"), "case {case} {policy:?}");
+                assert_eq!((px, dx), (py.clone(), dy), "case {case} {policy:?}");
+                if policy == Policy::BestFit {
+                    differs[p] |= py != pa;
+                }
+            }
+            // without diagnostics the samples skip the host classes: the rest of the result is the same
+            let mut quiet = c.clone();
+            quiet.diagnostics = false;
+            let q = run_with(&jobs, &pred, &quiet, true).0;
+            let a = PolicyResult {
+                diagnostics: None,
+                ..a
+            };
+            assert_eq!(format!("{q:?}"), format!("{a:?}"), "case {case}");
         }
         assert_eq!(differs, [true, true]);
         // LAVA: every tier chosen; LA-Binary: its three (same class, other class, empty)
