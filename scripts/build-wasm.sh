@@ -38,17 +38,40 @@ CARGO_FEATURES="${WASM_CARGO_FEATURES-full}"
 OUT_DIR="${WASM_OUT_DIR:-$OUT_DIR}"
 PROFILE_DIR="$PROFILE"; [ "$PROFILE" = dev ] && PROFILE_DIR=debug
 WASM="$CARGO_TARGET_DIR/$TARGET/$PROFILE_DIR/packlab.wasm"
-# cargo writes the library of every feature set to the same unhashed files (deps/packlab.wasm, libpacklab.rlib) and
-# may take the other feature set's as fresh: when the features differ from the last build's (the stamp), they are
-# removed first, so cargo builds them again.
+# Cargo keeps one set of files for this crate's library whatever its features: the outputs (deps/packlab.wasm,
+# libpacklab.rlib, their .d files and the copies beside deps/) and its fingerprint directory (.fingerprint/packlab-*,
+# whose hash records the features). So that a rebuild with nothing changed is a no-op for both modules (issue 30),
+# each feature set's files are kept in .packlab-stash/<features>/ with their mtimes after its build and put back
+# before its next one: cargo then finds its own fingerprint and outputs and rebuilds only what changed since (a
+# source newer than the restored dep-info, a dependency newer than the restored outputs). The stamp names the
+# feature set whose files are in place. With no stash of the wanted set, the other set's outputs are removed.
+LIB_DIR="$CARGO_TARGET_DIR/$TARGET/$PROFILE_DIR"
+LIB_FILES=(deps/packlab.wasm deps/libpacklab.rlib deps/packlab.d deps/libpacklab.d packlab.wasm libpacklab.rlib packlab.d libpacklab.d)
+# this crate's library's fingerprint directories (an interrupted build may have left one without its fingerprint)
+lib_fingerprints() {
+  local d
+  for d in "$LIB_DIR"/.fingerprint/packlab-*; do
+    if compgen -G "$d/*lib-packlab*" > /dev/null; then echo "$d"; fi
+  done
+}
 build_lib() {
-  local stamp="$CARGO_TARGET_DIR/$TARGET/$PROFILE_DIR/.packlab-features"
+  local stamp="$LIB_DIR/.packlab-features" stash="$LIB_DIR/.packlab-stash/${1:-none}" f
   if [ "$(cat "$stamp" 2>/dev/null)" != "features=$1" ]; then
-    rm -f "$CARGO_TARGET_DIR/$TARGET/$PROFILE_DIR/deps/packlab.wasm" "$CARGO_TARGET_DIR/$TARGET/$PROFILE_DIR/deps/libpacklab.rlib" "$WASM"
+    for f in "${LIB_FILES[@]}"; do rm -f "$LIB_DIR/$f"; done
+    rm -f "$stamp"
+    if [ -d "$stash" ]; then
+      lib_fingerprints | xargs -r rm -rf
+      mkdir -p "$LIB_DIR/.fingerprint" "$LIB_DIR/deps"
+      for f in "${LIB_FILES[@]}"; do [ ! -e "$stash/$f" ] || cp -p "$stash/$f" "$LIB_DIR/$f"; done
+      cp -pr "$stash"/fingerprint/. "$LIB_DIR/.fingerprint/"
+    fi
   fi
   RUSTFLAGS="${RUSTFLAGS:-} $WASM_FEATURES $RUSTFLAGS_EXTRA" \
     cargo build --locked --lib --no-default-features --features "$1" --profile "$PROFILE" --target "$TARGET" --target-dir "$CARGO_TARGET_DIR"
-  mkdir -p "$(dirname "$stamp")" && echo "features=$1" > "$stamp"
+  echo "features=$1" > "$stamp"
+  rm -rf "$stash" && mkdir -p "$stash/deps" "$stash/fingerprint"
+  for f in "${LIB_FILES[@]}"; do [ ! -e "$LIB_DIR/$f" ] || cp -p "$LIB_DIR/$f" "$stash/$f"; done
+  lib_fingerprints | xargs -r -I{} cp -pr {} "$stash/fingerprint/"
 }
 build_lib "$CARGO_FEATURES"
 
