@@ -5,7 +5,7 @@
 // comes from the engine's model registry (wasm.models()) and each view's loader from www/models.js. A tab switch keeps the page: each view is mounted on its first visit and kept, with its state, while hidden.
 
 import { h, setChildren, $ } from './common/dom.js';
-import { loadEngine, fullEngine, errorText } from './common/engine.js';
+import { loadEngine, fullEngine, isFull, errorText } from './common/engine.js';
 import { EngineWorker } from './common/worker-client.js';
 import { createSweepPanel } from './common/sweep.js';
 import { scenarioFromLocation, fragmentFor, setActiveModel } from './common/share.js';
@@ -43,7 +43,12 @@ async function main() {
   };
   // the scenario: a link (#s=v2.d1.…, or an old #s=v1.…) or the defaults; a bad link (or one made under
   // defaults this engine does not know) shows a message and falls back
-  const link = scenarioFromLocation(wasm);
+  let link = scenarioFromLocation(wasm);
+  // the first module refuses what it leaves out (a script): such a link is read again by the full one
+  if (link.error && !isFull()) {
+    await fullEngine();
+    link = scenarioFromLocation(wasm);
+  }
   if (link.error) {
     banner(`This link could not be opened (${errorText(link.error)}). Showing the default scenario instead.`);
     history.replaceState(null, '', location.pathname + location.search);
@@ -55,7 +60,9 @@ async function main() {
   const model = byId(link.scenario.model || MODELS[0].id) || MODELS[0];
   /** Whether a scenario needs the full engine module: a model other than placement, or a user script. */
   const needsFull = (sc) => (sc.model || MODELS[0].id) !== 'placement' || (sc.placement?.scripts || []).some((x) => x.source && x.source.trim());
-  if (needsFull({ ...link.scenario, model: model.id })) ({ module } = await fullEngine());
+  if (isFull() || needsFull({ ...link.scenario, model: model.id })) ({ module } = await fullEngine());
+  // which module the page runs on (data-engine: 'first', or 'full' once the shell's worker is on it too), for the tests
+  document.documentElement.dataset.engine = module === firstModule ? 'first' : 'full';
 
   // `?workers=N` sets how many workers compute runs (each engine worker's pool; default: one per core, 1 = no pool)
   const search = new URLSearchParams(location.search);
@@ -73,10 +80,12 @@ async function main() {
   // gets an engine worker of its own when first shown, so a run left going on a hidden tab never holds up the
   // visible one
   const worker = newWorker(model.usesTrace ? model.id : undefined);
-  /** Move the page to the full module: the main thread (engine.js) and the shell's worker (new workers get it). */
+  /** Move the page to the full module: the main thread (engine.js) now, new workers from now on, and the shell's
+   * worker once what it was asked finishes (a run in progress is not cancelled: EngineWorker.useModule holds the
+   * requests made meanwhile and sends them to its worker on the full module). */
   const upgrade = async () => {
     ({ module } = await fullEngine());
-    await worker.useModule(module);
+    worker.useModule(module).then(() => { document.documentElement.dataset.engine = 'full'; });
   };
   window.addEventListener('packlab:full-engine', () => { upgrade().catch((e) => banner(`The engine could not be loaded (${errorText(e)}).`)); });
 
@@ -154,6 +163,10 @@ async function main() {
   // Back/Forward to a tab's link switches to that tab; a pasted link in the same tab opens it afresh
   window.addEventListener('hashchange', () => {
     const next = scenarioFromLocation(wasm);
+    if (next.error && !isFull()) {
+      location.reload(); // a link only the full module reads (a script): the start loads it
+      return;
+    }
     if (next.error) {
       banner(`This link could not be opened (${errorText(next.error)}).`);
       return;
