@@ -21,10 +21,9 @@ async function compile(file) {
   return WebAssembly.compileStreaming(fetch(new URL(`../pkg/${file}`, import.meta.url)));
 }
 
-/** Compile and instantiate the engine; resolves to { wasm, module } (the module to give the workers). `full`:
- * start on the full module (a link to another model or with a script), else on the first module. */
-export function loadEngine({ full = false } = {}) {
-  if (full) return fullEngine();
+/** Compile and instantiate the engine's first module; resolves to { wasm, module } (the module to give the
+ * workers). */
+export function loadEngine() {
   if (!loading) {
     loading = (async () => {
       const module = await compile('packlab_first_bg.wasm');
