@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the engine for the browser: cargo (wasm32, [profile.wasm]) + the pinned wasm-bindgen from .tools/.
 # Settings come from wasm-pack.toml ([build] profile, target, bindgen-target, out-dir, out-name, flags).
-# Prints the raw and gzip size of the .wasm.
+# Prints the raw, gzip -9 and brotli bytes of the .wasm (and of the page's first module, below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(python3 - <<'PY'
@@ -31,11 +31,49 @@ fi
 WASM_FEATURES="${WASM_FEATURES--C target-feature=+simd128}"
 # A separate target dir keeps the wasm RUSTFLAGS from invalidating the native build cache.
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
-# --no-default-features: the library alone, without the CLI's dependencies (clap; the `cli` feature, Cargo.toml)
-RUSTFLAGS="${RUSTFLAGS:-} $WASM_FEATURES $RUSTFLAGS_EXTRA" \
-  cargo build --locked --lib --no-default-features --profile "$PROFILE" --target "$TARGET" --target-dir "$CARGO_TARGET_DIR"
+# --no-default-features: the library alone, without the CLI's dependencies (clap; the `cli` feature, Cargo.toml);
+# WASM_CARGO_FEATURES: the engine's features, `full` (every model and the script language) unless set; empty
+# gives the page's first module, placement without scripts (issue 30). WASM_OUT_DIR overrides the out-dir.
+CARGO_FEATURES="${WASM_CARGO_FEATURES-full}"
+OUT_DIR="${WASM_OUT_DIR:-$OUT_DIR}"
 PROFILE_DIR="$PROFILE"; [ "$PROFILE" = dev ] && PROFILE_DIR=debug
 WASM="$CARGO_TARGET_DIR/$TARGET/$PROFILE_DIR/packlab.wasm"
+# Cargo keeps one set of files for this crate's library whatever its features: the outputs (deps/packlab.wasm,
+# libpacklab.rlib, their .d files and the copies beside deps/) and its fingerprint directory (.fingerprint/packlab-*,
+# whose hash records the features). So that a rebuild with nothing changed is a no-op for both modules (issue 30),
+# each feature set's files are kept in .packlab-stash/<features>/ with their mtimes after its build and put back
+# before its next one: cargo then finds its own fingerprint and outputs and rebuilds only what changed since (a
+# source newer than the restored dep-info, a dependency newer than the restored outputs). The stamp names the
+# feature set whose files are in place. With no stash of the wanted set, the other set's outputs are removed.
+LIB_DIR="$CARGO_TARGET_DIR/$TARGET/$PROFILE_DIR"
+LIB_FILES=(deps/packlab.wasm deps/libpacklab.rlib deps/packlab.d deps/libpacklab.d packlab.wasm libpacklab.rlib packlab.d libpacklab.d)
+# this crate's library's fingerprint directories (an interrupted build may have left one without its fingerprint)
+lib_fingerprints() {
+  local d
+  for d in "$LIB_DIR"/.fingerprint/packlab-*; do
+    if compgen -G "$d/*lib-packlab*" > /dev/null; then echo "$d"; fi
+  done
+}
+build_lib() {
+  local stamp="$LIB_DIR/.packlab-features" stash="$LIB_DIR/.packlab-stash/${1:-none}" f
+  if [ "$(cat "$stamp" 2>/dev/null)" != "features=$1" ]; then
+    for f in "${LIB_FILES[@]}"; do rm -f "$LIB_DIR/$f"; done
+    rm -f "$stamp"
+    if [ -d "$stash" ]; then
+      lib_fingerprints | xargs -r rm -rf
+      mkdir -p "$LIB_DIR/.fingerprint" "$LIB_DIR/deps"
+      for f in "${LIB_FILES[@]}"; do [ ! -e "$stash/$f" ] || cp -p "$stash/$f" "$LIB_DIR/$f"; done
+      cp -pr "$stash"/fingerprint/. "$LIB_DIR/.fingerprint/"
+    fi
+  fi
+  RUSTFLAGS="${RUSTFLAGS:-} $WASM_FEATURES $RUSTFLAGS_EXTRA" \
+    cargo build --locked --lib --no-default-features --features "$1" --profile "$PROFILE" --target "$TARGET" --target-dir "$CARGO_TARGET_DIR"
+  echo "features=$1" > "$stamp"
+  rm -rf "$stash" && mkdir -p "$stash/deps" "$stash/fingerprint"
+  for f in "${LIB_FILES[@]}"; do [ ! -e "$LIB_DIR/$f" ] || cp -p "$LIB_DIR/$f" "$stash/$f"; done
+  lib_fingerprints | xargs -r -I{} cp -pr {} "$stash/fingerprint/"
+}
+build_lib "$CARGO_FEATURES"
 
 mkdir -p "$OUT_DIR"
 "$WASM_BINDGEN" --target "$BINDGEN_TARGET" "${FLAGS[@]}" --out-name "$OUT_NAME" --out-dir "$OUT_DIR" "$WASM"
@@ -57,16 +95,41 @@ fi
 # wasm-bindgen rewrites the module on every build, so the copy is kept (and touched, to stay as fresh as the module)
 # when FILE.br.key, the module's sha256 and the quality, says it was compressed from the same bytes.
 QUALITY="${WASM_BROTLI_QUALITY:-11}"
-KEY="$(sha256sum < "$OUT_WASM" | cut -c1-64) quality $QUALITY"
-if [ "$QUALITY" = 0 ]; then
-  rm -f "$OUT_WASM.br" "$OUT_WASM.br.key"
-elif [ -f "$OUT_WASM.br" ] && [ "$(cat "$OUT_WASM.br.key" 2>/dev/null)" = "$KEY" ]; then
-  touch "$OUT_WASM.br"
-else
-  rm -f "$OUT_WASM.br" "$OUT_WASM.br.key"
-  node scripts/brotli.mjs "$OUT_WASM" "$QUALITY"
-  echo "$KEY" > "$OUT_WASM.br.key"
+brotli_copy() {
+  local f="$1" key
+  key="$(sha256sum < "$f" | cut -c1-64) quality $QUALITY"
+  if [ "$QUALITY" = 0 ]; then
+    rm -f "$f.br" "$f.br.key"
+  elif [ -f "$f.br" ] && [ "$(cat "$f.br.key" 2>/dev/null)" = "$key" ]; then
+    touch "$f.br"
+  else
+    rm -f "$f.br" "$f.br.key"
+    node scripts/brotli.mjs "$f" "$QUALITY"
+    echo "$key" > "$f.br.key"
+  fi
+  local raw gz br
+  raw=$(stat -c %s "$f"); gz=$(gzip -9c "$f" | wc -c); br=$(stat -c %s "$f.br" 2>/dev/null || echo 0)
+  printf 'build-wasm: %s  %d B raw, %d B gzip -9, %d B brotli %s\n' "$f" "$raw" "$gz" "$br" "$QUALITY"
+}
+brotli_copy "$OUT_WASM"
+
+# The page's first module (issue 30, results/bench/wasm-size.md): the same binding without the other models and
+# without the script language (`--no-default-features`, no engine features), written beside the full one as
+# ${OUT_NAME}_first_bg.wasm. It is instantiated with the full module's JS (its imports are a subset of the full
+# module's, checked here), so one glue serves both. WASM_FIRST=0 skips it (a build of the full module alone).
+if [ "${WASM_FIRST:-1}" != 0 ] && [ -n "$CARGO_FEATURES" ]; then
+  build_lib ""
+  FIRST_DIR="$(mktemp -d)"
+  "$WASM_BINDGEN" --target "$BINDGEN_TARGET" "${FLAGS[@]}" --out-name "$OUT_NAME" --out-dir "$FIRST_DIR" "$WASM"
+  FIRST_WASM="$OUT_DIR/${OUT_NAME}_first_bg.wasm"
+  cp "$FIRST_DIR/${OUT_NAME}_bg.wasm" "$FIRST_WASM"
+  rm -rf "$FIRST_DIR"
+  node -e '
+const fs = require("fs");
+const names = (f) => WebAssembly.Module.imports(new WebAssembly.Module(fs.readFileSync(f))).map((i) => i.module + "." + i.name);
+const full = new Set(names(process.argv[1]));
+const extra = names(process.argv[2]).filter((n) => !full.has(n));
+if (extra.length) { console.error("build-wasm: the first module imports what the full one does not: " + extra.join(", ")); process.exit(1); }
+' "$OUT_WASM" "$FIRST_WASM"
+  brotli_copy "$FIRST_WASM"
 fi
-RAW=$(stat -c %s "$OUT_WASM"); GZ=$(gzip -9c "$OUT_WASM" | wc -c); BR=$(stat -c %s "$OUT_WASM.br" 2>/dev/null || echo 0)
-printf 'build-wasm: %s  %d KiB raw, %d KiB gzip -9, %d KiB brotli %s\n' "$OUT_WASM" $((RAW / 1024)) $((GZ / 1024)) \
-  $((BR / 1024)) "$QUALITY"

@@ -59,6 +59,14 @@ impl RunError {
         RunError::msg(format!("the {model} model has no operation '{op}'"))
     }
 
+    /// The error of a run, operation or chart of model `model` in a build without its cargo feature
+    /// (`model-<id>`; the page's first wasm module has placement only, issue 30).
+    pub fn not_in_build(model: &str) -> RunError {
+        RunError::msg(format!(
+            "the {model} model is not in this build of the engine (cargo feature model-{model})"
+        ))
+    }
+
     /// The error a cancelled run ends with (message `cancelled`).
     pub fn cancelled() -> RunError {
         RunError::msg("cancelled")

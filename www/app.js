@@ -5,7 +5,7 @@
 // comes from the engine's model registry (wasm.models()) and each view's loader from www/models.js. A tab switch keeps the page: each view is mounted on its first visit and kept, with its state, while hidden.
 
 import { h, setChildren, $ } from './common/dom.js';
-import { loadEngine, errorText } from './common/engine.js';
+import { loadEngine, fullEngine, isFull, errorText } from './common/engine.js';
 import { EngineWorker } from './common/worker-client.js';
 import { createSweepPanel } from './common/sweep.js';
 import { scenarioFromLocation, fragmentFor, setActiveModel } from './common/share.js';
@@ -30,7 +30,9 @@ function banner(message, kind = 'warn') {
 
 async function main() {
   const t0 = performance.now();
-  const { wasm, module } = await loadEngine();
+  // the first engine module (placement without scripts, issue 30); the full one once a view or a script needs it
+  const { wasm, module: firstModule } = await loadEngine();
+  let module = firstModule;
   $('#engine-version').textContent = `engine ${wasm.engine_version()}`;
 
   // a restart after Cancel is silent once done; a worker that died is reported and stays reported
@@ -41,7 +43,12 @@ async function main() {
   };
   // the scenario: a link (#s=v2.d1.…, or an old #s=v1.…) or the defaults; a bad link (or one made under
   // defaults this engine does not know) shows a message and falls back
-  const link = scenarioFromLocation(wasm);
+  let link = scenarioFromLocation(wasm);
+  // the first module refuses what it leaves out (a script): such a link is read again by the full one
+  if (link.error && !isFull()) {
+    await fullEngine();
+    link = scenarioFromLocation(wasm);
+  }
   if (link.error) {
     banner(`This link could not be opened (${errorText(link.error)}). Showing the default scenario instead.`);
     history.replaceState(null, '', location.pathname + location.search);
@@ -51,6 +58,11 @@ async function main() {
   const MODELS = wasm.models().map((m) => ({ id: m.id, title: m.title, hint: m.hint, usesTrace: m.uses_trace, load: MODELS_WWW[m.id] && MODELS_WWW[m.id].view, lesson: MODELS_WWW[m.id]?.lesson }));
   const byId = (id) => MODELS.find((m) => m.id === id);
   const model = byId(link.scenario.model || MODELS[0].id) || MODELS[0];
+  /** Whether a scenario needs the full engine module: a model other than placement, or a user script. */
+  const needsFull = (sc) => (sc.model || MODELS[0].id) !== 'placement' || (sc.placement?.scripts || []).some((x) => x.source && x.source.trim());
+  if (isFull() || needsFull({ ...link.scenario, model: model.id })) ({ module } = await fullEngine());
+  // which module the page runs on (data-engine: 'first', or 'full' once the shell's worker is on it too), for the tests
+  document.documentElement.dataset.engine = module === firstModule ? 'first' : 'full';
 
   // `?workers=N` sets how many workers compute runs (each engine worker's pool; default: one per core, 1 = no pool)
   const search = new URLSearchParams(location.search);
@@ -68,6 +80,14 @@ async function main() {
   // gets an engine worker of its own when first shown, so a run left going on a hidden tab never holds up the
   // visible one
   const worker = newWorker(model.usesTrace ? model.id : undefined);
+  /** Move the page to the full module: the main thread (engine.js) now, new workers from now on, and the shell's
+   * worker once what it was asked finishes (a run in progress is not cancelled: EngineWorker.useModule holds the
+   * requests made meanwhile and sends them to its worker on the full module). */
+  const upgrade = async () => {
+    ({ module } = await fullEngine());
+    worker.useModule(module).then(() => { document.documentElement.dataset.engine = 'full'; });
+  };
+  window.addEventListener('packlab:full-engine', () => { upgrade().catch((e) => banner(`The engine could not be loaded (${errorText(e)}).`)); });
 
   // One page: every tab's view is mounted on its first visit and kept (hidden) afterwards, with its scenario,
   // its results and any run in progress; the address bar shows the visible tab's scenario (share.js writes
@@ -109,6 +129,7 @@ async function main() {
     mounted.forEach(({ el }, id) => { el.hidden = id !== m.id; });
     let entry = mounted.get(m.id);
     const first = !entry;
+    if (first && needsFull({ model: m.id })) await upgrade();
     if (first) {
       const el = h('div', { class: 'model-view', id: `view-${m.id}` });
       $('#view').append(el);
@@ -142,6 +163,10 @@ async function main() {
   // Back/Forward to a tab's link switches to that tab; a pasted link in the same tab opens it afresh
   window.addEventListener('hashchange', () => {
     const next = scenarioFromLocation(wasm);
+    if (next.error && !isFull()) {
+      location.reload(); // a link only the full module reads (a script): the start loads it
+      return;
+    }
     if (next.error) {
       banner(`This link could not be opened (${errorText(next.error)}).`);
       return;

@@ -29,7 +29,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 /// The registry: calls `$callback!` with one line per model, `field: Variant => ModelDef type`, in tab
-/// order (the first is the default model). The only list of models in the engine.
+/// order (the first is the default model), with `where "feature"` for a model a build may leave out (its runs,
+/// operations and charts; [`if_model_built!`]). The only list of models in the engine.
 #[macro_export]
 macro_rules! for_each_model {
     ($callback:ident) => {
@@ -38,22 +39,39 @@ macro_rules! for_each_model {
             placement: Placement => $crate::models::placement::PlacementModel,
             /// Cluster admission control with Bayesian moment policies (seed 000, ALGORITHMS.md §2); ignored
             /// by other models. Absent in v1 placement links.
-            admission: Admission => $crate::models::admission::AdmissionModel,
+            admission: Admission => $crate::models::admission::AdmissionModel where "model-admission",
             /// Lifetime-aware VM allocation: NILAS, LAVA, LA-Binary (seed 003, ALGORITHMS.md §5); ignored by
             /// other models. Absent in links of engines before it.
-            lifetime: Lifetime => $crate::models::lifetime::LifetimeModel,
+            lifetime: Lifetime => $crate::models::lifetime::LifetimeModel where "model-lifetime",
             /// Economic reservations and dynamic pricing: ERA's BASIC_ECON, greedy, on-demand (seed 004,
             /// ALGORITHMS.md §6); ignored by other models. Absent in links of engines before it.
-            era: Era => $crate::models::era::EraModel,
+            era: Era => $crate::models::era::EraModel where "model-era",
             /// Chance-constrained oversubscription: C2MARL vs Grid, MA, SL, peak and GPA rates (seed 001,
             /// ALGORITHMS.md §3); ignored by other models. Absent in links of engines before it.
-            oversub: Oversub => $crate::models::oversub::OversubModel,
+            oversub: Oversub => $crate::models::oversub::OversubModel where "model-oversub",
         }
     };
 }
 
+/// `$on` when the model's cargo feature `$feat` is on (or it has none), else `$off`: the registry's arms that
+/// start, call or draw a model (issue 30: the page's first wasm module leaves out every model but placement).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! if_model_built {
+    ([] $on:expr, $off:expr) => {
+        $on
+    };
+    ([$feat:literal] $on:expr, $off:expr) => {{
+        #[cfg(feature = $feat)]
+        let r = $on;
+        #[cfg(not(feature = $feat))]
+        let r = $off;
+        r
+    }};
+}
+
 macro_rules! define_registry {
-    ($( $(#[$doc:meta])* $field:ident : $variant:ident => $def:ty ),+ $(,)?) => {
+    ($( $(#[$doc:meta])* $field:ident : $variant:ident => $def:ty $(where $feat:literal)? ),+ $(,)?) => {
         /// Which model a scenario runs (serialized as the model's id, e.g. `"placement"`); the first model of
         /// the registry is the default.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,43 +109,43 @@ macro_rules! define_registry {
         /// A run of any model (its [`ModelDef::Run`]), without type erasure: results are serialized with the
         /// caller's serializer.
         pub enum AnyRun {
-            $( $(#[$doc])* $variant(<$def as ModelDef>::Run), )+
+            $( $(#[$doc])* $(#[cfg(feature = $feat)])? $variant(<$def as ModelDef>::Run), )+
         }
 
         impl Steppable for AnyRun {
             fn total(&self) -> usize {
-                match self { $( AnyRun::$variant(r) => Experiment::total(r), )+ }
+                match self { $( $(#[cfg(feature = $feat)])? AnyRun::$variant(r) => Experiment::total(r), )+ }
             }
             fn done(&self) -> usize {
-                match self { $( AnyRun::$variant(r) => Experiment::done(r), )+ }
+                match self { $( $(#[cfg(feature = $feat)])? AnyRun::$variant(r) => Experiment::done(r), )+ }
             }
             fn advance(&mut self, units: usize) -> bool {
-                match self { $( AnyRun::$variant(r) => r.step(units).is_some(), )+ }
+                match self { $( $(#[cfg(feature = $feat)])? AnyRun::$variant(r) => r.step(units).is_some(), )+ }
             }
             fn batch(&self) -> usize {
-                match self { $( AnyRun::$variant(r) => Experiment::batch(r), )+ }
+                match self { $( $(#[cfg(feature = $feat)])? AnyRun::$variant(r) => Experiment::batch(r), )+ }
             }
             fn error(&self) -> Option<RunError> {
-                match self { $( AnyRun::$variant(r) => Experiment::error(r), )+ }
+                match self { $( $(#[cfg(feature = $feat)])? AnyRun::$variant(r) => Experiment::error(r), )+ }
             }
         }
 
         impl AnyRun {
             /// [`Experiment::step`], the partial result serialized with `ser`; `None` once everything is done.
             pub fn step<S: Serializer>(&mut self, units: usize, ser: S) -> Option<Result<S::Ok, S::Error>> {
-                match self { $( AnyRun::$variant(r) => r.step(units).map(|p| p.serialize(ser)), )+ }
+                match self { $( $(#[cfg(feature = $feat)])? AnyRun::$variant(r) => r.step(units).map(|p| p.serialize(ser)), )+ }
             }
             /// [`Experiment::report`] serialized with `ser`; `None` before the end.
             pub fn report<S: Serializer>(&self, ser: S) -> Option<Result<S::Ok, S::Error>> {
-                match self { $( AnyRun::$variant(r) => r.report().map(|p| p.serialize(ser)), )+ }
+                match self { $( $(#[cfg(feature = $feat)])? AnyRun::$variant(r) => r.report().map(|p| p.serialize(ser)), )+ }
             }
             /// [`Experiment::jobs`].
             pub fn jobs(&mut self, units: usize) -> Vec<Value> {
-                match self { $( AnyRun::$variant(r) => r.jobs(units), )+ }
+                match self { $( $(#[cfg(feature = $feat)])? AnyRun::$variant(r) => r.jobs(units), )+ }
             }
             /// [`Experiment::compute`].
             pub fn compute(&mut self, job: &Value) -> Result<Value, RunError> {
-                match self { $( AnyRun::$variant(r) => r.compute(job), )+ }
+                match self { $( $(#[cfg(feature = $feat)])? AnyRun::$variant(r) => r.compute(job), )+ }
             }
             /// [`Experiment::absorb`], each partial result serialized with a serializer from `ser`.
             pub fn absorb<S: Serializer>(
@@ -136,7 +154,7 @@ macro_rules! define_registry {
                 ser: impl Fn() -> S,
             ) -> Result<Vec<S::Ok>, RunError> {
                 match self {
-                    $( AnyRun::$variant(r) => r
+                    $( $(#[cfg(feature = $feat)])? AnyRun::$variant(r) => r
                         .absorb(results)?
                         .iter()
                         .map(|p| p.serialize(ser()).map_err(crate::experiment::ser_error))
@@ -145,7 +163,7 @@ macro_rules! define_registry {
             }
             /// [`Experiment::query`].
             pub fn query<S: Serializer>(&self, op: &str, args: &Value, ser: S) -> Result<S::Ok, RunError> {
-                match self { $( AnyRun::$variant(r) => r.query(op, args, ser), )+ }
+                match self { $( $(#[cfg(feature = $feat)])? AnyRun::$variant(r) => r.query(op, args, ser), )+ }
             }
         }
 
@@ -163,8 +181,10 @@ macro_rules! define_registry {
             }
             $(
                 if name.starts_with(concat!(stringify!($field), ".")) {
-                    return $crate::models::$field::chart::draw(name, area, data, opts)
-                        .unwrap_or_else(|| Err(ChartError(format!("no chart '{name}'"))));
+                    return $crate::if_model_built!([$($feat)?]
+                        $crate::models::$field::chart::draw(name, area, data, opts)
+                            .unwrap_or_else(|| Err(ChartError(format!("no chart '{name}'")))),
+                        Err(ChartError(crate::experiment::RunError::not_in_build(stringify!($field)).message)));
                 }
             )+
             Err(ChartError(format!("no chart '{name}'")))

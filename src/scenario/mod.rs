@@ -168,7 +168,7 @@ impl Default for TraceRef {
 /// Defines the [`Scenario`] envelope with one section per registered model (invoked with the registry's
 /// list by `crate::models::for_each_model!`, so a new model's section appears here without an edit).
 macro_rules! define_scenario {
-    ($( $(#[$doc:meta])* $field:ident : $variant:ident => $def:ty ),+ $(,)?) => {
+    ($( $(#[$doc:meta])* $field:ident : $variant:ident => $def:ty $(where $feat:literal)? ),+ $(,)?) => {
         /// A complete, reproducible experiment: the envelope (format version, engine, model, trace, seed) and
         /// one section per model of the registry ([`crate::models`]); only the section of `model` is used and
         /// validated, the others ride along so a link keeps them.
@@ -234,8 +234,10 @@ macro_rules! define_scenario {
 
         fn plan(sc: &Scenario, inputs: &crate::models::Inputs) -> Result<crate::models::AnyRun, crate::experiment::RunError> {
             match sc.model {
-                $( Model::$variant => <$def as crate::models::ModelDef>::start(&sc.$field, sc.seed, inputs)
-                    .map(crate::models::AnyRun::$variant), )+
+                $( Model::$variant => $crate::if_model_built!([$($feat)?]
+                    <$def as crate::models::ModelDef>::start(&sc.$field, sc.seed, inputs)
+                        .map(crate::models::AnyRun::$variant),
+                    Err(crate::experiment::RunError::not_in_build(stringify!($field)))), )+
             }
         }
 
@@ -249,7 +251,9 @@ macro_rules! define_scenario {
             ser: S,
         ) -> Result<S::Ok, crate::experiment::RunError> {
             match sc.model {
-                $( Model::$variant => <$def as crate::models::ModelDef>::call(&sc.$field, sc.seed, op, args, inputs, ser), )+
+                $( Model::$variant => $crate::if_model_built!([$($feat)?]
+                    <$def as crate::models::ModelDef>::call(&sc.$field, sc.seed, op, args, inputs, ser),
+                    { let _ = (op, args, inputs, ser); Err(crate::experiment::RunError::not_in_build(stringify!($field))) }), )+
             }
         }
     };

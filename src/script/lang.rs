@@ -145,11 +145,25 @@ impl fmt::Display for ScriptError {
 }
 
 /// A compiled script: its engine (with the limits) and its functions. `Send + Sync`: one compiled script
-/// serves every thread of a run.
+/// serves every thread of a run. In a build without the cargo feature `scripts` there is none
+/// ([`Script::compile`] fails), so no code of the language is compiled into that build (issue 30).
 pub struct Script {
+    inner: Compiled,
+}
+
+#[cfg(feature = "scripts")]
+struct Compiled {
     engine: Engine,
     ast: AST,
 }
+
+/// No compiled script exists in a build without the language.
+#[cfg(not(feature = "scripts"))]
+enum Compiled {}
+
+/// The error of [`Script::compile`] in a build without the cargo feature `scripts`.
+pub const NOT_IN_BUILD: &str =
+    "user scripts are not in this build of the engine (cargo feature scripts)";
 
 impl fmt::Debug for Script {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -158,6 +172,7 @@ impl fmt::Debug for Script {
 }
 
 /// A sandboxed engine with `limits`: the standard functions minus `eval` and output, with the libm math.
+#[cfg_attr(not(feature = "scripts"), allow(dead_code))]
 fn engine(limits: &Limits) -> Engine {
     static SEED: std::sync::Once = std::sync::Once::new();
     SEED.call_once(|| {
@@ -195,11 +210,22 @@ fn engine(limits: &Limits) -> Engine {
 }
 
 impl Script {
+    /// The engine and the functions (a build without the language has no script to ask).
+    fn parts(&self) -> (&Engine, &AST) {
+        #[cfg(feature = "scripts")]
+        return (&self.inner.engine, &self.inner.ast);
+        #[cfg(not(feature = "scripts"))]
+        match self.inner {}
+    }
+
     /// Compiles `source` under `limits` and checks that it defines every required hook of `hooks` with its
     /// number of arguments (an optional hook, if defined, must have it too). Errors: a source over
     /// [`MAX_SOURCE_BYTES`], a syntax error (at its line and column), a missing hook or a wrong arity (at the
-    /// function's line).
+    /// function's line); in a build without the cargo feature `scripts`, [`NOT_IN_BUILD`] for any source.
     pub fn compile(source: &str, hooks: &[Hook], limits: &Limits) -> Result<Script, ScriptError> {
+        if !cfg!(feature = "scripts") {
+            return Err(ScriptError::plain(NOT_IN_BUILD));
+        }
         if source.len() > MAX_SOURCE_BYTES {
             return Err(ScriptError::plain(format!(
                 "the script has {} bytes; at most {MAX_SOURCE_BYTES} are accepted",
@@ -231,12 +257,22 @@ impl Script {
                 )));
             }
         }
-        Ok(Script { engine, ast })
+        #[cfg(feature = "scripts")]
+        let script = Ok(Script {
+            inner: Compiled { engine, ast },
+        });
+        #[cfg(not(feature = "scripts"))]
+        let script = {
+            let _ = (engine, ast);
+            Err(ScriptError::plain(NOT_IN_BUILD))
+        };
+        script
     }
 
     /// Whether the script defines `name` with `arity` arguments.
     pub fn defines(&self, name: &str, arity: usize) -> bool {
-        self.ast
+        self.parts()
+            .1
             .iter_functions()
             .any(|f| f.name == name && f.params.len() == arity)
     }
@@ -251,8 +287,9 @@ impl Script {
             n.set(0);
             cap.set(u64::MAX);
         });
-        self.engine
-            .call_fn_with_options::<Dynamic>(opts, &mut scope, &self.ast, name, args)
+        let (engine, ast) = self.parts();
+        engine
+            .call_fn_with_options::<Dynamic>(opts, &mut scope, ast, name, args)
             .map_err(|e| runtime_error(name, *e, None))
     }
 
@@ -274,9 +311,8 @@ impl Script {
             n.set(0);
             cap.set(left);
         });
-        let r = self
-            .engine
-            .call_fn_with_options::<Dynamic>(opts, &mut scope, &self.ast, name, args);
+        let (engine, ast) = self.parts();
+        let r = engine.call_fn_with_options::<Dynamic>(opts, &mut scope, ast, name, args);
         budget.spend(CALL.with(|(n, _)| n.get()));
         r.map_err(|e| runtime_error(name, *e, Some(budget.total)))
     }

@@ -5,6 +5,7 @@
 
 import { h } from './dom.js';
 import { field } from './fields.js';
+import { fullEngine, isFull } from './engine.js';
 
 /**
  * @param {object} o
@@ -18,8 +19,16 @@ import { field } from './fields.js';
  * @param {() => void} o.onChange  fires on every edit
  * @returns {{ el: HTMLElement, fill(scripts: object[]): void, read(): object[] }}
  */
-export function createScriptBox({ model, wasm, starters = startersOf(wasm, model), hook, label, spec, onChange }) {
+export function createScriptBox({ model, wasm, starters = startersOf(wasm, model), hook, label, spec, onChange: notify }) {
   const at = (key) => `${model}.scripts[0].${key}`;
+  // a script needs the full engine module (the page's first one has no script language, issue 30): the box's
+  // first script loads it, the shell moves its workers to it ('packlab:full-engine'), and only then does the view
+  // hear of the edit (the first module would answer that scripts are not in its build); if it cannot be loaded,
+  // the view hears of it anyway and shows that answer
+  const onChange = () => {
+    if (source.value.trim() && !isFull()) toFull().then(notify);
+    else notify();
+  };
   const enabled = h('input', { type: 'checkbox', id: `${model}-script-enabled` });
   const name = h('input', { type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'mine' });
   const source = h('textarea', {
@@ -70,6 +79,7 @@ export function createScriptBox({ model, wasm, starters = startersOf(wasm, model
     name.value = s ? s.name : '';
     enabled.checked = s ? !!s.enabled : true;
     if (s) language = s.language;
+    if (s && s.source.trim() && !isFull()) toFull();
   }
 
   /** The section's `scripts` list from the box: none while the box is empty. */
@@ -82,6 +92,13 @@ export function createScriptBox({ model, wasm, starters = startersOf(wasm, model
 }
 
 /** The engine's starter scripts of `model` (its `starters` operation); none when the engine has none or fails. */
+/** Load the full engine module and tell the shell ('packlab:full-engine'); resolves either way (a failure is
+ * logged: what runs next on the first module says that scripts are not in its build). */
+function toFull() {
+  return fullEngine().then(() => { window.dispatchEvent(new Event('packlab:full-engine')); },
+    (e) => console.warn(`the full engine module could not be loaded: ${e && e.message}`));
+}
+
 function startersOf(wasm, model) {
   try { return wasm?.model_call({ model }, 'starters', null) ?? []; } catch { return []; }
 }

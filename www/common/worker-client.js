@@ -53,7 +53,7 @@ export class EngineWorker {
       died(ev.message || 'the engine worker failed to start');
     };
     this.worker.onmessageerror = () => died('a message from the engine worker could not be read');
-    this.ready = this.request('init', { module: this.module, warm: this.warm }).promise;
+    this.ready = this.request('init', { module: this.module, warm: this.warm }, { direct: true }).promise;
     return this.ready;
   }
 
@@ -77,10 +77,7 @@ export class EngineWorker {
    * it keeps dying. */
   crashed(message, { rejected = false } = {}) {
     const err = { kind: 'internal', fatal: true, message: `the engine stopped (${message}); it was restarted, try again` };
-    if (!rejected) {
-      for (const p of this.pending.values()) { clearTimeout(p.hardTimer); p.reject(err); }
-      this.pending.clear();
-    }
+    if (!rejected) this.dropSent(err);
     const now = Date.now();
     this.crashes = this.crashes.filter((t) => now - t < 60_000).concat(now);
     if (this.crashes.length > this.maxCrashes) {
@@ -91,30 +88,58 @@ export class EngineWorker {
     this.restart(message);
   }
 
-  /** Low-level request; returns { id, promise, cancel, pause, resume }. */
-  request(op, payload, { onProgress } = {}) {
+  /** Low-level request; returns { id, promise, cancel, pause, resume }. While the worker moves to another
+   * module (useModule) it is held and sent to the new worker; `direct` (the client's own init and replays) sends
+   * it to the current worker anyway. */
+  request(op, payload, { onProgress, direct = false } = {}) {
     const id = this.nextId++;
     let resolve, reject;
     const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
-    this.pending.set(id, { resolve, reject, onProgress, op });
-    this.worker.postMessage({ id, op, payload });
+    const queued = !direct && !!this.outbox;
+    this.pending.set(id, { resolve, reject, onProgress, op, queued });
+    this.send({ id, op, payload }, queued);
     return { id, promise, cancel: () => this.cancel(id), pause: () => this.pause(id), resume: () => this.resume(id) };
+  }
+
+  /** Post `msg` to the worker, or hold it (in order) until a module switch is done. */
+  send(msg, held = !!this.outbox) {
+    if (held) this.outbox.push(msg);
+    else this.worker.postMessage(msg);
+  }
+
+  /** Reject what was sent to the current worker with `err` (requests held for the next one stay). */
+  dropSent(err) {
+    for (const [id, p] of this.pending) {
+      if (p.queued) continue;
+      clearTimeout(p.hardTimer);
+      p.reject(err);
+      this.pending.delete(id);
+    }
   }
 
   /** Ask request `id` (a run) to stop between two steps until `resume(id)`; its state is kept. */
   pause(id) {
-    if (this.pending.has(id)) this.worker.postMessage({ op: 'pause', target: id });
+    const p = this.pending.get(id);
+    if (p) this.send({ op: 'pause', target: id }, p.queued);
   }
 
   /** Let the paused request `id` go on. */
   resume(id) {
-    if (this.pending.has(id)) this.worker.postMessage({ op: 'resume', target: id });
+    const p = this.pending.get(id);
+    if (p) this.send({ op: 'resume', target: id }, p.queued);
   }
 
-  /** Cancel request `id`: cooperative first, terminate + restart if the worker does not answer in time. */
+  /** Cancel request `id`: cooperative first, terminate + restart if the worker does not answer in time. A
+   * request held during a module switch is dropped here, never sent. */
   cancel(id) {
     const p = this.pending.get(id);
     if (!p) return;
+    if (p.queued) {
+      this.outbox = this.outbox.filter((m) => m.id !== id && m.target !== id);
+      this.pending.delete(id);
+      p.reject({ kind: 'cancelled', message: 'cancelled' });
+      return;
+    }
     this.worker.postMessage({ op: 'cancel', target: id });
     p.hardTimer = setTimeout(() => {
       if (this.pending.has(id)) this.restart();
@@ -123,23 +148,43 @@ export class EngineWorker {
 
   /** Terminate the worker (rejecting everything pending as cancelled) and start a fresh one with the trace;
    * `reason` (the worker died) is passed on to onStatus. */
-  async restart(reason) {
-    this.onStatus('restarting', reason);
+  async restart(reason, { quiet = false } = {}) {
+    if (!quiet) this.onStatus('restarting', reason);
     this.worker.terminate();
-    for (const p of this.pending.values()) {
-      clearTimeout(p.hardTimer);
-      p.reject({ kind: 'cancelled', message: 'cancelled (the engine was restarted)' });
-    }
-    this.pending.clear();
+    this.dropSent({ kind: 'cancelled', message: 'cancelled (the engine was restarted)' });
     // init and the trace replay are queued first in the new worker, so later requests see the trace
     this.spawn();
     const replays = [this.ready];
-    if (this.traceFiles) replays.push(this.request('trace.load', { files: this.traceFiles, name: this.traceName }).promise);
-    if (this.workloadFiles) replays.push(this.request('workload.load', { files: this.workloadFiles }).promise);
-    if (this.poolSize !== undefined) replays.push(this.request('pool.size', { size: this.poolSize, minMs: this.poolMinMs }).promise);
-    this.restarting = Promise.all(replays).then(() => this.onStatus('ready', reason),
+    const direct = { direct: true };
+    if (this.traceFiles) replays.push(this.request('trace.load', { files: this.traceFiles, name: this.traceName }, direct).promise);
+    if (this.workloadFiles) replays.push(this.request('workload.load', { files: this.workloadFiles }, direct).promise);
+    if (this.poolSize !== undefined) replays.push(this.request('pool.size', { size: this.poolSize, minMs: this.poolMinMs }, direct).promise);
+    this.restarting = Promise.all(replays).then(() => { if (!quiet) this.onStatus('ready', reason); },
       (e) => this.onStatus('failed', (e && e.message) || String(e)));
     return this.restarting;
+  }
+
+  /** Runs on the compiled engine `module` from now on (issue 30: the page's first module, placement without
+   * scripts, gives way to the full one): what was sent to the worker finishes there first (a run in progress is
+   * not lost; a paused one holds the switch as it holds every later request, until Resume or Cancel); requests
+   * made meanwhile are held; then a fresh worker on `module`, with the trace, workload and pool size replayed,
+   * takes the held requests in order. Resolves once the new worker is ready. */
+  useModule(module) {
+    if (module === this.module) return this.switching || Promise.resolve();
+    this.module = module;
+    this.outbox = this.outbox || [];
+    this.switching = (async () => {
+      const sent = () => [...this.pending.values()].some((p) => !p.queued);
+      while (sent()) await new Promise((r) => setTimeout(r, 50));
+      const held = this.outbox;
+      this.outbox = null;
+      this.switching = null;
+      for (const p of this.pending.values()) p.queued = false;
+      this.restart(undefined, { quiet: true }); // posts the init and the replays before the held requests
+      for (const m of held) this.worker.postMessage(m);
+      return this.restarting;
+    })();
+    return this.switching;
   }
 
   /** Sets the number of workers that compute runs (the engine worker's pool, pool.js; 1 = no pool: the engine
