@@ -2,15 +2,19 @@
 //! issue 30): creation, exit or censoring, shape, tenant batch and lifetime bin, 24 bytes per VM against the
 //! 216 bytes of a [`Vm`], with the few distinct shapes, batches and bins in tables beside them.
 //!
-//! Built directly from parsed Azure arrivals ([`WorkloadFacts::from_arrivals`], so the lifetime run on the
-//! bundled arrivals never holds a [`Vm`] per VM), or converted from any [`Workload`]
-//! ([`WorkloadFacts::from_workload`]: vmtable, Alibaba, synthetic). Both give the same records for the same
-//! arrivals, in the workload's order (index `i` here is `Workload::vms[i]`).
+//! The tables are indexed by `u16`: at most [`MAX_SHAPES`] distinct shapes and [`MAX_RANGES`] distinct bins
+//! (the bundled arrivals have 16 and 752, the bins clipped at the cuts), an error beyond. Built directly from
+//! parsed Azure arrivals ([`WorkloadFacts::from_arrivals`], so the lifetime run on the bundled arrivals never
+//! holds a [`Vm`] per VM), or converted from any [`Workload`] ([`WorkloadFacts::from_workload`]: vmtable,
+//! Alibaba, synthetic). Both give the same facts for the same arrivals, in the workload's order (index `i` here
+//! is `Workload::vms[i]`); only the tables' numbering (order of first use) may differ.
+//!
+//! [`Vm`]: super::record::Vm
 
 use super::azure::arrivals::AzureArrivals;
 use super::azure::{arrival_lifetime, select_splits};
 use super::format::WorkloadFormat;
-use super::record::{Workload, MAX_VMS};
+use super::record::Workload;
 use crate::input::TraceError;
 use compact_str::{format_compact, CompactString};
 use std::collections::HashMap;
@@ -288,7 +292,6 @@ impl WorkloadFacts {
         }
         b.facts.trace_start_s = sel.trace_start_s;
         b.facts.trace_end_s = trace_end;
-        debug_assert!(b.facts.vms.len() <= MAX_VMS);
         b.finish()
     }
 
@@ -342,13 +345,14 @@ mod tests {
             same(&g, v, y);
             seen[usize::from(x.censored_at_s().is_some()) + 2 * usize::from(x.is_censored())] += 1;
         }
-        // binned exits, censored at the `dev` cut before the end, censored at the end: all present
+        // binned exits, censored at the `dev` cut before the end, censored at the end: all present; the 16
+        // flavours of SOURCE.md, the bins clipped at the cuts far under the limit
         assert!(
             seen[0] > 0 && seen[1] == 0 && seen[2] > 0 && seen[3] > 0,
             "{seen:?}"
         );
         assert!(
-            f.shapes.len() <= 16 && f.ranges.len() > 13,
+            f.shapes.len() == 16 && (13..MAX_RANGES / 10).contains(&f.ranges.len()),
             "{} {}",
             f.shapes.len(),
             f.ranges.len()
@@ -427,5 +431,34 @@ mod tests {
         assert_eq!(life, [10.0, 95.0, 1.0, 42.0]);
         assert_eq!(f.vms[3].censored_at_s(), Some(50.0));
         assert_eq!(f.vms[1].deleted_s(), None);
+    }
+
+    /// [`MAX_SHAPES`] distinct shapes fit; one more is an error naming the workload, not a wrapped index.
+    #[test]
+    fn too_many_shapes_is_an_error() {
+        let mut w = Workload {
+            name: "wide".into(),
+            source: WorkloadFormat::AlibabaGpu2023,
+            vms: (0..MAX_SHAPES)
+                .map(|k| {
+                    let mut v = vm(&format!("v{k}"), None, 0.0, None);
+                    v.cores = 1.0 + k as f64;
+                    v
+                })
+                .collect(),
+            hosts: Vec::new(),
+            trace_start_s: 0.0,
+            trace_end_s: 1.0,
+            notes: Vec::new(),
+        };
+        let f = WorkloadFacts::from_workload(&w).unwrap();
+        assert_eq!(f.shape(&f.vms[MAX_SHAPES - 1])[0], MAX_SHAPES as f64);
+        w.vms.push(vm("last", None, 0.0, None));
+        w.vms.last_mut().unwrap().memory_gb = 5.0;
+        let e = WorkloadFacts::from_workload(&w).unwrap_err().to_string();
+        assert!(
+            e.contains("wide") && e.contains("65536 distinct VM shapes"),
+            "{e}"
+        );
     }
 }

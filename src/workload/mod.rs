@@ -8,6 +8,9 @@
 //! - [`WorkloadFormat::AlibabaGpu2023`]: Alibaba cluster-trace-gpu-v2023 "openb" pods and nodes ([`alibaba`]);
 //! - [`WorkloadFormat::Swim`]: SWIM MapReduce job lists (Facebook FB-2009 / FB-2010 samples; [`swim`]).
 //!
+//! The lifetime model reads a workload as [`WorkloadFacts`] ([`facts`]: 24 bytes per VM, [`read_facts`] builds
+//! them from arrivals without a [`Vm`] per VM; issue 30).
+//!
 //! Generated rather than read: [`synthetic`] (the synthetic pool of ALGORITHMS.md §5.7 and the two-lifetime
 //! workload of seed 003 App. E; [`WorkloadFormat::Synthetic`]).
 //!
