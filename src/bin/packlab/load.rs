@@ -5,7 +5,7 @@
 
 use clap::Args;
 use packlab::input::InputFile;
-use packlab::scenario::{Scenario, TraceRef, ValidScenario, WorkloadRef};
+use packlab::scenario::{Model, Scenario, TraceRef, ValidScenario, WorkloadRef};
 use packlab::trace::{self, TraceFormat, UsageTrace};
 use packlab::workload::{Workload, WorkloadFacts};
 use std::path::{Path, PathBuf};
@@ -99,6 +99,8 @@ fn bundled_path(rel: &str) -> Option<PathBuf> {
 pub struct Loaded {
     trace: Option<UsageTrace>,
     workload: Option<Workload>,
+    /// The workload as the lifetime model's compact records, read so for that model (issue 30).
+    facts: Option<WorkloadFacts>,
 }
 
 /// Loads what the model of `sc` reads (registry facts `uses_trace`, `uses_workload`): `trace` / `workload`
@@ -109,10 +111,17 @@ pub fn load_inputs(
     workload: Option<&Path>,
 ) -> Result<Loaded, String> {
     let info = sc.model.info();
+    if sc.model == Model::Lifetime {
+        // it reads only the compact records: arrivals are read without a VM record per VM
+        return Ok(Loaded {
+            facts: Some(load_facts(&sc.workload, workload)?),
+            ..Loaded::default()
+        });
+    }
     if info.uses_workload {
         return Ok(Loaded {
             workload: Some(load_workload(&sc.workload, workload)?),
-            trace: None,
+            ..Loaded::default()
         });
     }
     if !info.uses_trace {
@@ -141,7 +150,7 @@ pub fn load_inputs(
     };
     Ok(Loaded {
         trace: Some(t),
-        workload: None,
+        ..Loaded::default()
     })
 }
 
@@ -306,6 +315,7 @@ pub fn run_report(
     let inputs = packlab::models::Inputs {
         trace: loaded.trace.as_ref(),
         workload: loaded.workload.as_ref(),
+        facts: loaded.facts.as_ref(),
         ..Default::default()
     };
     let mut run = packlab::scenario::start_valid(sc, &inputs).map_err(|e| e.to_string())?;
