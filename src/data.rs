@@ -136,6 +136,26 @@ impl BundledData {
         };
         crate::workload::read_workload(self.id, &[file], None).map_err(|e| e.to_string())
     }
+    /// Reads this bundled file, found at `path` on disk, as the lifetime model's compact records
+    /// ([`crate::workload::read_facts`]: the arrivals without a VM record per VM). Errors: as
+    /// [`BundledData::read_workload_at`].
+    pub fn read_facts_at(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<crate::workload::WorkloadFacts, String> {
+        if !self.kind.is_workload() {
+            return Err(format!(
+                "the bundled file '{}' holds no VM records",
+                self.id
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file = crate::input::InputFile {
+            name: self.file_name().to_string(),
+            bytes,
+        };
+        crate::workload::read_facts(self.id, &[file], None).map_err(|e| e.to_string())
+    }
 }
 
 /// The bundled file with id `id`.

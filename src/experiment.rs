@@ -23,7 +23,7 @@
 use crate::input::InputFile;
 use crate::substrate::error::FieldError;
 use crate::trace::UsageTrace;
-use crate::workload::Workload;
+use crate::workload::{Workload, WorkloadFacts};
 use serde::{de::DeserializeOwned, Serialize, Serializer};
 use serde_json::Value;
 
@@ -590,6 +590,9 @@ pub struct Inputs<'a> {
     pub trace: Option<&'a UsageTrace>,
     /// The loaded workload, for models with [`ModelInfo::uses_workload`].
     pub workload: Option<&'a Workload>,
+    /// The loaded workload as the lifetime model's compact records, when the caller read it so (the CLI's
+    /// `lifetime` command, issue 30); that model reads these before `workload`, converting it otherwise.
+    pub facts: Option<&'a WorkloadFacts>,
     /// Further input files by name.
     pub files: &'a [InputFile],
     /// Whether the run is in the browser (one thread, a page waiting): models refuse set-ups too long for

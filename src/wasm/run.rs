@@ -123,6 +123,7 @@ impl ExperimentRun {
         let inputs = Inputs {
             trace: given.trace.as_deref(),
             workload: given.workload.as_deref(),
+            facts: None,
             files: &given.files,
             browser: true,
         };
@@ -264,6 +265,7 @@ pub fn model_call(
     let inputs = Inputs {
         trace: None,
         workload: None,
+        facts: None,
         files: &files,
         browser: true,
     };

@@ -8,6 +8,9 @@
 //! - [`WorkloadFormat::AlibabaGpu2023`]: Alibaba cluster-trace-gpu-v2023 "openb" pods and nodes ([`alibaba`]);
 //! - [`WorkloadFormat::Swim`]: SWIM MapReduce job lists (Facebook FB-2009 / FB-2010 samples; [`swim`]).
 //!
+//! The lifetime model reads a workload as [`WorkloadFacts`] ([`facts`]: 24 bytes per VM, [`read_facts`] builds
+//! them from arrivals without a [`Vm`] per VM; issue 30).
+//!
 //! Generated rather than read: [`synthetic`] (the synthetic pool of ALGORITHMS.md §5.7 and the two-lifetime
 //! workload of seed 003 App. E; [`WorkloadFormat::Synthetic`]).
 //!
@@ -21,6 +24,7 @@
 
 pub mod alibaba;
 pub mod azure;
+pub mod facts;
 mod format;
 mod reader;
 mod record;
@@ -29,6 +33,7 @@ pub mod synthetic;
 
 pub use alibaba::AlibabaGpuReader;
 pub use azure::{AzureArrivalsReader, AzureVmtableReader};
+pub use facts::{VmFacts, WorkloadFacts};
 pub use format::WorkloadFormat;
 pub use reader::WorkloadReader;
 pub use record::{
@@ -61,6 +66,24 @@ pub fn read_workload(
             None,
             "a synthetic workload is generated from its parameters (workload.synthetic), not read from files",
         )),
+    }
+}
+
+/// Reads `files` as [`read_workload`] does, into the lifetime model's compact records ([`WorkloadFacts`]):
+/// arrivals straight from their parsed form (no [`Vm`] per VM), other formats through their workload. Errors:
+/// [`read_workload`]'s, and [`WorkloadFacts::from_workload`]'s limits.
+pub fn read_facts(
+    name: &str,
+    files: &[InputFile],
+    format: Option<WorkloadFormat>,
+) -> Result<WorkloadFacts, TraceError> {
+    check_upload(name, files)?;
+    let _budget = crate::input::InflateBudget::start();
+    match format.unwrap_or_else(|| WorkloadFormat::detect(files)) {
+        WorkloadFormat::AzureArrivals => {
+            WorkloadFacts::from_arrivals(name, azure::read_arrivals_data(name, files)?, None)
+        }
+        fmt => WorkloadFacts::from_workload(&read_workload(name, files, Some(fmt))?),
     }
 }
 

@@ -9,16 +9,16 @@ use packlab::models::lifetime::model_metrics::{evaluate, UPTIME_QUANTILES};
 use packlab::models::lifetime::pool::{select, PoolJobs};
 use packlab::models::lifetime::predictor::{LifetimePredictor, Oracle};
 use packlab::models::lifetime::{LifetimeParams, LifetimeRun, PredictorKind};
-use packlab::workload::Workload;
+use packlab::workload::WorkloadFacts;
 
-fn arrivals() -> Workload {
+fn arrivals() -> WorkloadFacts {
     let b = packlab::data::AZURE2017_ARRIVALS;
-    b.read_workload_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
+    b.read_facts_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
         .expect("the bundled arrivals")
 }
 
 /// A small share of the `test` split (training: the `dev` split).
-fn small_pool(w: &Workload) -> PoolJobs {
+fn small_pool(w: &WorkloadFacts) -> PoolJobs {
     let p = LifetimeParams {
         share: 0.02,
         hosts: 1,

@@ -25,6 +25,11 @@ use packlab::workload::synthetic::{
 use std::f64::consts::PI;
 
 /// The mixture's density, hours⁻¹, written out from ALGORITHMS.md §5.7 (not through the engine's closed forms).
+/// The lifetime model's compact records of a generated workload.
+fn facts(w: &packlab::workload::Workload) -> packlab::workload::WorkloadFacts {
+    packlab::workload::WorkloadFacts::from_workload(w).expect("compact records")
+}
+
 fn density(t: f64) -> f64 {
     let comp = |w: f64, mu: f64, s: f64| {
         let z = (t.ln() - mu) / s;
@@ -191,7 +196,7 @@ fn workload_matches_the_shape_mix_rate_and_allocation() {
         warmup_h: 0.0,
         ..LifetimeParams::default()
     };
-    let jobs = select(&w, &params, 1).unwrap();
+    let jobs = select(&facts(&w), &params, 1).unwrap();
     println!(
         "time-averaged offered allocation {:.4} (0.8 ± {sd_avg:.4}), {} hosts",
         jobs.setup.offered_allocation, jobs.setup.hosts
@@ -234,7 +239,7 @@ fn synthetic_workload_in_scenarios_and_links() {
     assert!(Scenario::from_json(r#"{"workload":{"synthetic":{"hostz":3}}}"#).is_err());
     // the run: the pool is the workload's 20 hosts
     let w = generate(p).unwrap();
-    let mut run = LifetimeRun::new(&w, &sc.lifetime, sc.seed).unwrap();
+    let mut run = LifetimeRun::new(&facts(&w), &sc.lifetime, sc.seed).unwrap();
     let rep = run_to_end(&mut run, &mut |_, _| true).unwrap();
     assert_eq!(rep.hosts, 20);
     assert_eq!(rep.pool_capacity, [1200.0, 4800.0, 0.0]);
@@ -265,7 +270,7 @@ fn g2_ideal_nilas_comes_close_to_the_optimum() {
             stranding_h: 0.0,
             ..LifetimeParams::default()
         };
-        let mut run = LifetimeRun::new(&w, &params, seed).unwrap();
+        let mut run = LifetimeRun::new(&facts(&w), &params, seed).unwrap();
         let rep = run_to_end(&mut run, &mut |_, _| true).unwrap();
         let (bf, nilas) = (&rep.results[0], &rep.results[1]);
         let opt = nilas.optimum_empty_hosts;
@@ -384,7 +389,7 @@ fn hosts_in_use(p: &TwoLifetimeParams) -> (f64, f64, usize) {
         share: 1.0,
         ..LifetimeParams::default()
     };
-    let pool = select(&d.workload, &params, p.seed).unwrap();
+    let pool = select(&facts(&d.workload), &params, p.seed).unwrap();
     let life: Vec<f64> = pool
         .vms
         .iter()

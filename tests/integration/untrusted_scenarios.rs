@@ -242,6 +242,7 @@ fn drive(text: &str) -> bool {
     let inputs = Inputs {
         trace: Some(trace),
         workload: Some(workload),
+        facts: None,
         files: &[],
         browser: true,
     };

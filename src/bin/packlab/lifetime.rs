@@ -2,11 +2,12 @@
 //! registry and the experiment contract (the same run the playground and `packlab run` make).
 
 use crate::common::{
-    named, print_link_with_workload, run_on_workload, set_given, synthetic_arg, validated,
-    workload_arg, Out, OutputArgs,
+    named, print_link_with_workload, run_model, set_given, synthetic_arg, validated, workload_arg,
+    Out, OutputArgs,
 };
 use packlab::models::lifetime::predictor::NoisyEstimate;
 use packlab::models::lifetime::{LifetimeModel, LifetimeParams, Policy, PredictorKind};
+use packlab::models::Inputs;
 use packlab::scenario::{Model, Scenario, WorkloadRef};
 use std::io::Write;
 
@@ -272,7 +273,7 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
         return print_link_with_workload(sc, path.as_deref());
     }
     if a.model_metrics {
-        let w = crate::load::load_workload(&wref, path.as_deref())?;
+        let w = crate::load::load_facts(&wref, path.as_deref())?;
         let spec = learned_spec(a)?;
         let mut last = std::time::Instant::now();
         let mut err = std::io::stderr();
@@ -298,13 +299,20 @@ pub fn run(a: &LifetimeArgs) -> Result<(), String> {
         )
         .map_err(|e| e.to_string());
     }
-    let rep = run_on_workload::<LifetimeModel>(
-        &sc,
+    // the run reads the workload's compact records, read without a VM record per VM (issue 30)
+    let facts = crate::load::load_facts(&sc.workload, path.as_deref())?;
+    let inputs = Inputs {
+        facts: Some(&facts),
+        ..Default::default()
+    };
+    let rep = run_model::<LifetimeModel>(
         &sc.lifetime,
-        path.as_deref(),
+        sc.seed,
+        &inputs,
         "packlab lifetime run",
         "policies",
-    )?;
+    )?
+    .1;
     let mut out = Out::new();
     // --json: one object per policy without the hourly series, with the predictor (and the pool when VMs
     // alive at the start were placed)

@@ -5,9 +5,9 @@
 
 use clap::Args;
 use packlab::input::InputFile;
-use packlab::scenario::{Scenario, TraceRef, ValidScenario, WorkloadRef};
+use packlab::scenario::{Model, Scenario, TraceRef, ValidScenario, WorkloadRef};
 use packlab::trace::{self, TraceFormat, UsageTrace};
-use packlab::workload::Workload;
+use packlab::workload::{Workload, WorkloadFacts};
 use std::path::{Path, PathBuf};
 
 /// A usage trace given on the command line.
@@ -99,6 +99,8 @@ fn bundled_path(rel: &str) -> Option<PathBuf> {
 pub struct Loaded {
     trace: Option<UsageTrace>,
     workload: Option<Workload>,
+    /// The workload as the lifetime model's compact records, read so for that model (issue 30).
+    facts: Option<WorkloadFacts>,
 }
 
 /// Loads what the model of `sc` reads (registry facts `uses_trace`, `uses_workload`): `trace` / `workload`
@@ -109,10 +111,17 @@ pub fn load_inputs(
     workload: Option<&Path>,
 ) -> Result<Loaded, String> {
     let info = sc.model.info();
+    if sc.model == Model::Lifetime {
+        // it reads only the compact records: arrivals are read without a VM record per VM
+        return Ok(Loaded {
+            facts: Some(load_facts(&sc.workload, workload)?),
+            ..Loaded::default()
+        });
+    }
     if info.uses_workload {
         return Ok(Loaded {
             workload: Some(load_workload(&sc.workload, workload)?),
-            trace: None,
+            ..Loaded::default()
         });
     }
     if !info.uses_trace {
@@ -141,7 +150,7 @@ pub fn load_inputs(
     };
     Ok(Loaded {
         trace: Some(t),
-        workload: None,
+        ..Loaded::default()
     })
 }
 
@@ -231,9 +240,38 @@ fn read_workload_files(path: &Path) -> Result<Vec<InputFile>, String> {
 /// Loads the workload `r` refers to: `path` when given (checked against an upload's SHA-256), else the
 /// bundled file.
 pub fn load_workload(r: &WorkloadRef, path: Option<&Path>) -> Result<Workload, String> {
-    let read = |name: &str, files: &[InputFile]| {
-        packlab::workload::read_workload(name, files, None).map_err(|e| e.to_string())
-    };
+    load_as(
+        r,
+        path,
+        |name, files| {
+            packlab::workload::read_workload(name, files, None).map_err(|e| e.to_string())
+        },
+        |b, path| b.read_workload_at(path),
+        Ok,
+    )
+}
+
+/// Loads the workload `r` refers to as [`load_workload`] does, as the lifetime model's compact records
+/// (arrivals without a VM record per VM; issue 30).
+pub fn load_facts(r: &WorkloadRef, path: Option<&Path>) -> Result<WorkloadFacts, String> {
+    load_as(
+        r,
+        path,
+        |name, files| packlab::workload::read_facts(name, files, None).map_err(|e| e.to_string()),
+        |b, path| b.read_facts_at(path),
+        |w| WorkloadFacts::from_workload(&w).map_err(|e| e.to_string()),
+    )
+}
+
+/// [`load_workload`] with the readers of an upload (`read`), of a bundled file (`bundled`) and the conversion
+/// of a generated workload (`generated`).
+fn load_as<T>(
+    r: &WorkloadRef,
+    path: Option<&Path>,
+    read: impl Fn(&str, &[InputFile]) -> Result<T, String>,
+    bundled: impl Fn(&packlab::data::BundledData, &Path) -> Result<T, String>,
+    generated: impl Fn(Workload) -> Result<T, String>,
+) -> Result<T, String> {
     match (r, path) {
         (_, Some(path)) => {
             let files = read_workload_files(path)?;
@@ -255,13 +293,13 @@ pub fn load_workload(r: &WorkloadRef, path: Option<&Path>) -> Result<Workload, S
                     b.path
                 )
             })?;
-            b.read_workload_at(&path)
+            bundled(b, &path)
         }
         (WorkloadRef::Upload { name, .. }, None) => Err(format!(
             "the scenario uses the uploaded workload '{name}': pass it with --workload PATH"
         )),
         (WorkloadRef::Synthetic(p), None) => {
-            packlab::workload::synthetic::generate(p).map_err(|e| e.to_string())
+            generated(packlab::workload::synthetic::generate(p).map_err(|e| e.to_string())?)
         }
     }
 }
@@ -277,6 +315,7 @@ pub fn run_report(
     let inputs = packlab::models::Inputs {
         trace: loaded.trace.as_ref(),
         workload: loaded.workload.as_ref(),
+        facts: loaded.facts.as_ref(),
         ..Default::default()
     };
     let mut run = packlab::scenario::start_valid(sc, &inputs).map_err(|e| e.to_string())?;

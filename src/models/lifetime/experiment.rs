@@ -11,7 +11,7 @@ use super::predictor::{Distributional, LifetimePredictor, Noisy, OneShot, Oracle
 use super::sampling::{PolicyResult, Timeline};
 use super::sim::{simulate, simulate_recording, SimConfig};
 use crate::experiment::{index_arg, CellRun, Cells, Experiment, RunError};
-use crate::workload::Workload;
+use crate::workload::WorkloadFacts;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Random-stream component of the noisy predictor's draws.
@@ -93,9 +93,14 @@ impl<'de> Deserialize<'de> for PolicyCell {
 }
 
 impl LifetimeRun {
-    /// Selects the pool's share of `w` and makes the predictions. Errors: invalid parameters (naming the
+    /// Selects the pool's share of `w` (the workload's compact records, [`WorkloadFacts`]) and makes the
+    /// predictions. Errors: invalid parameters (naming the
     /// field), a split without VMs, a share that keeps nothing.
-    pub fn new(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<LifetimeRun, RunError> {
+    pub fn new(
+        w: &WorkloadFacts,
+        params: &LifetimeParams,
+        seed: u64,
+    ) -> Result<LifetimeRun, RunError> {
         if let Some(e) = params.validate("lifetime.").into_iter().next() {
             return Err(e.into());
         }
@@ -105,7 +110,7 @@ impl LifetimeRun {
     /// Plans the run of a section already validated ([`crate::experiment::ModelDef::start`], after the scenario's one
     /// validation); [`LifetimeRun::new`] validates first.
     pub(crate) fn planned(
-        w: &Workload,
+        w: &WorkloadFacts,
         params: &LifetimeParams,
         seed: u64,
     ) -> Result<LifetimeRun, RunError> {
@@ -337,9 +342,9 @@ mod tests {
     use super::*;
     use crate::experiment::{run_to_end, Experiment};
 
-    fn bundled() -> Workload {
+    fn bundled() -> WorkloadFacts {
         let b = crate::data::AZURE2017_ARRIVALS;
-        b.read_workload_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
+        b.read_facts_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
             .expect("the bundled arrivals")
     }
 
@@ -473,8 +478,8 @@ mod tests {
         for (k, j) in pool.jobs.iter().enumerate() {
             if k < n {
                 let v = &w.vms[pool.vms[k]];
-                assert!(v.deployment.as_deref().unwrap().starts_with("dev:"));
-                assert_eq!(v.censored_at_s, Some(2_100_000.0));
+                assert!(w.deployment(v).unwrap().starts_with("dev:"));
+                assert_eq!(v.censored_at_s(), Some(2_100_000.0));
                 assert!(j.start < 0.0 && j.exit > 0.0 && j.censored, "{j:?}");
             } else {
                 assert!(j.start >= 0.0);
@@ -515,10 +520,10 @@ mod tests {
         for v in w
             .vms
             .iter()
-            .filter(|v| v.deployment.as_deref().unwrap_or("").starts_with("test:"))
+            .filter(|v| w.deployment(v).unwrap_or("").starts_with("test:"))
         {
             *per_batch
-                .entry(v.deployment.clone().unwrap())
+                .entry(w.deployment(v).unwrap().to_string())
                 .or_insert(0usize) += 1;
         }
         let kept: usize = pool.jobs.len();

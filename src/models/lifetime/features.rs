@@ -20,7 +20,7 @@
 //! the training deciles. A group left out ([`DEFAULT_GROUPS`], [`parse_groups`]) has one level.
 
 use crate::substrate::stats::{sort_f64, sort_pairs};
-use crate::workload::Workload;
+use crate::workload::WorkloadFacts;
 use std::collections::HashMap;
 
 /// Seconds per hour.
@@ -98,15 +98,16 @@ fn split_of(deployment: Option<&str>) -> &str {
         .unwrap_or("")
 }
 
-/// The features of every VM of `w`, in workload order (see the module documentation).
-pub fn extract(w: &Workload) -> Vec<VmFeatures> {
+/// The features of every VM of `w` (the workload's compact records), in workload order (see the module
+/// documentation).
+pub fn extract(w: &WorkloadFacts) -> Vec<VmFeatures> {
     let n = w.vms.len();
-    // batch sizes and positions
-    let mut size: HashMap<&str, u32> = HashMap::new();
+    // batch sizes and positions: per group, the VMs with a deployment
+    let mut size = vec![0u32; w.groups.len()];
     let mut pos = vec![0u32; n];
     for (i, v) in w.vms.iter().enumerate() {
-        if let Some(d) = v.deployment.as_deref() {
-            let c = size.entry(d).or_insert(0);
+        if v.has_deployment() {
+            let c = &mut size[v.group()];
             pos[i] = *c;
             *c = c.saturating_add(1);
         }
@@ -116,7 +117,7 @@ pub fn extract(w: &Workload) -> Vec<VmFeatures> {
     let mut by_split: Vec<Vec<usize>> = Vec::new();
     for (i, v) in w.vms.iter().enumerate() {
         let k = *split_index
-            .entry(split_of(v.deployment.as_deref()))
+            .entry(split_of(w.deployment(v)))
             .or_insert(by_split.len() as u32) as usize;
         if k == by_split.len() {
             by_split.push(Vec::new());
@@ -140,14 +141,15 @@ pub fn extract(w: &Workload) -> Vec<VmFeatures> {
         .map(|(i, v)| {
             // whole hours since the origin (times are at most 1e10 s, so this fits)
             let hours = (v.created_s.max(0.0) / HOUR_S) as u64;
+            let [cores, memory_gb, _] = w.shape(v);
             VmFeatures {
-                cores: v.cores,
-                memory_gb: v.memory_gb,
-                batch_size: v
-                    .deployment
-                    .as_deref()
-                    .and_then(|d| size.get(d).copied())
-                    .unwrap_or(1),
+                cores,
+                memory_gb,
+                batch_size: if v.has_deployment() {
+                    size[v.group()]
+                } else {
+                    1
+                },
                 batch_pos: pos[i],
                 hour: (hours % 24) as u8,
                 weekday: (hours / 24 % 7) as u8,
@@ -242,7 +244,7 @@ fn same(a: &(f64, f64), b: &(f64, f64)) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{Vm, WorkloadFormat};
+    use crate::workload::{Vm, Workload, WorkloadFormat};
 
     fn vm(id: &str, dep: Option<&str>, t: f64, cores: f64) -> Vm {
         Vm {
@@ -282,7 +284,7 @@ mod tests {
             trace_end_s: 100_000.0,
             notes: Vec::new(),
         };
-        let f = extract(&w);
+        let f = extract(&WorkloadFacts::from_workload(&w).unwrap());
         assert_eq!(
             f.iter()
                 .map(|x| (x.batch_size, x.batch_pos))

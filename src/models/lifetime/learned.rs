@@ -18,7 +18,7 @@ use super::hazard::{steps_of_seconds, BinGrid, FitInfo, HazardModel, HazardSpec,
 use super::pool::PoolJobs;
 use super::predictor::{LifetimePredictor, TailSums};
 use crate::experiment::RunError;
-use crate::workload::{Vm, Workload};
+use crate::workload::{VmFacts, WorkloadFacts};
 use std::collections::HashMap;
 
 /// The cap of the learned point estimate's lifetimes, hours (seed 003 App. B, stated: 168 h).
@@ -30,9 +30,9 @@ pub const POINT_FLOOR_H: f64 = 0.5 * super::hazard::STEP_H;
 /// The training label of a VM (seconds → 5-minute lattice steps): an observed exit with its lifetime bin
 /// (`lifetime_range_s`, or the exact lifetime), or a right-censored VM alive at its age when observation
 /// ended (`censored_at_s`, else the workload's end).
-pub fn obs_of(v: &Vm, trace_end_s: f64) -> Obs {
-    let life = v.lifetime_s(trace_end_s);
-    match (v.is_censored(), v.lifetime_range_s) {
+pub fn obs_of(w: &WorkloadFacts, v: &VmFacts) -> Obs {
+    let life = v.lifetime_s(w.trace_end_s);
+    match (v.is_censored(), w.lifetime_range_s(v)) {
         (true, _) => {
             let a = steps_of_seconds(life);
             Obs {
@@ -91,7 +91,7 @@ impl LearnedModel {
     /// [`extract`]) over the Azure V1 lifetime bins ([`BinGrid::azure_v1`]). Errors (naming `workload`): no
     /// training VM, no exit to learn from.
     pub fn train(
-        w: &Workload,
+        w: &WorkloadFacts,
         feats: &[VmFeatures],
         training: &[usize],
         spec: &LearnedSpec,
@@ -110,10 +110,7 @@ impl LearnedModel {
         let refs: Vec<&VmFeatures> = train.iter().map(|&i| &feats[i]).collect();
         let encoder = Encoder::fit(&refs, spec.groups);
         let levels: Vec<u16> = refs.iter().flat_map(|f| encoder.encode(f)).collect();
-        let obs: Vec<Obs> = train
-            .iter()
-            .map(|&i| obs_of(&w.vms[i], w.trace_end_s))
-            .collect();
+        let obs: Vec<Obs> = train.iter().map(|&i| obs_of(w, &w.vms[i])).collect();
         let hazard = HazardModel::fit(
             &BinGrid::azure_v1(),
             &encoder.levels(),
@@ -280,7 +277,10 @@ impl LifetimePredictor for Learned {
 /// Trains the learned model on the pool's training VMs and returns the predictor of its jobs (with
 /// reprediction; the caller wraps it in [`super::predictor::OneShot`] for the ablation), with the default
 /// [`LearnedSpec`].
-pub fn for_pool(w: &Workload, pool: &PoolJobs) -> Result<Box<dyn LifetimePredictor>, RunError> {
+pub fn for_pool(
+    w: &WorkloadFacts,
+    pool: &PoolJobs,
+) -> Result<Box<dyn LifetimePredictor>, RunError> {
     let feats = extract(w);
     let model = LearnedModel::train(w, &feats, &pool.training, &LearnedSpec::default())?;
     Ok(Box::new(model.predictor(&feats, &pool.vms)))
@@ -289,6 +289,22 @@ pub fn for_pool(w: &Workload, pool: &PoolJobs) -> Result<Box<dyn LifetimePredict
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::{Vm, Workload, WorkloadFormat};
+
+    /// The training label of one VM `v` in a workload ending at `trace_end_s`, through its compact record.
+    fn obs_of(v: &Vm, trace_end_s: f64) -> Obs {
+        let w = Workload {
+            name: "w".into(),
+            source: WorkloadFormat::AzureArrivals,
+            vms: vec![v.clone()],
+            hosts: Vec::new(),
+            trace_start_s: 0.0,
+            trace_end_s,
+            notes: Vec::new(),
+        };
+        let f = WorkloadFacts::from_workload(&w).unwrap();
+        super::obs_of(&f, &f.vms[0])
+    }
 
     fn vm(deleted: Option<f64>, range: Option<[f64; 2]>, censored_at: Option<f64>) -> Vm {
         Vm {

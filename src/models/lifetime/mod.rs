@@ -77,8 +77,15 @@ impl ModelDef for LifetimeModel {
         seed: u64,
         inputs: &Inputs,
     ) -> Result<LifetimeRun, RunError> {
-        let w = inputs.need_workload()?;
-        LifetimeRun::planned(w, section, seed)
+        match inputs.facts {
+            Some(f) => LifetimeRun::planned(f, section, seed),
+            None => {
+                let w = inputs.need_workload()?;
+                let f = crate::workload::WorkloadFacts::from_workload(w)
+                    .map_err(|e| RunError::field("workload", e.to_string()))?;
+                LifetimeRun::planned(&f, section, seed)
+            }
+        }
     }
 
     /// `policies`: every policy the section's `policies` accepts, `[{ name, title, hint }]` in

@@ -22,7 +22,7 @@ use super::pool::{select, PoolJobs};
 use super::predictor::{Distributional, LifetimeDist, LifetimePredictor};
 use crate::experiment::RunError;
 use crate::substrate::stats::{mean, percentile_sorted, sort_f64};
-use crate::workload::Workload;
+use crate::workload::WorkloadFacts;
 use serde::Serialize;
 
 /// Uptime quantiles of E3.6 (seed 003 §6.5: 20).
@@ -329,7 +329,7 @@ pub struct ModelMetricsReport {
 /// Errors: as [`select`] and [`LearnedModel::train`]; a cutoff that is not a positive number (naming
 /// `long_h`).
 pub fn model_metrics(
-    w: &Workload,
+    w: &WorkloadFacts,
     params: &LifetimeParams,
     long_h: f64,
     spec: &LearnedSpec,

@@ -9,7 +9,7 @@ use super::params::LifetimeParams;
 use super::predictor::LifetimeDist;
 use crate::experiment::RunError;
 use crate::substrate::rng::mix64;
-use crate::workload::Workload;
+use crate::workload::WorkloadFacts;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -53,7 +53,7 @@ pub struct PoolJobs {
     /// (`lifetime.hosts` = 0 and the workload lists nodes, e.g. the Alibaba GPU 2023 cluster); `None` = identical
     /// hosts of the section's shape.
     pub caps: Option<Vec<[f64; DIMS]>>,
-    /// Index in the workload's `vms` of each job (parallel to `jobs`).
+    /// Index in the workload's `vms` of each job (parallel to `jobs`; [`WorkloadFacts::vms`] keeps that order).
     pub vms: Vec<usize>,
     /// Indices in the workload's `vms` of the training VMs (those behind `dist`).
     pub training: Vec<usize>,
@@ -110,12 +110,12 @@ fn in_split(deployment: Option<&str>, split: &str) -> bool {
         || deployment.is_some_and(|d| d.strip_prefix(split).is_some_and(|r| r.starts_with(':')))
 }
 
-/// Selects the pool's share of `w` for `params` and `seed` (see the module documentation). Errors: no VM in
-/// the split (naming `lifetime.split`), no VM kept (naming `lifetime.share`).
-pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJobs, RunError> {
+/// Selects the pool's share of `w` (the workload's compact records) for `params` and `seed` (see the module
+/// documentation). Errors: no VM in the split (naming `lifetime.split`), no VM kept (naming `lifetime.share`).
+pub fn select(w: &WorkloadFacts, params: &LifetimeParams, seed: u64) -> Result<PoolJobs, RunError> {
     let split = params.split.as_str();
     let picked: Vec<usize> = (0..w.vms.len())
-        .filter(|&i| in_split(w.vms[i].deployment.as_deref(), split))
+        .filter(|&i| in_split(w.deployment(&w.vms[i]), split))
         .collect();
     if picked.is_empty() {
         return Err(RunError::field(
@@ -131,7 +131,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         .filter_map(|&i| {
             let v = &w.vms[i];
             v.is_censored()
-                .then(|| v.censored_at_s.unwrap_or(w.trace_end_s))
+                .then(|| v.censored_at_s().unwrap_or(w.trace_end_s))
         })
         .fold(f64::INFINITY, f64::min);
     let end_s = if end_s.is_finite() {
@@ -139,7 +139,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
     } else {
         picked
             .iter()
-            .filter_map(|&i| w.vms[i].deleted_s)
+            .filter_map(|&i| w.vms[i].deleted_s())
             .fold(w.trace_end_s, f64::max)
     };
     // training population: VMs outside the split, else the split itself
@@ -147,7 +147,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
         picked.clone()
     } else {
         let other: Vec<usize> = (0..w.vms.len())
-            .filter(|&i| !in_split(w.vms[i].deployment.as_deref(), split))
+            .filter(|&i| !in_split(w.deployment(&w.vms[i]), split))
             .collect();
         if other.is_empty() {
             picked.clone()
@@ -165,7 +165,8 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
     let dist = LifetimeDist::kaplan_meier(&obs)
         .ok_or_else(|| RunError::field("workload", "no VM lifetime to learn from"))?;
 
-    let mut batch_of: HashMap<&str, u32> = HashMap::new();
+    // per group (deployment, or the VM itself without one): its index among the split's, numbered in order
+    let mut batch_of: Vec<u32> = vec![u32::MAX; w.groups.len()];
     let mut split_batches = 0usize;
     let mut kept_batches = 0u32;
     let mut keep_batch: Vec<Option<u32>> = Vec::new();
@@ -179,14 +180,15 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
     for &i in &picked {
         let v = &w.vms[i];
         // a VM without a deployment is its own batch
-        let key = v.deployment.as_deref().unwrap_or(v.id.as_str());
-        if v.deployment.is_none() {
+        if !v.has_deployment() {
             no_batch += 1;
         }
-        let b = *batch_of.entry(key).or_insert_with(|| {
+        let slot = &mut batch_of[v.group()];
+        if *slot == u32::MAX {
             split_batches += 1;
-            (split_batches - 1) as u32
-        }) as usize;
+            *slot = (split_batches - 1) as u32;
+        }
+        let b = *slot as usize;
         if b == keep_batch.len() {
             let u =
                 (mix64(seed ^ mix64(0x6c69_6665 ^ b as u64)) >> 11) as f64 / (1u64 << 53) as f64;
@@ -201,7 +203,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
             continue;
         }
         let start = (v.created_s - origin) / 3600.0;
-        let (exit, life) = match v.deleted_s {
+        let (exit, life) = match v.deleted_s() {
             Some(d) => {
                 let e = (d - origin) / 3600.0;
                 (e, e - start)
@@ -215,8 +217,8 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
             start,
             exit,
             life,
-            censored: v.deleted_s.is_none(),
-            shape: [v.cores, v.memory_gb, v.gpus],
+            censored: v.is_censored(),
+            shape: w.shape(v),
             batch,
         });
         vms.push(i);
@@ -293,12 +295,7 @@ pub fn select(w: &Workload, params: &LifetimeParams, seed: u64) -> Result<PoolJo
     }
     let cap = [params.host_cores, params.host_memory_gb, params.host_gpus];
     let inventory: Option<Vec<[f64; DIMS]>> =
-        (params.hosts == 0 && !w.hosts.is_empty()).then(|| {
-            w.hosts
-                .iter()
-                .map(|h| [h.cores, h.memory_gb, h.gpus])
-                .collect()
-        });
+        (params.hosts == 0 && !w.hosts.is_empty()).then(|| w.hosts.clone());
     let hosts = if let Some(inv) = &inventory {
         notes.push(format!(
             "the pool is the workload's own node inventory: {} hosts of their real, heterogeneous shapes",
@@ -389,7 +386,7 @@ struct Alive {
 /// production record]. A VM censored before the origin is left out (counted in `unknown`). VMs created before
 /// the workload's first record cannot be known.
 fn alive_at_start(
-    w: &Workload,
+    w: &WorkloadFacts,
     picked: &[usize],
     origin: f64,
     end: f64,
@@ -406,7 +403,7 @@ fn alive_at_start(
         if in_window.contains(&i) || v.created_s >= origin {
             continue;
         }
-        match (v.deleted_s, v.censored_at_s) {
+        match (v.deleted_s(), v.censored_at_s()) {
             (Some(d), _) if d > origin => cand.push(i),
             (None, Some(c)) if c >= origin => cand.push(i),
             (None, Some(_)) => out.unknown += 1,
@@ -430,11 +427,12 @@ fn alive_at_start(
     let Some(all) = LifetimeDist::kaplan_meier(&obs) else {
         return out;
     };
-    let mut keep: HashMap<&str, bool> = HashMap::new();
-    let mut batch_ids: HashMap<&str, u32> = HashMap::new();
+    // per group (see `select`): kept or not, numbered in order of first appearance; the kept ones' batch
+    let mut keep: HashMap<usize, bool> = HashMap::new();
+    let mut batch_ids: HashMap<usize, u32> = HashMap::new();
     for i in cand {
         let v = &w.vms[i];
-        let key = v.deployment.as_deref().unwrap_or(v.id.as_str());
+        let key = v.group();
         let n = keep.len() as u64;
         let kept = *keep.entry(key).or_insert_with(|| {
             let u = (mix64(seed ^ mix64(0x616c_6976 ^ n)) >> 11) as f64 / (1u64 << 53) as f64;
@@ -446,7 +444,7 @@ fn alive_at_start(
         let nb = batch_ids.len() as u32;
         let batch = *batch_ids.entry(key).or_insert(nb);
         let start = (v.created_s - origin) / 3600.0;
-        let (exit, life, censored) = match v.deleted_s {
+        let (exit, life, censored) = match v.deleted_s() {
             Some(d) => ((d - origin) / 3600.0, (d - v.created_s) / 3600.0, false),
             None => {
                 out.drawn += 1;
@@ -467,7 +465,7 @@ fn alive_at_start(
             exit,
             life,
             censored,
-            shape: [v.cores, v.memory_gb, v.gpus],
+            shape: w.shape(v),
             batch: first_batch + batch,
         });
         out.vms.push(i);

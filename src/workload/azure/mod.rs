@@ -146,48 +146,77 @@ impl WorkloadReader for AzureArrivalsReader {
     }
 
     fn read(&self, name: &str, files: &[InputFile]) -> Result<Workload, TraceError> {
-        check_upload(name, files)?;
-        let data = if let [one] = files {
-            if first_line(one).starts_with(BUNDLE_MAGIC) {
-                let bytes = maybe_gunzip(&one.name, &one.bytes)?;
-                Some(read_arrivals_bundle(&one.name, &bytes)?)
-            } else {
-                None
-            }
+        arrivals_to_workload(
+            name,
+            read_arrivals_data(name, files)?,
+            self.split.as_deref(),
+        )
+    }
+}
+
+/// Reads uploaded arrivals (the raw files or packlab's bundle, see [`AzureArrivalsReader`]) into their parsed
+/// form, before any conversion: what [`AzureArrivalsReader`] converts into [`Vm`]s and
+/// [`super::facts::WorkloadFacts::from_arrivals`] into compact records. Errors: the upload's bounds, and the
+/// readers' own (file, line, column).
+pub fn read_arrivals_data(name: &str, files: &[InputFile]) -> Result<AzureArrivals, TraceError> {
+    check_upload(name, files)?;
+    let data = if let [one] = files {
+        if first_line(one).starts_with(BUNDLE_MAGIC) {
+            let bytes = maybe_gunzip(&one.name, &one.bytes)?;
+            Some(read_arrivals_bundle(&one.name, &bytes)?)
         } else {
             None
-        };
-        let data = match data {
-            Some(d) => d,
-            None => {
-                let mut texts = Vec::new();
-                for f in files {
-                    let b = base(&f.name);
-                    if !b.ends_with(".txt") && !b.ends_with(".txt.gz") {
-                        continue; // LICENSE and other files
-                    }
-                    let bytes = maybe_gunzip(&f.name, &f.bytes)?;
-                    let text = utf8(&f.name, &bytes)?.to_string();
-                    texts.push((f.name.trim_end_matches(".gz").to_string(), text));
+        }
+    } else {
+        None
+    };
+    Ok(match data {
+        Some(d) => d,
+        None => {
+            let mut texts = Vec::new();
+            for f in files {
+                let b = base(&f.name);
+                if !b.ends_with(".txt") && !b.ends_with(".txt.gz") {
+                    continue; // LICENSE and other files
                 }
-                read_arrivals_files(name, &texts)?
+                let bytes = maybe_gunzip(&f.name, &f.bytes)?;
+                let text = utf8(&f.name, &bytes)?.to_string();
+                texts.push((f.name.trim_end_matches(".gz").to_string(), text));
             }
-        };
-        arrivals_to_workload(name, data, self.split.as_deref())
-    }
+            read_arrivals_files(name, &texts)?
+        }
+    })
 }
 
 pub use arrivals::MAX_BUNDLE_BIN_STEPS as MAX_LIFETIME_ENTRIES;
 
-/// Converts parsed arrivals into a workload (see [`AzureArrivalsReader`]); `split` selects one split by name.
-/// The window is `[first selected split's start, last selected split's cut]`. Takes the arrivals by value and
-/// frees each tenant batch once its VMs are records (issue 30: the decoded bundle is not held beside them).
-/// Errors: unknown split, more than [`MAX_VMS`] VMs.
-pub fn arrivals_to_workload(
+/// Parsed arrivals with their splits chosen ([`select_splits`]): what both conversions (into [`Vm`]s,
+/// [`arrivals_to_workload`], and into compact records, [`super::facts::WorkloadFacts::from_arrivals`]) start
+/// from.
+pub struct SelectedArrivals {
+    /// Flavour table.
+    pub flavours: arrivals::FlavourMap,
+    /// Lifetime bins.
+    pub intervals: arrivals::IntervalMap,
+    /// The selected splits, in time order.
+    pub splits: Vec<arrivals::ArrivalTrace>,
+    /// VMs of the selected splits.
+    pub count: usize,
+    /// Start of the window, s: the first selected split's start.
+    pub trace_start_s: f64,
+    /// End of the window, s: the last selected split's cut.
+    pub trace_end_s: f64,
+    /// The workload's notes.
+    pub notes: Vec<String>,
+}
+
+/// Chooses the split `split` (all when `None`) of parsed arrivals. Errors: unknown split, more than
+/// [`MAX_VMS`] VMs.
+pub fn select_splits(
     name: &str,
     data: AzureArrivals,
     split: Option<&str>,
-) -> Result<Workload, TraceError> {
+) -> Result<SelectedArrivals, TraceError> {
     let AzureArrivals {
         source,
         flavours,
@@ -220,8 +249,8 @@ pub fn arrivals_to_workload(
             format!("{count} VMs exceed {MAX_VMS}"),
         ));
     }
-    let trace_end = splits.iter().map(|s| s.cut_s).max().unwrap_or(0) as f64;
-    let trace_start = splits.iter().map(|s| s.start_s).min().unwrap_or(0) as f64;
+    let trace_end_s = splits.iter().map(|s| s.cut_s).max().unwrap_or(0) as f64;
+    let trace_start_s = splits.iter().map(|s| s.start_s).min().unwrap_or(0) as f64;
     let names: Vec<String> = splits
         .iter()
         .map(|s| {
@@ -231,25 +260,67 @@ pub fn arrivals_to_workload(
             )
         })
         .collect();
-    let mut vms = Vec::with_capacity(count);
-    for sp in splits {
+    let notes = vec![
+        format!("Azure 2017 arrivals ({source}), splits: {}", names.join("; ")),
+        "lifetimes are binned (exact to 5 min below 1 h, then 1-hour and 1-day bins): deleted_s = created + the bin's midpoint, lifetime_range_s = the bin".into(),
+        "tenants have no id across bins: deployment = the tenant batch <split>:<batch> of one 5-minute bin".into(),
+    ];
+    Ok(SelectedArrivals {
+        flavours,
+        intervals,
+        splits,
+        count,
+        trace_start_s,
+        trace_end_s,
+        notes,
+    })
+}
+
+/// The lifetime of an arrivals VM created at `t` s in a split censored at `cut` s, in a window ending at
+/// `trace_end` s, as the [`Vm`] fields `(deleted_s, lifetime_range_s, censored_at_s)`: an uncensored VM's range
+/// is its bin clipped to its age at the cut and its deletion the range's midpoint; a censored VM is censored at
+/// the cut (`censored_at_s` when that is before the window's end).
+pub fn arrival_lifetime(
+    a: &arrivals::ArrivalVm,
+    t: f64,
+    cut: f64,
+    trace_end: f64,
+    intervals: &arrivals::IntervalMap,
+) -> (Option<f64>, Option<[f64; 2]>, Option<f64>) {
+    if a.censored {
+        (None, None, (cut < trace_end).then_some(cut))
+    } else {
+        let (lo, hi) = intervals
+            .bins
+            .get(a.lifetime_bin as usize)
+            .map(|&(lo, hi)| (lo as f64, hi as f64))
+            .unwrap_or((0.0, 0.0));
+        let hi = hi.min(cut - t).max(lo);
+        (Some(t + 0.5 * (lo + hi)), Some([lo, hi]), None)
+    }
+}
+
+/// Converts parsed arrivals into a workload (see [`AzureArrivalsReader`]); `split` selects one split by name.
+/// The window is `[first selected split's start, last selected split's cut]`. Takes the arrivals by value and
+/// frees each tenant batch once its VMs are records (issue 30: the decoded bundle is not held beside them).
+/// Errors: unknown split, more than [`MAX_VMS`] VMs.
+pub fn arrivals_to_workload(
+    name: &str,
+    data: AzureArrivals,
+    split: Option<&str>,
+) -> Result<Workload, TraceError> {
+    let sel = select_splits(name, data, split)?;
+    let trace_end = sel.trace_end_s;
+    let mut vms = Vec::with_capacity(sel.count);
+    for sp in sel.splits {
         let cut = sp.cut_s as f64;
         for (b, batch) in sp.batches.into_iter().enumerate() {
             let t = batch.t_s as f64;
             let deployment = format_compact!("{}:{b}", sp.name);
             for (k, a) in batch.vms.iter().enumerate() {
-                let f = flavours.get(a.flavour);
-                let (deleted, range, censored_at) = if a.censored {
-                    (None, None, (cut < trace_end).then_some(cut))
-                } else {
-                    let (lo, hi) = intervals
-                        .bins
-                        .get(a.lifetime_bin as usize)
-                        .map(|&(lo, hi)| (lo as f64, hi as f64))
-                        .unwrap_or((0.0, 0.0));
-                    let hi = hi.min(cut - t).max(lo);
-                    (Some(t + 0.5 * (lo + hi)), Some([lo, hi]), None)
-                };
+                let f = sel.flavours.get(a.flavour);
+                let (deleted, range, censored_at) =
+                    arrival_lifetime(a, t, cut, trace_end, &sel.intervals);
                 vms.push(Vm {
                     id: format_compact!("{deployment}:{k}"),
                     tenant: None,
@@ -269,19 +340,14 @@ pub fn arrivals_to_workload(
             }
         }
     }
-    let notes = vec![
-        format!("Azure 2017 arrivals ({source}), splits: {}", names.join("; ")),
-        "lifetimes are binned (exact to 5 min below 1 h, then 1-hour and 1-day bins): deleted_s = created + the bin's midpoint, lifetime_range_s = the bin".into(),
-        "tenants have no id across bins: deployment = the tenant batch <split>:<batch> of one 5-minute bin".into(),
-    ];
     Workload {
         name: name.to_string(),
         source: WorkloadFormat::AzureArrivals,
         vms,
         hosts: Vec::new(),
-        trace_start_s: trace_start,
+        trace_start_s: sel.trace_start_s,
         trace_end_s: trace_end,
-        notes,
+        notes: sel.notes,
     }
     .finish()
 }

@@ -137,7 +137,7 @@ mod tests {
     fn run(scripts: Vec<ScriptPolicy>) -> Vec<PolicyResult> {
         let b = crate::data::AZURE2017_ARRIVALS;
         let w = b
-            .read_workload_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
+            .read_facts_at(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(b.path))
             .expect("the bundled arrivals");
         let p = LifetimeParams {
             share: 0.03,
