@@ -263,8 +263,13 @@ mod tests {
                 |lo: f64, hi: f64| -> Vec<f64> { (0..m).map(|_| r.random_range(lo..hi)).collect() };
             let sm: Vec<f64> = curve(0.0, 20.0).iter().map(|x| base + x).collect();
             let sv = curve(0.0, 400.0);
-            // candidate means below ε_m = 0.1 at some lead times in about half the cases
-            let cm: Vec<f64> = curve(-4.0, 8.0).iter().map(|x| x.max(0.05)).collect();
+            // candidate means below ε_m = 0.1 at some lead times in about half the cases, and small everywhere
+            // in a third of them (so that MARGINAL passes every failing lead time)
+            let cm: Vec<f64> = if case % 3 == 0 {
+                curve(0.0, 0.12)
+            } else {
+                curve(-4.0, 8.0).iter().map(|x| x.max(0.05)).collect()
+            };
             let cv = curve(0.0, 30.0);
             let c = DecisionContext {
                 active: base.floor(),
