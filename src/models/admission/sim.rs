@@ -827,11 +827,12 @@ impl<'a> Cluster<'a> {
                 cand_var: cv,
                 marginal_eps: self.p.marginal_eps,
             };
-            let ok = self.policy.accept(&ctx);
-            if self.policy.marginal_somewhere(&ctx) {
+            let decision = self.policy.decide(&ctx);
+            let ok = decision.accept;
+            if decision.marginal_somewhere {
                 self.res.marginal.candidates += 1;
             }
-            if let Some(r) = self.policy.rejection(&ctx) {
+            if let Some(r) = decision.rejection {
                 self.res.lead_time.add(&r);
                 if self.policy.marginal() {
                     if ok {

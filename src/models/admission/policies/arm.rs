@@ -1,10 +1,9 @@
 //! The rule a simulation run decides with ([`ArmRule`]): one of §2.7's built-in policies or a user's script
 //! (issue 31). The simulator of [`crate::models::admission::sim`] asks it at every arrival.
 
-use super::moment_policy::MomentPolicy;
+use super::moment_policy::{Decision, MomentPolicy};
 use super::rule::{AdmissionPolicy, DecisionContext};
 use super::script::ScriptAdmit;
-use crate::models::admission::lead_time::Rejection;
 use crate::script::ScriptError;
 
 /// A run's admission rule: built in (with MARGINAL and the lead-time diagnostic) or a script.
@@ -37,21 +36,17 @@ impl ArmRule {
         matches!(self, ArmRule::Builtin(p) if p.spec.marginal)
     }
 
-    /// With MARGINAL on, whether the candidate is marginal somewhere on the look-ahead; false otherwise.
-    pub fn marginal_somewhere(&self, c: &DecisionContext) -> bool {
-        self.marginal()
-            && match self {
-                ArmRule::Builtin(p) => p.marginal_somewhere(c),
-                ArmRule::Script(_) => false,
-            }
-    }
-
-    /// Where a built-in FIRST/SECOND test without MARGINAL fails (the lead-time diagnostic); `None` for a
-    /// script (its test is not made of lead-time conditions the engine can see).
-    pub fn rejection(&self, c: &DecisionContext) -> Option<Rejection> {
+    /// The rule's test with its diagnostics ([`Decision`]): a built-in rule's in one pass over the look-ahead
+    /// ([`MomentPolicy::decide`]); a script's test alone (no MARGINAL, no lead-time diagnostic: its test is not
+    /// made of lead-time conditions the engine can see).
+    pub fn decide(&self, c: &DecisionContext) -> Decision {
         match self {
-            ArmRule::Builtin(p) => p.rejection(c),
-            ArmRule::Script(_) => None,
+            ArmRule::Builtin(p) => p.decide(c),
+            ArmRule::Script(s) => Decision {
+                accept: s.accept(c),
+                marginal_somewhere: false,
+                rejection: None,
+            },
         }
     }
 

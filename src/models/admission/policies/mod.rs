@@ -20,5 +20,5 @@ pub mod second;
 pub mod zeroth;
 
 pub use arm::ArmRule;
-pub use moment_policy::MomentPolicy;
+pub use moment_policy::{Decision, MomentPolicy};
 pub use rule::{AdmissionPolicy, AdmissionRule, DecisionContext};

@@ -8,6 +8,18 @@ use super::rule::{AdmissionPolicy, AdmissionRule, DecisionContext};
 use crate::models::admission::lead_time::Rejection;
 use crate::models::admission::params::{PolicySpec, SecondParam};
 
+/// One arrival's decision with its diagnostics ([`MomentPolicy::decide`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decision {
+    /// The policy's own test, with MARGINAL when it is on (the cluster also requires `N + n0 ≤ C`).
+    pub accept: bool,
+    /// MARGINAL is on and the candidate is marginal somewhere on the look-ahead ([`marginal::somewhere`]:
+    /// only such candidates can be accepted by MARGINAL alone).
+    pub marginal_somewhere: bool,
+    /// Where the test without MARGINAL fails (`None` if it passes, and for ZEROTH and ACCEPT_IF_FITS).
+    pub rejection: Option<Rejection>,
+}
+
 /// The policies of §2.7 as one configurable struct.
 #[derive(Clone, Copy, Debug)]
 pub struct MomentPolicy {
@@ -29,7 +41,7 @@ impl AdmissionPolicy for MomentPolicy {
         self.spec.kind.needs_curves()
     }
     fn accept(&self, c: &DecisionContext) -> bool {
-        self.test(c, self.spec.marginal)
+        self.decide(c).accept
     }
 }
 
@@ -39,39 +51,27 @@ impl MomentPolicy {
         resolve(self.spec.kind, self.second)
     }
 
-    /// The policy's test with the MARGINAL heuristic on or off (`marginal`), whatever `spec.marginal` says:
-    /// ZEROTH/FIRST/SECOND of ALGORITHMS.md §2.7, and with `marginal` a lead time also passes when the
-    /// candidate's mean `μ_c(t_k)` is below `ε_m` (seed 000 Def. 6.1).
-    pub fn test(&self, c: &DecisionContext, marginal: bool) -> bool {
+    /// The policy's test at one arrival and its diagnostics, in one pass over the look-ahead: ZEROTH/FIRST/SECOND
+    /// of ALGORITHMS.md §2.7 (with MARGINAL a lead time also passes when the candidate's mean `μ_c(t_k)` is below
+    /// `ε_m`, seed 000 Def. 6.1), whether MARGINAL could matter, and where the test without MARGINAL fails.
+    pub fn decide(&self, c: &DecisionContext) -> Decision {
         let rule = self.rule();
+        let marginal = self.spec.marginal;
         if !rule.needs_curves() {
-            return rule.accepts_now(c, self.spec.threshold);
+            return Decision {
+                accept: rule.accepts_now(c, self.spec.threshold),
+                marginal_somewhere: marginal && marginal::somewhere(c),
+                rejection: None,
+            };
         }
-        (0..c.grid.policy_t.len()).all(|k| {
-            let (ok, mc) = self.moment_point(&rule, c, k, true);
-            ok || (marginal && marginal::passes(c, mc))
-        })
-    }
-
-    /// FIRST/SECOND without MARGINAL: `None` if the candidate passes, else the largest candidate mean
-    /// `max μ_c(t_k)` (cores) over the lead times where the moment condition fails. MARGINAL accepts the
-    /// candidate exactly when this is below `ε_m` (seed 000 Def. 6.1, ALGORITHMS.md §2.7 pseudo-code line 8).
-    /// `None` for ZEROTH and ACCEPT_IF_FITS.
-    pub fn failing_candidate_mean(&self, c: &DecisionContext) -> Option<f64> {
-        self.rejection(c).map(|r| r.max_candidate_mean)
-    }
-
-    /// Where the test without MARGINAL fails ([`Rejection`]); `None` if the candidate passes, and for ZEROTH
-    /// and ACCEPT_IF_FITS. The lead-time diagnostic of
-    /// [`crate::models::admission::lead_time::LeadTimeCounts`] (issue 32) is made of these.
-    pub fn rejection(&self, c: &DecisionContext) -> Option<Rejection> {
-        let rule = self.rule();
-        if !rule.needs_curves() {
-            return None;
-        }
+        let (mut accept, mut somewhere) = (true, false);
         let mut out: Option<Rejection> = None;
         for k in 0..c.grid.policy_t.len() {
-            if let (false, mc) = self.moment_point(&rule, c, k, true) {
+            let (ok, mc) = self.moment_point(&rule, c, k, true);
+            let passes = marginal::passes(c, mc);
+            accept &= ok || (marginal && passes);
+            somewhere |= passes;
+            if !ok {
                 let t = c.grid.policy_t[k];
                 let r = out.get_or_insert(Rejection {
                     first_lead_hours: t,
@@ -86,7 +86,26 @@ impl MomentPolicy {
             r.without_candidate =
                 (0..c.grid.policy_t.len()).any(|k| !self.moment_point(&rule, c, k, false).0);
         }
-        out
+        Decision {
+            accept,
+            marginal_somewhere: marginal && somewhere,
+            rejection: out,
+        }
+    }
+
+    /// FIRST/SECOND without MARGINAL: `None` if the candidate passes, else the largest candidate mean
+    /// `max μ_c(t_k)` (cores) over the lead times where the moment condition fails. MARGINAL accepts the
+    /// candidate exactly when this is below `ε_m` (seed 000 Def. 6.1, ALGORITHMS.md §2.7 pseudo-code line 8).
+    /// `None` for ZEROTH and ACCEPT_IF_FITS.
+    pub fn failing_candidate_mean(&self, c: &DecisionContext) -> Option<f64> {
+        self.rejection(c).map(|r| r.max_candidate_mean)
+    }
+
+    /// Where the test without MARGINAL fails ([`Rejection`], from [`MomentPolicy::decide`]); `None` if the
+    /// candidate passes, and for ZEROTH and ACCEPT_IF_FITS. The lead-time diagnostic of
+    /// [`crate::models::admission::lead_time::LeadTimeCounts`] (issue 32) is made of these.
+    pub fn rejection(&self, c: &DecisionContext) -> Option<Rejection> {
+        self.decide(c).rejection
     }
 
     /// The rule's moment condition at policy point k, with the candidate's curves included
@@ -107,12 +126,6 @@ impl MomentPolicy {
             g.at(c.sum_var, k) + w * g.at(c.cand_var, k)
         });
         (ok, mc)
-    }
-
-    /// Whether the candidate is marginal somewhere on the look-ahead ([`marginal::somewhere`]): only such
-    /// candidates can be accepted by MARGINAL alone.
-    pub fn marginal_somewhere(&self, c: &DecisionContext) -> bool {
-        marginal::somewhere(c)
     }
 }
 
@@ -224,5 +237,92 @@ mod tests {
             ),
             (10.0, 1.0, false)
         );
+    }
+
+    /// `decide`'s one pass against §2.7's definitions written out per lead time (FIRST `E_k < θ1`, SECOND
+    /// `E_k < C ∧ V_k/(V_k + (C − E_k)²) < θ2`, MARGINAL `μ_c(t_k) < ε_m`) on random curves around the
+    /// thresholds, MARGINAL on and off: the test, whether MARGINAL could matter, and the rejection.
+    #[test]
+    fn one_pass_decision_matches_the_definitions_per_lead_time() {
+        use crate::substrate::rng::stream;
+        use rand::RngExt;
+        let g = LeadGrid::new(&[2000.0, 200.0, 20.0, 1.0], 4, 6);
+        let m = g.curve_t.len();
+        let mut r = stream(11, 0x30, 0);
+        let mut seen = [0usize; 4]; // accepted, rejected, MARGINAL changed the test, failing without candidate
+        for case in 0..1200 {
+            let kind = [PolicyKind::First, PolicyKind::Second][case % 2];
+            let marginal = case % 4 >= 2;
+            let threshold = if kind == PolicyKind::First {
+                100.0
+            } else {
+                0.25
+            };
+            let base: f64 = r.random_range(40.0..100.0);
+            let mut curve =
+                |lo: f64, hi: f64| -> Vec<f64> { (0..m).map(|_| r.random_range(lo..hi)).collect() };
+            let sm: Vec<f64> = curve(0.0, 20.0).iter().map(|x| base + x).collect();
+            let sv = curve(0.0, 400.0);
+            // candidate means below ε_m = 0.1 at some lead times in about half the cases, and small everywhere
+            // in a third of them (so that MARGINAL passes every failing lead time)
+            let cm: Vec<f64> = if case % 3 == 0 {
+                curve(0.0, 0.12)
+            } else {
+                curve(-4.0, 8.0).iter().map(|x| x.max(0.05)).collect()
+            };
+            let cv = curve(0.0, 30.0);
+            let c = DecisionContext {
+                active: base.floor(),
+                capacity: 128.0,
+                n0: 4,
+                grid: &g,
+                sum_mean: &sm,
+                sum_var: &sv,
+                cand_mean: &cm,
+                cand_var: &cv,
+                marginal_eps: 0.1,
+            };
+            let p = MomentPolicy {
+                spec: PolicySpec {
+                    kind,
+                    threshold,
+                    marginal,
+                },
+                second: SecondParam::Ratio,
+            };
+            let holds = |k: usize, w: f64| {
+                let e = g.at(&sm, k) + w * g.at(&cm, k);
+                let v = g.at(&sv, k) + w * g.at(&cv, k);
+                match kind {
+                    PolicyKind::First => e < threshold,
+                    _ => e < 128.0 && v / (v + (128.0 - e) * (128.0 - e)) < threshold,
+                }
+            };
+            let n = g.policy_t.len();
+            let mc = |k: usize| g.at(&cm, k);
+            let accept = (0..n).all(|k| holds(k, 1.0) || (marginal && mc(k) < 0.1));
+            let failing: Vec<usize> = (0..n).filter(|&k| !holds(k, 1.0)).collect();
+            let rejection = (!failing.is_empty()).then(|| Rejection {
+                first_lead_hours: failing
+                    .iter()
+                    .map(|&k| g.policy_t[k])
+                    .fold(f64::INFINITY, f64::min),
+                max_candidate_mean: failing.iter().map(|&k| mc(k)).fold(f64::MIN, f64::max),
+                without_candidate: (0..n).any(|k| !holds(k, 0.0)),
+            });
+            let want = Decision {
+                accept,
+                marginal_somewhere: marginal && (0..n).any(|k| mc(k) < 0.1),
+                rejection,
+            };
+            let got = p.decide(&c);
+            assert_eq!(got, want, "case {case}");
+            assert_eq!(p.accept(&c), want.accept);
+            assert_eq!(p.rejection(&c), want.rejection);
+            seen[if accept { 0 } else { 1 }] += 1;
+            seen[2] += (accept && rejection.is_some()) as usize;
+            seen[3] += rejection.is_some_and(|r| r.without_candidate) as usize;
+        }
+        assert!(seen.iter().all(|&x| x > 20), "{seen:?}");
     }
 }
