@@ -161,11 +161,23 @@ async function main() {
   }
 
   // Back/Forward to a tab's link switches to that tab; a pasted link in the same tab opens it afresh
-  window.addEventListener('hashchange', () => {
-    const next = scenarioFromLocation(wasm);
+  window.addEventListener('hashchange', async () => {
+    let next = scenarioFromLocation(wasm);
     if (next.error && !isFull()) {
-      location.reload(); // a link only the full module reads (a script): the start loads it
-      return;
+      // the first module refuses what it leaves out (a script): the full one reads the link again; one it reads is
+      // opened afresh by the start (which then loads the full module), a link bad for both only gets the message
+      try {
+        await fullEngine();
+        window.dispatchEvent(new Event('packlab:full-engine')); // the shell's worker follows (upgrade)
+      } catch (e) {
+        banner(`The engine could not be loaded (${errorText(e)}).`);
+        return;
+      }
+      next = scenarioFromLocation(wasm);
+      if (!next.error) {
+        location.reload();
+        return;
+      }
     }
     if (next.error) {
       banner(`This link could not be opened (${errorText(next.error)}).`);
