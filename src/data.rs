@@ -116,13 +116,9 @@ impl BundledData {
         self.path.rsplit('/').next().unwrap_or(self.path)
     }
 
-    /// Reads this bundled file, found at `path` on disk (native: the CLI and tests), as a workload named after
-    /// its id ([`crate::workload::read_workload`], format detected). Errors: the file cannot be read (naming
-    /// it), the kind holds no VM records, or the reader's own error.
-    pub fn read_workload_at(
-        &self,
-        path: &std::path::Path,
-    ) -> Result<crate::workload::Workload, String> {
+    /// This bundled workload file's bytes, read from `path` on disk, under its file name. Errors: the kind holds no
+    /// VM records, or the file cannot be read (naming it).
+    fn workload_file_at(&self, path: &std::path::Path) -> Result<crate::input::InputFile, String> {
         if !self.kind.is_workload() {
             return Err(format!(
                 "the bundled file '{}' holds no VM records",
@@ -130,10 +126,20 @@ impl BundledData {
             ));
         }
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let file = crate::input::InputFile {
+        Ok(crate::input::InputFile {
             name: self.file_name().to_string(),
             bytes,
-        };
+        })
+    }
+
+    /// Reads this bundled file, found at `path` on disk (native: the CLI and tests), as a workload named after
+    /// its id ([`crate::workload::read_workload`], format detected). Errors: the file cannot be read (naming
+    /// it), the kind holds no VM records, or the reader's own error.
+    pub fn read_workload_at(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<crate::workload::Workload, String> {
+        let file = self.workload_file_at(path)?;
         crate::workload::read_workload(self.id, &[file], None).map_err(|e| e.to_string())
     }
     /// Reads this bundled file, found at `path` on disk, as the lifetime model's compact records
@@ -143,17 +149,7 @@ impl BundledData {
         &self,
         path: &std::path::Path,
     ) -> Result<crate::workload::WorkloadFacts, String> {
-        if !self.kind.is_workload() {
-            return Err(format!(
-                "the bundled file '{}' holds no VM records",
-                self.id
-            ));
-        }
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let file = crate::input::InputFile {
-            name: self.file_name().to_string(),
-            bytes,
-        };
+        let file = self.workload_file_at(path)?;
         crate::workload::read_facts(self.id, &[file], None).map_err(|e| e.to_string())
     }
 }

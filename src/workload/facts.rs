@@ -35,6 +35,27 @@ pub const MAX_SHAPES: usize = u16::MAX as usize + 1;
 /// Most distinct lifetime bins `[lo, hi]` one workload's facts may hold.
 pub const MAX_RANGES: usize = (u16::MAX - LIFE_RANGE) as usize + 1;
 
+/// The index of `value` (numbers, compared bit for bit) in `table`, appended when new and `table` holds fewer than
+/// `max` entries; `None` when it is new and the table is full. `index` maps each entry's bits to its index.
+fn intern<const N: usize>(
+    table: &mut Vec<[f64; N]>,
+    index: &mut HashMap<[u64; N], u16>,
+    value: [f64; N],
+    max: usize,
+) -> Option<u16> {
+    let key = value.map(f64::to_bits);
+    if let Some(&i) = index.get(&key) {
+        return Some(i);
+    }
+    if table.len() >= max {
+        return None;
+    }
+    let i = table.len() as u16;
+    table.push(value);
+    index.insert(key, i);
+    Some(i)
+}
+
 /// One VM's facts (24 bytes): the [`Vm`] fields the lifetime model reads, the repeated ones as indexes into
 /// [`WorkloadFacts`]'s tables.
 ///
@@ -161,30 +182,20 @@ impl Builder {
         range: Option<[f64; 2]>,
         censored_at: Option<f64>,
     ) -> Result<(), TraceError> {
-        let key = shape.map(f64::to_bits);
-        let shape = match self.shape_of.get(&key) {
-            Some(&s) => s,
-            None if self.facts.shapes.len() < MAX_SHAPES => {
-                let s = self.facts.shapes.len() as u16;
-                self.facts.shapes.push(shape);
-                self.shape_of.insert(key, s);
-                s
-            }
-            None => return Err(self.too_many("VM shapes", MAX_SHAPES)),
+        let Some(shape) = intern(
+            &mut self.facts.shapes,
+            &mut self.shape_of,
+            shape,
+            MAX_SHAPES,
+        ) else {
+            return Err(self.too_many("VM shapes", MAX_SHAPES));
         };
         let (end_s, life) = match (deleted, range, censored_at) {
             (Some(d), None, _) => (d, LIFE_EXACT),
             (Some(d), Some(r), _) => {
-                let key = r.map(f64::to_bits);
-                let k = match self.range_of.get(&key) {
-                    Some(&k) => k,
-                    None if self.facts.ranges.len() < MAX_RANGES => {
-                        let k = self.facts.ranges.len() as u16;
-                        self.facts.ranges.push(r);
-                        self.range_of.insert(key, k);
-                        k
-                    }
-                    None => return Err(self.too_many("lifetime bins", MAX_RANGES)),
+                let Some(k) = intern(&mut self.facts.ranges, &mut self.range_of, r, MAX_RANGES)
+                else {
+                    return Err(self.too_many("lifetime bins", MAX_RANGES));
                 };
                 (d, LIFE_RANGE + k)
             }
