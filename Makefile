@@ -2,10 +2,13 @@
 SHELL := /bin/bash
 PORT ?= 8000
 CARGO ?= cargo
-# every stage prints its start as "== [seconds since make started] HH:MM:SS stage", so CI's log gives the time
-# of each stage
+# every stage prints its start as "== [seconds since make started] HH:MM:SS stage (the machine's busy CPU seconds
+# since then)", so CI's log gives the time of each stage and the CPU the whole machine spent meanwhile (user, nice
+# and system time of /proc/stat, every process counted, the browser's and background builds' too)
 T0 := $(shell date +%s)
-STAMP = @echo "== [$$(( $$(date +%s) - $(T0) )) s] $$(date -u +%T) $@"
+BUSY = awk '/^cpu / { printf "%d", ($$2 + $$3 + $$4 + $$7 + $$8) / 100 }' /proc/stat 2>/dev/null || echo 0
+BUSY0 := $(shell $(BUSY))
+STAMP = @echo "== [$$(( $$(date +%s) - $(T0) )) s] $$(date -u +%T) $@ (CPU $$(( $$($(BUSY)) - $(BUSY0) )) s)"
 
 .PHONY: run test tree-save setup setup-native setup-web setup-web-start setup-web-wait native native-tests native-tests-build wasm wasm-start wasm-wait test-native test-web test-web-run bench frontier oversub-pretrained findings findings-links findings-quick fuzz fuzz-smoke fuzz-smoke-build
 
@@ -102,7 +105,7 @@ wasm-start:
 	@rm -f test-artifacts/wasm.rc
 	(while [ ! -s test-artifacts/setup-web.rc ]; do sleep 1; done; \
 	 rc=$$(cat test-artifacts/setup-web.rc); \
-	 if [ "$$rc" = 0 ]; then WASM_BROTLI_QUALITY=$${WASM_BROTLI_QUALITY:-5} make --no-print-directory T0=$(T0) CARGO=$(CARGO) wasm; rc=$$?; fi; \
+	 if [ "$$rc" = 0 ]; then WASM_BROTLI_QUALITY=$${WASM_BROTLI_QUALITY:-5} make --no-print-directory T0=$(T0) BUSY0=$(BUSY0) CARGO=$(CARGO) wasm; rc=$$?; fi; \
 	 echo $$rc > test-artifacts/wasm.rc) > test-artifacts/wasm.log 2>&1 &
 
 wasm-wait: setup-web-wait
