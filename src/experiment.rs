@@ -571,6 +571,10 @@ pub struct ModelInfo {
     pub uses_trace: bool,
     /// Whether runs read a workload of VM records (the scenario's `workload`, [`crate::workload::Workload`]).
     pub uses_workload: bool,
+    /// Whether its runs read the workload only as compact records ([`crate::workload::WorkloadFacts`], issue 30):
+    /// a caller may then read the workload so ([`Inputs::facts`]) and skip the VM records. Not sent to the page.
+    #[serde(skip)]
+    pub reads_facts: bool,
     /// The named experiments (presets) of its section, if any.
     pub experiments: &'static [&'static str],
     /// Its charts: names accepted by [`crate::models::draw_chart`] (prefixed with the id, e.g. `placement.frontier`),

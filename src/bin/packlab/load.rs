@@ -5,7 +5,7 @@
 
 use clap::Args;
 use packlab::input::InputFile;
-use packlab::scenario::{Model, Scenario, TraceRef, ValidScenario, WorkloadRef};
+use packlab::scenario::{Scenario, TraceRef, ValidScenario, WorkloadRef};
 use packlab::trace::{self, TraceFormat, UsageTrace};
 use packlab::workload::{Workload, WorkloadFacts};
 use std::path::{Path, PathBuf};
@@ -103,7 +103,7 @@ pub struct Loaded {
     facts: Option<WorkloadFacts>,
 }
 
-/// Loads what the model of `sc` reads (registry facts `uses_trace`, `uses_workload`): `trace` / `workload`
+/// Loads what the model of `sc` reads (registry facts `uses_trace`, `uses_workload`, `reads_facts`): `trace` / `workload`
 /// when given (checked against an upload's SHA-256, overriding a bundled reference), else the bundled file.
 pub fn load_inputs(
     sc: &Scenario,
@@ -111,7 +111,7 @@ pub fn load_inputs(
     workload: Option<&Path>,
 ) -> Result<Loaded, String> {
     let info = sc.model.info();
-    if sc.model == Model::Lifetime {
+    if info.reads_facts {
         // it reads only the compact records: arrivals are read without a VM record per VM
         return Ok(Loaded {
             facts: Some(load_facts(&sc.workload, workload)?),

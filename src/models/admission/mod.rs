@@ -56,6 +56,7 @@ impl ModelDef for AdmissionModel {
         source: "seed 000, ALGORITHMS.md §2",
         uses_trace: false,
         uses_workload: false,
+        reads_facts: false,
         experiments: tuning::Preset::NAMES,
         charts: chart::CHARTS,
         ops: &["arms", "series", "azure_fit", "starters"],

@@ -47,6 +47,7 @@ impl ModelDef for EraModel {
         source: "seed 004, ALGORITHMS.md §6",
         uses_trace: false,
         uses_workload: true,
+        reads_facts: false,
         experiments: &["E4.1", "E4.3"],
         charts: chart::CHARTS,
         ops: &["policies", "presets", "starters"],

@@ -60,6 +60,7 @@ impl ModelDef for LifetimeModel {
         source: "seed 003, ALGORITHMS.md §5",
         uses_trace: false,
         uses_workload: true,
+        reads_facts: true,
         experiments: &[],
         charts: chart::CHARTS,
         ops: &["policies", "starters"],

@@ -50,6 +50,7 @@ impl ModelDef for OversubModel {
         source: "seed 001, ALGORITHMS.md §3",
         uses_trace: false,
         uses_workload: false,
+        reads_facts: false,
         experiments: &["E1.1", "E1.2", "E1.3", "E1.4"],
         charts: chart::CHARTS,
         ops: &["pretrained", "setup", "starters"],

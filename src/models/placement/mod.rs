@@ -118,6 +118,7 @@ impl ModelDef for PlacementModel {
         source: "seed 002, ALGORITHMS.md §4",
         uses_trace: true,
         uses_workload: false,
+        reads_facts: false,
         experiments: &[],
         charts: chart::CHARTS,
         ops: &["starters"],
