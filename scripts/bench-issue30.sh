@@ -37,7 +37,7 @@
 # ROWS=LIST (comma-separated of the names above; default all) runs only those.
 # It appends the table, with the 1-minute load average at each row's start, to results/bench/issue30-before-after.txt.
 # CPU = user + system seconds (moves far less than wall time on a shared machine). PACKLAB_THREADS=1 throughout.
-# Run it under `nice -n 10` on a shared machine (~30-45 min with the builds cached).
+# Run it under `nice -n 10` on a shared machine (~12–20 min with the builds cached; a build of both modules ~13 min).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
