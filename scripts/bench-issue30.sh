@@ -4,7 +4,8 @@
 # BEFORE defaults to 51867ea, main when issue 30 was filed (the parent of the seventh session's first commit,
 # 87c7304); AFTER to HEAD. Each commit is built once in a temporary worktree under $BENCH_DIR (default
 # /tmp/packlab-bench-issue30; one shared target dir, kept, so a second run builds nothing): the CLI, the
-# admission bench executable (benches/admit.rs) and the wasm module with its JS (that commit's scripts/build-wasm.sh).
+# admission bench executable (benches/admit.rs) and the wasm modules with their JS (that commit's scripts/build-wasm.sh:
+# the full module and, since the fifteenth session, the page's first module, placement alone).
 # AFTER = HEAD with src/, benches/ and Cargo.* unchanged is built from this checkout instead (into its own
 # target dir; the module lands in its www/pkg).
 # Then, alternating the two builds row by row, one run each (the issue's filing's figures, at its sizes where
@@ -22,16 +23,21 @@
 #   ratios      scripts/bench-frontier-run.mjs $FRONTIER_REPS (default 9): placement's default day and resampled 3000,
 #               wasm in node against the CLI on one thread, interleaved, medians of wall time
 #   firstrun    scripts/bench-warm.mjs 2 per case of $WARM_CASES (default placement placement+warm-up admission
-#               lifetime oversub): a fresh engine's first run of the default scenario against its second
-#   wasm        the module's bytes raw, gzip -9, brotli quality $BROTLI_QUALITY (default 11, what is served;
-#               scripts/brotli.mjs of this checkout for both)
+#               lifetime oversub): a fresh engine's first run of the default scenario against its second; the placement
+#               cases on the module the page loads first (after: the first module; before: its only one), the warm-up
+#               as the page's worker makes it (www/placement/warm-up.js's passes)
+#   wasm        each module's bytes raw, gzip -9, brotli quality $BROTLI_QUALITY (default 11, what is served;
+#               scripts/brotli.mjs of this checkout for both): the module the page loads first (before: its only
+#               one) and the full one; then the page's first load and reload in Chromium (scripts/page-weight.sh,
+#               bytes on the wire and requests) for a build whose module is this checkout's www/pkg (AFTER = HEAD
+#               built here) and that has the script; "(none before)" for a commit without it
 #   ci          not re-run: the filing's 1,266 s against the last fresh-clone total in results/bench/ci-stages.txt
 # The node rows load each build's module through the scripts' overrides (ADMIT_BENCH_PKG, PACKLAB_CLI,
 # ADMIT_BENCH_BIN); a row a build cannot run says "failed" (the error in $BENCH_DIR/stderr.log).
 # ROWS=LIST (comma-separated of the names above; default all) runs only those.
 # It appends the table, with the 1-minute load average at each row's start, to results/bench/issue30-before-after.txt.
 # CPU = user + system seconds (moves far less than wall time on a shared machine). PACKLAB_THREADS=1 throughout.
-# Run it under `nice -n 10` on a shared machine (~30-45 min with the builds cached).
+# Run it under `nice -n 10` on a shared machine (~12–20 min with the builds cached; a build of both modules ~13 min).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -52,11 +58,16 @@ mkdir -p "$DIR/bin" "$DIR/traces"
 T0=$(date +%s)
 cpu0=$(awk '{print $14 + $15 + $16 + $17}' /proc/$$/stat)
 
+# has_first REV: whether that commit's scripts/build-wasm.sh writes the page's first module (fifteenth session)
+has_first() { git show "$1:scripts/build-wasm.sh" 2> /dev/null | grep -q '_first_bg\.wasm'; }
 # build REV: $DIR/bin/REV/{packlab,admit,packlab_bg.wasm,pkg/} (pkg: that build's wasm-bindgen output, for the
-# node rows), each built only when missing
+# node rows) and, when the commit makes one, packlab_first_bg.wasm with pkg-first/ (the same JS, the first module as
+# packlab_bg.wasm, as the page instantiates it), each built only when missing
 build() {
-  local rev=$1 bin=$DIR/bin/$1 src tgt=$DIR/target wt=""
-  [ -x "$bin/packlab" ] && [ -x "$bin/admit" ] && [ -s "$bin/packlab_bg.wasm" ] && [ -s "$bin/pkg/packlab.js" ] && return 0
+  local rev=$1 bin=$DIR/bin/$1 src tgt=$DIR/target wt="" first=""
+  has_first "$rev" && first=1
+  [ -x "$bin/packlab" ] && [ -x "$bin/admit" ] && [ -s "$bin/packlab_bg.wasm" ] && [ -s "$bin/pkg/packlab.js" ] \
+    && { [ -z "$first" ] || [ -s "$bin/pkg-first/packlab_bg.wasm" ]; } && return 0
   mkdir -p "$bin"
   if [ "$rev" = "$(git rev-parse --short HEAD)" ] && git diff --quiet HEAD -- src benches Cargo.toml Cargo.lock; then
     src=$ROOT; tgt=$ROOT/target # this checkout's own target dir, current after `make native`
@@ -76,11 +87,17 @@ build() {
     case $exe in /*) ;; *) exe=$src/$exe ;; esac
     cp "$exe" "$bin/admit"
   fi
-  if [ ! -s "$bin/packlab_bg.wasm" ] || [ ! -s "$bin/pkg/packlab.js" ]; then
+  if [ ! -s "$bin/packlab_bg.wasm" ] || [ ! -s "$bin/pkg/packlab.js" ] || { [ -n "$first" ] && [ ! -s "$bin/pkg-first/packlab_bg.wasm" ]; }; then
     (cd "$src" && WASM_BROTLI_QUALITY=0 CARGO_TARGET_DIR="$tgt" nice -n 10 bash scripts/build-wasm.sh >&2)
-    rm -rf "$bin/pkg"; mkdir -p "$bin/pkg"
+    rm -rf "$bin/pkg" "$bin/pkg-first"; mkdir -p "$bin/pkg"
     cp "$src/www/pkg/packlab.js" "$src/www/pkg/packlab_bg.wasm" "$bin/pkg/"
     cp "$src/www/pkg/packlab_bg.wasm" "$bin/packlab_bg.wasm"
+    if [ -n "$first" ]; then
+      mkdir -p "$bin/pkg-first"
+      cp "$src/www/pkg/packlab.js" "$bin/pkg-first/"
+      cp "$src/www/pkg/packlab_first_bg.wasm" "$bin/pkg-first/packlab_bg.wasm"
+      cp "$src/www/pkg/packlab_first_bg.wasm" "$bin/packlab_first_bg.wasm"
+    fi
   fi
   [ -z "$wt" ] || git worktree remove --force "$src"
 }
@@ -185,15 +202,19 @@ done
 }
 # scripts/bench-warm.mjs: a fresh node process per case loads the engine and runs the model's default scenario
 # twice (node's default V8 flags); first/second of the two runs. placement+warm-up exists only after (tenth session).
+# The placement cases load the module the page starts on (pkg-first when the build has one: www/common/engine.js),
+# the others the full module (the page's other views load it).
 # a bench-warm.mjs line "… runs 0.29 0.08 s, first/second 3.62": the two runs, the ratio
 runs() { sed -n 's/.*runs \([0-9.]*\) \([0-9.]*\) s.*/\1 \2/p' <<< "$1"; }
 ratio() { sed -n 's/.*first\/second \([0-9.]*\).*/\1/p' <<< "$1"; }
 want firstrun && for c in $WARM_CASES; do
   l=$(load)
+  pb=$B/pkg pa=$A/pkg
+  case $c in placement*) [ -d "$B/pkg-first" ] && pb=$B/pkg-first; [ -d "$A/pkg-first" ] && pa=$A/pkg-first ;; esac
   if [ "$c" = placement+warm-up ]; then rb="(none before)"; else
-    rb=$(ADMIT_BENCH_PKG=$B/pkg WARM_CASES=$c WARM_FLAGS=default node scripts/bench-warm.mjs 2 2>> "$DIR/stderr.log" | sed -n 2p || true)
+    rb=$(ADMIT_BENCH_PKG=$pb WARM_CASES=$c WARM_FLAGS=default node scripts/bench-warm.mjs 2 2>> "$DIR/stderr.log" | sed -n 2p || true)
   fi
-  ra=$(ADMIT_BENCH_PKG=$A/pkg WARM_CASES=$c WARM_FLAGS=default node scripts/bench-warm.mjs 2 2>> "$DIR/stderr.log" | sed -n 2p || true)
+  ra=$(ADMIT_BENCH_PKG=$pa WARM_CASES=$c WARM_FLAGS=default node scripts/bench-warm.mjs 2 2>> "$DIR/stderr.log" | sed -n 2p || true)
   row "first run / second, fresh wasm engine: $c" "ratio" "$(ratio "$rb" | grep . || echo "${rb:-failed}")" "$(ratio "$ra" | grep . || echo failed)" "$l"
   row "  (runs 1 and 2, s)" "s" "$(runs "$rb" | tr ' ' / | grep . || echo -)" "$(runs "$ra" | tr ' ' / | grep . || echo -)" "$l"
 done
@@ -203,13 +224,44 @@ sizes() {
   echo "$(stat -c %s "$1") $(gzip -9c "$1" | wc -c) $(stat -c %s "$DIR/size.wasm.br")"
   rm -f "$DIR/size.wasm" "$DIR/size.wasm.br"
 }
+# first_wasm BIN: the module the page loads first (the first module, else the build's only one)
+first_wasm() { if [ -s "$1/packlab_first_bg.wasm" ]; then echo "$1/packlab_first_bg.wasm"; else echo "$1/packlab_bg.wasm"; fi; }
+# page_weight REV BIN: scripts/page-weight.sh's JSON line (Chromium: the page's first load and a reload over
+# scripts/serve.py) when REV has the script and this checkout's www/pkg holds BIN's first module (REV = HEAD built
+# here; the brotli copy the page is sent made at quality $BQ, as build-wasm.sh makes it, if it is not there), else
+# why not
+page_weight() {
+  local rev=$1 bin=$2 f=www/pkg/packlab_first_bg.wasm key
+  git cat-file -e "$rev:scripts/page-weight.sh" 2> /dev/null || { echo "(none before)"; return 0; }
+  [ -s "$bin/packlab_first_bg.wasm" ] && cmp -s "$f" "$bin/packlab_first_bg.wasm" || { echo "(not built here)"; return 0; }
+  key="$(sha256sum < "$f" | cut -c1-64) quality $BQ"
+  if [ ! -f "$f.br" ] || [ "$(cat "$f.br.key" 2> /dev/null)" != "$key" ]; then
+    node scripts/brotli.mjs "$f" "$BQ" > /dev/null && echo "$key" > "$f.br.key"
+  fi
+  OUT=$DIR/page-weight-$rev.json bash scripts/page-weight.sh 2>> "$DIR/stderr.log" | tail -1 | grep '^{' || echo failed
+}
+# pw JSON KEY: a page_* figure, or the reason page_weight gave
+pw() { case $1 in '{'*) field "$1" "$2" ;; *) echo "$1" ;; esac; }
 want wasm && {
+l=$(load)
+read -r braw bgz bbr < <(sizes "$(first_wasm "$B")")
+read -r araw agz abr < <(sizes "$(first_wasm "$A")")
+row "wasm the page loads first (before: its only one) raw" "bytes" "$braw" "$araw" "$l"
+row "wasm the page loads first, gzip -9 (aim < 600 KB)" "bytes" "$bgz" "$agz" "$l"
+row "wasm the page loads first, brotli $BQ (served)" "bytes" "$bbr" "$abr" "$l"
 l=$(load)
 read -r braw bgz bbr < <(sizes "$B/packlab_bg.wasm")
 read -r araw agz abr < <(sizes "$A/packlab_bg.wasm")
-row "wasm module raw" "bytes" "$braw" "$araw" "$l"
-row "wasm module gzip -9" "bytes" "$bgz" "$agz" "$l"
-row "wasm module brotli $BQ" "bytes" "$bbr" "$abr" "$l"
+row "wasm full module (every model) raw" "bytes" "$braw" "$araw" "$l"
+row "wasm full module gzip -9" "bytes" "$bgz" "$agz" "$l"
+row "wasm full module brotli $BQ" "bytes" "$bbr" "$abr" "$l"
+l=$(load)
+jb=$(page_weight "$BEFORE" "$B"); ja=$(page_weight "$AFTER" "$A")
+row "page first load on the wire (Chromium)" "bytes" "$(pw "$jb" page_first_load_bytes)" "$(pw "$ja" page_first_load_bytes)" "$l"
+row "  (its requests)" "count" "$(pw "$jb" page_first_load_requests)" "$(pw "$ja" page_first_load_requests)" "$l"
+row "  (of which the wasm module, compressed)" "bytes" "$(pw "$jb" page_wasm_wire_bytes)" "$(pw "$ja" page_wasm_wire_bytes)" "$l"
+row "page reload on the wire (validators: 304s)" "bytes" "$(pw "$jb" page_reload_bytes)" "$(pw "$ja" page_reload_bytes)" "$l"
+row "  (reload's body bytes)" "bytes" "$(pw "$jb" page_reload_body_bytes)" "$(pw "$ja" page_reload_body_bytes)" "$l"
 }
 # CI is not re-run here (a fresh clone's `.ci/run` takes ~16 min of a quiet machine): before is the issue's filing
 # (1,266 s on a fresh machine, quoted in results/bench/issue30.md), after the last total stored in

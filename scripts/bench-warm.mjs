@@ -8,11 +8,13 @@
 //   notier  --no-wasm-dynamic-tiering: baseline code first, every function optimised in the background at once
 // Prints one line per case and flag set: the load time (compile + instantiate, s), the run times (s) and
 // first/second. The case `placement+warm-up` first makes the page worker's warm-up (www/placement/warm-up.js:
-// the default scenario on a synthetic trace, as www/common/worker.js runs it), waits WARM_PAUSE_MS (default 100,
-// the page's idle time before its first run), then times the runs; its line also gives the warm-up's time.
+// the default scenario on a synthetic trace, its `passes` times, as www/common/worker.js runs it), waits
+// WARM_PAUSE_MS (default 100, the page's idle time before its first run), then times the runs; its line also gives
+// the warm-up's time (all passes).
 // Usage (after `make wasm`):
 //   node scripts/bench-warm.mjs [RUNS=3] > results/bench/warm-engine.txt   (WARM_CASES=placement,era picks cases, WARM_FLAGS=default,eager flag sets)
-// ADMIT_BENCH_PKG=DIR times another build's wasm-bindgen output (packlab.js, packlab_bg.wasm) instead of www/pkg.
+// ADMIT_BENCH_PKG=DIR times another build's wasm-bindgen output (packlab.js, packlab_bg.wasm) instead of www/pkg
+// (e.g. the page's first module copied in as packlab_bg.wasm beside packlab.js, as scripts/bench-issue30.sh does).
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
@@ -44,13 +46,18 @@ if (process.argv[2] === '--child') {
   if (name.startsWith('placement')) {
     const w = await loadWasm(process.env.ADMIT_BENCH_PKG || undefined);
     if (name === 'placement+warm-up') {
+      // as www/common/worker.js warmUp runs the recipe: its trace read once, the scenario stepped to the end and
+      // reported `passes` times (the worker's yields between steps left out)
       const t0 = performance.now();
       const { warmUp } = await import('../www/placement/warm-up.js');
       const recipe = await warmUp(w);
       const t = parseTrace(w, recipe.trace, 'warm-up');
-      const run = planRun(w, recipe.scenario, { trace: t });
-      run.run_all();
-      run.free();
+      for (let pass = 0; pass < (recipe.passes || 1); pass++) {
+        const run = planRun(w, recipe.scenario, { trace: t });
+        while (run.step() !== null);
+        run.report();
+        run.free();
+      }
       t.free();
       warmS = (performance.now() - t0) / 1000;
       await new Promise((r) => setTimeout(r, Number(process.env.WARM_PAUSE_MS ?? 100)));
