@@ -2,12 +2,11 @@
 //! `AdmissionScenario::default`): every policy must be tuned to a threshold that admits deployments and whose
 //! failure rate is certified against the SLA (ALGORITHMS.md §2.8). Before the search kept "too few scale-out
 //! requests to tell" apart from "infeasible", SECOND was "tuned" to θ2 = 2.14e−4, which admitted none of the
-//! 2,952 arrivals (utilization 0).
+//! 2,952 arrivals (utilization 0). The report is `packlab run`'s on the default view's link, shared with the saved
+//! admission-default links of tests/links/ (cli_pins) when they decode to the same scenario (`link_runs`).
 
-use packlab::models::admission::experiment::run_admission;
-use packlab::models::admission::params::PolicyKind;
-use packlab::models::admission::tuning::TuneStatus;
 use packlab::scenario::{Model, Scenario};
+use serde_json::Value;
 
 /// P(Poisson(mu) ≤ k), summed term by term (independent of the engine's gamma-function bound).
 fn poisson_cdf(k: u64, mu: f64) -> f64 {
@@ -54,48 +53,55 @@ fn default_view_tunes_every_policy_to_a_threshold_that_admits() {
     );
     let sla = a.params.sla;
     assert_eq!(sla, 1e-3);
-    let rep =
-        run_admission(&sc.admission, sc.seed, &mut |_, _| true).expect("the default scenario runs");
-    let labels: Vec<&str> = rep.arms.iter().map(|x| x.label.as_str()).collect();
+    // the report of `packlab run` on the default view's link: the same run as the saved admission-default
+    // links of tests/links/ when they decode to this scenario, computed once for both (`link_runs`)
+    let rep: Value = serde_json::from_str(&crate::link_runs::run_link(&sc.to_link(), None))
+        .expect("the default scenario's report is JSON");
+    let arms = rep["arms"].as_array().expect("arms");
+    let labels: Vec<&str> = arms.iter().map(|x| x["label"].as_str().unwrap()).collect();
     assert_eq!(labels, ["ZEROTH", "FIRST", "SECOND", "UPPER_BOUND"]);
-    let bound = rep.arms[3].utilization;
-    assert_eq!(rep.arms[3].status, TuneStatus::Bound);
-    for arm in &rep.arms[..3] {
-        let l = &arm.label;
-        assert_eq!(arm.status, TuneStatus::Tuned, "{l}: {}", arm.status_reason);
-        assert!(arm.status_reason.is_empty(), "{l}");
+    let num = |arm: &Value, k: &str| {
+        arm[k]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{}: no number {k}", arm["label"]))
+    };
+    let bound = num(&arms[3], "utilization");
+    assert_eq!(arms[3]["status"], "bound");
+    for arm in &arms[..3] {
+        let l = arm["label"].as_str().unwrap();
+        assert_eq!(arm["status"], "tuned", "{l}: {}", arm["status_reason"]);
+        assert_eq!(arm["status_reason"], "", "{l}");
+        let utilization = num(arm, "utilization");
         assert!(
-            arm.accepted > 0 && arm.utilization > 0.0,
-            "{l} admits nothing: {arm:?}"
+            arm["accepted"].as_u64().unwrap() > 0 && utilization > 0.0,
+            "{l} admits nothing: {arm}"
         );
-        assert!(arm.arrivals > 2000, "{l}: about 1,460 arrivals per run");
+        assert!(
+            arm["arrivals"].as_u64().unwrap() > 2000,
+            "{l}: about 1,460 arrivals per run"
+        );
         // the threshold lies inside its bracket (ALGORITHMS.md §2.8; θ2 ∈ (1e−8, 1) searched in log10)
-        let (lo, hi) = if arm.kind == PolicyKind::Second {
+        let (lo, hi) = if arm["kind"] == "SECOND" {
             (1e-8, 1.0)
         } else {
             (0.0, 1000.0)
         };
-        assert!(
-            arm.threshold > lo && arm.threshold < hi,
-            "{l}: {}",
-            arm.threshold
-        );
+        let threshold = num(arm, "threshold");
+        assert!(threshold > lo && threshold < hi, "{l}: {threshold}");
         // certified: the exact bound from the counts, and the reported bound
-        let q = arm.requests as f64;
+        let q = arm["requests"].as_u64().unwrap() as f64;
+        let failures = arm["failures"].as_u64().unwrap();
         assert!(
             q >= -(0.05f64.ln()) / sla,
             "{l}: {q} requests cannot certify ε"
         );
         assert!(
-            poisson_cdf(arm.failures, sla * q) <= 0.05,
-            "{l}: {} failures in {q} requests exceed ε at 95%",
-            arm.failures
+            poisson_cdf(failures, sla * q) <= 0.05,
+            "{l}: {failures} failures in {q} requests exceed ε at 95%"
         );
-        assert!(arm.failure_rate_upper95 <= sla, "{l}");
-        assert!(
-            arm.utilization < bound,
-            "{l}: above the accept-if-fits bound"
-        );
-        assert!(arm.utilization_ci.0 <= arm.utilization && arm.utilization <= arm.utilization_ci.1);
+        assert!(num(arm, "failure_rate_upper95") <= sla, "{l}");
+        assert!(utilization < bound, "{l}: above the accept-if-fits bound");
+        let ci = arm["utilization_ci"].as_array().expect("utilization_ci");
+        assert!(ci[0].as_f64().unwrap() <= utilization && utilization <= ci[1].as_f64().unwrap());
     }
 }

@@ -25,6 +25,7 @@ mod findings_tables;
 mod fuzz_regressions;
 mod lifetime_learned;
 mod lifetime_theory;
+mod link_runs;
 mod oversub;
 mod oversub_learner;
 mod oversub_pretrained;
