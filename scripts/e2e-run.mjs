@@ -2,7 +2,8 @@
 // `node --test DIR` sorts the files by name, so with two at a time the longest file (the tab tour, teaching.test.mjs)
 // started among the last and ran alone for most of its length while one core stood idle; started first, the other
 // files fill the second core beside it (longest processing time first). SLOW is the files' order by their wall time
-// in the suite (results/bench/web-suite.txt); a file not named there runs after them, by name. The order changes no
+// in the suite (results/bench/web-suite.txt; since the sixteenth session each file's wall run alone,
+// scripts/bench-web-files.py); a file not named there runs after them, by name. The order changes no
 // test: each file still has its own server, browser and temporary folders.
 // One measurement runs alone: the tab tour (first in SLOW) measures the default Oversubscription view's report time
 // (issue 25) while the other browser files wait in their start-up for the lock written here (helpers.mjs SOLO_LOCK:
@@ -17,8 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { ARTIFACTS, SOLO_LOCK, pauseBackground } from '../tests/e2e/helpers.mjs';
 
 const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../tests/e2e');
-const SLOW = ['teaching', 'era', 'oversub', 'admission', 'parity', 'pool', 'playground', 'lifetime', 'script', 'a11y',
-  'security', 'lifetime-accuracy', 'findings', 'tabs', 'lifetime-parity'];
+const SLOW = ['teaching', 'playground', 'oversub', 'script', 'pool', 'lifetime', 'admission', 'a11y', 'findings',
+  'engine-switch', 'binding', 'parity', 'lifetime-accuracy', 'era', 'tabs', 'security'];
 
 const concurrency = Number(process.argv[2] || 2);
 if (!(Number.isInteger(concurrency) && concurrency >= 1)) {

@@ -1,19 +1,33 @@
 // Accessibility: axe-core (WCAG 2.x A and AA rules) finds no critical or serious violation on any model tab
 // or on the Findings page, every page has one h1, and the upload drop zone opens the file picker on Enter.
-import { test } from 'node:test';
+// Each model tab is opened from a small scenario's link (helpers.mjs SMALL; placement: its cheap default) and checked
+// once its run is done, results included: the default views run once per suite, in the tab tour (issue 30). All the
+// pages open one after another in one tab (helpers.mjs openIn).
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { useBrowser, ROOT } from './helpers.mjs';
+import { useBrowser, ROOT, SMALL, CARD, openIn } from './helpers.mjs';
+import { loadWasm } from './wasm-node.mjs';
 
 const env = useBrowser();
 const AXE = readFileSync(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const MODELS = ['placement', 'admission', 'oversub', 'lifetime', 'era'];
+const WIDE = { width: 1366, height: 900 };
 
-/** A page in a context that lets the test inject axe-core (the site's CSP allows no inline script). */
-async function axePage(width = 1366) {
-  const context = await env.browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
-  return context.newPage();
+/** The tab these tests share, in a context that lets them inject axe-core (the site's CSP allows no inline script). */
+let shared = null;
+async function axePage() {
+  if (!shared) shared = await (await env.browser.newContext({ viewport: WIDE, bypassCSP: true })).newPage();
+  return shared;
+}
+after(() => shared?.context().close());
+
+/** The address of model `id`'s view on a small scenario (placement: the default view); `ask`: opened without running. */
+async function smallUrl(id, ask = false) {
+  const w = await loadWasm();
+  const hash = id === 'placement' ? '' : `s=${w.scenario_to_link(SMALL[id])}`;
+  return `${env.server.url}#${[hash, ask ? 'run=ask' : ''].filter(Boolean).join('&')}`;
 }
 
 /** Critical and serious violations on the page as "rule: target (summary)" lines. */
@@ -27,33 +41,29 @@ async function violations(page) {
 for (const id of MODELS) {
   test(`the ${id} tab has one h1 and no critical or serious axe-core violation`, async () => {
     const page = await axePage();
-    await page.goto(env.server.url);
-    await page.waitForSelector('#tab-placement');
-    if (id !== 'placement') await page.click(`#tab-${id}`);
+    await openIn(page, await smallUrl(id));
     await page.waitForSelector(`#tab-${id}.active`);
-    await page.waitForFunction((m) => document.querySelector(`#view-${m}`)?.children.length > 0, id);
+    await page.waitForFunction((c) => document.querySelector(c)?.dataset.state === 'done', CARD[id], { timeout: 120_000 });
     const found = await violations(page);
     assert.deepEqual(found, []);
     assert.equal(await page.locator('h1').count(), 1, 'one h1 per page');
-    await page.context().close();
   });
 }
 
 for (const q of ['', '?paper=000', '?paper=001', '?paper=002', '?paper=003', '?paper=004']) {
   test(`the Findings page${q ? ` ${q}` : ' (the list of papers)'} has one h1 and no critical or serious axe-core violation`, async () => {
     const page = await axePage();
-    await page.goto(new URL(`findings.html${q}`, env.server.url).href);
+    await openIn(page, new URL(`findings.html${q}`, env.server.url).href);
     await page.waitForFunction(() => { const s = [...document.querySelectorAll('#findings section[data-state]')]; return s.length > 0 && s.every((x) => x.dataset.state === 'done'); }, null, { timeout: 30_000 });
     const found = await violations(page);
     assert.deepEqual(found, []);
     assert.equal(await page.locator('h1').count(), 1, 'one h1 per page');
-    await page.context().close();
   });
 }
 
 test('the upload drop zone opens the file picker on Enter and on Space, its buttons only their own', async () => {
   const page = await axePage();
-  await page.goto(env.server.url);
+  await openIn(page, await smallUrl('placement', true));
   await page.locator('#trace-drop').waitFor();
   // record which file input is asked to open its picker (a headless browser shows no dialog to wait for)
   await page.evaluate(() => {
@@ -71,26 +81,29 @@ test('the upload drop zone opens the file picker on Enter and on Space, its butt
   assert.deepEqual(await picked(), ['trace-folder'], 'Enter on "Choose folder…" opens the folder picker only');
   await page.keyboard.press('Tab');
   assert.deepEqual(await picked(), []);
-  await page.context().close();
 });
 
 test("at 390 px every tab fits the screen's width and shows its chart before its controls", async () => {
-  const page = await axePage(390);
-  await page.goto(env.server.url);
-  for (const id of MODELS) {
-    await page.click(`#tab-${id}`);
-    await page.waitForSelector(`#view-${id} .layout .content`);
-    const r = await page.evaluate((m) => {
-      const v = document.querySelector(`#view-${m}`);
-      return {
-        scrollWidth: document.documentElement.scrollWidth,
-        width: document.documentElement.clientWidth,
-        chartTop: v.querySelector('.content').getBoundingClientRect().top,
-        controlsTop: v.querySelector('.sidebar').getBoundingClientRect().top,
-      };
-    }, id);
-    assert.ok(r.scrollWidth <= r.width, `${id}: the page is ${r.scrollWidth} px wide on a ${r.width} px screen`);
-    assert.ok(r.chartTop < r.controlsTop, `${id}: the chart (top ${r.chartTop}) comes after the controls (${r.controlsTop})`);
+  const page = await axePage();
+  await page.setViewportSize({ width: 390, height: 900 });
+  try {
+    // each view mounted at 390 px, from its link, without running (`&run=ask`): the layout is the view's, not its results'
+    for (const id of MODELS) {
+      await openIn(page, await smallUrl(id, true));
+      await page.waitForSelector(`#view-${id} .layout .content`);
+      const r = await page.evaluate((m) => {
+        const v = document.querySelector(`#view-${m}`);
+        return {
+          scrollWidth: document.documentElement.scrollWidth,
+          width: document.documentElement.clientWidth,
+          chartTop: v.querySelector('.content').getBoundingClientRect().top,
+          controlsTop: v.querySelector('.sidebar').getBoundingClientRect().top,
+        };
+      }, id);
+      assert.ok(r.scrollWidth <= r.width, `${id}: the page is ${r.scrollWidth} px wide on a ${r.width} px screen`);
+      assert.ok(r.chartTop < r.controlsTop, `${id}: the chart (top ${r.chartTop}) comes after the controls (${r.controlsTop})`);
+    }
+  } finally {
+    await page.setViewportSize(WIDE);
   }
-  await page.context().close();
 });

@@ -3,18 +3,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   useBrowser, newPage, newContext, pageIn, pinOf, canvasInk, cliRun, artifact, recordMetrics, savedLinks, tempDir,
-  grabDownload, admissionTable, admissionTableOf,
+  grabDownload, admissionTable, admissionTableOf, openIn, SMALL as SMALL_SCENARIOS,
 } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 
 const env = useBrowser();
 
 /** A small admission scenario: two policies, C = 300 cores, 3 weeks, 2 runs, 4 search steps. */
-const SMALL = {
-  model: 'admission',
-  seed: 5,
-  admission: { runs: 2, policies: ['ZEROTH', 'SECOND'], params: { capacity: 300, horizon_hours: 500, tune_iterations: 4, sla: 0.002 } },
-};
+const SMALL = SMALL_SCENARIOS.admission;
 
 async function linkFor(scenario) {
   const w = await loadWasm();
@@ -97,15 +93,17 @@ test('Cancel stops an admission run', async () => {
 test('saved admission links (tests/links/v*.jsonl) open the admission tab with their controls and numbers', async () => {
   const entries = savedLinks().filter((e) => e.expect.model === 'admission');
   assert.ok(entries.length >= 5);
-  // each link in a new page of one context (the page, the wasm module and the data from its cache after the first)
+  // each link a new document in one tab (helpers.openIn: the page, the wasm module and the data from the cache after
+  // the first); a link not run to its end here opens without running (`&run=ask`, as the findings page's links do):
+  // its controls are what is checked, and the default experiment runs once per suite, in the tab tour
   const links = await newContext(env.browser);
+  const p = await pageIn(links);
   for (const entry of entries) {
-    const p = await pageIn(links);
-    await p.goto(`${env.server.url}#s=${entry.link}`);
+    const a = entry.expect.admission || {};
+    await openIn(p, `${env.server.url}#s=${entry.link}${a.params ? '' : '&run=ask'}`);
     await p.waitForSelector('#admission-card');
     assert.equal(await p.isHidden('#banner'), true, entry.note);
     assert.equal(await p.getAttribute('#tab-admission', 'aria-current'), 'page', entry.note);
-    const a = entry.expect.admission || {};
     const want = a.params || {};
     assert.equal(await p.inputValue('#f-admission-params-capacity'), String(want.capacity ?? 1000), entry.note);
     if (entry.expect.seed !== undefined) assert.equal(await p.inputValue('#f-admission-seed'), String(entry.expect.seed), entry.note);
@@ -118,7 +116,6 @@ test('saved admission links (tests/links/v*.jsonl) open the admission tab with t
       if (a.series_arm) assert.equal(await p.inputValue('#admission-series-arm'), a.series_arm, entry.note);
     }
     assert.deepEqual(p.problems, [], entry.note);
-    await p.close();
   }
   await links.close();
 });

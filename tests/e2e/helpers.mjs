@@ -240,6 +240,38 @@ export function poolRuns(page, { scenarios, size, minMs, passes = 1 }) {
   }, { scenarios, size, minMs, passes });
 }
 
+/**
+ * A small scenario of each model (partial: the engine's defaults fill the rest; `packlab run --link` takes under a
+ * second of CPU for each): what the model files run, and what a test opens instead of a tab's default view when it
+ * looks at the view itself (markup, accessibility, layout), so the suite runs each default scenario once (issue 30:
+ * the tab tour, teaching.test.mjs, owns them).
+ */
+export const SMALL = {
+  /** two policies, C = 300 cores, 500 h (3 weeks), 2 runs, 4 search steps */
+  admission: { model: 'admission', seed: 5, admission: { runs: 2, policies: ['ZEROTH', 'SECOND'], params: { capacity: 300, horizon_hours: 500, tune_iterations: 4, sla: 0.002 } } },
+  /** a 3% share of the Azure 2017 tenant batches */
+  lifetime: { model: 'lifetime', seed: 2, lifetime: { share: 0.03 } },
+  /** E1.1 on 100 PMs: Grid-0.4, GPA and C2MARL trained for 5 episodes, 10 evaluation episodes */
+  oversub: { model: 'oversub', oversub: { policies: ['grid:0.4', 'gpa:0.95', 'c2marl:0.95'], train_episodes: 5, eval_episodes: 10, pms: 100 } },
+  /** E4.3 on the Azure 2017 arrivals with greedy alone at two κ_use (no LP) */
+  era: { model: 'era', era: { policies: ['greedy'], kappa: [0.8, 1] } },
+};
+
+/** Each model's run card (its data-state is 'done' once a run has finished). */
+export const CARD = { placement: '#frontier-card', admission: '#admission-card', oversub: '#oversub-card', lifetime: '#lifetime-card', era: '#era-card' };
+
+/**
+ * Open `url` in `page` as a new document (through about:blank, so a link that differs from the page's address only
+ * in its fragment loads afresh instead of being handed to the open page's hashchange): a page reused for several
+ * links costs the browser far less than a new page (a renderer process) for each (results/bench/web-suite.txt).
+ * Clears `page.problems`.
+ */
+export async function openIn(page, url) {
+  await page.goto('about:blank');
+  if (page.problems) page.problems.length = 0;
+  return page.goto(url);
+}
+
 /** Wait until the frontier card has completed more than `after` runs; returns the run count. */
 export async function waitForRun(page, after = 0, timeout = 60_000) {
   await page.waitForFunction((n) => {

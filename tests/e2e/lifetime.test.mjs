@@ -8,13 +8,14 @@ import path from 'node:path';
 import {
   ROOT, FIXTURES, useBrowser, newPage, newContext, pageIn, pinOf, canvasInk, cliRun, artifact, recordMetrics,
   savedLinks, tempDir, grabDownload, lifetimeTable, lifetimeTableOf, LIFETIME_FIELDS,
+  openIn, SMALL as SMALL_SCENARIOS,
 } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 
 const env = useBrowser();
 
 /** `packlab lifetime --share 0.03 --seed 2 --json` = tests/pins/lifetime-small.json. */
-const SMALL = { model: 'lifetime', seed: 2, lifetime: { share: 0.03 } };
+const SMALL = SMALL_SCENARIOS.lifetime;
 const PINNED_SMALL = JSON.parse(readFileSync(path.join(ROOT, 'tests/pins/lifetime-small.json'), 'utf8'));
 
 async function linkFor(scenario) {
@@ -96,15 +97,18 @@ test('a small lifetime scenario: table equals the CLI, data card, chart, exports
 test('saved lifetime links (tests/links/v*.jsonl) restore the controls, and the small one its pinned numbers', async () => {
   const entries = savedLinks().filter((e) => e.expect.model === 'lifetime');
   assert.ok(entries.length >= 2);
-  // each link in a new page of one context (the page, the wasm module and the data from its cache after the first)
+  // each link a new document in one tab (helpers.openIn: the page, the wasm module and the data from the cache after
+  // the first); a link not run to its end here opens without running (`&run=ask`, as the findings page's links do):
+  // its controls are what is checked, and the default view runs once per suite, in the tab tour
   const links = await newContext(env.browser);
+  const p = await pageIn(links);
   for (const entry of entries) {
-    const p = await pageIn(links);
-    await p.goto(`${env.server.url}#s=${entry.link}`);
+    const l = entry.expect.lifetime || {};
+    const small = l.share !== undefined && l.share <= 0.1;
+    await openIn(p, `${env.server.url}#s=${entry.link}${small ? '' : '&run=ask'}`);
     await p.waitForSelector('#lifetime-card');
     assert.equal(await p.isHidden('#banner'), true, entry.note);
     assert.equal(await p.getAttribute('#tab-lifetime', 'aria-current'), 'page', entry.note);
-    const l = entry.expect.lifetime || {};
     assert.equal(await p.inputValue('#f-lifetime-share'), String(l.share ?? 0.2), entry.note);
     assert.equal(await p.inputValue('#f-lifetime-predictor'), l.predictor ?? 'oracle', entry.note);
     assert.equal(await p.inputValue('#f-lifetime-seed'), String(entry.expect.seed ?? 1), entry.note);
@@ -112,7 +116,7 @@ test('saved lifetime links (tests/links/v*.jsonl) restore the controls, and the 
     if (l.accuracy !== undefined) assert.equal(Number(await p.inputValue('#f-lifetime-accuracy')), l.accuracy, entry.note);
     const want = l.policies || ['best-fit', 'la-binary', 'nilas', 'lava'];
     for (const name of ['la-binary', 'nilas', 'lava']) assert.equal(await p.isChecked(`#lifetime-policy-${name}`), want.includes(name), `${entry.note}: ${name}`);
-    if (l.share !== undefined && l.share <= 0.1) {
+    if (small) {
       // a smaller pool runs to the end here: its numbers equal the CLI's pinned output for the link
       await waitLifetime(p);
       const pinned = pinOf(entry.link);
@@ -122,7 +126,6 @@ test('saved lifetime links (tests/links/v*.jsonl) restore the controls, and the 
       assert.deepEqual(w.scenario_from_link(p.url()), w.scenario_from_link(entry.link), entry.note);
     }
     assert.deepEqual(p.problems, [], entry.note);
-    await p.close();
   }
   await links.close();
 });

@@ -6,13 +6,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { useBrowser, newPage, canvasInk, artifact, grabDownload, tempDir, CLI, cliRun } from './helpers.mjs';
+import { useBrowser, newPage, canvasInk, artifact, grabDownload, tempDir, CLI, cliRun, SMALL as SMALL_SCENARIOS } from './helpers.mjs';
 import { loadWasm, planRun } from './wasm-node.mjs';
 
 const env = useBrowser();
 
 /** The small scenario of these tests (merged onto the defaults). */
-const SMALL = { policies: ['grid:0.4', 'gpa:0.95', 'c2marl:0.95'], train_episodes: 5, eval_episodes: 10, pms: 100 };
+const SMALL = SMALL_SCENARIOS.oversub.oversub;
 
 async function scenarioOf(over, seed = 1) {
   const w = await loadWasm();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import {
   useBrowser, newPage, newContext, pageIn, pinOf, waitForRun, waitForSettledRun, runCount, readTable, tableOf, canvasInk,
-  cliRun, zipFolder, artifact, recordMetrics, savedLinks, tempDir, grabDownload, FIXTURES, DEVELOPER_WORDS,
+  cliRun, zipFolder, artifact, recordMetrics, savedLinks, tempDir, grabDownload, FIXTURES, DEVELOPER_WORDS, openIn,
 } from './helpers.mjs';
 import { loadWasm } from './wasm-node.mjs';
 
@@ -221,14 +221,15 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   assert.deepEqual(b.problems, []);
   await b.context().close();
 
-  // saved links of every version (tests/links/v*.jsonl) restore their controls; each opens in a new page of one
-  // context (the page, the wasm module and the trace from its cache after the first: nothing else carries over)
+  // saved links of every version (tests/links/v*.jsonl) restore their controls; each opens as a new document in one
+  // tab (helpers.openIn: the page, the wasm module and the trace from the cache after the first; nothing else
+  // carries over; a tab per link cost the browser ~1 s of CPU more each)
   const corpus = savedLinks();
   assert.ok(corpus.some((e) => e.link.startsWith('v1.')) && corpus.some((e) => e.link.startsWith('v2.d1.')));
   const links = await newContext(env.browser);
+  const p = await pageIn(links);
   for (const entry of corpus.filter((e) => !(e.expect.trace && e.expect.trace.upload) && (e.expect.model || 'placement') === 'placement')) {
-    const p = await pageIn(links);
-    await p.goto(`${env.server.url}#s=${entry.link}`);
+    await openIn(p, `${env.server.url}#s=${entry.link}`);
     await waitForRun(p);
     assert.equal(await p.isHidden('#banner'), true, entry.note);
     const want = entry.expect.placement || {};
@@ -237,7 +238,6 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
     if (entry.expect.seed !== undefined) assert.equal(await p.inputValue('#f-placement-seed'), String(entry.expect.seed), entry.note);
     assert.deepEqual(await readTable(p), tableOf(pinOf(entry.link)), entry.note);
     assert.deepEqual(p.problems, [], entry.note);
-    await p.close();
   }
 
   // an uploaded-trace link (of every version) asks for its file; the newest one refuses another file and
@@ -245,36 +245,32 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   const uploads = corpus.filter((e) => e.expect.trace && e.expect.trace.upload);
   assert.ok(uploads.length >= 2);
   for (const entry of uploads) {
-    const p = await pageIn(links);
-    await p.goto(`${env.server.url}#s=${entry.link}`);
+    await openIn(p, `${env.server.url}#s=${entry.link}`);
     await p.waitForSelector('#trace-request:not([hidden])');
     assert.match(await p.textContent('#trace-request'), new RegExp(entry.expect.trace.upload.name), entry.note);
     assert.deepEqual(p.problems, [], entry.note);
-    await p.close();
   }
   const up = uploads[uploads.length - 1];
-  const u = await pageIn(links);
-  await u.goto(`${env.server.url}#s=${up.link}`);
-  await u.waitForSelector('#trace-request:not([hidden])');
-  assert.match(await u.textContent('#trace-request'), /planetlab-20110306-mini/);
+  await openIn(p, `${env.server.url}#s=${up.link}`);
+  await p.waitForSelector('#trace-request:not([hidden])');
+  assert.match(await p.textContent('#trace-request'), /planetlab-20110306-mini/);
   // a file that does not parse, then a real day with other content: both refused, nothing runs
-  await u.setInputFiles('#trace-files', path.join(FIXTURES, 'bad-usage.csv'));
-  await u.waitForSelector('#trace-error:not([hidden])');
-  assert.match(await u.textContent('#trace-error'), /bad-usage\.csv:3:\d+: /);
+  await p.setInputFiles('#trace-files', path.join(FIXTURES, 'bad-usage.csv'));
+  await p.waitForSelector('#trace-error:not([hidden])');
+  assert.match(await p.textContent('#trace-error'), /bad-usage\.csv:3:\d+: /);
   const fs = await import('node:fs');
   const part = path.join(TMP, 'mini-part');
   fs.mkdirSync(part, { recursive: true });
   for (const f of fs.readdirSync(MINI).slice(0, 3)) fs.copyFileSync(path.join(MINI, f), path.join(part, f));
-  await u.setInputFiles('#trace-folder', part);
-  await u.waitForFunction(() => /not the trace the link was made with/.test(document.querySelector('#trace-error')?.textContent || ''));
-  assert.equal(await runCount(u), 0);
-  await u.setInputFiles('#trace-folder', MINI);
-  await waitForRun(u);
-  assert.equal(await u.isHidden('#trace-request'), true);
-  assert.equal(await u.inputValue('#f-placement-capacity'), '1');
-  assert.deepEqual(await readTable(u), tableOf(pinOf(up.link)));
-  assert.deepEqual(u.problems, []);
-  await u.close();
+  await p.setInputFiles('#trace-folder', part);
+  await p.waitForFunction(() => /not the trace the link was made with/.test(document.querySelector('#trace-error')?.textContent || ''));
+  assert.equal(await runCount(p), 0);
+  await p.setInputFiles('#trace-folder', MINI);
+  await waitForRun(p);
+  assert.equal(await p.isHidden('#trace-request'), true);
+  assert.equal(await p.inputValue('#f-placement-capacity'), '1');
+  assert.deepEqual(await readTable(p), tableOf(pinOf(up.link)));
+  assert.deepEqual(p.problems, []);
 
   // malformed and oversized links, and a link made under defaults this engine does not know (a newer
   // engine's): a message and the default scenario, never a broken page
@@ -288,8 +284,7 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
   for (const [bad, why] of [['v1.this-is-not-deflate', /the link is damaged/], ['v7.AAAA', /v7/], [`v1.${'A'.repeat(20000)}`, /too long/],
     [newer, /\(the link was made under defaults set 99/], [`${good}A`, /the link is damaged: it has extra characters at its end/],
     [bogus, /\(the Reservations setting “bogus”: 'bogus' is not a setting here/]]) {
-    const p = await pageIn(links);
-    await p.goto(`${env.server.url}#s=${bad}`);
+    await openIn(p, `${env.server.url}#s=${bad}`);
     await p.waitForSelector('#banner:not([hidden])');
     assert.match(await p.textContent('#banner'), /could not be opened/);
     assert.match(await p.textContent('#banner'), why);
@@ -298,7 +293,6 @@ test('share links: round trip in a fresh browser, saved links load, bad links fa
     await waitForRun(p);
     assert.equal((await readTable(p)).length, 28);
     assert.deepEqual(p.problems, []);
-    await p.close();
   }
   await links.close();
 });

@@ -1,5 +1,7 @@
 // One page: a tab switch never reloads the page, each tab keeps its scenario and results, the address bar
-// shows the visible tab's scenario, and Back/Forward switch tabs.
+// shows the visible tab's scenario, and Back/Forward switch tabs. A tab opened here only to be looked at has its
+// default run cancelled at once (its Cancel button): the default views run to their end once per suite, in the tab
+// tour (teaching.test.mjs; issue 30).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, newPage, waitForRun } from './helpers.mjs';
@@ -22,6 +24,8 @@ test('switching tabs keeps the page, the edits and the results; the URL follows 
 
   await page.click('#tab-admission');
   await page.waitForSelector('#admission-card');
+  await page.click('#admission-cancel');
+  await page.waitForFunction(() => document.querySelector('#admission-card').dataset.state === 'cancelled');
   assert.notEqual(page.url(), placementUrl, 'the address bar shows the admission scenario');
   assert.match(page.url(), /#s=v2\.d\d+\./);
   assert.equal(await page.isVisible('#frontier-card'), false, 'the placement view is hidden');
@@ -54,6 +58,7 @@ test('with every tab mounted, no element id is used twice and the visible tab ow
   for (const id of MODELS.slice(1)) {
     await page.click(`#tab-${id}`);
     await page.waitForSelector(`#view-${id}`);
+    await page.click(`#${id}-cancel`);
   }
   const dups = await page.evaluate(() => {
     const n = {};
