@@ -21,18 +21,21 @@ test: tree-save fuzz-smoke-build setup-native setup-web-start native-tests-build
 	bash scripts/tree-clean.sh check
 	$(STAMP) done
 
-## the fuzz smoke's nightly build (~175 s of CPU: opt-level 1, its dependencies at 0, scripts/fuzz.sh) in the background at nice 19, from
-## the start of `make test`: it uses what the other stages leave idle (downloads, links, the wasm build's
-## single-threaded LTO, the browser tests' waits); `make fuzz-smoke` waits for it (scripts/fuzz.sh's lock). Its log:
-## test-artifacts/fuzz-build.log. If an earlier stage fails, it finishes on its own.
+## the fuzz smoke's nightly build (~110 s of CPU: the engine and its dependencies at opt-level 0, scripts/fuzz.sh) in
+## the background at nice 5, from the start of `make test`: it takes what the other stages leave idle (downloads, links,
+## the wasm build's single-threaded LTO, the browser tests' waits) and a small share beside them, so it is done
+## before the smoke needs it (at nice 19, with the other stages' CPU cut, it would get no share until the browser
+## tests end, and its engine compile runs on one core: results/bench/ci-stages.txt, sixteenth session);
+## `make fuzz-smoke` waits for it (scripts/fuzz.sh's lock). Its log: test-artifacts/fuzz-build.log. If an earlier
+## stage fails, it finishes on its own.
 ## Its process id goes to test-artifacts/fuzz-build.pid: the browser suite stops it (SIGSTOP) during the one
 ## measurement taken alone (scripts/e2e-run.mjs; issue 25: Chromium starts as a session leader, in a scheduler group of
-## its own, so the build's nice 19 does not make it yield to the browser: the default Oversubscription view read
+## its own, so the build's nice level does not make it yield to the browser: the default Oversubscription view read
 ## 9.3-10.8 s beside it instead of 5.8-6.5 s, results/bench/oversub-default.txt); `make fuzz-smoke` resumes it first.
 fuzz-smoke-build:
 	$(STAMP)
 	@mkdir -p test-artifacts
-	FUZZ_SMOKE=1 FUZZ_BUILD_ONLY=1 nohup nice -n 19 bash scripts/fuzz.sh > test-artifacts/fuzz-build.log 2>&1 & echo $$! > test-artifacts/fuzz-build.pid
+	FUZZ_SMOKE=1 FUZZ_BUILD_ONLY=1 nohup nice -n 5 bash scripts/fuzz.sh > test-artifacts/fuzz-build.log 2>&1 & echo $$! > test-artifacts/fuzz-build.pid
 	@sleep 1
 
 tree-save:

@@ -5,7 +5,7 @@
 #   FUZZ_SMOKE=1  the CI smoke of `make test`: when the nightly toolchain cannot be installed (no rustup, no
 #                 network to the Rust dist server), it says so and exits 0 instead of failing.
 #   FUZZ_BUILD_ONLY=1  installs and builds, then stops (`make test` starts the smoke's build this way in the
-#                 background, at nice 19, so it uses the cores the other stages leave idle; see the Makefile).
+#                 background, at nice 5, beside the other stages; see the Makefile).
 # One run at a time: a run waits for another one's build to finish (a lock on test-artifacts/fuzz.lock), so the
 # smoke after a background build only finds the targets built.
 # Needs the nightly toolchain (rustup; installed when missing). Not cargo-fuzz: the targets are built with a plain
@@ -44,13 +44,12 @@ fi
 # and leaves out AddressSanitizer (the engine has no unsafe code; a panic, a hang or an OOM is still caught):
 # 155 s of build CPU instead of 204 s (twelfth session). `make fuzz` keeps fuzz/Cargo.toml's release profile and ASan for long
 # runs. Both use fuzz/target, so switching between them rebuilds.
-# The smoke also compiles the dependencies at opt-level 0 (rhai, the largest, in about a third of its opt-level 1
-# time; clap is not built at all, fuzz/Cargo.toml), except libFuzzer itself and the numeric ones the engine's
-# fits run through (libm, statrs), and the engine with -Zshare-generics=n (nightly's per-package rustflags): it
-# compiles its own copies of std's generics (iterators, indexing) at opt-level 1 instead of calling the
-# dependencies' unoptimised, coverage-traced ones (without it model_files's seeds take 5.7 s of CPU instead of
-# 1.6 s; for every crate it costs 26 s more). 174 s of build CPU instead of 217 s from an empty fuzz/target, the
-# targets' runs as fast as before (results/bench/ci-stages.txt, thirteenth session).
+# The smoke compiles the engine and its dependencies at opt-level 0 (rhai, the largest, in about a third of its
+# opt-level 1 time; clap is not built at all, fuzz/Cargo.toml), except libFuzzer itself and the numeric ones the
+# engine's fits run through (libm, statrs): 110 s of build CPU from an empty fuzz/target instead of 194 s with the
+# engine at opt-level 1 and -Zshare-generics=n (the thirteenth session's choice); the targets' seeds take 37 s of
+# wall one at a time instead of 32 s, model_files 6.6 s instead of 3.3 s, so it starts first below
+# (results/bench/ci-stages.txt, sixteenth session).
 SAN=address
 DEBUG='"line-tables-only"'
 PROFILE_CONFIG=()
@@ -58,13 +57,14 @@ if [ -n "$SMOKE" ]; then
   export CARGO_PROFILE_RELEASE_OPT_LEVEL="${CARGO_PROFILE_RELEASE_OPT_LEVEL:-1}"
   DEBUG=0
   SAN=none
-  for p in '"*"=0' packlab=1 libfuzzer-sys=1 libm=1 statrs=1; do
+  for p in '"*"=0' libfuzzer-sys=1 libm=1 statrs=1; do
     PROFILE_CONFIG+=(--config "profile.release.package.${p%=*}.opt-level=${p#*=}")
   done
-  PROFILE_CONFIG+=(-Zprofile-rustflags --config 'profile.release.package.packlab.rustflags=["-Zshare-generics=n"]')
 fi
 
 TARGETS="${FUZZ_TARGETS:-$(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^packlab-fuzz$')}"
+# the slowest target's seeds (model_files: ~6.6 s at the smoke's opt-level 0) first, so the two jobs end together
+[ -n "${FUZZ_TARGETS:-}" ] || TARGETS="$(printf '%s\n' $TARGETS | grep -x model_files || true) $(printf '%s\n' $TARGETS | grep -vx model_files)"
 log "building the targets (nightly, coverage-instrumented release build, sanitizer: $SAN)"
 HOST=$(rustc +nightly -vV | sed -n 's/^host: //p')
 # `cargo fuzz build -O [-s none]`'s command: libFuzzer's coverage instrumentation (SanitizerCoverage: 8-bit counters,
