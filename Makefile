@@ -17,7 +17,7 @@ run: setup native wasm
 	bash scripts/serve.sh $(PORT)
 
 ## make test: set everything up and run every test (native engine + CLI, wasm bindings, browser end-to-end)
-test: tree-save fuzz-smoke-build setup-native setup-web-start native-tests-build wasm-start test-native wasm-wait test-web-run fuzz-smoke
+test: tree-save fuzz-smoke-build setup-native setup-web-start wasm-start native-tests-build test-native wasm-wait test-web-run fuzz-smoke
 	bash scripts/tree-clean.sh check
 	$(STAMP) done
 
@@ -78,7 +78,7 @@ test-native:
 	$(CARGO) test --locked --release --lib --tests
 	$(CARGO) bench --locked --no-run
 
-## only the native tests' compile (the CLI included), so that `make test` can start the wasm builds before the tests run
+## only the native tests' compile (the CLI included)
 native-tests-build:
 	$(STAMP)
 	$(CARGO) test --locked --release --lib --tests --no-run
@@ -96,10 +96,12 @@ test-web-run:
 	$(STAMP)
 	bash scripts/test-web.sh
 
-## `make test` builds the wasm module (`make wasm`, ~190 s of CPU on a fresh clone, its LTO on one core; the brotli copy
-## at quality 5, a few seconds: `make wasm`/`make run` use 11, about a minute, 15% smaller; tests serve it the same
-## way) in the background as soon as the native tests are compiled (and the web set-up has finished), beside the
-## native test run (~130 s of CPU); wasm-wait waits for it before the browser tests and prints its log (each line of
+## `make test` builds the wasm modules (`make wasm`, ~260 s of CPU on a fresh clone for both, each one's LTO on one
+## core; the brotli copy at quality 5, a few seconds: `make wasm`/`make run` use 11, about a minute, 15% smaller; tests
+## serve it the same way) in the background as soon as the web set-up has finished, beside the native build and test
+## run (its own target layout, target/wasm*, so the two cargo runs do not wait for each other): started after the
+## native compile, its single-threaded LTO left a core idle for ~110 s before the browser tests (results/bench/
+## ci-stages.txt, sixteenth session); wasm-wait waits for it before the browser tests and prints its log (each line of
 ## it keeps its own `== [s]` stamp), failing with it if it failed. (A plain `make`, not $(MAKE): `make -n test` would
 ## run a recipe line naming $(MAKE).)
 wasm-start:
