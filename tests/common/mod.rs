@@ -14,6 +14,23 @@ pub fn percent_trace(percent: &[Vec<i64>]) -> UsageTrace {
     UsageTrace::from_series_in("pct", items, series, 300.0, Unit::Percent).unwrap()
 }
 
+/// The stdout of `packlab ARGS` (the test build's CLI) run from the repository root. Panics naming the command
+/// with packlab's stderr when it fails, or when its output is not UTF-8.
+pub fn packlab_stdout(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_packlab"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("packlab runs");
+    assert!(
+        out.status.success(),
+        "packlab {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
 /// The value of `--name` in a stored command line (`None` if the flag is absent or last).
 pub fn flag<'a>(command: &'a str, name: &str) -> Option<&'a str> {
     let mut it = command.split_whitespace();

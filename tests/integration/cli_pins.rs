@@ -7,25 +7,13 @@
 //! engine that introduced the reservation model.
 
 use std::path::Path;
-use std::process::Command;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn packlab(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_packlab"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("packlab runs");
-    assert!(
-        out.status.success(),
-        "packlab {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
+    crate::common::packlab_stdout(args)
 }
 
 fn pinned(name: &str) -> String {

@@ -8,7 +8,6 @@
 //! of them; every check still compares its own expected bytes or facts with it.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use packlab::scenario::Scenario;
@@ -35,18 +34,7 @@ pub fn run_link(link: &str, trace: Option<&str>) -> Arc<String> {
         if let Some(t) = trace {
             args.extend(["--trace", t]);
         }
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_packlab"))
-            .args(&args)
-            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))
-            .output()
-            .expect("packlab runs");
-        assert!(
-            out.status.success(),
-            "packlab {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Arc::new(String::from_utf8(out.stdout).expect("UTF-8 output"))
+        Arc::new(crate::common::packlab_stdout(&args))
     })
     .clone()
 }
